@@ -1,0 +1,54 @@
+/**
+ * Short names for the generated wire types, so `components["schemas"][…]` appears only here.
+ * Every request and response shape comes from openapi/ through generated/api.d.ts; none is written by hand.
+ */
+import type { components, operations, paths } from '#generated/api.d.ts';
+
+type Schemas = components['schemas'];
+
+export type { paths, operations };
+export type MessageRequest = Schemas['MessageRequest'];
+export type CountTokensRequest = Schemas['CountTokensRequest'];
+export type CountTokensResponse = Schemas['CountTokensResponse'];
+export type MessageParam = Schemas['MessageParam'];
+export type ContentBlockParam = Schemas['ContentBlockParam'];
+export type TextBlockParam = Schemas['TextBlockParam'];
+export type ImageBlockParam = Schemas['ImageBlockParam'];
+export type DocumentBlockParam = Schemas['DocumentBlockParam'];
+export type ToolUseBlockParam = Schemas['ToolUseBlockParam'];
+export type ToolResultBlockParam = Schemas['ToolResultBlockParam'];
+export type ThinkingBlockParam = Schemas['ThinkingBlockParam'];
+export type RedactedThinkingBlockParam = Schemas['RedactedThinkingBlockParam'];
+export type CacheControl = Schemas['CacheControl'];
+export type ToolDefinition = Schemas['ToolDefinition'];
+export type CustomTool = Schemas['CustomTool'];
+export type ToolChoice = Schemas['ToolChoice'];
+export type ThinkingConfig = Schemas['ThinkingConfig'];
+export type OutputConfig = Schemas['OutputConfig'];
+export type ProviderPreferences = Schemas['ProviderPreferences'];
+export type Plugin = Schemas['Plugin'];
+export type AutoRouterPlugin = Schemas['AutoRouterPlugin'];
+export type StopCondition = Schemas['StopCondition'];
+export type Trace = Schemas['Trace'];
+
+export type MessageResponse = Schemas['MessageResponse'];
+export type ResponseContentBlock = Schemas['ResponseContentBlock'];
+export type TextBlock = Schemas['TextBlock'];
+export type ThinkingBlock = Schemas['ThinkingBlock'];
+export type ToolUseBlock = Schemas['ToolUseBlock'];
+export type StopReason = Schemas['StopReason'];
+export type RefusalDetails = Schemas['RefusalDetails'];
+export type Usage = Schemas['Usage'];
+export type GatewayMetadata = Schemas['GatewayMetadata'];
+
+export type MessageStreamEvent = Schemas['MessageStreamEvent'];
+export type MessageStartEvent = Schemas['MessageStartEvent'];
+export type ContentBlockStartEvent = Schemas['ContentBlockStartEvent'];
+export type ContentBlockDeltaEvent = Schemas['ContentBlockDeltaEvent'];
+export type ContentBlockStopEvent = Schemas['ContentBlockStopEvent'];
+export type MessageDeltaEvent = Schemas['MessageDeltaEvent'];
+export type MessageStopEvent = Schemas['MessageStopEvent'];
+export type ErrorEvent = Schemas['ErrorEvent'];
+
+export type ErrorBody = Schemas['ErrorBody'];
+export type MessagesErrorBody = Schemas['MessagesErrorBody'];

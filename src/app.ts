@@ -1,0 +1,45 @@
+/**
+ * The express application: JSON parsing, spec validation with bearer security, one route module per
+ * operation, and one error renderer. Everything stateful arrives through `AppDeps`.
+ */
+import express, { type Express, type Router } from 'express';
+import { NotFoundError } from '#src/errors.ts';
+import type { Logger } from '#src/logger.ts';
+import type { KeyAuthenticator } from '#src/http/caller.ts';
+import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
+import { createErrorMiddleware } from '#src/http/error-middleware.ts';
+import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
+
+/** The path prefix of the API, the path part of the spec's server URL. */
+export const API_PREFIX = '/api/v1';
+
+/** What the application needs from the outside world. */
+export interface AppDeps extends RouteDeps {
+  logger: Logger;
+  authenticate: KeyAuthenticator;
+  bodyLimitBytes: number;
+  validateResponses: boolean;
+}
+
+/** Builds the express application. Listening and shutdown are the server's business. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  // Claude Code probes its base URL (`ANTHROPIC_BASE_URL=…/api`) with HEAD before its first request.
+  app.head(['/api', '/api/v1'], (_req, res) => {
+    res.status(200).end();
+  });
+
+  app.use(express.json({ limit: deps.bodyLimitBytes }));
+  app.use(createOpenApiValidator({ authenticate: deps.authenticate, validateResponses: deps.validateResponses }));
+
+  const router: Router = express.Router();
+  bindAllRoutes(router, deps);
+  app.use(API_PREFIX, router);
+
+  app.use((_req, _res, next) => next(new NotFoundError()));
+  app.use(createErrorMiddleware(deps.logger));
+  return app;
+}

@@ -1,0 +1,66 @@
+/**
+ * Gateway configuration, read once from the environment at start. Nothing here is re-read per request.
+ */
+import { resolve } from 'node:path';
+
+/** Everything the gateway reads from its environment. */
+export interface Config {
+  host: string;
+  port: number;
+  /** PGlite data directory (embedded mode), default `./.switchboard`. */
+  dataDir: string;
+  /** PostgreSQL connection string; when set, PGlite is not used. */
+  databaseUrl: string | undefined;
+  /** Redis connection string for state shared between instances; in-process when unset. */
+  redisUrl: string | undefined;
+  /** YAML file extending the built-in catalog and providers. */
+  catalogConfigPath: string | undefined;
+  masterKey: string | undefined;
+  bootstrapManagementKey: string | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Largest accepted request body (images and PDFs travel base64-encoded). */
+  bodyLimitBytes: number;
+  /** Validate responses against the spec (tests); costs time per request. */
+  validateResponses: boolean;
+  /** Upper bound on the whole of one `/messages` request, all attempts included. */
+  requestTimeoutMs: number;
+  /** Per-attempt time to connect and receive response headers from an upstream. */
+  upstreamHeadersTimeoutMs: number;
+  /** Per-attempt time allowed between two chunks of an upstream body. */
+  upstreamBodyTimeoutMs: number;
+  /** Idle time after which a sticky-session pin expires. */
+  stickySessionTtlMs: number;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/** Reads the configuration from an environment (process.env by default), failing fast on a bad value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = (env.SWITCHBOARD_LOG_LEVEL ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`SWITCHBOARD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8787),
+    dataDir: resolve(env.SWITCHBOARD_DATA_DIR ?? './.switchboard'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    catalogConfigPath: env.SWITCHBOARD_CONFIG || undefined,
+    masterKey: env.SWITCHBOARD_MASTER_KEY || undefined,
+    bootstrapManagementKey: env.SWITCHBOARD_BOOTSTRAP_MANAGEMENT_KEY || undefined,
+    logLevel,
+    bodyLimitBytes: integer(env, 'SWITCHBOARD_BODY_LIMIT_BYTES', 32 * 1024 * 1024),
+    validateResponses: env.SWITCHBOARD_VALIDATE_RESPONSES === 'true',
+    requestTimeoutMs: integer(env, 'SWITCHBOARD_REQUEST_TIMEOUT_MS', 600_000),
+    upstreamHeadersTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_HEADERS_TIMEOUT_MS', 120_000),
+    upstreamBodyTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS', 120_000),
+    stickySessionTtlMs: integer(env, 'SWITCHBOARD_STICKY_TTL_MS', 10 * 60_000),
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * The gateway's one small error model. Every failure that reaches a client is a `GatewayError`; the one
+ * error middleware renders it. Only `publicMessage` and `details` are ever shown to a client, so a cause may
+ * carry anything (an upstream body, a driver error) without leaking it.
+ */
+
+/** One problem in a request: where (`/body/name`) and what. */
+export interface ErrorDetail {
+  path?: string;
+  message: string;
+}
+
+/** The interface's fixed public messages, by status. */
+export const STANDARD_MESSAGES = {
+  400: 'Invalid request parameters',
+  401: 'Missing Authentication header',
+  403: 'Only management keys can perform this operation',
+  404: 'Resource not found',
+  409: 'Resource conflict. Please try again later.',
+  413: 'Request body too large',
+  500: 'Internal Server Error',
+} as const;
+
+/** A failure with an HTTP status and a message that is safe to show to the client. */
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly publicMessage: string;
+  readonly details: ErrorDetail[] | undefined;
+
+  constructor(status: number, publicMessage: string, options: { details?: ErrorDetail[]; cause?: unknown } = {}) {
+    super(publicMessage, { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.publicMessage = publicMessage;
+    this.details = options.details;
+  }
+}
+
+/** 400: the request is invalid. `reason`, when given, is appended to the interface's fixed message. */
+export class BadRequestError extends GatewayError {
+  constructor(reason?: string, options: { details?: ErrorDetail[]; cause?: unknown } = {}) {
+    super(400, reason ? `${STANDARD_MESSAGES[400]}: ${reason}` : STANDARD_MESSAGES[400], options);
+  }
+}
+
+/** 401: no credentials, or credentials the gateway does not know. */
+export class UnauthorizedError extends GatewayError {
+  constructor(message: string = STANDARD_MESSAGES[401]) {
+    super(401, message);
+  }
+}
+
+/** 403: the key is valid but of the wrong kind for this operation. */
+export class ForbiddenError extends GatewayError {
+  constructor(message: string = STANDARD_MESSAGES[403]) {
+    super(403, message);
+  }
+}
+
+/** 404: no such resource in the caller's account (another account's resource answers the same). */
+export class NotFoundError extends GatewayError {
+  constructor(message: string = STANDARD_MESSAGES[404]) {
+    super(404, message);
+  }
+}
+
+/** 409: a concurrent change won; nothing was written. */
+export class ConflictError extends GatewayError {
+  constructor(options: { cause?: unknown } = {}) {
+    super(409, STANDARD_MESSAGES[409], options);
+  }
+}
+
+/** What went wrong with an upstream call, independent of the vendor. */
+export type UpstreamFailureKind =
+  | 'rate_limited'
+  | 'overloaded'
+  | 'server_error'
+  | 'timeout'
+  | 'connection'
+  | 'invalid_request'
+  | 'authentication'
+  | 'not_found'
+  | 'refusal'
+  | 'malformed_response';
+
+/**
+ * A failed call to a provider. `retryable` says the same request may succeed later; `fallbackEligible` says
+ * the next attempt (another provider, key or model) may be tried. `rawBody` is for redacted logs only.
+ */
+export class UpstreamError extends GatewayError {
+  readonly provider: string;
+  readonly upstreamStatus: number | undefined;
+  readonly kind: UpstreamFailureKind;
+  readonly retryable: boolean;
+  readonly fallbackEligible: boolean;
+  readonly rawBody: string | undefined;
+
+  constructor(options: {
+    provider: string;
+    kind: UpstreamFailureKind;
+    upstreamStatus?: number;
+    message?: string;
+    rawBody?: string;
+    cause?: unknown;
+  }) {
+    const status = statusForUpstreamKind(options.kind);
+    super(status, options.message ?? defaultUpstreamMessage(options.provider, options.kind), { cause: options.cause });
+    this.provider = options.provider;
+    this.upstreamStatus = options.upstreamStatus;
+    this.kind = options.kind;
+    this.rawBody = options.rawBody;
+    this.retryable = RETRYABLE_KINDS.has(options.kind);
+    this.fallbackEligible = this.retryable || FALLBACK_ONLY_KINDS.has(options.kind);
+  }
+}
+
+const RETRYABLE_KINDS: ReadonlySet<UpstreamFailureKind> = new Set([
+  'rate_limited',
+  'overloaded',
+  'server_error',
+  'timeout',
+  'connection',
+  'malformed_response',
+]);
+
+// Not worth retrying on the same endpoint, but another provider, key or model may well succeed.
+const FALLBACK_ONLY_KINDS: ReadonlySet<UpstreamFailureKind> = new Set(['refusal', 'authentication', 'not_found']);
+
+/** The status the gateway answers with when every attempt ended in this kind of failure. */
+export function statusForUpstreamKind(kind: UpstreamFailureKind): number {
+  switch (kind) {
+    case 'rate_limited':
+      return 429;
+    case 'overloaded':
+    case 'timeout':
+      return 503;
+    case 'invalid_request':
+      return 400;
+    case 'server_error':
+    case 'connection':
+    case 'authentication':
+    case 'not_found':
+    case 'refusal':
+    case 'malformed_response':
+      return 502;
+    default: {
+      const unreachable: never = kind;
+      throw new Error(`unknown upstream failure kind ${String(unreachable)}`);
+    }
+  }
+}
+
+function defaultUpstreamMessage(provider: string, kind: UpstreamFailureKind): string {
+  return `Upstream ${provider} failed: ${kind.replaceAll('_', ' ')}`;
+}

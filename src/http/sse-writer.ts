@@ -1,0 +1,57 @@
+/**
+ * Writes Anthropic-format server-sent events to a client response: one helper, so framing, headers and
+ * back-pressure are handled in one place.
+ */
+import type { Response } from 'express';
+import type { SseEvent } from '#src/providers/provider-adapter.ts';
+
+/** A stream of server-sent events to one client. */
+export interface SseWriter {
+  /** Sends the status line and headers; call once, before the first event. */
+  open(headers: Record<string, string>): void;
+  /** Writes one event, waiting for the socket to drain when the client reads slower than we write. */
+  write(event: SseEvent): Promise<void>;
+  /** Ends the response. */
+  end(): void;
+  /** Whether the client has gone away. */
+  readonly closed: boolean;
+}
+
+/** Wraps an express response as an SSE writer. */
+export function createSseWriter(res: Response): SseWriter {
+  let closed = false;
+  res.on('close', () => {
+    closed = true;
+  });
+  return {
+    open(headers) {
+      res.status(200);
+      res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+      res.setHeader('Cache-Control', 'no-cache');
+      res.setHeader('Connection', 'keep-alive');
+      res.setHeader('X-Accel-Buffering', 'no');
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      res.flushHeaders();
+    },
+    async write(event) {
+      if (closed) return;
+      if (!res.write(`event: ${event.event}\ndata: ${event.data}\n\n`)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
+    },
+    end() {
+      if (!res.writableEnded) res.end();
+    },
+    get closed() {
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The Anthropic-format adapter: a passthrough. The client's JSON goes upstream with only the model replaced
+ * and gateway fields removed; the answer comes back as the upstream's own message or SSE events, which the
+ * runner amends only with the gateway's additions (model slug, provider, cost).
+ */
+import type { Dispatcher } from 'undici';
+import type { MessageResponse } from '#src/api-types.ts';
+import { UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import type { AdapterMessage, AdapterStream, AttemptCall, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
+import { upstreamRequest } from '#src/providers/http-client.ts';
+import { readSseEvents } from '#src/providers/sse-reader.ts';
+import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
+import { convertToAnthropicBody, convertToAnthropicCountTokensBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
+
+const DEFAULT_VERSION = '2023-06-01';
+
+function headersFor(call: Pick<AttemptCall, 'key' | 'forwardHeaders' | 'providerHeaders'>): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'anthropic-version': call.forwardHeaders['anthropic-version'] ?? DEFAULT_VERSION,
+    ...call.providerHeaders,
+  };
+  const beta = call.forwardHeaders['anthropic-beta'];
+  if (beta) headers['anthropic-beta'] = beta;
+  const key = typeof call.key === 'string' ? call.key : call.key?.api_key;
+  if (key) headers['x-api-key'] = key;
+  return headers;
+}
+
+async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders'>, path: string, body: string): Promise<Dispatcher.ResponseData> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await upstreamRequest(`${call.baseUrl}${path}`, { method: 'POST', headers: headersFor(call), body, signal: call.signal });
+  } catch (error) {
+    throw upstreamErrorFromThrown(call.provider, error);
+  }
+  if (response.statusCode >= 200 && response.statusCode < 300) return response;
+  const text = await response.body.text().catch(() => '');
+  throw upstreamErrorFromResponse({ provider: call.provider, status: response.statusCode, body: text, vendorMessage: vendorMessageOf(text) });
+}
+
+function vendorMessageOf(text: string): string | undefined {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } };
+    return typeof parsed.error?.message === 'string' ? parsed.error.message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const STREAM_ERROR_KINDS: Record<string, UpstreamFailureKind> = {
+  overloaded_error: 'overloaded',
+  rate_limit_error: 'rate_limited',
+  api_error: 'server_error',
+  timeout_error: 'timeout',
+  invalid_request_error: 'invalid_request',
+};
+
+async function* passEvents(call: AttemptCall, response: Dispatcher.ResponseData): AsyncGenerator<SseEvent> {
+  let stopped = false;
+  try {
+    for await (const event of readSseEvents(response.body)) {
+      if (event.event === 'error') {
+        const type = vendorErrorType(event.data);
+        throw new UpstreamError({ provider: call.provider, kind: STREAM_ERROR_KINDS[type] ?? 'server_error', rawBody: event.data });
+      }
+      if (event.event === 'message_stop') stopped = true;
+      yield event;
+    }
+  } catch (error) {
+    throw upstreamErrorFromThrown(call.provider, error);
+  } finally {
+    if (!response.body.destroyed) response.body.destroy();
+  }
+  if (!stopped) throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} ended the stream early` });
+}
+
+function vendorErrorType(data: string): string {
+  try {
+    const parsed = JSON.parse(data) as { error?: { type?: unknown } };
+    return typeof parsed.error?.type === 'string' ? parsed.error.type : 'api_error';
+  } catch {
+    return 'api_error';
+  }
+}
+
+/** The adapter for Anthropic and Anthropic-format upstreams. */
+export const anthropicAdapter: ProviderAdapter = {
+  family: 'anthropic',
+
+  async generate(call): Promise<AdapterMessage> {
+    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, false));
+    let message: MessageResponse;
+    try {
+      message = (await response.body.json()) as MessageResponse;
+    } catch (error) {
+      throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', cause: error });
+    }
+    if (message?.type !== 'message' || !Array.isArray(message.content)) {
+      throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} answered with something that is not a message` });
+    }
+    return { message, warnings: [] };
+  },
+
+  async stream(call): Promise<AdapterStream> {
+    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, true));
+    const contentType = String(response.headers['content-type'] ?? '');
+    if (!contentType.includes('text/event-stream')) {
+      response.body.destroy();
+      throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} did not answer with an event stream` });
+    }
+    return { events: passEvents(call, response), warnings: [] };
+  },
+
+  async countTokens(call) {
+    const response = await send(call, '/v1/messages/count_tokens', convertToAnthropicCountTokensBody(call.request, call.upstreamModel));
+    const parsed = (await response.body.json().catch(() => undefined)) as { input_tokens?: unknown } | undefined;
+    if (typeof parsed?.input_tokens !== 'number') {
+      throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} answered count_tokens without a count` });
+    }
+    return parsed.input_tokens;
+  },
+};

@@ -1,0 +1,48 @@
+/**
+ * Builds the body sent to an Anthropic-format upstream: the client's own JSON with only the model replaced
+ * and the gateway's fields removed. Unknown fields survive, so new Anthropic parameters work on day one.
+ */
+import type { CountTokensRequest, MessageRequest } from '#src/api-types.ts';
+
+/** Fields of the request that only the gateway understands. */
+export const GATEWAY_ONLY_FIELDS = [
+  'fallbacks',
+  'models',
+  'provider',
+  'plugins',
+  'route',
+  'session_id',
+  'speed',
+  'stop_server_tools_when',
+  'max_tool_calls',
+  'trace',
+  'user',
+  'cache_control',
+] as const;
+
+const GATEWAY_ONLY = new Set<string>(GATEWAY_ONLY_FIELDS);
+
+/** The Messages body for the upstream, as JSON text. */
+export function convertToAnthropicBody(request: MessageRequest, upstreamModel: string, stream: boolean): string {
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(request)) {
+    if (!GATEWAY_ONLY.has(name)) body[name] = value;
+  }
+  body.model = upstreamModel;
+  if (stream) body.stream = true;
+  else delete body.stream;
+  return JSON.stringify(body);
+}
+
+// count_tokens rejects fields it does not take (max_tokens, stream, sampling parameters).
+const COUNT_TOKENS_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management'] as const;
+
+/** The count_tokens body for the upstream, as JSON text. */
+export function convertToAnthropicCountTokensBody(request: CountTokensRequest, upstreamModel: string): string {
+  const body: Record<string, unknown> = { model: upstreamModel };
+  const source = request as Record<string, unknown>;
+  for (const name of COUNT_TOKENS_FIELDS) {
+    if (source[name] !== undefined) body[name] = source[name];
+  }
+  return JSON.stringify(body);
+}

@@ -1,0 +1,58 @@
+/**
+ * The one HTTP client every upstream call goes through: an undici dispatcher with keep-alive pools per
+ * origin. The global `fetch` costs several times the CPU per request (measured in TOOLCHAIN-NOTES), so
+ * passthrough calls use undici's `request` and the AI SDK gets a `fetch` bound to the same dispatcher.
+ */
+import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici';
+
+/** Timeouts of upstream calls, from the gateway configuration. */
+export interface UpstreamTimeouts {
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+}
+
+const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectTimeoutMs: 10_000, headersTimeoutMs: 120_000, bodyTimeoutMs: 120_000 };
+
+let dispatcher: Agent = createDispatcher(DEFAULT_TIMEOUTS);
+
+function createDispatcher(timeouts: UpstreamTimeouts): Agent {
+  return new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: 256,
+    pipelining: 1,
+    connect: { timeout: timeouts.connectTimeoutMs },
+    headersTimeout: timeouts.headersTimeoutMs,
+    bodyTimeout: timeouts.bodyTimeoutMs,
+  });
+}
+
+/** Replaces the shared dispatcher (at start, from configuration). */
+export function configureUpstreamHttp(timeouts: Partial<UpstreamTimeouts>): void {
+  const previous = dispatcher;
+  dispatcher = createDispatcher({ ...DEFAULT_TIMEOUTS, ...timeouts });
+  void previous.close();
+}
+
+/** The shared dispatcher, for callers that use undici directly. */
+export function upstreamDispatcher(): Dispatcher {
+  return dispatcher;
+}
+
+/** Sends one request upstream through the shared pools. */
+export function upstreamRequest(
+  url: string,
+  options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal: AbortSignal },
+): Promise<Dispatcher.ResponseData> {
+  return request(url, { ...options, dispatcher });
+}
+
+/** A WHATWG `fetch` over the shared dispatcher, for libraries (the AI SDK) that take a fetch function. */
+export const upstreamFetch: typeof globalThis.fetch = (input, init) =>
+  undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+
+/** Closes every pooled connection (graceful shutdown). */
+export async function closeUpstreamHttp(): Promise<void> {
+  await dispatcher.close();
+}

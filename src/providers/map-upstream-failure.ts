@@ -1,0 +1,59 @@
+/**
+ * Turns what went wrong on the wire (an HTTP status, a network error) into the gateway's typed
+ * `UpstreamError`. Shared by every adapter so that "retryable" means the same thing everywhere.
+ */
+import { UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { redact } from '#src/logger.ts';
+
+/** The failure kind for an upstream HTTP status. */
+export function kindForStatus(status: number): UpstreamFailureKind {
+  if (status === 429) return 'rate_limited';
+  if (status === 529 || status === 503) return 'overloaded';
+  if (status === 408 || status === 504) return 'timeout';
+  if (status === 401 || status === 403) return 'authentication';
+  if (status === 404) return 'not_found';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request';
+}
+
+/**
+ * An `UpstreamError` for a non-2xx answer. For a request the vendor rejected as invalid, the vendor's own
+ * one-line message (redacted, bounded) is kept: clients such as Claude Code act on texts like
+ * "prompt is too long". The body itself is kept for logs only.
+ */
+export function upstreamErrorFromResponse(options: { provider: string; status: number; body: string; vendorMessage?: string }): UpstreamError {
+  const kind = kindForStatus(options.status);
+  const detail = kind === 'invalid_request' && options.vendorMessage ? `: ${redact(options.vendorMessage).slice(0, 500)}` : '';
+  return new UpstreamError({
+    provider: options.provider,
+    kind,
+    upstreamStatus: options.status,
+    rawBody: options.body.slice(0, 4096),
+    ...(kind === 'invalid_request' ? { message: `Invalid request parameters: ${options.provider} rejected the request${detail}` } : {}),
+  });
+}
+
+const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** An `UpstreamError` for a thrown network-level failure (reset, refused, timeout, abort). */
+export function upstreamErrorFromThrown(provider: string, error: unknown): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  const code = findCode(error);
+  const name = (error as { name?: string } | undefined)?.name;
+  if ((code && TIMEOUT_CODES.has(code)) || name === 'TimeoutError') return new UpstreamError({ provider, kind: 'timeout', cause: error });
+  if (name === 'AbortError' || code === 'UND_ERR_ABORTED') return new UpstreamError({ provider, kind: 'timeout', message: 'The request was cancelled', cause: error });
+  if (code && CONNECTION_CODES.has(code)) return new UpstreamError({ provider, kind: 'connection', cause: error });
+  if (error instanceof SyntaxError) return new UpstreamError({ provider, kind: 'malformed_response', cause: error });
+  return new UpstreamError({ provider, kind: 'connection', cause: error });
+}
+
+function findCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,72 @@
+/**
+ * The contract between the attempt runner and the code that talks to one upstream API family. An adapter
+ * knows how to send one Anthropic-format request to one endpoint with one key and give back an
+ * Anthropic-format message or event stream. It knows nothing of fallbacks, stickiness or BYOK selection:
+ * those live above it, in the routing plan and the attempt runner.
+ */
+import type { MessageRequest, MessageResponse, CountTokensRequest } from '#src/api-types.ts';
+
+/** The upstream API families the gateway speaks. */
+export type ApiFamily =
+  | 'anthropic'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'openai-compatible'
+  | 'google'
+  | 'bedrock'
+  | 'azure';
+
+/** A provider key as stored: a plain string, or for openai and fireworks an object naming its region. */
+export type ProviderKey = string | { api_key: string; region: 'us' | 'europe' };
+
+/** Everything an adapter needs for one attempt. Built fresh per attempt from the original validated request. */
+export interface AttemptCall {
+  /** The client's validated request, never mutated. Gateway-only fields are the adapter's to drop. */
+  request: MessageRequest;
+  /** Provider slug, e.g. `anthropic`, `groq`. */
+  provider: string;
+  family: ApiFamily;
+  /** Base URL of the upstream API (already resolved for region and config overrides). */
+  baseUrl: string;
+  /** The vendor's own model id, e.g. `claude-sonnet-4-5`. */
+  upstreamModel: string;
+  /** The decrypted key for this attempt (BYOK or the gateway's shared key); never logged. */
+  key: ProviderKey | undefined;
+  /** Client headers an Anthropic-format upstream understands (`anthropic-version`, `anthropic-beta`). */
+  forwardHeaders: Record<string, string>;
+  /** Extra static headers the provider preset asks for. */
+  providerHeaders?: Record<string, string>;
+  /** Aborted when the client disconnects or the request's time budget runs out. */
+  signal: AbortSignal;
+}
+
+/** One server-sent event in Anthropic's format: the event name and its JSON payload, kept as text. */
+export interface SseEvent {
+  event: string;
+  /** The raw JSON of the `data:` line, forwarded byte for byte unless the gateway must amend it. */
+  data: string;
+}
+
+/** A non-streaming answer: the message in Anthropic's format, usage in Anthropic's convention, cost not yet set. */
+export interface AdapterMessage {
+  message: MessageResponse;
+  warnings: string[];
+}
+
+/**
+ * A streaming answer. `events` yields Anthropic SSE events in order; the adapter resolves `stream()` only
+ * once the upstream has answered with success headers, so a failure before that is still a failover.
+ */
+export interface AdapterStream {
+  events: AsyncIterable<SseEvent>;
+  warnings: string[];
+}
+
+/** One upstream API family. */
+export interface ProviderAdapter {
+  readonly family: ApiFamily;
+  generate(call: AttemptCall): Promise<AdapterMessage>;
+  stream(call: AttemptCall): Promise<AdapterStream>;
+  /** Counts input tokens; adapters without a vendor count endpoint estimate. */
+  countTokens(call: Omit<AttemptCall, 'request'> & { request: CountTokensRequest }): Promise<number>;
+}
