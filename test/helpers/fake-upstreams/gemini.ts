@@ -1,0 +1,71 @@
+import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from './fake-server.ts';
+import { encodeSseFrame, type SseLineEnding } from './sse-frame.ts';
+import type { VendorError, WireFormat } from './wire-format.ts';
+
+/** Options of the fake Gemini API. */
+export interface FakeGeminiOptions extends FakeUpstreamOptions {
+  lineEnding?: SseLineEnding;
+}
+
+/**
+ * Google's canonical status name per HTTP status, as in the `error.status` field.
+ * @see https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes
+ */
+const googleStatuses: Record<number, { status: string; message: string }> = {
+  400: { status: 'INVALID_ARGUMENT', message: 'Request contains an invalid argument.' },
+  401: { status: 'UNAUTHENTICATED', message: 'API key not valid. Please pass a valid API key.' },
+  403: { status: 'PERMISSION_DENIED', message: 'The caller does not have permission' },
+  404: { status: 'NOT_FOUND', message: 'models/unknown is not found for API version v1beta.' },
+  429: { status: 'RESOURCE_EXHAUSTED', message: 'You exceeded your current quota, please check your plan.' },
+  500: { status: 'INTERNAL', message: 'An internal error has occurred.' },
+  503: { status: 'UNAVAILABLE', message: 'The model is overloaded. Please try again later.' },
+  504: { status: 'DEADLINE_EXCEEDED', message: 'Deadline expired before operation could complete.' },
+};
+
+function googleErrorBody(status: number, message?: string): { error: { code: number; message: string; status: string } } {
+  const known = googleStatuses[status] ?? { status: status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', message: 'Error' };
+  return { error: { code: status, message: message ?? known.message, status: known.status } };
+}
+
+// `models/{model}:{method}`, with any prefix: `/v1beta/models/…` (Gemini API) or `/v1/projects/…/models/…` (Vertex).
+const modelMethodPattern = /\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+
+/**
+ * The Gemini generateContent wire format: `data:` SSE lines (with `?alt=sse`), no event names, no terminator.
+ * @see https://ai.google.dev/api/generate-content
+ */
+export function geminiFormat(options: { lineEnding?: SseLineEnding } = {}): WireFormat {
+  const lineEnding = options.lineEnding ?? '\n';
+  return {
+    fixtureVendor: 'google',
+    route(method, path) {
+      const match = modelMethodPattern.exec(path);
+      if (method !== 'POST' || match === null) return undefined;
+      const [, model = '', operation = ''] = match;
+      return { operation, params: { model: decodeURIComponent(model) }, streamingPath: operation === 'streamGenerateContent' };
+    },
+    answerDirectly(request) {
+      if (request.operation === 'streamGenerateContent' && request.query.alt !== 'sse') {
+        // Without alt=sse Google streams one JSON array, which this fake does not model.
+        return { status: 400, body: googleErrorBody(400, 'fake upstream: streamGenerateContent needs ?alt=sse') };
+      }
+      if (request.operation === 'countTokens') return { status: 200, body: { totalTokens: 12 } };
+      return undefined;
+    },
+    streamContentType: 'text/event-stream',
+    encodeEvent: (payload) => encodeSseFrame({ data: payload, lineEnding }),
+    errorFor(status, message): VendorError {
+      return { body: googleErrorBody(status, message), headers: {} };
+    },
+    // A failure after the stream started arrives as a data line holding the `error` object (the AI SDK reads it so).
+    streamErrorFor: (status, message) => encodeSseFrame({ data: googleErrorBody(status, message), lineEnding }),
+  };
+}
+
+/**
+ * Starts a fake Gemini API: `POST /v1beta/models/{model}:generateContent` and
+ * `:streamGenerateContent?alt=sse`. `baseURL` is origin + `/v1beta`, as `createGoogleGenerativeAI` expects.
+ */
+export function startFakeGemini(options: FakeGeminiOptions = {}): Promise<FakeUpstream> {
+  return startFakeUpstream(geminiFormat(options), options, '/v1beta');
+}

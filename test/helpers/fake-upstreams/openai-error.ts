@@ -1,0 +1,32 @@
+import type { VendorError } from './wire-format.ts';
+
+/**
+ * OpenAI's error `type` and `code` per HTTP status, shared by Chat Completions, Responses and the
+ * OpenAI-compatible vendors that copy the shape.
+ * @see https://platform.openai.com/docs/guides/error-codes
+ */
+const openAiErrors: Record<number, { type: string; code: string | null; message: string }> = {
+  400: { type: 'invalid_request_error', code: null, message: "Invalid value for 'messages'." },
+  401: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided.' },
+  403: { type: 'invalid_request_error', code: 'unsupported_country_region_territory', message: 'Country, region, or territory not supported' },
+  404: { type: 'invalid_request_error', code: 'model_not_found', message: 'The model does not exist or you do not have access to it.' },
+  429: { type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached for requests. Please try again in 1s.' },
+  500: { type: 'server_error', code: null, message: 'The server had an error while processing your request. Sorry about that!' },
+  503: { type: 'server_error', code: null, message: 'The engine is currently overloaded, please try again later' },
+};
+
+/** The `{ error: { message, type, param, code } }` object OpenAI answers for a status. */
+export function openAiErrorObject(
+  status: number,
+  message?: string,
+): { message: string; type: string; param: null; code: string | null } {
+  const known = openAiErrors[status] ?? { type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null, message: 'Error' };
+  return { message: message ?? known.message, type: known.type, param: null, code: known.code };
+}
+
+/** OpenAI's HTTP error body and headers for a status. */
+export function openAiError(status: number, message?: string): VendorError {
+  const headers: Record<string, string> = { 'x-request-id': `req_${Math.random().toString(16).slice(2, 18)}` };
+  if (status === 429) headers['retry-after'] = '1';
+  return { body: { error: openAiErrorObject(status, message) }, headers };
+}
