@@ -8,6 +8,7 @@ import type { Logger } from '#src/logger.ts';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
 import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
 import { createErrorMiddleware } from '#src/http/error-middleware.ts';
+import { assignGenerationId } from '#src/http/generation-id.ts';
 import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
 
 /** The path prefix of the API, the path part of the spec's server URL. */
@@ -32,6 +33,7 @@ export function createApp(deps: AppDeps): Express {
     res.status(200).end();
   });
 
+  app.use(`${API_PREFIX}/messages`, assignGenerationId);
   app.use(express.json({ limit: deps.bodyLimitBytes }));
   app.use(createOpenApiValidator({ authenticate: deps.authenticate, validateResponses: deps.validateResponses }));
 

@@ -1,0 +1,95 @@
+/**
+ * The gateway's own additions to an upstream answer: the model slug, the provider's display name, the cost
+ * and whether the caller's key paid, and (on opt-in) the routing metadata. For streams only the three
+ * events that carry these are parsed and rewritten; every other event passes through byte for byte.
+ */
+import type { GatewayMetadata, MessageResponse, Usage } from '#src/api-types.ts';
+import type { SseEvent } from '#src/providers/provider-adapter.ts';
+
+/** Normalized usage in Anthropic's convention, as the cost function reads it. */
+export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation'>;
+
+/** What the additions need to know about the attempt that answered. */
+export interface AdditionsContext {
+  model: string;
+  providerName: string;
+  isByok: boolean;
+  /** USD cost of the usage on the serving endpoint. */
+  priceUsage(usage: UsageForCost): number;
+  /** Built lazily at the very end, so `generation_time` covers the whole answer. */
+  metadata?: () => GatewayMetadata;
+}
+
+/** Adds the gateway's fields to a complete message. */
+export function finalizeMessage(message: MessageResponse, context: AdditionsContext): MessageResponse {
+  const usage: Usage = { ...message.usage, service_tier: message.usage.service_tier ?? 'standard' };
+  usage.cost = context.priceUsage(usage);
+  usage.is_byok = context.isByok;
+  const finalized: MessageResponse = { ...message, model: context.model, provider: context.providerName, usage };
+  if (context.metadata) finalized.gateway_metadata = context.metadata();
+  return finalized;
+}
+
+interface StreamUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation?: Usage['cache_creation'];
+}
+
+function merge(total: StreamUsage, update: StreamUsage | undefined): void {
+  if (!update) return;
+  for (const name of ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const) {
+    const value = update[name];
+    if (typeof value === 'number') total[name] = value;
+  }
+  if (update.cache_creation) total.cache_creation = update.cache_creation;
+}
+
+/** Amends an Anthropic event stream with the gateway's fields. */
+export async function* amendStream(events: AsyncIterable<SseEvent>, context: AdditionsContext): AsyncGenerator<SseEvent> {
+  const usage: StreamUsage = {};
+  for await (const event of events) {
+    switch (event.event) {
+      case 'message_start': {
+        const payload = JSON.parse(event.data) as { message: MessageResponse };
+        payload.message.model = context.model;
+        payload.message.provider = context.providerName;
+        merge(usage, payload.message.usage);
+        yield { event: event.event, data: JSON.stringify(payload) };
+        break;
+      }
+      case 'message_delta': {
+        const payload = JSON.parse(event.data) as { usage?: StreamUsage & { cost?: number; is_byok?: boolean } };
+        merge(usage, payload.usage);
+        payload.usage = {
+          ...payload.usage,
+          output_tokens: usage.output_tokens ?? 0,
+          cost: context.priceUsage({
+            input_tokens: usage.input_tokens ?? 0,
+            output_tokens: usage.output_tokens ?? 0,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
+            cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
+            cache_creation: usage.cache_creation ?? null,
+          }),
+          is_byok: context.isByok,
+        };
+        yield { event: event.event, data: JSON.stringify(payload) };
+        break;
+      }
+      case 'message_stop': {
+        if (!context.metadata) {
+          yield event;
+          break;
+        }
+        const payload = JSON.parse(event.data) as Record<string, unknown>;
+        payload.gateway_metadata = context.metadata();
+        yield { event: event.event, data: JSON.stringify(payload) };
+        break;
+      }
+      default:
+        yield event;
+    }
+  }
+}
