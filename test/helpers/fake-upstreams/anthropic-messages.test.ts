@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readChunks, readFixture, reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { rejectionOf } from '#test/helpers/language-model-results.ts';
 
 let fake: FakeUpstream;
 let client: Anthropic;
@@ -77,7 +78,7 @@ describe('fake Anthropic Messages API', () => {
     [400, 'invalid_request_error'],
   ])('answers status %i with an Anthropic %s body', async (status, type) => {
     fake.enqueue(reply.error(status));
-    const error = await client.messages.create(request).catch((caught: unknown) => caught);
+    const error = await rejectionOf(client.messages.create(request));
 
     expect(error).toBeInstanceOf(Anthropic.APIError);
     const apiError = error as InstanceType<typeof Anthropic.APIError>;
@@ -88,7 +89,7 @@ describe('fake Anthropic Messages API', () => {
 
   it('sends an in-stream overloaded error event after some events', async () => {
     fake.enqueue(reply.fixture('anthropic-text', { streamError: { afterEvents: 3, status: 529 } }));
-    const error = await client.messages.stream(request).finalMessage().catch((caught: unknown) => caught);
+    const error = await rejectionOf(client.messages.stream(request).finalMessage());
 
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect((error as InstanceType<typeof Anthropic.APIError>).type).toBe('overloaded_error');
