@@ -1,0 +1,15 @@
+/** DeepSeek's own API, OpenAI-compatible. */
+import type { ProviderPreset } from '#src/catalog/catalog-types.ts';
+
+/** DeepSeek: its terms allow using inputs to improve services, so it is marked as collecting data. */
+export const deepseek: ProviderPreset = {
+  slug: 'deepseek',
+  display_name: 'DeepSeek',
+  family: 'openai-compatible',
+  base_url: 'https://api.deepseek.com/v1',
+  auth: 'bearer',
+  data_policy: { zdr: false, data_collection: 'allow' },
+  prompt_caching: 'automatic',
+  quirks: { includeUsage: true, supportsStructuredOutputs: false, reasoningField: 'reasoning_content' },
+  docs: 'https://api-docs.deepseek.com/quick_start/pricing',
+};
