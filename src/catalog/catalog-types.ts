@@ -1,0 +1,198 @@
+/**
+ * The catalog's data types: the shapes built-in data is written in (snake_case, like the configuration file and
+ * the `GET /models` wire format) and the resolved, frozen records the hot path reads.
+ */
+import type { ApiFamily } from '#src/providers/provider-adapter.ts';
+import type { SecretValue } from '#src/catalog/secret-value.ts';
+
+export type { ApiFamily };
+
+/** A data region: the vendor's default host (`global`) or a regional data-residency host. */
+export type DataRegion = 'global' | 'us' | 'europe';
+
+/** The regions that can have their own host. */
+export type ResidencyRegion = Exclude<DataRegion, 'global'>;
+
+/** How a provider expects its key. */
+export type AuthStyle =
+  | 'x-api-key' // Anthropic: `x-api-key: <key>`
+  | 'bearer' // OpenAI and compatibles: `Authorization: Bearer <key>`
+  | 'x-goog-api-key' // Gemini API
+  | 'api-key' // Azure OpenAI: `api-key: <key>`
+  | 'aws' // Bedrock: SigV4 from AWS credentials, or a Bedrock API key sent as a bearer token
+  | 'none'; // local servers (Ollama, vLLM)
+
+/** How a provider caches prompts: explicit breakpoints (`cache_control`, cache points) or on its own. */
+export type PromptCachingStyle = 'explicit' | 'automatic' | 'none';
+
+/** Weight precision an open-weight model is served at. */
+export type Quantization = 'fp4' | 'fp6' | 'fp8' | 'int4' | 'int8' | 'bf16' | 'fp16' | 'fp32';
+
+/** What a model or endpoint can do. @see ModelCapabilities in openapi/components/schemas/models.yaml */
+export interface Capabilities {
+  tools: boolean;
+  vision: boolean;
+  pdf: boolean;
+  thinking: boolean;
+  caching: boolean;
+  structured_output: boolean;
+}
+
+/** What a provider does with prompts. @see DataPolicy in openapi/components/schemas/models.yaml */
+export interface DataPolicy {
+  /** Zero data retention. */
+  zdr: boolean;
+  /** `allow` when the provider may retain prompts beyond abuse monitoring or train on them. */
+  data_collection: 'allow' | 'deny';
+}
+
+/** Prices for a request whose prompt exceeds `threshold_tokens`, replacing every base price. */
+export interface LongContextPricing {
+  threshold_tokens: number;
+  input: number;
+  output: number;
+  cache_read: number | null;
+  cache_write: number | null;
+  cache_write_1h?: number | null;
+}
+
+/** List prices in USD per million tokens. @see ModelPricing in openapi/components/schemas/models.yaml */
+export interface Pricing {
+  input: number;
+  output: number;
+  /** null: the endpoint has no cache-read price, so cache reads cost `input`. */
+  cache_read: number | null;
+  /** Default-lifetime (5 minute) cache writes; null: they cost `input`. */
+  cache_write: number | null;
+  /** One-hour cache writes; absent or null: they cost `cache_write`. */
+  cache_write_1h?: number | null;
+  long_context?: LongContextPricing | null;
+}
+
+/** Static quirks of an OpenAI-compatible vendor, read by the generic adapter; everything optional. */
+export interface ProviderQuirks {
+  /** Ask for usage in the last stream chunk (`stream_options.include_usage`); most vendors support it. */
+  includeUsage?: boolean;
+  /** The vendor honours `response_format: json_schema`. */
+  supportsStructuredOutputs?: boolean;
+  /** Tool results may carry content parts (images), not only text. */
+  supportsMultiPartToolContent?: boolean;
+  /** Where streamed reasoning text arrives, when the vendor streams it. */
+  reasoningField?: 'reasoning_content' | 'reasoning';
+  /** Longest tool-call id the vendor accepts (Mistral: 9); longer ids must be shortened consistently. */
+  toolCallIdMaxLength?: number;
+  /** Static headers every call carries. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** A provider as written in built-in data: a preset. @see src/providers/presets/ */
+export interface ProviderPreset {
+  slug: string;
+  /** Brand name shown in routing metadata (`gateway_metadata.endpoints.available[].provider`). */
+  display_name: string;
+  family: ApiFamily;
+  /** Default base URL; null when it can only come from configuration (Azure resources). */
+  base_url: string | null;
+  /** Data-residency hosts; a request for that region (or a key whose region is that) goes there. */
+  regional_base_urls?: Partial<Record<ResidencyRegion, string>>;
+  /** Keys may be objects `{api_key, region}` naming the key's region (openai, fireworks). */
+  regional_keys?: boolean;
+  auth: AuthStyle;
+  data_policy: DataPolicy;
+  prompt_caching: PromptCachingStyle;
+  quirks?: ProviderQuirks;
+  /** Where the facts above come from. */
+  docs?: string;
+}
+
+/** One provider serving one model, as written in built-in data. Omitted fields inherit provider defaults. */
+export interface EndpointData {
+  provider: string;
+  /** The provider's own id of the model. */
+  model: string;
+  pricing: Pricing;
+  fast?: { pricing: Pricing } | null;
+  /** Fields given override the provider's data policy. */
+  data_policy?: Partial<DataPolicy>;
+  /** Default: `global` plus every region the provider has a host for. */
+  regions?: DataRegion[];
+  /** Model ids that differ by region (Bedrock's `us.` and `eu.` inference profiles). */
+  regional_models?: Partial<Record<ResidencyRegion, string>>;
+  quantization?: Quantization | null;
+  /** Default: the model's context length. */
+  context_length?: number;
+  max_output_tokens?: number | null;
+  /** Capabilities this endpoint lacks compared with the model's (`false` entries only matter). */
+  capabilities?: Partial<Capabilities>;
+}
+
+/** A model as written in built-in data. */
+export interface ModelData {
+  /** `<vendor>/<model>`. */
+  id: string;
+  name: string;
+  context_length: number;
+  capabilities: Capabilities;
+  endpoints: EndpointData[];
+}
+
+/** A provider as the gateway runs it: the preset merged with configuration. Frozen. */
+export interface CatalogProvider {
+  readonly slug: string;
+  readonly displayName: string;
+  readonly family: ApiFamily;
+  /** null when neither the preset nor the configuration gives one: endpoints of the provider cannot run. */
+  readonly baseUrl: string | null;
+  readonly regionalBaseUrls: Readonly<Partial<Record<ResidencyRegion, string>>>;
+  readonly regionalKeys: boolean;
+  readonly auth: AuthStyle;
+  readonly dataPolicy: Readonly<DataPolicy>;
+  readonly promptCaching: PromptCachingStyle;
+  readonly quirks: Readonly<ProviderQuirks>;
+  /** Static headers from the preset's quirks and the configuration. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The gateway-owned (shared) key from the configuration; null when the gateway has none. */
+  readonly sharedKey: SecretValue | null;
+  /** AWS settings for Bedrock (region for SigV4, credentials); null elsewhere or when unset. */
+  readonly aws: Readonly<AwsSettings> | null;
+  /** Azure OpenAI `api-version`, when configured. */
+  readonly azureApiVersion: string | null;
+}
+
+/** AWS settings for a Bedrock provider. Secrets are wrapped so that logging them prints `[redacted]`. */
+export interface AwsSettings {
+  region: string | null;
+  accessKeyId: SecretValue | null;
+  secretAccessKey: SecretValue | null;
+  sessionToken: SecretValue | null;
+}
+
+/** One endpoint as the gateway runs it. Frozen; the provider is referenced, not looked up. */
+export interface CatalogEndpoint {
+  /** `<model slug>@<provider slug>`: a stable key for measurements (throughput, latency) and sticky pins. */
+  readonly id: string;
+  readonly modelSlug: string;
+  readonly provider: CatalogProvider;
+  readonly upstreamModel: string;
+  readonly regionalModels: Readonly<Partial<Record<ResidencyRegion, string>>>;
+  readonly pricing: Readonly<Pricing>;
+  readonly fast: Readonly<{ pricing: Readonly<Pricing> }> | null;
+  readonly dataPolicy: Readonly<DataPolicy>;
+  readonly regions: readonly DataRegion[];
+  readonly quantization: Quantization | null;
+  readonly contextLength: number;
+  readonly maxOutputTokens: number | null;
+  /** The model's capabilities narrowed by the endpoint's own. */
+  readonly capabilities: Readonly<Capabilities>;
+}
+
+/** One model as the gateway runs it. Frozen. */
+export interface CatalogModel {
+  readonly slug: string;
+  /** The part before the slash, for `<vendor>/*` patterns. */
+  readonly vendor: string;
+  readonly name: string;
+  readonly contextLength: number;
+  readonly capabilities: Readonly<Capabilities>;
+  readonly endpoints: readonly CatalogEndpoint[];
+}

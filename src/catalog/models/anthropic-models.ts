@@ -1,0 +1,152 @@
+/**
+ * Claude models on Anthropic's API and on Amazon Bedrock. Prices are Anthropic's list prices per million tokens
+ * (platform.claude.com/docs/en/about-claude/pricing): 5-minute cache writes cost 1.25x input, 1-hour writes 2x,
+ * cache reads 0.1x. Prompts over 200K tokens (1M-context beta) pay the long-context rates on every token.
+ */
+import type { Capabilities, ModelData, Pricing } from '#src/catalog/catalog-types.ts';
+
+const CLAUDE: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
+
+// Bedrock's Converse API has no structured-output format for Claude.
+const BEDROCK_LIMITS = { structured_output: false };
+
+/** Anthropic-style pricing from the input and output rates, with the standard cache multipliers. */
+function claudePricing(input: number, output: number): Pricing {
+  return { input, output, cache_read: input / 10, cache_write: input * 1.25, cache_write_1h: input * 2 };
+}
+
+/** Long-context (over 200K prompt tokens) pricing: input doubled, output 1.5x, caches scaled alike. */
+function claudeLongContext(input: number, output: number): Pricing['long_context'] {
+  return { threshold_tokens: 200_000, ...claudePricing(input * 2, output * 1.5) };
+}
+
+/** The built-in Claude models. */
+export const ANTHROPIC_MODELS: ModelData[] = [
+  {
+    id: 'anthropic/claude-sonnet-4.5',
+    name: 'Claude Sonnet 4.5',
+    context_length: 200_000,
+    capabilities: CLAUDE,
+    endpoints: [
+      {
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        pricing: { ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
+        max_output_tokens: 64_000,
+      },
+      {
+        provider: 'bedrock',
+        model: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0',
+        // Global cross-region profile price. The us./eu. regional profiles cost 10% more; not modelled yet.
+        pricing: { ...claudePricing(3, 15), cache_write_1h: null },
+        regional_models: {
+          us: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+          europe: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0',
+        },
+        max_output_tokens: 64_000,
+        capabilities: BEDROCK_LIMITS,
+      },
+    ],
+  },
+  {
+    id: 'anthropic/claude-sonnet-4',
+    name: 'Claude Sonnet 4',
+    context_length: 200_000,
+    capabilities: { ...CLAUDE, structured_output: false },
+    endpoints: [
+      {
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-20250514',
+        pricing: { ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
+        max_output_tokens: 64_000,
+      },
+      {
+        provider: 'bedrock',
+        model: 'us.anthropic.claude-sonnet-4-20250514-v1:0',
+        pricing: { ...claudePricing(3, 15), cache_write_1h: null },
+        regions: ['us'],
+        max_output_tokens: 64_000,
+        capabilities: BEDROCK_LIMITS,
+      },
+    ],
+  },
+  {
+    id: 'anthropic/claude-opus-4.6',
+    name: 'Claude Opus 4.6',
+    context_length: 200_000,
+    capabilities: CLAUDE,
+    endpoints: [
+      {
+        provider: 'anthropic',
+        model: 'claude-opus-4-6',
+        pricing: { ...claudePricing(5, 25), long_context: claudeLongContext(5, 25) },
+        // Fast mode (`speed: fast`, beta `fast-mode-2026-02-01`): 6x standard rates up to 200K prompt tokens,
+        // $60/$225 above; cache multipliers stack on the fast rates.
+        fast: {
+          pricing: {
+            ...claudePricing(30, 150),
+            long_context: { threshold_tokens: 200_000, ...claudePricing(60, 225) },
+          },
+        },
+        max_output_tokens: 128_000,
+      },
+    ],
+  },
+  {
+    id: 'anthropic/claude-opus-4.5',
+    name: 'Claude Opus 4.5',
+    context_length: 200_000,
+    capabilities: CLAUDE,
+    endpoints: [
+      { provider: 'anthropic', model: 'claude-opus-4-5', pricing: claudePricing(5, 25), max_output_tokens: 64_000 },
+      {
+        provider: 'bedrock',
+        model: 'global.anthropic.claude-opus-4-5-20251101-v1:0',
+        pricing: { ...claudePricing(5, 25), cache_write_1h: null },
+        regional_models: {
+          us: 'us.anthropic.claude-opus-4-5-20251101-v1:0',
+          europe: 'eu.anthropic.claude-opus-4-5-20251101-v1:0',
+        },
+        max_output_tokens: 64_000,
+        capabilities: BEDROCK_LIMITS,
+      },
+    ],
+  },
+  {
+    id: 'anthropic/claude-opus-4.1',
+    name: 'Claude Opus 4.1',
+    context_length: 200_000,
+    capabilities: CLAUDE,
+    endpoints: [
+      { provider: 'anthropic', model: 'claude-opus-4-1', pricing: claudePricing(15, 75), max_output_tokens: 32_000 },
+      {
+        provider: 'bedrock',
+        model: 'us.anthropic.claude-opus-4-1-20250805-v1:0',
+        pricing: { ...claudePricing(15, 75), cache_write_1h: null },
+        regions: ['us'],
+        max_output_tokens: 32_000,
+        capabilities: BEDROCK_LIMITS,
+      },
+    ],
+  },
+  {
+    id: 'anthropic/claude-haiku-4.5',
+    name: 'Claude Haiku 4.5',
+    context_length: 200_000,
+    capabilities: CLAUDE,
+    endpoints: [
+      { provider: 'anthropic', model: 'claude-haiku-4-5', pricing: claudePricing(1, 5), max_output_tokens: 64_000 },
+      {
+        provider: 'bedrock',
+        model: 'global.anthropic.claude-haiku-4-5-20251001-v1:0',
+        pricing: { ...claudePricing(1, 5), cache_write_1h: null },
+        regional_models: {
+          us: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
+          europe: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0',
+        },
+        max_output_tokens: 64_000,
+        capabilities: BEDROCK_LIMITS,
+      },
+    ],
+  },
+];

@@ -1,0 +1,62 @@
+/**
+ * Gemini models on the Gemini API. Prices per million tokens (ai.google.dev/gemini-api/docs/pricing, paid tier,
+ * text input). Cache reads are implicit-cache hits; cache storage is billed per hour and not modelled. Gemini
+ * 2.5 Pro prompts over 200K tokens pay the long-context rates.
+ */
+import type { Capabilities, ModelData } from '#src/catalog/catalog-types.ts';
+
+const GEMINI: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
+
+/** The built-in Gemini models. */
+export const GOOGLE_MODELS: ModelData[] = [
+  {
+    id: 'google/gemini-2.5-pro',
+    name: 'Gemini 2.5 Pro',
+    context_length: 1_048_576,
+    capabilities: GEMINI,
+    endpoints: [
+      {
+        provider: 'google',
+        model: 'gemini-2.5-pro',
+        pricing: {
+          input: 1.25,
+          output: 10,
+          cache_read: 0.125,
+          cache_write: null,
+          long_context: { threshold_tokens: 200_000, input: 2.5, output: 15, cache_read: 0.25, cache_write: null },
+        },
+        max_output_tokens: 65_536,
+      },
+    ],
+  },
+  {
+    id: 'google/gemini-2.5-flash',
+    name: 'Gemini 2.5 Flash',
+    context_length: 1_048_576,
+    capabilities: GEMINI,
+    endpoints: [
+      {
+        provider: 'google',
+        model: 'gemini-2.5-flash',
+        // Cache read $0.03 per Google's current page; older copies say $0.075.
+        pricing: { input: 0.3, output: 2.5, cache_read: 0.03, cache_write: null },
+        max_output_tokens: 65_536,
+      },
+    ],
+  },
+  {
+    id: 'google/gemini-2.5-flash-lite',
+    name: 'Gemini 2.5 Flash-Lite',
+    context_length: 1_048_576,
+    capabilities: GEMINI,
+    endpoints: [
+      {
+        provider: 'google',
+        model: 'gemini-2.5-flash-lite',
+        // Cache read $0.01 per Google's current page; older copies say $0.025.
+        pricing: { input: 0.1, output: 0.4, cache_read: 0.01, cache_write: null },
+        max_output_tokens: 65_536,
+      },
+    ],
+  },
+];

@@ -1,0 +1,227 @@
+/**
+ * Open-weight models (Llama, Qwen, DeepSeek, gpt-oss) on the vendors that host them. Prices per million tokens
+ * from each vendor's pricing page as far as it could be checked; those marked "unverified" are recalled list
+ * prices that could not be confirmed and should be checked before billing on them. OpenAI-compatible hosts take
+ * no PDF blocks.
+ */
+import type { Capabilities, ModelData } from '#src/catalog/catalog-types.ts';
+
+const TEXT_TOOLS: Capabilities = { tools: true, vision: false, pdf: false, thinking: false, caching: false, structured_output: true };
+const NO_JSON_SCHEMA = { structured_output: false };
+
+/** The built-in open-weight models. */
+export const OPEN_WEIGHT_MODELS: ModelData[] = [
+  {
+    id: 'meta-llama/llama-3.3-70b-instruct',
+    name: 'Llama 3.3 70B Instruct',
+    context_length: 131_072,
+    capabilities: TEXT_TOOLS,
+    endpoints: [
+      {
+        provider: 'groq',
+        model: 'llama-3.3-70b-versatile',
+        pricing: { input: 0.59, output: 0.79, cache_read: null, cache_write: null },
+        max_output_tokens: 32_768,
+        capabilities: NO_JSON_SCHEMA,
+      },
+      {
+        provider: 'together',
+        model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo',
+        pricing: { input: 0.88, output: 0.88, cache_read: null, cache_write: null },
+        quantization: 'fp8',
+      },
+      {
+        provider: 'fireworks',
+        model: 'accounts/fireworks/models/llama-v3p3-70b-instruct',
+        pricing: { input: 0.9, output: 0.9, cache_read: null, cache_write: null },
+      },
+      {
+        provider: 'cerebras',
+        model: 'llama-3.3-70b',
+        // unverified: Cerebras list price and context limit.
+        pricing: { input: 0.85, output: 1.2, cache_read: null, cache_write: null },
+        context_length: 65_536,
+      },
+    ],
+  },
+  {
+    id: 'meta-llama/llama-3.1-8b-instruct',
+    name: 'Llama 3.1 8B Instruct',
+    context_length: 131_072,
+    capabilities: TEXT_TOOLS,
+    endpoints: [
+      {
+        provider: 'groq',
+        model: 'llama-3.1-8b-instant',
+        pricing: { input: 0.05, output: 0.08, cache_read: null, cache_write: null },
+        max_output_tokens: 131_072,
+        capabilities: NO_JSON_SCHEMA,
+      },
+      {
+        provider: 'together',
+        model: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo',
+        // unverified
+        pricing: { input: 0.18, output: 0.18, cache_read: null, cache_write: null },
+        quantization: 'fp8',
+      },
+    ],
+  },
+  {
+    id: 'meta-llama/llama-4-maverick',
+    name: 'Llama 4 Maverick 17B 128E Instruct',
+    context_length: 1_048_576,
+    capabilities: { ...TEXT_TOOLS, vision: true },
+    endpoints: [
+      {
+        provider: 'groq',
+        model: 'meta-llama/llama-4-maverick-17b-128e-instruct',
+        pricing: { input: 0.2, output: 0.6, cache_read: null, cache_write: null },
+        context_length: 131_072,
+        max_output_tokens: 8_192,
+      },
+      {
+        provider: 'together',
+        model: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8',
+        // unverified
+        pricing: { input: 0.27, output: 0.85, cache_read: null, cache_write: null },
+        quantization: 'fp8',
+      },
+      {
+        provider: 'fireworks',
+        model: 'accounts/fireworks/models/llama4-maverick-instruct-basic',
+        // unverified
+        pricing: { input: 0.22, output: 0.88, cache_read: null, cache_write: null },
+      },
+    ],
+  },
+  {
+    id: 'qwen/qwen3-32b',
+    name: 'Qwen3 32B',
+    context_length: 131_072,
+    capabilities: { ...TEXT_TOOLS, thinking: true },
+    endpoints: [
+      {
+        provider: 'groq',
+        model: 'qwen/qwen3-32b',
+        pricing: { input: 0.29, output: 0.59, cache_read: null, cache_write: null },
+        max_output_tokens: 40_960,
+        capabilities: NO_JSON_SCHEMA,
+      },
+      {
+        provider: 'cerebras',
+        model: 'qwen-3-32b',
+        // unverified
+        pricing: { input: 0.4, output: 0.8, cache_read: null, cache_write: null },
+      },
+    ],
+  },
+  {
+    id: 'qwen/qwen3-235b-a22b-instruct-2507',
+    name: 'Qwen3 235B A22B Instruct 2507',
+    context_length: 262_144,
+    capabilities: TEXT_TOOLS,
+    endpoints: [
+      {
+        provider: 'together',
+        model: 'Qwen/Qwen3-235B-A22B-Instruct-2507-tput',
+        // unverified
+        pricing: { input: 0.2, output: 0.6, cache_read: null, cache_write: null },
+        quantization: 'fp8',
+      },
+      {
+        provider: 'fireworks',
+        model: 'accounts/fireworks/models/qwen3-235b-a22b-instruct-2507',
+        // unverified
+        pricing: { input: 0.22, output: 0.88, cache_read: null, cache_write: null },
+      },
+    ],
+  },
+  {
+    id: 'deepseek/deepseek-v3.2',
+    name: 'DeepSeek V3.2',
+    context_length: 128_000,
+    capabilities: { ...TEXT_TOOLS, caching: true, structured_output: false },
+    endpoints: [
+      {
+        provider: 'deepseek',
+        model: 'deepseek-chat',
+        // Cache miss $0.28, cache hit $0.028, output $0.42 (api-docs.deepseek.com, V3.2 prices).
+        pricing: { input: 0.28, output: 0.42, cache_read: 0.028, cache_write: null },
+        max_output_tokens: 8_192,
+      },
+    ],
+  },
+  {
+    id: 'deepseek/deepseek-v3.2-thinking',
+    name: 'DeepSeek V3.2 (thinking)',
+    context_length: 128_000,
+    capabilities: { ...TEXT_TOOLS, thinking: true, caching: true, structured_output: false },
+    endpoints: [
+      {
+        provider: 'deepseek',
+        model: 'deepseek-reasoner',
+        pricing: { input: 0.28, output: 0.42, cache_read: 0.028, cache_write: null },
+        max_output_tokens: 65_536,
+      },
+    ],
+  },
+  {
+    id: 'deepseek/deepseek-v3.1',
+    name: 'DeepSeek V3.1',
+    context_length: 131_072,
+    capabilities: { ...TEXT_TOOLS, thinking: true },
+    endpoints: [
+      {
+        provider: 'together',
+        model: 'deepseek-ai/DeepSeek-V3.1',
+        // unverified
+        pricing: { input: 0.6, output: 1.7, cache_read: null, cache_write: null },
+        quantization: 'fp8',
+      },
+      {
+        provider: 'fireworks',
+        model: 'accounts/fireworks/models/deepseek-v3p1',
+        // unverified
+        pricing: { input: 0.56, output: 1.68, cache_read: null, cache_write: null },
+        quantization: 'fp8',
+      },
+    ],
+  },
+  {
+    id: 'openai/gpt-oss-120b',
+    name: 'gpt-oss-120b',
+    context_length: 131_072,
+    capabilities: { ...TEXT_TOOLS, thinking: true, caching: true },
+    endpoints: [
+      {
+        provider: 'groq',
+        model: 'openai/gpt-oss-120b',
+        pricing: { input: 0.15, output: 0.6, cache_read: 0.075, cache_write: null },
+        quantization: 'fp4',
+        max_output_tokens: 65_536,
+      },
+      {
+        provider: 'together',
+        model: 'openai/gpt-oss-120b',
+        pricing: { input: 0.15, output: 0.6, cache_read: null, cache_write: null },
+        quantization: 'fp4',
+        capabilities: { caching: false },
+      },
+      {
+        provider: 'fireworks',
+        model: 'accounts/fireworks/models/gpt-oss-120b',
+        pricing: { input: 0.15, output: 0.6, cache_read: null, cache_write: null },
+        quantization: 'fp4',
+        capabilities: { caching: false },
+      },
+      {
+        provider: 'cerebras',
+        model: 'gpt-oss-120b',
+        // unverified
+        pricing: { input: 0.25, output: 0.69, cache_read: null, cache_write: null },
+        quantization: 'fp4',
+        capabilities: { caching: false },
+      },
+    ],
+  },
+];

@@ -1,0 +1,120 @@
+/**
+ * OpenAI models on OpenAI's API. Prices per million tokens from OpenAI's pricing page; `fast` is Priority
+ * processing (`service_tier: priority`) at its published premium. OpenAI caches prompts automatically and has no
+ * cache-write price. The data-residency hosts serve these models at the same price (the 10% uplift applies only
+ * to models released from March 2026).
+ */
+import type { Capabilities, ModelData } from '#src/catalog/catalog-types.ts';
+
+const REASONING: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
+const NON_REASONING: Capabilities = { ...REASONING, thinking: false };
+
+/** The built-in OpenAI models. */
+export const OPENAI_MODELS: ModelData[] = [
+  {
+    id: 'openai/gpt-5',
+    name: 'GPT-5',
+    context_length: 400_000,
+    capabilities: REASONING,
+    endpoints: [
+      {
+        provider: 'openai',
+        model: 'gpt-5',
+        pricing: { input: 1.25, output: 10, cache_read: 0.125, cache_write: null },
+        fast: { pricing: { input: 2.5, output: 20, cache_read: 0.25, cache_write: null } },
+        max_output_tokens: 128_000,
+      },
+    ],
+  },
+  {
+    id: 'openai/gpt-5-mini',
+    name: 'GPT-5 mini',
+    context_length: 400_000,
+    capabilities: REASONING,
+    endpoints: [
+      {
+        provider: 'openai',
+        model: 'gpt-5-mini',
+        pricing: { input: 0.25, output: 2, cache_read: 0.025, cache_write: null },
+        fast: { pricing: { input: 0.45, output: 3.6, cache_read: 0.045, cache_write: null } },
+        max_output_tokens: 128_000,
+      },
+    ],
+  },
+  {
+    id: 'openai/gpt-5-nano',
+    name: 'GPT-5 nano',
+    context_length: 400_000,
+    capabilities: REASONING,
+    endpoints: [
+      {
+        provider: 'openai',
+        model: 'gpt-5-nano',
+        pricing: { input: 0.05, output: 0.4, cache_read: 0.005, cache_write: null },
+        max_output_tokens: 128_000,
+      },
+    ],
+  },
+  {
+    id: 'openai/gpt-4.1',
+    name: 'GPT-4.1',
+    context_length: 1_047_576,
+    capabilities: NON_REASONING,
+    endpoints: [
+      {
+        provider: 'openai',
+        model: 'gpt-4.1',
+        pricing: { input: 2, output: 8, cache_read: 0.5, cache_write: null },
+        fast: { pricing: { input: 3.5, output: 14, cache_read: 0.875, cache_write: null } },
+        max_output_tokens: 32_768,
+      },
+    ],
+  },
+  {
+    id: 'openai/gpt-4.1-mini',
+    name: 'GPT-4.1 mini',
+    context_length: 1_047_576,
+    capabilities: NON_REASONING,
+    endpoints: [
+      {
+        provider: 'openai',
+        model: 'gpt-4.1-mini',
+        pricing: { input: 0.4, output: 1.6, cache_read: 0.1, cache_write: null },
+        fast: { pricing: { input: 0.7, output: 2.8, cache_read: 0.175, cache_write: null } },
+        max_output_tokens: 32_768,
+      },
+    ],
+  },
+  {
+    id: 'openai/o3',
+    name: 'o3',
+    context_length: 200_000,
+    capabilities: REASONING,
+    endpoints: [
+      {
+        provider: 'openai',
+        model: 'o3',
+        pricing: { input: 2, output: 8, cache_read: 0.5, cache_write: null },
+        // Priority price for o3 not confirmed from OpenAI's page (assumed equal to GPT-4.1's priority rates).
+        fast: { pricing: { input: 3.5, output: 14, cache_read: 0.875, cache_write: null } },
+        max_output_tokens: 100_000,
+      },
+    ],
+  },
+  {
+    id: 'openai/o4-mini',
+    name: 'o4-mini',
+    context_length: 200_000,
+    capabilities: REASONING,
+    endpoints: [
+      {
+        provider: 'openai',
+        model: 'o4-mini',
+        pricing: { input: 1.1, output: 4.4, cache_read: 0.275, cache_write: null },
+        // Priority price for o4-mini not confirmed from OpenAI's page.
+        fast: { pricing: { input: 2, output: 8, cache_read: 0.5, cache_write: null } },
+        max_output_tokens: 100_000,
+      },
+    ],
+  },
+];

@@ -1,0 +1,104 @@
+/**
+ * Mistral, xAI and Perplexity models on their vendors' own APIs. Prices per million tokens; "unverified" marks
+ * recalled list prices that could not be confirmed.
+ */
+import type { ModelData } from '#src/catalog/catalog-types.ts';
+
+/** The built-in Mistral, xAI and Perplexity models. */
+export const OTHER_MODELS: ModelData[] = [
+  {
+    id: 'mistral/mistral-medium-3.1',
+    name: 'Mistral Medium 3.1',
+    context_length: 131_072,
+    capabilities: { tools: true, vision: true, pdf: false, thinking: false, caching: false, structured_output: true },
+    endpoints: [
+      {
+        provider: 'mistral',
+        model: 'mistral-medium-2508',
+        pricing: { input: 0.4, output: 2, cache_read: null, cache_write: null },
+      },
+    ],
+  },
+  {
+    id: 'mistral/mistral-small-3.2',
+    name: 'Mistral Small 3.2',
+    context_length: 131_072,
+    capabilities: { tools: true, vision: true, pdf: false, thinking: false, caching: false, structured_output: true },
+    endpoints: [
+      {
+        provider: 'mistral',
+        model: 'mistral-small-2506',
+        pricing: { input: 0.1, output: 0.3, cache_read: null, cache_write: null },
+      },
+    ],
+  },
+  {
+    id: 'xai/grok-4',
+    name: 'Grok 4',
+    context_length: 256_000,
+    capabilities: { tools: true, vision: true, pdf: false, thinking: true, caching: true, structured_output: true },
+    endpoints: [
+      {
+        provider: 'xai',
+        model: 'grok-4-0709',
+        pricing: {
+          input: 3,
+          output: 15,
+          cache_read: 0.75,
+          cache_write: null,
+          // Prompts over 128K tokens cost double (unverified for the cache-read rate).
+          long_context: { threshold_tokens: 128_000, input: 6, output: 30, cache_read: 1.5, cache_write: null },
+        },
+      },
+    ],
+  },
+  {
+    id: 'xai/grok-4-fast',
+    name: 'Grok 4 Fast',
+    context_length: 2_000_000,
+    capabilities: { tools: true, vision: true, pdf: false, thinking: true, caching: true, structured_output: true },
+    endpoints: [
+      {
+        provider: 'xai',
+        model: 'grok-4-fast-reasoning',
+        pricing: {
+          input: 0.2,
+          output: 0.5,
+          cache_read: 0.05,
+          cache_write: null,
+          // unverified: the over-128K rates.
+          long_context: { threshold_tokens: 128_000, input: 0.4, output: 1, cache_read: 0.05, cache_write: null },
+        },
+        max_output_tokens: 30_000,
+      },
+    ],
+  },
+  {
+    id: 'perplexity/sonar',
+    name: 'Sonar',
+    context_length: 127_072,
+    capabilities: { tools: false, vision: false, pdf: false, thinking: false, caching: false, structured_output: true },
+    endpoints: [
+      {
+        provider: 'perplexity',
+        model: 'sonar',
+        // Token prices only; Perplexity also charges per request by search context size, not modelled.
+        pricing: { input: 1, output: 1, cache_read: null, cache_write: null },
+      },
+    ],
+  },
+  {
+    id: 'perplexity/sonar-pro',
+    name: 'Sonar Pro',
+    context_length: 200_000,
+    capabilities: { tools: false, vision: false, pdf: false, thinking: false, caching: false, structured_output: true },
+    endpoints: [
+      {
+        provider: 'perplexity',
+        model: 'sonar-pro',
+        pricing: { input: 3, output: 15, cache_read: null, cache_write: null },
+        max_output_tokens: 8_000,
+      },
+    ],
+  },
+];
