@@ -1,0 +1,67 @@
+/**
+ * Loads the catalog at start-up: the built-in providers and models, extended or overridden by the YAML file
+ * named by `configPath` (default: `SWITCHBOARD_CONFIG` from `env`), with `${VAR}` interpolated from `env`.
+ * Everything is parsed, checked and indexed here; a bad file throws a `CatalogConfigError` naming the file, the
+ * path inside it and what is wrong.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { PROVIDER_PRESETS } from '#src/providers/presets/index.ts';
+import { buildCatalog, type Catalog } from './build-catalog.ts';
+import { CatalogConfigError } from './catalog-config-error.ts';
+import type { ModelData, ProviderPreset } from './catalog-types.ts';
+import { INVALID, type ConfigProblem } from './config-readers.ts';
+import { readCatalogConfig, type CatalogConfig } from './config-schema.ts';
+import { interpolateEnvironment } from './interpolate-environment.ts';
+import { mergeModels, mergeProviders } from './merge-config.ts';
+import { BUILT_IN_MODELS } from './models/index.ts';
+
+/** Options of `loadCatalog`. */
+export interface LoadCatalogOptions {
+  /** The YAML file; when omitted, `env.SWITCHBOARD_CONFIG`; when neither, the built-in catalog alone. */
+  configPath?: string | undefined;
+  /** Where `${VAR}` references are looked up (and `SWITCHBOARD_CONFIG`). */
+  env: NodeJS.ProcessEnv;
+  /** Built-in data to start from; tests pass small fixtures. Default: the shipped presets and models. */
+  builtIn?: { providers: readonly ProviderPreset[]; models: readonly ModelData[] };
+}
+
+/** Parses and checks the file's text; throws `CatalogConfigError` on any problem. */
+export function parseCatalogConfig(text: string, file: string, env: NodeJS.ProcessEnv): CatalogConfig {
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    throw new CatalogConfigError(file, document.errors.map((error) => ({ path: '', message: `YAML: ${error.message.split('\n')[0]}` })));
+  }
+  const parsed: unknown = document.toJS({ maxAliasCount: 100 }) ?? {};
+  const problems: ConfigProblem[] = [];
+  const interpolated = interpolateEnvironment(parsed, env, '', problems);
+  const config = readCatalogConfig(interpolated, '', problems);
+  if (problems.length > 0 || config === INVALID) throw new CatalogConfigError(file, problems.length > 0 ? problems : [{ path: '', message: 'is not valid' }]);
+  return config;
+}
+
+/** Builds the catalog from built-in data and an already checked configuration; throws on a problem. */
+export function catalogFromConfig(config: CatalogConfig, file: string | null, builtIn: NonNullable<LoadCatalogOptions['builtIn']>): Catalog {
+  const problems: ConfigProblem[] = [];
+  const providers = mergeProviders(builtIn.providers, config, problems);
+  const models = mergeModels(builtIn.models, config, providers, problems);
+  if (problems.length > 0) throw new CatalogConfigError(file ?? '(built-in catalog)', problems);
+  return buildCatalog(providers, models, file);
+}
+
+/** Loads the immutable, pre-indexed catalog. Synchronous: it runs once, before the server listens. */
+export function loadCatalog(options: LoadCatalogOptions): Catalog {
+  const builtIn = options.builtIn ?? { providers: PROVIDER_PRESETS, models: BUILT_IN_MODELS };
+  const configPath = options.configPath ?? (options.env.SWITCHBOARD_CONFIG || undefined);
+  if (configPath === undefined) return catalogFromConfig({}, null, builtIn);
+  const file = resolve(configPath);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file does not exist' : `the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    throw new CatalogConfigError(file, [{ path: '', message: reason }], { cause: error });
+  }
+  return catalogFromConfig(parseCatalogConfig(text, file, options.env), file, builtIn);
+}

@@ -1,0 +1,67 @@
+/**
+ * The `GET /models` view of the catalog: the wire shape of `ModelList`, built from the frozen records. It is
+ * built from an explicit list of fields, so nothing configuration-only (keys, headers, AWS settings) can leak.
+ * @see ModelList in openapi/components/schemas/models.yaml
+ */
+import type { Capabilities, CatalogModel, DataPolicy, DataRegion, Pricing, Quantization } from './catalog-types.ts';
+
+/** One endpoint in `GET /models`. */
+export interface ModelEndpointView {
+  provider: string;
+  provider_name: string;
+  model: string;
+  pricing: Pricing;
+  fast: { pricing: Pricing } | null;
+  data_policy: DataPolicy;
+  regions: DataRegion[];
+  quantization: Quantization | null;
+  context_length: number;
+  max_output_tokens: number | null;
+  capabilities: Capabilities;
+}
+
+/** One model in `GET /models`. */
+export interface ModelView {
+  id: string;
+  name: string;
+  context_length: number;
+  capabilities: Capabilities;
+  endpoints: ModelEndpointView[];
+}
+
+/** The `GET /models` response body. */
+export interface ModelListBody {
+  data: ModelView[];
+}
+
+function pricingView(pricing: Pricing): Pricing {
+  const view: Pricing = { input: pricing.input, output: pricing.output, cache_read: pricing.cache_read, cache_write: pricing.cache_write };
+  if (pricing.cache_write_1h !== undefined) view.cache_write_1h = pricing.cache_write_1h;
+  if (pricing.long_context !== undefined) view.long_context = pricing.long_context ? { ...pricing.long_context } : null;
+  return view;
+}
+
+/** The `GET /models` body for these models, in the given order. */
+export function toModelList(models: readonly CatalogModel[]): ModelListBody {
+  return {
+    data: models.map((model) => ({
+      id: model.slug,
+      name: model.name,
+      context_length: model.contextLength,
+      capabilities: { ...model.capabilities },
+      endpoints: model.endpoints.map((endpoint) => ({
+        provider: endpoint.provider.slug,
+        provider_name: endpoint.provider.displayName,
+        model: endpoint.upstreamModel,
+        pricing: pricingView(endpoint.pricing),
+        fast: endpoint.fast ? { pricing: pricingView(endpoint.fast.pricing) } : null,
+        data_policy: { ...endpoint.dataPolicy },
+        regions: [...endpoint.regions],
+        quantization: endpoint.quantization,
+        context_length: endpoint.contextLength,
+        max_output_tokens: endpoint.maxOutputTokens,
+        capabilities: { ...endpoint.capabilities },
+      })),
+    })),
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Cost in USD of one request, from its token usage and the serving endpoint's prices. Pure functions.
+ *
+ * Usage is normalized to Anthropic's convention first: `inputTokens` excludes cache reads and cache writes,
+ * which are counted separately. OpenAI and Gemini report prompt tokens *including* cached ones; convert those
+ * with `usageFromInclusivePrompt` (or `usageFromLanguageModelUsage` for AI SDK results) before pricing, or cached
+ * tokens are billed twice. Reasoning (thinking) tokens are output tokens.
+ *
+ * Rounding: none. The result keeps full double precision (the sum of tokens x price per million, divided by a
+ * million once); round only for display. Compare costs in tests with a tolerance.
+ */
+import type { LanguageModelV4Usage } from '@ai-sdk/provider';
+import type { CatalogEndpoint, LongContextPricing, Pricing } from './catalog-types.ts';
+
+/** Token counts in Anthropic's convention. */
+export interface TokenUsage {
+  /** Uncached input tokens (excludes cache reads and writes). */
+  inputTokens: number;
+  /** Output tokens, reasoning included. */
+  outputTokens: number;
+  /** Input tokens read from the prompt cache. */
+  cacheReadTokens: number;
+  /** Input tokens written to the prompt cache, every lifetime together. */
+  cacheWriteTokens: number;
+  /** The part of `cacheWriteTokens` written with a one-hour lifetime (priced at `cache_write_1h`). */
+  cacheWrite1hTokens?: number;
+}
+
+/** `speed` of a message request. */
+export type Speed = 'fast' | 'standard' | null | undefined;
+
+/**
+ * The prices a request pays on an endpoint: the `fast` variant's for `speed: fast`, else the standard ones.
+ * null when `fast` is asked for and the endpoint has no fast variant (the routing plan decides what that means).
+ */
+export function selectPricing(endpoint: Pick<CatalogEndpoint, 'pricing' | 'fast'>, speed: Speed): Pricing | null {
+  if (speed !== 'fast') return endpoint.pricing;
+  return endpoint.fast?.pricing ?? null;
+}
+
+function checkCount(name: string, value: number): void {
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a non-negative finite number, got ${value}`);
+}
+
+/** The rates that apply: the long-context tier's when the prompt (input + cache reads + writes) exceeds it. */
+function ratesFor(pricing: Pricing, promptTokens: number): Pricing | LongContextPricing {
+  const longContext = pricing.long_context;
+  return longContext && promptTokens > longContext.threshold_tokens ? longContext : pricing;
+}
+
+/**
+ * Cost in USD. A cache price that is null costs the input price (the vendor bills those tokens as plain input);
+ * a missing one-hour write price costs the default write price.
+ */
+export function computeCost(usage: TokenUsage, pricing: Pricing): number {
+  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = usage;
+  const cacheWrite1hTokens = usage.cacheWrite1hTokens ?? 0;
+  for (const [name, value] of Object.entries({ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens })) {
+    checkCount(name, value);
+  }
+  if (cacheWrite1hTokens > cacheWriteTokens) throw new RangeError('cacheWrite1hTokens cannot exceed cacheWriteTokens');
+  const rates = ratesFor(pricing, inputTokens + cacheReadTokens + cacheWriteTokens);
+  const cacheWriteRate = rates.cache_write ?? rates.input;
+  const microDollars =
+    inputTokens * rates.input +
+    outputTokens * rates.output +
+    cacheReadTokens * (rates.cache_read ?? rates.input) +
+    (cacheWriteTokens - cacheWrite1hTokens) * cacheWriteRate +
+    cacheWrite1hTokens * (rates.cache_write_1h ?? cacheWriteRate);
+  return microDollars / 1_000_000;
+}
+
+/** Anthropic's wire usage (`usage` of a message or `message_delta`). */
+export interface AnthropicUsageFields {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
+}
+
+/** Normalizes Anthropic's usage (already in the right convention; this only fills the cache fields). */
+export function usageFromAnthropic(usage: AnthropicUsageFields): TokenUsage {
+  const cacheWriteTokens = usage.cache_creation_input_tokens ?? 0;
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+    cacheWriteTokens,
+    cacheWrite1hTokens: Math.min(usage.cache_creation?.ephemeral_1h_input_tokens ?? 0, cacheWriteTokens),
+  };
+}
+
+/**
+ * Normalizes usage whose prompt count *includes* cached tokens (OpenAI `prompt_tokens` with
+ * `prompt_tokens_details.cached_tokens`; Gemini `promptTokenCount` with `cachedContentTokenCount`). Output must
+ * already include reasoning (OpenAI's `completion_tokens` does; for Gemini add `thoughtsTokenCount`).
+ */
+export function usageFromInclusivePrompt(usage: { promptTokens: number; cachedTokens?: number; cacheWriteTokens?: number; outputTokens: number }): TokenUsage {
+  const cacheReadTokens = usage.cachedTokens ?? 0;
+  const cacheWriteTokens = usage.cacheWriteTokens ?? 0;
+  return {
+    inputTokens: Math.max(0, usage.promptTokens - cacheReadTokens - cacheWriteTokens),
+    outputTokens: usage.outputTokens,
+    cacheReadTokens,
+    cacheWriteTokens,
+  };
+}
+
+/** Normalizes an AI SDK language-model usage (`doGenerate`/`doStream` finish), whose totals include cache and reasoning. */
+export function usageFromLanguageModelUsage(usage: LanguageModelV4Usage): TokenUsage {
+  const cacheReadTokens = usage.inputTokens.cacheRead ?? 0;
+  const cacheWriteTokens = usage.inputTokens.cacheWrite ?? 0;
+  const inputTokens = usage.inputTokens.noCache ?? Math.max(0, (usage.inputTokens.total ?? 0) - cacheReadTokens - cacheWriteTokens);
+  const outputTokens = usage.outputTokens.total ?? (usage.outputTokens.text ?? 0) + (usage.outputTokens.reasoning ?? 0);
+  return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens };
+}
