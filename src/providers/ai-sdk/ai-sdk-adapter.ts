@@ -1,0 +1,107 @@
+/**
+ * The adapter for every vendor reached through the Vercel AI SDK: translate the Anthropic request into call
+ * options, call the provider package's language model once (`doGenerate` / `doStream`, no SDK retry or tool
+ * loop: retries and fallbacks belong to the attempt runner), and translate the answer back.
+ */
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { AdapterMessage, AdapterStream, AttemptCall, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
+import { vendorProfile, type AiSdkFamily, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
+import { convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
+import { convertToAiSdkCallOptions, type AiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
+import { createLanguageModel } from '#src/providers/ai-sdk/create-language-model.ts';
+import { estimateInputTokens } from '#src/providers/ai-sdk/estimate-input-tokens.ts';
+import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
+
+/** Per-provider settings an OpenAI-compatible preset may declare. */
+export interface AiSdkAdapterOptions {
+  family: AiSdkFamily;
+  /** Whether a provider accepts `response_format: json_schema` (OpenAI-compatible family only). */
+  supportsStructuredOutputs?: (provider: string) => boolean | undefined;
+}
+
+/** The `ProviderAdapter` of one AI SDK family. */
+export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapter {
+  const profile = vendorProfile(options.family);
+
+  function prepare(call: AttemptCall): { callOptions: AiSdkCallOptions; warnings: string[]; model: ReturnType<typeof createLanguageModel> } {
+    const converted = convertToAiSdkCallOptions({ request: call.request, profile });
+    try {
+      const supportsStructuredOutputs = options.supportsStructuredOutputs?.(call.provider);
+      const model = createLanguageModel({
+        family: options.family,
+        provider: call.provider,
+        baseUrl: call.baseUrl,
+        key: call.key,
+        upstreamModel: call.upstreamModel,
+        ...(call.providerHeaders ? { providerHeaders: call.providerHeaders } : {}),
+        ...(supportsStructuredOutputs !== undefined ? { supportsStructuredOutputs } : {}),
+      });
+      return { callOptions: converted.value, warnings: converted.warnings, model };
+    } catch (error) {
+      throw mapAiSdkError(error, call.provider);
+    }
+  }
+
+  return {
+    family: options.family,
+
+    async generate(call: AttemptCall): Promise<AdapterMessage> {
+      const { callOptions, warnings, model } = prepare(call);
+      let result: Awaited<ReturnType<typeof model.doGenerate>>;
+      try {
+        result = await model.doGenerate({ ...callOptions, abortSignal: call.signal });
+      } catch (error) {
+        throw mapAiSdkError(error, call.provider);
+      }
+      warnings.push(...result.warnings.map(formatWarning));
+      const converted = convertFromAiSdkResult({ result, profile, provider: call.provider, upstreamModel: call.upstreamModel });
+      return { message: converted.value, warnings: [...warnings, ...converted.warnings] };
+    },
+
+    async stream(call: AttemptCall): Promise<AdapterStream> {
+      const { callOptions, warnings, model } = prepare(call);
+      let stream: ReadableStream<LanguageModelV4StreamPart>;
+      try {
+        // Resolves once the upstream answered with success headers; an HTTP error is thrown here, before any byte.
+        ({ stream } = await model.doStream({ ...callOptions, abortSignal: call.signal }));
+      } catch (error) {
+        throw mapAiSdkError(error, call.provider);
+      }
+      return { events: translateStream({ stream, profile, call, warnings }), warnings };
+    },
+
+    async countTokens(call) {
+      return estimateInputTokens(call.request);
+    },
+  };
+}
+
+async function* translateStream(options: {
+  stream: ReadableStream<LanguageModelV4StreamPart>;
+  profile: AiSdkVendorProfile;
+  call: Pick<AttemptCall, 'provider' | 'upstreamModel'>;
+  warnings: string[];
+}): AsyncGenerator<SseEvent> {
+  const { stream, profile, call, warnings } = options;
+  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel });
+  const reader = stream.getReader();
+  let completed = false;
+  try {
+    for (;;) {
+      const next = await reader.read().catch((error: unknown) => {
+        throw mapAiSdkError(error, call.provider);
+      });
+      if (next.done) break;
+      const events = state.push(next.value);
+      if (state.warnings.length > 0) warnings.push(...state.warnings.splice(0));
+      yield* events;
+    }
+    yield* state.end();
+    completed = true;
+  } finally {
+    // The consumer stopped early (client gone) or the translation failed: stop reading the upstream.
+    if (!completed) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}

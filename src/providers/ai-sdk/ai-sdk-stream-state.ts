@@ -1,0 +1,274 @@
+/**
+ * The one state object of a streaming translation: AI SDK stream parts in, Anthropic SSE events out.
+ * Anthropic blocks never overlap, while AI SDK parts may interleave (text between tool-argument deltas,
+ * two tool calls streaming at once), so parts are kept as an ordered queue of segments: the head streams
+ * live, the rest buffer until the head is done. Text and reasoning heads are closed as soon as anything else
+ * begins (a later delta opens a new block); a tool block stays open until its input is complete, because
+ * splitting its JSON would corrupt it. Indices are assigned when a block starts, so they are always in order.
+ */
+import type { JSONObject, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage, SharedV4ProviderMetadata } from '@ai-sdk/provider';
+import type { MessageResponse, ResponseContentBlock } from '#src/api-types.ts';
+import { UpstreamError } from '#src/errors.ts';
+import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { formatWarning, newMessageId, parseToolInput, reasoningBlock, stopSequenceOf } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
+import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
+import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
+import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
+
+type SegmentKind = 'text' | 'reasoning' | 'tool';
+
+interface Segment {
+  kind: SegmentKind;
+  /** Text, reasoning or tool input received and not yet emitted. */
+  pending: string;
+  /** Everything received, for tool input validation. */
+  received: string;
+  ended: boolean;
+  /** The Anthropic index once `content_block_start` went out. */
+  index?: number;
+  toolCallId?: string;
+  toolName?: string;
+  metadata?: SharedV4ProviderMetadata;
+}
+
+/** Options of one translation. */
+export interface AiSdkStreamStateOptions {
+  profile: AiSdkVendorProfile;
+  provider: string;
+  upstreamModel: string;
+}
+
+/** Turns AI SDK stream parts into Anthropic SSE events; see the module comment for the block rules. */
+export class AiSdkStreamState {
+  readonly warnings: string[] = [];
+  private readonly options: AiSdkStreamStateOptions;
+  private readonly messageId = newMessageId();
+  private started = false;
+  private nextIndex = 0;
+  private readonly queue: Segment[] = [];
+  private readonly latest = new Map<string, Segment>();
+  private finish: { usage: LanguageModelV4Usage; finishReason: LanguageModelV4FinishReason; providerMetadata?: SharedV4ProviderMetadata } | undefined;
+  private out: SseEvent[] = [];
+
+  constructor(options: AiSdkStreamStateOptions) {
+    this.options = options;
+  }
+
+  /** Consumes one part; returns the events it completes. An `error` part is thrown as an `UpstreamError`. */
+  push(part: LanguageModelV4StreamPart): SseEvent[] {
+    switch (part.type) {
+      case 'text-start':
+      case 'reasoning-start':
+        this.segmentFor(part.type === 'text-start' ? 'text' : 'reasoning', part.id, part.providerMetadata);
+        break;
+      case 'text-delta':
+      case 'reasoning-delta':
+        this.append(this.segmentFor(part.type === 'text-delta' ? 'text' : 'reasoning', part.id, part.providerMetadata), part.delta);
+        break;
+      case 'text-end':
+      case 'reasoning-end': {
+        const segment = this.latest.get(`${part.type === 'text-end' ? 'text' : 'reasoning'}:${part.id}`);
+        if (segment) {
+          mergeMetadata(segment, part.providerMetadata);
+          segment.ended = true;
+        }
+        break;
+      }
+      case 'tool-input-start':
+        if (part.providerExecuted) this.warnings.push(`provider-executed tool call ${part.toolName} dropped`);
+        else this.segmentFor('tool', part.id, undefined, part.toolName);
+        break;
+      case 'tool-input-delta': {
+        const segment = this.latest.get(`tool:${part.id}`);
+        if (segment) this.append(segment, part.delta);
+        break;
+      }
+      case 'tool-input-end': {
+        const segment = this.latest.get(`tool:${part.id}`);
+        if (segment) segment.ended = true;
+        break;
+      }
+      case 'tool-call':
+        if (!part.providerExecuted) this.completeToolCall(part.toolCallId, part.toolName, part.input);
+        break;
+      case 'finish':
+        this.finish = { usage: part.usage, finishReason: part.finishReason, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) };
+        break;
+      case 'error':
+        throw mapAiSdkError(part.error, this.options.provider);
+      case 'stream-start':
+        this.warnings.push(...part.warnings.map(formatWarning));
+        break;
+      case 'response-metadata':
+      case 'ping':
+      case 'raw':
+      case 'source':
+      case 'file':
+      case 'reasoning-file':
+      case 'custom':
+      case 'tool-result':
+      case 'tool-approval-request':
+        break;
+      default: {
+        const unreachable: never = part;
+        throw new Error(`unknown AI SDK stream part ${JSON.stringify(unreachable)}`);
+      }
+    }
+    this.drain(false);
+    return this.take();
+  }
+
+  /**
+   * Ends the translation after the last part: closes every block and emits `message_delta` and
+   * `message_stop`. Without a `finish` part the upstream stream was cut short: that is thrown, not closed.
+   */
+  end(): SseEvent[] {
+    if (!this.finish) {
+      throw new UpstreamError({ provider: this.options.provider, kind: 'malformed_response', message: `Upstream ${this.options.provider} failed: the stream ended before it finished` });
+    }
+    const finish = mapAiSdkFinishReason(this.finish.finishReason, this.options.profile.label);
+    if (finish.outcome === 'failure') {
+      throw new UpstreamError({ provider: this.options.provider, kind: finish.kind, message: `Upstream ${this.options.provider} failed: ${finish.detail}` });
+    }
+    this.drain(true);
+    const usage = convertFromAiSdkUsage(this.finish.usage);
+    const stopSequence = finish.stopReason === 'stop_sequence' ? (stopSequenceOf(this.finish.providerMetadata, this.options.profile) ?? null) : null;
+    this.emit('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: finish.stopReason, stop_sequence: stopSequence, ...(finish.refusal ? { refusal: finish.refusal } : {}) },
+      usage,
+    });
+    this.emit('message_stop', { type: 'message_stop' });
+    return this.take();
+  }
+
+  private segmentFor(kind: SegmentKind, id: string, metadata: SharedV4ProviderMetadata | undefined, toolName?: string): Segment {
+    const key = `${kind}:${id}`;
+    const existing = this.latest.get(key);
+    if (existing && !existing.ended) {
+      mergeMetadata(existing, metadata);
+      return existing;
+    }
+    // Anything new ends an open text or reasoning segment; a later delta of that id opens a fresh block.
+    for (const segment of this.queue) if (segment.kind !== 'tool') segment.ended = true;
+    const segment: Segment = { kind, pending: '', received: '', ended: false, ...(kind === 'tool' ? { toolCallId: id, toolName } : {}) };
+    mergeMetadata(segment, metadata);
+    this.queue.push(segment);
+    this.latest.set(key, segment);
+    return segment;
+  }
+
+  private append(segment: Segment, delta: string): void {
+    segment.pending += delta;
+    segment.received += delta;
+  }
+
+  private completeToolCall(toolCallId: string, toolName: string, input: string): void {
+    const existing = this.latest.get(`tool:${toolCallId}`);
+    const segment = existing && !(existing.ended && existing.index !== undefined) ? existing : this.segmentFor('tool', toolCallId, undefined, toolName);
+    // A call that arrives whole (Gemini, Bedrock without deltas) becomes one input_json_delta.
+    if (segment.received === '') this.append(segment, input);
+    segment.ended = true;
+  }
+
+  /** Emits what the head of the queue can: its start, its pending deltas, its stop once ended. */
+  private drain(final: boolean): void {
+    while (this.queue.length > 0) {
+      const head = this.queue[0] as Segment;
+      if (final) head.ended = true;
+      if (head.index === undefined && !this.readyToStart(head)) {
+        if (!head.ended) return;
+        this.queue.shift(); // an empty text or reasoning segment: nothing to show
+        continue;
+      }
+      if (head.index === undefined) this.startBlock(head);
+      this.flushDeltas(head);
+      if (!head.ended) return;
+      this.stopBlock(head);
+      this.queue.shift();
+    }
+  }
+
+  private readyToStart(segment: Segment): boolean {
+    if (segment.kind === 'tool') return true;
+    if (segment.pending !== '') return true;
+    // Reasoning without text still matters when it carries replay material (OpenAI encrypted reasoning).
+    return segment.kind === 'reasoning' && segment.ended && Object.keys(this.reasoningMetadata(segment)).length > 0;
+  }
+
+  private startBlock(segment: Segment): void {
+    this.ensureMessageStarted();
+    segment.index = this.nextIndex++;
+    let contentBlock: ResponseContentBlock;
+    if (segment.kind === 'text') contentBlock = { type: 'text', text: '' };
+    else if (segment.kind === 'tool') contentBlock = { type: 'tool_use', id: segment.toolCallId ?? '', name: segment.toolName ?? '', input: {} };
+    else {
+      const block = reasoningBlock('', segment.metadata, this.options.profile);
+      // Redacted reasoning is known by its metadata only; its data rides the start event as in Anthropic's stream.
+      contentBlock = block.type === 'redacted_thinking' && segment.ended ? block : { type: 'thinking', thinking: '', signature: '' };
+    }
+    this.emit('content_block_start', { type: 'content_block_start', index: segment.index, content_block: contentBlock });
+  }
+
+  private flushDeltas(segment: Segment): void {
+    if (segment.pending === '') return;
+    const delta =
+      segment.kind === 'text'
+        ? { type: 'text_delta', text: segment.pending }
+        : segment.kind === 'reasoning'
+          ? { type: 'thinking_delta', thinking: segment.pending }
+          : { type: 'input_json_delta', partial_json: segment.pending };
+    segment.pending = '';
+    this.emit('content_block_delta', { type: 'content_block_delta', index: segment.index, delta });
+  }
+
+  private stopBlock(segment: Segment): void {
+    if (segment.kind === 'tool') parseToolInput(segment.received, this.options.provider);
+    if (segment.kind === 'reasoning') {
+      const block = reasoningBlock(segment.received, segment.metadata, this.options.profile);
+      if (block.type === 'thinking' && block.signature) {
+        this.emit('content_block_delta', { type: 'content_block_delta', index: segment.index, delta: { type: 'signature_delta', signature: block.signature } });
+      }
+    }
+    this.emit('content_block_stop', { type: 'content_block_stop', index: segment.index });
+  }
+
+  private reasoningMetadata(segment: Segment): JSONObject {
+    return segment.metadata?.[this.options.profile.namespace] ?? {};
+  }
+
+  private ensureMessageStarted(): void {
+    if (this.started) return;
+    this.started = true;
+    const message: MessageResponse = {
+      id: this.messageId,
+      type: 'message',
+      role: 'assistant',
+      model: this.options.upstreamModel,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 0, output_tokens: 0 },
+    };
+    this.emit('message_start', { type: 'message_start', message });
+  }
+
+  private emit(event: string, payload: object): void {
+    if (event !== 'message_start') this.ensureMessageStarted();
+    this.out.push({ event, data: JSON.stringify(payload) });
+  }
+
+  private take(): SseEvent[] {
+    const events = this.out;
+    this.out = [];
+    return events;
+  }
+}
+
+function mergeMetadata(segment: Segment, metadata: SharedV4ProviderMetadata | undefined): void {
+  if (!metadata) return;
+  const merged: SharedV4ProviderMetadata = { ...segment.metadata };
+  for (const [namespace, values] of Object.entries(metadata)) merged[namespace] = { ...merged[namespace], ...values };
+  segment.metadata = merged;
+}

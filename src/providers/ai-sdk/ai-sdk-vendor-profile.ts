@@ -1,0 +1,64 @@
+/**
+ * What the translators need to know about each AI SDK family: the provider-options namespace its package
+ * reads (and publishes metadata under), whether it takes explicit cache breakpoints, and how Anthropic's
+ * reasoning controls reach it. Data, not code paths: the converters branch on these fields only.
+ */
+import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
+import type { CacheControl } from '#src/api-types.ts';
+import type { ApiFamily } from '#src/providers/provider-adapter.ts';
+
+/** The families served through the Vercel AI SDK (every family but Anthropic's passthrough). */
+export type AiSdkFamily = Exclude<ApiFamily, 'anthropic'>;
+
+/** How a family expresses Anthropic's `thinking` and `output_config.effort`. */
+export type ReasoningStyle = 'openai-effort' | 'compatible-effort' | 'google-thinking-config' | 'bedrock-reasoning-config';
+
+/** One family's translation traits. */
+export interface AiSdkVendorProfile {
+  family: AiSdkFamily;
+  /** The key of `providerOptions` / `providerMetadata` its AI SDK package uses. */
+  namespace: string;
+  /** Human name used in 400 messages ("... is not supported by OpenAI Chat Completions"). */
+  label: string;
+  reasoningStyle: ReasoningStyle;
+  /** Which http(s) URL sources the vendor fetches itself; the gateway never downloads a client's URL. */
+  remoteUrls: { image: boolean; pdf: boolean };
+  /** The provider options that make one explicit cache breakpoint, or `undefined` when the vendor caches on its own. */
+  cacheMarker(control: CacheControl): SharedV4ProviderOptions | undefined;
+}
+
+const noExplicitCache = (): undefined => undefined;
+
+const PROFILES: Record<AiSdkFamily, AiSdkVendorProfile> = {
+  'openai-chat': { family: 'openai-chat', namespace: 'openai', label: 'OpenAI Chat Completions', reasoningStyle: 'openai-effort', remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
+  'openai-responses': { family: 'openai-responses', namespace: 'openai', label: 'OpenAI Responses', reasoningStyle: 'openai-effort', remoteUrls: { image: true, pdf: true }, cacheMarker: noExplicitCache },
+  azure: { family: 'azure', namespace: 'azure', label: 'Azure OpenAI', reasoningStyle: 'openai-effort', remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
+  'openai-compatible': {
+    family: 'openai-compatible',
+    namespace: 'openaiCompatible',
+    label: 'OpenAI-compatible Chat Completions',
+    reasoningStyle: 'compatible-effort',
+    remoteUrls: { image: true, pdf: false },
+    cacheMarker: noExplicitCache,
+  },
+  google: { family: 'google', namespace: 'google', label: 'Google Gemini', reasoningStyle: 'google-thinking-config', remoteUrls: { image: false, pdf: false }, cacheMarker: noExplicitCache },
+  bedrock: {
+    family: 'bedrock',
+    namespace: 'bedrock',
+    label: 'Amazon Bedrock',
+    reasoningStyle: 'bedrock-reasoning-config',
+    remoteUrls: { image: false, pdf: false },
+    // Converse cache points; Bedrock's default lifetime is Anthropic's 5 minutes, `1h` is sent as its ttl.
+    cacheMarker: (control) => ({ bedrock: { cachePoint: control.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } }),
+  },
+};
+
+/** The profile of an AI SDK family. */
+export function vendorProfile(family: AiSdkFamily): AiSdkVendorProfile {
+  return PROFILES[family];
+}
+
+/** Whether a family is served through the AI SDK. */
+export function isAiSdkFamily(family: ApiFamily): family is AiSdkFamily {
+  return family !== 'anthropic';
+}

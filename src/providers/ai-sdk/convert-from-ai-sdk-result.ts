@@ -1,0 +1,130 @@
+/**
+ * Converts an AI SDK `doGenerate` result into an Anthropic message: text, thinking (with a replayable
+ * signature), redacted thinking and tool_use blocks in the vendor's order, the stop reason, and usage in
+ * Anthropic's convention. `model` is the upstream model id; the runner sets the gateway slug, provider and cost.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JSONObject, LanguageModelV4Content, LanguageModelV4GenerateResult, SharedV4ProviderMetadata, SharedV4Warning } from '@ai-sdk/provider';
+import type { MessageResponse, ResponseContentBlock, ThinkingBlock, ToolUseBlock } from '#src/api-types.ts';
+import { UpstreamError } from '#src/errors.ts';
+import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
+import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
+import { encodeReasoningSignature, isRedactedReasoning, metadataFor } from '#src/providers/ai-sdk/reasoning-signature.ts';
+
+/** Arguments of `convertFromAiSdkResult`. */
+export interface ConvertFromAiSdkResultOptions {
+  result: Pick<LanguageModelV4GenerateResult, 'content' | 'finishReason' | 'usage' | 'providerMetadata'>;
+  profile: AiSdkVendorProfile;
+  /** Provider slug, for errors. */
+  provider: string;
+  upstreamModel: string;
+}
+
+/** A fresh Anthropic-style message id. */
+export function newMessageId(): string {
+  return `msg_${randomUUID().replaceAll('-', '')}`;
+}
+
+/** The Anthropic blocks a reasoning part can become. */
+export type ReasoningOutputBlock = ThinkingBlock | { type: 'redacted_thinking'; data: string };
+
+/** A reasoning part as an Anthropic block: `redacted_thinking` for redacted reasoning, else `thinking` with a signature. */
+export function reasoningBlock(text: string, providerMetadata: SharedV4ProviderMetadata | undefined, profile: AiSdkVendorProfile): ReasoningOutputBlock {
+  const metadata = metadataFor(providerMetadata, profile.namespace);
+  const signature = encodeReasoningSignature({ namespace: profile.namespace, metadata });
+  if (isRedactedReasoning(metadata)) return { type: 'redacted_thinking', data: signature };
+  return { type: 'thinking', thinking: text, signature };
+}
+
+/**
+ * Parses a tool call's JSON input. Anthropic's `input` is always an object, so anything else (broken JSON
+ * from the model, a bare string) is a malformed answer rather than something to patch up.
+ */
+export function parseToolInput(input: string, provider: string): JSONObject {
+  if (input.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch (cause) {
+    throw new UpstreamError({ provider, kind: 'malformed_response', message: `Upstream ${provider} returned tool input that is not JSON`, rawBody: input.slice(0, 4096), cause });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UpstreamError({ provider, kind: 'malformed_response', message: `Upstream ${provider} returned tool input that is not a JSON object`, rawBody: input.slice(0, 4096) });
+  }
+  return parsed as JSONObject;
+}
+
+/** Builds the Anthropic message; an `error` or `interrupted` finish is thrown as an `UpstreamError`. */
+export function convertFromAiSdkResult({ result, profile, provider, upstreamModel }: ConvertFromAiSdkResultOptions): {
+  value: MessageResponse;
+  warnings: string[];
+} {
+  const warnings: string[] = [];
+  const content: ResponseContentBlock[] = [];
+  for (const part of result.content) {
+    const block = convertContentPart(part, { profile, provider, warnings });
+    if (block) content.push(block);
+  }
+  const finish = mapAiSdkFinishReason(result.finishReason, profile.label);
+  if (finish.outcome === 'failure') {
+    throw new UpstreamError({ provider, kind: finish.kind, message: `Upstream ${provider} failed: ${finish.detail}` });
+  }
+  const stopSequence = stopSequenceOf(result.providerMetadata, profile);
+  const message: MessageResponse = {
+    id: newMessageId(),
+    type: 'message',
+    role: 'assistant',
+    model: upstreamModel,
+    content,
+    stop_reason: finish.stopReason,
+    stop_sequence: finish.stopReason === 'stop_sequence' ? (stopSequence ?? null) : null,
+    usage: convertFromAiSdkUsage(result.usage),
+  };
+  if (finish.refusal) message.refusal = finish.refusal;
+  return { value: message, warnings };
+}
+
+function convertContentPart(
+  part: LanguageModelV4Content,
+  context: { profile: AiSdkVendorProfile; provider: string; warnings: string[] },
+): ResponseContentBlock | undefined {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'reasoning':
+      return reasoningBlock(part.text, part.providerMetadata, context.profile);
+    case 'tool-call':
+      if (part.providerExecuted) {
+        context.warnings.push(`provider-executed tool call ${part.toolName} dropped`);
+        return undefined;
+      }
+      return { type: 'tool_use', id: part.toolCallId, name: part.toolName, input: parseToolInput(part.input, context.provider) as ToolUseBlock['input'] };
+    case 'tool-result':
+    case 'tool-approval-request':
+    case 'source':
+    case 'file':
+    case 'reasoning-file':
+    case 'custom':
+      context.warnings.push(`${part.type} output dropped: it has no Anthropic content block`);
+      return undefined;
+    default: {
+      const unreachable: never = part;
+      throw new Error(`unknown AI SDK content ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** The stop sequence that fired, where the vendor says (Bedrock's `stopSequence` metadata). */
+export function stopSequenceOf(providerMetadata: SharedV4ProviderMetadata | undefined, profile: AiSdkVendorProfile): string | undefined {
+  const value = metadataFor(providerMetadata, profile.namespace).stopSequence;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** One AI SDK warning as a log line. */
+export function formatWarning(warning: SharedV4Warning): string {
+  if (warning.type === 'other') return warning.message;
+  const subject = 'feature' in warning ? warning.feature : 'setting' in warning ? String(warning.setting) : 'warning';
+  const details = 'details' in warning && warning.details ? ` (${warning.details})` : '';
+  return `${warning.type}: ${subject}${details}`;
+}

@@ -1,0 +1,77 @@
+/**
+ * Maps Anthropic's reasoning controls (`thinking` and `output_config.effort`) to one vendor's: the portable
+ * AI SDK `reasoning` level where the vendor speaks in efforts, and the vendor's own token budget where it has
+ * one (Gemini `thinkingConfig.thinkingBudget`, Bedrock `reasoningConfig.budgetTokens`).
+ */
+import type { LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import type { MessageRequest } from '#src/api-types.ts';
+import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+
+/** The AI SDK portable reasoning level. */
+export type PortableReasoning = NonNullable<LanguageModelV4CallOptions['reasoning']>;
+
+/** What the reasoning mapping adds to the call options. */
+export interface ReasoningOptions {
+  reasoning?: PortableReasoning;
+  providerOptions?: SharedV4ProviderOptions;
+}
+
+/**
+ * The effort a thinking budget stands for, for vendors without budgets: up to 4k tokens is `low`, up to
+ * 16k `medium`, beyond that `high` (Anthropic's own guidance starts complex tasks at 16k).
+ */
+export function effortForBudget(budgetTokens: number): PortableReasoning {
+  if (budgetTokens <= 4096) return 'low';
+  if (budgetTokens <= 16_384) return 'medium';
+  return 'high';
+}
+
+/** Maps `thinking` and `output_config.effort` for one vendor; nothing is added when the client set neither. */
+export function convertToAiSdkReasoning({
+  request,
+  profile,
+}: {
+  request: Pick<MessageRequest, 'thinking' | 'output_config'>;
+  profile: AiSdkVendorProfile;
+}): { value: ReasoningOptions; warnings: string[] } {
+  const warnings: string[] = [];
+  const thinking = request.thinking;
+  const effort = request.output_config?.effort;
+  const budget = thinking?.type === 'enabled' ? thinking.budget_tokens : undefined;
+  const portable: PortableReasoning | undefined =
+    thinking?.type === 'disabled' ? 'none' : (effort ?? (budget !== undefined ? effortForBudget(budget) : undefined));
+
+  switch (profile.reasoningStyle) {
+    case 'openai-effort':
+      return { value: portable ? { reasoning: portable } : {}, warnings };
+    case 'compatible-effort':
+      // `reasoning_effort: "none"` is rejected by many compatible vendors whose models cannot stop reasoning.
+      if (portable === 'none') {
+        warnings.push('thinking.disabled not forwarded: OpenAI-compatible vendors have no common switch to turn reasoning off');
+        return { value: {}, warnings };
+      }
+      return { value: portable ? { reasoning: portable } : {}, warnings };
+    case 'google-thinking-config': {
+      if (thinking?.type === 'disabled') return { value: { reasoning: 'none' }, warnings };
+      if (thinking === undefined && effort === undefined) return { value: {}, warnings };
+      const thinkingConfig = budget !== undefined ? { thinkingBudget: budget, includeThoughts: true } : { includeThoughts: true };
+      return { value: { ...(budget === undefined && effort ? { reasoning: effort } : {}), providerOptions: { google: { thinkingConfig } } }, warnings };
+    }
+    case 'bedrock-reasoning-config': {
+      if (thinking?.type === 'disabled') return { value: { reasoning: 'none' }, warnings };
+      if (thinking?.type === 'enabled') {
+        const reasoningConfig = { type: 'enabled', budgetTokens: thinking.budget_tokens, ...(effort ? { maxReasoningEffort: effort } : {}) };
+        return { value: { providerOptions: { bedrock: { reasoningConfig } } }, warnings };
+      }
+      if (thinking?.type === 'adaptive') {
+        const reasoningConfig = { type: 'adaptive', ...(effort ? { maxReasoningEffort: effort } : {}) };
+        return { value: { providerOptions: { bedrock: { reasoningConfig } } }, warnings };
+      }
+      return { value: effort ? { reasoning: effort } : {}, warnings };
+    }
+    default: {
+      const unreachable: never = profile.reasoningStyle;
+      throw new Error(`unknown reasoning style ${String(unreachable)}`);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Creates AI SDK language models with the vendor's own provider package, pointed at the attempt's base URL
+ * with its key and headers, calling out through the gateway's shared undici pools. Provider factories are
+ * kept in a small LRU keyed by (family, provider, base URL, key digest, headers) so that a hot endpoint does
+ * not rebuild its client per request; a model object itself is a cheap wrapper made per call.
+ */
+import { createHash } from 'node:crypto';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
+import { createAzure } from '@ai-sdk/azure';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { UpstreamError } from '#src/errors.ts';
+import { upstreamFetch } from '#src/providers/http-client.ts';
+import type { ProviderKey } from '#src/providers/provider-adapter.ts';
+import type { AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+
+/** What identifies one upstream client. */
+export interface LanguageModelTarget {
+  family: AiSdkFamily;
+  /** Provider slug, for errors. */
+  provider: string;
+  baseUrl: string;
+  key: ProviderKey | undefined;
+  upstreamModel: string;
+  providerHeaders?: Record<string, string>;
+  /** OpenAI-compatible vendors that accept `response_format: json_schema` (most do; DeepSeek does not). */
+  supportsStructuredOutputs?: boolean;
+}
+
+type ModelFactory = (modelId: string) => LanguageModelV4;
+
+const CACHE_LIMIT = 256;
+const factories = new Map<string, ModelFactory>();
+
+/** The language model for one attempt, from a cached provider factory. */
+export function createLanguageModel(target: LanguageModelTarget): LanguageModelV4 {
+  const apiKey = typeof target.key === 'string' ? target.key : target.key?.api_key;
+  const cacheKey = [
+    target.family,
+    target.provider,
+    target.baseUrl,
+    apiKey === undefined ? '-' : createHash('sha256').update(apiKey).digest('base64url'),
+    JSON.stringify(target.providerHeaders ?? {}),
+    String(target.supportsStructuredOutputs ?? ''),
+  ].join('\n');
+  let factory = factories.get(cacheKey);
+  if (factory) {
+    factories.delete(cacheKey); // re-insert: Map order is the LRU order
+  } else {
+    factory = createFactory(target, apiKey);
+    if (factories.size >= CACHE_LIMIT) factories.delete(factories.keys().next().value as string);
+  }
+  factories.set(cacheKey, factory);
+  return factory(target.upstreamModel);
+}
+
+/** Forgets every cached factory (tests, configuration reloads). */
+export function clearLanguageModelCache(): void {
+  factories.clear();
+}
+
+function createFactory(target: LanguageModelTarget, apiKey: string | undefined): ModelFactory {
+  const headers = target.providerHeaders ?? {};
+  // An explicit key always: without one the packages fall back to environment variables (OPENAI_API_KEY,
+  // AWS credentials), which must never be sent to an arbitrary configured base URL.
+  const requireKey = (): string => {
+    if (apiKey === undefined || apiKey === '') {
+      throw new UpstreamError({ provider: target.provider, kind: 'authentication', message: `Upstream ${target.provider} failed: no API key configured` });
+    }
+    return apiKey;
+  };
+  const common = { baseURL: target.baseUrl, headers, fetch: upstreamFetch };
+  switch (target.family) {
+    case 'openai-chat': {
+      const provider = createOpenAI({ ...common, apiKey: requireKey() });
+      return (modelId) => provider.chat(modelId);
+    }
+    case 'openai-responses': {
+      const provider = createOpenAI({ ...common, apiKey: requireKey() });
+      return (modelId) => provider.responses(modelId);
+    }
+    case 'azure': {
+      const provider = createAzure({ ...common, apiKey: requireKey() });
+      return (modelId) => provider.chat(modelId);
+    }
+    case 'openai-compatible': {
+      const provider = createOpenAICompatible({
+        ...common,
+        name: 'openaiCompatible',
+        ...(apiKey ? { apiKey } : {}), // local servers (Ollama, vLLM) take no key
+        includeUsage: true,
+        supportsStructuredOutputs: target.supportsStructuredOutputs ?? false,
+      });
+      return (modelId) => provider.chatModel(modelId);
+    }
+    case 'google': {
+      const provider = createGoogleGenerativeAI({ ...common, apiKey: requireKey() });
+      return (modelId) => provider.languageModel(modelId);
+    }
+    case 'bedrock': {
+      // Bedrock API keys are bearer tokens; the region only names the SigV4 scope, taken from the host.
+      const provider = createAmazonBedrock({ ...common, apiKey: requireKey(), region: regionOf(target.baseUrl) });
+      return (modelId) => provider.languageModel(modelId);
+    }
+    default: {
+      const unreachable: never = target.family;
+      throw new Error(`unknown AI SDK family ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The AWS region of a Bedrock runtime host (`bedrock-runtime.eu-central-1.amazonaws.com`), else us-east-1. */
+export function regionOf(baseUrl: string): string {
+  const match = /bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com/.exec(new URL(baseUrl).hostname);
+  return match?.[1] ?? 'us-east-1';
+}

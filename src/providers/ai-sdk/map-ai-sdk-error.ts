@@ -1,0 +1,86 @@
+/**
+ * Maps whatever an AI SDK provider throws (or puts in an `error` stream part) to the gateway's error model:
+ * an `UpstreamError` for everything the vendor or the network did, a `BadRequestError` for what the SDK
+ * refused to send (a feature the vendor lacks). The vendor's body is kept in `rawBody` for logs only. The
+ * error classes are matched with `isInstance`, which works across the several copies of
+ * `@ai-sdk/provider` the provider packages bring.
+ */
+import {
+  APICallError,
+  EmptyResponseBodyError,
+  InvalidArgumentError,
+  InvalidPromptError,
+  InvalidResponseDataError,
+  JSONParseError,
+  LoadAPIKeyError,
+  TypeValidationError,
+  UnsupportedFunctionalityError,
+} from '@ai-sdk/provider';
+import { BadRequestError, GatewayError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
+
+/** The gateway error for one AI SDK failure. */
+export function mapAiSdkError(error: unknown, provider: string): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (APICallError.isInstance(error)) {
+    if (error.statusCode !== undefined) {
+      return upstreamErrorFromResponse({
+        provider,
+        status: error.statusCode,
+        body: error.responseBody ?? '',
+        ...vendorMessageOf(error.data),
+      });
+    }
+    // No status: the request never got an answer (refused, reset, timed out); the cause says which.
+    return upstreamErrorFromThrown(provider, error.cause ?? error);
+  }
+  if (UnsupportedFunctionalityError.isInstance(error)) {
+    return new BadRequestError(`${error.functionality} is not supported by ${provider}`, { cause: error });
+  }
+  if (InvalidPromptError.isInstance(error) || InvalidArgumentError.isInstance(error)) {
+    return new BadRequestError(`the request cannot be expressed for ${provider}`, { cause: error });
+  }
+  if (LoadAPIKeyError.isInstance(error)) {
+    return new UpstreamError({ provider, kind: 'authentication', message: `Upstream ${provider} failed: no API key configured`, cause: error });
+  }
+  if (
+    JSONParseError.isInstance(error) ||
+    TypeValidationError.isInstance(error) ||
+    InvalidResponseDataError.isInstance(error) ||
+    EmptyResponseBodyError.isInstance(error)
+  ) {
+    return new UpstreamError({ provider, kind: 'malformed_response', cause: error, rawBody: rawTextOf(error) });
+  }
+  if (isVendorErrorObject(error)) {
+    return new UpstreamError({ provider, kind: kindForVendorError(error), rawBody: JSON.stringify(error).slice(0, 4096) });
+  }
+  return upstreamErrorFromThrown(provider, error);
+}
+
+function vendorMessageOf(data: unknown): { vendorMessage?: string } {
+  if (typeof data !== 'object' || data === null) return {};
+  const nested = (data as { error?: unknown }).error;
+  const message = typeof nested === 'object' && nested !== null ? (nested as { message?: unknown }).message : (data as { message?: unknown }).message;
+  return typeof message === 'string' ? { vendorMessage: message } : {};
+}
+
+function rawTextOf(error: unknown): string | undefined {
+  const text = (error as { text?: unknown }).text;
+  return typeof text === 'string' ? text.slice(0, 4096) : undefined;
+}
+
+/** An error payload a vendor sent inside a stream (`{type, code, message}` or `{error: {...}}`). */
+function isVendorErrorObject(error: unknown): error is Record<string, unknown> {
+  return typeof error === 'object' && error !== null && !(error instanceof Error);
+}
+
+/** Reads a vendor's in-stream error codes; unknown codes are server errors (retryable, as a 5xx would be). */
+function kindForVendorError(error: Record<string, unknown>): UpstreamFailureKind {
+  const nested = typeof error.error === 'object' && error.error !== null ? (error.error as Record<string, unknown>) : error;
+  const words = [nested.type, nested.code, nested.status].filter((value) => typeof value === 'string' || typeof value === 'number').join(' ').toLowerCase();
+  if (/rate_limit|ratelimit|throttl|429|resource_exhausted|quota/.test(words)) return 'rate_limited';
+  if (/overload|unavailable|capacity|529|503/.test(words)) return 'overloaded';
+  if (/invalid|validation|400/.test(words)) return 'invalid_request';
+  if (/content_filter|safety|refus/.test(words)) return 'refusal';
+  return 'server_error';
+}

@@ -1,0 +1,76 @@
+/**
+ * Decides where prompt-cache breakpoints go, in Anthropic's terms, before any vendor conversion. Block-level
+ * `cache_control` markers are honoured where they stand; a top-level `cache_control` adds one breakpoint on
+ * the last cacheable block of the request. Anthropic allows at most four breakpoints: more explicit markers
+ * than that is the client's error (400, as Anthropic answers); an automatic breakpoint that would be the fifth
+ * is left out with a warning.
+ */
+import type { CacheControl, ContentBlockParam, MessageRequest } from '#src/api-types.ts';
+import { BadRequestError } from '#src/errors.ts';
+
+/** The most breakpoints one request may carry. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+/** Anything that can carry a breakpoint: a system block, a tool, a content block, or a string-content message. */
+export type CacheAnchor = object;
+
+/** Where the breakpoints fall, keyed by the request's own objects (never copies). */
+export interface CacheBreakpointPlan {
+  /** Each anchored object with its marker. */
+  breakpoints: Map<CacheAnchor, CacheControl>;
+  warnings: string[];
+}
+
+const CACHEABLE_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'search_result']);
+
+function markerOf(value: unknown): CacheControl | undefined {
+  if (typeof value !== 'object' || value === null || !('cache_control' in value)) return undefined;
+  const marker = (value as { cache_control?: CacheControl | null }).cache_control;
+  return marker ?? undefined;
+}
+
+/** Finds every breakpoint of a request (explicit markers first, then the automatic one). */
+export function planCacheBreakpoints(request: Pick<MessageRequest, 'system' | 'tools' | 'messages' | 'cache_control'>): CacheBreakpointPlan {
+  const breakpoints = new Map<CacheAnchor, CacheControl>();
+  const warnings: string[] = [];
+  const visit = (anchor: object): void => {
+    const marker = markerOf(anchor);
+    if (marker) breakpoints.set(anchor, marker);
+  };
+  for (const tool of request.tools ?? []) visit(tool);
+  if (Array.isArray(request.system)) request.system.forEach(visit);
+  for (const message of request.messages) {
+    if (Array.isArray(message.content)) message.content.forEach(visit);
+  }
+  if (breakpoints.size > MAX_CACHE_BREAKPOINTS) {
+    throw new BadRequestError(`at most ${MAX_CACHE_BREAKPOINTS} blocks may carry cache_control, found ${breakpoints.size}`);
+  }
+  if (request.cache_control) {
+    const last = lastCacheableAnchor(request);
+    if (last && !breakpoints.has(last)) {
+      if (breakpoints.size < MAX_CACHE_BREAKPOINTS) breakpoints.set(last, request.cache_control);
+      else warnings.push('top-level cache_control ignored: the request already has 4 cache breakpoints');
+    }
+  }
+  return { breakpoints, warnings };
+}
+
+function lastCacheableAnchor(request: Pick<MessageRequest, 'system' | 'messages'>): CacheAnchor | undefined {
+  for (let index = request.messages.length - 1; index >= 0; index -= 1) {
+    const message = request.messages[index];
+    if (!message) continue;
+    if (typeof message.content === 'string') return message;
+    const block = findLast(message.content, (candidate) => CACHEABLE_TYPES.has(candidate.type));
+    if (block) return block;
+  }
+  if (Array.isArray(request.system)) return request.system.at(-1);
+  return undefined;
+}
+
+function findLast(blocks: ContentBlockParam[], predicate: (block: ContentBlockParam) => boolean): ContentBlockParam | undefined {
+  for (let index = blocks.length - 1; index >= 0; index -= 1) {
+    const block = blocks[index];
+    if (block && predicate(block)) return block;
+  }
+  return undefined;
+}
