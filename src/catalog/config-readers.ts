@@ -34,8 +34,8 @@ export function describeValue(value: unknown, secret = false): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
+  if (secret) return `a ${typeof value}`;
   if (typeof value === 'string') {
-    if (secret) return 'a string';
     return value.length > 60 ? `"${value.slice(0, 57)}..."` : JSON.stringify(value);
   }
   return String(value);

@@ -1,38 +1,69 @@
 /**
- * `${VAR}` interpolation in the configuration file's string values, after YAML parsing (so a value's characters
- * never change the YAML's structure). `${VAR:-fallback}` uses the fallback when VAR is unset or empty, and
- * `$${` writes a literal `${`. A variable that is unset with no fallback is a problem: an unset key caught at
- * start-up beats a 401 at the first request. Values become strings; keys are not interpolated.
+ * `${VAR}` interpolation in the configuration file. `${VAR:-fallback}` uses the fallback when VAR is unset or
+ * empty, and `$${` writes a literal `${`. A variable that is unset with no fallback is a problem: an unset key
+ * caught at start-up beats a 401 at the first request.
+ *
+ * References are swapped for plain placeholder words before YAML parsing and substituted into the parsed
+ * strings after it. That way `{ api_key: ${KEY} }` is valid (a bare `{` may not appear in a flow mapping), and a
+ * value's characters (`#`, `: `, quotes) can never change the file's structure. Values become strings.
  */
+import { randomBytes } from 'node:crypto';
 import { childPath, type ConfigProblem } from './config-readers.ts';
 
-const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{[^}]*\}?/g;
+const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}\n]*))?\}|\$\{[^}\n]*\}?/g;
 
-/** Replaces the references in one string, reporting each unset or malformed one at `path`. */
-export function interpolateString(text: string, environment: NodeJS.ProcessEnv, path: string, problems: ConfigProblem[]): string {
-  return text.replace(REFERENCE, (match: string, name: string | undefined, fallback: string | undefined) => {
-    if (match === '$${') return '${';
-    if (name === undefined) {
-      problems.push({ path, message: `has a malformed reference ${JSON.stringify(match)} (write \${NAME} or \${NAME:-default})` });
-      return match;
+type Reference = { kind: 'literal' } | { kind: 'variable'; name: string; fallback: string | undefined } | { kind: 'malformed'; text: string };
+
+/** The file's text with references replaced by placeholders, and what each placeholder stands for. */
+export interface ProtectedText {
+  text: string;
+  references: ReadonlyMap<string, Reference>;
+  placeholder: RegExp;
+}
+
+/** Replaces every `${...}` (and `$${`) in the raw file with a YAML-safe placeholder word. */
+export function protectReferences(source: string): ProtectedText {
+  const nonce = randomBytes(6).toString('hex');
+  const references = new Map<string, Reference>();
+  const text = source.replace(REFERENCE, (match: string, name: string | undefined, fallback: string | undefined) => {
+    const placeholder = `SBREF${nonce}N${references.size}X`;
+    if (match === '$${') references.set(placeholder, { kind: 'literal' });
+    else if (name === undefined) references.set(placeholder, { kind: 'malformed', text: match });
+    else references.set(placeholder, { kind: 'variable', name, fallback });
+    return placeholder;
+  });
+  return { text, references, placeholder: new RegExp(`SBREF${nonce}N\\d+X`, 'g') };
+}
+
+function substitute(text: string, source: ProtectedText, environment: NodeJS.ProcessEnv, path: string, problems: ConfigProblem[]): string {
+  return text.replace(source.placeholder, (placeholder) => {
+    const reference = source.references.get(placeholder);
+    if (!reference) return placeholder;
+    if (reference.kind === 'literal') return '${';
+    if (reference.kind === 'malformed') {
+      problems.push({ path, message: `has a malformed reference ${JSON.stringify(reference.text)} (write \${NAME} or \${NAME:-default})` });
+      return reference.text;
     }
-    const value = environment[name];
-    if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
+    const value = environment[reference.name];
+    if (reference.fallback !== undefined) return value === undefined || value === '' ? reference.fallback : value;
     if (value === undefined) {
-      problems.push({ path, message: `refers to the environment variable ${name}, which is not set (write \${${name}:-} to allow it to be empty)` });
+      problems.push({ path, message: `refers to the environment variable ${reference.name}, which is not set (write \${${reference.name}:-} to allow it to be empty)` });
       return '';
     }
     return value;
   });
 }
 
-/** A copy of a parsed YAML value with every string interpolated. */
-export function interpolateEnvironment(value: unknown, environment: NodeJS.ProcessEnv, path: string, problems: ConfigProblem[]): unknown {
-  if (typeof value === 'string') return value.includes('$') ? interpolateString(value, environment, path, problems) : value;
-  if (Array.isArray(value)) return value.map((item, index) => interpolateEnvironment(item, environment, `${path}[${index}]`, problems));
+/** A copy of a parsed YAML value with the placeholders in strings (and keys) replaced by their values. */
+export function interpolateEnvironment(value: unknown, source: ProtectedText, environment: NodeJS.ProcessEnv, path: string, problems: ConfigProblem[]): unknown {
+  if (typeof value === 'string') return substitute(value, source, environment, path, problems);
+  if (Array.isArray(value)) return value.map((item, index) => interpolateEnvironment(item, source, environment, `${path}[${index}]`, problems));
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, interpolateEnvironment(item, environment, childPath(path, key), problems)]),
+      Object.entries(value).map(([rawKey, item]) => {
+        const key = substitute(rawKey, source, environment, childPath(path, rawKey), problems);
+        return [key, interpolateEnvironment(item, source, environment, childPath(path, key), problems)];
+      }),
     );
   }
   return value;

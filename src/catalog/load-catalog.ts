@@ -6,14 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseDocument, type YAMLError } from 'yaml';
 import { PROVIDER_PRESETS } from '#src/providers/presets/index.ts';
 import { buildCatalog, type Catalog } from './build-catalog.ts';
 import { CatalogConfigError } from './catalog-config-error.ts';
 import type { ModelData, ProviderPreset } from './catalog-types.ts';
 import { INVALID, type ConfigProblem } from './config-readers.ts';
 import { readCatalogConfig, type CatalogConfig } from './config-schema.ts';
-import { interpolateEnvironment } from './interpolate-environment.ts';
+import { interpolateEnvironment, protectReferences } from './interpolate-environment.ts';
 import { mergeModels, mergeProviders } from './merge-config.ts';
 import { BUILT_IN_MODELS } from './models/index.ts';
 
@@ -27,15 +27,21 @@ export interface LoadCatalogOptions {
   builtIn?: { providers: readonly ProviderPreset[]; models: readonly ModelData[] };
 }
 
+/** A YAML syntax error by position and kind; the upstream message quotes the offending text, which may be a key. */
+function describeYamlError(error: YAMLError): ConfigProblem {
+  const position = error.linePos ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : 'an unknown position';
+  const kind = error.code === 'DUPLICATE_KEY' ? 'a key appears twice in the same mapping' : error.code.toLowerCase().replaceAll('_', ' ');
+  return { path: '', message: `YAML syntax error at ${position}: ${kind}` };
+}
+
 /** Parses and checks the file's text; throws `CatalogConfigError` on any problem. */
 export function parseCatalogConfig(text: string, file: string, env: NodeJS.ProcessEnv): CatalogConfig {
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (document.errors.length > 0) {
-    throw new CatalogConfigError(file, document.errors.map((error) => ({ path: '', message: `YAML: ${error.message.split('\n')[0]}` })));
-  }
+  const source = protectReferences(text);
+  const document = parseDocument(source.text, { prettyErrors: true, uniqueKeys: true });
+  if (document.errors.length > 0) throw new CatalogConfigError(file, document.errors.slice(0, 3).map(describeYamlError));
   const parsed: unknown = document.toJS({ maxAliasCount: 100 }) ?? {};
   const problems: ConfigProblem[] = [];
-  const interpolated = interpolateEnvironment(parsed, env, '', problems);
+  const interpolated = interpolateEnvironment(parsed, source, env, '', problems);
   const config = readCatalogConfig(interpolated, '', problems);
   if (problems.length > 0 || config === INVALID) throw new CatalogConfigError(file, problems.length > 0 ? problems : [{ path: '', message: 'is not valid' }]);
   return config;

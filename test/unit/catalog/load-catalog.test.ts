@@ -1,0 +1,93 @@
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { loadCatalog } from '#src/catalog/load-catalog.ts';
+import { writeConfig } from './catalog-test-files.ts';
+
+const ISSUE_EXAMPLE = `
+providers:
+  anthropic: { base_url: http://127.0.0.1:9001, api_key: \${ANTHROPIC_API_KEY} }   # shared (gateway-owned) key
+models:
+  anthropic/claude-sonnet-4.5:
+    endpoints:
+      - { provider: anthropic, model: claude-sonnet-4-5, pricing: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 } }
+`;
+
+describe('loadCatalog with the documented example file', () => {
+  const file = writeConfig(ISSUE_EXAMPLE);
+  const catalog = loadCatalog({ configPath: file, env: { ANTHROPIC_API_KEY: 'sk-ant-test-secret' } });
+
+  it('points the provider at the configured base URL with the interpolated shared key', () => {
+    const anthropic = catalog.getProvider('anthropic');
+    expect(anthropic?.baseUrl).toBe('http://127.0.0.1:9001');
+    expect(anthropic?.sharedKey?.reveal()).toBe('sk-ant-test-secret');
+    expect(catalog.sourceFile).toBe(file);
+  });
+
+  it('overrides the endpoint price field by field and keeps the built-in fields not given', () => {
+    const endpoint = catalog.getEndpoint('anthropic/claude-sonnet-4.5@anthropic');
+    expect(endpoint?.upstreamModel).toBe('claude-sonnet-4-5');
+    expect(endpoint?.pricing).toMatchObject({ input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6 });
+    expect(endpoint?.pricing.long_context?.threshold_tokens).toBe(200_000);
+    // The other built-in endpoint of the model survives an override of one.
+    expect(catalog.getModel('anthropic/claude-sonnet-4.5')?.endpoints.map((each) => each.provider.slug)).toEqual(['anthropic', 'bedrock']);
+  });
+
+  it('never shows the shared key: not in GET /models, not in logs, not in JSON', () => {
+    const everything = [JSON.stringify(catalog.modelList), JSON.stringify(catalog.providers), inspect(catalog.providers, { depth: 10 }), String(catalog.getProvider('anthropic')?.sharedKey)];
+    for (const text of everything) expect(text).not.toContain('sk-ant-test-secret');
+    expect(inspect(catalog.getProvider('anthropic')?.sharedKey)).toBe('SecretValue([redacted])');
+  });
+
+  it('serves lookups from frozen indexes', () => {
+    expect(Object.isFrozen(catalog.models)).toBe(true);
+    expect(Object.isFrozen(catalog.getModel('openai/gpt-5')?.endpoints[0]?.pricing)).toBe(true);
+    expect(Object.isFrozen(catalog.modelList.data[0]?.endpoints[0]?.pricing)).toBe(true);
+    expect(catalog.getModel('no/such-model')).toBeUndefined();
+    expect(catalog.modelsOfVendor('anthropic').map((model) => model.slug)).toContain('anthropic/claude-haiku-4.5');
+    expect(catalog.endpointsOfProvider('groq').every((endpoint) => endpoint.provider.slug === 'groq')).toBe(true);
+    expect(catalog.endpointsOfProvider('nobody')).toEqual([]);
+  });
+});
+
+describe('loadCatalog without a file', () => {
+  it('is the built-in catalog when neither configPath nor SWITCHBOARD_CONFIG is given', () => {
+    const catalog = loadCatalog({ env: {} });
+    expect(catalog.sourceFile).toBeNull();
+    expect(catalog.getProvider('anthropic')?.baseUrl).toBe('https://api.anthropic.com');
+    expect(catalog.getProvider('anthropic')?.sharedKey).toBeNull();
+  });
+
+  it('reads SWITCHBOARD_CONFIG from env when configPath is omitted', () => {
+    const file = writeConfig('providers:\n  openai: { base_url: http://127.0.0.1:9002/v1 }\n');
+    expect(loadCatalog({ env: { SWITCHBOARD_CONFIG: file } }).getProvider('openai')?.baseUrl).toBe('http://127.0.0.1:9002/v1');
+  });
+
+  it('accepts an empty file', () => {
+    expect(loadCatalog({ configPath: writeConfig(''), env: {} }).models.length).toBeGreaterThan(20);
+  });
+});
+
+describe('environment interpolation', () => {
+  const load = (value: string, env: NodeJS.ProcessEnv) =>
+    loadCatalog({ configPath: writeConfig(`providers:\n  groq: { base_url: "${value}" }\n`), env }).getProvider('groq')?.baseUrl;
+
+  it.each([
+    ['http://${HOST}:9003/v1', { HOST: '127.0.0.1' }, 'http://127.0.0.1:9003/v1'],
+    ['http://${HOST:-localhost}:9003/v1', {}, 'http://localhost:9003/v1'],
+    ['http://${HOST:-localhost}:9003/v1', { HOST: '' }, 'http://localhost:9003/v1'],
+    ['http://${HOST:-localhost}:9003/v1', { HOST: '127.0.0.2' }, 'http://127.0.0.2:9003/v1'],
+    ['http://127.0.0.1:9003/${PREFIX}${VERSION}', { PREFIX: 'openai/', VERSION: 'v1' }, 'http://127.0.0.1:9003/openai/v1'],
+  ])('%s with %j gives %s', (value, env, expected) => {
+    expect(load(value, env)).toBe(expected);
+  });
+
+  it('writes $${ as a literal ${', () => {
+    const file = writeConfig('providers:\n  groq: { headers: { x-template: "$${NOT_A_VAR}" } }\n');
+    expect(loadCatalog({ configPath: file, env: {} }).getProvider('groq')?.headers['x-template']).toBe('${NOT_A_VAR}');
+  });
+
+  it('treats an empty interpolated key as no shared key', () => {
+    const file = writeConfig('providers:\n  groq: { api_key: "${GROQ_API_KEY:-}" }\n');
+    expect(loadCatalog({ configPath: file, env: {} }).getProvider('groq')?.sharedKey).toBeNull();
+  });
+});

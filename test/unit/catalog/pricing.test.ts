@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import type { Pricing } from '#src/catalog/catalog-types.ts';
+import { loadCatalog } from '#src/catalog/load-catalog.ts';
+import {
+  computeCost,
+  selectPricing,
+  usageFromAnthropic,
+  usageFromInclusivePrompt,
+  usageFromLanguageModelUsage,
+  type TokenUsage,
+} from '#src/catalog/pricing.ts';
+
+const SONNET: Pricing = {
+  input: 3,
+  output: 15,
+  cache_read: 0.3,
+  cache_write: 3.75,
+  cache_write_1h: 6,
+  long_context: { threshold_tokens: 200_000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5, cache_write_1h: 12 },
+};
+const GPT5: Pricing = { input: 1.25, output: 10, cache_read: 0.125, cache_write: null };
+const NO_CACHE_PRICES: Pricing = { input: 0.59, output: 0.79, cache_read: null, cache_write: null };
+
+const usage = (fields: Partial<TokenUsage>): TokenUsage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, ...fields });
+
+describe('computeCost', () => {
+  it.each([
+    ['nothing', SONNET, usage({}), 0],
+    ['input and output', SONNET, usage({ inputTokens: 1_000, outputTokens: 500 }), 0.0105],
+    ['one million output tokens', SONNET, usage({ outputTokens: 1_000_000 }), 15],
+    ['cache reads at their own price', SONNET, usage({ inputTokens: 100, cacheReadTokens: 10_000, outputTokens: 100 }), 0.0048],
+    ['5-minute cache writes', SONNET, usage({ inputTokens: 10, cacheWriteTokens: 20_000, outputTokens: 50 }), 0.07578],
+    ['1-hour cache writes at their own price', SONNET, usage({ cacheWriteTokens: 20_000, cacheWrite1hTokens: 5_000 }), 0.08625],
+    ['reasoning is output', GPT5, usage({ inputTokens: 2_000, outputTokens: 8_000 }), 0.0825],
+    ['automatic cache hits, no write price', GPT5, usage({ inputTokens: 1_000, cacheReadTokens: 9_000, outputTokens: 100 }), 0.0033750],
+    ['cache writes without a write price cost input', GPT5, usage({ cacheWriteTokens: 1_000 }), 0.00125],
+    ['cache reads without a read price cost input', NO_CACHE_PRICES, usage({ inputTokens: 1_000, cacheReadTokens: 1_000, outputTokens: 1_000 }), 0.00197],
+    ['a prompt at the long-context threshold stays at base rates', SONNET, usage({ inputTokens: 150_000, cacheReadTokens: 50_000, outputTokens: 1_000 }), 0.48],
+    ['a prompt over the threshold pays long-context rates on every token', SONNET, usage({ inputTokens: 150_000, cacheReadTokens: 50_001, outputTokens: 1_000 }), 0.9525006],
+    ['cache writes count towards the threshold', SONNET, usage({ inputTokens: 1, cacheWriteTokens: 200_000 }), 1.500006],
+  ])('%s', (_case, pricing, tokens, expected) => {
+    expect(computeCost(tokens, pricing)).toBeCloseTo(expected, 12);
+  });
+
+  it('keeps full precision instead of rounding to cents', () => {
+    expect(computeCost(usage({ inputTokens: 1, outputTokens: 1 }), SONNET)).toBeCloseTo(0.000018, 15);
+  });
+
+  it.each([
+    ['negative', usage({ inputTokens: -1 })],
+    ['not finite', usage({ outputTokens: Number.NaN })],
+    ['more 1-hour writes than writes', usage({ cacheWriteTokens: 1, cacheWrite1hTokens: 2 })],
+  ])('rejects usage that is %s', (_case, tokens) => {
+    expect(() => computeCost(tokens, SONNET)).toThrow(RangeError);
+  });
+});
+
+describe('selectPricing', () => {
+  const catalog = loadCatalog({ env: {} });
+  const opus = catalog.getEndpoint('anthropic/claude-opus-4.6@anthropic');
+  const haiku = catalog.getEndpoint('anthropic/claude-haiku-4.5@anthropic');
+  if (!opus || !haiku) throw new Error('built-in endpoints missing');
+
+  it.each([
+    ['standard', 'standard', 5],
+    ['omitted', undefined, 5],
+    ['null', null, 5],
+    ['fast at its premium', 'fast', 30],
+  ] as const)('speed %s', (_case, speed, input) => {
+    expect(selectPricing(opus, speed)?.input).toBe(input);
+  });
+
+  it('has no price for fast on an endpoint without a fast variant', () => {
+    expect(selectPricing(haiku, 'fast')).toBeNull();
+  });
+
+  it('prices a fast Opus 4.6 request at six times standard', () => {
+    const tokens = usage({ inputTokens: 10_000, outputTokens: 2_000, cacheReadTokens: 5_000 });
+    const fast = selectPricing(opus, 'fast');
+    if (!fast) throw new Error('no fast price');
+    expect(computeCost(tokens, fast)).toBeCloseTo(6 * computeCost(tokens, opus.pricing), 12);
+    expect(computeCost(tokens, fast)).toBeCloseTo(0.615, 12);
+  });
+});
+
+describe('usage normalization', () => {
+  it('takes Anthropic usage as it is, splitting 1-hour cache writes', () => {
+    expect(
+      usageFromAnthropic({
+        input_tokens: 12,
+        output_tokens: 340,
+        cache_creation_input_tokens: 2_000,
+        cache_read_input_tokens: 8_000,
+        cache_creation: { ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 1_500 },
+      }),
+    ).toEqual({ inputTokens: 12, outputTokens: 340, cacheReadTokens: 8_000, cacheWriteTokens: 2_000, cacheWrite1hTokens: 1_500 });
+    expect(usageFromAnthropic({ input_tokens: 5, output_tokens: 6, cache_creation_input_tokens: null, cache_read_input_tokens: null })).toEqual({
+      inputTokens: 5,
+      outputTokens: 6,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+    });
+  });
+
+  it('removes cached tokens from an inclusive prompt count so they are not billed twice', () => {
+    const tokens = usageFromInclusivePrompt({ promptTokens: 10_000, cachedTokens: 9_000, outputTokens: 100 });
+    expect(tokens).toEqual({ inputTokens: 1_000, outputTokens: 100, cacheReadTokens: 9_000, cacheWriteTokens: 0 });
+    expect(computeCost(tokens, GPT5)).toBeCloseTo(0.003375, 12);
+  });
+
+  it.each([
+    [
+      'OpenAI-style (total includes cache reads)',
+      { inputTokens: { total: 10_000, noCache: 1_000, cacheRead: 9_000, cacheWrite: undefined }, outputTokens: { total: 700, text: 200, reasoning: 500 } },
+      { inputTokens: 1_000, outputTokens: 700, cacheReadTokens: 9_000, cacheWriteTokens: 0 },
+    ],
+    [
+      'no noCache count',
+      { inputTokens: { total: 10_000, noCache: undefined, cacheRead: 4_000, cacheWrite: 1_000 }, outputTokens: { total: undefined, text: 30, reasoning: 70 } },
+      { inputTokens: 5_000, outputTokens: 100, cacheReadTokens: 4_000, cacheWriteTokens: 1_000 },
+    ],
+    [
+      'nothing reported',
+      { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } },
+      { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    ],
+  ])('AI SDK usage: %s', (_case, sdkUsage, expected) => {
+    expect(usageFromLanguageModelUsage(sdkUsage)).toEqual(expected);
+  });
+});
