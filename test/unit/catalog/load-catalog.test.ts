@@ -86,8 +86,28 @@ describe('environment interpolation', () => {
     expect(loadCatalog({ configPath: file, env: {} }).getProvider('groq')?.headers['x-template']).toBe('${NOT_A_VAR}');
   });
 
+  it('keeps a value with YAML syntax in it verbatim, without changing the file structure', () => {
+    const file = writeConfig('providers:\n  groq: { api_key: ${GROQ_API_KEY}, base_url: http://127.0.0.1:9004 }\n');
+    const value = 'gsk-a: b, c } # d\n  e: [f';
+    const groq = loadCatalog({ configPath: file, env: { GROQ_API_KEY: value } }).getProvider('groq');
+    expect(groq?.sharedKey?.reveal()).toBe(value);
+    expect(groq?.baseUrl).toBe('http://127.0.0.1:9004');
+  });
+
   it('treats an empty interpolated key as no shared key', () => {
     const file = writeConfig('providers:\n  groq: { api_key: "${GROQ_API_KEY:-}" }\n');
     expect(loadCatalog({ configPath: file, env: {} }).getProvider('groq')?.sharedKey).toBeNull();
+  });
+});
+
+describe('the example configuration file', () => {
+  it('loads, so the documented example stays valid', () => {
+    const file = new URL('../../../src/catalog/switchboard.example.yaml', import.meta.url).pathname;
+    const catalog = loadCatalog({ configPath: file, env: { ANTHROPIC_API_KEY: 'sk-ant-example' } });
+    expect(catalog.getProvider('perplexity')).toBeUndefined();
+    expect(catalog.getProvider('my-vllm')?.displayName).toBe('House vLLM');
+    expect(catalog.getProvider('openai')?.sharedKey).toBeNull();
+    expect(catalog.getModel('qwen/qwen3-coder-30b')?.endpoints[0]?.regions).toEqual(['europe']);
+    expect(catalog.getModel('anthropic/claude-sonnet-4.5')?.endpoints.map((endpoint) => endpoint.provider.slug)).toEqual(['anthropic']);
   });
 });
