@@ -165,10 +165,10 @@ export class AiSdkStreamState {
   }
 
   private completeToolCall(toolCallId: string, toolName: string, input: string): void {
-    const existing = this.latest.get(`tool:${toolCallId}`);
-    const segment = existing && !(existing.ended && existing.index !== undefined) ? existing : this.segmentFor('tool', toolCallId, undefined, toolName);
+    // Streamed calls end with the whole call again (after `tool-input-end`): that one adds nothing.
+    const segment = this.latest.get(`tool:${toolCallId}`) ?? this.segmentFor('tool', toolCallId, undefined, toolName);
     // A call that arrives whole (Gemini, Bedrock without deltas) becomes one input_json_delta.
-    if (segment.received === '') this.append(segment, input);
+    if (segment.received === '' && segment.index === undefined) this.append(segment, input);
     segment.ended = true;
   }
 
