@@ -75,7 +75,7 @@ export function foldEvents(events: SseEvent[]): MessageResponse {
   const open = new Map<number, { block: AccumulatedBlock; json: string }>();
   let stopped = false;
   for (const event of events) {
-    const payload = JSON.parse(event.data) as Record<string, never>;
+    const payload = JSON.parse(event.data) as Record<string, unknown>;
     if (payload.type !== event.event) throw new Error(`event ${event.event} carries type ${String(payload.type)}`);
     switch (event.event) {
       case 'message_start':
@@ -110,9 +110,9 @@ export function foldEvents(events: SseEvent[]): MessageResponse {
       }
       case 'message_delta': {
         if (!message) throw new Error('message_delta before message_start');
-        const delta = payload.delta as Record<string, never>;
+        const delta = payload.delta as Pick<MessageResponse, 'stop_reason' | 'stop_sequence' | 'refusal'>;
         message.stop_reason = delta.stop_reason;
-        message.stop_sequence = delta.stop_sequence;
+        message.stop_sequence = delta.stop_sequence ?? null;
         if (delta.refusal) message.refusal = delta.refusal;
         message.usage = { ...message.usage, ...(payload.usage as object) };
         break;

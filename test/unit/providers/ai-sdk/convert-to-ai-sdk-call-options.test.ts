@@ -184,7 +184,7 @@ describe('convertToAiSdkCallOptions', () => {
   it('maps structured output, tool choice variants and parallel tool use', () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
     const { value } = convert('openai-chat', {
-      output_config: { format: { type: 'json_schema', schema } },
+      output_config: { format: { type: 'json_schema', schema: schema as never } },
       tools: [{ name: 'a', input_schema: { type: 'object' } as never }],
       tool_choice: { type: 'tool', name: 'a', disable_parallel_tool_use: true },
       metadata: { user_id: 'end-user-7' },
