@@ -93,6 +93,20 @@ describe('is_byok_only and is_required', () => {
   });
 });
 
+describe('BYOK combined with provider preferences', () => {
+  const key = [credential('k1', 'azure')];
+  it.each<[string, Parameters<typeof request>[0], string[]]>([
+    ['only excluding the credential\'s provider drops its keys too', { provider: { only: ['openai'] } }, ['openai/gpt@openai']],
+    ['ignore drops a provider\'s keys with it', { provider: { ignore: ['azure'] } }, ['openai/gpt@openai']],
+    ['an explicit sort wins over the BYOK-first default', { provider: { sort: 'price' } }, ['openai/gpt@openai', 'openai/gpt@azure#k1', 'openai/gpt@azure']],
+    ['order wins over the BYOK-first default', { provider: { order: ['openai'] } }, ['openai/gpt@openai', 'openai/gpt@azure#k1', 'openai/gpt@azure']],
+    ['allow_fallbacks false keeps the first provider with all its keys', { provider: { allow_fallbacks: false } }, ['openai/gpt@azure#k1', 'openai/gpt@azure']],
+    ['max_price applies to BYOK endpoints as well', { provider: { max_price: { prompt: 1.5 } } }, ['openai/gpt@openai']],
+  ])('%s', (_name, extra, expected) => {
+    expect(run(key, { request: request({ model: 'openai/gpt', ...extra }) })).toEqual(expected);
+  });
+});
+
 describe('declared_zdr with zdr and data_collection', () => {
   const zdrCatalog = (zdr: boolean, dataCollection: 'allow' | 'deny') => [model('x/m', [['p', { dataPolicy: { zdr, dataCollection } }]])];
   const keysFor = (declaredZdr: boolean | null, zdr: boolean, dataCollection: 'allow' | 'deny', preference: 'zdr' | 'deny') => {
