@@ -22,9 +22,25 @@ function headersFor(call: Pick<AttemptCall, 'key' | 'forwardHeaders' | 'provider
   };
   const beta = call.forwardHeaders['anthropic-beta'];
   if (beta) headers['anthropic-beta'] = beta;
-  const key = typeof call.key === 'string' ? call.key : call.key?.api_key;
+  const key = keyOf(call);
   if (key) headers['x-api-key'] = key;
   return headers;
+}
+
+function keyOf(call: Pick<AttemptCall, 'key'>): string | undefined {
+  return typeof call.key === 'string' ? call.key : call.key?.api_key;
+}
+
+// A vendor may echo the key it rejected; a BYOK key need not match the logger's patterns, so remove it by value.
+function withoutKey(text: string, key: string | undefined): string {
+  return key ? text.replaceAll(key, '[REDACTED]') : text;
+}
+
+// Destroying an undici body without an 'error' listener raises an uncaught RequestAbortedError.
+function discard(body: Dispatcher.ResponseData['body']): void {
+  if (body.destroyed) return;
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders'>, path: string, body: string): Promise<Dispatcher.ResponseData> {
@@ -35,7 +51,7 @@ async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 
     throw upstreamErrorFromThrown(call.provider, error);
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
-  const text = await response.body.text().catch(() => '');
+  const text = withoutKey(await response.body.text().catch(() => ''), keyOf(call));
   throw upstreamErrorFromResponse({ provider: call.provider, status: response.statusCode, body: text, vendorMessage: vendorMessageOf(text) });
 }
 
@@ -70,7 +86,7 @@ async function* passEvents(call: AttemptCall, response: Dispatcher.ResponseData)
   } catch (error) {
     throw upstreamErrorFromThrown(call.provider, error);
   } finally {
-    if (!response.body.destroyed) response.body.destroy();
+    discard(response.body);
   }
   if (!stopped) throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} ended the stream early` });
 }
@@ -94,7 +110,8 @@ export const anthropicAdapter: ProviderAdapter = {
     try {
       message = (await response.body.json()) as MessageResponse;
     } catch (error) {
-      throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', cause: error });
+      // A body that stalls or breaks off is a timeout or a connection failure; only bad JSON is malformed.
+      throw upstreamErrorFromThrown(call.provider, error);
     }
     if (message?.type !== 'message' || !Array.isArray(message.content)) {
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} answered with something that is not a message` });
@@ -106,7 +123,7 @@ export const anthropicAdapter: ProviderAdapter = {
     const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, true));
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.includes('text/event-stream')) {
-      response.body.destroy();
+      discard(response.body);
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} did not answer with an event stream` });
     }
     return { events: passEvents(call, response), warnings: [] };
@@ -114,7 +131,12 @@ export const anthropicAdapter: ProviderAdapter = {
 
   async countTokens(call) {
     const response = await send(call, '/v1/messages/count_tokens', convertToAnthropicCountTokensBody(call.request, call.upstreamModel));
-    const parsed = (await response.body.json().catch(() => undefined)) as { input_tokens?: unknown } | undefined;
+    let parsed: { input_tokens?: unknown } | undefined;
+    try {
+      parsed = (await response.body.json()) as typeof parsed;
+    } catch (error) {
+      throw upstreamErrorFromThrown(call.provider, error);
+    }
     if (typeof parsed?.input_tokens !== 'number') {
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} answered count_tokens without a count` });
     }

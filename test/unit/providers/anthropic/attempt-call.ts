@@ -1,0 +1,60 @@
+import type { MessageRequest } from '#src/api-types.ts';
+import type { AttemptCall, SseEvent } from '#src/providers/provider-adapter.ts';
+import type { FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+
+/** A provider key that the logger's patterns would not recognise, so only the adapter can keep it out of errors. */
+export const PROVIDER_KEY = 'byok-secret-9f2c41d7e3a8';
+
+/** The client's request as the gateway validated it, gateway fields included. */
+export function clientRequest(extra: Record<string, unknown> = {}): MessageRequest {
+  return {
+    model: 'anthropic/claude-sonnet-4.5',
+    max_tokens: 256,
+    messages: [{ role: 'user', content: 'Hello, how are you?' }],
+    fallbacks: [{ model: 'openai/gpt-5' }],
+    provider: { order: ['anthropic'] },
+    session_id: 'session-7',
+    trace: { trace_id: 'trace-7' },
+    user: 'user-7',
+    cache_control: { type: 'ephemeral' },
+    ...extra,
+  } as MessageRequest;
+}
+
+/** An attempt on the fake upstream, built by hand as the runner would. */
+export function attemptCall(fake: FakeUpstream, overrides: Partial<AttemptCall> = {}): AttemptCall {
+  return {
+    request: clientRequest(),
+    provider: 'anthropic',
+    family: 'anthropic',
+    baseUrl: fake.url,
+    upstreamModel: 'claude-sonnet-4-5',
+    key: PROVIDER_KEY,
+    forwardHeaders: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'interleaved-thinking-2025-05-14' },
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+/** Reads a whole adapter stream. */
+export async function collect(events: AsyncIterable<SseEvent>): Promise<SseEvent[]> {
+  const collected: SseEvent[] = [];
+  for await (const event of events) collected.push(event);
+  return collected;
+}
+
+/** Reads an adapter stream until it fails, returning what arrived and the error. */
+export async function collectUntilError(events: AsyncIterable<SseEvent>): Promise<{ events: SseEvent[]; error: unknown }> {
+  const collected: SseEvent[] = [];
+  try {
+    for await (const event of events) collected.push(event);
+  } catch (error) {
+    return { events: collected, error };
+  }
+  throw new Error(`the stream ended without an error after ${collected.length} events`);
+}
+
+/** The events a recorded `.chunks.txt` should come through as: its `type` as the name, the line as the data. */
+export function expectedEvents(chunks: readonly { type: string }[]): SseEvent[] {
+  return chunks.map((chunk) => ({ event: chunk.type, data: JSON.stringify(chunk) }));
+}

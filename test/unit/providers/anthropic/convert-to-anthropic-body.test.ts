@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { CountTokensRequest, MessageRequest } from '#src/api-types.ts';
+import {
+  GATEWAY_ONLY_FIELDS,
+  convertToAnthropicBody,
+  convertToAnthropicCountTokensBody,
+} from '#src/providers/anthropic/convert-to-anthropic-body.ts';
+
+const gatewayFields = {
+  fallbacks: [{ model: 'openai/gpt-5' }],
+  provider: { order: ['anthropic'], allow_fallbacks: false },
+  plugins: [{ id: 'auto-router', enabled: false }],
+  session_id: 'session-1',
+  speed: 'standard',
+  max_tool_calls: 3,
+  trace: { trace_id: 'trace-1' },
+  user: 'user-42',
+  cache_control: { type: 'ephemeral' },
+};
+
+function requestWith(extra: Record<string, unknown>): MessageRequest {
+  return {
+    model: 'anthropic/claude-sonnet-4.5',
+    max_tokens: 128,
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }] }],
+    system: [{ type: 'text', text: 'Be brief.' }],
+    temperature: 0.2,
+    metadata: { user_id: 'u-1' },
+    ...extra,
+  } as MessageRequest;
+}
+
+describe('convertToAnthropicBody', () => {
+  it('replaces only the model, drops every gateway field and keeps Anthropic and unknown fields as sent', () => {
+    const request = requestWith({ ...gatewayFields, container: 'container_1', inference_geo: 'us', context_management: { edits: [] } });
+    const body = JSON.parse(convertToAnthropicBody(request, 'claude-sonnet-4-5', false)) as Record<string, unknown>;
+
+    expect(body).toEqual({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 128,
+      messages: request.messages,
+      system: request.system,
+      temperature: 0.2,
+      metadata: { user_id: 'u-1' },
+      container: 'container_1',
+      inference_geo: 'us',
+      context_management: { edits: [] },
+    });
+  });
+
+  it.each(GATEWAY_ONLY_FIELDS.map((name) => [name]))('removes the gateway field %s', (name) => {
+    const body = JSON.parse(convertToAnthropicBody(requestWith({ [name]: 'x' }), 'claude-x', false)) as Record<string, unknown>;
+    expect(body).not.toHaveProperty(name);
+  });
+
+  it.each([
+    [true, undefined, true],
+    [true, false, true],
+    [false, true, undefined],
+    [false, undefined, undefined],
+  ])('stream=%s with client stream=%s sends stream %s', (stream, clientStream, expected) => {
+    const request = requestWith(clientStream === undefined ? {} : { stream: clientStream });
+    const body = JSON.parse(convertToAnthropicBody(request, 'claude-x', stream)) as Record<string, unknown>;
+    expect(body.stream).toBe(expected);
+  });
+
+  it('does not modify the request it was given', () => {
+    const request = requestWith(gatewayFields);
+    const before = structuredClone(request);
+    convertToAnthropicBody(request, 'claude-x', true);
+    expect(request).toEqual(before);
+  });
+
+  it('keeps block-level cache markers, thinking signatures and server tools intact', () => {
+    const messages = [
+      { role: 'user', content: 'What is 2+2?' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Add them.', signature: 'EqQBCkYIBxgCKkD+sig==' },
+          { type: 'redacted_thinking', data: 'ENCRYPTED' },
+          { type: 'text', text: '4', citations: null },
+        ],
+      },
+      { role: 'user', content: [{ type: 'text', text: 'Thanks', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+    ];
+    const tools = [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }];
+    const body = JSON.parse(convertToAnthropicBody(requestWith({ messages, tools }), 'claude-x', false)) as Record<string, unknown>;
+    expect(body.messages).toEqual(messages);
+    expect(body.tools).toEqual(tools);
+  });
+});
+
+describe('convertToAnthropicCountTokensBody', () => {
+  it('keeps the fields count_tokens takes and drops generation-only and gateway fields', () => {
+    const request = {
+      model: 'anthropic/claude-sonnet-4.5',
+      messages: [{ role: 'user', content: 'Hi' }],
+      system: 'Be brief.',
+      tools: [{ name: 'lookup', input_schema: { type: 'object' } }],
+      tool_choice: { type: 'auto' },
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      max_tokens: 10,
+      stream: true,
+      temperature: 1,
+      ...gatewayFields,
+    } as unknown as CountTokensRequest;
+    const body = JSON.parse(convertToAnthropicCountTokensBody(request, 'claude-sonnet-4-5')) as Record<string, unknown>;
+    expect(body).toEqual({
+      model: 'claude-sonnet-4-5',
+      messages: request.messages,
+      system: 'Be brief.',
+      tools: request.tools,
+      tool_choice: { type: 'auto' },
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    });
+  });
+});
