@@ -30,6 +30,21 @@ export interface Config {
   upstreamBodyTimeoutMs: number;
   /** Idle time after which a sticky-session pin expires. */
   stickySessionTtlMs: number;
+  /** Host names that imply a data region for requests arriving on them. */
+  regionalHosts: ReadonlyMap<string, 'europe' | 'us'>;
+}
+
+/** Parses `europe=eu.gw.example.com,us=us.gw.example.com` into host name -> region. */
+export function parseRegionalHosts(raw: string | undefined): ReadonlyMap<string, 'europe' | 'us'> {
+  const hosts = new Map<string, 'europe' | 'us'>();
+  for (const entry of (raw ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
+    const [region, host] = entry.split('=').map((part) => part.trim());
+    if ((region !== 'europe' && region !== 'us') || !host) {
+      throw new Error(`SWITCHBOARD_REGIONAL_HOSTS entries must look like europe=<host> or us=<host>, got ${JSON.stringify(entry)}`);
+    }
+    hosts.set(host.toLowerCase(), region);
+  }
+  return hosts;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -62,5 +77,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamHeadersTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_HEADERS_TIMEOUT_MS', 120_000),
     upstreamBodyTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS', 120_000),
     stickySessionTtlMs: integer(env, 'SWITCHBOARD_STICKY_TTL_MS', 10 * 60_000),
+    regionalHosts: parseRegionalHosts(env.SWITCHBOARD_REGIONAL_HOSTS),
   };
 }

@@ -75,9 +75,8 @@ export async function createMessage(deps: MessagesDeps, input: CreateMessageInpu
     request: plan.request,
     provider: attempt.providerSlug,
     family: attempt.family,
-    baseUrl: attempt.baseUrl,
     upstreamModel: attempt.upstreamModel,
-    key: await attempt.resolveKey(),
+    ...(await attempt.resolveTarget()),
     forwardHeaders: forwarded,
     ...(attempt.providerHeaders ? { providerHeaders: attempt.providerHeaders } : {}),
     signal: input.signal,
@@ -95,7 +94,7 @@ export async function createMessage(deps: MessagesDeps, input: CreateMessageInpu
       execute: async (attempt) => deps.adapterFor(attempt.family).generate(await callFor(attempt)),
       isRefusal: (result) => result.message.stop_reason === 'refusal',
     });
-    plan.onSuccess(run.attempt, run.records.at(-1)?.duration_ms ?? 0);
+    plan.onSuccess(run.attempt, { durationMs: run.records.at(-1)?.duration_ms ?? 0, outputTokens: run.result.message.usage.output_tokens });
     return { kind: 'message', message: finalizeMessage(run.result.message, additionsFor(plan, run.attempt, () => run.records, input)) };
   }
 
@@ -109,7 +108,7 @@ export async function createMessage(deps: MessagesDeps, input: CreateMessageInpu
       return { first: first.value, rest };
     },
   });
-  plan.onSuccess(run.attempt, run.records.at(-1)?.duration_ms ?? 0);
+  plan.onSuccess(run.attempt, { durationMs: run.records.at(-1)?.duration_ms ?? 0 });
   const events = amendStream(prepend(run.result.first, run.result.rest), additionsFor(plan, run.attempt, () => run.records, input));
   return { kind: 'stream', events };
 }

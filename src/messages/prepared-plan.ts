@@ -13,14 +13,16 @@ import type { UsageForCost } from '#src/messages/gateway-additions.ts';
 /** One attempt, ready to call. */
 export interface PreparedAttempt extends AttemptIdentity {
   family: ApiFamily;
-  baseUrl: string;
   upstreamModel: string;
   providerHeaders?: Record<string, string>;
   /** Index of this attempt's endpoint in the plan's `available` list. */
   availableIndex: number;
   credentialId: string | null;
-  /** The key for this attempt, decrypted in memory only when the attempt runs. */
-  resolveKey(): Promise<ProviderKey | undefined>;
+  /**
+   * The key for this attempt, decrypted in memory only when the attempt runs, and the base URL it goes to
+   * (a key naming its region, `{api_key, region}`, sends the call to that region's host).
+   */
+  resolveTarget(): Promise<{ key: ProviderKey | undefined; baseUrl: string }>;
   priceUsage(usage: UsageForCost): number;
 }
 
@@ -33,7 +35,7 @@ export interface PreparedPlan {
   strategy: string;
   available: ConsideredEndpoint[];
   attempts: PreparedAttempt[];
-  onSuccess(attempt: PreparedAttempt, durationMs: number): void;
+  onSuccess(attempt: PreparedAttempt, sample: { durationMs: number; outputTokens?: number }): void;
   onFailure(attempt: PreparedAttempt, error: UpstreamError): void;
 }
 

@@ -6,13 +6,15 @@ import type { Router } from 'express';
 import { bindGetHealthRoute, type HealthRouteDeps } from '#src/routes/get-health.ts';
 import { bindPostMessagesRoute, type MessagesRouteDeps } from '#src/routes/post-messages.ts';
 import { bindPostCountTokensRoute } from '#src/routes/post-count-tokens.ts';
+import { bindGetModelsRoute, type ModelsRouteDeps } from '#src/routes/get-models.ts';
 
 /** The union of what the route modules need. */
-export interface RouteDeps extends HealthRouteDeps, MessagesRouteDeps {}
+export interface RouteDeps extends HealthRouteDeps, MessagesRouteDeps, ModelsRouteDeps {}
 
 /** Binds all routes onto the API router. */
 export function bindAllRoutes(router: Router, deps: RouteDeps): void {
   bindGetHealthRoute(router, deps);
   bindPostMessagesRoute(router, deps);
   bindPostCountTokensRoute(router, deps);
+  bindGetModelsRoute(router, deps);
 }

@@ -1,0 +1,26 @@
+/**
+ * One adapter per upstream API family, created once at start: Anthropic-format upstreams go through the
+ * passthrough adapter, every other family through the AI SDK adapter for that family.
+ */
+import type { Catalog } from '#src/catalog/index.ts';
+import type { ApiFamily, ProviderAdapter } from '#src/providers/provider-adapter.ts';
+import { anthropicAdapter } from '#src/providers/anthropic/anthropic-adapter.ts';
+import { createAiSdkAdapter } from '#src/providers/ai-sdk/ai-sdk-adapter.ts';
+
+/** Looks up the adapter of a family. */
+export type AdapterLookup = (family: ApiFamily) => ProviderAdapter;
+
+/** Builds every family's adapter; the catalog supplies per-provider quirks. */
+export function createAdapterRegistry(catalog: Catalog): AdapterLookup {
+  const supportsStructuredOutputs = (provider: string) => catalog.getProvider(provider)?.quirks.supportsStructuredOutputs;
+  const adapters: Record<ApiFamily, ProviderAdapter> = {
+    anthropic: anthropicAdapter,
+    'openai-chat': createAiSdkAdapter({ family: 'openai-chat' }),
+    'openai-responses': createAiSdkAdapter({ family: 'openai-responses' }),
+    'openai-compatible': createAiSdkAdapter({ family: 'openai-compatible', supportsStructuredOutputs }),
+    google: createAiSdkAdapter({ family: 'google' }),
+    bedrock: createAiSdkAdapter({ family: 'bedrock' }),
+    azure: createAiSdkAdapter({ family: 'azure' }),
+  };
+  return (family) => adapters[family];
+}
