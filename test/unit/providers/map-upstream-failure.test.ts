@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { UpstreamError } from '#src/errors.ts';
+import { kindForStatus, upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
+
+describe('kindForStatus', () => {
+  it.each([
+    [400, 'invalid_request'],
+    [401, 'authentication'],
+    [403, 'authentication'],
+    [404, 'not_found'],
+    [408, 'timeout'],
+    [413, 'invalid_request'],
+    [422, 'invalid_request'],
+    [429, 'rate_limited'],
+    [500, 'server_error'],
+    [502, 'server_error'],
+    [503, 'overloaded'],
+    [504, 'timeout'],
+    [520, 'server_error'],
+    [529, 'overloaded'],
+  ])('maps %i to %s', (status, kind) => {
+    expect(kindForStatus(status)).toBe(kind);
+  });
+});
+
+describe('upstreamErrorFromResponse', () => {
+  const body = JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'shard 12 of cluster eu-7 crashed' } });
+
+  it.each([
+    [429, 429, true, true],
+    [500, 502, true, true],
+    [503, 503, true, true],
+    [529, 503, true, true],
+    [504, 503, true, true],
+    [401, 502, false, true],
+    [404, 502, false, true],
+    [400, 400, false, false],
+  ])('an upstream %i becomes gateway status %i (retryable %s, fallback %s)', (upstreamStatus, status, retryable, fallbackEligible) => {
+    const error = upstreamErrorFromResponse({ provider: 'anthropic', status: upstreamStatus, body });
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ provider: 'anthropic', upstreamStatus, status, retryable, fallbackEligible, rawBody: body });
+  });
+
+  it('keeps the body for logs only, never in the public message', () => {
+    const error = upstreamErrorFromResponse({ provider: 'anthropic', status: 500, body, vendorMessage: 'shard 12 of cluster eu-7 crashed' });
+    expect(error.publicMessage).toBe('Upstream anthropic failed: server error');
+  });
+
+  it('bounds the kept body', () => {
+    const error = upstreamErrorFromResponse({ provider: 'anthropic', status: 500, body: 'x'.repeat(10_000) });
+    expect(error.rawBody).toHaveLength(4096);
+  });
+
+  it('shows the vendor message of an invalid request, redacted and bounded', () => {
+    const error = upstreamErrorFromResponse({
+      provider: 'groq',
+      status: 400,
+      body,
+      vendorMessage: `key sk-ant-api03-abcdefghijklmnop is fine but ${'y'.repeat(600)}`,
+    });
+    expect(error.publicMessage.startsWith('Invalid request parameters: groq rejected the request: key [REDACTED] is fine but y')).toBe(true);
+    expect(error.publicMessage).not.toContain('sk-ant');
+    expect(error.publicMessage.length).toBeLessThan(600);
+  });
+
+  it('says only that the vendor rejected the request when there is no vendor message', () => {
+    expect(upstreamErrorFromResponse({ provider: 'groq', status: 422, body: '<html>' }).publicMessage).toBe('Invalid request parameters: groq rejected the request');
+  });
+});
+
+describe('upstreamErrorFromThrown', () => {
+  const withCode = (code: string, message = code) => Object.assign(new Error(message), { code });
+
+  it.each([
+    ['a reset', withCode('ECONNRESET'), 'connection'],
+    ['a refused connection', withCode('ECONNREFUSED'), 'connection'],
+    ['an undici socket error', withCode('UND_ERR_SOCKET'), 'connection'],
+    ['a connect timeout', withCode('UND_ERR_CONNECT_TIMEOUT'), 'timeout'],
+    ['a headers timeout', withCode('UND_ERR_HEADERS_TIMEOUT'), 'timeout'],
+    ['a body timeout', withCode('UND_ERR_BODY_TIMEOUT'), 'timeout'],
+    ['a code on the cause', new TypeError('fetch failed', { cause: withCode('ECONNRESET') }), 'connection'],
+    ['a timeout signal', AbortSignal.timeout(0).reason ?? new DOMException('t', 'TimeoutError'), 'timeout'],
+    ['a DOM TimeoutError', new DOMException('The operation timed out.', 'TimeoutError'), 'timeout'],
+    ['an AbortError', new DOMException('This operation was aborted', 'AbortError'), 'timeout'],
+    ['an undici abort', withCode('UND_ERR_ABORTED'), 'timeout'],
+    ['bad JSON', new SyntaxError('Unexpected token <'), 'malformed_response'],
+    ['anything else', new Error('boom'), 'connection'],
+  ])('maps %s to %s', (_name, error, kind) => {
+    const mapped = upstreamErrorFromThrown('anthropic', error);
+    expect(mapped).toMatchObject({ provider: 'anthropic', kind, retryable: true, fallbackEligible: true });
+    expect(mapped.cause).toBe(error);
+    expect(mapped.upstreamStatus).toBeUndefined();
+  });
+
+  it('returns an UpstreamError as it is', () => {
+    const original = new UpstreamError({ provider: 'anthropic', kind: 'overloaded' });
+    expect(upstreamErrorFromThrown('other', original)).toBe(original);
+  });
+
+  it('never shows the thrown message to the client', () => {
+    const mapped = upstreamErrorFromThrown('anthropic', withCode('ECONNREFUSED', 'connect ECONNREFUSED 10.1.2.3:443'));
+    expect(mapped.publicMessage).toBe('Upstream anthropic failed: connection');
+  });
+});
