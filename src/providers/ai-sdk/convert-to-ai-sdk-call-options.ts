@@ -20,7 +20,16 @@ export type TranslatableRequest = Omit<MessageRequest, 'max_tokens'> & { max_tok
 export type AiSdkCallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal' | 'headers'>;
 
 /** Builds the call options for `doGenerate` / `doStream`; a feature the vendor lacks is a 400 naming it. */
-export function convertToAiSdkCallOptions({ request, profile }: { request: TranslatableRequest; profile: AiSdkVendorProfile }): {
+export function convertToAiSdkCallOptions({
+  request,
+  profile,
+  upstreamModel = '',
+}: {
+  request: TranslatableRequest;
+  profile: AiSdkVendorProfile;
+  /** The vendor's model id, for the one mapping that depends on it (Claude on Bedrock, below). */
+  upstreamModel?: string;
+}): {
   value: AiSdkCallOptions;
   warnings: string[];
 } {
@@ -45,9 +54,10 @@ export function convertToAiSdkCallOptions({ request, profile }: { request: Trans
   if (request.context_management) warnings.push('context_management dropped: Anthropic context editing has no counterpart');
 
   const format = request.output_config?.format;
+  const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
   const value: AiSdkCallOptions = {
     prompt: prompt.value,
-    ...(request.max_tokens !== undefined ? { maxOutputTokens: request.max_tokens } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.top_p !== undefined ? { topP: request.top_p } : {}),
     ...(request.top_k !== undefined ? { topK: request.top_k } : {}),
@@ -60,6 +70,17 @@ export function convertToAiSdkCallOptions({ request, profile }: { request: Trans
   const providerOptions = mergeProviderOptions(reasoning.value.providerOptions, Object.keys(vendorOptions).length > 0 ? { [profile.namespace]: vendorOptions } : undefined);
   if (providerOptions) value.providerOptions = providerOptions;
   return { value, warnings };
+}
+
+/**
+ * Anthropic's `max_tokens` includes the thinking budget; for Claude on Bedrock the AI SDK adds the budget on
+ * top of `maxOutputTokens`, so the budget is taken off first to send the client's own limit.
+ */
+function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProfile, upstreamModel: string): number | undefined {
+  const budget = request.thinking?.type === 'enabled' ? request.thinking.budget_tokens : undefined;
+  if (request.max_tokens === undefined || budget === undefined) return request.max_tokens;
+  if (profile.family !== 'bedrock' || !upstreamModel.includes('anthropic')) return request.max_tokens;
+  return Math.max(1, request.max_tokens - budget);
 }
 
 function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSdkVendorProfile, warnings: string[]): LanguageModelV4FunctionTool[] {

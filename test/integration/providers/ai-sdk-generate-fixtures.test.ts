@@ -37,7 +37,7 @@ const usage = (input: number, output: number, extra: Partial<MessageResponse['us
 const bedrockReasoning = readFixture<BedrockBody>('amazon-bedrock', 'amazon-bedrock-reasoning').output.message.content;
 const responsesReasoning = readFixture<ResponsesBody>('openai-responses', 'openai-reasoning-encrypted-content.1').output;
 
-const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fixture: string; vendor?: FixtureVendor; expected: Omit<MessageResponse, 'id' | 'type' | 'role' | 'model'> }> = [
+const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fixture: string; vendor?: FixtureVendor; expected: Record<string, unknown> }> = [
   {
     family: 'openai-chat',
     start: () => startFakeOpenAiChat(),
