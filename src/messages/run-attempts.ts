@@ -73,12 +73,13 @@ export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Prom
   const records: AttemptRecord[] = [];
   const errors: UpstreamError[] = [];
   let refused: { result: T; attempt: A; index: number } | undefined;
-  let skipModel: string | undefined;
+  // A set, not the last model: with partition "none" a refused model's endpoints can come back later in the plan.
+  const refusedModels = new Set<string>();
 
   for (let index = 0; index < options.attempts.length; index += 1) {
     const attempt = options.attempts[index] as A;
     const identity = options.identify(attempt);
-    if (identity.model === skipModel) continue;
+    if (refusedModels.has(identity.model)) continue;
     if (options.signal.aborted) break;
     const started = performance.now();
     const record = (status: AttemptRecord['status'], httpStatus: number | null): AttemptRecord => ({
@@ -95,7 +96,7 @@ export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Prom
       if (options.isRefusal?.(result)) {
         records.push(record('refusal', 200));
         refused = { result, attempt, index };
-        skipModel = identity.model;
+        refusedModels.add(identity.model);
         continue;
       }
       records.push(record('success', 200));
