@@ -30,10 +30,18 @@ export function wantsGatewayMetadata(headers: Record<string, string | string[] |
   return value === 'enabled';
 }
 
+// The runner returns the success (always the last record) or, when no attempt succeeded, the last refusal,
+// which need not be the last record: later models may have failed outright.
+function servedRecord(records: readonly AttemptRecord[]): AttemptRecord | undefined {
+  return records.findLast((record) => record.status === 'success') ?? records.findLast((record) => record.status === 'refusal');
+}
+
 function summarize(input: MetadataInput): string {
-  const success = input.records.at(-1);
-  const failures = input.records.filter((record) => record.status !== 'success');
-  const served = success ? `served by ${success.model} on ${success.provider}${input.isByok ? ' with your key' : ''}` : 'not served';
+  const success = servedRecord(input.records);
+  const failures = input.records.filter((record) => record !== success);
+  const served = success
+    ? `served by ${success.model} on ${success.provider}${success.status === 'refusal' ? ' (refusal)' : ''}${input.isByok ? ' with your key' : ''}`
+    : 'not served';
   if (failures.length === 0) return `${served} on the first attempt (${input.strategy})`;
   const failed = failures.map((record) => `${record.model} on ${record.provider} (${record.status.replaceAll('_', ' ')})`).join(', ');
   return `${failed} failed; ${served}`;
