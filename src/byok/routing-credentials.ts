@@ -1,0 +1,83 @@
+/**
+ * The credential read path of `/messages` routing: an account's credentials from memory, reloaded only after a
+ * change to that account's credentials. Changes on this instance invalidate directly; on PostgreSQL, changes
+ * on other instances arrive through the change feed (LISTEN/NOTIFY), and while that feed is down every read
+ * goes to the database. The cached entries hold the sealed envelope, never a decrypted key: `revealKey` decrypts one key, in memory, for the attempt about to call its provider.
+ */
+import { eq } from 'drizzle-orm';
+import type { Database } from '#src/store/database.ts';
+import { byokCredentials } from '#src/store/schema.ts';
+import type { PlanCredential } from '#src/messages/plan-types.ts';
+import type { KeyVault, ProviderKeyMaterial, SealedKey } from '#src/byok/key-vault.ts';
+import type { CredentialSource } from '#src/messages/plan-request.ts';
+import type { ProviderKey } from '#src/providers/provider-adapter.ts';
+import { toPlanCredential } from '#src/byok/credential-view.ts';
+
+/**
+ * What routing reads (the planner's {@link CredentialSource}): `forAccount` gives the account's credentials,
+ * every provider, disabled ones included (the planner filters); `revealKey` decrypts one credential's provider
+ * key. Only the code about to send the key to its provider calls it; never log, return or keep the result.
+ */
+export interface RoutingCredentials extends CredentialSource {
+  /** Number of loads that reached the database (tests, metrics). */
+  databaseLookups(): number;
+  close(): void;
+}
+
+/** The adapter's form of a key: a plain string, or the object form when the key names a region. */
+export function toProviderKey(material: ProviderKeyMaterial): ProviderKey {
+  return material.region === null ? material.apiKey : { api_key: material.apiKey, region: material.region };
+}
+
+interface AccountEntry {
+  plans: readonly PlanCredential[];
+  sealed: ReadonlyMap<string, SealedKey>;
+}
+
+/** Creates the cached read path; `maxAccounts` bounds memory (oldest account evicted first). */
+export function createRoutingCredentials(deps: { database: Database; vault: KeyVault; maxAccounts?: number }): RoutingCredentials {
+  const { database, vault } = deps;
+  const maxAccounts = deps.maxAccounts ?? 10_000;
+  const entries = new Map<string, AccountEntry>();
+  let generation = 0;
+  let lookups = 0;
+
+  const unsubscribe = database.changes.subscribe((event) => {
+    if (event.kind === 'api-key') return;
+    generation += 1;
+    if (event.kind === 'byok') entries.delete(event.accountId);
+    else entries.clear();
+  });
+
+  const load = async (accountId: string): Promise<AccountEntry> => {
+    const cached = entries.get(accountId);
+    if (cached && database.changes.reliable()) return cached;
+    const startedAt = generation;
+    lookups += 1;
+    const rows = await database.db.select().from(byokCredentials).where(eq(byokCredentials.accountId, accountId));
+    const entry: AccountEntry = {
+      plans: rows.map(toPlanCredential),
+      sealed: new Map(rows.map((row) => [row.id, { keyCiphertext: row.keyCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId }])),
+    };
+    // A change that arrived while we read may not be in what we read: use it once, do not keep it.
+    if (startedAt === generation) {
+      if (entries.size >= maxAccounts && !entries.has(accountId)) {
+        const oldest = entries.keys().next();
+        if (!oldest.done) entries.delete(oldest.value);
+      }
+      entries.set(accountId, entry);
+    }
+    return entry;
+  };
+
+  return {
+    forAccount: async (accountId) => (await load(accountId)).plans,
+    revealKey: async (accountId, credentialId) => {
+      const sealed = (await load(accountId)).sealed.get(credentialId);
+      if (!sealed) throw new Error(`credential ${credentialId} no longer exists`);
+      return toProviderKey(vault.open(sealed, credentialId));
+    },
+    databaseLookups: () => lookups,
+    close: unsubscribe,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Opens the gateway's database: PostgreSQL when a connection string is given, else PGlite (PostgreSQL in
+ * WASM) in a data directory. Either way the result is one drizzle query layer over the same schema, with the
+ * migrations applied, and a change feed for in-process caches.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import * as schema from '#src/store/schema.ts';
+import { acquireDataDirectoryLock, type DataDirectoryLock } from '#src/store/data-dir-lock.ts';
+import { createLocalChangeFeed, createPostgresChangeFeed, type ChangeFeed } from '#src/store/change-feed.ts';
+import { applyMigrations } from '#src/store/migrate.ts';
+
+/** The drizzle query layer, identical for both drivers. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** An open database. */
+export interface Database {
+  db: Db;
+  driver: 'pglite' | 'postgres';
+  /** The PGlite data directory; undefined on PostgreSQL. */
+  dataDir: string | undefined;
+  changes: ChangeFeed;
+  close(): Promise<void>;
+}
+
+/** Where the data lives. `databaseUrl` wins over `dataDir`. */
+export interface DatabaseOptions {
+  /** PGlite data directory (default `SWITCHBOARD_DATA_DIR` or `./.switchboard`). */
+  dataDir?: string;
+  /** PostgreSQL connection string. */
+  databaseUrl?: string;
+  /** Who holds the PGlite data directory, shown to a second process that is refused: `gateway`, `cli`. */
+  purpose?: string;
+  /** A PGlite `dumpDataDir` archive to start from (tests clone a migrated template this way). */
+  loadDataDir?: Blob;
+  /** Reports a failure of the PostgreSQL change listener (it reconnects by itself). */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** The default PGlite data directory. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.SWITCHBOARD_DATA_DIR ?? './.switchboard');
+}
+
+/** Opens (and migrates) the database the options name. */
+export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
+  return openPglite(resolve(options.dataDir ?? defaultDataDir()), options);
+}
+
+async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Database> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const lock: DataDirectoryLock = acquireDataDirectoryLock(dataDir, options.purpose ?? 'gateway');
+  let client: PGlite | undefined;
+  try {
+    client = new PGlite({ dataDir: `${dataDir}/pgdata`, ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}) });
+    await client.waitReady;
+    const db = drizzlePglite({ client, schema });
+    await applyMigrations({ driver: 'pglite', db });
+    const changes = createLocalChangeFeed();
+    const opened = client;
+    return {
+      db,
+      driver: 'pglite',
+      dataDir,
+      changes,
+      close: async () => {
+        await changes.close();
+        await opened.close();
+        lock.release();
+      },
+    };
+  } catch (error) {
+    await client?.close().catch(() => {});
+    lock.release();
+    throw error;
+  }
+}
+
+async function openPostgres(databaseUrl: string, options: DatabaseOptions): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // An idle client's connection error would otherwise crash the process; the next query reports it.
+  pool.on('error', (error) => options.onBackgroundError?.(error));
+  try {
+    const db = drizzleNodePostgres({ client: pool, schema });
+    await applyMigrations({ driver: 'postgres', db, pool });
+    const changes = await createPostgresChangeFeed(pool, { onError: options.onBackgroundError });
+    return {
+      db,
+      driver: 'postgres',
+      dataDir: undefined,
+      changes,
+      close: async () => {
+        await changes.close();
+        await pool.end();
+      },
+    };
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+}
