@@ -4,7 +4,7 @@
  * vendor with explicit caching sees an ordinary block-level marker. Anthropic allows four breakpoints;
  * when the request already has four, none is added.
  */
-import type { CacheControl, ContentBlockParam, MessageParam, MessageRequest, TextBlockParam } from '#src/api-types.ts';
+import type { CacheControl, ContentBlockParam, MessageParam, MessageRequest, TextBlockParam, ToolResultBlockParam } from '#src/api-types.ts';
 
 /** Anthropic's limit on cache breakpoints per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
@@ -16,13 +16,21 @@ function hasMarker(value: unknown): boolean {
   return typeof value === 'object' && value !== null && 'cache_control' in value && (value as { cache_control?: unknown }).cache_control != null;
 }
 
-/** Counts the explicit breakpoints a request carries (tools, system blocks, message blocks). */
+// Blocks inside a tool result can carry their own breakpoints, and Anthropic counts them toward the limit.
+function nestedMarkers(block: ContentBlockParam): number {
+  if (block.type !== 'tool_result') return 0;
+  const { content } = block as ToolResultBlockParam;
+  return Array.isArray(content) ? content.filter(hasMarker).length : 0;
+}
+
+/** Counts the explicit breakpoints a request carries (tools, system blocks, message blocks and tool result content). */
 export function countCacheBreakpoints(request: MessageRequest): number {
   let count = 0;
   for (const tool of request.tools ?? []) if (hasMarker(tool)) count += 1;
   if (Array.isArray(request.system)) for (const block of request.system) if (hasMarker(block)) count += 1;
   for (const message of request.messages) {
-    if (Array.isArray(message.content)) for (const block of message.content) if (hasMarker(block)) count += 1;
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content) count += (hasMarker(block) ? 1 : 0) + nestedMarkers(block);
   }
   return count;
 }
