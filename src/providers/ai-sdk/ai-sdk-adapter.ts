@@ -61,14 +61,16 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
 
     async stream(call: AttemptCall): Promise<AdapterStream> {
       const { callOptions, warnings, model } = prepare(call);
+      // Aborted by the client's signal or when the consumer stops reading early, so the upstream is let go.
+      const reading = new AbortController();
       let stream: ReadableStream<LanguageModelV4StreamPart>;
       try {
         // Resolves once the upstream answered with success headers; an HTTP error is thrown here, before any byte.
-        ({ stream } = await model.doStream({ ...callOptions, abortSignal: call.signal }));
+        ({ stream } = await model.doStream({ ...callOptions, abortSignal: AbortSignal.any([call.signal, reading.signal]) }));
       } catch (error) {
         throw mapAiSdkError(error, call.provider);
       }
-      return { events: translateStream({ stream, profile, call, warnings }), warnings };
+      return { events: translateStream({ stream, profile, call, warnings, reading }), warnings };
     },
 
     async countTokens(call) {
@@ -82,8 +84,9 @@ async function* translateStream(options: {
   profile: AiSdkVendorProfile;
   call: Pick<AttemptCall, 'provider' | 'upstreamModel'>;
   warnings: string[];
+  reading: AbortController;
 }): AsyncGenerator<SseEvent> {
-  const { stream, profile, call, warnings } = options;
+  const { stream, profile, call, warnings, reading } = options;
   const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel });
   const reader = stream.getReader();
   let completed = false;
@@ -100,8 +103,12 @@ async function* translateStream(options: {
     yield* state.end();
     completed = true;
   } finally {
-    // The consumer stopped early (client gone) or the translation failed: stop reading the upstream.
-    if (!completed) await reader.cancel().catch(() => undefined);
+    // The consumer stopped early (client gone) or the translation failed: let the upstream go. Cancelling a
+    // reader over a stalled body may never settle, so the request is aborted and the cancel not awaited.
+    if (!completed) {
+      reading.abort();
+      void reader.cancel().catch(() => undefined);
+    }
     reader.releaseLock();
   }
 }

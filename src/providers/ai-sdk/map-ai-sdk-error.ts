@@ -23,7 +23,8 @@ import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/provide
 export function mapAiSdkError(error: unknown, provider: string): GatewayError {
   if (error instanceof GatewayError) return error;
   if (APICallError.isInstance(error)) {
-    if (error.statusCode !== undefined) {
+    // A failure while reading a successful answer carries the answer's 2xx status: that is no HTTP error.
+    if (error.statusCode !== undefined && error.statusCode >= 400) {
       return upstreamErrorFromResponse({
         provider,
         status: error.statusCode,

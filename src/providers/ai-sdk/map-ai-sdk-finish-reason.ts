@@ -14,8 +14,8 @@ export type MappedFinishReason =
 
 /**
  * Maps one finish reason. `stop` is `end_turn` unless the vendor's raw reason says a stop sequence fired
- * (Bedrock's `stop_sequence`); `other` is `end_turn`, the closest Anthropic has to "stopped for a reason of
- * its own".
+ * (Bedrock's `stop_sequence`); `other` with a raw reason is `end_turn`, the closest Anthropic has to "stopped
+ * for a reason of its own".
  * @see https://docs.anthropic.com/en/api/messages (stop_reason)
  */
 export function mapAiSdkFinishReason(finishReason: LanguageModelV4FinishReason, vendorLabel: string): MappedFinishReason {
@@ -36,6 +36,9 @@ export function mapAiSdkFinishReason(finishReason: LanguageModelV4FinishReason, 
         },
       };
     case 'other':
+      // No raw reason at all means the vendor never said why it stopped: Bedrock reports a stream that ended
+      // before `messageStop` this way. That is a truncated answer, not a finished one.
+      if (finishReason.raw === undefined) return { outcome: 'failure', kind: 'malformed_response', detail: 'the answer ended without a stop reason' };
       return { outcome: 'stop', stopReason: 'end_turn' };
     case 'error':
       return { outcome: 'failure', kind: 'server_error', detail: `the model stopped with an error (${finishReason.raw ?? 'no reason given'})` };

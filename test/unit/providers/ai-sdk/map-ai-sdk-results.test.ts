@@ -16,6 +16,7 @@ describe('mapAiSdkFinishReason', () => {
     [{ unified: 'length', raw: 'length' }, { outcome: 'stop', stopReason: 'max_tokens' }],
     [{ unified: 'tool-calls', raw: 'tool_calls' }, { outcome: 'stop', stopReason: 'tool_use' }],
     [{ unified: 'other', raw: 'weird' }, { outcome: 'stop', stopReason: 'end_turn' }],
+    [{ unified: 'other', raw: undefined }, { outcome: 'failure', kind: 'malformed_response', detail: 'the answer ended without a stop reason' }],
     [
       { unified: 'content-filter', raw: 'content_filter' },
       { outcome: 'stop', stopReason: 'refusal', refusal: { type: 'refusal', explanation: 'OpenAI Chat Completions stopped the answer with its content filter (content_filter).' } },
