@@ -17,6 +17,13 @@ export interface SseWriter {
   readonly closed: boolean;
 }
 
+// Data with line breaks (an upstream may send JSON over several `data:` lines, which the reader joins with
+// \n) needs one `data:` field per line, or the client reads the rest as unknown fields and loses it.
+function frame(event: SseEvent): string {
+  const data = event.data.includes('\n') || event.data.includes('\r') ? event.data.split(/\r\n|\r|\n/).join('\ndata: ') : event.data;
+  return `event: ${event.event}\ndata: ${data}\n\n`;
+}
+
 /** Wraps an express response as an SSE writer. */
 export function createSseWriter(res: Response): SseWriter {
   let closed = false;
@@ -35,7 +42,7 @@ export function createSseWriter(res: Response): SseWriter {
     },
     async write(event) {
       if (closed) return;
-      if (!res.write(`event: ${event.event}\ndata: ${event.data}\n\n`)) {
+      if (!res.write(frame(event))) {
         await new Promise<void>((resolve) => {
           const done = () => {
             res.off('drain', done);

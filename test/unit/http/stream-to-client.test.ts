@@ -1,0 +1,121 @@
+import { get, type IncomingMessage } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { createSseWriter } from '#src/http/sse-writer.ts';
+import { streamToClient } from '#src/http/stream-to-client.ts';
+import { createLogger } from '#src/logger.ts';
+import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import { readSseEvents } from '#src/providers/sse-reader.ts';
+import { readChunks } from '#test/helpers/fake-upstreams/index.ts';
+import { startSseTestServer, type SseTestServer } from './sse-test-server.ts';
+
+let server: SseTestServer | undefined;
+const failures: unknown[] = [];
+let logLines: string[] = [];
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  logLines = [];
+  expect(failures.splice(0)).toEqual([]);
+});
+
+const upstreamEvents: SseEvent[] = readChunks<{ type: string }>('anthropic', 'anthropic-text').map((payload) => ({
+  event: payload.type,
+  data: JSON.stringify(payload),
+}));
+
+/** Serves `events` through streamToClient; resolves `done` when streamToClient has returned. */
+async function serve(events: () => AsyncIterable<SseEvent>): Promise<{ url: string; done: Promise<void> }> {
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  const logger = createLogger({ level: 'debug', sink: (line) => logLines.push(line) });
+  server = await startSseTestServer(async (_req, res) => {
+    const writer = createSseWriter(res);
+    writer.open({});
+    await streamToClient(writer, events(), logger);
+    finish();
+  }, failures);
+  return { url: server.url, done };
+}
+
+function request(url: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => get(url, resolve).on('error', reject));
+}
+
+async function receive(url: string): Promise<{ events: SseEvent[]; completed: boolean }> {
+  const response = await request(url);
+  const events: SseEvent[] = [];
+  for await (const event of readSseEvents(response)) events.push(event);
+  return { events, completed: response.complete };
+}
+
+async function* failingAfter(count: number, error: unknown): AsyncGenerator<SseEvent> {
+  yield* upstreamEvents.slice(0, count);
+  throw error;
+}
+
+describe('streamToClient', () => {
+  it('writes every event in order and ends the response cleanly', async () => {
+    const { url, done } = await serve(async function* () {
+      yield* upstreamEvents;
+    });
+    const { events, completed } = await receive(url);
+    expect(events).toEqual(upstreamEvents);
+    expect(completed).toBe(true);
+    await done;
+  });
+
+  const upstream = (kind: UpstreamFailureKind) => new UpstreamError({ provider: 'anthropic', kind, rawBody: '{"secret":"upstream body"}' });
+  it.each([
+    ['a rate limit', upstream('rate_limited'), 'rate_limit_error', 'Upstream anthropic failed: rate limited'],
+    ['an overload', upstream('overloaded'), 'overloaded_error', 'Upstream anthropic failed: overloaded'],
+    ['a timeout', upstream('timeout'), 'overloaded_error', 'Upstream anthropic failed: timeout'],
+    ['a truncated stream', upstream('malformed_response'), 'api_error', 'Upstream anthropic failed: malformed response'],
+    ['a reset', upstream('connection'), 'api_error', 'Upstream anthropic failed: connection'],
+    ['a gateway error', new GatewayError(504, 'The request ran out of time'), 'timeout_error', 'The request ran out of time'],
+    ['a bug', new TypeError('cannot read properties of undefined (secret internals)'), 'api_error', 'Internal Server Error'],
+  ])('ends with an in-band error event after %s and closes the stream cleanly', async (_name, error, type, message) => {
+    const { url, done } = await serve(() => failingAfter(3, error));
+    const { events, completed } = await receive(url);
+
+    expect(events.slice(0, 3)).toEqual(upstreamEvents.slice(0, 3));
+    expect(events.slice(3)).toEqual([{ event: 'error', data: JSON.stringify({ type: 'error', error: { type, message } }) }]);
+    expect(completed).toBe(true);
+    expect(events.at(-1)?.data).not.toContain('secret');
+    await done;
+    expect(logLines.some((line) => line.includes('stream failed after its first byte'))).toBe(true);
+  });
+
+  it('stops reading the upstream when the client goes away', async () => {
+    let returned = false;
+    let produced = 0;
+    const { url, done } = await serve(async function* () {
+      try {
+        for (let index = 0; ; index += 1) {
+          produced += 1;
+          yield { event: 'content_block_delta', data: `{"index":${index},"pad":"${'z'.repeat(16 * 1024)}"}` };
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      } finally {
+        returned = true;
+      }
+    });
+    const response = await request(url);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    response.destroy();
+    await done;
+    expect(returned).toBe(true);
+    const producedAtEnd = produced;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(produced).toBe(producedAtEnd);
+  });
+
+  it('never throws, even when the events fail before the first one', async () => {
+    const { url, done } = await serve(() => failingAfter(0, upstream('overloaded')));
+    const { events, completed } = await receive(url);
+    expect(events).toEqual([{ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Upstream anthropic failed: overloaded' } }) }]);
+    expect(completed).toBe(true);
+    await done;
+  });
+});
