@@ -33,22 +33,36 @@ function markerOf(value: unknown): CacheControl | undefined {
 export function planCacheBreakpoints(request: Pick<MessageRequest, 'system' | 'tools' | 'messages' | 'cache_control'>): CacheBreakpointPlan {
   const breakpoints = new Map<CacheAnchor, CacheControl>();
   const warnings: string[] = [];
+  let explicit = 0;
   const visit = (anchor: object): void => {
     const marker = markerOf(anchor);
-    if (marker) breakpoints.set(anchor, marker);
+    if (marker) {
+      breakpoints.set(anchor, marker);
+      explicit += 1;
+    }
+    // Blocks inside a tool result carry their own markers and count toward the limit; vendors place cache
+    // points per tool result, so such a marker anchors on the enclosing tool_result.
+    const nested = (anchor as { type?: unknown; content?: unknown }).type === 'tool_result' ? (anchor as { content?: unknown }).content : undefined;
+    if (!Array.isArray(nested)) return;
+    for (const inner of nested) {
+      const innerMarker = markerOf(inner);
+      if (!innerMarker) continue;
+      explicit += 1;
+      if (!breakpoints.has(anchor)) breakpoints.set(anchor, innerMarker);
+    }
   };
   for (const tool of request.tools ?? []) visit(tool);
   if (Array.isArray(request.system)) request.system.forEach(visit);
   for (const message of request.messages) {
     if (Array.isArray(message.content)) message.content.forEach(visit);
   }
-  if (breakpoints.size > MAX_CACHE_BREAKPOINTS) {
-    throw new BadRequestError(`at most ${MAX_CACHE_BREAKPOINTS} blocks may carry cache_control, found ${breakpoints.size}`);
+  if (explicit > MAX_CACHE_BREAKPOINTS) {
+    throw new BadRequestError(`at most ${MAX_CACHE_BREAKPOINTS} blocks may carry cache_control, found ${explicit}`);
   }
   if (request.cache_control) {
     const last = lastCacheableAnchor(request);
     if (last && !breakpoints.has(last)) {
-      if (breakpoints.size < MAX_CACHE_BREAKPOINTS) breakpoints.set(last, request.cache_control);
+      if (explicit < MAX_CACHE_BREAKPOINTS) breakpoints.set(last, request.cache_control);
       else warnings.push('top-level cache_control ignored: the request already has 4 cache breakpoints');
     }
   }

@@ -263,3 +263,18 @@ describe('convertToAiSdkCallOptions', () => {
     ]);
   });
 });
+
+describe('cache breakpoints inside tool results', () => {
+  it('count toward the limit and anchor on the enclosing tool_result', () => {
+    const marked = (text: string) => ({ type: 'text' as const, text, cache_control: { type: 'ephemeral' as const } });
+    const history = { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 't1', name: 'f', input: {} as never }] };
+    const result = { type: 'tool_result' as const, tool_use_id: 't1', content: [marked('a'), marked('b')] };
+    const { value } = convert('bedrock', { messages: [{ role: 'user', content: 'go' }, history, { role: 'user', content: [result] }] });
+    expect(value.prompt.at(-1)).toEqual({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'f', output: { type: 'text', value: 'a\nb' }, providerOptions: { bedrock: { cachePoint: { type: 'default' } } } }],
+    });
+    const crowded = { role: 'user' as const, content: [result, marked('c'), marked('d'), marked('e')] };
+    expect(() => convert('bedrock', { messages: [{ role: 'user', content: 'go' }, history, crowded] })).toThrow('at most 4 blocks may carry cache_control, found 5');
+  });
+});
