@@ -81,6 +81,14 @@ describe('anthropicAdapter.stream', () => {
     expect((outcome.error as UpstreamError).rawBody).toContain('"type":"error"');
   });
 
+  it('fails on the first read when the error event comes before any other, so the runner can still fail over', async () => {
+    fake.enqueue(reply.fixture('anthropic-text', { streamError: { afterEvents: 0, status: 529 } }));
+    const { events } = await anthropicAdapter.stream(streamRequest(fake));
+    const outcome = await collectUntilError(events);
+    expect(outcome.events).toEqual([]);
+    expect(outcome.error).toMatchObject({ kind: 'overloaded', fallbackEligible: true });
+  });
+
   it('keeps the in-stream error body out of the public message', async () => {
     fake.enqueue(reply.fixture('anthropic-text', { streamError: { afterEvents: 1, status: 529, message: 'secret internal cluster eu-7 is down' } }));
     const { events } = await anthropicAdapter.stream(streamRequest(fake));
