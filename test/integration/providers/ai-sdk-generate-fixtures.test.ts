@@ -50,6 +50,17 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
     },
   },
   {
+    family: 'azure',
+    start: () => startFakeOpenAiChat(),
+    fixture: 'openai-text',
+    expected: {
+      content: [{ type: 'text', text: chatText('openai-chat', 'openai-text')?.content ?? '' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: usage(16, 363, { output_tokens_details: { reasoning_tokens: 0 } }),
+    },
+  },
+  {
     family: 'openai-compatible',
     start: () => startFakeOpenAiChat(),
     fixture: 'deepseek-tool-call',

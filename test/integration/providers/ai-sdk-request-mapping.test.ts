@@ -198,12 +198,13 @@ describe('AI SDK adapters, what the vendor receives', () => {
 
   it('authenticates each vendor its own way and never leaks the key into the body', async () => {
     const seen: Record<string, unknown> = {};
-    for (const testCase of cases) {
+    const azure = { family: 'azure' as const, start: () => startFakeOpenAiChat(), reply: 'openai-text', model: 'my-deployment' };
+    for (const testCase of [...cases, azure]) {
       fake = await testCase.start();
-      fake.enqueue(reply.fixture(`${testCase.reply}.json`, testCase.vendor ? { vendor: testCase.vendor } : {}));
+      fake.enqueue(reply.fixture(`${testCase.reply}.json`, 'vendor' in testCase && testCase.vendor ? { vendor: testCase.vendor } : {}));
       await createAiSdkAdapter({ family: testCase.family }).generate(attemptCall({ family: testCase.family, baseUrl: fake.baseURL, upstreamModel: testCase.model }));
       const { headers, rawBody } = fake.lastRequest();
-      seen[testCase.family] = headers['x-goog-api-key'] ?? headers.authorization;
+      seen[testCase.family] = headers['x-goog-api-key'] ?? headers['api-key'] ?? headers.authorization;
       expect(rawBody).not.toContain('sk-test-key');
       await fake.close();
       fake = undefined;
@@ -214,6 +215,7 @@ describe('AI SDK adapters, what the vendor receives', () => {
       google: 'sk-test-key',
       bedrock: 'Bearer sk-test-key',
       'openai-responses': 'Bearer sk-test-key',
+      azure: 'sk-test-key',
     });
   });
 });

@@ -45,6 +45,15 @@ const cases: StreamCase[] = [
     usage: { input_tokens: 16, output_tokens: 300, cache_read_input_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, ...standard },
   },
   {
+    family: 'azure',
+    start: () => startFakeOpenAiChat(),
+    fixture: 'azure-model-router.1',
+    outline: ['message_start', 'start 0 text', 'delta 0 text_delta x4', 'stop 0', 'message_delta', 'message_stop'],
+    content: [{ type: 'text', text: 'Capital of Denmark.' }],
+    stopReason: 'end_turn',
+    usage: { input_tokens: 15, output_tokens: 78, cache_read_input_tokens: 0, output_tokens_details: { reasoning_tokens: 64 }, ...standard },
+  },
+  {
     family: 'openai-compatible',
     start: () => startFakeOpenAiChat(),
     fixture: 'groq-tool-call',
