@@ -7,9 +7,10 @@ import { bindGetHealthRoute, type HealthRouteDeps } from '#src/routes/get-health
 import { bindPostMessagesRoute, type MessagesRouteDeps } from '#src/routes/post-messages.ts';
 import { bindPostCountTokensRoute } from '#src/routes/post-count-tokens.ts';
 import { bindGetModelsRoute, type ModelsRouteDeps } from '#src/routes/get-models.ts';
+import { bindCredentialRoutes, type CredentialRouteDeps } from '#src/routes/credential-routes.ts';
 
 /** The union of what the route modules need. */
-export interface RouteDeps extends HealthRouteDeps, MessagesRouteDeps, ModelsRouteDeps {}
+export interface RouteDeps extends HealthRouteDeps, MessagesRouteDeps, ModelsRouteDeps, CredentialRouteDeps {}
 
 /** Binds all routes onto the API router. */
 export function bindAllRoutes(router: Router, deps: RouteDeps): void {
@@ -17,4 +18,5 @@ export function bindAllRoutes(router: Router, deps: RouteDeps): void {
   bindPostMessagesRoute(router, deps);
   bindPostCountTokensRoute(router, deps);
   bindGetModelsRoute(router, deps);
+  bindCredentialRoutes(router, deps);
 }

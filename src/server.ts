@@ -1,0 +1,127 @@
+/**
+ * The composition root: opens the store, loads the catalog and the master key, builds every service once,
+ * and serves the express app on `config.host:config.port`. Nothing here runs per request.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { createApp } from '#src/app.ts';
+import type { Config } from '#src/config.ts';
+import { createLogger, type Logger } from '#src/logger.ts';
+import { loadCatalog, type Catalog } from '#src/catalog/index.ts';
+import { openDatabase, type Database } from '#src/store/database.ts';
+import { loadMasterKey } from '#src/byok/master-key.ts';
+import { createKeyVault } from '#src/byok/key-vault.ts';
+import { createByokService } from '#src/byok/byok-service.ts';
+import { createRoutingCredentials } from '#src/byok/routing-credentials.ts';
+import { createKeyAuthenticator } from '#src/keys/key-authenticator.ts';
+import { createKeyService } from '#src/keys/key-service.ts';
+import { seedBootstrapManagementKey } from '#src/keys/accounts.ts';
+import { configureUpstreamHttp, closeUpstreamHttp } from '#src/providers/http-client.ts';
+import { createAdapterRegistry } from '#src/providers/adapter-registry.ts';
+import { createPinStore } from '#src/messages/redis-pin-store.ts';
+import { StickySessions } from '#src/messages/sticky-session.ts';
+import { EndpointStatsTracker } from '#src/messages/endpoint-stats.ts';
+import { createCatalogPlanView } from '#src/messages/catalog-plan-view.ts';
+import { createRequestPlanner } from '#src/messages/plan-request.ts';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** How to start a gateway; tests pass their own database, catalog and logger. */
+export interface StartServerOptions {
+  config: Config;
+  logger?: Logger;
+  /** An open database to serve from (tests); otherwise opened from the configuration. */
+  database?: Database;
+  catalog?: Catalog;
+  /** Where `${VAR}` in the catalog file is looked up. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A running gateway. */
+export interface RunningServer {
+  /** `http://host:port` */
+  origin: string;
+  database: Database;
+  close(): Promise<void>;
+}
+
+/** Starts the gateway and resolves once it accepts connections. */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const env = options.env ?? process.env;
+  const catalog = options.catalog ?? loadCatalog({ configPath: config.catalogConfigPath, env });
+  configureUpstreamHttp({ headersTimeoutMs: config.upstreamHeadersTimeoutMs, bodyTimeoutMs: config.upstreamBodyTimeoutMs });
+
+  const ownsDatabase = !options.database;
+  const database = options.database ?? (await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, purpose: 'gateway' }));
+  const closers: (() => Promise<void> | void)[] = [];
+  try {
+    const masterKey = loadMasterKey({ masterKey: config.masterKey, dataDir: database.dataDir, driver: database.driver });
+    logger.info('master key loaded', { source: masterKey.source, master_key_id: masterKey.id });
+    const vault = createKeyVault(masterKey);
+    if (config.bootstrapManagementKey) {
+      const seeded = await seedBootstrapManagementKey(database, { rawKey: config.bootstrapManagementKey });
+      if (seeded) logger.info('bootstrap management key seeded');
+    }
+    const authenticator = createKeyAuthenticator(database);
+    closers.push(() => authenticator.close());
+    const credentials = createRoutingCredentials({ database, vault });
+    closers.push(() => credentials.close());
+    const pins = createPinStore({ redisUrl: config.redisUrl, logger });
+    closers.push(() => pins.close());
+
+    const app = createApp({
+      logger,
+      authenticate: authenticator.authenticate,
+      bodyLimitBytes: config.bodyLimitBytes,
+      validateResponses: config.validateResponses,
+      requestTimeoutMs: config.requestTimeoutMs,
+      version: VERSION,
+      catalog,
+      byok: createByokService({ database, vault }),
+      keys: createKeyService(database),
+      messages: {
+        plan: createRequestPlanner({
+          view: createCatalogPlanView(catalog),
+          credentials,
+          sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
+          stats: new EndpointStatsTracker(),
+          regionalHosts: config.regionalHosts,
+        }),
+        adapterFor: createAdapterRegistry(catalog),
+      },
+    });
+
+    const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    const origin = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+    // The validator compiles the spec on its first request (~0.5 s): pay that now, not on a client's request.
+    await fetch(`${origin}/api/v1/health`).then((response) => response.arrayBuffer());
+    logger.info('switchboard listening', { origin, database: database.driver, models: catalog.models.length, redis: Boolean(config.redisUrl) });
+    return { origin, database, close: () => shutdown(server, closers, ownsDatabase ? database : undefined) };
+  } catch (error) {
+    await runClosers(closers);
+    if (ownsDatabase) await database.close();
+    throw error;
+  }
+}
+
+async function runClosers(closers: (() => Promise<void> | void)[]): Promise<void> {
+  for (const close of closers.reverse()) await close();
+}
+
+async function shutdown(server: Server, closers: (() => Promise<void> | void)[], database: Database | undefined): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  await runClosers(closers);
+  await closeUpstreamHttp();
+  if (database) await database.close();
+}

@@ -1,0 +1,172 @@
+/**
+ * The contract suite: one set of HTTP tests run against the Prism mock and the real gateway, every response
+ * checked against the spec by an independent validator. The negative cases break every limit of the
+ * interface's Limits table.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
+import { createSwitchboardClient } from '#src/client.ts';
+import { checkResponse } from '#test/helpers/spec-validator.ts';
+import { startMockTarget, startServerTarget, type ContractTarget } from '#test/contract/contract-targets.ts';
+
+const MESSAGE: MessageRequest = { model: 'anthropic/claude-sonnet-4.5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
+const HASH = 'a'.repeat(64);
+
+async function call(target: ContractTarget, method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const response = await fetch(`${target.baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
+      ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
+    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+  });
+  const contentType = response.headers.get('content-type') ?? '';
+  const text = await response.text();
+  const body: unknown = contentType.includes('json') && text ? JSON.parse(text) : text;
+  return { status: response.status, contentType, body, text, headers: response.headers };
+}
+
+function expectConforms(result: Awaited<ReturnType<typeof call>>, path: string, method: string): void {
+  const check = checkResponse({ path, method, status: result.status, contentType: result.contentType, body: result.body });
+  expect(check.errors, JSON.stringify(result.body)).toEqual([]);
+}
+
+function defineContractSuite(name: ContractTarget['name'], start: () => Promise<ContractTarget>): void {
+  describe(`contract: ${name}`, () => {
+    let target: ContractTarget;
+    beforeAll(async () => {
+      target = await start();
+    });
+    afterAll(async () => {
+      await target?.close();
+    });
+
+    it('GET /health answers without a key', async () => {
+      const result = await call(target, 'GET', '/health');
+      expect(result.status).toBe(200);
+      expectConforms(result, '/health', 'get');
+    });
+
+    it('GET /models lists the catalog', async () => {
+      const result = await call(target, 'GET', '/models', { key: target.inferenceKey });
+      expect(result.status).toBe(200);
+      expectConforms(result, '/models', 'get');
+    });
+
+    it('POST /messages answers a message through the typed client', async () => {
+      const client = createSwitchboardClient({ baseUrl: target.baseUrl, apiKey: target.inferenceKey });
+      const { data, response } = await client.POST('/messages', { body: MESSAGE, params: { header: { 'X-Gateway-Metadata': 'disabled' } } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-generation-id')).toBeTruthy();
+      const message = data as MessageResponse;
+      expect(message.type).toBe('message');
+      expect(message.content[0]?.type).toBe('text');
+      const check = checkResponse({ path: '/messages', method: 'post', status: 200, contentType: 'application/json', body: data });
+      expect(check.errors).toEqual([]);
+    });
+
+    it('POST /messages with stream answers an event stream', async () => {
+      const result = await call(target, 'POST', '/messages', { key: target.inferenceKey, body: { ...MESSAGE, stream: true }, headers: { accept: 'text/event-stream' } });
+      expect(result.status).toBe(200);
+      expect(result.contentType).toContain('text/event-stream');
+      const events = [...result.text.matchAll(/^event: (\w+)$/gm)].map((match) => match[1]);
+      expect(events[0]).toBe('message_start');
+      expect(events.at(-1)).toBe('message_stop');
+    });
+
+    it('the Anthropic SDK works with baseURL at /api', async () => {
+      const anthropic = new Anthropic({ baseURL: `${target.origin}/api`, authToken: target.inferenceKey, apiKey: null, maxRetries: 0 });
+      const message = await anthropic.messages.create(MESSAGE as Anthropic.MessageCreateParamsNonStreaming);
+      expect(message.type).toBe('message');
+      expect(message.content[0]?.type).toBe('text');
+    });
+
+    it('POST /messages/count_tokens counts input tokens', async () => {
+      const result = await call(target, 'POST', '/messages/count_tokens', { key: target.inferenceKey, body: { model: MESSAGE.model, messages: MESSAGE.messages } });
+      expect(result.status).toBe(200);
+      expectConforms(result, '/messages/count_tokens', 'post');
+    });
+
+    it.each([
+      ['POST', '/messages', '/messages', MESSAGE],
+      ['POST', '/messages/count_tokens', '/messages/count_tokens', MESSAGE],
+      ['GET', '/models', '/models', undefined],
+      ['GET', '/byok', '/byok', undefined],
+      ['POST', '/byok', '/byok', { provider: 'openai', key: 'sk-x' }],
+      ['PATCH', '/byok/{id}', '/byok/3f0c1f7e-6f7d-4a34-9a51-8f3c2b8e1a10', { name: 'x' }],
+      ['GET', '/keys', '/keys', undefined],
+      ['DELETE', '/keys/{hash}', `/keys/${HASH}`, undefined],
+    ])('%s %s without Authorization is 401', async (method, template, path, body) => {
+      const result = await call(target, method, path, body === undefined ? {} : { body });
+      expect(result.status).toBe(401);
+      expectConforms(result, template, method.toLowerCase());
+      const error = (result.body as { error: { code: number; message: string } }).error;
+      expect(error).toMatchObject({ code: 401, message: 'Missing Authentication header' });
+    });
+
+    const tooMany = (count: number, make: (index: number) => string) => Array.from({ length: count }, (_, index) => make(index));
+    it.each([
+      ['fallbacks has at most 3 entries', { ...MESSAGE, fallbacks: tooMany(4, (index) => `openai/m${index}`).map((model) => ({ model })) }],
+      ['session_id is at most 256 characters', { ...MESSAGE, session_id: 's'.repeat(257) }],
+      ['user is at most 256 characters', { ...MESSAGE, user: 'u'.repeat(257) }],
+      ['stop_server_tools_when has at least 1 item', { ...MESSAGE, stop_server_tools_when: [] }],
+      ['max_tokens is required', { model: MESSAGE.model, messages: MESSAGE.messages }],
+      ['fallback entries have only model', { ...MESSAGE, fallbacks: [{ model: 'openai/gpt-5', extra: true }] }],
+      ['provider rejects unknown keys', { ...MESSAGE, provider: { fastest: true } }],
+      ['speed is fast or standard', { ...MESSAGE, speed: 'ludicrous' }],
+    ])('POST /messages: %s (400)', async (_rule, body) => {
+      const result = await call(target, 'POST', '/messages', { key: target.inferenceKey, body });
+      expect(result.status).toBe(400);
+      expectConforms(result, '/messages', 'post');
+      expect((result.body as { error: { message: string } }).error.message).toMatch(/^Invalid request parameters/);
+    });
+
+    it.each([
+      ['name is at most 255 characters', { name: 'n'.repeat(256) }],
+      ['allowed_api_key_hashes has at least 1 entry', { allowed_api_key_hashes: [] }],
+      ['allowed_api_key_hashes has at most 100 entries', { allowed_api_key_hashes: tooMany(101, (index) => index.toString(16).padStart(64, '0')) }],
+      ['allowed_api_key_hashes entries are 64 lowercase hex', { allowed_api_key_hashes: ['A'.repeat(64)] }],
+      ['allowed_models has at most 100 entries', { allowed_models: tooMany(101, (index) => `openai/m${index}`) }],
+      ['allowed_user_ids has at most 100 entries', { allowed_user_ids: tooMany(101, (index) => `user-${index}`) }],
+      ['key has at least 1 character', { key: '' }],
+      ['declared_region is global, europe, us or null', { declared_region: 'asia' }],
+      ['unknown fields are rejected', { colour: 'blue' }],
+    ])('PATCH /byok/{id}: %s (400)', async (_rule, body) => {
+      const result = await call(target, 'PATCH', `/byok/${target.credentialId}`, { key: target.managementKey, body });
+      expect(result.status).toBe(400);
+      expectConforms(result, '/byok/{id}', 'patch');
+      expect((result.body as { error: { message: string } }).error.message).toMatch(/^Invalid request parameters/);
+    });
+
+    it('PATCH /byok/{id} with an inference key is 403', async () => {
+      const result = await call(target, 'PATCH', `/byok/${target.credentialId}`, { key: target.inferenceKey, body: { name: 'x' }, headers: { prefer: 'code=403' } });
+      expect(result.status).toBe(403);
+      expectConforms(result, '/byok/{id}', 'patch');
+      expect(result.body).toEqual({ error: { code: 403, message: 'Only management keys can perform this operation' } });
+    });
+
+    it('PATCH /byok/{id} of an unknown credential is 404', async () => {
+      const result = await call(target, 'PATCH', '/byok/00000000-0000-4000-8000-000000000000', { key: target.managementKey, body: { name: 'x' }, headers: { prefer: 'code=404' } });
+      expect(result.status).toBe(404);
+      expectConforms(result, '/byok/{id}', 'patch');
+      expect(result.body).toEqual({ error: { code: 404, message: 'Resource not found' } });
+    });
+
+    it('PATCH /byok/{id} updates the credential', async () => {
+      const result = await call(target, 'PATCH', `/byok/${target.credentialId}`, { key: target.managementKey, body: { name: 'renamed', disabled: false } });
+      expect(result.status).toBe(200);
+      expectConforms(result, '/byok/{id}', 'patch');
+    });
+
+    it('an unknown path is 404', async () => {
+      const result = await call(target, 'GET', '/no-such-path', { key: target.managementKey });
+      expect(result.status).toBe(404);
+    });
+  });
+}
+
+defineContractSuite('mock', startMockTarget);
+defineContractSuite('server', startServerTarget);

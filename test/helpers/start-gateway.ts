@@ -1,0 +1,67 @@
+/**
+ * Starts the real gateway for a test, on 127.0.0.1 port 0, with response validation on, a fresh database
+ * (PGlite by default, PostgreSQL with `driver: 'postgres'`), a catalog file pointing providers at fake
+ * upstreams, and one account with a management key and an inference key. Log lines are captured.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '#src/config.ts';
+import { createLogger } from '#src/logger.ts';
+import { startServer, type RunningServer } from '#src/server.ts';
+import { initAccount, type InitializedAccount } from '#src/keys/accounts.ts';
+import { openTestDatabase, type TestDatabaseDriver } from '#test/helpers/test-database.ts';
+
+/** A gateway running for one test file. */
+export interface TestGateway extends InitializedAccount {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** `http://127.0.0.1:<port>/api/v1` */
+  baseUrl: string;
+  server: RunningServer;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** Options of a test gateway. */
+export interface TestGatewayOptions {
+  /** YAML of the catalog file (SWITCHBOARD_CONFIG); providers' base URLs point at fake upstreams. */
+  catalogYaml?: string;
+  driver?: TestDatabaseDriver;
+  env?: Record<string, string>;
+}
+
+/** Starts a gateway; call `close()` in `afterAll`. */
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const directory = mkdtempSync(join(tmpdir(), 'switchboard-gateway-'));
+  const env: NodeJS.ProcessEnv = {
+    PORT: '0',
+    SWITCHBOARD_VALIDATE_RESPONSES: 'true',
+    SWITCHBOARD_MASTER_KEY: 'zZ8xQm3r5kq7b1vY2n0cL4sW6tH9uJ3eA5dF7gK1pR8=',
+    SWITCHBOARD_LOG_LEVEL: 'debug',
+    ...options.env,
+  };
+  if (options.catalogYaml !== undefined) {
+    const file = join(directory, 'switchboard.yaml');
+    writeFileSync(file, options.catalogYaml);
+    env.SWITCHBOARD_CONFIG = file;
+  }
+  const config: Config = loadConfig(env);
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
+  const database = await openTestDatabase(options.driver ?? 'pglite');
+  const server = await startServer({ config, logger, database: database.database, env });
+  const account = await initAccount(database.database, { name: 'contract' });
+  return {
+    ...account,
+    origin: server.origin,
+    baseUrl: `${server.origin}/api/v1`,
+    server,
+    logs,
+    async close() {
+      await server.close();
+      await database.drop();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
