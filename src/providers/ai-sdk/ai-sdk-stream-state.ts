@@ -11,12 +11,13 @@ import type { MessageResponse, ResponseContentBlock } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { formatWarning, newMessageId, parseToolInput, reasoningBlock, stopSequenceOf } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
+import { formatWarning, newMessageId, parseToolInput, reasoningBlock, stopSequenceOf, toolCallSignatureBlock } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 
-type SegmentKind = 'text' | 'reasoning' | 'tool';
+// `signature`: an empty thinking block carrying the signature of the tool call after it (Gemini).
+type SegmentKind = 'text' | 'reasoning' | 'tool' | 'signature';
 
 interface Segment {
   kind: SegmentKind;
@@ -30,6 +31,7 @@ interface Segment {
   toolCallId?: string;
   toolName?: string;
   metadata?: SharedV4ProviderMetadata;
+  signature?: string;
 }
 
 /** Options of one translation. */
@@ -77,7 +79,10 @@ export class AiSdkStreamState {
       }
       case 'tool-input-start':
         if (part.providerExecuted) this.warnings.push(`provider-executed tool call ${part.toolName} dropped`);
-        else this.segmentFor('tool', part.id, undefined, part.toolName);
+        else {
+          this.signToolCall(part.providerMetadata);
+          this.segmentFor('tool', part.id, undefined, part.toolName);
+        }
         break;
       case 'tool-input-delta': {
         const segment = this.latest.get(`tool:${part.id}`);
@@ -90,7 +95,7 @@ export class AiSdkStreamState {
         break;
       }
       case 'tool-call':
-        if (!part.providerExecuted) this.completeToolCall(part.toolCallId, part.toolName, part.input);
+        if (!part.providerExecuted) this.completeToolCall(part.toolCallId, part.toolName, part.input, part.providerMetadata);
         break;
       case 'finish':
         this.finish = { usage: part.usage, finishReason: part.finishReason, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) };
@@ -164,12 +169,24 @@ export class AiSdkStreamState {
     segment.received += delta;
   }
 
-  private completeToolCall(toolCallId: string, toolName: string, input: string): void {
+  private completeToolCall(toolCallId: string, toolName: string, input: string, metadata: SharedV4ProviderMetadata | undefined): void {
     // Streamed calls end with the whole call again (after `tool-input-end`): that one adds nothing.
-    const segment = this.latest.get(`tool:${toolCallId}`) ?? this.segmentFor('tool', toolCallId, undefined, toolName);
+    let segment = this.latest.get(`tool:${toolCallId}`);
+    if (!segment) {
+      this.signToolCall(metadata);
+      segment = this.segmentFor('tool', toolCallId, undefined, toolName);
+    }
     // A call that arrives whole (Gemini, Bedrock without deltas) becomes one input_json_delta.
     if (segment.received === '' && segment.index === undefined) this.append(segment, input);
     segment.ended = true;
+  }
+
+  /** Queues the empty thinking block that carries a tool call's signature, ahead of the call. */
+  private signToolCall(metadata: SharedV4ProviderMetadata | undefined): void {
+    const carrier = toolCallSignatureBlock(metadata, this.options.profile);
+    if (!carrier) return;
+    for (const segment of this.queue) if (segment.kind !== 'tool') segment.ended = true;
+    this.queue.push({ kind: 'signature', pending: '', received: '', ended: true, signature: carrier.signature ?? '' });
   }
 
   /** Emits what the head of the queue can: its start, its pending deltas, its stop once ended. */
@@ -191,7 +208,7 @@ export class AiSdkStreamState {
   }
 
   private readyToStart(segment: Segment): boolean {
-    if (segment.kind === 'tool') return true;
+    if (segment.kind === 'tool' || segment.kind === 'signature') return true;
     if (segment.pending !== '') return true;
     // Reasoning without text still matters when it carries replay material (OpenAI encrypted reasoning).
     return segment.kind === 'reasoning' && segment.ended && Object.keys(this.reasoningMetadata(segment)).length > 0;
@@ -203,6 +220,7 @@ export class AiSdkStreamState {
     let contentBlock: ResponseContentBlock;
     if (segment.kind === 'text') contentBlock = { type: 'text', text: '' };
     else if (segment.kind === 'tool') contentBlock = { type: 'tool_use', id: segment.toolCallId ?? '', name: segment.toolName ?? '', input: {} };
+    else if (segment.kind === 'signature') contentBlock = { type: 'thinking', thinking: '', signature: '' };
     else {
       const block = reasoningBlock('', segment.metadata, this.options.profile);
       // Redacted reasoning is known by its metadata only; its data rides the start event as in Anthropic's stream.
@@ -225,6 +243,9 @@ export class AiSdkStreamState {
 
   private stopBlock(segment: Segment): void {
     if (segment.kind === 'tool') parseToolInput(segment.received, this.options.provider);
+    if (segment.kind === 'signature') {
+      this.emit('content_block_delta', { type: 'content_block_delta', index: segment.index, delta: { type: 'signature_delta', signature: segment.signature } });
+    }
     if (segment.kind === 'reasoning') {
       const block = reasoningBlock(segment.received, segment.metadata, this.options.profile);
       if (block.type === 'thinking' && block.signature) {

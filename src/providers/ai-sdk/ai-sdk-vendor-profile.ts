@@ -21,6 +21,8 @@ export interface AiSdkVendorProfile {
   /** Human name used in 400 messages ("... is not supported by OpenAI Chat Completions"). */
   label: string;
   reasoningStyle: ReasoningStyle;
+  /** Whether the vendor signs tool calls (Gemini): the signature rides an empty thinking block before the tool_use. */
+  signsToolCalls?: boolean;
   /** Which http(s) URL sources the vendor fetches itself; the gateway never downloads a client's URL. */
   remoteUrls: { image: boolean; pdf: boolean };
   /** The provider options that make one explicit cache breakpoint, or `undefined` when the vendor caches on its own. */
@@ -41,7 +43,7 @@ const PROFILES: Record<AiSdkFamily, AiSdkVendorProfile> = {
     remoteUrls: { image: true, pdf: false },
     cacheMarker: noExplicitCache,
   },
-  google: { family: 'google', namespace: 'google', label: 'Google Gemini', reasoningStyle: 'google-thinking-config', remoteUrls: { image: false, pdf: false }, cacheMarker: noExplicitCache },
+  google: { family: 'google', namespace: 'google', label: 'Google Gemini', signsToolCalls: true, reasoningStyle: 'google-thinking-config', remoteUrls: { image: false, pdf: false }, cacheMarker: noExplicitCache },
   bedrock: {
     family: 'bedrock',
     namespace: 'bedrock',

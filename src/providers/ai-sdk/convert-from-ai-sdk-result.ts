@@ -10,7 +10,7 @@ import { UpstreamError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
-import { encodeReasoningSignature, isRedactedReasoning, metadataFor } from '#src/providers/ai-sdk/reasoning-signature.ts';
+import { encodeReasoningSignature, isRedactedReasoning, metadataFor, toolCallSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
 
 /** Arguments of `convertFromAiSdkResult`. */
 export interface ConvertFromAiSdkResultOptions {
@@ -24,6 +24,14 @@ export interface ConvertFromAiSdkResultOptions {
 /** A fresh Anthropic-style message id. */
 export function newMessageId(): string {
   return `msg_${randomUUID().replaceAll('-', '')}`;
+}
+
+/** The empty thinking block that carries a vendor's tool-call signature to the next turn, when there is one. */
+export function toolCallSignatureBlock(providerMetadata: SharedV4ProviderMetadata | undefined, profile: AiSdkVendorProfile): ThinkingBlock | undefined {
+  if (!profile.signsToolCalls) return undefined;
+  const metadata = toolCallSignature(providerMetadata, profile.namespace);
+  if (!metadata) return undefined;
+  return { type: 'thinking', thinking: '', signature: encodeReasoningSignature({ namespace: profile.namespace, metadata, target: 'tool_use' }) };
 }
 
 /** The Anthropic blocks a reasoning part can become. */
@@ -63,6 +71,10 @@ export function convertFromAiSdkResult({ result, profile, provider, upstreamMode
   const warnings: string[] = [];
   const content: ResponseContentBlock[] = [];
   for (const part of result.content) {
+    if (part.type === 'tool-call' && !part.providerExecuted) {
+      const carrier = toolCallSignatureBlock(part.providerMetadata, profile);
+      if (carrier) content.push(carrier);
+    }
     const block = convertContentPart(part, { profile, provider, warnings });
     if (block) content.push(block);
   }

@@ -26,6 +26,7 @@ import type {
 import { BadRequestError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import type { CacheBreakpointPlan } from '#src/providers/ai-sdk/plan-cache-breakpoints.ts';
+import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
 import {
   convertDocumentBlock,
   convertImageBlock,
@@ -91,6 +92,8 @@ interface BlockContext {
 function convertAssistantBlocks(blocks: ContentBlockParam[], context: BlockContext): AssistantPart[] {
   const { profile, warnings, toolNames, withCache } = context;
   const parts: AssistantPart[] = [];
+  // A vendor's signature for the next tool call, carried by an empty thinking block (Gemini).
+  let toolSignature: SharedV4ProviderOptions | undefined;
   for (const block of blocks) {
     switch (block.type) {
       case 'text':
@@ -99,11 +102,19 @@ function convertAssistantBlocks(blocks: ContentBlockParam[], context: BlockConte
       case 'tool_use': {
         const toolUse = block as ToolUseBlockParam;
         toolNames.set(toolUse.id, toolUse.name);
-        const call: LanguageModelV4ToolCallPart = { type: 'tool-call', toolCallId: toolUse.id, toolName: toolUse.name, input: toolUse.input, ...withCache(block) };
+        const cache = withCache(block).providerOptions;
+        const providerOptions = toolSignature || cache ? { ...cache, ...toolSignature } : undefined;
+        toolSignature = undefined;
+        const call: LanguageModelV4ToolCallPart = { type: 'tool-call', toolCallId: toolUse.id, toolName: toolUse.name, input: toolUse.input, ...(providerOptions ? { providerOptions } : {}) };
         parts.push(call);
         break;
       }
       case 'thinking': {
+        const signature = decodeReasoningSignature((block as ThinkingBlockParam).signature);
+        if (signature?.target === 'tool_use') {
+          if (signature.namespace === profile.namespace) toolSignature = { [profile.namespace]: signature.metadata };
+          break;
+        }
         const reasoning = convertThinkingBlock(block as ThinkingBlockParam, profile);
         if (reasoning) parts.push(reasoning);
         break;

@@ -13,11 +13,16 @@ const PREFIX = 'sbsig1_';
 export interface ReasoningSignature {
   namespace: string;
   metadata: JSONObject;
+  /**
+   * `tool_use`: the material belongs to the tool call that follows the (empty) thinking block, not to
+   * reasoning: Gemini signs function calls, and Anthropic's tool_use block has no field for it.
+   */
+  target?: 'tool_use';
 }
 
 /** Wraps a vendor's reasoning metadata into an opaque signature string. */
 export function encodeReasoningSignature(signature: ReasoningSignature): string {
-  const payload = JSON.stringify({ n: signature.namespace, m: signature.metadata });
+  const payload = JSON.stringify({ n: signature.namespace, m: signature.metadata, ...(signature.target ? { t: signature.target } : {}) });
   return PREFIX + Buffer.from(payload, 'utf8').toString('base64url');
 }
 
@@ -27,7 +32,7 @@ export function decodeReasoningSignature(signature: string): ReasoningSignature 
   try {
     const parsed = JSON.parse(Buffer.from(signature.slice(PREFIX.length), 'base64url').toString('utf8')) as unknown;
     if (!isObject(parsed) || typeof parsed.n !== 'string' || !isObject(parsed.m)) return undefined;
-    return { namespace: parsed.n, metadata: parsed.m };
+    return { namespace: parsed.n, metadata: parsed.m, ...(parsed.t === 'tool_use' ? { target: 'tool_use' as const } : {}) };
   } catch {
     return undefined;
   }
@@ -48,4 +53,10 @@ export function isRedactedReasoning(metadata: JSONObject): boolean {
 
 function isObject(value: unknown): value is Record<string, JSONValue> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The signature a vendor put on a tool call (Gemini's `thoughtSignature`), if its profile has such signatures. */
+export function toolCallSignature(providerMetadata: Record<string, JSONObject> | undefined, namespace: string): JSONObject | undefined {
+  const signature = providerMetadata?.[namespace]?.thoughtSignature;
+  return typeof signature === 'string' ? { thoughtSignature: signature } : undefined;
 }

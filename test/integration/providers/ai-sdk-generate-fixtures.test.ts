@@ -20,7 +20,7 @@ import {
 import { attemptCall } from '#test/integration/providers/ai-sdk-test-support.ts';
 
 type ChatBody = { choices: Array<{ message: { content: string; reasoning_content?: string } }> };
-type GeminiBody = { candidates: Array<{ content: { parts: Array<{ text?: string }> } }> };
+type GeminiBody = { candidates: Array<{ content: { parts: Array<{ text?: string; thoughtSignature?: string }> } }> };
 type BedrockBody = { output: { message: { content: Array<{ text?: string; reasoningContent?: { reasoningText: { text: string; signature: string } } }> } } };
 type ResponsesBody = { output: Array<{ type: string; id: string; encrypted_content?: string; summary?: Array<{ text: string }>; content?: Array<{ text: string }> }> };
 
@@ -34,6 +34,7 @@ const usage = (input: number, output: number, extra: Partial<MessageResponse['us
   ...extra,
 });
 
+const googleToolCall = readFixture<GeminiBody>('google', 'google-tool-call');
 const bedrockReasoning = readFixture<BedrockBody>('amazon-bedrock', 'amazon-bedrock-reasoning').output.message.content;
 const responsesReasoning = readFixture<ResponsesBody>('openai-responses', 'openai-reasoning-encrypted-content.1').output;
 
@@ -91,7 +92,14 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
     start: () => startFakeGemini(),
     fixture: 'google-tool-call',
     expected: {
-      content: [{ type: 'tool_use', id: expect.any(String) as never, name: 'weather', input: { location: 'San Francisco' } }],
+      content: [
+        {
+          type: 'thinking',
+          thinking: '',
+          signature: encodeReasoningSignature({ namespace: 'google', metadata: { thoughtSignature: googleToolCall.candidates[0]?.content.parts[0]?.thoughtSignature ?? '' }, target: 'tool_use' }),
+        },
+        { type: 'tool_use', id: expect.any(String) as never, name: 'weather', input: { location: 'San Francisco' } },
+      ],
       stop_reason: 'tool_use',
       stop_sequence: null,
       usage: usage(29, 908, { output_tokens_details: { reasoning_tokens: 893 } }),

@@ -219,3 +219,34 @@ describe('AI SDK adapters, what the vendor receives', () => {
     });
   });
 });
+
+describe('Gemini tool-call signatures', () => {
+  it('come back on the function call when the client replays the answer', async () => {
+    fake = await startFakeGemini();
+    fake.enqueue(reply.fixture('google-tool-call.json'), reply.fixture('google-text.json'));
+    const adapter = createAiSdkAdapter({ family: 'google' });
+    const first = await adapter.generate(attemptCall({ family: 'google', baseUrl: fake.baseURL, upstreamModel: 'gemini-3-pro-preview' }));
+    const toolUse = first.message.content[1] as { id: string };
+    const second = await adapter.generate(
+      attemptCall({
+        family: 'google',
+        baseUrl: fake.baseURL,
+        upstreamModel: 'gemini-3-pro-preview',
+        request: {
+          messages: [
+            { role: 'user', content: 'Weather in San Francisco?' },
+            { role: 'assistant', content: first.message.content as never },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'foggy' }] },
+          ],
+        },
+      }),
+    );
+    const sent = fake.lastRequest().body as { contents: Array<{ role: string; parts: unknown[] }> };
+    expect(sent.contents[1]).toEqual({
+      role: 'model',
+      parts: [{ functionCall: { id: toolUse.id, name: 'weather', args: { location: 'San Francisco' } }, thoughtSignature: 'EskgCsYgAb4+9vtF7/499YQS2bjZs3xcQI+iAl+ILn29nK1j0Kg6su7QsUUUk3nrAAfnS2w5WiVvlcCqu9fAebJ2cvfaEyBahEt5' }],
+    });
+    // No `skip_thought_signature_validator` sentinel was needed.
+    expect(second.warnings).toEqual([]);
+  });
+});

@@ -278,3 +278,22 @@ describe('cache breakpoints inside tool results', () => {
     expect(() => convert('bedrock', { messages: [{ role: 'user', content: 'go' }, history, crowded] })).toThrow('at most 4 blocks may carry cache_control, found 5');
   });
 });
+
+describe('tool-call signatures', () => {
+  const carrier = (namespace: string) => ({
+    type: 'thinking' as const,
+    thinking: '',
+    signature: encodeReasoningSignature({ namespace, metadata: { thoughtSignature: 'g-sig' }, target: 'tool_use' }),
+  });
+  const turn = (namespace: string): Partial<MessageRequest> => ({
+    messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: [carrier(namespace), { type: 'tool_use', id: 't1', name: 'f', input: {} as never }] }],
+  });
+
+  it('attach to the next tool call on the vendor that made them, and vanish elsewhere', () => {
+    expect(convert('google', turn('google')).value.prompt[1]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'f', input: {}, providerOptions: { google: { thoughtSignature: 'g-sig' } } }],
+    });
+    expect(convert('bedrock', turn('google')).value.prompt[1]).toEqual({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'f', input: {} }] });
+  });
+});
