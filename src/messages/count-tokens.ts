@@ -4,7 +4,7 @@
  */
 import type { CountTokensRequest, MessageRequest } from '#src/api-types.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
-import type { MessagesDeps } from '#src/messages/create-message.ts';
+import { forwardHeaders, type MessagesDeps } from '#src/messages/create-message.ts';
 import type { PlanRequestContext, PreparedAttempt } from '#src/messages/prepared-plan.ts';
 
 /** Counts the input tokens of a request on the model it names. */
@@ -22,7 +22,7 @@ export async function countTokens(deps: MessagesDeps, request: CountTokensReques
         family: attempt.family,
         upstreamModel: attempt.upstreamModel,
         ...(await attempt.resolveTarget()),
-        forwardHeaders: {},
+        forwardHeaders: forwardHeaders(context.headers),
         ...(attempt.providerHeaders ? { providerHeaders: attempt.providerHeaders } : {}),
         signal,
       }),

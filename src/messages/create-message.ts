@@ -31,7 +31,8 @@ export type CreateMessageOutcome =
   | { kind: 'message'; message: MessageResponse }
   | { kind: 'stream'; events: AsyncIterable<SseEvent> };
 
-function forwardHeaders(headers: PlanRequestContext['headers']): Record<string, string> {
+/** The client headers an Anthropic-format upstream understands, forwarded as sent. */
+export function forwardHeaders(headers: PlanRequestContext['headers']): Record<string, string> {
   const forwarded: Record<string, string> = {};
   for (const name of ['anthropic-version', 'anthropic-beta'] as const) {
     const value = headers[name];

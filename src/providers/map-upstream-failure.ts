@@ -10,11 +10,16 @@ export function kindForStatus(status: number): UpstreamFailureKind {
   if (status === 429) return 'rate_limited';
   if (status === 529 || status === 503) return 'overloaded';
   if (status === 408 || status === 504) return 'timeout';
-  if (status === 401 || status === 403) return 'authentication';
+  // 402: the key's account has no credit; another key or provider may well answer.
+  if (status === 401 || status === 402 || status === 403) return 'authentication';
   if (status === 404) return 'not_found';
   if (status >= 500) return 'server_error';
   return 'invalid_request';
 }
+
+// Anthropic answers an exhausted account with a 400 "Your credit balance is too low…": a fault of the key,
+// not of the request, so the next key or provider should be tried.
+const OUT_OF_CREDIT = /credit balance is too low|insufficient[_ ]quota|exceeded your current quota/i;
 
 /**
  * An `UpstreamError` for a non-2xx answer. For a request the vendor rejected as invalid, the vendor's own
@@ -22,7 +27,7 @@ export function kindForStatus(status: number): UpstreamFailureKind {
  * "prompt is too long". The body itself is kept for logs only.
  */
 export function upstreamErrorFromResponse(options: { provider: string; status: number; body: string; vendorMessage?: string }): UpstreamError {
-  const kind = kindForStatus(options.status);
+  const kind = OUT_OF_CREDIT.test(options.vendorMessage ?? '') ? 'authentication' : kindForStatus(options.status);
   const detail = kind === 'invalid_request' && options.vendorMessage ? `: ${redact(options.vendorMessage).slice(0, 500)}` : '';
   return new UpstreamError({
     provider: options.provider,

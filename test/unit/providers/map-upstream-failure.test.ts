@@ -6,6 +6,7 @@ describe('kindForStatus', () => {
   it.each([
     [400, 'invalid_request'],
     [401, 'authentication'],
+    [402, 'authentication'],
     [403, 'authentication'],
     [404, 'not_found'],
     [408, 'timeout'],
@@ -39,6 +40,15 @@ describe('upstreamErrorFromResponse', () => {
     const error = upstreamErrorFromResponse({ provider: 'anthropic', status: upstreamStatus, body });
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ provider: 'anthropic', upstreamStatus, status, retryable, fallbackEligible, rawBody: body });
+  });
+
+  it.each([
+    ['Your credit balance is too low to access the Anthropic API.'],
+    ['You exceeded your current quota, please check your plan and billing details.'],
+  ])('an exhausted account (%s) lets the next key or provider answer', (vendorMessage) => {
+    const error = upstreamErrorFromResponse({ provider: 'anthropic', status: 400, body, vendorMessage });
+    expect(error).toMatchObject({ kind: 'authentication', retryable: false, fallbackEligible: true });
+    expect(error.publicMessage).not.toContain('credit');
   });
 
   it('keeps the body for logs only, never in the public message', () => {
