@@ -7,7 +7,9 @@
  */
 import type { JSONObject, JSONValue } from '@ai-sdk/provider';
 
-const PREFIX = 'sbsig1_';
+/** Marks a thinking signature the gateway wrapped around another vendor's reasoning data. */
+export const GATEWAY_SIGNATURE_PREFIX = 'sbsig1_';
+const PREFIX = GATEWAY_SIGNATURE_PREFIX;
 
 /** What a signature envelope carries: the AI SDK provider namespace and that namespace's metadata. */
 export interface ReasoningSignature {

@@ -2,7 +2,8 @@
  * Builds the body sent to an Anthropic-format upstream: the client's own JSON with only the model replaced
  * and the gateway's fields removed. Unknown fields survive, so new Anthropic parameters work on day one.
  */
-import type { CountTokensRequest, MessageRequest } from '#src/api-types.ts';
+import type { CountTokensRequest, MessageParam, MessageRequest } from '#src/api-types.ts';
+import { GATEWAY_SIGNATURE_PREFIX } from '#src/providers/ai-sdk/reasoning-signature.ts';
 
 /** Fields of the request that only the gateway understands. */
 export const GATEWAY_ONLY_FIELDS = [
@@ -29,9 +30,28 @@ export function convertToAnthropicBody(request: MessageRequest, upstreamModel: s
     if (!GATEWAY_ONLY.has(name)) body[name] = value;
   }
   body.model = upstreamModel;
+  body.messages = withoutForeignThinking(request.messages);
   if (stream) body.stream = true;
   else delete body.stream;
   return JSON.stringify(body);
+}
+
+function isForeignThinking(block: unknown): boolean {
+  const candidate = block as { type?: unknown; signature?: unknown };
+  return candidate.type === 'thinking' && typeof candidate.signature === 'string' && candidate.signature.startsWith(GATEWAY_SIGNATURE_PREFIX);
+}
+
+/**
+ * Drops thinking blocks another vendor produced (their signatures are the gateway's `sbsig1_` envelopes),
+ * which Anthropic would reject, when a conversation moves to an Anthropic upstream after a fallback. The
+ * messages are returned as they are, without copying, when there is none: the usual case.
+ */
+export function withoutForeignThinking(messages: MessageParam[]): MessageParam[] {
+  const foreign = messages.some((message) => message.role === 'assistant' && Array.isArray(message.content) && message.content.some(isForeignThinking));
+  if (!foreign) return messages;
+  return messages.map((message) =>
+    message.role === 'assistant' && Array.isArray(message.content) ? { ...message, content: message.content.filter((block) => !isForeignThinking(block)) } : message,
+  );
 }
 
 // count_tokens rejects fields it does not take (max_tokens, stream, sampling parameters).
@@ -44,5 +64,6 @@ export function convertToAnthropicCountTokensBody(request: CountTokensRequest, u
   for (const name of COUNT_TOKENS_FIELDS) {
     if (source[name] !== undefined) body[name] = source[name];
   }
+  body.messages = withoutForeignThinking(request.messages);
   return JSON.stringify(body);
 }

@@ -4,6 +4,7 @@ import {
   GATEWAY_ONLY_FIELDS,
   convertToAnthropicBody,
   convertToAnthropicCountTokensBody,
+  withoutForeignThinking,
 } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
 
 const gatewayFields = {
@@ -114,5 +115,32 @@ describe('convertToAnthropicCountTokensBody', () => {
       tool_choice: { type: 'auto' },
       thinking: { type: 'enabled', budget_tokens: 1024 },
     });
+  });
+});
+
+describe('thinking from another vendor', () => {
+  it('is dropped before an Anthropic upstream sees it; Anthropic thinking stays', () => {
+    const request: MessageRequest = {
+      model: 'anthropic/claude-sonnet-4.5',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'from gpt', signature: 'sbsig1_eyJ2ZW5kb3IiOiJvcGVuYWkifQ' },
+            { type: 'thinking', thinking: 'from claude', signature: 'EqQBCkYIBRgC' },
+            { type: 'text', text: 'hello' },
+          ],
+        },
+        { role: 'user', content: 'again' },
+      ],
+    };
+    const body = JSON.parse(convertToAnthropicBody(request, 'claude-sonnet-4-5', false)) as MessageRequest;
+    expect(body.messages[1]?.content).toEqual([
+      { type: 'thinking', thinking: 'from claude', signature: 'EqQBCkYIBRgC' },
+      { type: 'text', text: 'hello' },
+    ]);
+    expect(withoutForeignThinking(body.messages)).toBe(body.messages);
   });
 });
