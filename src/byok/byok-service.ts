@@ -64,8 +64,8 @@ export function createByokService(deps: { database: Database; vault: KeyVault })
     enforce(() => checkKeyHashes(hashes, live));
   };
 
-  const sealed = (id: string, material: ProviderKeyMaterial) => ({
-    ...vault.seal(material, id),
+  const sealed = async (id: string, material: ProviderKeyMaterial) => ({
+    ...(await vault.seal(material, id)),
     label: maskProviderKey(material.apiKey),
     keyRegion: material.region,
   });
@@ -99,7 +99,7 @@ export function createByokService(deps: { database: Database; vault: KeyVault })
           workspaceId,
           provider: input.provider,
           name: input.name ?? null,
-          ...sealed(id, material),
+          ...(await sealed(id, material)),
           disabled: input.disabled ?? false,
           ...flags,
           sortOrder: input.sort_order ?? 0,
@@ -163,7 +163,7 @@ export function createByokService(deps: { database: Database; vault: KeyVault })
       const [updated] = await database.db
         .update(byokCredentials)
         .set({
-          ...(material ? sealed(row.id, material) : {}),
+          ...(material ? await sealed(row.id, material) : {}),
           ...(patch.name !== undefined ? { name: patch.name } : {}),
           ...(patch.disabled !== undefined ? { disabled: patch.disabled } : {}),
           ...(patch.allowed_api_key_hashes !== undefined ? { allowedApiKeyHashes: patch.allowed_api_key_hashes } : {}),

@@ -2,8 +2,9 @@
  * Envelope encryption of provider keys with AES-256-GCM. Every credential gets its own random data key,
  * which encrypts the provider key; the master key encrypts (wraps) the data key. Both ciphertexts are bound to
  * the credential's id as associated data, so an envelope copied onto another row does not decrypt.
+ * WebCrypto does the work off the main thread, so sealing and opening never block other requests.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
 import type { MasterKey } from '#src/byok/master-key.ts';
 
 /** A provider key in memory: the raw key, and the region an object-style key names (openai, fireworks). */
@@ -30,24 +31,30 @@ export class KeyVaultError extends Error {
 const FORMAT_VERSION = 1;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+const { subtle } = webcrypto;
 
-function encrypt(key: Buffer, plaintext: Buffer, associatedData: Buffer): Buffer {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(associatedData);
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([Buffer.from([FORMAT_VERSION]), iv, body, cipher.getAuthTag()]);
+type AesKey = webcrypto.CryptoKey;
+
+function importKey(raw: Uint8Array): Promise<AesKey> {
+  return subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt', 'decrypt']);
 }
 
-function decrypt(key: Buffer, sealed: Buffer, associatedData: Buffer): Buffer {
+// Layout: version byte, 12-byte IV, ciphertext, 16-byte tag (WebCrypto appends the tag to the ciphertext).
+async function encrypt(key: AesKey, plaintext: Uint8Array, associatedData: Uint8Array): Promise<Buffer> {
+  const iv = randomBytes(IV_BYTES);
+  const body = await subtle.encrypt({ name: 'AES-GCM', iv, additionalData: associatedData, tagLength: TAG_BYTES * 8 }, key, plaintext);
+  return Buffer.concat([Buffer.from([FORMAT_VERSION]), iv, Buffer.from(body)]);
+}
+
+async function decrypt(key: AesKey, sealed: Buffer, associatedData: Uint8Array): Promise<Buffer> {
   if (sealed.length < 1 + IV_BYTES + TAG_BYTES || sealed[0] !== FORMAT_VERSION) throw new KeyVaultError('unknown envelope format');
-  const iv = sealed.subarray(1, 1 + IV_BYTES);
-  const tag = sealed.subarray(sealed.length - TAG_BYTES);
-  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
-  decipher.setAAD(associatedData);
-  decipher.setAuthTag(tag);
   try {
-    return Buffer.concat([decipher.update(sealed.subarray(1 + IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
+    const plaintext = await subtle.decrypt(
+      { name: 'AES-GCM', iv: sealed.subarray(1, 1 + IV_BYTES), additionalData: associatedData, tagLength: TAG_BYTES * 8 },
+      key,
+      sealed.subarray(1 + IV_BYTES),
+    );
+    return Buffer.from(plaintext);
   } catch (error) {
     throw new KeyVaultError('envelope failed authentication', { cause: error });
   }
@@ -57,23 +64,27 @@ function decrypt(key: Buffer, sealed: Buffer, associatedData: Buffer): Buffer {
 export interface KeyVault {
   masterKeyId: string;
   /** Encrypts a provider key for the credential `credentialId`. */
-  seal(material: ProviderKeyMaterial, credentialId: string): SealedKey;
+  seal(material: ProviderKeyMaterial, credentialId: string): Promise<SealedKey>;
   /** Decrypts a credential's provider key. Call only where the key is about to be sent to its provider. */
-  open(sealed: SealedKey, credentialId: string): ProviderKeyMaterial;
+  open(sealed: SealedKey, credentialId: string): Promise<ProviderKeyMaterial>;
 }
 
 /** Creates the vault for a master key. */
 export function createKeyVault(masterKey: MasterKey): KeyVault {
+  const wrappingKey = importKey(masterKey.key);
+  // An unused vault must not leave an unhandled rejection behind; callers see the failure on first use.
+  wrappingKey.catch(() => {});
+  const contextOf = (credentialId: string) => Buffer.from(`switchboard:byok:${credentialId}`);
   return {
     masterKeyId: masterKey.id,
-    seal(material, credentialId) {
-      const context = Buffer.from(`switchboard:byok:${credentialId}`);
+    async seal(material, credentialId) {
+      const context = contextOf(credentialId);
       const dataKey = randomBytes(32);
       const plaintext = Buffer.from(JSON.stringify({ api_key: material.apiKey, region: material.region }));
       try {
         return {
-          keyCiphertext: encrypt(dataKey, plaintext, context),
-          wrappedDataKey: encrypt(masterKey.key, dataKey, context),
+          keyCiphertext: await encrypt(await importKey(dataKey), plaintext, context),
+          wrappedDataKey: await encrypt(await wrappingKey, dataKey, context),
           masterKeyId: masterKey.id,
         };
       } finally {
@@ -81,14 +92,14 @@ export function createKeyVault(masterKey: MasterKey): KeyVault {
         dataKey.fill(0);
       }
     },
-    open(sealed, credentialId) {
+    async open(sealed, credentialId) {
       if (sealed.masterKeyId !== masterKey.id) {
         throw new KeyVaultError(`the credential was encrypted under another master key (${sealed.masterKeyId}, this gateway has ${masterKey.id})`);
       }
-      const context = Buffer.from(`switchboard:byok:${credentialId}`);
-      const dataKey = decrypt(masterKey.key, sealed.wrappedDataKey, context);
+      const context = contextOf(credentialId);
+      const dataKey = await decrypt(await wrappingKey, sealed.wrappedDataKey, context);
       try {
-        const plaintext = decrypt(dataKey, sealed.keyCiphertext, context);
+        const plaintext = await decrypt(await importKey(dataKey), sealed.keyCiphertext, context);
         const parsed = JSON.parse(plaintext.toString('utf8')) as { api_key: string; region: 'us' | 'europe' | null };
         plaintext.fill(0);
         return { apiKey: parsed.api_key, region: parsed.region };

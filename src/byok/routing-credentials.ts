@@ -75,7 +75,7 @@ export function createRoutingCredentials(deps: { database: Database; vault: KeyV
     revealKey: async (accountId, credentialId) => {
       const sealed = (await load(accountId)).sealed.get(credentialId);
       if (!sealed) throw new Error(`credential ${credentialId} no longer exists`);
-      return toProviderKey(vault.open(sealed, credentialId));
+      return toProviderKey(await vault.open(sealed, credentialId));
     },
     databaseLookups: () => lookups,
     close: unsubscribe,

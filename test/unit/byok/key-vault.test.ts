@@ -11,17 +11,17 @@ const ID = '4688c676-42d3-49fa-b867-2bb0cba1bc1a';
 const OTHER_ID = 'bdc3b584-3220-4c89-bab7-50b5edec1497';
 
 describe('key vault', () => {
-  it('round-trips plain and regional keys', () => {
+  it('round-trips plain and regional keys', async () => {
     const vault = vaultWith();
-    expect(vault.open(vault.seal({ apiKey: 'sk-plain-0123456789', region: null }, ID), ID)).toEqual({ apiKey: 'sk-plain-0123456789', region: null });
-    expect(vault.open(vault.seal({ apiKey: 'sk-eu-0123456789', region: 'europe' }, ID), ID)).toEqual({ apiKey: 'sk-eu-0123456789', region: 'europe' });
+    expect(await vault.open(await vault.seal({ apiKey: 'sk-plain-0123456789', region: null }, ID), ID)).toEqual({ apiKey: 'sk-plain-0123456789', region: null });
+    expect(await vault.open(await vault.seal({ apiKey: 'sk-eu-0123456789', region: 'europe' }, ID), ID)).toEqual({ apiKey: 'sk-eu-0123456789', region: 'europe' });
   });
 
-  it('never stores the key in clear and never repeats a ciphertext', () => {
+  it('never stores the key in clear and never repeats a ciphertext', async () => {
     const vault = vaultWith();
     const raw = 'sk-secret-material-abcdefghijklmnop';
-    const first = vault.seal({ apiKey: raw, region: null }, ID);
-    const second = vault.seal({ apiKey: raw, region: null }, ID);
+    const first = await vault.seal({ apiKey: raw, region: null }, ID);
+    const second = await vault.seal({ apiKey: raw, region: null }, ID);
     for (const blob of [first.keyCiphertext, first.wrappedDataKey]) {
       expect(blob.includes(Buffer.from(raw))).toBe(false);
       expect(blob.toString('latin1')).not.toContain('secret-material');
@@ -35,29 +35,36 @@ describe('key vault', () => {
     ['key tag', 'keyCiphertext' as const, -1],
     ['wrapped data key', 'wrappedDataKey' as const, 15],
     ['wrapped data key iv', 'wrappedDataKey' as const, 2],
-  ])('detects a flipped bit in the %s', (_name, field, position) => {
+    ['format byte', 'keyCiphertext' as const, 0],
+  ])('detects a flipped bit in the %s', async (_name, field, position) => {
     const vault = vaultWith();
-    const sealed = vault.seal({ apiKey: 'sk-tamper-0123456789', region: null }, ID);
+    const sealed = await vault.seal({ apiKey: 'sk-tamper-0123456789', region: null }, ID);
     const tampered = Buffer.from(sealed[field]);
     const index = position < 0 ? tampered.length + position : position;
     tampered[index] = tampered[index]! ^ 0x01;
-    expect(() => vault.open({ ...sealed, [field]: tampered }, ID)).toThrow(KeyVaultError);
+    await expect(vault.open({ ...sealed, [field]: tampered }, ID)).rejects.toThrow(KeyVaultError);
   });
 
-  it('refuses an envelope moved to another credential', () => {
+  it('refuses an envelope moved to another credential', async () => {
     const vault = vaultWith();
-    const sealed = vault.seal({ apiKey: 'sk-moved-0123456789', region: null }, ID);
-    expect(() => vault.open(sealed, OTHER_ID)).toThrow(KeyVaultError);
+    const sealed = await vault.seal({ apiKey: 'sk-moved-0123456789', region: null }, ID);
+    await expect(vault.open(sealed, OTHER_ID)).rejects.toThrow(KeyVaultError);
   });
 
-  it('refuses an envelope of another master key, saying so', () => {
-    const sealed = vaultWith().seal({ apiKey: 'sk-other-0123456789', region: null }, ID);
-    expect(() => vaultWith().open(sealed, ID)).toThrow(/another master key/);
+  it('refuses an envelope of another master key, saying so', async () => {
+    const sealed = await vaultWith().seal({ apiKey: 'sk-other-0123456789', region: null }, ID);
+    await expect(vaultWith().open(sealed, ID)).rejects.toThrow(/another master key/);
   });
 
-  it('refuses a truncated envelope', () => {
+  it('refuses an envelope whose master key id was forged', async () => {
     const vault = vaultWith();
-    const sealed = vault.seal({ apiKey: 'sk-short-0123456789', region: null }, ID);
-    expect(() => vault.open({ ...sealed, keyCiphertext: sealed.keyCiphertext.subarray(0, 10) }, ID)).toThrow(KeyVaultError);
+    const sealed = await vaultWith().seal({ apiKey: 'sk-forged-0123456789', region: null }, ID);
+    await expect(vault.open({ ...sealed, masterKeyId: vault.masterKeyId }, ID)).rejects.toThrow(KeyVaultError);
+  });
+
+  it('refuses a truncated envelope', async () => {
+    const vault = vaultWith();
+    const sealed = await vault.seal({ apiKey: 'sk-short-0123456789', region: null }, ID);
+    await expect(vault.open({ ...sealed, keyCiphertext: sealed.keyCiphertext.subarray(0, 10) }, ID)).rejects.toThrow(KeyVaultError);
   });
 });

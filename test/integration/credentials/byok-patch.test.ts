@@ -1,0 +1,310 @@
+/**
+ * `PATCH /byok/{id}` over HTTP, on PGlite and PostgreSQL: every row of the interface's PATCH table, every rule
+ * below it, and every error of its Errors table. A rejected change must leave the stored row untouched.
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ByokCredential } from '#src/byok/wire-types.ts';
+import { startCredentialGateway, distinctiveKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
+import { testDrivers } from '#test/helpers/test-database.ts';
+
+const hashes = (count: number, seed = 'a') => Array.from({ length: count }, (_, index) => `${seed}${index.toString(16).padStart(63, '0')}`);
+const list = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => `${prefix}${index}`);
+
+describe.each(testDrivers())('PATCH /byok/{id} on %s', (driver) => {
+  let context: CredentialGateway;
+  const patch = (id: string, body: unknown, key?: string) =>
+    context.call<{ data: ByokCredential; error: { code: number; message: string } }>('PATCH', `/byok/${id}`, {
+      body,
+      ...(key !== undefined ? { key } : {}),
+    });
+
+  /** Sends a patch that must fail with 400 and checks the row did not change at all. */
+  const rejected = async (id: string, body: unknown, message: string | RegExp = /^Invalid request parameters/) => {
+    const before = await context.row(id);
+    const response = await patch(id, body);
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(response.body.error.code).toBe(400);
+    if (typeof message === 'string') expect(response.body.error.message).toBe(message);
+    else expect(response.body.error.message).toMatch(message);
+    expect(await context.row(id)).toEqual(before);
+  };
+
+  beforeAll(async () => {
+    context = await startCredentialGateway(driver);
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  describe('key', () => {
+    it('rotates in place: new envelope, new label, old key gone, never returned', async () => {
+      const oldKey = distinctiveKey('sk-old-');
+      const created = await context.create({ provider: 'anthropic', key: oldKey });
+      const before = (await context.row(created.id))!;
+      const newKey = distinctiveKey('sk-new-');
+      const response = await patch(created.id, { key: newKey });
+      expect(response.status).toBe(200);
+      expect(response.body.data.label).toBe(`sk-…${newKey.slice(-4)}`);
+      expect(response.body.data.label).not.toBe(created.label);
+      expect(JSON.stringify(response.body)).not.toContain(newKey);
+      expect(response.body.data).not.toHaveProperty('key');
+      const after = (await context.row(created.id))!;
+      expect(after.keyCiphertext.equals(before.keyCiphertext)).toBe(false);
+      expect(after.wrappedDataKey.equals(before.wrappedDataKey)).toBe(false);
+      expect(await context.vault.open(after, created.id)).toEqual({ apiKey: newKey, region: null });
+      expect(after.id).toBe(created.id);
+    });
+
+    it('re-derives declared_region from an object key (openai, fireworks)', async () => {
+      const created = await context.create({ provider: 'openai', key: { api_key: distinctiveKey('sk-'), region: 'us' } });
+      expect(created.declared_region).toBe('us');
+      const europe = await patch(created.id, { key: { api_key: distinctiveKey('sk-'), region: 'europe' } });
+      expect(europe.body.data.declared_region).toBe('europe');
+      const plain = await patch(created.id, { key: distinctiveKey('sk-') });
+      expect(plain.body.data.declared_region).toBeNull();
+      const fireworks = await context.create({ provider: 'fireworks', key: distinctiveKey('fw_') });
+      const rotated = await patch(fireworks.id, { key: { api_key: distinctiveKey('fw_'), region: 'europe' } });
+      expect(rotated.body.data.declared_region).toBe('europe');
+    });
+
+    it('rejects an empty key, an object key for other providers, and a region contradicting the new key', async () => {
+      const anthropic = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      await rejected(anthropic.id, { key: '' });
+      await rejected(
+        anthropic.id,
+        { key: { api_key: distinctiveKey('sk-'), region: 'us' } },
+        'Invalid request parameters: an object key {api_key, region} is only accepted for openai and fireworks',
+      );
+      const openai = await context.create({ provider: 'openai', key: distinctiveKey('sk-') });
+      await rejected(openai.id, { key: { api_key: distinctiveKey('sk-'), region: 'europe' }, declared_region: 'us' }, /does not match the region of the openai key \(europe\)/);
+      await rejected(openai.id, { key: { api_key: distinctiveKey('sk-'), region: 'asia' } });
+    });
+  });
+
+  describe('name, disabled', () => {
+    it('sets the name up to 255 characters and rejects 256 or null', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-'), name: 'first' });
+      expect((await patch(created.id, { name: 'n'.repeat(255) })).body.data.name).toBe('n'.repeat(255));
+      await rejected(created.id, { name: 'n'.repeat(256) });
+      await rejected(created.id, { name: null });
+      await rejected(created.id, { name: 42 });
+    });
+
+    it('toggles disabled and rejects non-booleans', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      expect((await patch(created.id, { disabled: true })).body.data.disabled).toBe(true);
+      expect((await patch(created.id, { disabled: false })).body.data.disabled).toBe(false);
+      await rejected(created.id, { disabled: 'yes' });
+    });
+  });
+
+  describe('allowed_api_key_hashes', () => {
+    it('accepts live keys of the account, replaces, and null clears', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      const second = await context.call<{ data: { hash: string } }>('POST', '/keys', { body: { kind: 'inference' } });
+      const own = [context.gateway.api_key_hash, second.body.data.hash];
+      expect((await patch(created.id, { allowed_api_key_hashes: own })).body.data.allowed_api_key_hashes).toEqual(own);
+      expect((await patch(created.id, { allowed_api_key_hashes: [own[1]] })).body.data.allowed_api_key_hashes).toEqual([own[1]]);
+      expect((await patch(created.id, { name: 'unrelated' })).body.data.allowed_api_key_hashes).toEqual([own[1]]);
+      expect((await patch(created.id, { allowed_api_key_hashes: null })).body.data.allowed_api_key_hashes).toBeNull();
+    });
+
+    it('rejects empty, over 100, malformed, unknown, revoked and other accounts’ hashes', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      await rejected(created.id, { allowed_api_key_hashes: [] });
+      await rejected(created.id, { allowed_api_key_hashes: hashes(101) });
+      await rejected(created.id, { allowed_api_key_hashes: ['A'.repeat(64)] });
+      await rejected(created.id, { allowed_api_key_hashes: ['a'.repeat(63)] });
+      await rejected(created.id, { allowed_api_key_hashes: hashes(1) }, 'Invalid request parameters: allowed_api_key_hashes[0] is not a live API key of this account');
+      await rejected(
+        created.id,
+        { allowed_api_key_hashes: [context.gateway.api_key_hash, context.other.api_key_hash] },
+        'Invalid request parameters: allowed_api_key_hashes[1] is not a live API key of this account',
+      );
+      const revoked = await context.call<{ data: { hash: string } }>('POST', '/keys', { body: { kind: 'inference' } });
+      expect((await context.call('DELETE', `/keys/${revoked.body.data.hash}`)).status).toBe(204);
+      await rejected(created.id, { allowed_api_key_hashes: [revoked.body.data.hash] }, /allowed_api_key_hashes\[0\] is not a live API key/);
+    });
+
+    it('accepts exactly 100 live hashes', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      const issued: string[] = [];
+      for (let index = 0; index < 100; index += 1) {
+        issued.push((await context.call<{ data: { hash: string } }>('POST', '/keys', { body: { kind: 'inference' } })).body.data.hash);
+      }
+      expect((await patch(created.id, { allowed_api_key_hashes: issued })).body.data.allowed_api_key_hashes).toEqual(issued);
+    });
+  });
+
+  describe.each(['allowed_models', 'allowed_user_ids'] as const)('%s', (field) => {
+    it('replaces up to 100 entries, keeps them when omitted, null clears, 101 is rejected', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      const hundred = list(100, field === 'allowed_models' ? 'anthropic/model-' : 'user-');
+      expect((await patch(created.id, { [field]: hundred })).body.data[field]).toEqual(hundred);
+      expect((await patch(created.id, { [field]: ['anthropic/*'] })).body.data[field]).toEqual(['anthropic/*']);
+      expect((await patch(created.id, { disabled: true })).body.data[field]).toEqual(['anthropic/*']);
+      expect((await patch(created.id, { [field]: [] })).body.data[field]).toEqual([]);
+      expect((await patch(created.id, { [field]: null })).body.data[field]).toBeNull();
+      await rejected(created.id, { [field]: list(101, 'x-') });
+      await rejected(created.id, { [field]: 'anthropic/*' });
+    });
+  });
+
+  describe('declared_region', () => {
+    it('azure accepts europe and us; omitted keeps; null clears; global is accepted', async () => {
+      const created = await context.create({ provider: 'azure', key: distinctiveKey('az') });
+      expect((await patch(created.id, { declared_region: 'europe' })).body.data.declared_region).toBe('europe');
+      expect((await patch(created.id, { name: 'x' })).body.data.declared_region).toBe('europe');
+      expect((await patch(created.id, { declared_region: 'us' })).body.data.declared_region).toBe('us');
+      expect((await patch(created.id, { declared_region: 'global' })).body.data.declared_region).toBe('global');
+      expect((await patch(created.id, { declared_region: null })).body.data.declared_region).toBeNull();
+      await rejected(created.id, { declared_region: 'asia' });
+    });
+
+    it('other plain-key providers accept only global or null', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      expect((await patch(created.id, { declared_region: 'global' })).body.data.declared_region).toBe('global');
+      await rejected(created.id, { declared_region: 'europe' }, /declared_region europe is not accepted for anthropic/);
+      await rejected(created.id, { declared_region: 'us' }, /only azure accepts europe or us/);
+      expect((await patch(created.id, { declared_region: null })).body.data.declared_region).toBeNull();
+    });
+
+    it('openai and fireworks: the declaration must match the key', async () => {
+      const regional = await context.create({ provider: 'openai', key: { api_key: distinctiveKey('sk-'), region: 'europe' } });
+      expect((await patch(regional.id, { declared_region: 'europe' })).body.data.declared_region).toBe('europe');
+      await rejected(regional.id, { declared_region: 'us' }, 'Invalid request parameters: declared_region us does not match the region of the openai key (europe)');
+      await rejected(regional.id, { declared_region: 'global' }, /does not match/);
+      await rejected(regional.id, { declared_region: null }, /does not match/);
+      const plain = await context.create({ provider: 'fireworks', key: distinctiveKey('fw_') });
+      await rejected(plain.id, { declared_region: 'europe' }, /comes from the key/);
+      expect((await patch(plain.id, { declared_region: 'global' })).body.data.declared_region).toBe('global');
+    });
+  });
+
+  describe('declared_zdr', () => {
+    it('true, false, omitted keeps, null clears', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      expect((await patch(created.id, { declared_zdr: true })).body.data.declared_zdr).toBe(true);
+      expect((await patch(created.id, { disabled: true })).body.data.declared_zdr).toBe(true);
+      expect((await patch(created.id, { declared_zdr: false })).body.data.declared_zdr).toBe(false);
+      expect((await patch(created.id, { declared_zdr: null })).body.data.declared_zdr).toBeNull();
+      await rejected(created.id, { declared_zdr: 'true' });
+    });
+  });
+
+  describe('is_required, is_fallback, is_byok_only', () => {
+    it('sets each flag alone', async () => {
+      for (const flag of ['is_required', 'is_fallback', 'is_byok_only'] as const) {
+        const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+        expect((await patch(created.id, { [flag]: true })).body.data[flag]).toBe(true);
+        expect((await patch(created.id, { [flag]: false })).body.data[flag]).toBe(false);
+      }
+    });
+
+    it('rejects is_fallback with is_byok_only, in the patch or with the stored value', async () => {
+      const message = 'Invalid request parameters: is_fallback cannot be combined with is_byok_only';
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      await rejected(created.id, { is_fallback: true, is_byok_only: true }, message);
+      expect((await patch(created.id, { is_byok_only: true })).status).toBe(200);
+      await rejected(created.id, { is_fallback: true }, message);
+      const swapped = await patch(created.id, { is_fallback: true, is_byok_only: false });
+      expect(swapped.body.data).toMatchObject({ is_fallback: true, is_byok_only: false });
+      await rejected(created.id, { is_byok_only: true }, message);
+    });
+
+    it('rejects is_required on a fallback credential, in the patch or with the stored value', async () => {
+      const message = 'Invalid request parameters: is_required is only valid on a non-fallback credential';
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      await rejected(created.id, { is_required: true, is_fallback: true }, message);
+      expect((await patch(created.id, { is_fallback: true })).status).toBe(200);
+      await rejected(created.id, { is_required: true }, message);
+      expect((await patch(created.id, { is_fallback: false, is_required: true })).body.data).toMatchObject({ is_fallback: false, is_required: true });
+      await rejected(created.id, { is_fallback: true }, message);
+    });
+  });
+
+  describe('the body', () => {
+    it('leaves every omitted field unchanged, and {} changes nothing', async () => {
+      const created = await context.create({
+        provider: 'azure',
+        key: distinctiveKey('az'),
+        name: 'full',
+        disabled: true,
+        is_byok_only: true,
+        is_required: true,
+        sort_order: 3,
+        allowed_api_key_hashes: [context.gateway.api_key_hash],
+        allowed_models: ['openai/gpt-5'],
+        allowed_user_ids: ['user-1'],
+        declared_region: 'europe',
+        declared_zdr: true,
+      });
+      const empty = await patch(created.id, {});
+      expect(empty.status).toBe(200);
+      expect(empty.body.data).toEqual(created);
+      const renamed = await patch(created.id, { name: 'renamed' });
+      expect(renamed.body.data).toEqual({ ...created, name: 'renamed' });
+    });
+
+    it('rejects unknown fields, fields the credential does not own, and a body that is not an object', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      await rejected(created.id, { colour: 'blue' });
+      await rejected(created.id, { provider: 'openai' });
+      await rejected(created.id, { label: 'sk-…fake' });
+      await rejected(created.id, [{ name: 'x' }]);
+      const broken = await context.call('PATCH', `/byok/${created.id}`, { rawBody: '{"name": ' });
+      expect(broken.status).toBe(400);
+    });
+  });
+
+  describe('errors table', () => {
+    it('401 Missing Authentication header without the header', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      const response = await context.call('PATCH', `/byok/${created.id}`, { key: undefined, body: { name: 'x' } });
+      expect(response).toEqual({ status: 401, body: { error: { code: 401, message: 'Missing Authentication header' } } });
+    });
+
+    it('401 for an unknown or revoked key', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      const response = await patch(created.id, { name: 'x' }, `sb-${'x'.repeat(43)}`);
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe(401);
+    });
+
+    it('403 Only management keys can perform this operation for an inference key', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      const before = await context.row(created.id);
+      const response = await patch(created.id, { name: 'x' }, context.gateway.api_key);
+      expect(response).toEqual({ status: 403, body: { error: { code: 403, message: 'Only management keys can perform this operation' } } });
+      expect(await context.row(created.id)).toEqual(before);
+    });
+
+    it('404 Resource not found for a missing id, a malformed id and another account’s credential', async () => {
+      const notFound = { status: 404, body: { error: { code: 404, message: 'Resource not found' } } };
+      expect(await patch('bdc3b584-3220-4c89-bab7-50b5edec1497', { name: 'x' })).toEqual(notFound);
+      const foreign = await context.call<{ data: ByokCredential }>('POST', '/byok', {
+        key: context.other.management_key,
+        body: { provider: 'anthropic', key: distinctiveKey('sk-') },
+      });
+      const before = await context.row(foreign.body.data.id);
+      expect(await patch(foreign.body.data.id, { name: 'stolen' })).toEqual(notFound);
+      expect(await context.row(foreign.body.data.id)).toEqual(before);
+      const malformed = await patch('not-a-uuid', { name: 'x' });
+      expect([400, 404]).toContain(malformed.status);
+    });
+
+    it('500 Internal Server Error when the database fails, disclosing nothing', async () => {
+      const secret = distinctiveKey('sk-');
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      await context.database.db.execute(sql.raw('alter table byok_credentials rename to byok_credentials_away'));
+      try {
+        const response = await patch(created.id, { key: secret });
+        expect(response).toEqual({ status: 500, body: { error: { code: 500, message: 'Internal Server Error' } } });
+      } finally {
+        await context.database.db.execute(sql.raw('alter table byok_credentials_away rename to byok_credentials'));
+      }
+      expect(context.gateway.logs.join('\n')).not.toContain(secret);
+    });
+  });
+});
