@@ -50,5 +50,9 @@ export type MessageDeltaEvent = Schemas['MessageDeltaEvent'];
 export type MessageStopEvent = Schemas['MessageStopEvent'];
 export type ErrorEvent = Schemas['ErrorEvent'];
 
+export type ModelList = Schemas['ModelList'];
+export type Model = Schemas['Model'];
+export type ModelEndpoint = Schemas['ModelEndpoint'];
+
 export type ErrorBody = Schemas['ErrorBody'];
 export type MessagesErrorBody = Schemas['MessagesErrorBody'];

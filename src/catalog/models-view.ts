@@ -3,36 +3,17 @@
  * built from an explicit list of fields, so nothing configuration-only (keys, headers, AWS settings) can leak.
  * @see ModelList in openapi/components/schemas/models.yaml
  */
-import type { Capabilities, CatalogModel, DataPolicy, DataRegion, Pricing, Quantization } from './catalog-types.ts';
+import type { Model, ModelEndpoint, ModelList } from '#src/api-types.ts';
+import type { CatalogModel, Pricing } from './catalog-types.ts';
 
 /** One endpoint in `GET /models`. */
-export interface ModelEndpointView {
-  provider: string;
-  provider_name: string;
-  model: string;
-  pricing: Pricing;
-  fast: { pricing: Pricing } | null;
-  data_policy: DataPolicy;
-  regions: DataRegion[];
-  quantization: Quantization | null;
-  context_length: number;
-  max_output_tokens: number | null;
-  capabilities: Capabilities;
-}
+export type ModelEndpointView = ModelEndpoint;
 
 /** One model in `GET /models`. */
-export interface ModelView {
-  id: string;
-  name: string;
-  context_length: number;
-  capabilities: Capabilities;
-  endpoints: ModelEndpointView[];
-}
+export type ModelView = Model;
 
 /** The `GET /models` response body. */
-export interface ModelListBody {
-  data: ModelView[];
-}
+export type ModelListBody = ModelList;
 
 function pricingView(pricing: Pricing): Pricing {
   const view: Pricing = { input: pricing.input, output: pricing.output, cache_read: pricing.cache_read, cache_write: pricing.cache_write };
