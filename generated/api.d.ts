@@ -76,8 +76,9 @@ export interface paths {
          *     and never returned; the response carries its masked `label`. The rules of `PATCH /byok/{id}` apply to
          *     the new credential: `is_fallback` with `is_byok_only`, or `is_required` with `is_fallback`, answer 400, as
          *     do a `declared_region` the provider does not accept, an object key for a provider other than `openai` or
-         *     `fireworks`, a hash in `allowed_api_key_hashes` that is not a live key of the caller's account, and a
-         *     `workspace_id` of another account. Requires a management key.
+         *     `fireworks`, a hash in `allowed_api_key_hashes` that is not a live key of the caller's account, a
+         *     `workspace_id` of another account, and a `provider` the gateway does not route to (`GET /models` lists the
+         *     providers). Requires a management key.
          */
         post: operations["createByokCredential"];
         delete?: never;

@@ -46,8 +46,16 @@ function enforce<T>(rules: () => T): T {
   }
 }
 
+/** What the BYOK service works with. */
+export interface ByokServiceDeps {
+  database: Database;
+  vault: KeyVault;
+  /** True for a provider slug the gateway can route to (the catalog's); any slug is accepted when omitted. */
+  isKnownProvider?: (slug: string) => boolean;
+}
+
 /** Creates the BYOK service over a database and a key vault. */
-export function createByokService(deps: { database: Database; vault: KeyVault }): ByokService {
+export function createByokService(deps: ByokServiceDeps): ByokService {
   const { database, vault } = deps;
   const owned = (caller: Caller, id: string): SQL | undefined => and(eq(byokCredentials.id, id), eq(byokCredentials.accountId, caller.accountId));
 
@@ -74,6 +82,9 @@ export function createByokService(deps: { database: Database; vault: KeyVault })
 
   return {
     async create(caller, input) {
+      if (deps.isKnownProvider && !deps.isKnownProvider(input.provider)) {
+        throw new BadRequestError(`provider ${input.provider} is not a provider of this gateway (GET /models lists them)`);
+      }
       const id = randomUUID();
       const material = enforce(() => parseProviderKey(input.provider, input.key));
       const flags = { isFallback: input.is_fallback ?? false, isByokOnly: input.is_byok_only ?? false, isRequired: input.is_required ?? false };
