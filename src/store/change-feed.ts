@@ -111,7 +111,8 @@ export async function createPostgresChangeFeed(pool: Pool, options: { onError?: 
   return {
     publish: async (event) => {
       dispatcher.dispatch(event);
-      await pool.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ origin, event })]);
+      // The change has committed: a failed broadcast must not turn it into an error for the client.
+      await pool.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ origin, event })]).catch((error: unknown) => options.onError?.(error));
     },
     subscribe: (listenerFunction) => dispatcher.subscribe(listenerFunction),
     reliable: () => listener !== undefined,
