@@ -1,0 +1,150 @@
+/**
+ * Servers under test run in child processes so that each one's CPU time is its own, apart from the load
+ * generator's. Parent and child talk over the IPC channel: the child announces it is ready, answers CPU
+ * snapshots (`process.cpuUsage`, microseconds), and exits on request (which also flushes `--cpu-prof`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { fileURLToPath } from 'node:url';
+
+/** A message from the parent to a child. */
+type ParentMessage =
+  | { type: 'cpu'; id: number }
+  | { type: 'profile-start'; id: number }
+  | { type: 'profile-stop'; id: number; path: string }
+  | { type: 'stop' };
+
+/** A message from a child to the parent. */
+type ChildMessage =
+  | { type: 'ready'; ready: unknown }
+  | { type: 'cpu'; id: number; micros: number }
+  | { type: 'done'; id: number }
+  | { type: 'failed'; message: string };
+
+function isChildMessage(value: unknown): value is ChildMessage {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+}
+
+function isParentMessage(value: unknown): value is ParentMessage {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+}
+
+/** A running child server, seen from the parent. */
+export interface ChildServer<Ready> {
+  /** What the child reported once it was listening (its origin, keys). */
+  ready: Ready;
+  pid: number;
+  /** User plus system CPU time the child has used since it started, in microseconds. */
+  cpuMicros(): Promise<number>;
+  /** Starts the V8 CPU profiler in the child (the measured window only, unlike `--cpu-prof`). */
+  startProfile(): Promise<void>;
+  /** Stops the profiler and has the child write the `.cpuprofile` to `path`. */
+  stopProfile(path: string): Promise<void>;
+  /** Asks the child to close and exit, and waits for it (killing it after `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** How to start a child server. */
+export interface StartChildOptions {
+  /** The child's entry module. */
+  script: URL;
+  env?: NodeJS.ProcessEnv;
+  /** Extra node flags, e.g. `--cpu-prof`. */
+  execArgv?: string[];
+  /** How long the child may take to report ready. */
+  readyTimeoutMs?: number;
+}
+
+/** Spawns `script` on this same Node binary and resolves with what it reports once ready. */
+export async function startChild<Ready>(options: StartChildOptions): Promise<ChildServer<Ready>> {
+  const child: ChildProcess = spawn(process.execPath, [...(options.execArgv ?? []), fileURLToPath(options.script)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...options.env },
+  });
+  const pending = new Map<number, (micros: number) => void>();
+  let nextId = 1;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${options.script.pathname} did not report ready`)), options.readyTimeoutMs ?? 60_000);
+    child.once('exit', (code) => reject(new Error(`${options.script.pathname} exited with ${code} before it was ready`)));
+    child.on('message', (message: unknown) => {
+      if (!isChildMessage(message)) return;
+      if (message.type === 'ready') {
+        clearTimeout(timer);
+        resolve(message.ready as Ready);
+      } else if (message.type === 'failed') {
+        clearTimeout(timer);
+        reject(new Error(`${options.script.pathname}: ${message.message}`));
+      } else {
+        pending.get(message.id)?.(message.type === 'cpu' ? message.micros : 0);
+        pending.delete(message.id);
+      }
+    });
+  });
+
+  const ask = (message: ParentMessage & { id: number }): Promise<number> =>
+    new Promise<number>((resolve) => {
+      pending.set(message.id, resolve);
+      child.send(message);
+    });
+  return {
+    ready,
+    pid: child.pid ?? -1,
+    cpuMicros: () => ask({ type: 'cpu', id: nextId++ }),
+    startProfile: async () => void (await ask({ type: 'profile-start', id: nextId++ })),
+    stopProfile: async (path) => void (await ask({ type: 'profile-stop', id: nextId++, path })),
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null) return;
+      child.send({ type: 'stop' } satisfies ParentMessage);
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * The child's side: reports `ready` to the parent, answers CPU snapshots, and on `stop` runs `close`
+ * and exits normally (a normal exit is what makes `--cpu-prof` write its profile).
+ */
+export function serveParent(ready: unknown, close: () => Promise<void> | void): void {
+  if (!process.send) throw new Error('this module runs as a child of bench/run.ts (it needs an IPC channel)');
+  let session: Session | undefined;
+  const reply = (message: ChildMessage): void => void process.send?.(message);
+  process.on('message', async (message: unknown) => {
+    if (!isParentMessage(message)) return;
+    if (message.type === 'cpu') {
+      const usage = process.cpuUsage();
+      reply({ type: 'cpu', id: message.id, micros: usage.user + usage.system });
+    } else if (message.type === 'profile-start') {
+      session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+      reply({ type: 'done', id: message.id });
+    } else if (message.type === 'profile-stop') {
+      const result = await session?.post('Profiler.stop');
+      if (result) writeFileSync(message.path, JSON.stringify(result.profile));
+      session?.disconnect();
+      session = undefined;
+      reply({ type: 'done', id: message.id });
+    } else {
+      void Promise.resolve()
+        .then(close)
+        .finally(() => process.exit(0));
+    }
+  });
+  process.send({ type: 'ready', ready } satisfies ChildMessage);
+}
+
+/** Reports a start-up failure to the parent, then exits with an error once the message is sent. */
+export function failStart(error: unknown): void {
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  if (!process.send) {
+    console.error(message);
+    process.exit(1);
+  }
+  process.send({ type: 'failed', message } satisfies ChildMessage, () => process.exit(1));
+}
