@@ -3,7 +3,7 @@
  * PostgreSQL; and its refusal, with advice, on a data directory a running gateway holds.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,7 @@ function runCli(args: string[], env: Record<string, string>): Promise<CliResult>
 describe.each(testDrivers())('switchboard CLI on %s', (driver) => {
   let env: Record<string, string>;
   let testDatabase: TestDatabase | undefined;
+  let pgliteDataDir: string | undefined;
 
   beforeAll(async () => {
     if (driver === 'postgres') {
@@ -38,11 +39,16 @@ describe.each(testDrivers())('switchboard CLI on %s', (driver) => {
       // The CLI opens its own connections; the helper's pool is not needed.
       env = { DATABASE_URL: testDatabase.databaseUrl! };
     } else {
-      env = { SWITCHBOARD_DATA_DIR: mkdtempSync(join(tmpdir(), 'switchboard-cli-')) };
+      // A clone of the migrated template spares the CLI a first-time initdb; closed so the CLI can take the lock.
+      const clone = await openTestDatabase('pglite');
+      await clone.database.close();
+      pgliteDataDir = clone.dataDir!;
+      env = { SWITCHBOARD_DATA_DIR: pgliteDataDir };
     }
   });
   afterAll(async () => {
     await testDatabase?.drop();
+    if (pgliteDataDir) rmSync(pgliteDataDir, { recursive: true, force: true });
   });
 
   it('init creates an account with two keys, then keys create, list and revoke manage them', async () => {
@@ -74,7 +80,7 @@ describe.each(testDrivers())('switchboard CLI on %s', (driver) => {
     const again = await runCli(['keys', 'revoke', key.hash], env);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('No live key');
-  });
+  }, 120_000);
 
   it('answers a usage error with the usage and exit code 2', async () => {
     const result = await runCli(['keys', 'create', '--kind', 'superuser'], env);
