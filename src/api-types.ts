@@ -54,5 +54,16 @@ export type ModelList = Schemas['ModelList'];
 export type Model = Schemas['Model'];
 export type ModelEndpoint = Schemas['ModelEndpoint'];
 
+export type ByokCredential = Schemas['ByokCredential'];
+export type ByokCredentialCreate = Schemas['ByokCredentialCreate'];
+export type ByokCredentialPatch = Schemas['ByokCredentialPatch'];
+export type ByokCredentialEnvelope = Schemas['ByokCredentialEnvelope'];
+export type ByokCredentialPage = Schemas['ByokCredentialPage'];
+export type ApiKey = Schemas['ApiKey'];
+export type ApiKeyCreate = Schemas['ApiKeyCreate'];
+export type CreatedApiKey = Schemas['CreatedApiKey'];
+export type CreatedApiKeyEnvelope = Schemas['CreatedApiKeyEnvelope'];
+export type ApiKeyPage = Schemas['ApiKeyPage'];
+
 export type ErrorBody = Schemas['ErrorBody'];
 export type MessagesErrorBody = Schemas['MessagesErrorBody'];

@@ -10,13 +10,8 @@ import type { Config } from '#src/config.ts';
 import { createLogger, type Logger } from '#src/logger.ts';
 import { loadCatalog, type Catalog } from '#src/catalog/index.ts';
 import { openDatabase, type Database } from '#src/store/database.ts';
+import { createCredentialStack } from '#src/store/credential-stack.ts';
 import { loadMasterKey } from '#src/byok/master-key.ts';
-import { createKeyVault } from '#src/byok/key-vault.ts';
-import { createByokService } from '#src/byok/byok-service.ts';
-import { createRoutingCredentials } from '#src/byok/routing-credentials.ts';
-import { createKeyAuthenticator } from '#src/keys/key-authenticator.ts';
-import { createKeyService } from '#src/keys/key-service.ts';
-import { seedBootstrapManagementKey } from '#src/keys/accounts.ts';
 import { configureUpstreamHttp, closeUpstreamHttp } from '#src/providers/http-client.ts';
 import { createAdapterRegistry } from '#src/providers/adapter-registry.ts';
 import { createPinStore } from '#src/messages/redis-pin-store.ts';
@@ -54,38 +49,43 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const catalog = options.catalog ?? loadCatalog({ configPath: config.catalogConfigPath, env });
   configureUpstreamHttp({ headersTimeoutMs: config.upstreamHeadersTimeoutMs, bodyTimeoutMs: config.upstreamBodyTimeoutMs });
 
+  // On PostgreSQL a missing master key is refused before connecting, not after migrating.
+  if (config.databaseUrl && !options.database) loadMasterKey({ masterKey: config.masterKey, driver: 'postgres' });
   const ownsDatabase = !options.database;
-  const database = options.database ?? (await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, purpose: 'gateway' }));
+  const database =
+    options.database ??
+    (await openDatabase({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      purpose: 'gateway',
+      onBackgroundError: (error) => logger.warn('database background connection failed; reconnecting', { error }),
+    }));
   const closers: (() => Promise<void> | void)[] = [];
   try {
-    const masterKey = loadMasterKey({ masterKey: config.masterKey, dataDir: database.dataDir, driver: database.driver });
-    logger.info('master key loaded', { source: masterKey.source, master_key_id: masterKey.id });
-    const vault = createKeyVault(masterKey);
-    if (config.bootstrapManagementKey) {
-      const seeded = await seedBootstrapManagementKey(database, { rawKey: config.bootstrapManagementKey });
-      if (seeded) logger.info('bootstrap management key seeded');
-    }
-    const authenticator = createKeyAuthenticator(database);
-    closers.push(() => authenticator.close());
-    const credentials = createRoutingCredentials({ database, vault });
-    closers.push(() => credentials.close());
+    const stack = await createCredentialStack(database, {
+      masterKey: config.masterKey,
+      bootstrapManagementKey: config.bootstrapManagementKey,
+      logger,
+      isKnownProvider: (slug) => catalog.getProvider(slug) !== undefined,
+    });
+    closers.push(() => stack.close());
     const pins = createPinStore({ redisUrl: config.redisUrl, logger });
     closers.push(() => pins.close());
 
     const app = createApp({
       logger,
-      authenticate: authenticator.authenticate,
+      authenticate: stack.authenticator.authenticate,
       bodyLimitBytes: config.bodyLimitBytes,
       validateResponses: config.validateResponses,
       requestTimeoutMs: config.requestTimeoutMs,
       version: VERSION,
       catalog,
-      byok: createByokService({ database, vault }),
-      keys: createKeyService(database),
+      byok: stack.byok,
+      keys: stack.keys,
       messages: {
         plan: createRequestPlanner({
           view: createCatalogPlanView(catalog),
-          credentials,
+          credentials: stack.routingCredentials,
           sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
           stats: new EndpointStatsTracker(),
           regionalHosts: config.regionalHosts,

@@ -15,7 +15,7 @@ import { maskProviderKey } from '#src/byok/mask-key.ts';
 import { checkFlags, checkKeyHashes, parseProviderKey, resolveDeclaredRegion, RuleViolation } from '#src/byok/rules.ts';
 import { toByokCredential } from '#src/byok/credential-view.ts';
 import { liveKeyHashes } from '#src/keys/key-service.ts';
-import type { ByokCredential, ByokCredentialCreate, ByokCredentialPage, ByokCredentialPatch } from '#src/byok/wire-types.ts';
+import type { ByokCredential, ByokCredentialCreate, ByokCredentialPage, ByokCredentialPatch } from '#src/api-types.ts';
 
 /** Filters and page of `GET /byok`. */
 export interface ListCredentialsQuery {

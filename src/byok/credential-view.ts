@@ -2,7 +2,7 @@
  * What a stored credential row looks like to a client and to the routing planner. Neither view carries the key
  * envelope: the wire view has only the masked label, the routing view only the flags routing decides on.
  */
-import type { ByokCredential } from '#src/byok/wire-types.ts';
+import type { ByokCredential } from '#src/api-types.ts';
 import type { PlanCredential } from '#src/messages/plan-types.ts';
 import type { ByokCredentialRow } from '#src/store/schema.ts';
 

@@ -8,7 +8,7 @@ import { BadRequestError, NotFoundError } from '#src/errors.ts';
 import type { Database } from '#src/store/database.ts';
 import { accounts, apiKeys, workspaces, type ApiKeyRow } from '#src/store/schema.ts';
 import { generateRawApiKey, hashApiKey, type ApiKeyKind } from '#src/keys/api-key.ts';
-import type { ApiKey, CreatedApiKey } from '#src/byok/wire-types.ts';
+import type { ApiKey, CreatedApiKey } from '#src/api-types.ts';
 
 /** The wire form of a stored key (never the raw key). */
 export function toApiKey(row: ApiKeyRow): ApiKey {

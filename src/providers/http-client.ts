@@ -14,6 +14,7 @@ export interface UpstreamTimeouts {
 
 const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectTimeoutMs: 10_000, headersTimeoutMs: 120_000, bodyTimeoutMs: 120_000 };
 
+let currentTimeouts: UpstreamTimeouts = DEFAULT_TIMEOUTS;
 let dispatcher: Agent = createDispatcher(DEFAULT_TIMEOUTS);
 
 function createDispatcher(timeouts: UpstreamTimeouts): Agent {
@@ -31,8 +32,10 @@ function createDispatcher(timeouts: UpstreamTimeouts): Agent {
 /** Replaces the shared dispatcher (at start, from configuration). */
 export function configureUpstreamHttp(timeouts: Partial<UpstreamTimeouts>): void {
   const previous = dispatcher;
-  dispatcher = createDispatcher({ ...DEFAULT_TIMEOUTS, ...timeouts });
-  void previous.close();
+  currentTimeouts = { ...DEFAULT_TIMEOUTS, ...timeouts };
+  dispatcher = createDispatcher(currentTimeouts);
+  // In-flight calls finish on the old pools; new calls already use the new ones.
+  previous.close().catch(() => undefined);
 }
 
 /** The shared dispatcher, for callers that use undici directly. */
@@ -52,7 +55,12 @@ export function upstreamRequest(
 export const upstreamFetch: typeof globalThis.fetch = (input, init) =>
   undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
 
-/** Closes every pooled connection (graceful shutdown). */
+/**
+ * Closes every pooled connection (graceful shutdown). Several gateways may share this process (tests), so a
+ * fresh dispatcher takes over first: closing never breaks another server's next call.
+ */
 export async function closeUpstreamHttp(): Promise<void> {
-  await dispatcher.close();
+  const previous = dispatcher;
+  dispatcher = createDispatcher(currentTimeouts);
+  await previous.close().catch(() => undefined);
 }

@@ -1,6 +1,6 @@
 /** `GET /byok/{id}`: one credential of the caller's account. */
 import type { Router } from 'express';
-import type { ByokCredentialEnvelope } from '#src/byok/wire-types.ts';
+import type { ByokCredentialEnvelope } from '#src/api-types.ts';
 import { callerOf } from '#src/http/caller.ts';
 import type { ByokRouteDeps } from '#src/routes/get-byok.ts';
 

@@ -1,6 +1,6 @@
 /** `GET /byok`: one page of the caller's provider credentials, optionally filtered by provider and workspace. */
 import type { Router } from 'express';
-import type { ByokCredentialPage } from '#src/byok/wire-types.ts';
+import type { ByokCredentialPage } from '#src/api-types.ts';
 import type { ByokService } from '#src/byok/byok-service.ts';
 import { callerOf } from '#src/http/caller.ts';
 import { pageOf } from '#src/routes/pagination.ts';

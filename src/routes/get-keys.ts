@@ -1,6 +1,6 @@
 /** `GET /keys`: one page of the caller's live gateway API keys (hashes, never raw keys). */
 import type { Router } from 'express';
-import type { ApiKeyPage } from '#src/byok/wire-types.ts';
+import type { ApiKeyPage } from '#src/api-types.ts';
 import type { KeyService } from '#src/keys/key-service.ts';
 import { callerOf } from '#src/http/caller.ts';
 import { pageOf } from '#src/routes/pagination.ts';

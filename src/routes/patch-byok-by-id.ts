@@ -1,6 +1,6 @@
 /** `PATCH /byok/{id}`: change a credential (omitted unchanged, null clears, arrays replace, `key` rotates). */
 import type { Request, Router } from 'express';
-import type { ByokCredentialEnvelope, ByokCredentialPatch } from '#src/byok/wire-types.ts';
+import type { ByokCredentialEnvelope, ByokCredentialPatch } from '#src/api-types.ts';
 import { callerOf } from '#src/http/caller.ts';
 import type { ByokRouteDeps } from '#src/routes/get-byok.ts';
 

@@ -1,6 +1,6 @@
 /** `POST /byok`: store a provider key of the caller's account (encrypted; answered with its masked label). */
 import type { Request, Router } from 'express';
-import type { ByokCredentialCreate, ByokCredentialEnvelope } from '#src/byok/wire-types.ts';
+import type { ByokCredentialCreate, ByokCredentialEnvelope } from '#src/api-types.ts';
 import { callerOf } from '#src/http/caller.ts';
 import type { ByokRouteDeps } from '#src/routes/get-byok.ts';
 

@@ -1,6 +1,6 @@
 /** `POST /keys`: issue a gateway API key in the caller's workspace; the raw key is in this response only. */
 import type { Request, Router } from 'express';
-import type { ApiKeyCreate, CreatedApiKeyEnvelope } from '#src/byok/wire-types.ts';
+import type { ApiKeyCreate, CreatedApiKeyEnvelope } from '#src/api-types.ts';
 import { callerOf } from '#src/http/caller.ts';
 import type { KeysRouteDeps } from '#src/routes/get-keys.ts';
 

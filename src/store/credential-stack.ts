@@ -41,6 +41,8 @@ export interface CredentialSecrets {
   masterKey?: string | undefined;
   bootstrapManagementKey?: string | undefined;
   logger?: Logger | undefined;
+  /** True for a provider slug the gateway can route to (the catalog's); any slug is accepted when omitted. */
+  isKnownProvider?: ((slug: string) => boolean) | undefined;
 }
 
 /**
@@ -70,7 +72,7 @@ export async function createCredentialStack(database: Database, options: Credent
   return {
     database,
     vault,
-    byok: createByokService({ database, vault }),
+    byok: createByokService({ database, vault, ...(options.isKnownProvider ? { isKnownProvider: options.isKnownProvider } : {}) }),
     keys: createKeyService(database),
     authenticator,
     routingCredentials,

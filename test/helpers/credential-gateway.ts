@@ -11,7 +11,7 @@ import { byokCredentials, type ByokCredentialRow } from '#src/store/schema.ts';
 import type { Database } from '#src/store/database.ts';
 import { createKeyVault, type KeyVault } from '#src/byok/key-vault.ts';
 import { loadMasterKey } from '#src/byok/master-key.ts';
-import type { ByokCredential } from '#src/byok/wire-types.ts';
+import type { ByokCredential } from '#src/api-types.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { callApi, type ApiResponse } from '#test/helpers/management-api.ts';
 import type { TestDatabaseDriver } from '#test/helpers/test-database.ts';

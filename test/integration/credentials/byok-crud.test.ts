@@ -4,7 +4,7 @@
  * nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ByokCredential, ByokCredentialPage } from '#src/byok/wire-types.ts';
+import type { ByokCredential, ByokCredentialPage } from '#src/api-types.ts';
 import { startCredentialGateway, distinctiveKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
 import { testDrivers } from '#test/helpers/test-database.ts';
 

@@ -3,7 +3,7 @@
  * the stored credential equals the body of one of the 200s (the last to commit), on PGlite and PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ByokCredential } from '#src/byok/wire-types.ts';
+import type { ByokCredential } from '#src/api-types.ts';
 import { createByokService } from '#src/byok/byok-service.ts';
 import { ConflictError, NotFoundError } from '#src/errors.ts';
 import { hashApiKey } from '#src/keys/api-key.ts';
