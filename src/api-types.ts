@@ -53,6 +53,10 @@ export type ErrorEvent = Schemas['ErrorEvent'];
 export type ModelList = Schemas['ModelList'];
 export type Model = Schemas['Model'];
 export type ModelEndpoint = Schemas['ModelEndpoint'];
+export type ModelCapabilities = Schemas['ModelCapabilities'];
+export type ModelPricing = Schemas['ModelPricing'];
+export type ModelLongContextPricing = Schemas['LongContextPricing'];
+export type ModelDataPolicy = Schemas['DataPolicy'];
 
 export type ByokCredential = Schemas['ByokCredential'];
 export type ByokCredentialCreate = Schemas['ByokCredentialCreate'];

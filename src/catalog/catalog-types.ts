@@ -2,6 +2,7 @@
  * The catalog's data types: the shapes built-in data is written in (snake_case, like the configuration file and
  * the `GET /models` wire format) and the resolved, frozen records the hot path reads.
  */
+import type { ModelCapabilities, ModelDataPolicy, ModelLongContextPricing, ModelPricing } from '#src/api-types.ts';
 import type { ApiFamily } from '#src/providers/provider-adapter.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
 
@@ -29,45 +30,19 @@ export type PromptCachingStyle = 'explicit' | 'automatic' | 'none';
 export type Quantization = 'fp4' | 'fp6' | 'fp8' | 'int4' | 'int8' | 'bf16' | 'fp16' | 'fp32';
 
 /** What a model or endpoint can do. @see ModelCapabilities in openapi/components/schemas/models.yaml */
-export interface Capabilities {
-  tools: boolean;
-  vision: boolean;
-  pdf: boolean;
-  thinking: boolean;
-  caching: boolean;
-  structured_output: boolean;
-}
+export type Capabilities = ModelCapabilities;
 
 /** What a provider does with prompts. @see DataPolicy in openapi/components/schemas/models.yaml */
-export interface DataPolicy {
-  /** Zero data retention. */
-  zdr: boolean;
-  /** `allow` when the provider may retain prompts beyond abuse monitoring or train on them. */
-  data_collection: 'allow' | 'deny';
-}
+export type DataPolicy = ModelDataPolicy;
 
 /** Prices for a request whose prompt exceeds `threshold_tokens`, replacing every base price. */
-export interface LongContextPricing {
-  threshold_tokens: number;
-  input: number;
-  output: number;
-  cache_read: number | null;
-  cache_write: number | null;
-  cache_write_1h?: number | null;
-}
+export type LongContextPricing = ModelLongContextPricing;
 
-/** List prices in USD per million tokens. @see ModelPricing in openapi/components/schemas/models.yaml */
-export interface Pricing {
-  input: number;
-  output: number;
-  /** null: the endpoint has no cache-read price, so cache reads cost `input`. */
-  cache_read: number | null;
-  /** Default-lifetime (5 minute) cache writes; null: they cost `input`. */
-  cache_write: number | null;
-  /** One-hour cache writes; absent or null: they cost `cache_write`. */
-  cache_write_1h?: number | null;
-  long_context?: LongContextPricing | null;
-}
+/**
+ * List prices in USD per million tokens. A null cache price bills those tokens at `input`; an absent or null
+ * `cache_write_1h` bills one-hour writes at `cache_write`. @see ModelPricing in openapi/components/schemas/models.yaml
+ */
+export type Pricing = ModelPricing;
 
 /** Static quirks of an OpenAI-compatible vendor, read by the generic adapter; everything optional. */
 export interface ProviderQuirks {
