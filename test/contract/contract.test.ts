@@ -161,6 +161,42 @@ function defineContractSuite(name: ContractTarget['name'], start: () => Promise<
       expectConforms(result, '/byok/{id}', 'patch');
     });
 
+    it('GET /byok lists and GET /byok/{id} reads credentials', async () => {
+      const list = await call(target, 'GET', '/byok?offset=0&limit=10', { key: target.managementKey });
+      expect(list.status).toBe(200);
+      expectConforms(list, '/byok', 'get');
+      const one = await call(target, 'GET', `/byok/${target.credentialId}`, { key: target.managementKey });
+      expect(one.status).toBe(200);
+      expectConforms(one, '/byok/{id}', 'get');
+    });
+
+    it('POST /byok creates a credential (201) and DELETE /byok/{id} deletes it (204)', async () => {
+      const created = await call(target, 'POST', '/byok', { key: target.managementKey, body: { provider: 'openai', key: 'sk-contract-second-key-00000000000', name: 'second' } });
+      expect(created.status).toBe(201);
+      expectConforms(created, '/byok', 'post');
+      const id = (created.body as { data: { id: string } }).data.id;
+      const deleted = await call(target, 'DELETE', `/byok/${id}`, { key: target.managementKey });
+      expect(deleted.status).toBe(204);
+    });
+
+    it('POST /keys issues a key once (201), GET /keys lists, DELETE /keys/{hash} revokes (204)', async () => {
+      const created = await call(target, 'POST', '/keys', { key: target.managementKey, body: { kind: 'inference', name: 'contract' } });
+      expect(created.status).toBe(201);
+      expectConforms(created, '/keys', 'post');
+      const { hash } = (created.body as { data: { hash: string } }).data;
+      const list = await call(target, 'GET', '/keys', { key: target.managementKey });
+      expect(list.status).toBe(200);
+      expectConforms(list, '/keys', 'get');
+      const revoked = await call(target, 'DELETE', `/keys/${hash}`, { key: target.managementKey });
+      expect(revoked.status).toBe(204);
+    });
+
+    it('a management key cannot create messages (403)', async () => {
+      const result = await call(target, 'POST', '/messages', { key: target.managementKey, body: MESSAGE, headers: { prefer: 'code=403' } });
+      expect(result.status).toBe(403);
+      expectConforms(result, '/messages', 'post');
+    });
+
     it('an unknown path is 404', async () => {
       const result = await call(target, 'GET', '/no-such-path', { key: target.managementKey });
       expect(result.status).toBe(404);
