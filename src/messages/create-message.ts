@@ -79,6 +79,7 @@ export async function createMessage(deps: MessagesDeps, input: CreateMessageInpu
     upstreamModel: attempt.upstreamModel,
     ...(await attempt.resolveTarget()),
     forwardHeaders: forwarded,
+    ...(attempt.fast ? { fast: true } : {}),
     ...(attempt.providerHeaders ? { providerHeaders: attempt.providerHeaders } : {}),
     signal: input.signal,
   });

@@ -157,6 +157,7 @@ function prepareAttempt(
     ...(Object.keys(provider.headers).length > 0 ? { providerHeaders: { ...provider.headers } } : {}),
     availableIndex: available.findIndex((entry) => entry.model === planned.model && entry.provider === provider.displayName),
     credentialId: credential.kind === 'byok' ? credential.credentialId : null,
+    fast: planned.fast,
     async resolveTarget() {
       const key = credential.kind === 'byok' ? await deps.credentials.revealKey(accountId, credential.credentialId) : provider.sharedKey?.reveal();
       return { key, baseUrl: regionalBaseUrl(provider, key, location.baseUrl) };

@@ -18,6 +18,8 @@ export interface PreparedAttempt extends AttemptIdentity {
   /** Index of this attempt's endpoint in the plan's `available` list. */
   availableIndex: number;
   credentialId: string | null;
+  /** Run the endpoint's fast variant, at its price. */
+  fast: boolean;
   /**
    * The key for this attempt, decrypted in memory only when the attempt runs, and the base URL it goes to
    * (a key naming its region, `{api_key, region}`, sends the call to that region's host).

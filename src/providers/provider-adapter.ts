@@ -38,6 +38,11 @@ export interface AttemptCall {
   providerHeaders?: Record<string, string>;
   /** Aborted when the client disconnects or the request's time budget runs out. */
   signal: AbortSignal;
+  /**
+   * Run the endpoint's fast variant (`speed: fast`): Anthropic's fast mode, OpenAI's priority processing.
+   * Only planned where the catalog lists a fast variant.
+   */
+  fast?: boolean;
 }
 
 /** One server-sent event in Anthropic's format: the event name and its JSON payload, kept as text. */

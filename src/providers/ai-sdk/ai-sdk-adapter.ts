@@ -25,7 +25,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
   const profile = vendorProfile(options.family);
 
   function prepare(call: AttemptCall): { callOptions: AiSdkCallOptions; warnings: string[]; model: ReturnType<typeof createLanguageModel> } {
-    const converted = convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel });
+    const converted = convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel, fast: call.fast === true });
     try {
       const supportsStructuredOutputs = options.supportsStructuredOutputs?.(call.provider);
       const model = createLanguageModel({

@@ -19,16 +19,22 @@ export type TranslatableRequest = Omit<MessageRequest, 'max_tokens'> & { max_tok
 /** Call options without the per-attempt transport fields (`abortSignal`, `headers`), which the adapter adds. */
 export type AiSdkCallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal' | 'headers'>;
 
+// The catalog prices OpenAI's fast variants as Priority processing (`service_tier: priority`).
+const PRIORITY_FAMILIES = new Set(['openai-chat', 'openai-responses', 'azure']);
+
 /** Builds the call options for `doGenerate` / `doStream`; a feature the vendor lacks is a 400 naming it. */
 export function convertToAiSdkCallOptions({
   request,
   profile,
   upstreamModel = '',
+  fast = false,
 }: {
   request: TranslatableRequest;
   profile: AiSdkVendorProfile;
   /** The vendor's model id, for the one mapping that depends on it (Claude on Bedrock, below). */
   upstreamModel?: string;
+  /** `speed: fast` on an endpoint with a fast variant: OpenAI's priority processing. */
+  fast?: boolean;
 }): {
   value: AiSdkCallOptions;
   warnings: string[];
@@ -43,6 +49,7 @@ export function convertToAiSdkCallOptions({
   const tools = convertTools(request.tools ?? [], profile, warnings);
   const vendorOptions: Record<string, string | boolean> = {};
   if (profile.family === 'openai-responses') vendorOptions.store = false; // the gateway is stateless; reasoning replays via encrypted content
+  if (fast && PRIORITY_FAMILIES.has(profile.family)) vendorOptions.serviceTier = 'priority';
   if (request.tool_choice?.disable_parallel_tool_use) {
     if (profile.family === 'bedrock' || profile.family === 'google') warnings.push(`disable_parallel_tool_use dropped: not supported by ${profile.label}`);
     // Unknown keys of the compatible namespace go into the body as they are: use the wire name there.

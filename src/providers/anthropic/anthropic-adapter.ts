@@ -14,14 +14,18 @@ import { convertToAnthropicBody, convertToAnthropicCountTokensBody } from '#src/
 
 const DEFAULT_VERSION = '2023-06-01';
 
-function headersFor(call: Pick<AttemptCall, 'key' | 'forwardHeaders' | 'providerHeaders'>): Record<string, string> {
+// Anthropic's fast mode is a beta: `speed: "fast"` in the body needs this flag.
+const FAST_MODE_BETA = 'fast-mode-2026-02-01';
+
+function headersFor(call: Pick<AttemptCall, 'key' | 'forwardHeaders' | 'providerHeaders' | 'fast'>): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'anthropic-version': call.forwardHeaders['anthropic-version'] ?? DEFAULT_VERSION,
     ...call.providerHeaders,
   };
   const beta = call.forwardHeaders['anthropic-beta'];
-  if (beta) headers['anthropic-beta'] = beta;
+  const betas = call.fast && !beta?.includes(FAST_MODE_BETA) ? [beta, FAST_MODE_BETA].filter(Boolean).join(',') : beta;
+  if (betas) headers['anthropic-beta'] = betas;
   const key = keyOf(call);
   if (key) headers['x-api-key'] = key;
   return headers;
@@ -43,7 +47,7 @@ function discard(body: Dispatcher.ResponseData['body']): void {
   body.destroy();
 }
 
-async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders'>, path: string, body: string): Promise<Dispatcher.ResponseData> {
+async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders' | 'fast'>, path: string, body: string): Promise<Dispatcher.ResponseData> {
   let response: Dispatcher.ResponseData;
   try {
     response = await upstreamRequest(`${call.baseUrl}${path}`, { method: 'POST', headers: headersFor(call), body, signal: call.signal });
@@ -105,7 +109,7 @@ export const anthropicAdapter: ProviderAdapter = {
   family: 'anthropic',
 
   async generate(call): Promise<AdapterMessage> {
-    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, false));
+    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, false, call.fast));
     let message: MessageResponse;
     try {
       message = (await response.body.json()) as MessageResponse;
@@ -120,7 +124,7 @@ export const anthropicAdapter: ProviderAdapter = {
   },
 
   async stream(call): Promise<AdapterStream> {
-    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, true));
+    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, true, call.fast));
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.includes('text/event-stream')) {
       discard(response.body);

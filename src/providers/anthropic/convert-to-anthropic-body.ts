@@ -24,13 +24,14 @@ export const GATEWAY_ONLY_FIELDS = [
 const GATEWAY_ONLY = new Set<string>(GATEWAY_ONLY_FIELDS);
 
 /** The Messages body for the upstream, as JSON text. */
-export function convertToAnthropicBody(request: MessageRequest, upstreamModel: string, stream: boolean): string {
+export function convertToAnthropicBody(request: MessageRequest, upstreamModel: string, stream: boolean, fast = false): string {
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(request)) {
     if (!GATEWAY_ONLY.has(name)) body[name] = value;
   }
   body.model = upstreamModel;
   body.messages = withoutForeignThinking(request.messages);
+  if (fast) body.speed = 'fast';
   if (stream) body.stream = true;
   else delete body.stream;
   return JSON.stringify(body);

@@ -297,3 +297,19 @@ describe('tool-call signatures', () => {
     expect(convert('bedrock', turn('google')).value.prompt[1]).toEqual({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'f', input: {} }] });
   });
 });
+
+describe('speed: fast', () => {
+  const request: MessageRequest = { model: 'openai/gpt-5', max_tokens: 512, messages: [{ role: 'user', content: 'Hi' }] };
+
+  it.each([['openai-chat'], ['openai-responses'], ['azure']] as const)('asks %s for priority processing', (family) => {
+    const { value } = convertToAiSdkCallOptions({ request, profile: vendorProfile(family), fast: true });
+    const namespace = vendorProfile(family).namespace;
+    expect(value.providerOptions?.[namespace]).toMatchObject({ serviceTier: 'priority' });
+  });
+
+  it('changes nothing at standard speed or for vendors without a priority tier', () => {
+    expect(convertToAiSdkCallOptions({ request, profile: vendorProfile('openai-chat') }).value.providerOptions?.openai).toBeUndefined();
+    const google = convertToAiSdkCallOptions({ request, profile: vendorProfile('google'), fast: true }).value;
+    expect(JSON.stringify(google.providerOptions ?? {})).not.toContain('priority');
+  });
+});

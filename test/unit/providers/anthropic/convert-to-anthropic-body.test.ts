@@ -144,3 +144,11 @@ describe('thinking from another vendor', () => {
     expect(withoutForeignThinking(body.messages)).toBe(body.messages);
   });
 });
+
+describe('speed: fast', () => {
+  it('asks Anthropic for fast mode only when the planned endpoint runs its fast variant', () => {
+    const request: MessageRequest = { model: 'anthropic/claude-opus-4.6', max_tokens: 10, speed: 'fast', messages: [{ role: 'user', content: 'hi' }] };
+    expect(JSON.parse(convertToAnthropicBody(request, 'claude-opus-4-6', false, true))).toMatchObject({ speed: 'fast' });
+    expect(JSON.parse(convertToAnthropicBody(request, 'claude-opus-4-6', false, false))).not.toHaveProperty('speed');
+  });
+});
