@@ -5,7 +5,8 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageStreamEvent, Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { reply, type FakeReply, type FakeUpstream, type ReplyDelivery } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 
 /** A test-only model with the capabilities the scenarios need, served by one endpoint. */
@@ -199,3 +200,59 @@ export const WEATHER_TOOL = {
   description: 'Get the weather in a location',
   input_schema: { type: 'object' as const, properties: { location: { type: 'string' } }, required: ['location'] },
 };
+
+/** What the shared fault scenarios need from one family's file. */
+export interface FaultSetup {
+  upstream: () => FakeUpstream;
+  client: () => Anthropic;
+  request: MessageCreateParamsNonStreaming;
+  /** A recorded reply with the given delivery; `.json` or `.chunks.txt` is picked from the request. */
+  recording: (delivery: ReplyDelivery) => FakeReply;
+  /** Vendor text the in-stream error carries, which must not reach the client. */
+  vendorDetail?: string;
+}
+
+/**
+ * Broken or truncated upstream answers: a JSON body cut short, a reset, a stalled body, and a stream cut
+ * short, reset, failed in-band or stalled after it began. Each ends in a typed error; none hangs. Needs a
+ * gateway whose upstream body timeout is short (about a second).
+ */
+export function describeBrokenAnswers(name: string, setup: FaultSetup): void {
+  const detail = setup.vendorDetail ?? 'vendor-detail-7f3a';
+  describe(`${name}, broken answers`, () => {
+    it('answers a JSON body cut short with a 5xx in Anthropic error shape', async () => {
+      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: 0, plusBytes: 60, mode: 'end' } }));
+      expectTypedServerError(await rejectionOf(setup.client().messages.create(setup.request)));
+    });
+
+    it('answers a connection reset with a 5xx', async () => {
+      setup.upstream().enqueue(reply.reset());
+      expectTypedServerError(await rejectionOf(setup.client().messages.create(setup.request)));
+    });
+
+    it('answers a body that stalls after the headers with a 5xx once the body timeout passes', async () => {
+      setup.upstream().enqueue(setup.recording({ stallAfterEvents: 0 }));
+      expectTypedServerError(await rejectionOf(setup.client().messages.create(setup.request)));
+    });
+
+    it('ends a stream cut short with an in-band error the SDK raises', async () => {
+      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: 2, plusBytes: 15, mode: 'end' } }));
+      await expectInBandStreamError(setup.client(), setup.request);
+    });
+
+    it('ends a stream whose socket is reset mid-way with an in-band error', async () => {
+      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: 2, mode: 'destroy' } }));
+      await expectInBandStreamError(setup.client(), setup.request);
+    });
+
+    it("turns the vendor's in-stream error into a typed in-band error without the vendor's text", async () => {
+      setup.upstream().enqueue(setup.recording({ streamError: { afterEvents: 2, status: 500, message: detail } }));
+      await expectInBandStreamError(setup.client(), setup.request, [detail]);
+    });
+
+    it('ends a stream that stalls mid-way with an in-band error, not a hang', async () => {
+      setup.upstream().enqueue(setup.recording({ stallAfterEvents: 2 }));
+      await expectInBandStreamError(setup.client(), setup.request);
+    });
+  });
+}
