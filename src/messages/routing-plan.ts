@@ -135,7 +135,9 @@ export function planAttempts(input: PlanInput): RoutingPlan {
     group.credentials.map((credential) => ({ model: group.model, endpoint: group.endpoint, credential, fast: group.fast })),
   );
   let strategy = strategyOf(preferences);
-  const pin = input.stickyPin;
+  // An explicit `provider.order` is the caller's own ranking and wins over a sticky pin (a pin is only a guess
+  // at where the prompt cache is warm, often derived from the content alone).
+  const pin = preferences.order.length > 0 ? null : input.stickyPin;
   const pinned = pin ? attempts.findIndex((attempt) => pinMatches(pin, attempt)) : -1;
   if (pinned >= 0) {
     attempts.unshift(...attempts.splice(pinned, 1));

@@ -86,7 +86,7 @@ describe('sticky pin', () => {
     ['a pin whose credential is gone is ignored', { provider: 'bedrock', credentialId: 'old' }, {}, 'anthropic/claude@bedrock#k', 'price-weighted'],
     ['a pin whose provider is filtered out is ignored', { provider: 'vertex', credentialId: null }, { provider: { ignore: ['vertex'] } }, 'anthropic/claude@bedrock#k', 'price-weighted'],
     ['a pin whose model differs is ignored', { provider: 'vertex', credentialId: null, model: 'anthropic/other' }, {}, 'anthropic/claude@bedrock#k', 'price-weighted'],
-    ['a pin overrides order', { provider: 'vertex', credentialId: null }, { provider: { order: ['anthropic'] } }, 'anthropic/claude@vertex', 'sticky'],
+    ['provider.order wins over a pin', { provider: 'vertex', credentialId: null }, { provider: { order: ['anthropic'] } }, 'anthropic/claude@anthropic', 'order'],
   ])('%s', (_name, pin, extra, first, strategy) => {
     const result = run(pin, extra);
     expect(result.attempts[0]).toBe(first);
