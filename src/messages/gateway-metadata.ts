@@ -49,8 +49,10 @@ function summarize(input: MetadataInput): string {
 
 /** The `gateway_metadata` object of one response. */
 export function buildGatewayMetadata(input: MetadataInput): GatewayMetadata {
+  // The attempt that answered: a refusal returned after later models failed is not the last record.
+  const served = servedRecord(input.records);
   return {
-    attempt: input.records.length,
+    attempt: served ? input.records.indexOf(served) + 1 : input.records.length,
     endpoints: {
       available: input.available.map((endpoint, index) => ({ model: endpoint.model, provider: endpoint.provider, selected: index === input.selectedIndex })),
       total: input.available.length,

@@ -104,6 +104,7 @@ describe('buildGatewayMetadata', () => {
       }),
     );
     expect(metadata.summary).toBe('openai/gpt-5 on OpenAI (server error) failed; served by anthropic/claude-sonnet-4.5 on Anthropic (refusal)');
+    expect(metadata.attempt).toBe(1);
   });
 
   it('names the last refusal when every model refused', () => {
