@@ -1,0 +1,153 @@
+/**
+ * Shared pieces of the over-HTTP routing suites: catalog YAML for test providers that speak Anthropic's wire
+ * format (each pointed at its own fake upstream), a plain-fetch `POST /messages` that returns what a user
+ * would look at, BYOK credentials created through the management API, and the routing metadata's shape.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { expect } from 'vitest';
+import type { FakeUpstream, RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
+
+/** Shared gateway keys of the test providers; a request carrying one of these was paid by the gateway. */
+export const SHARED_KEYS = {
+  alpha: 'sk-alpha-shared-key-0001',
+  beta: 'sk-beta-shared-key-0001',
+  gamma: 'sk-gamma-shared-key-0001',
+} as const;
+
+/** A test provider speaking Anthropic's Messages API at `upstream`, holding a shared key. */
+export function anthropicProviderYaml(slug: keyof typeof SHARED_KEYS, upstream: FakeUpstream, extra = ''): string {
+  const display = `${slug[0]?.toUpperCase()}${slug.slice(1)} Cloud`;
+  return `  ${slug}: { family: anthropic, display_name: "${display}", base_url: "${upstream.url}", api_key: "${SHARED_KEYS[slug]}"${extra ? `, ${extra}` : ''} }`;
+}
+
+/** One endpoint line of a model's `endpoints:` list. */
+export interface EndpointSpec {
+  provider: string;
+  model: string;
+  /** USD per million tokens, input and output. */
+  price: [number, number];
+  extra?: string;
+}
+
+/** A test model with every capability, served by the given endpoints. */
+export function modelYaml(slug: string, endpoints: readonly EndpointSpec[]): string {
+  return [
+    `  ${slug}:`,
+    `    name: ${slug}`,
+    '    context_length: 200000',
+    '    capabilities: { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true }',
+    '    endpoints:',
+    ...endpoints.map(
+      (endpoint) =>
+        `      - { provider: ${endpoint.provider}, model: ${endpoint.model}, pricing: { input: ${endpoint.price[0]}, output: ${endpoint.price[1]} }${endpoint.extra ? `, ${endpoint.extra}` : ''} }`,
+    ),
+  ].join('\n');
+}
+
+/**
+ * A whole catalog file. The local `ollama` preset needs no key, so it would count as reachable shared
+ * capacity (on 127.0.0.1:11434, where nothing of ours listens): it is disabled so that nothing but the fakes
+ * can be chosen.
+ */
+export function catalogYaml(providers: readonly string[], models: readonly string[]): string {
+  return ['providers:', '  ollama: { enabled: false }', ...providers, 'models:', ...models, ''].join('\n');
+}
+
+/** The smallest valid message request for `model`. */
+export function messageBody(model: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { model, max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }], ...extra };
+}
+
+/** What a user sees of one `/messages` call. */
+export interface MessageCall {
+  status: number;
+  headers: Headers;
+  // The gateway's JSON answer: a message or an Anthropic-shaped error.
+  body: Record<string, unknown>;
+}
+
+/** Posts to `/messages` with the inference key and returns status, headers and the parsed JSON body. */
+export async function postMessage(gateway: TestGateway, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<MessageCall> {
+  const response = await fetch(`${gateway.baseUrl}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`expected JSON from /messages, got ${response.status}: ${text.slice(0, 500)}`);
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** The routing metadata as the interface defines it, plus the attempts list. */
+export interface RoutingMetadata {
+  attempt: number;
+  endpoints: { available: { model: string; provider: string; selected: boolean }[]; total: number };
+  generation_time: number;
+  is_byok: boolean;
+  region: string;
+  requested: string;
+  strategy: string;
+  summary: string;
+  attempts: { provider: string; model: string; status: string; http_status: number | null; is_byok: boolean; duration_ms: number }[];
+}
+
+/** `gateway_metadata` of a JSON answer; fails the test when it is missing. */
+export function metadataOf(call: MessageCall): RoutingMetadata {
+  const metadata = call.body.gateway_metadata as RoutingMetadata | undefined;
+  expect(metadata, JSON.stringify(call.body)).toBeDefined();
+  return metadata as RoutingMetadata;
+}
+
+/** The `error.message` of an Anthropic-shaped error answer. */
+export function errorMessage(call: MessageCall): string {
+  const error = call.body.error as { message?: unknown } | undefined;
+  expect(call.body.type, JSON.stringify(call.body)).toBe('error');
+  return String(error?.message);
+}
+
+/** Asks for routing metadata. */
+export const WITH_METADATA = { 'x-gateway-metadata': 'enabled' } as const;
+
+/** Creates a BYOK credential with the management key; returns its id. */
+export async function createCredential(gateway: TestGateway, body: Record<string, unknown>): Promise<string> {
+  const response = await fetch(`${gateway.baseUrl}/byok`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.management_key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `routing ${String(body.provider)}`, ...body }),
+  });
+  const text = await response.text();
+  expect(response.status, text).toBe(201);
+  return (JSON.parse(text) as { data: { id: string } }).data.id;
+}
+
+/** Deletes a BYOK credential with the management key. */
+export async function deleteCredential(gateway: TestGateway, id: string): Promise<void> {
+  const response = await fetch(`${gateway.baseUrl}/byok/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${gateway.management_key}` } });
+  expect(response.status, await response.text()).toBeLessThan(300);
+}
+
+/** The key an Anthropic-format upstream received (`x-api-key`). */
+export function apiKeyOf(request: RecordedRequest): unknown {
+  return request.headers['x-api-key'];
+}
+
+/** The `model` an upstream was asked for. */
+export function upstreamModelOf(request: RecordedRequest): unknown {
+  return (request.body as { model?: unknown } | undefined)?.model;
+}
+
+/** The official SDK pointed at the gateway, as a user configures it. */
+export function anthropicClient(gateway: TestGateway, headers: Record<string, string> = {}): Anthropic {
+  return new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: gateway.api_key, apiKey: null, maxRetries: 0, timeout: 10_000, defaultHeaders: headers });
+}
+
+/** Forgets what the fakes recorded and their unused replies. */
+export function resetFakes(...upstreams: FakeUpstream[]): void {
+  for (const upstream of upstreams) upstream.clear();
+}
