@@ -208,6 +208,8 @@ export interface FaultSetup {
   request: MessageCreateParamsNonStreaming;
   /** A recorded reply with the given delivery; `.json` or `.chunks.txt` is picked from the request. */
   recording: (delivery: ReplyDelivery) => FakeReply;
+  /** Recorded events to send before a mid-stream fault: enough for the client to have had its first byte. */
+  midStreamAfterEvents?: number;
   /** Vendor text the in-stream error carries, which must not reach the client. */
   vendorDetail?: string;
 }
@@ -219,6 +221,7 @@ export interface FaultSetup {
  */
 export function describeBrokenAnswers(name: string, setup: FaultSetup): void {
   const detail = setup.vendorDetail ?? 'vendor-detail-7f3a';
+  const after = setup.midStreamAfterEvents ?? 2;
   describe(`${name}, broken answers`, () => {
     it('answers a JSON body cut short with a 5xx in Anthropic error shape', async () => {
       setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: 0, plusBytes: 60, mode: 'end' } }));
@@ -236,22 +239,22 @@ export function describeBrokenAnswers(name: string, setup: FaultSetup): void {
     });
 
     it('ends a stream cut short with an in-band error the SDK raises', async () => {
-      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: 2, plusBytes: 15, mode: 'end' } }));
+      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: after, plusBytes: 15, mode: 'end' } }));
       await expectInBandStreamError(setup.client(), setup.request);
     });
 
     it('ends a stream whose socket is reset mid-way with an in-band error', async () => {
-      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: 2, mode: 'destroy' } }));
+      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: after, mode: 'destroy' } }));
       await expectInBandStreamError(setup.client(), setup.request);
     });
 
     it("turns the vendor's in-stream error into a typed in-band error without the vendor's text", async () => {
-      setup.upstream().enqueue(setup.recording({ streamError: { afterEvents: 2, status: 500, message: detail } }));
+      setup.upstream().enqueue(setup.recording({ streamError: { afterEvents: after, status: 500, message: detail } }));
       await expectInBandStreamError(setup.client(), setup.request, [detail]);
     });
 
     it('ends a stream that stalls mid-way with an in-band error, not a hang', async () => {
-      setup.upstream().enqueue(setup.recording({ stallAfterEvents: 2 }));
+      setup.upstream().enqueue(setup.recording({ stallAfterEvents: after }));
       await expectInBandStreamError(setup.client(), setup.request);
     });
   });
