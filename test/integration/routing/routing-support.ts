@@ -8,6 +8,9 @@ import { expect } from 'vitest';
 import type { FakeUpstream, RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import type { TestGateway } from '#test/helpers/start-gateway.ts';
 
+/** What the helpers need of a running gateway (a test gateway or one instance of a pair). */
+export type GatewayHandle = Pick<TestGateway, 'origin' | 'baseUrl' | 'api_key' | 'management_key'>;
+
 /** Shared gateway keys of the test providers; a request carrying one of these was paid by the gateway. */
 export const SHARED_KEYS = {
   alpha: 'sk-alpha-shared-key-0001',
@@ -68,7 +71,7 @@ export interface MessageCall {
 }
 
 /** Posts to `/messages` with the inference key and returns status, headers and the parsed JSON body. */
-export async function postMessage(gateway: TestGateway, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<MessageCall> {
+export async function postMessage(gateway: GatewayHandle, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<MessageCall> {
   const response = await fetch(`${gateway.baseUrl}/messages`, {
     method: 'POST',
     headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', ...headers },
@@ -115,7 +118,7 @@ export function errorMessage(call: MessageCall): string {
 export const WITH_METADATA = { 'x-gateway-metadata': 'enabled' } as const;
 
 /** Creates a BYOK credential with the management key; returns its id. */
-export async function createCredential(gateway: TestGateway, body: Record<string, unknown>): Promise<string> {
+export async function createCredential(gateway: GatewayHandle, body: Record<string, unknown>): Promise<string> {
   const response = await fetch(`${gateway.baseUrl}/byok`, {
     method: 'POST',
     headers: { authorization: `Bearer ${gateway.management_key}`, 'content-type': 'application/json' },
@@ -127,7 +130,7 @@ export async function createCredential(gateway: TestGateway, body: Record<string
 }
 
 /** Deletes a BYOK credential with the management key. */
-export async function deleteCredential(gateway: TestGateway, id: string): Promise<void> {
+export async function deleteCredential(gateway: GatewayHandle, id: string): Promise<void> {
   const response = await fetch(`${gateway.baseUrl}/byok/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${gateway.management_key}` } });
   expect(response.status, await response.text()).toBeLessThan(300);
 }
@@ -143,7 +146,7 @@ export function upstreamModelOf(request: RecordedRequest): unknown {
 }
 
 /** The official SDK pointed at the gateway, as a user configures it. */
-export function anthropicClient(gateway: TestGateway, headers: Record<string, string> = {}): Anthropic {
+export function anthropicClient(gateway: GatewayHandle, headers: Record<string, string> = {}): Anthropic {
   return new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: gateway.api_key, apiKey: null, maxRetries: 0, timeout: 10_000, defaultHeaders: headers });
 }
 
