@@ -6,6 +6,7 @@ import type { Catalog } from '#src/catalog/index.ts';
 import type { ApiFamily, ProviderAdapter } from '#src/providers/provider-adapter.ts';
 import { anthropicAdapter } from '#src/providers/anthropic/anthropic-adapter.ts';
 import { createAiSdkAdapter } from '#src/providers/ai-sdk/ai-sdk-adapter.ts';
+import type { AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
 
 /** Looks up the adapter of a family. */
 export type AdapterLookup = (family: ApiFamily) => ProviderAdapter;
@@ -19,8 +20,18 @@ export function createAdapterRegistry(catalog: Catalog): AdapterLookup {
     'openai-responses': createAiSdkAdapter({ family: 'openai-responses' }),
     'openai-compatible': createAiSdkAdapter({ family: 'openai-compatible', supportsStructuredOutputs }),
     google: createAiSdkAdapter({ family: 'google' }),
-    bedrock: createAiSdkAdapter({ family: 'bedrock' }),
+    bedrock: createAiSdkAdapter({ family: 'bedrock', awsCredentials: (provider) => awsCredentialsOf(catalog, provider) }),
     azure: createAiSdkAdapter({ family: 'azure' }),
   };
   return (family) => adapters[family];
+}
+
+/** The configured AWS key pair of a provider, revealed for the call about to sign with it; undefined when incomplete. */
+function awsCredentialsOf(catalog: Catalog, provider: string): AwsSigningCredentials | undefined {
+  const aws = catalog.getProvider(provider)?.aws;
+  const accessKeyId = aws?.accessKeyId?.reveal();
+  const secretAccessKey = aws?.secretAccessKey?.reveal();
+  if (!aws || !accessKeyId || !secretAccessKey) return undefined;
+  const sessionToken = aws.sessionToken?.reveal();
+  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}), ...(aws.region ? { region: aws.region } : {}) };
 }

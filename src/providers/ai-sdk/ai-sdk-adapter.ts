@@ -9,7 +9,7 @@ import { vendorProfile, type AiSdkFamily, type AiSdkVendorProfile } from '#src/p
 import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
 import { convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertToAiSdkCallOptions, type AiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
-import { createLanguageModel } from '#src/providers/ai-sdk/create-language-model.ts';
+import { createLanguageModel, type AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
 import { estimateInputTokens } from '#src/providers/ai-sdk/estimate-input-tokens.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 
@@ -18,6 +18,8 @@ export interface AiSdkAdapterOptions {
   family: AiSdkFamily;
   /** Whether a provider accepts `response_format: json_schema` (OpenAI-compatible family only). */
   supportsStructuredOutputs?: (provider: string) => boolean | undefined;
+  /** A provider's configured AWS key pair (Bedrock), used when the attempt has no API key. */
+  awsCredentials?: (provider: string) => AwsSigningCredentials | undefined;
 }
 
 /** The `ProviderAdapter` of one AI SDK family. */
@@ -28,6 +30,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     const converted = convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel, fast: call.fast === true });
     try {
       const supportsStructuredOutputs = options.supportsStructuredOutputs?.(call.provider);
+      const awsCredentials = call.key === undefined ? options.awsCredentials?.(call.provider) : undefined;
       const model = createLanguageModel({
         family: options.family,
         provider: call.provider,
@@ -36,6 +39,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         upstreamModel: call.upstreamModel,
         ...(call.providerHeaders ? { providerHeaders: call.providerHeaders } : {}),
         ...(supportsStructuredOutputs !== undefined ? { supportsStructuredOutputs } : {}),
+        ...(awsCredentials ? { awsCredentials } : {}),
       });
       return { callOptions: converted.value, warnings: converted.warnings, model };
     } catch (error) {

@@ -27,6 +27,20 @@ export interface LanguageModelTarget {
   providerHeaders?: Record<string, string>;
   /** OpenAI-compatible vendors that accept `response_format: json_schema` (most do; DeepSeek does not). */
   supportsStructuredOutputs?: boolean;
+  /** Bedrock without an API key: the configured AWS access key pair, for SigV4 signing. */
+  awsCredentials?: AwsSigningCredentials;
+}
+
+/**
+ * An AWS access key pair (and optional session token) from the gateway configuration, revealed for one call.
+ * @see https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv.html
+ */
+export interface AwsSigningCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  /** The signing region when the base URL is not an AWS host that names one (a test server, a proxy). */
+  region?: string;
 }
 
 type ModelFactory = (modelId: string) => LanguageModelV4;
@@ -42,6 +56,7 @@ export function createLanguageModel(target: LanguageModelTarget): LanguageModelV
     target.provider,
     target.baseUrl,
     apiKey === undefined ? '-' : createHash('sha256').update(apiKey).digest('base64url'),
+    target.awsCredentials === undefined ? '-' : createHash('sha256').update(JSON.stringify(target.awsCredentials)).digest('base64url'),
     JSON.stringify(target.providerHeaders ?? {}),
     String(target.supportsStructuredOutputs ?? ''),
   ].join('\n');
@@ -100,8 +115,7 @@ function createFactory(target: LanguageModelTarget, apiKey: string | undefined):
       return (modelId) => provider.languageModel(modelId);
     }
     case 'bedrock': {
-      // Bedrock API keys are bearer tokens; the region only names the SigV4 scope, taken from the host.
-      const provider = createAmazonBedrock({ ...common, apiKey: requireKey(), region: regionOf(target.baseUrl) });
+      const provider = createAmazonBedrock(bedrockSettings(target, apiKey, requireKey));
       return (modelId) => provider.languageModel(modelId);
     }
     default: {
@@ -111,8 +125,32 @@ function createFactory(target: LanguageModelTarget, apiKey: string | undefined):
   }
 }
 
+/**
+ * Bedrock API keys (BYOK, or a configured `api_key`) are bearer tokens; without one, the configured AWS key
+ * pair signs with SigV4 in the host's region. `apiKey: ''` and a credential provider keep the package from
+ * reading AWS_BEARER_TOKEN_BEDROCK or AWS_ACCESS_KEY_ID from the environment.
+ */
+function bedrockSettings(target: LanguageModelTarget, apiKey: string | undefined, requireKey: () => string): Parameters<typeof createAmazonBedrock>[0] {
+  const common = { baseURL: target.baseUrl, headers: target.providerHeaders ?? {}, fetch: upstreamFetch };
+  const aws = target.awsCredentials;
+  if ((apiKey === undefined || apiKey === '') && aws !== undefined) {
+    const { accessKeyId, secretAccessKey, sessionToken } = aws;
+    return {
+      ...common,
+      apiKey: '',
+      region: hostRegionOf(target.baseUrl) ?? aws.region ?? 'us-east-1',
+      credentialProvider: async () => ({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) }),
+    };
+  }
+  // The region only names the SigV4 scope, taken from the host.
+  return { ...common, apiKey: requireKey(), region: regionOf(target.baseUrl) };
+}
+
+function hostRegionOf(baseUrl: string): string | undefined {
+  return /bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com/.exec(new URL(baseUrl).hostname)?.[1];
+}
+
 /** The AWS region of a Bedrock runtime host (`bedrock-runtime.eu-central-1.amazonaws.com`), else us-east-1. */
 export function regionOf(baseUrl: string): string {
-  const match = /bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com/.exec(new URL(baseUrl).hostname);
-  return match?.[1] ?? 'us-east-1';
+  return hostRegionOf(baseUrl) ?? 'us-east-1';
 }
