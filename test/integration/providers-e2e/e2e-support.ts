@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageStreamEvent, Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { reply, type FakeReply, type FakeUpstream, type ReplyDelivery } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 
@@ -223,6 +223,11 @@ export function describeBrokenAnswers(name: string, setup: FaultSetup): void {
   const detail = setup.vendorDetail ?? 'vendor-detail-7f3a';
   const after = setup.midStreamAfterEvents ?? 2;
   describe(`${name}, broken answers`, () => {
+    // The scripted fault must have been served: an error for any other reason (no key, a 400) proves nothing.
+    afterEach(() => {
+      expect(setup.upstream().pendingReplies()).toBe(0);
+    });
+
     it('answers a JSON body cut short with a 5xx in Anthropic error shape', async () => {
       setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: 0, plusBytes: 60, mode: 'end' } }));
       expectTypedServerError(await rejectionOf(setup.client().messages.create(setup.request)));
