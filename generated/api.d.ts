@@ -1501,11 +1501,11 @@ export interface components {
         };
     };
     parameters: {
-        /** @description `enabled` adds `gateway_metadata` (how the request was routed) to the response. */
+        /** @description `enabled` adds `gateway_metadata` (how the request was routed) to the response. Absent means `disabled`. */
         GatewayMetadataHeader: "enabled" | "disabled";
         /**
          * @deprecated
-         * @description Legacy name of `X-Gateway-Metadata`, still accepted. `X-Gateway-Metadata` wins when both are sent.
+         * @description Legacy name of `X-Gateway-Metadata`, still accepted. `X-Gateway-Metadata` wins when both are sent. Absent means `disabled`.
          */
         LegacyGatewayMetadataHeader: "enabled" | "disabled";
         /** @description Session identifier (sticky routing key). The body's `session_id` wins when both are given. */
@@ -1565,11 +1565,11 @@ export interface operations {
                 beta?: components["parameters"]["BetaQuery"];
             };
             header?: {
-                /** @description `enabled` adds `gateway_metadata` (how the request was routed) to the response. */
+                /** @description `enabled` adds `gateway_metadata` (how the request was routed) to the response. Absent means `disabled`. */
                 "X-Gateway-Metadata"?: components["parameters"]["GatewayMetadataHeader"];
                 /**
                  * @deprecated
-                 * @description Legacy name of `X-Gateway-Metadata`, still accepted. `X-Gateway-Metadata` wins when both are sent.
+                 * @description Legacy name of `X-Gateway-Metadata`, still accepted. `X-Gateway-Metadata` wins when both are sent. Absent means `disabled`.
                  */
                 "X-Gateway-Experimental-Metadata"?: components["parameters"]["LegacyGatewayMetadataHeader"];
                 /** @description Session identifier (sticky routing key). The body's `session_id` wins when both are given. */
