@@ -7,6 +7,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'vitest';
 import type { FakeUpstream, RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { readSseEvents } from '#src/providers/sse-reader.ts';
+import type { SseEvent } from '#src/providers/provider-adapter.ts';
 
 /** What the helpers need of a running gateway (a test gateway or one instance of a pair). */
 export type GatewayHandle = Pick<TestGateway, 'origin' | 'baseUrl' | 'api_key' | 'management_key'>;
@@ -85,6 +87,32 @@ export async function postMessage(gateway: GatewayHandle, body: Record<string, u
     throw new Error(`expected JSON from /messages, got ${response.status}: ${text.slice(0, 500)}`);
   }
   return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** What a user sees of one streamed `/messages` call: status, headers and every event, read to the end. */
+export interface StreamCall {
+  status: number;
+  headers: Headers;
+  events: SseEvent[];
+}
+
+/** Posts a streaming request (`stream: true` added) and reads the event stream to its end with an SSE parser. */
+export async function streamMessage(gateway: GatewayHandle, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<StreamCall> {
+  const response = await fetch(`${gateway.baseUrl}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
+  const events: SseEvent[] = [];
+  if (response.body) for await (const event of readSseEvents(response.body)) events.push(event);
+  return { status: response.status, headers: response.headers, events };
+}
+
+/** The parsed payload of the first event named `name`; fails the test when there is none. */
+export function eventPayload(call: StreamCall, name: string): Record<string, unknown> {
+  const event = call.events.find((candidate) => candidate.event === name);
+  expect(event, `no ${name} event among ${call.events.map((candidate) => candidate.event).join(', ')}`).toBeDefined();
+  return JSON.parse(event?.data ?? '{}') as Record<string, unknown>;
 }
 
 /** The routing metadata as the interface defines it, plus the attempts list. */
