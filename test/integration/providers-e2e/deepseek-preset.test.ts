@@ -1,0 +1,157 @@
+/**
+ * End to end through the real gateway with the official Anthropic SDK, against an OpenAI-compatible preset
+ * (DeepSeek, on the generic openai-compatible adapter) replaying DeepSeek's real recordings: text,
+ * `reasoning_content` as thinking (message and stream), a tool-use round trip whose result must come back as
+ * a `tool` role message, DeepSeek's cache-hit tokens priced as cache reads, BYOK, and broken answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type Anthropic from '@anthropic-ai/sdk';
+import { readChunks, readFixture, reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import {
+  WEATHER_TOOL,
+  anthropicClient,
+  createByokCredential,
+  describeBrokenAnswers,
+  expectCost,
+  expectSecretHidden,
+  expectWellFormed,
+  finalStreamUsage,
+  gatewayUsage,
+  modelYaml,
+  providerOf,
+  startE2eGateway,
+  streamThrough,
+} from '#test/integration/providers-e2e/e2e-support.ts';
+
+const SHARED_KEY = 'sk-deepseek-e2e-shared-0001';
+const BYOK_KEY = 'sk-deepseek-e2e-byok-3n7b';
+const MODEL = 'e2e/deepseek';
+// Prices per million tokens: input 0.28, output 0.42, cache read 0.028.
+const PRICING = '{ input: 0.28, output: 0.42, cache_read: 0.028 }';
+
+let upstream: FakeUpstream;
+let gateway: TestGateway;
+let client: Anthropic;
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAiChat();
+  gateway = await startE2eGateway(
+    [
+      'providers:',
+      `  deepseek: { base_url: "${upstream.baseURL}", api_key: "${SHARED_KEY}" }`,
+      'models:',
+      modelYaml({ slug: MODEL, provider: 'deepseek', upstreamModel: 'deepseek-reasoner', pricing: PRICING }),
+      '',
+    ].join('\n'),
+    { SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS: '1000' },
+  );
+  client = anthropicClient(gateway);
+});
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+const strawberry = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: "How many 'r's are in the word 'strawberry'?" }] };
+const weather = { role: 'user' as const, content: 'What is the weather in San Francisco?' };
+const vendor = { vendor: 'deepseek-chat' as const };
+
+interface ChatMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: unknown[];
+  tool_call_id?: string;
+}
+
+describe('DeepSeek preset (OpenAI-compatible), shared key', () => {
+  it('returns reasoning_content as thinking, then the text, with usage and cost', async () => {
+    upstream.enqueue(reply.fixture('deepseek-reasoning', vendor));
+    const message = await client.messages.create(strawberry);
+    const recorded = readFixture('deepseek-chat', 'deepseek-reasoning') as { choices: Array<{ message: { content: string; reasoning_content: string } }> };
+
+    expect(message.content.map((block) => block.type)).toEqual(['thinking', 'text']);
+    expect(message.content[0]).toMatchObject({ type: 'thinking', thinking: recorded.choices[0]?.message.reasoning_content });
+    expect(message.content[1]).toMatchObject({ type: 'text', text: recorded.choices[0]?.message.content });
+    expect(message.model).toBe(MODEL);
+    expect(providerOf(message)).toBe('DeepSeek');
+    const usage = gatewayUsage(message);
+    expect(usage).toMatchObject({ input_tokens: 18, output_tokens: 345, is_byok: false });
+    // 18 x $0.28/M + 345 x $0.42/M = (5.04 + 144.9) / 1e6 = $0.00014994
+    expectCost(usage.cost, 0.00014994);
+
+    const sent = upstream.lastRequest();
+    expect(sent?.path).toBe('/v1/chat/completions');
+    expect(sent?.headers.authorization).toBe(`Bearer ${SHARED_KEY}`);
+    expect(sent?.body).toMatchObject({ model: 'deepseek-reasoner' });
+  });
+
+  it('streams a long reasoning_content run as a thinking block before the text', async () => {
+    upstream.enqueue(reply.fixture('deepseek-reasoning', vendor));
+    const { events, message } = await streamThrough(client, strawberry);
+    const chunks = readChunks('deepseek-chat', 'deepseek-reasoning') as Array<{ choices: Array<{ delta: { content?: string | null; reasoning_content?: string | null } }> }>;
+    const thinking = chunks.map((chunk) => chunk.choices[0]?.delta.reasoning_content ?? '').join('');
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+
+    const outline = expectWellFormed(events);
+    expect(outline.filter((entry) => entry.startsWith('start'))).toEqual(['start 0 thinking', 'start 1 text']);
+    expect(message.content[0]).toMatchObject({ type: 'thinking', thinking });
+    expect(message.content[1]).toMatchObject({ type: 'text', text });
+    expect(message.model).toBe(MODEL);
+    const usage = finalStreamUsage(events);
+    expect(usage).toMatchObject({ input_tokens: 18, output_tokens: 219, is_byok: false });
+    // 18 x $0.28/M + 219 x $0.42/M = (5.04 + 91.98) / 1e6 = $0.00009702
+    expectCost(usage.cost, 0.00009702);
+  });
+
+  it('completes a tool-use round trip: the tool_result reaches the upstream as a tool role message', async () => {
+    upstream.enqueue(reply.fixture('deepseek-tool-call', vendor), reply.fixture('deepseek-text', vendor));
+    const first = await client.messages.create({ ...strawberry, tools: [WEATHER_TOOL], messages: [weather] });
+    expect(first.stop_reason).toBe('tool_use');
+    expect(first.content.find((block) => block.type === 'tool_use')).toEqual({ type: 'tool_use', id: 'call_00_9V0vrf86Pc9aelHCJMZqnJBo', name: 'weather', input: { location: 'San Francisco' } });
+    const usage = gatewayUsage(first);
+    // prompt_tokens 339 include prompt_cache_hit_tokens 320 -> 19 uncached.
+    expect(usage).toMatchObject({ input_tokens: 19, cache_read_input_tokens: 320, output_tokens: 92 });
+    // 19 x $0.28 + 320 x $0.028 + 92 x $0.42, per million = (5.32 + 8.96 + 38.64) / 1e6 = $0.00005292
+    expectCost(usage.cost, 0.00005292);
+
+    await client.messages.create({
+      ...strawberry,
+      tools: [WEATHER_TOOL],
+      messages: [weather, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_00_9V0vrf86Pc9aelHCJMZqnJBo', content: 'Foggy, 14°C' }] }],
+    });
+    const messages = (upstream.lastRequest()?.body as { messages: ChatMessage[] }).messages;
+    expect(messages.find((message) => message.role === 'assistant')?.tool_calls).toEqual([
+      { id: 'call_00_9V0vrf86Pc9aelHCJMZqnJBo', type: 'function', function: { name: 'weather', arguments: JSON.stringify({ location: 'San Francisco' }) } },
+    ]);
+    expect(messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_00_9V0vrf86Pc9aelHCJMZqnJBo', content: 'Foggy, 14°C' });
+  });
+});
+
+describeBrokenAnswers('DeepSeek preset', {
+  upstream: () => upstream,
+  client: () => client,
+  request: strawberry,
+  recording: (delivery) => reply.fixture('deepseek-reasoning', { ...vendor, ...delivery }),
+  midStreamAfterEvents: 3,
+});
+
+describe('DeepSeek preset, BYOK credential', () => {
+  it('sends the credential key as the bearer token, marks is_byok and never shows the key', async () => {
+    await createByokCredential(gateway, 'deepseek', BYOK_KEY);
+    // A new conversation: the earlier ones are pinned (sticky sessions) to the shared key.
+    const own = { ...strawberry, messages: [{ role: 'user' as const, content: 'A new conversation on my own key' }] };
+    upstream.enqueue(reply.fixture('deepseek-text', vendor), reply.fixture('deepseek-reasoning', vendor));
+    const message = await client.messages.create(own);
+    expect(upstream.lastRequest()?.headers.authorization).toBe(`Bearer ${BYOK_KEY}`);
+    expect(gatewayUsage(message).is_byok).toBe(true);
+    // deepseek-text.json: 13 input, 300 output: (13 x 0.28 + 300 x 0.42) / 1e6 = (3.64 + 126) / 1e6 = $0.00012964
+    expectCost(gatewayUsage(message).cost, 0.00012964);
+
+    const { events } = await streamThrough(client, own);
+    expect(upstream.lastRequest()?.headers.authorization).toBe(`Bearer ${BYOK_KEY}`);
+    expect(finalStreamUsage(events).is_byok).toBe(true);
+    expectSecretHidden(gateway, BYOK_KEY, JSON.stringify(message), JSON.stringify(events));
+    expectSecretHidden(gateway, SHARED_KEY);
+  });
+});
