@@ -134,9 +134,11 @@ describe('gateway_metadata in a stream', () => {
   it('reaches a user of the Anthropic SDK with the legacy header', async () => {
     alpha.enqueue(reply.fixture('anthropic-text'));
     const client = anthropicClient(gateway, { 'X-Gateway-Experimental-Metadata': 'enabled' });
-    const stream = await client.messages.create({ model: 'test/primary', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], stream: true, ...ALPHA_FIRST } as never);
+    // A variable, not a literal: the SDK's types do not know the gateway's `provider` field.
+    const params = { model: 'test/primary', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Hi' }], stream: true as const, ...ALPHA_FIRST };
+    const stream = await client.messages.create(params);
     let stop: unknown;
-    for await (const event of stream as AsyncIterable<{ type: string }>) if (event.type === 'message_stop') stop = event;
+    for await (const event of stream) if (event.type === 'message_stop') stop = event;
     expect((stop as { gateway_metadata?: RoutingMetadata }).gateway_metadata?.endpoints.available).toContainEqual({ model: 'test/primary', provider: 'Alpha Cloud', selected: true });
   });
 });
