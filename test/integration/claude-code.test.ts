@@ -45,6 +45,8 @@ const CLAUDE_CODE_BODY = {
   metadata: { user_id: 'user_5f1b9c0e3a_account__session_0b7c6a52-3f0e-4a8e-9a43-7d2f1e6c9b10' },
   thinking: { type: 'enabled', budget_tokens: 31999 },
   context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+  // A parameter Anthropic might add tomorrow: the spec does not name it, the gateway must pass it through.
+  future_parameter: { enabled: true, level: 3 },
   system: [
     { type: 'text', text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: 'ephemeral' } },
     { type: 'text', text: 'You are an interactive CLI tool that helps users with software engineering tasks.', cache_control: { type: 'ephemeral' } },
