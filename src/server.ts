@@ -91,6 +91,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           regionalHosts: config.regionalHosts,
         }),
         adapterFor: createAdapterRegistry(catalog),
+        logger,
       },
     });
 

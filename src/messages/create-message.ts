@@ -5,6 +5,7 @@
  */
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
+import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ProviderAdapter, ApiFamily, SseEvent } from '#src/providers/provider-adapter.ts';
 import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
@@ -15,6 +16,7 @@ import type { PlanRequestContext, PreparedAttempt, PreparedPlan, RequestPlanner 
 export interface MessagesDeps {
   plan: RequestPlanner;
   adapterFor(family: ApiFamily): ProviderAdapter;
+  logger: Logger;
 }
 
 /** One `/messages` call. */
@@ -24,6 +26,8 @@ export interface CreateMessageInput {
   wantsMetadata: boolean;
   signal: AbortSignal;
   startedAt: number;
+  /** For log lines about this request. */
+  generationId?: string;
 }
 
 /** A complete message, or an event stream whose first event has arrived. */
@@ -57,6 +61,12 @@ function additionsFor(plan: PreparedPlan, attempt: PreparedAttempt, records: () 
       });
   }
   return context;
+}
+
+/** What an adapter dropped or changed to fit the vendor (a cache marker, an unsupported field) goes to the log. */
+function logWarnings(logger: Logger, attempt: PreparedAttempt, warnings: readonly string[], generationId: string | undefined): void {
+  if (warnings.length === 0) return;
+  logger.info('request adapted to the vendor', { generation_id: generationId, provider: attempt.providerSlug, model: attempt.model, warnings });
 }
 
 async function* prepend(first: SseEvent, rest: AsyncIterator<SseEvent>): AsyncGenerator<SseEvent> {
@@ -97,20 +107,22 @@ export async function createMessage(deps: MessagesDeps, input: CreateMessageInpu
       isRefusal: (result) => result.message.stop_reason === 'refusal',
     });
     plan.onSuccess(run.attempt, { durationMs: run.records.at(-1)?.duration_ms ?? 0, outputTokens: run.result.message.usage.output_tokens });
+    logWarnings(deps.logger, run.attempt, run.result.warnings, input.generationId);
     return { kind: 'message', message: finalizeMessage(run.result.message, additionsFor(plan, run.attempt, () => run.records, input)) };
   }
 
-  const run = await runAttempts<PreparedAttempt, { first: SseEvent; rest: AsyncIterator<SseEvent> }>({
+  const run = await runAttempts<PreparedAttempt, { first: SseEvent; rest: AsyncIterator<SseEvent>; warnings: string[] }>({
     ...common,
     execute: async (attempt) => {
       const stream = await deps.adapterFor(attempt.family).stream(await callFor(attempt));
       const rest = stream.events[Symbol.asyncIterator]();
       const first = await rest.next();
       if (first.done) throw new UpstreamError({ provider: attempt.providerSlug, kind: 'malformed_response', message: `Upstream ${attempt.providerSlug} sent an empty stream` });
-      return { first: first.value, rest };
+      return { first: first.value, rest, warnings: stream.warnings };
     },
   });
   plan.onSuccess(run.attempt, { durationMs: run.records.at(-1)?.duration_ms ?? 0 });
+  logWarnings(deps.logger, run.attempt, run.result.warnings, input.generationId);
   const events = amendStream(prepend(run.result.first, run.result.rest), additionsFor(plan, run.attempt, () => run.records, input));
   return { kind: 'stream', events };
 }

@@ -28,6 +28,7 @@ export function bindPostMessagesRoute(router: Router, deps: MessagesRouteDeps): 
       wantsMetadata: wantsGatewayMetadata(req.headers),
       signal,
       startedAt,
+      generationId: res.locals.generationId as string,
     });
     if (outcome.kind === 'message') {
       res.json(outcome.message);
