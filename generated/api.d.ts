@@ -775,7 +775,7 @@ export interface components {
             attempts: {
                 provider: string;
                 model: string;
-                /** @description `success`, or the failure kind (`rate_limited`, `server_error`, `timeout`, `refusal`, ...). */
+                /** @description `success`, `unsupported` (the vendor cannot serve a feature the request uses; nothing was sent), or the failure kind (`rate_limited`, `server_error`, `timeout`, `refusal`, ...). */
                 status: string;
                 http_status?: number | null;
                 is_byok?: boolean;

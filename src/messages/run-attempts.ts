@@ -19,7 +19,8 @@ export interface AttemptRecord {
   provider: string;
   providerSlug: string;
   model: string;
-  status: 'success' | UpstreamFailureKind;
+  /** `unsupported`: the vendor cannot serve a feature the request uses; nothing was sent to it. */
+  status: 'success' | 'unsupported' | UpstreamFailureKind;
   http_status: number | null;
   is_byok: boolean;
   duration_ms: number;
@@ -68,6 +69,10 @@ function summarizeFailures(records: AttemptRecord[]): string {
   return `Every attempt failed: ${parts.join('; ')}`;
 }
 
+function isUnsupportedFeature(error: unknown): error is GatewayError {
+  return error instanceof GatewayError && !(error instanceof UpstreamError) && error.status === 400;
+}
+
 /** Runs the attempts in order and returns the first answer. */
 export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Promise<RunAttemptsResult<A, T>> {
   const records: AttemptRecord[] = [];
@@ -75,6 +80,9 @@ export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Prom
   let refused: { result: T; attempt: A; index: number } | undefined;
   // A set, not the last model: with partition "none" a refused model's endpoints can come back later in the plan.
   const refusedModels = new Set<string>();
+  // An adapter's 400 names a feature its vendor lacks (an Anthropic server tool on OpenAI, say): another
+  // endpoint may have it, so the plan goes on; when none can, the first such 400 is the answer.
+  let unsupported: GatewayError | undefined;
 
   for (let index = 0; index < options.attempts.length; index += 1) {
     const attempt = options.attempts[index] as A;
@@ -102,6 +110,11 @@ export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Prom
       records.push(record('success', 200));
       return { result, attempt, index, records };
     } catch (error) {
+      if (isUnsupportedFeature(error)) {
+        records.push(record('unsupported', null));
+        unsupported ??= error;
+        continue;
+      }
       if (!(error instanceof UpstreamError)) throw error;
       records.push(record(error.kind, error.upstreamStatus ?? null));
       options.onFailure?.(attempt, error);
@@ -110,6 +123,7 @@ export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Prom
     }
   }
   if (refused) return { ...refused, records };
+  if (unsupported && errors.length === 0) throw unsupported;
   if (options.signal.aborted && errors.length === 0) {
     throw new GatewayError(503, 'The request ran out of time before any provider answered');
   }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { BadRequestError, GatewayError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
 import { AllAttemptsFailedError, runAttempts, type AttemptIdentity } from '#src/messages/run-attempts.ts';
 
 interface Attempt extends AttemptIdentity {
   /** What executing the attempt does: answer, refuse, or fail with a kind (and upstream status). */
-  outcome: 'answer' | 'refuse' | { kind: UpstreamFailureKind; status?: number } | 'crash';
+  outcome: 'answer' | 'refuse' | { kind: UpstreamFailureKind; status?: number } | 'crash' | 'unsupported';
 }
 
 function attempt(model: string, providerSlug: string, outcome: Attempt['outcome'], isByok = false): Attempt {
@@ -30,6 +30,7 @@ function run(attempts: Attempt[], options: { signal?: AbortSignal } = {}) {
     async execute(item, index) {
       executed.push(`${index}:${item.model}@${item.providerSlug}`);
       if (item.outcome === 'crash') throw new TypeError('a bug');
+      if (item.outcome === 'unsupported') throw new BadRequestError(`web_search_20250305 is not supported by ${item.providerSlug}`);
       if (item.outcome === 'answer') return { text: `answer from ${item.model}@${item.providerSlug}`, refused: false };
       if (item.outcome === 'refuse') return { text: `refusal from ${item.model}@${item.providerSlug}`, refused: true };
       throw new UpstreamError({ provider: item.providerSlug, kind: item.outcome.kind, ...(item.outcome.status ? { upstreamStatus: item.outcome.status } : {}) });
@@ -79,6 +80,27 @@ describe('runAttempts', () => {
     const { promise, executed } = run([attempt('a', 'p1', 'crash'), attempt('a', 'p2', 'answer')]);
     await expect(promise).rejects.toBeInstanceOf(TypeError);
     expect(executed).toEqual(['0:a@p1']);
+  });
+
+  it('goes on past a vendor that cannot serve a feature the request uses, to one that can', async () => {
+    const { promise, executed } = run([attempt('openai/gpt-5', 'openai', 'unsupported'), attempt('anthropic/claude', 'anthropic', 'answer')]);
+    const outcome = await promise;
+    expect(outcome.attempt.providerSlug).toBe('anthropic');
+    expect(executed).toEqual(['0:openai/gpt-5@openai', '1:anthropic/claude@anthropic']);
+    expect(outcome.records.map((record) => [record.status, record.http_status])).toEqual([
+      ['unsupported', null],
+      ['success', 200],
+    ]);
+  });
+
+  it('answers the first unsupported-feature 400 when no endpoint can serve the request', async () => {
+    const { promise } = run([attempt('openai/gpt-5', 'openai', 'unsupported'), attempt('google/gemini', 'google', 'unsupported')]);
+    await expect(promise).rejects.toMatchObject({ status: 400, publicMessage: 'Invalid request parameters: web_search_20250305 is not supported by openai' });
+  });
+
+  it('prefers the upstream failures over an unsupported feature when both happened', async () => {
+    const { promise } = run([attempt('openai/gpt-5', 'openai', 'unsupported'), attempt('anthropic/claude', 'anthropic', failing('overloaded', 529))]);
+    await expect(promise).rejects.toBeInstanceOf(AllAttemptsFailedError);
   });
 
   it('skips the other providers of a model that refused and goes to the next model', async () => {
