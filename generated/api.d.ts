@@ -21,7 +21,9 @@ export interface paths {
          *     preferences, the caller's BYOK credentials and the session's sticky pin, and tries them in order until one
          *     answers. Retryable failures (429, 5xx, 529, timeouts, resets) and refusals move to the next attempt; a
          *     request error does not. A stream fails over only before its first byte; after it, a failure arrives as an
-         *     `error` event.
+         *     `error` event, and a refusal (known only from the final `message_delta`) is delivered as it is. An endpoint
+         *     whose vendor cannot serve a feature the request uses (an Anthropic server tool on OpenAI, say) is skipped;
+         *     when no endpoint can, the answer is a 400 naming the feature.
          *
          *     Every response carries an `X-Generation-Id` header. Claude Code works unchanged with
          *     `ANTHROPIC_BASE_URL` set to the gateway's `/api` and `ANTHROPIC_AUTH_TOKEN` set to an inference key (the
@@ -630,7 +632,10 @@ export interface components {
             /**
              * @description Groups related requests for observability and is the sticky routing key: every request of a session
              *     goes to the provider (and credential) that served it, to maximise prompt-cache hits. When given both
-             *     here and in the `x-session-id` header, this value wins.
+             *     here and in the `x-session-id` header, this value wins. Without either, Claude Code's
+             *     `x-claude-code-session-id` header, else a hash of the first system text and first user message, keys the
+             *     session. Pins expire after 10 idle minutes (`SWITCHBOARD_STICKY_TTL_MS`), are dropped when their provider
+             *     fails, and yield to an explicit `provider.order`.
              */
             session_id?: string;
             /**
