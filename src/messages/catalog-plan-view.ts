@@ -43,8 +43,13 @@ function supportedParameters(endpoint: CatalogEndpoint): RequestParameter[] {
   return supported;
 }
 
+// Bedrock inference profiles (`global.`, `us.`, `eu.`, `apac.` model ids) route across regions, which the
+// interface excludes from regional use of a credential's declared region.
+const CROSS_REGION_PROFILE = /^(global|us|eu|apac)\./;
+
 function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint): PlanEndpoint {
   const { pricing } = endpoint;
+  const crossRegionProfile = endpoint.provider.family === 'bedrock' && CROSS_REGION_PROFILE.test(endpoint.upstreamModel);
   return {
     model: model.slug,
     provider: endpoint.provider.slug,
@@ -56,6 +61,7 @@ function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint): PlanEnd
     regions: endpoint.regions,
     supportedParameters: supportedParameters(endpoint),
     contextLength: model.contextLength,
+    ...(crossRegionProfile ? { regionalExclusions: { crossRegionProfile } } : {}),
   };
 }
 
