@@ -48,6 +48,19 @@ describe('convertFromAiSdkUsage', () => {
   ])('%s', (_name, usage, expected) => {
     expect(convertFromAiSdkUsage(usage)).toEqual(expected);
   });
+
+  // Recorded from xAI (test/fixtures/xai/xai-text.json): 12 + 1 + 228 = 241, reasoning outside completion.
+  const xaiRaw = { prompt_tokens: 12, completion_tokens: 1, total_tokens: 241, completion_tokens_details: { reasoning_tokens: 228 } };
+  it('bills reasoning a vendor counts outside completion_tokens (xAI) as output', () => {
+    const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 1, text: 0, reasoning: 228 }, raw: xaiRaw };
+    expect(convertFromAiSdkUsage(usage)).toMatchObject({ output_tokens: 229, output_tokens_details: { reasoning_tokens: 228 } });
+  });
+
+  it('keeps completion_tokens when it already includes reasoning (OpenAI)', () => {
+    const raw = { prompt_tokens: 12, completion_tokens: 229, total_tokens: 241, completion_tokens_details: { reasoning_tokens: 228 } };
+    const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 229, text: 1, reasoning: 228 }, raw };
+    expect(convertFromAiSdkUsage(usage).output_tokens).toBe(229);
+  });
 });
 
 describe('convertFromAiSdkResult', () => {
