@@ -6,6 +6,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { GatewayError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
+import { pruneAlternatives } from '#src/http/validation-details.ts';
 
 const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -59,7 +60,7 @@ function fromValidatorError(error: ValidatorError): RenderedError {
   switch (error.status) {
     case 400:
     case 415: {
-      const details = (error.errors ?? []).map((item) => ({ path: item.path ?? '', message: item.message ?? 'is invalid' }));
+      const details = pruneAlternatives((error.errors ?? []).map((item) => ({ path: item.path ?? '', message: item.message ?? 'is invalid' })));
       const reason = error.status === 415 ? ': Content-Type must be application/json' : '';
       return { status: 400, message: `${STANDARD_MESSAGES[400]}${reason}`, details };
     }

@@ -1,0 +1,47 @@
+/**
+ * Makes the validator's complaints readable. For a value that matches none of a `oneOf`/`anyOf`'s
+ * alternatives, ajv reports every alternative's failure (a bad image `media_type` also yields "must have
+ * required property 'text'", "'id'", …, one per other block type). Within such a subtree only the most
+ * specific, informative complaints are kept; complaints elsewhere in the request are kept as they are.
+ */
+import type { ErrorDetail } from '#src/errors.ts';
+
+const ALTERNATIVES = /^must match (exactly one|a) schema in (oneOf|anyOf)$/;
+const BRANCH_TAG = /^must be equal to constant$/;
+const MISSING = /^must have required property /;
+const WRONG_TYPE = /^must be (string|array|object|number|integer|boolean|null)(,|$)/;
+
+function depth(path: string | undefined): number {
+  return (path ?? '').split('/').length;
+}
+
+function under(root: string, path: string | undefined): boolean {
+  return path === root || (path ?? '').startsWith(`${root}/`);
+}
+
+function mostSpecific(group: ErrorDetail[]): ErrorDetail[] {
+  const candidates = group.filter((detail) => !ALTERNATIVES.test(detail.message) && !BRANCH_TAG.test(detail.message));
+  const informative = candidates.filter((detail) => !MISSING.test(detail.message) && !WRONG_TYPE.test(detail.message));
+  const pick = informative.length > 0 ? informative : candidates.length > 0 ? candidates : group;
+  const deepest = Math.max(...pick.map((detail) => depth(detail.path)));
+  const seen = new Set<string>();
+  return pick.filter((detail) => {
+    const key = `${detail.path}\u0000${detail.message}`;
+    if (depth(detail.path) !== deepest || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The validator's details with the noise of unmatched alternatives removed. */
+export function pruneAlternatives(details: ErrorDetail[]): ErrorDetail[] {
+  const roots = details
+    .filter((detail) => ALTERNATIVES.test(detail.message))
+    .map((detail) => detail.path ?? '')
+    .sort((a, b) => a.length - b.length)
+    .filter((path, index, paths) => !paths.slice(0, index).some((outer) => under(outer, path)));
+  if (roots.length === 0) return details;
+  const kept = details.filter((detail) => !roots.some((root) => under(root, detail.path)));
+  for (const root of roots) kept.push(...mostSpecific(details.filter((detail) => under(root, detail.path))));
+  return kept;
+}
