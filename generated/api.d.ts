@@ -393,7 +393,11 @@ export interface components {
             input_schema: Record<string, never>;
             cache_control?: components["schemas"]["CacheControl"];
         };
-        /** @description A tool the gateway itself runs in its server-side tool loop, named `gateway:<name>`. */
+        /**
+         * @description A tool the gateway itself runs in its server-side tool loop, named `gateway:<name>`. This release installs
+         *     no gateway tool yet: a request naming one answers 400 naming it, rather than reaching a vendor that would
+         *     not know it.
+         */
         GatewayServerTool: {
             /** @example gateway:web_fetch */
             type: string;

@@ -6,7 +6,7 @@
  */
 import type { MessageRequest } from '#src/api-types.ts';
 import { autoRouterSettings, chooseModel } from '#src/messages/auto-router.ts';
-import { GatewayError } from '#src/errors.ts';
+import { BadRequestError, GatewayError } from '#src/errors.ts';
 import { locateEndpoint } from '#src/catalog/index.ts';
 import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
 import type { CatalogEndpoint, CatalogProvider, DataRegion } from '#src/catalog/catalog-types.ts';
@@ -44,6 +44,12 @@ export function requestRegion(headers: PlanRequestContext['headers'], regionalHo
   if (typeof header === 'string' && REGIONS.has(header as PlanRegion)) return header as PlanRegion;
   const host = typeof headers.host === 'string' ? headers.host.replace(/:\d+$/, '').toLowerCase() : '';
   return regionalHosts.get(host) ?? 'global';
+}
+
+/** No gateway server tool is installed yet; a request naming one gets a 400 that says so. */
+function rejectGatewayTools(request: MessageRequest): void {
+  const names = (request.tools ?? []).map((tool) => ('type' in tool ? tool.type : undefined)).filter((type) => type?.startsWith('gateway:'));
+  if (names.length > 0) throw new BadRequestError(`gateway server tools are not available on this gateway: ${names.join(', ')}`);
 }
 
 /**
@@ -88,6 +94,7 @@ function pricer(endpoint: CatalogEndpoint, fast: boolean): (usage: UsageForCost)
 export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
   const random = deps.random ?? Math.random;
   return async (original, context) => {
+    rejectGatewayTools(original);
     const region = requestRegion(context.headers, deps.regionalHosts);
     const sticky = stickyKey(original, context.headers, context);
     const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.accountId), deps.sessions.lookup(sticky.key)]);

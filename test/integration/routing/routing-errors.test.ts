@@ -116,3 +116,14 @@ describe('a hard filter that leaves some endpoints', () => {
     expect(call.body.provider).toBe('Alpha Cloud');
   });
 });
+
+describe('gateway server tools', () => {
+  it('are refused with a 400 naming them until the tool loop installs them, and nothing is sent upstream', async () => {
+    const call = await postMessage(gateway, { ...messageBody('test/primary'), tools: [TOOL, { type: 'gateway:web_fetch' }] });
+
+    expect(call.status).toBe(400);
+    expect(call.body.error).toMatchObject({ type: 'invalid_request_error', code: 400 });
+    expect(errorMessage(call)).toBe('Invalid request parameters: gateway server tools are not available on this gateway: gateway:web_fetch');
+    expect(alpha.requests.length + beta.requests.length).toBe(0);
+  });
+});
