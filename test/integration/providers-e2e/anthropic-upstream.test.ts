@@ -9,7 +9,6 @@ import { readChunks, readFixture, reply, startFakeAnthropic, type FakeUpstream }
 import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import {
   WEATHER_TOOL,
-  anthropicClient,
   createByokCredential,
   expectCost,
   expectInBandStreamError,
@@ -18,10 +17,10 @@ import {
   expectWellFormed,
   finalStreamUsage,
   gatewayUsage,
-  modelYaml,
   providerOf,
   rejectionOf,
-  startE2eGateway,
+  startE2eTarget,
+  type E2eTarget,
   streamThrough,
 } from '#test/integration/providers-e2e/e2e-support.ts';
 
@@ -31,28 +30,20 @@ const MODEL = 'e2e/claude';
 // Prices per million tokens: input 3, output 15, cache read 0.3, cache write 3.75.
 const PRICING = '{ input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 }';
 
+let target: E2eTarget;
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: Anthropic;
 
 beforeAll(async () => {
-  upstream = await startFakeAnthropic();
-  gateway = await startE2eGateway(
-    [
-      'providers:',
-      `  anthropic: { base_url: "${upstream.url}", api_key: "${SHARED_KEY}" }`,
-      'models:',
-      modelYaml({ slug: MODEL, provider: 'anthropic', upstreamModel: 'claude-sonnet-4-5', pricing: PRICING }),
-      '',
-    ].join('\n'),
-    { SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS: '1000' },
-  );
-  client = anthropicClient(gateway);
+  target = await startE2eTarget({
+    startUpstream: startFakeAnthropic,
+    providerYaml: (fake) => `  anthropic: { base_url: "${fake.url}", api_key: "${SHARED_KEY}" }`,
+    model: { slug: MODEL, provider: 'anthropic', upstreamModel: 'claude-sonnet-4-5', pricing: PRICING },
+  });
+  ({ upstream, gateway, client } = target);
 });
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+afterAll(() => target?.close());
 
 const hello = { model: MODEL, max_tokens: 256, messages: [{ role: 'user' as const, content: 'Hello, how are you?' }] };
 

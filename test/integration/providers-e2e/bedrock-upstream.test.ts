@@ -11,7 +11,6 @@ import { readFixture, reply, startFakeBedrock, type FakeUpstream } from '#test/h
 import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
 import {
-  anthropicClient,
   createByokCredential,
   describeBrokenAnswers,
   expectCost,
@@ -19,9 +18,9 @@ import {
   expectWellFormed,
   finalStreamUsage,
   gatewayUsage,
-  modelYaml,
   providerOf,
-  startE2eGateway,
+  startE2eTarget,
+  type E2eTarget,
   streamThrough,
 } from '#test/integration/providers-e2e/e2e-support.ts';
 
@@ -33,30 +32,25 @@ const UPSTREAM_MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 // Prices per million tokens: input 3, output 15, cache read 0.3, cache write 3.75.
 const PRICING = '{ input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 }';
 
+let target: E2eTarget;
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: Anthropic;
 
 beforeAll(async () => {
-  upstream = await startFakeBedrock();
-  gateway = await startE2eGateway(
-    [
-      'providers:',
-      '  bedrock:',
-      `    base_url: "${upstream.url}"`,
-      `    aws: { region: us-east-1, access_key_id: "${ACCESS_KEY_ID}", secret_access_key: "${SECRET_ACCESS_KEY}" }`,
-      'models:',
-      modelYaml({ slug: MODEL, provider: 'bedrock', upstreamModel: `"${UPSTREAM_MODEL}"`, pricing: PRICING }),
-      '',
-    ].join('\n'),
-    { SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS: '1000' },
-  );
-  client = anthropicClient(gateway);
+  target = await startE2eTarget({
+    startUpstream: startFakeBedrock,
+    providerYaml: (fake) =>
+      [
+        '  bedrock:',
+        `    base_url: "${fake.url}"`,
+        `    aws: { region: us-east-1, access_key_id: "${ACCESS_KEY_ID}", secret_access_key: "${SECRET_ACCESS_KEY}" }`,
+      ].join('\n'),
+    model: { slug: MODEL, provider: 'bedrock', upstreamModel: `"${UPSTREAM_MODEL}"`, pricing: PRICING },
+  });
+  ({ upstream, gateway, client } = target);
 });
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+afterAll(() => target?.close());
 
 const strawberry = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: 'How many r are in strawberry?' }] };
 const BASH_TOOL = { name: 'bash', description: 'Run a shell command', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] } };

@@ -10,7 +10,6 @@ import { readChunks, readFixture, reply, startFakeOpenAiChat, type FakeUpstream 
 import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import {
   WEATHER_TOOL,
-  anthropicClient,
   createByokCredential,
   describeBrokenAnswers,
   expectCost,
@@ -18,9 +17,9 @@ import {
   expectWellFormed,
   finalStreamUsage,
   gatewayUsage,
-  modelYaml,
   providerOf,
-  startE2eGateway,
+  startE2eTarget,
+  type E2eTarget,
   streamThrough,
 } from '#test/integration/providers-e2e/e2e-support.ts';
 
@@ -30,28 +29,20 @@ const MODEL = 'e2e/deepseek';
 // Prices per million tokens: input 0.28, output 0.42, cache read 0.028.
 const PRICING = '{ input: 0.28, output: 0.42, cache_read: 0.028 }';
 
+let target: E2eTarget;
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: Anthropic;
 
 beforeAll(async () => {
-  upstream = await startFakeOpenAiChat();
-  gateway = await startE2eGateway(
-    [
-      'providers:',
-      `  deepseek: { base_url: "${upstream.baseURL}", api_key: "${SHARED_KEY}" }`,
-      'models:',
-      modelYaml({ slug: MODEL, provider: 'deepseek', upstreamModel: 'deepseek-reasoner', pricing: PRICING }),
-      '',
-    ].join('\n'),
-    { SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS: '1000' },
-  );
-  client = anthropicClient(gateway);
+  target = await startE2eTarget({
+    startUpstream: startFakeOpenAiChat,
+    providerYaml: (fake) => `  deepseek: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}" }`,
+    model: { slug: MODEL, provider: 'deepseek', upstreamModel: 'deepseek-reasoner', pricing: PRICING },
+  });
+  ({ upstream, gateway, client } = target);
 });
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+afterAll(() => target?.close());
 
 const strawberry = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: "How many 'r's are in the word 'strawberry'?" }] };
 const weather = { role: 'user' as const, content: 'What is the weather in San Francisco?' };

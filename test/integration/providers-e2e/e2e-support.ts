@@ -21,9 +21,36 @@ export function modelYaml(options: { slug: string; provider: string; upstreamMod
   ].join('\n');
 }
 
-/** Starts a gateway with the given providers and models sections. */
-export async function startE2eGateway(catalogYaml: string, env: Record<string, string> = {}): Promise<TestGateway> {
-  return startTestGateway({ catalogYaml, env });
+/** What one e2e file runs against: a fake vendor upstream, a gateway pointed at it, and the SDK pointed at the gateway. */
+export interface E2eTarget {
+  upstream: FakeUpstream;
+  gateway: TestGateway;
+  client: Anthropic;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a fake upstream and a gateway whose catalog holds one provider (the YAML `providerYaml` writes for the
+ * upstream, indented under `providers:`) and one model on it. Bodies that stall for a second fail, so the stall
+ * cases of {@link describeBrokenAnswers} end quickly.
+ */
+export async function startE2eTarget(options: {
+  startUpstream: () => Promise<FakeUpstream>;
+  providerYaml: (upstream: FakeUpstream) => string;
+  model: Parameters<typeof modelYaml>[0];
+}): Promise<E2eTarget> {
+  const upstream = await options.startUpstream();
+  const catalogYaml = ['providers:', options.providerYaml(upstream), 'models:', modelYaml(options.model), ''].join('\n');
+  const gateway = await startTestGateway({ catalogYaml, env: { SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS: '1000' } });
+  return {
+    upstream,
+    gateway,
+    client: anthropicClient(gateway),
+    async close() {
+      await gateway.close();
+      await upstream.close();
+    },
+  };
 }
 
 /** The official SDK pointed at the gateway, as a user configures it. */

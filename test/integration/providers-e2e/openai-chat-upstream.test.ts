@@ -13,7 +13,6 @@ import { readChunks, readFixture, reply, startFakeOpenAiChat, type FakeUpstream 
 import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import {
   WEATHER_TOOL,
-  anthropicClient,
   createByokCredential,
   describeBrokenAnswers,
   expectCost,
@@ -21,9 +20,9 @@ import {
   expectWellFormed,
   finalStreamUsage,
   gatewayUsage,
-  modelYaml,
   providerOf,
-  startE2eGateway,
+  startE2eTarget,
+  type E2eTarget,
   streamThrough,
 } from '#test/integration/providers-e2e/e2e-support.ts';
 
@@ -33,28 +32,20 @@ const MODEL = 'e2e/gpt-chat';
 // Prices per million tokens: input 0.10, output 0.40, cache read 0.025.
 const PRICING = '{ input: 0.1, output: 0.4, cache_read: 0.025 }';
 
+let target: E2eTarget;
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: Anthropic;
 
 beforeAll(async () => {
-  upstream = await startFakeOpenAiChat();
-  gateway = await startE2eGateway(
-    [
-      'providers:',
-      `  openai: { base_url: "${upstream.baseURL}", api_key: "${SHARED_KEY}", family: openai-chat }`,
-      'models:',
-      modelYaml({ slug: MODEL, provider: 'openai', upstreamModel: 'gpt-4.1-nano', pricing: PRICING }),
-      '',
-    ].join('\n'),
-    { SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS: '1000' },
-  );
-  client = anthropicClient(gateway);
+  target = await startE2eTarget({
+    startUpstream: startFakeOpenAiChat,
+    providerYaml: (fake) => `  openai: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}", family: openai-chat }`,
+    model: { slug: MODEL, provider: 'openai', upstreamModel: 'gpt-4.1-nano', pricing: PRICING },
+  });
+  ({ upstream, gateway, client } = target);
 });
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+afterAll(() => target?.close());
 
 const holiday = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: 'Invent a new holiday and describe its traditions.' }] };
 const weather = { role: 'user' as const, content: 'What is the weather in San Francisco?' };

@@ -9,7 +9,6 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { readChunks, readFixture, reply, startFakeOpenAiResponses, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import {
-  anthropicClient,
   createByokCredential,
   describeBrokenAnswers,
   expectCost,
@@ -17,9 +16,9 @@ import {
   expectWellFormed,
   finalStreamUsage,
   gatewayUsage,
-  modelYaml,
   providerOf,
-  startE2eGateway,
+  startE2eTarget,
+  type E2eTarget,
   streamThrough,
 } from '#test/integration/providers-e2e/e2e-support.ts';
 
@@ -29,28 +28,20 @@ const MODEL = 'e2e/gpt-responses';
 // Prices per million tokens: input 1.25, output 10, cache read 0.125.
 const PRICING = '{ input: 1.25, output: 10, cache_read: 0.125 }';
 
+let target: E2eTarget;
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: Anthropic;
 
 beforeAll(async () => {
-  upstream = await startFakeOpenAiResponses();
-  gateway = await startE2eGateway(
-    [
-      'providers:',
-      `  openai: { base_url: "${upstream.baseURL}", api_key: "${SHARED_KEY}" }`,
-      'models:',
-      modelYaml({ slug: MODEL, provider: 'openai', upstreamModel: 'gpt-5-mini', pricing: PRICING }),
-      '',
-    ].join('\n'),
-    { SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS: '1000' },
-  );
-  client = anthropicClient(gateway);
+  target = await startE2eTarget({
+    startUpstream: startFakeOpenAiResponses,
+    providerYaml: (fake) => `  openai: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}" }`,
+    model: { slug: MODEL, provider: 'openai', upstreamModel: 'gpt-5-mini', pricing: PRICING },
+  });
+  ({ upstream, gateway, client } = target);
 });
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+afterAll(() => target?.close());
 
 const news = { model: MODEL, max_tokens: 2048, messages: [{ role: 'user' as const, content: 'What are the latest AI news today?' }] };
 const CALCULATOR = {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeReply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import {
+  ALPHA_FIRST,
   anthropicProviderYaml,
   apiKeyOf,
   catalogYaml,
@@ -55,7 +56,6 @@ afterAll(async () => {
 
 beforeEach(() => resetFakes(alpha, beta, gamma));
 
-const ALPHA_FIRST = { provider: { order: ['alpha', 'beta'] } };
 
 describe('fallback across providers of one model', () => {
   const failures: [string, FakeReply, string][] = [

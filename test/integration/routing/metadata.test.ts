@@ -4,16 +4,16 @@
  * `message_stop` in a stream; and an `X-Generation-Id` header on every answer, errors included.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import {
+  ALPHA_FIRST,
   anthropicClient,
-  anthropicProviderYaml,
-  catalogYaml,
+  startAlphaBetaGateway,
+  type AlphaBetaGateway,
   eventPayload,
   messageBody,
   metadataOf,
-  modelYaml,
   postMessage,
   resetFakes,
   streamMessage,
@@ -21,33 +21,19 @@ import {
   type RoutingMetadata,
 } from './routing-support.ts';
 
+let setup: AlphaBetaGateway;
 let alpha: FakeUpstream;
 let beta: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic()]);
-  gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
-      [
-        modelYaml('test/primary', [
-          { provider: 'alpha', model: 'up-primary-alpha', price: [1, 2] },
-          { provider: 'beta', model: 'up-primary-beta', price: [1, 2] },
-        ]),
-      ],
-    ),
-  });
+  setup = await startAlphaBetaGateway();
+  ({ alpha, beta, gateway } = setup);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await Promise.all([alpha?.close(), beta?.close()]);
-});
+afterAll(() => setup?.close());
 
 beforeEach(() => resetFakes(alpha, beta));
-
-const ALPHA_FIRST = { provider: { order: ['alpha', 'beta'] } };
 
 describe('gateway_metadata is opt-in', () => {
   it.each<[string, Record<string, string>, boolean]>([

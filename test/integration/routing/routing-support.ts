@@ -6,7 +6,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'vitest';
 import type { FakeUpstream, RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
-import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { startFakeAnthropic } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
 
@@ -181,4 +182,40 @@ export function anthropicClient(gateway: GatewayHandle, headers: Record<string, 
 /** Forgets what the fakes recorded and their unused replies. */
 export function resetFakes(...upstreams: FakeUpstream[]): void {
   for (const upstream of upstreams) upstream.clear();
+}
+
+/** Puts Alpha before Beta, for tests that need to know which provider is tried first. */
+export const ALPHA_FIRST = { provider: { order: ['alpha', 'beta'] } };
+
+/** A gateway whose one model, `test/primary`, is served at one price by two providers, Alpha and Beta. */
+export interface AlphaBetaGateway {
+  alpha: FakeUpstream;
+  beta: FakeUpstream;
+  gateway: TestGateway;
+  close(): Promise<void>;
+}
+
+/** Starts the two fake upstreams and the gateway routing `test/primary` to both. */
+export async function startAlphaBetaGateway(): Promise<AlphaBetaGateway> {
+  const [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic()]);
+  const gateway = await startTestGateway({
+    catalogYaml: catalogYaml(
+      [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
+      [
+        modelYaml('test/primary', [
+          { provider: 'alpha', model: 'up-primary-alpha', price: [1, 2] },
+          { provider: 'beta', model: 'up-primary-beta', price: [1, 2] },
+        ]),
+      ],
+    ),
+  });
+  return {
+    alpha,
+    beta,
+    gateway,
+    async close() {
+      await gateway.close();
+      await Promise.all([alpha.close(), beta.close()]);
+    },
+  };
 }

@@ -5,15 +5,15 @@
  * instead of hanging.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeReply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { reply, type FakeReply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import {
+  ALPHA_FIRST,
   anthropicClient,
-  anthropicProviderYaml,
-  catalogYaml,
+  startAlphaBetaGateway,
+  type AlphaBetaGateway,
   eventPayload,
   messageBody,
-  modelYaml,
   resetFakes,
   streamMessage,
   upstreamModelOf,
@@ -21,33 +21,19 @@ import {
   type RoutingMetadata,
 } from './routing-support.ts';
 
+let setup: AlphaBetaGateway;
 let alpha: FakeUpstream;
 let beta: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic()]);
-  gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
-      [
-        modelYaml('test/primary', [
-          { provider: 'alpha', model: 'up-primary-alpha', price: [1, 2] },
-          { provider: 'beta', model: 'up-primary-beta', price: [1, 2] },
-        ]),
-      ],
-    ),
-  });
+  setup = await startAlphaBetaGateway();
+  ({ alpha, beta, gateway } = setup);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  await Promise.all([alpha?.close(), beta?.close()]);
-});
+afterAll(() => setup?.close());
 
 beforeEach(() => resetFakes(alpha, beta));
-
-const ALPHA_FIRST = { provider: { order: ['alpha', 'beta'] } };
 const FIXTURE_TEXT = "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?";
 
 function textOf(events: { event: string; data: string }[]): string {
