@@ -19,8 +19,9 @@ export interface paths {
          *     `stream: true` a `text/event-stream` of Anthropic events. The gateway builds an ordered plan of attempts
          *     (model, provider endpoint, key) from the requested model, `fallbacks` or `models`, the `provider`
          *     preferences, the caller's BYOK credentials and the session's sticky pin, and tries them in order until one
-         *     answers. Retryable failures (429, 5xx, 529, timeouts, resets) and refusals move to the next attempt; a
-         *     request error does not. A stream fails over only before its first byte; after it, a failure arrives as an
+         *     answers. Retryable failures (429, 5xx, 529, timeouts, resets), a rejected or exhausted provider key (401,
+         *     402, 403, "credit balance is too low") and refusals move to the next attempt; a request error does not: its
+         *     400 carries the vendor's one-line reason, redacted. A stream fails over only before its first byte; after it, a failure arrives as an
          *     `error` event, and a refusal (known only from the final `message_delta`) is delivered as it is. An endpoint
          *     whose vendor cannot serve a feature the request uses (an Anthropic server tool on OpenAI, say) is skipped;
          *     when no endpoint can, the answer is a 400 naming the feature.
