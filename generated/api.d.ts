@@ -1324,10 +1324,11 @@ export interface components {
              */
             quantization: "fp4" | "fp6" | "fp8" | "int4" | "int8" | "bf16" | "fp16" | "fp32" | null;
             /**
-             * @description Context window of this endpoint, in tokens (a host may offer less than the model's).
+             * @description Context window of this endpoint, in tokens (a host may offer less than the model's); the model's when
+             *     the endpoint does not give its own, so null when neither is known.
              * @example 200000
              */
-            context_length: number;
+            context_length: number | null;
             /**
              * @description Largest `max_tokens` the endpoint accepts; null when the provider does not say.
              * @example 64000
@@ -1351,10 +1352,12 @@ export interface components {
              */
             name: string;
             /**
-             * @description Largest context window, in tokens, that any endpoint of the model accepts.
+             * @description Largest context window, in tokens, that any endpoint of the model accepts; null when unknown (a model
+             *     added in the configuration file without `context_length`, e.g. one served by a local vLLM or Ollama).
+             *     No routing decision filters on an unknown context length.
              * @example 200000
              */
-            context_length: number;
+            context_length: number | null;
             capabilities: components["schemas"]["ModelCapabilities"];
             endpoints: components["schemas"]["ModelEndpoint"][];
         };

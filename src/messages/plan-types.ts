@@ -45,7 +45,8 @@ export interface PlanEndpoint {
   regionalExclusions?: RegionalExclusions;
   /** Request parameters the endpoint honours, in the vocabulary of {@link RequestParameter}. */
   supportedParameters: readonly string[];
-  contextLength: number;
+  /** Tokens; null when unknown (a configured model without one), which no filter excludes. */
+  contextLength: number | null;
 }
 
 /** A model and every endpoint serving it, in catalog order. */
