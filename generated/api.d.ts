@@ -78,10 +78,11 @@ export interface paths {
          * @description Stores a provider API key of the caller's account. The key is encrypted at rest (AES-256-GCM envelope)
          *     and never returned; the response carries its masked `label`. The rules of `PATCH /byok/{id}` apply to
          *     the new credential: `is_fallback` with `is_byok_only`, or `is_required` with `is_fallback`, answer 400, as
-         *     do a `declared_region` the provider does not accept, an object key for a provider other than `openai` or
-         *     `fireworks`, a hash in `allowed_api_key_hashes` that is not a live key of the caller's account, a
-         *     `workspace_id` of another account, and a `provider` the gateway does not route to (`GET /models` lists the
-         *     providers). Requires a management key.
+         *     do a `declared_region` the provider does not accept, a `key` that is not a string (a JSON object included),
+         *     a region-bound key (`{"api_key": …, "region": …}` JSON text) for a provider other than `openai` or
+         *     `fireworks` or one that is malformed, a hash in `allowed_api_key_hashes` that is not a live key of the
+         *     caller's account, a `workspace_id` of another account, and a `provider` the gateway does not route to
+         *     (`GET /models` lists the providers). Requires a management key.
          */
         post: operations["createByokCredential"];
         delete?: never;
@@ -124,13 +125,15 @@ export interface paths {
          * @description Changes the fields given and leaves the others unchanged: an omitted field keeps its stored value,
          *     `null` clears it, an array replaces the stored array. `key` rotates the provider key in place (the old
          *     key material is overwritten, `label` is regenerated; for `openai` and `fireworks` `declared_region` is
-         *     re-derived from the new key). Requires a management key.
+         *     re-derived from the new key, a region-bound key being the JSON text `{"api_key": …, "region": …}`).
+         *     Requires a management key.
          *
          *     The rules are checked on the credential as it would be after the change. A violation answers 400
          *     `Invalid request parameters: <reason>` and changes nothing: `is_fallback` with `is_byok_only`;
          *     `is_required` on a fallback credential; a `declared_region` the provider does not accept or that does not
-         *     match the key's region; an object key for a provider other than `openai` or `fireworks`; a hash in
-         *     `allowed_api_key_hashes` that is not a live key of the caller's account.
+         *     match the key's region; a `key` that is not a string (a JSON object included); a region-bound key for a
+         *     provider other than `openai` or `fireworks`, or a malformed one; a hash in `allowed_api_key_hashes` that
+         *     is not a live key of the caller's account.
          *
          *     Concurrency: every credential carries a version. A change computed from a version that another change
          *     replaced in the meantime answers 409 `Resource conflict. Please try again later.` and writes nothing; the
@@ -986,9 +989,10 @@ export interface components {
          *     - `europe` or `us` lets requests to the regional host for that region use this credential for that
          *       provider. Private endpoints, endpoints pinned to another cloud region, cross-region inference profiles
          *       and video models are excluded.
-         *     - For `openai` and `fireworks`, whose key may be an object `{api_key, region}`, the region comes from the
-         *       key: it is set from the key on create and re-derived on every key rotation, and a declared value must
-         *       match it (a plain string key of those providers has no region: only `null` or `global` match it).
+         *     - For `openai` and `fireworks`, whose key may be the JSON text `{"api_key": …, "region": …}` (see
+         *       `ProviderKey`), the region comes from the key: it is set from the key on create and re-derived on every
+         *       key rotation, and a declared value must match it (a plain key of those providers has no region: only
+         *       `null` or `global` match it).
          *     - Among the other providers only `azure` accepts `europe` or `us`; the others accept `null` or `global`.
          *
          *     A value the rules reject answers 400 `Invalid request parameters: <reason>`.
@@ -1057,26 +1061,24 @@ export interface components {
             };
         };
         /**
-         * Key with region (openai, fireworks)
-         * @description An `openai` or `fireworks` key together with the region of the upstream project it belongs to.
-         */
-        RegionalProviderKey: {
-            /** @description The raw provider API key. */
-            api_key: string;
-            /**
-             * @description The data-residency region of the upstream project.
-             * @enum {string}
-             */
-            region: "us" | "europe";
-        };
-        /**
-         * @description A raw provider API key. Write-only: it is encrypted at rest (AES-256-GCM envelope) and never returned;
-         *     responses carry only the masked `label`. For `openai` and `fireworks` the key may also be an object
-         *     `{api_key, region}` naming the data-residency region of the upstream project; `declared_region` is then
-         *     derived from it. Any other provider answers 400 to an object key.
+         * @description A raw provider API key, as a string. Write-only: it is encrypted at rest (AES-256-GCM envelope) and never
+         *     returned; responses carry only the masked `label`, computed from the API key itself.
+         *
+         *     For `openai` and `fireworks` the string may instead hold the JSON text of a region-bound key,
+         *     `{"api_key": "<key>", "region": "us"|"europe"}`, naming the data-residency region of the upstream project:
+         *     `declared_region` is then derived from it. Any other string of those providers is a plain key. A string
+         *     that starts with `{` but is not such an object (invalid JSON, `api_key` missing or empty, `region` other
+         *     than `us` or `europe`, another property) answers 400 saying what is wrong, without repeating the key.
+         *
+         *     For every other provider the string is the key as it is (JSON included: some providers' keys are JSON
+         *     documents), except the JSON text of an object with exactly `api_key` and `region`, which answers 400: such
+         *     keys only exist for `openai` and `fireworks`.
+         *
+         *     A JSON object in place of the string answers 400 naming the expected form.
          * @example sk-proj-4f9b2c7d8e1a6f3b0c5d9e2a7b4c1f8e
+         * @example {"api_key":"sk-proj-4f9b2c7d8e1a6f3b0c5d9e2a7b4c1f8e","region":"europe"}
          */
-        ProviderKey: string | components["schemas"]["RegionalProviderKey"];
+        ProviderKey: string;
         /**
          * @description A new credential: `provider` and `key` are required, every other field is optional and defaults to
          *     `null` (lists and declarations), `false` (flags), `0` (`sort_order`) and the caller's default workspace.
@@ -1122,10 +1124,10 @@ export interface components {
         ByokCredentialPatch: {
             /**
              * @description A new raw provider API key. It rotates the credential in place: the previous key material is
-             *     overwritten, the masked `label` is regenerated, and the key is encrypted at rest and never returned.
-             *     For `openai` and `fireworks` an object `{api_key, region}` is also accepted, and rotation re-derives
-             *     `declared_region` from the new key (a plain string key has no region: `declared_region` becomes
-             *     `null`).
+             *     overwritten, the masked `label` is regenerated from the new API key, and the key is encrypted at rest
+             *     and never returned. For `openai` and `fireworks` the string may hold the JSON text
+             *     `{"api_key": …, "region": "us"|"europe"}` (see `ProviderKey`), and rotation re-derives
+             *     `declared_region` from the new key (a plain key has no region: `declared_region` becomes `null`).
              */
             key?: components["schemas"]["ProviderKey"];
             /** @description Human-readable name. */
@@ -1141,7 +1143,7 @@ export interface components {
              *     follows the region the gateway records for the endpoint); `europe` or `us` lets requests to that
              *     region's regional host use this credential, except private endpoints, endpoints pinned to another
              *     cloud region, cross-region inference profiles and video models. For `openai` and `fireworks` the
-             *     value must match the region of the key (and cannot clear a region that an object key names); among the
+             *     value must match the region of the key (and cannot clear a region that a region-bound key names); among the
              *     other providers only `azure` accepts `europe` or `us`.
              */
             declared_region?: components["schemas"]["DeclaredRegion"];
@@ -1322,10 +1324,11 @@ export interface components {
              */
             quantization: "fp4" | "fp6" | "fp8" | "int4" | "int8" | "bf16" | "fp16" | "fp32" | null;
             /**
-             * @description Context window of this endpoint, in tokens (a host may offer less than the model's).
+             * @description Context window of this endpoint, in tokens (a host may offer less than the model's); the model's when
+             *     the endpoint does not give its own, so null when neither is known.
              * @example 200000
              */
-            context_length: number;
+            context_length: number | null;
             /**
              * @description Largest `max_tokens` the endpoint accepts; null when the provider does not say.
              * @example 64000
@@ -1349,10 +1352,12 @@ export interface components {
              */
             name: string;
             /**
-             * @description Largest context window, in tokens, that any endpoint of the model accepts.
+             * @description Largest context window, in tokens, that any endpoint of the model accepts; null when unknown (a model
+             *     added in the configuration file without `context_length`, e.g. one served by a local vLLM or Ollama).
+             *     No routing decision filters on an unknown context length.
              * @example 200000
              */
-            context_length: number;
+            context_length: number | null;
             capabilities: components["schemas"]["ModelCapabilities"];
             endpoints: components["schemas"]["ModelEndpoint"][];
         };

@@ -9,7 +9,7 @@
 import { createDecipheriv, createSecretKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import type { MasterKey } from '#src/byok/master-key.ts';
 
-/** A provider key in memory: the raw key, and the region an object-style key names (openai, fireworks). */
+/** A provider key in memory: the raw key, and the region a region-bound key names (openai, fireworks). */
 export interface ProviderKeyMaterial {
   apiKey: string;
   region: 'us' | 'europe' | null;

@@ -4,18 +4,13 @@
  * sent as `400 Invalid request parameters: <reason>`.
  * @see ByokCredentialPatch in openapi/components/schemas/byok.yaml
  */
-import type { ProviderKeyMaterial } from '#src/byok/key-vault.ts';
-
 /** A declared data region; null is undeclared. */
 export type DeclaredRegion = 'global' | 'europe' | 'us' | null;
 
-/** A key region an object-style key can name. */
+/** A key region a region-bound key can name. */
 export type KeyRegion = 'us' | 'europe';
 
-/** A provider key as it arrives on the wire. */
-export type ProviderKeyInput = string | { api_key: string; region: KeyRegion };
-
-/** Providers whose key may be an object `{api_key, region}`; their declared region comes from the key. */
+/** Providers whose key may be region-bound (`{"api_key", "region"}` JSON text); their declared region comes from the key. */
 export const REGIONAL_KEY_PROVIDERS: ReadonlySet<string> = new Set(['openai', 'fireworks']);
 
 /** The only other providers that accept a declared `europe` or `us`. */
@@ -30,15 +25,6 @@ export class RuleViolation extends Error {
     this.name = 'RuleViolation';
     this.reason = reason;
   }
-}
-
-/** Turns a wire key into key material, rejecting an object key for a provider that has no regional keys. */
-export function parseProviderKey(provider: string, key: ProviderKeyInput): ProviderKeyMaterial {
-  if (typeof key === 'string') return { apiKey: key, region: null };
-  if (!REGIONAL_KEY_PROVIDERS.has(provider)) {
-    throw new RuleViolation(`an object key {api_key, region} is only accepted for ${[...REGIONAL_KEY_PROVIDERS].join(' and ')}`);
-  }
-  return { apiKey: key.api_key, region: key.region };
 }
 
 /** The routing flags after a change. */
@@ -84,7 +70,7 @@ export function resolveDeclaredRegion(input: RegionInput): DeclaredRegion {
     }
     if (requested === 'europe' || requested === 'us') {
       throw new RuleViolation(
-        `declared_region ${requested} for ${provider} comes from the key: send the key as {api_key, region: "${requested}"}`,
+        `declared_region ${requested} for ${provider} comes from the key: send the key as the JSON text {"api_key": "…", "region": "${requested}"}`,
       );
     }
     return requested;

@@ -70,7 +70,7 @@ export interface ProviderPreset {
   base_url: string | null;
   /** Data-residency hosts; a request for that region (or a key whose region is that) goes there. */
   regional_base_urls?: Partial<Record<ResidencyRegion, string>>;
-  /** Keys may be objects `{api_key, region}` naming the key's region (openai, fireworks). */
+  /** Keys may be region-bound, naming the key's region (openai, fireworks; `{"api_key", "region"}` JSON text on the wire). */
   regional_keys?: boolean;
   auth: AuthStyle;
   data_policy: DataPolicy;
@@ -94,7 +94,7 @@ export interface EndpointData {
   /** Model ids that differ by region (Bedrock's `us.` and `eu.` inference profiles). */
   regional_models?: Partial<Record<ResidencyRegion, string>>;
   quantization?: Quantization | null;
-  /** Default: the model's context length. */
+  /** Default: the model's context length (unknown when the model's is). */
   context_length?: number;
   max_output_tokens?: number | null;
   /** Capabilities this endpoint lacks compared with the model's (`false` entries only matter). */
@@ -106,7 +106,8 @@ export interface ModelData {
   /** `<vendor>/<model>`. */
   id: string;
   name: string;
-  context_length: number;
+  /** null when unknown: a model added in the configuration file without one (local vLLM, Ollama). */
+  context_length: number | null;
   capabilities: Capabilities;
   endpoints: EndpointData[];
 }
@@ -155,7 +156,8 @@ export interface CatalogEndpoint {
   readonly dataPolicy: Readonly<DataPolicy>;
   readonly regions: readonly DataRegion[];
   readonly quantization: Quantization | null;
-  readonly contextLength: number;
+  /** null when unknown: nothing filters on it then. */
+  readonly contextLength: number | null;
   readonly maxOutputTokens: number | null;
   /** The model's capabilities narrowed by the endpoint's own. */
   readonly capabilities: Readonly<Capabilities>;
@@ -167,7 +169,8 @@ export interface CatalogModel {
   /** The part before the slash, for `<vendor>/*` patterns. */
   readonly vendor: string;
   readonly name: string;
-  readonly contextLength: number;
+  /** null when unknown: nothing filters on it then. */
+  readonly contextLength: number | null;
   readonly capabilities: Readonly<Capabilities>;
   readonly endpoints: readonly CatalogEndpoint[];
 }

@@ -9,8 +9,8 @@
  *   field); `endpoints` entries merge by `provider` into the built-in list: an entry for a provider already
  *   serving the model overrides that endpoint (`pricing` field by field), a new provider adds an endpoint (it
  *   needs `model` and `pricing.input` and `pricing.output`), `enabled: false` removes it. `replace_endpoints:
- *   true` drops the built-in endpoints first. A new slug declares a model and needs `context_length` and at
- *   least one endpoint. `enabled: false` removes a model.
+ *   true` drops the built-in endpoints first. A new slug declares a model and needs at least one endpoint; its
+ *   `context_length` may be omitted (unknown: nothing filters on it). `enabled: false` removes a model.
  */
 import type { Capabilities, EndpointData, ModelData, Pricing, ProviderPreset } from './catalog-types.ts';
 import { childPath, type ConfigProblem } from './config-readers.ts';
@@ -125,7 +125,6 @@ function mergeEndpoint(base: EndpointData | undefined, config: EndpointConfig, p
 }
 
 function mergeModel(base: ModelData | undefined, slug: string, config: ModelConfig, path: string, providers: ReadonlyMap<string, ProviderDraft>, problems: ConfigProblem[]): ModelData | null {
-  if (!base && config.context_length === undefined) problems.push({ path: childPath(path, 'context_length'), message: 'is required for a model that is not built in' });
   const endpoints = config.replace_endpoints ? [] : [...(base?.endpoints ?? [])];
   const seen = new Set<string>();
   (config.endpoints ?? []).forEach((endpointConfig, index) => {
@@ -150,12 +149,10 @@ function mergeModel(base: ModelData | undefined, slug: string, config: ModelConf
     else endpoints.push(merged);
   });
   if (!base && endpoints.length === 0) problems.push({ path: childPath(path, 'endpoints'), message: 'must list at least one endpoint for a model that is not built in' });
-  const contextLength = config.context_length ?? base?.context_length;
-  if (contextLength === undefined) return null;
   return {
     id: slug,
     name: config.name ?? base?.name ?? slug,
-    context_length: contextLength,
+    context_length: config.context_length ?? base?.context_length ?? null,
     capabilities: { ...(base?.capabilities ?? NO_CAPABILITIES), ...config.capabilities },
     endpoints,
   };

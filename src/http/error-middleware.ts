@@ -7,6 +7,7 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 import { GatewayError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import { pruneAlternatives } from '#src/http/validation-details.ts';
+import { validationReason } from '#src/http/validation-reason.ts';
 
 const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -61,7 +62,8 @@ function fromValidatorError(error: ValidatorError): RenderedError {
     case 400:
     case 415: {
       const details = pruneAlternatives((error.errors ?? []).map((item) => ({ path: item.path ?? '', message: item.message ?? 'is invalid' })));
-      const reason = error.status === 415 ? ': Content-Type must be application/json' : '';
+      const known = validationReason(details);
+      const reason = error.status === 415 ? ': Content-Type must be application/json' : known ? `: ${known}` : '';
       return { status: 400, message: `${STANDARD_MESSAGES[400]}${reason}`, details };
     }
     case 401:

@@ -19,7 +19,8 @@ export interface AutoRouterCandidate {
   /** USD per million tokens. */
   pricing: { input: number; output: number };
   capabilities: { tools: boolean; vision: boolean; pdf: boolean; thinking: boolean };
-  contextLength: number;
+  /** Tokens; null when unknown, which the prompt-length need does not exclude. */
+  contextLength: number | null;
 }
 
 /** Price band by blended price per million tokens. */
@@ -60,7 +61,8 @@ function needsOf(request: MessageRequest): { label: string; has: (candidate: Aut
   if (media.pdfs > 0) needs.push({ label: 'PDFs', has: (candidate) => candidate.capabilities.pdf });
   if (requestsThinking(request)) needs.push({ label: 'thinking', has: (candidate) => candidate.capabilities.thinking });
   const tokens = estimatePromptTokens(request);
-  needs.push({ label: `a context of ~${tokens} tokens`, has: (candidate) => candidate.contextLength >= tokens });
+  // An unknown context length is not held against a model: the configuration did not say, so it may fit.
+  needs.push({ label: `a context of ~${tokens} tokens`, has: (candidate) => candidate.contextLength === null || candidate.contextLength >= tokens });
   return needs;
 }
 

@@ -60,7 +60,7 @@ function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint): PlanEnd
     dataPolicy: { zdr: endpoint.dataPolicy.zdr, dataCollection: endpoint.dataPolicy.data_collection },
     regions: endpoint.regions,
     supportedParameters: supportedParameters(endpoint),
-    contextLength: model.contextLength,
+    contextLength: endpoint.contextLength,
     ...(crossRegionProfile ? { regionalExclusions: { crossRegionProfile } } : {}),
   };
 }

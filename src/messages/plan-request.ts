@@ -110,6 +110,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       sharedProviders: deps.view.sharedProviders,
       stats: deps.stats.snapshot,
       stickyPin: pin,
+      stickyKind: sticky.source === 'content' ? 'content' : 'session',
       random,
     });
     const available = routing.available.map(({ model, provider }) => ({ model, provider }));

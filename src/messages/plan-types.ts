@@ -45,7 +45,8 @@ export interface PlanEndpoint {
   regionalExclusions?: RegionalExclusions;
   /** Request parameters the endpoint honours, in the vocabulary of {@link RequestParameter}. */
   supportedParameters: readonly string[];
-  contextLength: number;
+  /** Tokens; null when unknown (a configured model without one), which no filter excludes. */
+  contextLength: number | null;
 }
 
 /** A model and every endpoint serving it, in catalog order. */
@@ -84,6 +85,13 @@ export interface StickyPin {
   model?: string;
 }
 
+/**
+ * How a session was named. `session`: an explicit id (`session_id`, `x-session-id`,
+ * `x-claude-code-session-id`), a statement that the requests belong together, so the provider is kept.
+ * `content`: a hash of the first messages, only a guess, which yields to the caller's own keys.
+ */
+export type StickyKind = 'session' | 'content';
+
 /** Parameters a request may use that not every endpoint honours. */
 export type RequestParameter =
   | 'tools'
@@ -114,6 +122,8 @@ export interface PlanInput {
   /** Measurements keyed by `${model}|${provider}`. */
   stats?: ReadonlyMap<string, EndpointStats>;
   stickyPin?: StickyPin | null;
+  /** How the pinned session was named: an explicit id keeps its provider, a content hash yields to BYOK. Default `session`. */
+  stickyKind?: StickyKind;
   /** A source of numbers in [0, 1), injected so that the price-weighted spread is deterministic in tests. */
   random: () => number;
 }

@@ -4,7 +4,8 @@
  */
 import { BadRequestError, GatewayError, NotFoundError } from '#src/errors.ts';
 import type { MessageRequest } from '#src/api-types.ts';
-import type { AvailableEndpoint, PlanInput, PlanModel, PlannedAttempt, RoutingPlan, StickyPin } from '#src/messages/plan-types.ts';
+import type { AvailableEndpoint, PlanInput, PlanModel, PlannedAttempt, RoutingPlan } from '#src/messages/plan-types.ts';
+import { pinnedAttemptIndex } from '#src/messages/sticky-pin-choice.ts';
 import { filterModel, type FilterContext } from '#src/messages/endpoint-filters.ts';
 import { leadsWithByok, priceWeightedOrder, sortGroups, splitByOrder, type EndpointGroup } from '#src/messages/endpoint-sort.ts';
 import { normalizePreferences, orderIndex, type NormalizedPreferences } from '#src/messages/provider-preferences.ts';
@@ -70,13 +71,6 @@ function strategyOf(preferences: NormalizedPreferences): string {
   return sort ?? 'price-weighted';
 }
 
-function pinMatches(pin: StickyPin, attempt: PlannedAttempt): boolean {
-  if (attempt.endpoint.provider !== pin.provider) return false;
-  if (pin.model !== undefined && pin.model !== attempt.model) return false;
-  const credentialId = attempt.credential.kind === 'byok' ? attempt.credential.credentialId : null;
-  return credentialId === pin.credentialId;
-}
-
 function availableOf(attempts: readonly PlannedAttempt[]): AvailableEndpoint[] {
   const available: AvailableEndpoint[] = [];
   for (const attempt of attempts) {
@@ -138,7 +132,7 @@ export function planAttempts(input: PlanInput): RoutingPlan {
   // An explicit `provider.order` is the caller's own ranking and wins over a sticky pin (a pin is only a guess
   // at where the prompt cache is warm, often derived from the content alone).
   const pin = preferences.order.length > 0 ? null : input.stickyPin;
-  const pinned = pin ? attempts.findIndex((attempt) => pinMatches(pin, attempt)) : -1;
+  const pinned = pin ? pinnedAttemptIndex(attempts, pin, input.stickyKind ?? 'session') : -1;
   if (pinned >= 0) {
     attempts.unshift(...attempts.splice(pinned, 1));
     strategy = 'sticky';

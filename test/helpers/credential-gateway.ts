@@ -59,6 +59,11 @@ export async function startCredentialGateway(driver: TestDatabaseDriver): Promis
   };
 }
 
+/** The wire form of a region-bound key (openai, fireworks): the JSON text `{"api_key", "region"}` in the key string. */
+export function regionBoundKey(apiKey: string, region: 'us' | 'europe'): string {
+  return JSON.stringify({ api_key: apiKey, region });
+}
+
 /** A random provider key that no redaction pattern recognises, so finding it anywhere means a real leak. */
 export function distinctiveKey(label: string): string {
   return `${label}${randomBytes(24).toString('hex')}`;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ByokCredential, ByokCredentialPage } from '#src/api-types.ts';
-import { startCredentialGateway, distinctiveKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
+import { startCredentialGateway, distinctiveKey, regionBoundKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
 import { testDrivers } from '#test/helpers/test-database.ts';
 
 const NOT_FOUND = { status: 404, body: { error: { code: 404, message: 'Resource not found' } } };
@@ -67,8 +67,8 @@ describe.each(testDrivers())('BYOK credentials on %s', (driver) => {
       expect(created).toMatchObject(visible);
     });
 
-    it('derives the region of an object key', async () => {
-      const created = await context.create({ provider: 'fireworks', key: { api_key: distinctiveKey('fw_'), region: 'us' } });
+    it('derives the region of a region-bound key', async () => {
+      const created = await context.create({ provider: 'fireworks', key: regionBoundKey(distinctiveKey('fw_'), 'us') });
       expect(created.declared_region).toBe('us');
     });
 
@@ -77,11 +77,12 @@ describe.each(testDrivers())('BYOK credentials on %s', (driver) => {
       ['a missing provider', { key: 'sk-0123456789abcdef' }, /^Invalid request parameters/],
       ['a malformed provider slug', { provider: 'Open AI', key: 'sk-0123456789abcdef' }, /^Invalid request parameters/],
       ['an empty key', { provider: 'anthropic', key: '' }, /^Invalid request parameters/],
-      ['an object key for anthropic', { provider: 'anthropic', key: { api_key: 'sk-0123456789abcdef', region: 'us' } }, /only accepted for openai and fireworks/],
+      ['a JSON object as the key', { provider: 'openai', key: { api_key: 'sk-0123456789abcdef', region: 'us' } }, /key must be a string/],
+      ['a region-bound key for anthropic', { provider: 'anthropic', key: regionBoundKey('sk-0123456789abcdef', 'us') }, /only accepted for openai and fireworks/],
       ['is_fallback with is_byok_only', { provider: 'anthropic', key: 'sk-0123456789abcdef', is_fallback: true, is_byok_only: true }, /is_fallback cannot be combined with is_byok_only/],
       ['is_required with is_fallback', { provider: 'anthropic', key: 'sk-0123456789abcdef', is_fallback: true, is_required: true }, /is_required is only valid on a non-fallback credential/],
       ['declared_region europe for google', { provider: 'google', key: 'AIza0123456789abcdef', declared_region: 'europe' }, /not accepted for google/],
-      ['a region that contradicts the key', { provider: 'openai', key: { api_key: 'sk-0123456789abcdef', region: 'us' }, declared_region: 'europe' }, /does not match/],
+      ['a region that contradicts the key', { provider: 'openai', key: regionBoundKey('sk-0123456789abcdef', 'us'), declared_region: 'europe' }, /does not match/],
       ['an unknown field', { provider: 'anthropic', key: 'sk-0123456789abcdef', colour: 'blue' }, /^Invalid request parameters/],
     ])('rejects %s with 400', async (_name, body, message) => {
       const before = await context.call<ByokCredentialPage>('GET', '/byok?limit=1');
@@ -161,7 +162,7 @@ describe.each(testDrivers())('BYOK credentials on %s', (driver) => {
 
   describe('tenancy', () => {
     it('answers 404 to every attempt on another account’s credential and changes nothing', async () => {
-      const victim = await context.create({ provider: 'openai', key: { api_key: distinctiveKey('sk-'), region: 'europe' }, name: 'victim' });
+      const victim = await context.create({ provider: 'openai', key: regionBoundKey(distinctiveKey('sk-'), 'europe'), name: 'victim' });
       const before = await context.row(victim.id);
       const attacker = context.other.management_key;
       const missing = 'bdc3b584-3220-4c89-bab7-50b5edec1497';

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ByokCredential } from '#src/api-types.ts';
-import { startCredentialGateway, distinctiveKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
+import { startCredentialGateway, distinctiveKey, regionBoundKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
 import { testDrivers } from '#test/helpers/test-database.ts';
 
 const hashes = (count: number, seed = 'a') => Array.from({ length: count }, (_, index) => `${seed}${index.toString(16).padStart(63, '0')}`);
@@ -56,29 +56,29 @@ describe.each(testDrivers())('PATCH /byok/{id} on %s', (driver) => {
       expect(after.id).toBe(created.id);
     });
 
-    it('re-derives declared_region from an object key (openai, fireworks)', async () => {
-      const created = await context.create({ provider: 'openai', key: { api_key: distinctiveKey('sk-'), region: 'us' } });
+    it('re-derives declared_region from a region-bound key (openai, fireworks)', async () => {
+      const created = await context.create({ provider: 'openai', key: regionBoundKey(distinctiveKey('sk-'), 'us') });
       expect(created.declared_region).toBe('us');
-      const europe = await patch(created.id, { key: { api_key: distinctiveKey('sk-'), region: 'europe' } });
+      const europe = await patch(created.id, { key: regionBoundKey(distinctiveKey('sk-'), 'europe') });
       expect(europe.body.data.declared_region).toBe('europe');
       const plain = await patch(created.id, { key: distinctiveKey('sk-') });
       expect(plain.body.data.declared_region).toBeNull();
       const fireworks = await context.create({ provider: 'fireworks', key: distinctiveKey('fw_') });
-      const rotated = await patch(fireworks.id, { key: { api_key: distinctiveKey('fw_'), region: 'europe' } });
+      const rotated = await patch(fireworks.id, { key: regionBoundKey(distinctiveKey('fw_'), 'europe') });
       expect(rotated.body.data.declared_region).toBe('europe');
     });
 
-    it('rejects an empty key, an object key for other providers, and a region contradicting the new key', async () => {
+    it('rejects an empty key, a region-bound key for other providers, and a region contradicting the new key', async () => {
       const anthropic = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
       await rejected(anthropic.id, { key: '' });
       await rejected(
         anthropic.id,
-        { key: { api_key: distinctiveKey('sk-'), region: 'us' } },
-        'Invalid request parameters: an object key {api_key, region} is only accepted for openai and fireworks',
+        { key: regionBoundKey(distinctiveKey('sk-'), 'us') },
+        'Invalid request parameters: a region-bound key {"api_key": "…", "region": "us"|"europe"} is only accepted for openai and fireworks (for anthropic, send the key itself)',
       );
       const openai = await context.create({ provider: 'openai', key: distinctiveKey('sk-') });
-      await rejected(openai.id, { key: { api_key: distinctiveKey('sk-'), region: 'europe' }, declared_region: 'us' }, /does not match the region of the openai key \(europe\)/);
-      await rejected(openai.id, { key: { api_key: distinctiveKey('sk-'), region: 'asia' } });
+      await rejected(openai.id, { key: regionBoundKey(distinctiveKey('sk-'), 'europe'), declared_region: 'us' }, /does not match the region of the openai key \(europe\)/);
+      await rejected(openai.id, { key: JSON.stringify({ api_key: distinctiveKey('sk-'), region: 'asia' }) }, /key has no valid region/);
     });
   });
 
@@ -171,7 +171,7 @@ describe.each(testDrivers())('PATCH /byok/{id} on %s', (driver) => {
     });
 
     it('openai and fireworks: the declaration must match the key', async () => {
-      const regional = await context.create({ provider: 'openai', key: { api_key: distinctiveKey('sk-'), region: 'europe' } });
+      const regional = await context.create({ provider: 'openai', key: regionBoundKey(distinctiveKey('sk-'), 'europe') });
       expect((await patch(regional.id, { declared_region: 'europe' })).body.data.declared_region).toBe('europe');
       await rejected(regional.id, { declared_region: 'us' }, 'Invalid request parameters: declared_region us does not match the region of the openai key (europe)');
       await rejected(regional.id, { declared_region: 'global' }, /does not match/);

@@ -75,8 +75,8 @@ describe.each(testDrivers())('credential caches on %s', (driver) => {
     await expect(stack.routingCredentials.revealKey(account.account_id, created.id)).rejects.toThrow(/no longer exists/);
   });
 
-  it('reveals a regional key in the object form', async () => {
-    const created = await stack.byok.create(management, { provider: 'openai', key: { api_key: 'sk-proj-regional-000000001', region: 'europe' } });
+  it('reveals a region-bound key in the object form', async () => {
+    const created = await stack.byok.create(management, { provider: 'openai', key: JSON.stringify({ api_key: 'sk-proj-regional-000000001', region: 'europe' }) });
     expect(await stack.routingCredentials.revealKey(account.account_id, created.id)).toEqual({ api_key: 'sk-proj-regional-000000001', region: 'europe' });
   });
 

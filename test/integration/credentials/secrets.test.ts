@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { startCredentialGateway, distinctiveKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
+import { startCredentialGateway, distinctiveKey, regionBoundKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
 import { testDrivers } from '#test/helpers/test-database.ts';
 
 /** Every representation in which a raw key could sit in a row or a line. */
@@ -35,19 +35,31 @@ describe.each(testDrivers())('no raw key at rest or in logs on %s', (driver) => 
     const regional = distinctiveKey('regionalprovider');
     providerKeys.push(plain, regional);
     const first = await record('POST', '/byok', { body: { provider: 'anthropic', key: plain, name: 'plain' } });
-    const second = await record('POST', '/byok', { body: { provider: 'openai', key: { api_key: regional, region: 'europe' } } });
+    const second = await record('POST', '/byok', { body: { provider: 'openai', key: regionBoundKey(regional, 'europe') } });
 
     const rotated = distinctiveKey('rotatedprovider');
     providerKeys.push(rotated);
     await record('PATCH', `/byok/${first.body.data.id}`, { body: { key: rotated } });
 
-    // Failures carrying keys: rule violations, schema violations, other accounts, wrong key kinds.
-    const failing = [distinctiveKey('failingrule'), distinctiveKey('failingschema'), distinctiveKey('failingforeign'), distinctiveKey('failingkind')];
+    // Failures carrying keys: rule violations, schema violations, other accounts, wrong key kinds, malformed
+    // region-bound keys (the JSON parser's own message would quote the key) and the object form.
+    const failing = [
+      distinctiveKey('failingrule'),
+      distinctiveKey('failingschema'),
+      distinctiveKey('failingforeign'),
+      distinctiveKey('failingkind'),
+      distinctiveKey('failingjson'),
+      distinctiveKey('failingobject'),
+      distinctiveKey('failingregion'),
+    ];
     providerKeys.push(...failing);
-    await record('PATCH', `/byok/${second.body.data.id}`, { body: { key: { api_key: failing[0], region: 'us' }, declared_region: 'europe' } });
+    await record('PATCH', `/byok/${second.body.data.id}`, { body: { key: regionBoundKey(failing[0]!, 'us'), declared_region: 'europe' } });
     await record('POST', '/byok', { body: { provider: 'anthropic', key: failing[1], colour: 'blue' } });
     await record('PATCH', `/byok/${second.body.data.id}`, { key: context.other.management_key, body: { key: failing[2] } });
     await record('PATCH', `/byok/${second.body.data.id}`, { key: context.gateway.api_key, body: { key: failing[3] } });
+    await record('PATCH', `/byok/${second.body.data.id}`, { body: { key: `{"api_key": "${failing[4]}", region: europe}` } });
+    await record('POST', '/byok', { body: { provider: 'openai', key: { api_key: failing[5], region: 'europe' } } });
+    await record('POST', '/byok', { body: { provider: 'fireworks', key: JSON.stringify({ api_key: failing[6], region: failing[6] }) } });
 
     const deleted = distinctiveKey('deletedprovider');
     providerKeys.push(deleted);

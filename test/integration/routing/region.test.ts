@@ -1,8 +1,8 @@
 /**
  * Data regions over HTTP: a request for `europe` (the `X-Gateway-Region` header, or a host name configured in
  * SWITCHBOARD_REGIONAL_HOSTS) uses only endpoints recorded for Europe, on the provider's European host, and
- * only BYOK credentials valid for Europe (an OpenAI key declared `{api_key, region: europe}`), never a cheaper
- * endpoint or a key that is only valid elsewhere.
+ * only BYOK credentials valid for Europe (an OpenAI key sent as the JSON text `{"api_key", "region": "europe"}`),
+ * never a cheaper endpoint or a key that is only valid elsewhere.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -136,7 +136,7 @@ describe('endpoints by region', () => {
 describe('BYOK credentials by region', () => {
   it('europe uses the key declared for Europe, on the European host, and never the key that is only global', async () => {
     created.push(await createCredential(gateway, { provider: 'openai', key: 'sk-openai-global-key-0001' }));
-    created.push(await createCredential(gateway, { provider: 'openai', key: { api_key: 'sk-openai-europe-key-0001', region: 'europe' } }));
+    created.push(await createCredential(gateway, { provider: 'openai', key: JSON.stringify({ api_key: 'sk-openai-europe-key-0001', region: 'europe' }) }));
     openaiEurope.enqueue(reply.fixture('openai-text'));
     const call = await postMessage(gateway, messageBody('test/openai-model'), EUROPE);
 
@@ -158,7 +158,7 @@ describe('BYOK credentials by region', () => {
   });
 
   it('a key declared for Europe does not serve a request for the US', async () => {
-    created.push(await createCredential(gateway, { provider: 'openai', key: { api_key: 'sk-openai-europe-key-0001', region: 'europe' } }));
+    created.push(await createCredential(gateway, { provider: 'openai', key: JSON.stringify({ api_key: 'sk-openai-europe-key-0001', region: 'europe' }) }));
     const call = await postMessage(gateway, messageBody('test/openai-model'), { 'x-gateway-region': 'us' });
 
     expect(call.status).toBe(404);

@@ -158,6 +158,16 @@ export async function createCredential(gateway: GatewayHandle, body: Record<stri
   return (JSON.parse(text) as { data: { id: string } }).data.id;
 }
 
+/** Changes a BYOK credential with the management key (`PATCH /byok/{id}`), expecting 200. */
+export async function patchCredential(gateway: GatewayHandle, id: string, body: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${gateway.baseUrl}/byok/${id}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${gateway.management_key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status, await response.text()).toBe(200);
+}
+
 /** Deletes a BYOK credential with the management key. */
 export async function deleteCredential(gateway: GatewayHandle, id: string): Promise<void> {
   const response = await fetch(`${gateway.baseUrl}/byok/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${gateway.management_key}` } });

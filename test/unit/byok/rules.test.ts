@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   checkFlags,
   checkKeyHashes,
-  parseProviderKey,
   resolveDeclaredRegion,
   RuleViolation,
   type CredentialFlags,
@@ -35,31 +34,16 @@ describe('checkFlags', () => {
   });
 });
 
-describe('parseProviderKey', () => {
-  it('takes a plain key for any provider, without region', () => {
-    expect(parseProviderKey('anthropic', 'sk-ant-1')).toEqual({ apiKey: 'sk-ant-1', region: null });
-    expect(parseProviderKey('openai', 'sk-1')).toEqual({ apiKey: 'sk-1', region: null });
-  });
-  it.each(['openai', 'fireworks'])('takes an object key for %s', (provider) => {
-    expect(parseProviderKey(provider, { api_key: 'k', region: 'europe' })).toEqual({ apiKey: 'k', region: 'europe' });
-  });
-  it.each(['azure', 'anthropic', 'google'])('rejects an object key for %s', (provider) => {
-    expect(reasonOf(() => parseProviderKey(provider, { api_key: 'k', region: 'us' }))).toBe(
-      'an object key {api_key, region} is only accepted for openai and fireworks',
-    );
-  });
-});
-
 describe('resolveDeclaredRegion', () => {
   const base = { keyChanged: false, stored: null, requested: undefined } satisfies Partial<RegionInput>;
   const cases: [string, RegionInput, string | null | RegExp][] = [
     // openai / fireworks: the key decides
-    ['create, object key, omitted -> derived', { ...base, provider: 'openai', keyRegion: 'europe', keyChanged: true }, 'europe'],
+    ['create, region-bound key, omitted -> derived', { ...base, provider: 'openai', keyRegion: 'europe', keyChanged: true }, 'europe'],
     ['create, plain key, omitted -> null', { ...base, provider: 'fireworks', keyRegion: null, keyChanged: true }, null],
-    ['object key, matching declaration', { ...base, provider: 'openai', keyRegion: 'us', requested: 'us' }, 'us'],
-    ['object key, other region', { ...base, provider: 'openai', keyRegion: 'us', requested: 'europe' }, /does not match the region of the openai key \(us\)/],
-    ['object key, global', { ...base, provider: 'fireworks', keyRegion: 'europe', requested: 'global' }, /does not match/],
-    ['object key, null', { ...base, provider: 'openai', keyRegion: 'europe', requested: null }, /declared_region null does not match/],
+    ['region-bound key, matching declaration', { ...base, provider: 'openai', keyRegion: 'us', requested: 'us' }, 'us'],
+    ['region-bound key, other region', { ...base, provider: 'openai', keyRegion: 'us', requested: 'europe' }, /does not match the region of the openai key \(us\)/],
+    ['region-bound key, global', { ...base, provider: 'fireworks', keyRegion: 'europe', requested: 'global' }, /does not match/],
+    ['region-bound key, null', { ...base, provider: 'openai', keyRegion: 'europe', requested: null }, /declared_region null does not match/],
     ['plain key, europe', { ...base, provider: 'openai', keyRegion: null, requested: 'europe' }, /comes from the key/],
     ['plain key, global', { ...base, provider: 'openai', keyRegion: null, requested: 'global' }, 'global'],
     ['plain key, null', { ...base, provider: 'openai', keyRegion: null, stored: 'global', requested: null }, null],

@@ -109,5 +109,6 @@ describe('the example configuration file', () => {
     expect(catalog.getProvider('openai')?.sharedKey).toBeNull();
     expect(catalog.getModel('qwen/qwen3-coder-30b')?.endpoints[0]?.regions).toEqual(['europe']);
     expect(catalog.getModel('anthropic/claude-sonnet-4.5')?.endpoints.map((endpoint) => endpoint.provider.slug)).toEqual(['anthropic']);
+    expect(catalog.getModel('local/llama3.2')).toMatchObject({ contextLength: null, endpoints: [{ upstreamModel: 'llama3.2', contextLength: null }] });
   });
 });

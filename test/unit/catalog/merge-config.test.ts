@@ -31,6 +31,26 @@ models:
     expect(catalog.modelsOfVendor('local')).toHaveLength(1);
   });
 
+  it('accepts a new model without context_length: unknown for the model and its endpoints, unless an endpoint gives one', () => {
+    const catalog = load(`
+models:
+  local/m:
+    endpoints:
+      - { provider: ollama, model: m, pricing: { input: 0, output: 0 } }
+  local/n:
+    endpoints:
+      - { provider: ollama, model: n, pricing: { input: 0, output: 0 }, context_length: 8192 }
+`);
+    expect(catalog.getModel('local/m')).toMatchObject({ name: 'local/m', contextLength: null, endpoints: [{ contextLength: null }] });
+    expect(catalog.getModel('local/n')).toMatchObject({ contextLength: null, endpoints: [{ contextLength: 8192 }] });
+    expect(catalog.modelList.data.find((model) => model.id === 'local/m')).toMatchObject({ context_length: null, endpoints: [{ context_length: null }] });
+  });
+
+  it('keeps the built-in context length when an override does not give one', () => {
+    const catalog = load('models:\n  openai/gpt-5: { name: GPT-5 (house) }\n');
+    expect(catalog.getModel('openai/gpt-5')?.contextLength).toBe(400_000);
+  });
+
   it('assumes an undeclared data policy may collect data', () => {
     const catalog = load('providers:\n  mystery: { family: openai-compatible, base_url: http://127.0.0.1:9101 }\n');
     expect(catalog.getProvider('mystery')?.dataPolicy).toEqual({ zdr: false, data_collection: 'allow' });

@@ -97,6 +97,13 @@ describe('chooseModel', () => {
     expect(economy.model).toBe(cheapestCapable);
   });
 
+  it('does not hold an unknown context length against a model', () => {
+    const local = candidate('local/llama', 0, 0, { contextLength: null });
+    const long = request({ model: AUTO_MODEL, messages: [{ role: 'user', content: 'x'.repeat(40_000) }] });
+    const result = chooseModel({ request: long, settings: auto({ cost_tier: 'economy' }), candidates: [candidate('meta/small', 0, 0, { contextLength: 8_000 }), local] });
+    expect(result.model).toBe('local/llama');
+  });
+
   it('skips models without PDF support even at the top of the range', () => {
     const pdf = request({ model: AUTO_MODEL, thinking: { type: 'enabled', budget_tokens: 2_000 }, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://example.invalid/a.pdf' } }] }] });
     expect(choose({ allowed_models: ['openai/*'] }, pdf).model).toBe('openai/mini');

@@ -83,7 +83,7 @@ describe('sticky pin', () => {
     ['a shared pin moves to the front', { provider: 'vertex', credentialId: null }, {}, 'anthropic/claude@vertex', 'sticky'],
     ['a BYOK pin moves to the front', { provider: 'bedrock', credentialId: 'k' }, { provider: { sort: 'price' } }, 'anthropic/claude@bedrock#k', 'sticky'],
     ['a pin with a model matches that model', { provider: 'azure', credentialId: null, model: 'openai/gpt' }, {}, 'openai/gpt@azure', 'sticky'],
-    ['a pin whose credential is gone is ignored', { provider: 'bedrock', credentialId: 'old' }, {}, 'anthropic/claude@bedrock#k', 'price-weighted'],
+    ['a pin whose credential is gone keeps the provider on its next key', { provider: 'bedrock', credentialId: 'old' }, {}, 'anthropic/claude@bedrock#k', 'sticky'],
     ['a pin whose provider is filtered out is ignored', { provider: 'vertex', credentialId: null }, { provider: { ignore: ['vertex'] } }, 'anthropic/claude@bedrock#k', 'price-weighted'],
     ['a pin whose model differs is ignored', { provider: 'vertex', credentialId: null, model: 'anthropic/other' }, {}, 'anthropic/claude@bedrock#k', 'price-weighted'],
     ['provider.order wins over a pin', { provider: 'vertex', credentialId: null }, { provider: { order: ['anthropic'] } }, 'anthropic/claude@anthropic', 'order'],

@@ -1,0 +1,61 @@
+/**
+ * Reads the wire form of a provider key: always a string. For openai and fireworks the string may hold the
+ * JSON text of a region-bound key, `{"api_key": "…", "region": "us"|"europe"}` (the form the hosted service
+ * whose interface the gateway implements takes); any other string is the key itself. Every reason given is
+ * safe to show: it never repeats the key, nor a JSON parser's message (which quotes the input).
+ * @see ProviderKey in openapi/components/schemas/byok.yaml
+ */
+import type { ProviderKeyMaterial } from '#src/byok/key-vault.ts';
+import { REGIONAL_KEY_PROVIDERS, RuleViolation, type KeyRegion } from '#src/byok/rules.ts';
+
+/** How a region-bound key is written, as reasons name it. */
+export const REGION_BOUND_KEY_FORM = '{"api_key": "…", "region": "us"|"europe"}';
+
+/** Why a JSON object in place of the key string is refused (the request validator's complaint, made precise). */
+export const KEY_MUST_BE_STRING = `key must be a string; for ${[...REGIONAL_KEY_PROVIDERS].join(' and ')} a region-bound key is the JSON text ${REGION_BOUND_KEY_FORM}`;
+
+const KEY_REGIONS: ReadonlySet<string> = new Set<KeyRegion>(['us', 'europe']);
+
+/** The object a string holds when it is the JSON text of one; null for anything else (invalid JSON included). */
+function jsonObjectOf(text: string): Record<string, unknown> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+}
+
+function hasRegionBoundShape(value: Record<string, unknown>): boolean {
+  const names = Object.keys(value).sort();
+  return names.length === 2 && names[0] === 'api_key' && names[1] === 'region';
+}
+
+function regionBoundKey(provider: string, value: Record<string, unknown> | null): ProviderKeyMaterial {
+  const form = `a region-bound ${provider} key is the JSON text ${REGION_BOUND_KEY_FORM}`;
+  if (value === null) throw new RuleViolation(`key starts with "{" but is not a JSON object: ${form}`);
+  const { api_key: apiKey, region } = value;
+  if (typeof apiKey !== 'string' || apiKey.length === 0) throw new RuleViolation(`key has no api_key (a non-empty string): ${form}`);
+  if (typeof region !== 'string' || !KEY_REGIONS.has(region)) throw new RuleViolation(`key has no valid region ("us" or "europe"): ${form}`);
+  if (!hasRegionBoundShape(value)) throw new RuleViolation(`key has properties other than api_key and region: ${form}`);
+  return { apiKey, region: region as KeyRegion };
+}
+
+/**
+ * Turns a wire key into key material. For openai and fireworks, a string starting with `{` (after white space)
+ * must be a region-bound key; anything else is a plain key. For other providers every string is a plain key
+ * (some providers' keys are JSON documents) except the JSON text of exactly `{api_key, region}`, a form only
+ * openai and fireworks have, which is refused rather than stored as a key that would never work.
+ */
+export function parseProviderKey(provider: string, key: string): ProviderKeyMaterial {
+  if (!key.trimStart().startsWith('{')) return { apiKey: key, region: null };
+  const value = jsonObjectOf(key);
+  if (REGIONAL_KEY_PROVIDERS.has(provider)) return regionBoundKey(provider, value);
+  if (value !== null && hasRegionBoundShape(value)) {
+    throw new RuleViolation(
+      `a region-bound key ${REGION_BOUND_KEY_FORM} is only accepted for ${[...REGIONAL_KEY_PROVIDERS].join(' and ')} (for ${provider}, send the key itself)`,
+    );
+  }
+  return { apiKey: key, region: null };
+}

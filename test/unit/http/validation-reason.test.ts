@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { validationReason } from '#src/http/validation-reason.ts';
+import { KEY_MUST_BE_STRING } from '#src/byok/parse-provider-key.ts';
+
+describe('validationReason', () => {
+  it.each<[string, { path: string; message: string }[], string | null]>([
+    ['a JSON object as the BYOK key', [{ path: '/body/key', message: 'must be string' }], KEY_MUST_BE_STRING],
+    ['the key among other complaints', [{ path: '/body/name', message: 'must NOT have more than 255 characters' }, { path: '/body/key', message: 'must be string' }], KEY_MUST_BE_STRING],
+    ['an empty key (the validator says enough)', [{ path: '/body/key', message: 'must NOT have fewer than 1 characters' }], null],
+    ['a string expected elsewhere', [{ path: '/body/name', message: 'must be string' }], null],
+    ['a nested key field', [{ path: '/body/metadata/key', message: 'must be string' }], null],
+    ['no complaint', [], null],
+  ])('%s', (_name, details, reason) => {
+    expect(validationReason(details)).toBe(reason);
+  });
+});
