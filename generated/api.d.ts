@@ -26,8 +26,14 @@ export interface paths {
          *     whose vendor cannot serve a feature the request uses (an Anthropic server tool on OpenAI, say) is skipped;
          *     when no endpoint can, the answer is a 400 naming the feature.
          *
-         *     Every response carries an `X-Generation-Id` header. Claude Code works unchanged with
-         *     `ANTHROPIC_BASE_URL` set to the gateway's `/api` and `ANTHROPIC_AUTH_TOKEN` set to an inference key (the
+         *     The inference key goes in `Authorization: Bearer` or in `x-api-key`, whichever the client uses (Claude
+         *     Code sends `ANTHROPIC_AUTH_TOKEN` in the first, `ANTHROPIC_API_KEY` in the second). When both headers are sent, the one holding a live gateway key is used, so a
+         *     provider key left in the other one (`ANTHROPIC_API_KEY` next to `ANTHROPIC_AUTH_TOKEN`) does no harm: it
+         *     is never logged, echoed or forwarded.
+         *
+         *     Every response, errors included, carries the generation id in `X-Generation-Id` and in `request-id` (which
+         *     the Anthropic SDKs expose as `request_id`). Claude Code works unchanged with `ANTHROPIC_BASE_URL` set to
+         *     the gateway's `/api` and `ANTHROPIC_AUTH_TOKEN` or `ANTHROPIC_API_KEY` set to an inference key (the
          *     gateway also answers its `HEAD /api` probe).
          */
         post: operations["createMessage"];
@@ -50,7 +56,7 @@ export interface paths {
          * Count a request's input tokens
          * @description Counts the input tokens the request would use on the model it names (Claude Code calls this). Anthropic
          *     models are counted by the upstream's own count endpoint; other models by the gateway's estimate for that
-         *     vendor's tokenizer.
+         *     vendor's tokenizer. Authentication, `X-Generation-Id` and `request-id` are as for `POST /messages`.
          */
         post: operations["countMessageTokens"];
         delete?: never;
@@ -924,7 +930,8 @@ export interface components {
         /**
          * @description The error body of `/messages`: a superset of `ErrorBody` that Anthropic SDKs also parse.
          *     `error.type` is the Anthropic error type for the status (`invalid_request_error` 400,
-         *     `authentication_error` 401, `permission_error` 403, `not_found_error` 404, `request_too_large` 413,
+         *     `authentication_error` 401, `permission_error` 403, `not_found_error` 404, `invalid_request_error` 405
+         *     and 415, `request_too_large` 413,
          *     `rate_limit_error` 429, `api_error` 500 and 502, `overloaded_error` 503 and 529).
          */
         MessagesErrorBody: {
@@ -938,7 +945,7 @@ export interface components {
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
-            /** @description The generation id of the failed request, also sent as `X-Generation-Id`. */
+            /** @description The generation id of the failed request, also sent as the `X-Generation-Id` and `request-id` headers. */
             request_id?: string;
         };
         /** @description The body of `POST /messages/count_tokens`; the same fields as a message request, `max_tokens` optional. */
@@ -1368,15 +1375,19 @@ export interface components {
          */
         MessagesBadRequest: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
-        /** @description No `Authorization` header, or a key the gateway does not know. */
+        /** @description Neither `Authorization: Bearer` nor `x-api-key` carries a key, or no key sent is a live gateway key. */
         MessagesUnauthorized: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1386,6 +1397,8 @@ export interface components {
         /** @description A management key was used; management keys cannot create messages. */
         MessagesForbidden: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1395,6 +1408,8 @@ export interface components {
         /** @description The model is unknown to the catalog, or no endpoint may serve it under the request's preferences. */
         MessagesNotFound: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1404,6 +1419,22 @@ export interface components {
         /** @description The request body is larger than the gateway accepts. */
         MessagesPayloadTooLarge: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
+        /**
+         * @description The request body is not sent as `application/json`. The message names the `Content-Type` received, or
+         *     says that none was sent.
+         */
+        MessagesUnsupportedMediaType: {
+            headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1413,6 +1444,8 @@ export interface components {
         /** @description Every attempt was rate limited upstream, or the caller's own rate limit was reached. */
         MessagesTooManyRequests: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1422,6 +1455,8 @@ export interface components {
         /** @description A server failure. Nothing about its cause is disclosed. */
         MessagesInternalError: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1431,6 +1466,8 @@ export interface components {
         /** @description Every attempt failed upstream with an error that is not the request's fault. */
         MessagesBadGateway: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1440,6 +1477,8 @@ export interface components {
         /** @description Every provider for the request is overloaded or unreachable, or the time budget ran out. */
         MessagesServiceUnavailable: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1455,7 +1494,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description No `Authorization` header, or a key the gateway does not know. */
+        /**
+         * @description No `Authorization: Bearer` header, or a key the gateway does not know. Management operations read only
+         *     `Authorization`; an `x-api-key` header is ignored here.
+         */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -1484,6 +1526,18 @@ export interface components {
         };
         /** @description The request body is larger than the gateway accepts. */
         PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description The request body is not sent as `application/json`. The message names the `Content-Type` received, or
+         *     says that none was sent.
+         */
+        UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1534,7 +1588,10 @@ export interface components {
          *     the header wins when both are present.
          */
         RegionHeader: "global" | "europe" | "us";
-        /** @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Accepted and ignored. */
+        /**
+         * @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Any value, the empty one (`?beta=`)
+         *     included, is accepted and ignored.
+         */
         BetaQuery: string;
         /**
          * @description How many items to skip.
@@ -1563,7 +1620,20 @@ export interface components {
         CredentialId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Identifies this generation in logs and traces. Every answer of the operation carries it, errors included.
+         * @example gen_9fQm2vXc1LzA7dT0bKe4sHnR
+         */
+        GenerationId: string;
+        /**
+         * @description The same value as `X-Generation-Id`, under the name the Anthropic SDKs read into `request_id`
+         *     (`_request_id` of a message, `request_id` of a stream, `requestID` of an `APIError`). Every answer of the
+         *     operation carries it, including a 401 or 400 rejected before the request was routed.
+         * @example gen_9fQm2vXc1LzA7dT0bKe4sHnR
+         */
+        RequestId: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1571,7 +1641,10 @@ export interface operations {
     createMessage: {
         parameters: {
             query?: {
-                /** @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Accepted and ignored. */
+                /**
+                 * @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Any value, the empty one (`?beta=`)
+                 *     included, is accepted and ignored.
+                 */
                 beta?: components["parameters"]["BetaQuery"];
             };
             header?: {
@@ -1611,8 +1684,8 @@ export interface operations {
             /** @description The assistant's message (JSON), or its event stream when `stream` is true. */
             200: {
                 headers: {
-                    /** @description Identifies this generation in logs and traces. Error responses carry it too. */
-                    "X-Generation-Id"?: string;
+                    "X-Generation-Id": components["headers"]["GenerationId"];
+                    "request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1625,6 +1698,7 @@ export interface operations {
             403: components["responses"]["MessagesForbidden"];
             404: components["responses"]["MessagesNotFound"];
             413: components["responses"]["MessagesPayloadTooLarge"];
+            415: components["responses"]["MessagesUnsupportedMediaType"];
             429: components["responses"]["MessagesTooManyRequests"];
             500: components["responses"]["MessagesInternalError"];
             502: components["responses"]["MessagesBadGateway"];
@@ -1634,7 +1708,10 @@ export interface operations {
     countMessageTokens: {
         parameters: {
             query?: {
-                /** @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Accepted and ignored. */
+                /**
+                 * @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Any value, the empty one (`?beta=`)
+                 *     included, is accepted and ignored.
+                 */
                 beta?: components["parameters"]["BetaQuery"];
             };
             header?: {
@@ -1663,6 +1740,8 @@ export interface operations {
             /** @description The input token count. */
             200: {
                 headers: {
+                    "X-Generation-Id": components["headers"]["GenerationId"];
+                    "request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1673,6 +1752,8 @@ export interface operations {
             401: components["responses"]["MessagesUnauthorized"];
             403: components["responses"]["MessagesForbidden"];
             404: components["responses"]["MessagesNotFound"];
+            413: components["responses"]["MessagesPayloadTooLarge"];
+            415: components["responses"]["MessagesUnsupportedMediaType"];
             500: components["responses"]["MessagesInternalError"];
             502: components["responses"]["MessagesBadGateway"];
         };
@@ -1759,6 +1840,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1868,6 +1950,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1931,6 +2014,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
