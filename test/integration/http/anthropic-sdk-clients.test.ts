@@ -47,7 +47,10 @@ function client(configuration: Configuration, key = gateway.api_key): Anthropic 
 
 describe.each<Configuration>(['apiKey', 'authToken', 'x-api-key header'])('the Anthropic SDK with %s', (configuration) => {
   it('creates a message whose _request_id is the generation id', async () => {
-    const { data: message, response, request_id } = await client(configuration).messages.create(REQUEST).withResponse();
+    // One request: the promise and its withResponse() share the same response.
+    const created = client(configuration).messages.create(REQUEST);
+    const message = await created;
+    const { response, request_id } = await created.withResponse();
     expect(message.content[0]?.type).toBe('text');
     const generationId = response.headers.get('x-generation-id');
     expect(generationId).toMatch(GENERATION_ID);
@@ -94,7 +97,9 @@ describe.each<Configuration>(['apiKey', 'authToken', 'x-api-key header'])('the A
   });
 
   it('counts tokens, with a request id', async () => {
-    const { data: counted, response } = await client(configuration).messages.countTokens({ model: REQUEST.model, messages: REQUEST.messages }).withResponse();
+    const counting = client(configuration).messages.countTokens({ model: REQUEST.model, messages: REQUEST.messages });
+    const counted = await counting;
+    const { response } = await counting.withResponse();
     expect(counted.input_tokens).toBe(12);
     expect(counted._request_id).toMatch(GENERATION_ID);
     expect(counted._request_id).toBe(response.headers.get('x-generation-id'));
