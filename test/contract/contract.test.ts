@@ -1,7 +1,9 @@
 /**
  * The contract suite: one set of HTTP tests run against the Prism mock and the real gateway, every response
  * checked against the spec by an independent validator. The negative cases break every limit of the
- * interface's Limits table.
+ * interface's Limits table. Two answers Prism cannot give as the gateway does are tested against the gateway
+ * only (test/integration/http/methods-and-media-types.test.ts): a 405 (Prism answers its own problem+json
+ * without `Allow`) and a body without Content-Type (Prism answers 400, not 415).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
