@@ -77,6 +77,9 @@ describe('POST /messages and /messages/count_tokens: which key is used', () => {
     { name: 'neither header', status: 401, message: 'Missing Authentication header' },
     { name: 'a management key in x-api-key', apiKey: 'management', status: 403, message: 'Management keys cannot create messages; use an inference key' },
     { name: 'a management key as Bearer next to a provider key in x-api-key', bearer: 'management', apiKey: 'provider', status: 403, message: 'Management keys cannot create messages; use an inference key' },
+    // Two live gateway keys: Authorization's is used and its kind decides; the other is never tried instead.
+    { name: 'an inference key as Bearer next to a management key in x-api-key', bearer: 'inference', apiKey: 'management', status: 200 },
+    { name: 'a management key as Bearer next to an inference key in x-api-key', bearer: 'management', apiKey: 'inference', status: 403, message: 'Management keys cannot create messages; use an inference key' },
   ])('$name: $status', async ({ bearer, apiKey, status, message }) => {
     for (const [path, body] of [['/messages', MESSAGE], ['/messages/count_tokens', COUNT]] as const) {
       const result = await post(path, headersFor(bearer, apiKey), body);

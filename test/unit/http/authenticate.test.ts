@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
-import { createSecurityHandlers, preferAuthenticationFailure } from '#src/http/authenticate.ts';
+import { createSecurityHandlers, keyKindProblem, preferAuthenticationFailure } from '#src/http/authenticate.ts';
 import type { Caller, KeyAuthenticator } from '#src/http/caller.ts';
 import { BUNDLED_SPEC_PATH } from '#src/http/openapi-validator.ts';
 import { loadSecurityModel } from '#src/http/security-model.ts';
@@ -83,5 +83,20 @@ describe('preferAuthenticationFailure', () => {
     const req = request({ authorization: `Bearer ${INFERENCE}` });
     await runAll(createSecurityHandlers(authenticate, security), req);
     expect(pass(error, req)).toBe(error);
+  });
+});
+
+describe('keyKindProblem', () => {
+  it.each([
+    ['inference', 'inference', undefined],
+    ['inference', 'management', 'Management keys cannot create messages; use an inference key'],
+    ['management', 'management', undefined],
+    ['management', 'inference', 'Only management keys can perform this operation'],
+    [undefined, 'inference', undefined],
+    [undefined, 'management', undefined],
+  ] as const)('operation for %s, key of kind %s', (required, actual, message) => {
+    const problem = keyKindProblem(required, actual);
+    expect(problem?.publicMessage).toBe(message);
+    if (problem) expect(problem.status).toBe(403);
   });
 });
