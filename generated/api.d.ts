@@ -27,9 +27,10 @@ export interface paths {
          *     when no endpoint can, the answer is a 400 naming the feature.
          *
          *     The inference key goes in `Authorization: Bearer` or in `x-api-key`, whichever the client uses (Claude
-         *     Code sends `ANTHROPIC_AUTH_TOKEN` in the first, `ANTHROPIC_API_KEY` in the second). When both headers are sent, the one holding a live gateway key is used, so a
-         *     provider key left in the other one (`ANTHROPIC_API_KEY` next to `ANTHROPIC_AUTH_TOKEN`) does no harm: it
-         *     is never logged, echoed or forwarded.
+         *     Code sends `ANTHROPIC_AUTH_TOKEN` in the first, `ANTHROPIC_API_KEY` in the second). When both headers are
+         *     sent, the one holding a live gateway key is used, so a provider key left in the other one
+         *     (`ANTHROPIC_API_KEY` next to `ANTHROPIC_AUTH_TOKEN`) does no harm: it is never logged, echoed or
+         *     forwarded. A management key is a 403 whichever header carries it.
          *
          *     Every response, errors included, carries the generation id in `X-Generation-Id` and in `request-id` (which
          *     the Anthropic SDKs expose as `request_id`). Claude Code works unchanged with `ANTHROPIC_BASE_URL` set to
