@@ -26,8 +26,15 @@ export interface paths {
          *     whose vendor cannot serve a feature the request uses (an Anthropic server tool on OpenAI, say) is skipped;
          *     when no endpoint can, the answer is a 400 naming the feature.
          *
-         *     Every response carries an `X-Generation-Id` header. Claude Code works unchanged with
-         *     `ANTHROPIC_BASE_URL` set to the gateway's `/api` and `ANTHROPIC_AUTH_TOKEN` set to an inference key (the
+         *     The inference key goes in `Authorization: Bearer` or in `x-api-key`, whichever the client uses (Claude
+         *     Code sends `ANTHROPIC_AUTH_TOKEN` in the first, `ANTHROPIC_API_KEY` in the second). When both headers are
+         *     sent, the one holding a live gateway key is used, so a provider key left in the other one
+         *     (`ANTHROPIC_API_KEY` next to `ANTHROPIC_AUTH_TOKEN`) does no harm: it is never logged, echoed or
+         *     forwarded. A management key is a 403 whichever header carries it.
+         *
+         *     Every response, errors included, carries the generation id in `X-Generation-Id` and in `request-id` (which
+         *     the Anthropic SDKs expose as `request_id`). Claude Code works unchanged with `ANTHROPIC_BASE_URL` set to
+         *     the gateway's `/api` and `ANTHROPIC_AUTH_TOKEN` or `ANTHROPIC_API_KEY` set to an inference key (the
          *     gateway also answers its `HEAD /api` probe).
          */
         post: operations["createMessage"];
@@ -50,7 +57,7 @@ export interface paths {
          * Count a request's input tokens
          * @description Counts the input tokens the request would use on the model it names (Claude Code calls this). Anthropic
          *     models are counted by the upstream's own count endpoint; other models by the gateway's estimate for that
-         *     vendor's tokenizer.
+         *     vendor's tokenizer. Authentication, `X-Generation-Id` and `request-id` are as for `POST /messages`.
          */
         post: operations["countMessageTokens"];
         delete?: never;
@@ -927,7 +934,8 @@ export interface components {
         /**
          * @description The error body of `/messages`: a superset of `ErrorBody` that Anthropic SDKs also parse.
          *     `error.type` is the Anthropic error type for the status (`invalid_request_error` 400,
-         *     `authentication_error` 401, `permission_error` 403, `not_found_error` 404, `request_too_large` 413,
+         *     `authentication_error` 401, `permission_error` 403, `not_found_error` 404, `invalid_request_error` 405
+         *     and 415, `request_too_large` 413,
          *     `rate_limit_error` 429, `api_error` 500 and 502, `overloaded_error` 503 and 529).
          */
         MessagesErrorBody: {
@@ -941,7 +949,7 @@ export interface components {
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
-            /** @description The generation id of the failed request, also sent as `X-Generation-Id`. */
+            /** @description The generation id of the failed request, also sent as the `X-Generation-Id` and `request-id` headers. */
             request_id?: string;
         };
         /** @description The body of `POST /messages/count_tokens`; the same fields as a message request, `max_tokens` optional. */
@@ -1373,15 +1381,19 @@ export interface components {
          */
         MessagesBadRequest: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
-        /** @description No `Authorization` header, or a key the gateway does not know. */
+        /** @description Neither `Authorization: Bearer` nor `x-api-key` carries a key, or no key sent is a live gateway key. */
         MessagesUnauthorized: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1391,6 +1403,8 @@ export interface components {
         /** @description A management key was used; management keys cannot create messages. */
         MessagesForbidden: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1400,6 +1414,8 @@ export interface components {
         /** @description The model is unknown to the catalog, or no endpoint may serve it under the request's preferences. */
         MessagesNotFound: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1409,6 +1425,22 @@ export interface components {
         /** @description The request body is larger than the gateway accepts. */
         MessagesPayloadTooLarge: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
+        /**
+         * @description The request body is not sent as `application/json`. The message names the `Content-Type` received, or
+         *     says that none was sent.
+         */
+        MessagesUnsupportedMediaType: {
+            headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1418,6 +1450,8 @@ export interface components {
         /** @description Every attempt was rate limited upstream, or the caller's own rate limit was reached. */
         MessagesTooManyRequests: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1427,6 +1461,8 @@ export interface components {
         /** @description A server failure. Nothing about its cause is disclosed. */
         MessagesInternalError: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1436,6 +1472,8 @@ export interface components {
         /** @description Every attempt failed upstream with an error that is not the request's fault. */
         MessagesBadGateway: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1445,6 +1483,8 @@ export interface components {
         /** @description Every provider for the request is overloaded or unreachable, or the time budget ran out. */
         MessagesServiceUnavailable: {
             headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1460,7 +1500,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description No `Authorization` header, or a key the gateway does not know. */
+        /**
+         * @description No `Authorization: Bearer` header, or a key the gateway does not know. Management operations read only
+         *     `Authorization`; an `x-api-key` header is ignored here.
+         */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -1489,6 +1532,18 @@ export interface components {
         };
         /** @description The request body is larger than the gateway accepts. */
         PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description The request body is not sent as `application/json`. The message names the `Content-Type` received, or
+         *     says that none was sent.
+         */
+        UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1539,7 +1594,10 @@ export interface components {
          *     the header wins when both are present.
          */
         RegionHeader: "global" | "europe" | "us";
-        /** @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Accepted and ignored. */
+        /**
+         * @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Any value, the empty one (`?beta=`)
+         *     included, is accepted and ignored.
+         */
         BetaQuery: string;
         /**
          * @description How many items to skip.
@@ -1568,7 +1626,20 @@ export interface components {
         CredentialId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Identifies this generation in logs and traces. Every answer of the operation carries it, errors included.
+         * @example gen_9fQm2vXc1LzA7dT0bKe4sHnR
+         */
+        GenerationId: string;
+        /**
+         * @description The same value as `X-Generation-Id`, under the name the Anthropic SDKs read into `request_id`
+         *     (`_request_id` of a message, `request_id` of a stream, `requestID` of an `APIError`). Every answer of the
+         *     operation carries it, including a 401 or 400 rejected before the request was routed.
+         * @example gen_9fQm2vXc1LzA7dT0bKe4sHnR
+         */
+        RequestId: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1576,7 +1647,10 @@ export interface operations {
     createMessage: {
         parameters: {
             query?: {
-                /** @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Accepted and ignored. */
+                /**
+                 * @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Any value, the empty one (`?beta=`)
+                 *     included, is accepted and ignored.
+                 */
                 beta?: components["parameters"]["BetaQuery"];
             };
             header?: {
@@ -1616,8 +1690,8 @@ export interface operations {
             /** @description The assistant's message (JSON), or its event stream when `stream` is true. */
             200: {
                 headers: {
-                    /** @description Identifies this generation in logs and traces. Error responses carry it too. */
-                    "X-Generation-Id"?: string;
+                    "X-Generation-Id": components["headers"]["GenerationId"];
+                    "request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1630,6 +1704,7 @@ export interface operations {
             403: components["responses"]["MessagesForbidden"];
             404: components["responses"]["MessagesNotFound"];
             413: components["responses"]["MessagesPayloadTooLarge"];
+            415: components["responses"]["MessagesUnsupportedMediaType"];
             429: components["responses"]["MessagesTooManyRequests"];
             500: components["responses"]["MessagesInternalError"];
             502: components["responses"]["MessagesBadGateway"];
@@ -1639,7 +1714,10 @@ export interface operations {
     countMessageTokens: {
         parameters: {
             query?: {
-                /** @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Accepted and ignored. */
+                /**
+                 * @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Any value, the empty one (`?beta=`)
+                 *     included, is accepted and ignored.
+                 */
                 beta?: components["parameters"]["BetaQuery"];
             };
             header?: {
@@ -1668,6 +1746,8 @@ export interface operations {
             /** @description The input token count. */
             200: {
                 headers: {
+                    "X-Generation-Id": components["headers"]["GenerationId"];
+                    "request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1678,6 +1758,8 @@ export interface operations {
             401: components["responses"]["MessagesUnauthorized"];
             403: components["responses"]["MessagesForbidden"];
             404: components["responses"]["MessagesNotFound"];
+            413: components["responses"]["MessagesPayloadTooLarge"];
+            415: components["responses"]["MessagesUnsupportedMediaType"];
             500: components["responses"]["MessagesInternalError"];
             502: components["responses"]["MessagesBadGateway"];
         };
@@ -1764,6 +1846,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1873,6 +1956,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1936,6 +2020,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };

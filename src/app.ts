@@ -1,6 +1,7 @@
 /**
- * The express application: JSON parsing, spec validation with bearer security, one route module per
- * operation, and one error renderer. Everything stateful arrives through `AppDeps`.
+ * The express application: JSON parsing, spec validation with the spec's security (Bearer, and `x-api-key`
+ * where an operation accepts it), one route module per operation, and one error renderer. Everything
+ * stateful arrives through `AppDeps`.
  */
 import express, { type Express, type Router } from 'express';
 import { NotFoundError } from '#src/errors.ts';
@@ -9,6 +10,7 @@ import type { KeyAuthenticator } from '#src/http/caller.ts';
 import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
 import { createErrorMiddleware } from '#src/http/error-middleware.ts';
 import { assignGenerationId } from '#src/http/generation-id.ts';
+import { canonicalJsonContentType } from '#src/http/canonical-content-type.ts';
 import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
 
 /** The path prefix of the API, the path part of the spec's server URL. */
@@ -35,6 +37,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(`${API_PREFIX}/messages`, assignGenerationId);
   app.use(express.json({ limit: deps.bodyLimitBytes }));
+  app.use(canonicalJsonContentType);
   app.use(createOpenApiValidator({ authenticate: deps.authenticate, validateResponses: deps.validateResponses }));
 
   const router: Router = express.Router();

@@ -1,35 +1,91 @@
 /**
- * The bearer security handler the OpenAPI validator calls for every operation that declares `bearer`
- * security. It resolves the key to its caller and enforces the key kind the operation declares with
- * `x-switchboard-key-kind`, so which operations need a management key is stated in the spec, not here.
+ * Authentication of a request: one code path behind every security scheme the spec declares. The OpenAPI
+ * validator calls the handler of each scheme an operation accepts, all of them, concurrently (its
+ * `SecuritySchemes.executeHandlers`), and reports the first alternative's error when none passes. So the
+ * handlers share one outcome per request (one key lookup, one caller, one error), and the error handler
+ * placed after the validator puts that outcome's error back in place of whichever alternative it reported.
+ * The key kind an operation needs (`x-switchboard-key-kind`) is checked on the key that authenticated.
  */
-import type { Request, Response } from 'express';
-import { ForbiddenError, UnauthorizedError } from '#src/errors.ts';
-import type { KeyAuthenticator } from '#src/http/caller.ts';
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { ForbiddenError, GatewayError, STANDARD_MESSAGES, UnauthorizedError } from '#src/errors.ts';
+import type { Caller, KeyAuthenticator } from '#src/http/caller.ts';
+import { presentedKeys } from '#src/http/presented-keys.ts';
+import type { SecurityModel } from '#src/http/security-model.ts';
 
 interface OperationWithKeyKind {
+  operationId?: string;
   'x-switchboard-key-kind'?: 'management' | 'inference';
-  tags?: string[];
 }
 
-/** Builds the validator's `bearer` security handler around a key authenticator. */
-export function createBearerHandler(authenticate: KeyAuthenticator) {
-  return async (req: Request): Promise<true> => {
-    const header = req.headers.authorization;
-    if (!header) throw new UnauthorizedError();
-    const match = BEARER.exec(header);
-    if (!match?.[1]) throw new UnauthorizedError('Invalid Authorization header: expected `Bearer <key>`');
-    const caller = await authenticate(match[1]);
-    if (!caller) throw new UnauthorizedError('Invalid API key');
-    const operation = (req as Request & { openapi?: { schema?: OperationWithKeyKind } }).openapi?.schema;
-    const required = operation?.['x-switchboard-key-kind'];
-    if (required === 'management' && caller.kind !== 'management') throw new ForbiddenError();
-    if (required === 'inference' && caller.kind !== 'inference') {
-      throw new ForbiddenError('Management keys cannot create messages; use an inference key');
-    }
-    (req.res as Response).locals.caller = caller;
+type Outcome = { caller: Caller } | { error: GatewayError };
+
+interface Attempt {
+  promise: Promise<Outcome>;
+  settled?: Outcome;
+}
+
+type SecurityHandler = (req: Request) => Promise<true>;
+
+const attempts = new WeakMap<Request, Attempt>();
+
+/** Why a caller's key kind does not fit the operation, or undefined when it does. */
+export function keyKindProblem(required: OperationWithKeyKind['x-switchboard-key-kind'], actual: Caller['kind']): GatewayError | undefined {
+  if (required === 'management' && actual !== 'management') return new ForbiddenError();
+  if (required === 'inference' && actual !== 'inference') return new ForbiddenError('Management keys cannot create messages; use an inference key');
+  return undefined;
+}
+
+async function authenticateRequest(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Promise<Outcome> {
+  const operation = (req as Request & { openapi?: { schema?: OperationWithKeyKind } }).openapi?.schema;
+  const presented = presentedKeys(req.headers, security.acceptedBy(operation));
+  if ('problem' in presented) {
+    return { error: new UnauthorizedError(presented.problem === 'missing' ? undefined : 'Invalid Authorization header: expected `Bearer <key>`') };
+  }
+  for (const key of presented.keys) {
+    const caller = await authenticate(key);
+    if (!caller) continue;
+    const problem = keyKindProblem(operation?.['x-switchboard-key-kind'], caller.kind);
+    return problem ? { error: problem } : { caller };
+  }
+  return { error: new UnauthorizedError('Invalid API key') };
+}
+
+function attemptFor(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Promise<Outcome> {
+  let attempt = attempts.get(req);
+  if (!attempt) {
+    const created: Attempt = {
+      promise: authenticateRequest(req, authenticate, security)
+        // A failed key lookup (the database is down) is the gateway's failure, not a 401 for the client.
+        .catch((cause: unknown): Outcome => ({ error: new GatewayError(500, STANDARD_MESSAGES[500], { cause }) }))
+        .then((outcome) => {
+          // Set before anyone awaiting the promise resumes, so the error handler below can read it.
+          created.settled = outcome;
+          return outcome;
+        }),
+    };
+    attempts.set(req, created);
+    attempt = created;
+  }
+  return attempt.promise;
+}
+
+/** The validator's security handlers: the same handler under every scheme name the spec defines. */
+export function createSecurityHandlers(authenticate: KeyAuthenticator, security: SecurityModel): Record<string, SecurityHandler> {
+  const handler: SecurityHandler = async (req) => {
+    const outcome = await attemptFor(req, authenticate, security);
+    if ('error' in outcome) throw outcome.error;
+    (req.res as Response).locals.caller = outcome.caller;
     return true;
   };
+  return Object.fromEntries(security.schemeNames.map((name) => [name, handler]));
 }
+
+/**
+ * Placed right after the validator: when the request's authentication ran and failed, that failure is what
+ * the client is told, not the validator's report of the first alternative (which, for a request sending
+ * only `x-api-key`, would be "Authorization header required").
+ */
+export const preferAuthenticationFailure: ErrorRequestHandler = (error: unknown, req, _res, next) => {
+  const outcome = attempts.get(req)?.settled;
+  next(outcome && 'error' in outcome ? outcome.error : error);
+};

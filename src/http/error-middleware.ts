@@ -8,13 +8,16 @@ import { GatewayError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.t
 import type { Logger } from '#src/logger.ts';
 import { pruneAlternatives } from '#src/http/validation-details.ts';
 import { validationReason } from '#src/http/validation-reason.ts';
+import { fromBodyParserError, isBodyParserError, unsupportedMediaTypeMessage, type BodyRequestContext } from '#src/http/body-errors.ts';
 
 const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
   403: 'permission_error',
   404: 'not_found_error',
+  405: 'invalid_request_error',
   413: 'request_too_large',
+  415: 'invalid_request_error',
   429: 'rate_limit_error',
   503: 'overloaded_error',
   504: 'timeout_error',
@@ -26,58 +29,59 @@ export interface RenderedError {
   status: number;
   message: string;
   details?: ErrorDetail[];
+  /** Response headers the status calls for (`Allow` on a 405). */
+  headers?: Record<string, string>;
+}
+
+/** The parts of the failed request a message may name (its method, its Content-Type, the matched operation). */
+export interface FailedRequestContext extends BodyRequestContext {
+  method: string;
 }
 
 interface ValidatorError {
   status: number;
   message?: string;
   errors?: { path?: string; message?: string }[];
-}
-
-interface BodyParserError {
-  type?: string;
-  status?: number;
+  headers?: Record<string, string>;
 }
 
 function isValidatorError(error: unknown): error is ValidatorError {
   return typeof error === 'object' && error !== null && 'status' in error && Array.isArray((error as ValidatorError).errors);
 }
 
-/** Maps any thrown value to the status and safe message a client sees. */
-export function toRenderedError(error: unknown): RenderedError {
+/** Maps any thrown value to the status and safe message a client sees; `request` lets a message name what was sent. */
+export function toRenderedError(error: unknown, request?: FailedRequestContext): RenderedError {
   if (error instanceof GatewayError) {
     return { status: error.status, message: error.publicMessage, ...(error.details ? { details: error.details } : {}) };
   }
-  const bodyParser = error as BodyParserError;
-  if (bodyParser?.type === 'entity.parse.failed') {
-    return { status: 400, message: `${STANDARD_MESSAGES[400]}: the body is not valid JSON` };
-  }
-  if (bodyParser?.type === 'entity.too.large') return { status: 413, message: STANDARD_MESSAGES[413] };
-  if (isValidatorError(error)) return fromValidatorError(error);
+  if (isBodyParserError(error)) return fromBodyParserError(error);
+  if (isValidatorError(error)) return fromValidatorError(error, request);
   return { status: 500, message: STANDARD_MESSAGES[500] };
 }
 
-function fromValidatorError(error: ValidatorError): RenderedError {
+function fromValidatorError(error: ValidatorError, request: FailedRequestContext | undefined): RenderedError {
   switch (error.status) {
-    case 400:
-    case 415: {
+    case 400: {
       const details = pruneAlternatives((error.errors ?? []).map((item) => ({ path: item.path ?? '', message: item.message ?? 'is invalid' })));
       const known = validationReason(details);
-      const reason = error.status === 415 ? ': Content-Type must be application/json' : known ? `: ${known}` : '';
-      return { status: 400, message: `${STANDARD_MESSAGES[400]}${reason}`, details };
+      return { status: 400, message: known ? `${STANDARD_MESSAGES[400]}: ${known}` : STANDARD_MESSAGES[400], details };
     }
+    case 415:
+      return { status: 415, message: unsupportedMediaTypeMessage(request) };
     case 401:
-      // The validator's own checks fire before our handler: no header, or another scheme than Bearer.
-      if (!error.message || error.message.startsWith('Authorization header')) {
-        return { status: 401, message: error.message?.includes('scheme') ? 'Invalid Authorization header: expected `Bearer <key>`' : STANDARD_MESSAGES[401] };
-      }
-      return { status: 401, message: error.message };
+      // Only the validator's own checks, which fire before any security handler runs, arrive here (a failure
+      // of the handler replaces them): no key header at all, or an Authorization scheme other than Bearer.
+      return { status: 401, message: error.message?.includes('scheme') ? 'Invalid Authorization header: expected `Bearer <key>`' : STANDARD_MESSAGES[401] };
     case 403:
       return { status: 403, message: error.message ?? STANDARD_MESSAGES[403] };
     case 404:
       return { status: 404, message: STANDARD_MESSAGES[404] };
-    case 405:
-      return { status: 405, message: 'Method not allowed' };
+    case 405: {
+      // The validator lists the methods the spec gives the path.
+      const allow = error.headers?.Allow ?? '';
+      const accepted = allow ? `; this path accepts ${allow.split(/\s*,\s*/).join(', ')}` : '';
+      return { status: 405, message: `Method not allowed: ${request?.method ?? 'this method'}${accepted}`, headers: { Allow: allow } };
+    }
     default:
       return { status: 500, message: STANDARD_MESSAGES[500] };
   }
@@ -92,9 +96,11 @@ function isMessagesPath(req: Request): boolean {
 export function sendError(req: Request, res: Response, rendered: RenderedError): void {
   const { status, message, details } = rendered;
   const extra = details && details.length > 0 ? { details } : {};
+  for (const [name, value] of Object.entries(rendered.headers ?? {})) res.setHeader(name, value);
   if (isMessagesPath(req)) {
     const type = ANTHROPIC_ERROR_TYPES[status] ?? 'api_error';
-    res.status(status).json({ type: 'error', error: { type, code: status, message, ...extra } });
+    const requestId = typeof res.locals.generationId === 'string' ? { request_id: res.locals.generationId } : {};
+    res.status(status).json({ type: 'error', error: { type, code: status, message, ...extra }, ...requestId });
   } else {
     res.status(status).json({ error: { code: status, message, ...extra } });
   }
@@ -103,7 +109,7 @@ export function sendError(req: Request, res: Response, rendered: RenderedError):
 /** The error middleware: logs what the client must not see, renders what it may. */
 export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
-    const rendered = toRenderedError(error);
+    const rendered = toRenderedError(error, req);
     if (rendered.status >= 500) {
       logger.error('request failed', { method: req.method, path: req.path, error });
     } else {

@@ -1,4 +1,7 @@
-/** Gives every `/messages` response an `X-Generation-Id` header, set before anything can fail. */
+/**
+ * Gives every `/messages` response its generation id, set before anything can fail: in `X-Generation-Id`,
+ * and in `request-id`, the header the Anthropic SDKs read into `request_id`.
+ */
 import { randomFillSync } from 'node:crypto';
 import type { RequestHandler } from 'express';
 
@@ -19,10 +22,11 @@ export function newGenerationId(): string {
   return id;
 }
 
-/** Middleware setting `X-Generation-Id` and `res.locals.generationId`. */
+/** Middleware setting `X-Generation-Id`, `request-id` and `res.locals.generationId`. */
 export const assignGenerationId: RequestHandler = (_req, res, next) => {
   const id = newGenerationId();
   res.locals.generationId = id;
   res.setHeader('X-Generation-Id', id);
+  res.setHeader('request-id', id);
   next();
 };

@@ -1,13 +1,15 @@
 /**
- * Request (and, in tests, response) validation against the bundled spec, with bearer security handled by
- * the spec's own `security` declarations. The spec file is the validator's only input.
+ * Request (and, in tests, response) validation against the bundled spec, with authentication handled by
+ * the spec's own `security` declarations (Bearer everywhere, `x-api-key` too where an operation lists it).
+ * The spec file is the validator's only input.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as OpenApiValidator from 'express-openapi-validator';
-import type { RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
-import { createBearerHandler } from '#src/http/authenticate.ts';
+import { createSecurityHandlers, preferAuthenticationFailure } from '#src/http/authenticate.ts';
+import { loadSecurityModel } from '#src/http/security-model.ts';
 
 /** The bundled spec produced by `npm run generate`. */
 export const BUNDLED_SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.yaml', import.meta.url));
@@ -50,15 +52,19 @@ export interface ValidatorOptions {
   validateResponses: boolean;
 }
 
-/** The validator middleware chain: route matching, security, request validation, optional response validation. */
-export function createOpenApiValidator(options: ValidatorOptions): RequestHandler[] {
+/**
+ * The validator middleware chain: route matching, security, request validation, optional response
+ * validation, then the handler that reports a failed authentication as it failed.
+ */
+export function createOpenApiValidator(options: ValidatorOptions): (RequestHandler | ErrorRequestHandler)[] {
   cacheRouteMatchers();
-  return OpenApiValidator.middleware({
+  const validator = OpenApiValidator.middleware({
     apiSpec: BUNDLED_SPEC_PATH,
     validateApiSpec: false,
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
     validateResponses: options.validateResponses ? { removeAdditional: false, coerceTypes: false } : false,
-    validateSecurity: { handlers: { bearer: createBearerHandler(options.authenticate) } },
+    validateSecurity: { handlers: createSecurityHandlers(options.authenticate, loadSecurityModel(BUNDLED_SPEC_PATH)) },
     validateFormats: true,
   }) as RequestHandler[];
+  return [...validator, preferAuthenticationFailure];
 }

@@ -1,7 +1,9 @@
 /**
  * The contract suite: one set of HTTP tests run against the Prism mock and the real gateway, every response
  * checked against the spec by an independent validator. The negative cases break every limit of the
- * interface's Limits table.
+ * interface's Limits table. Two answers Prism cannot give as the gateway does are tested against the gateway
+ * only (test/integration/http/methods-and-media-types.test.ts): a 405 (Prism answers its own problem+json
+ * without `Allow`) and a body without Content-Type (Prism answers 400, not 415).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +14,12 @@ import { startMockTarget, startServerTarget, type ContractTarget } from '#test/c
 
 const MESSAGE: MessageRequest = { model: 'anthropic/claude-sonnet-4.5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
 const HASH = 'a'.repeat(64);
+// How users hand the SDK its key; the last is what Claude Code and the Python SDK send for ANTHROPIC_API_KEY.
+const SDK_AUTH = {
+  apiKey: (key: string) => ({ apiKey: key, authToken: null }),
+  authToken: (key: string) => ({ authToken: key, apiKey: null }),
+  'an x-api-key header': (key: string) => ({ apiKey: null, authToken: null, defaultHeaders: { 'X-Api-Key': key } }),
+};
 
 async function call(target: ContractTarget, method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const response = await fetch(`${target.baseUrl}${path}`, {
@@ -77,11 +85,59 @@ function defineContractSuite(name: ContractTarget['name'], start: () => Promise<
       expect(events.at(-1)).toBe('message_stop');
     });
 
-    it('the Anthropic SDK works with baseURL at /api', async () => {
-      const anthropic = new Anthropic({ baseURL: `${target.origin}/api`, authToken: target.inferenceKey, apiKey: null, maxRetries: 0 });
-      const message = await anthropic.messages.create(MESSAGE as Anthropic.MessageCreateParamsNonStreaming);
+    it.each(Object.keys(SDK_AUTH) as (keyof typeof SDK_AUTH)[])('the Anthropic SDK (baseURL at /api) with %s gets a request_id equal to X-Generation-Id', async (how) => {
+      const anthropic = new Anthropic({ baseURL: `${target.origin}/api`, maxRetries: 0, ...SDK_AUTH[how](target.inferenceKey) });
+      const created = anthropic.messages.create(MESSAGE as Anthropic.MessageCreateParamsNonStreaming);
+      const message = await created;
+      const { response, request_id } = await created.withResponse();
       expect(message.type).toBe('message');
       expect(message.content[0]?.type).toBe('text');
+      expect(request_id).toBeTruthy();
+      expect(request_id).toBe(response.headers.get('x-generation-id'));
+    });
+
+    it.each([
+      ['/messages', MESSAGE],
+      ['/messages/count_tokens', { model: MESSAGE.model, messages: MESSAGE.messages }],
+    ])('POST %s takes the key in x-api-key, with beta= empty', async (path, body) => {
+      const result = await call(target, 'POST', `${path}?beta=`, { body, headers: { 'x-api-key': target.inferenceKey } });
+      expect(result.status, result.text).toBe(200);
+      expectConforms(result, path, 'post');
+      expect(result.headers.get('request-id')).toBe(result.headers.get('x-generation-id'));
+    });
+
+    it('POST /messages without a key is 401 with a request-id', async () => {
+      const result = await call(target, 'POST', '/messages', { body: MESSAGE });
+      expect(result.status).toBe(401);
+      expect(result.headers.get('request-id')).toBeTruthy();
+      expect(result.headers.get('request-id')).toBe(result.headers.get('x-generation-id'));
+    });
+
+    it('a management key in x-api-key cannot create messages (403)', async () => {
+      const result = await call(target, 'POST', '/messages', { body: MESSAGE, headers: { 'x-api-key': target.managementKey, prefer: 'code=403' } });
+      expect(result.status).toBe(403);
+      expectConforms(result, '/messages', 'post');
+    });
+
+    it('management operations ignore x-api-key (401 without Authorization)', async () => {
+      const result = await call(target, 'GET', '/keys', { headers: { 'x-api-key': target.managementKey } });
+      expect(result.status).toBe(401);
+      expectConforms(result, '/keys', 'get');
+    });
+
+    it.each([
+      ['/messages', MESSAGE, 'inferenceKey'],
+      ['/keys', { kind: 'inference', name: 'x' }, 'managementKey'],
+    ] as const)('POST %s with a text/plain body is 415 naming the type', async (path, body, key) => {
+      const response = await fetch(`${target.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${target[key]}`, 'content-type': 'text/plain' },
+        body: JSON.stringify(body),
+      });
+      const result = { status: response.status, contentType: response.headers.get('content-type') ?? '', body: (await response.json()) as { error: { message: string } } };
+      expect(result.status).toBe(415);
+      expectConforms({ ...result, text: '', headers: response.headers }, path, 'post');
+      expect(result.body.error.message).toBe('Unsupported Media Type: Content-Type must be application/json, got text/plain');
     });
 
     it('POST /messages/count_tokens counts input tokens', async () => {

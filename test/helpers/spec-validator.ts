@@ -61,3 +61,21 @@ export function checkResponse(options: { path: string; method: string; status: n
   const valid = validate(options.body) as boolean;
   return { valid, errors: (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`) };
 }
+
+/** Checks a JSON body against a named schema of `components.schemas` (for answers no operation documents, like a 405). */
+export function checkComponentSchema(name: string, body: unknown): ResponseCheck {
+  const key = `#/components/schemas/${name}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `spec${key}` });
+    compiled.set(key, validate);
+  }
+  const valid = validate(body) as boolean;
+  return { valid, errors: (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`) };
+}
+
+/** The spec's paths (templates without the `/api/v1` prefix) and the methods each one documents, upper case. */
+export function documentedMethods(): Map<string, string[]> {
+  const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+  return new Map(Object.entries(spec.paths).map(([path, item]) => [path, Object.keys(item).filter((key) => methods.includes(key)).map((key) => key.toUpperCase())]));
+}

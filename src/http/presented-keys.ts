@@ -1,0 +1,63 @@
+/**
+ * Which keys a request presents, under the security schemes its operation accepts. A pure rule with table
+ * tests: the authentication handler looks the keys up in the order given here and uses the first live one.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { API_KEY_PREFIX } from '#src/keys/api-key.ts';
+
+/**
+ * One way an operation accepts a key, as its spec's security scheme says: `Authorization: Bearer <key>`, or
+ * the raw key in a named header (`x-api-key`).
+ */
+export type AcceptedScheme = { kind: 'bearer' } | { kind: 'header'; name: string };
+
+/** The keys to try, best first, or why the request presents none. */
+export type PresentedKeys = { keys: string[] } | { problem: 'missing' | 'malformed-authorization' };
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  const trimmed = text?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+/**
+ * The keys a request presents. Order: keys in the gateway's own format (`sb-…`) before others, then the
+ * order of the operation's schemes (Authorization before x-api-key). So a provider key a client also sends
+ * (`ANTHROPIC_API_KEY` next to `ANTHROPIC_AUTH_TOKEN`) is usually never even hashed, and the gateway key is
+ * found with one lookup. A malformed Authorization header is a problem only when nothing else presents a key.
+ */
+export function presentedKeys(headers: IncomingHttpHeaders, schemes: readonly AcceptedScheme[]): PresentedKeys {
+  const found: string[] = [];
+  let malformedAuthorization = false;
+  for (const scheme of schemes) {
+    switch (scheme.kind) {
+      case 'bearer': {
+        const authorization = headerValue(headers, 'authorization');
+        if (authorization === undefined) break;
+        const token = BEARER.exec(authorization)?.[1];
+        if (token) found.push(token);
+        else malformedAuthorization = true;
+        break;
+      }
+      case 'header': {
+        const value = headerValue(headers, scheme.name);
+        if (value !== undefined) found.push(value);
+        break;
+      }
+      default: {
+        const unreachable: never = scheme;
+        throw new Error(`unknown security scheme ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+  const keys = [...new Set([...found.filter(looksLikeGatewayKey), ...found.filter((key) => !looksLikeGatewayKey(key))])];
+  if (keys.length > 0) return { keys };
+  return { problem: malformedAuthorization ? 'malformed-authorization' : 'missing' };
+}
+
+function looksLikeGatewayKey(key: string): boolean {
+  return key.startsWith(API_KEY_PREFIX);
+}
