@@ -272,6 +272,9 @@ export interface components {
             citations?: {
                 type: string;
             }[] | null;
+        } & {
+            /** @constant */
+            type: "text";
         };
         /**
          * @description A source type this gateway does not know (a Files API `file` source, say): forwarded to Anthropic-format
@@ -283,7 +286,7 @@ export interface components {
         ImageBlockParam: {
             /** @constant */
             type: "image";
-            source: {
+            source: ({
                 /** @constant */
                 type: "base64";
                 /**
@@ -294,18 +297,27 @@ export interface components {
                 media_type: string;
                 /** @description Base64-encoded image bytes. */
                 data: string;
-            } | {
+            } & {
+                /** @constant */
+                type: "base64";
+            }) | ({
                 /** @constant */
                 type: "url";
                 /** Format: uri */
                 url: string;
-            } | components["schemas"]["UnknownSource"];
+            } & {
+                /** @constant */
+                type: "url";
+            }) | components["schemas"]["UnknownSource"];
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "image";
         };
         DocumentBlockParam: {
             /** @constant */
             type: "document";
-            source: {
+            source: ({
                 /** @constant */
                 type: "base64";
                 /**
@@ -315,12 +327,18 @@ export interface components {
                 media_type: string;
                 /** @description Base64-encoded document bytes. */
                 data: string;
-            } | {
+            } & {
+                /** @constant */
+                type: "base64";
+            }) | ({
                 /** @constant */
                 type: "url";
                 /** Format: uri */
                 url: string;
-            } | {
+            } & {
+                /** @constant */
+                type: "url";
+            }) | ({
                 /** @constant */
                 type: "text";
                 /**
@@ -329,13 +347,19 @@ export interface components {
                  */
                 media_type: string;
                 data: string;
-            } | components["schemas"]["UnknownSource"];
+            } & {
+                /** @constant */
+                type: "text";
+            }) | components["schemas"]["UnknownSource"];
             title?: string | null;
             context?: string | null;
             citations?: {
                 enabled?: boolean;
             };
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "document";
         };
         ToolUseBlockParam: {
             /** @constant */
@@ -344,6 +368,9 @@ export interface components {
             name: string;
             input: Record<string, never>;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "tool_use";
         };
         /**
          * @description One block of a message's content. The known variants exclude each other by `type` (a constant, or for
@@ -360,6 +387,9 @@ export interface components {
             /** @description Whether the tool failed; the content then describes the failure. */
             is_error?: boolean;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "tool_result";
         };
         /** @description A thinking block from an earlier assistant turn, passed back with its signature. */
         ThinkingBlockParam: {
@@ -367,11 +397,17 @@ export interface components {
             type: "thinking";
             thinking: string;
             signature: string;
+        } & {
+            /** @constant */
+            type: "thinking";
         };
         RedactedThinkingBlockParam: {
             /** @constant */
             type: "redacted_thinking";
             data: string;
+        } & {
+            /** @constant */
+            type: "redacted_thinking";
         };
         /** @description A server-side tool call from an earlier assistant turn. */
         ServerToolUseBlockParam: {
@@ -381,6 +417,9 @@ export interface components {
             name: string;
             input: Record<string, never>;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "server_tool_use";
         };
         /**
          * @description The result of a server-side tool (`web_search_tool_result`, `web_fetch_tool_result`,
@@ -390,6 +429,8 @@ export interface components {
             type: string;
             tool_use_id: string;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            type: unknown;
         };
         SearchResultBlockParam: {
             /** @constant */
@@ -398,6 +439,9 @@ export interface components {
             title: string;
             content: components["schemas"]["TextBlockParam"][];
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "search_result";
         };
         /**
          * @description A block type this gateway does not know yet (Anthropic adds block types often). Forwarded unchanged to
@@ -472,6 +516,9 @@ export interface components {
             /** @description JSON Schema of the tool's input (`type` is `object`). */
             input_schema: Record<string, never>;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type?: "custom";
         };
         /**
          * @description A tool the gateway itself runs in its server-side tool loop, named `gateway:<name>`. This release installs
