@@ -536,8 +536,6 @@ export interface components {
             type: string;
             name?: string;
             cache_control?: components["schemas"]["CacheControl"];
-        } & {
-            [key: string]: unknown;
         };
         /**
          * @description Any other tool type: a versioned Anthropic tool (`web_search_20250305`, `bash_20250124`,
