@@ -84,6 +84,11 @@ describe('system messages inside the conversation', () => {
     expect(prompt[0]).toEqual({ role: 'system', content: 'Lead.', providerOptions: { bedrock: { cachePoint: { type: 'default' } } } });
   });
 
+  it('take the automatic breakpoint of a top-level cache_control when they end the conversation', () => {
+    const prompt = promptOf('bedrock', { cache_control: marker, messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Last.' }] });
+    expect(prompt.at(-1)).toEqual(framed('Last.', { bedrock: { cachePoint: { type: 'default' } } }));
+  });
+
   it.each([
     ['a non-text block', { role: 'system', content: [{ type: 'tool_addition', tool: { type: 'tool_definition' } }] }, 'tool_addition blocks in system content (messages[1].content[0])'],
     ['a property the translators do not read', { role: 'system', content: 'Brief.', clear_at: 'next_user_message' }, 'messages[1].clear_at'],
