@@ -78,3 +78,22 @@ export type ApiKeyPage = Schemas['ApiKeyPage'];
 
 export type ErrorBody = Schemas['ErrorBody'];
 export type MessagesErrorBody = Schemas['MessagesErrorBody'];
+
+export type Generation = Schemas['Generation'];
+export type GenerationAttempt = Schemas['GenerationAttempt'];
+export type GenerationEnvelope = Schemas['GenerationEnvelope'];
+export type GenerationPage = Schemas['GenerationPage'];
+export type GenerationStatus = Schemas['GenerationStatus'];
+export type GenerationTotals = Schemas['GenerationTotals'];
+export type GenerationUsage = Schemas['GenerationUsage'];
+export type GenerationWebhookEvent = Schemas['GenerationWebhookEvent'];
+export type WorkspaceSettings = Schemas['WorkspaceSettings'];
+export type WorkspaceSettingsPatch = Schemas['WorkspaceSettingsPatch'];
+export type WorkspaceSettingsEnvelope = Schemas['WorkspaceSettingsEnvelope'];
+export type DestinationKind = Schemas['DestinationKind'];
+export type OtlpProtocol = Schemas['OtlpProtocol'];
+export type ObservabilityDestination = Schemas['ObservabilityDestination'];
+export type ObservabilityDestinationCreate = Schemas['ObservabilityDestinationCreate'];
+export type ObservabilityDestinationPatch = Schemas['ObservabilityDestinationPatch'];
+export type ObservabilityDestinationEnvelope = Schemas['ObservabilityDestinationEnvelope'];
+export type ObservabilityDestinationPage = Schemas['ObservabilityDestinationPage'];
