@@ -11,6 +11,7 @@ import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import type { PlanRequestContext, PreparedAttempt, PreparedPlan, RequestPlanner } from '#src/messages/prepared-plan.ts';
+import type { GenerationTrail } from '#src/observability/generation-outcome.ts';
 
 /** What the messages service needs. */
 export interface MessagesDeps {
@@ -30,10 +31,10 @@ export interface CreateMessageInput {
   generationId?: string;
 }
 
-/** A complete message, or an event stream whose first event has arrived. */
+/** A complete message, or an event stream whose first event has arrived; `trail` says how it was routed. */
 export type CreateMessageOutcome =
-  | { kind: 'message'; message: MessageResponse }
-  | { kind: 'stream'; events: AsyncIterable<SseEvent> };
+  | { kind: 'message'; message: MessageResponse; trail: GenerationTrail }
+  | { kind: 'stream'; events: AsyncIterable<SseEvent>; trail: GenerationTrail };
 
 /** The client headers an Anthropic-format upstream understands, forwarded as sent. */
 export function forwardHeaders(headers: PlanRequestContext['headers']): Record<string, string> {
@@ -108,7 +109,8 @@ export async function createMessage(deps: MessagesDeps, input: CreateMessageInpu
     });
     plan.onSuccess(run.attempt, { durationMs: run.records.at(-1)?.duration_ms ?? 0, outputTokens: run.result.message.usage.output_tokens });
     logWarnings(deps.logger, run.attempt, run.result.warnings, input.generationId);
-    return { kind: 'message', message: finalizeMessage(run.result.message, additionsFor(plan, run.attempt, () => run.records, input)) };
+    const message = finalizeMessage(run.result.message, additionsFor(plan, run.attempt, () => run.records, input));
+    return { kind: 'message', message, trail: { strategy: plan.strategy, attempts: run.records, served: run.attempt } };
   }
 
   const run = await runAttempts<PreparedAttempt, { first: SseEvent; rest: AsyncIterator<SseEvent>; warnings: string[] }>({
@@ -124,5 +126,5 @@ export async function createMessage(deps: MessagesDeps, input: CreateMessageInpu
   plan.onSuccess(run.attempt, { durationMs: run.records.at(-1)?.duration_ms ?? 0 });
   logWarnings(deps.logger, run.attempt, run.result.warnings, input.generationId);
   const events = amendStream(prepend(run.result.first, run.result.rest), additionsFor(plan, run.attempt, () => run.records, input));
-  return { kind: 'stream', events };
+  return { kind: 'stream', events, trail: { strategy: plan.strategy, attempts: run.records, served: run.attempt } };
 }
