@@ -56,7 +56,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
   if (config.records) {
     queue = new RecordQueue(
       (records) => insertGenerations(database, records),
-      { limit: config.recordQueueLimit, batchSize: 500, flushIntervalMs: config.recordFlushMs, retryBaseMs: config.recordFlushMs, maxBackoffMs: 30_000 },
+      { limit: config.recordQueueLimit, batchSize: 500, flushIntervalMs: config.recordFlushMs, retryBaseMs: config.recordFlushMs, maxBackoffMs: 30_000, writeTimeoutMs: 15_000 },
       logger,
       { written: (count) => metrics.recordsWritten.inc(count), dropped: (count, reason) => metrics.recordsDropped.inc({ reason }, count) },
     );

@@ -24,6 +24,8 @@ export interface RecordQueueOptions {
   /** First retry delay after a failed write; doubles up to `maxBackoffMs`. */
   retryBaseMs: number;
   maxBackoffMs: number;
+  /** A write taking longer is treated as failed (a hung database); a late commit is harmless, ids are unique. */
+  writeTimeoutMs: number;
 }
 
 // SQLSTATE classes of a batch that will never be written as it is (a bad value, a vanished account): the
@@ -108,7 +110,7 @@ export class RecordQueue {
     while (this.buffer.length > 0) {
       const batch = this.buffer.slice(0, this.options.batchSize);
       try {
-        await this.write(batch);
+        await this.timed(batch);
         this.accept(batch.length);
       } catch (error) {
         const outage = isPermanentWriteFailure(error) ? await this.writeOneByOne(batch) : error;
@@ -119,6 +121,18 @@ export class RecordQueue {
         if (this.failures === 1) this.logger.warn('generation records cannot be written; they wait and are retried', { records: this.buffer.length, error: outage });
         return;
       }
+    }
+  }
+
+  private async timed(batch: readonly GenerationRecord[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`writing generation records took over ${this.options.writeTimeoutMs} ms`)), this.options.writeTimeoutMs);
+    });
+    try {
+      await Promise.race([this.write(batch), timeout]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -136,7 +150,7 @@ export class RecordQueue {
   private async writeOneByOne(batch: readonly GenerationRecord[]): Promise<unknown> {
     for (const record of batch) {
       try {
-        await this.write([record]);
+        await this.timed([record]);
         this.accept(1);
       } catch (error) {
         if (!isPermanentWriteFailure(error)) return error;
