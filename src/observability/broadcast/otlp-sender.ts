@@ -50,7 +50,12 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
       if (result.code !== 0) throw new DeliveryFailedError(`OTLP export failed (${result.error?.message ?? 'no detail'})`);
     },
     async close() {
-      if (ready) await (await ready).exporter.shutdown().catch(() => {});
+      if (!ready) return;
+      const { exporter } = await ready;
+      // An export hanging on a dead collector must not hold up shutdown for its whole timeout.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exporter.shutdown().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, 1_000)))]);
+      clearTimeout(timer);
     },
   };
 }
