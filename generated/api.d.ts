@@ -1965,7 +1965,7 @@ export interface components {
             public_key: string | null;
             /** @description The names of the OTLP headers stored (their values are secret). */
             header_names: string[];
-            /** @description A masked form of the Langfuse secret key or the webhook signing secret (`…a1b2`). */
+            /** @description A masked form of the Langfuse secret key or the webhook signing secret (`whsec_…a1b2`). */
             secret_label: string | null;
             sampling_rate: number;
             /** @description Send prompts and completions too (never keys). Off by default. */
