@@ -61,7 +61,8 @@ describe('/observability/destinations', () => {
     });
     expect(JSON.stringify(created.body)).not.toContain('otlp-secret-token-42');
 
-    const [row] = (await setup.gateway.server.database.db.execute(sql`select * from observability_destinations where id = ${destination.id}`)).rows as Record<string, unknown>[];
+    const result = (await setup.gateway.server.database.db.execute(sql`select * from observability_destinations where id = ${destination.id}`)) as unknown as { rows: Record<string, unknown>[] };
+    const [row] = result.rows;
     const stored = JSON.stringify(row, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value));
     expect(stored).not.toContain('otlp-secret-token-42');
     expect(stored).not.toContain('acme-secret-tenant');
