@@ -120,7 +120,7 @@ export function createKeyVault(masterKey: MasterKey): KeyVault {
       plaintext.fill(0);
       return { apiKey: parsed.api_key, region: parsed.region };
     },
-    sealSecret(plaintext, purpose, id) {
+    async sealSecret(plaintext, purpose, id) {
       if (purpose === 'byok') throw new KeyVaultError('the byok purpose belongs to provider keys');
       return sealBytes(Buffer.from(plaintext, 'utf8'), secretContextOf(purpose, id));
     },
