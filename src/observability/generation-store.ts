@@ -2,7 +2,7 @@
  * The `generations` table through the drizzle query layer (PGlite and PostgreSQL alike): batch inserts from
  * the record queue, and the tenant-scoped reads behind `GET /generations` and `GET /generations/{id}`.
  */
-import { and, count, desc, eq, gte, lt, or, sql, sum, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, gte, lt, or, sql, sum, type SQL } from 'drizzle-orm';
 import type { GenerationTotals } from '#src/api-types.ts';
 import type { Database } from '#src/store/database.ts';
 import { generations } from '#src/store/schema.ts';
@@ -23,10 +23,18 @@ export interface GenerationFilter {
   status?: GenerationRecord['status'] | undefined;
 }
 
-/** Inserts a batch; a record already stored (a retried batch that had committed) is skipped. */
+// Record field -> column name, from the schema, so the JSON rows below always match the table.
+const COLUMN_NAMES = Object.entries(getTableColumns(generations)).map(([field, column]) => [field, column.name] as const);
+
+/**
+ * Inserts a batch; a record already stored (a retried batch that had committed) is skipped. The batch travels
+ * as one JSON parameter expanded by `jsonb_populate_recordset`: building a 32-column multi-row VALUES list
+ * cost about 115 µs of CPU per record in the query builder, the JSON a few.
+ */
 export async function insertGenerations(database: Database, records: readonly GenerationRecord[]): Promise<void> {
   if (records.length === 0) return;
-  await database.db.insert(generations).values([...records]).onConflictDoNothing({ target: generations.id });
+  const rows = records.map((record) => Object.fromEntries(COLUMN_NAMES.map(([field, name]) => [name, record[field as keyof GenerationRecord]])));
+  await database.db.execute(sql`insert into ${generations} select * from jsonb_populate_recordset(null::${generations}, ${JSON.stringify(rows)}::jsonb) on conflict (id) do nothing`);
 }
 
 /** The SQL conditions of a filter. */

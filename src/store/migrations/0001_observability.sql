@@ -70,6 +70,5 @@ ALTER TABLE "observability_destinations" ADD CONSTRAINT "observability_destinati
 ALTER TABLE "observability_destinations" ADD CONSTRAINT "observability_destinations_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "workspace_settings" ADD CONSTRAINT "workspace_settings_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "generations_account_created_idx" ON "generations" USING btree ("account_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "generations_account_session_idx" ON "generations" USING btree ("account_id","session_id");--> statement-breakpoint
-CREATE INDEX "generations_content_expiry_idx" ON "generations" USING btree ("content_expires_at");--> statement-breakpoint
+CREATE INDEX "generations_content_expiry_idx" ON "generations" USING btree ("content_expires_at") WHERE "generations"."content_expires_at" is not null;--> statement-breakpoint
 CREATE INDEX "observability_destinations_account_idx" ON "observability_destinations" USING btree ("account_id","workspace_id");
