@@ -6,6 +6,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
+import { TallyCounter } from '#src/observability/tally-counter.ts';
 
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 
@@ -38,14 +39,15 @@ export class GatewayMetrics {
     this.isKnownProvider = options.isKnownProvider;
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'switchboard_requests_total', help: 'Finished /messages requests.', labelNames: ['outcome', 'code', 'model', 'provider'] as const, registers });
+    const registry = this.registry;
+    this.requests = new TallyCounter({ name: 'switchboard_requests_total', help: 'Finished /messages requests.', labelNames: ['outcome', 'code', 'model', 'provider'] as const, registry });
     this.duration = new Histogram({ name: 'switchboard_request_duration_seconds', help: 'Time from a /messages request to the end of its answer.', labelNames: ['outcome', 'stream', 'provider'] as const, buckets: LATENCY_BUCKETS, registers });
     this.timeToFirstByte = new Histogram({ name: 'switchboard_time_to_first_byte_seconds', help: 'Time from a /messages request to the first byte of its answer.', labelNames: ['stream', 'provider'] as const, buckets: LATENCY_BUCKETS, registers });
-    this.tokens = new Counter({ name: 'switchboard_tokens_total', help: 'Tokens of answered requests, by type.', labelNames: ['type', 'model', 'provider'] as const, registers });
-    this.cost = new Counter({ name: 'switchboard_cost_usd_total', help: 'Cost of answered requests in USD (usage.cost).', labelNames: ['model', 'provider'] as const, registers });
-    this.failovers = new Counter({ name: 'switchboard_failovers_total', help: 'Moves to the next attempt after a failed one, by what failed.', labelNames: ['reason'] as const, registers });
-    this.upstreamErrors = new Counter({ name: 'switchboard_upstream_errors_total', help: 'Failed upstream attempts, by provider and failure class.', labelNames: ['provider', 'class'] as const, registers });
-    this.stickyPinHits = new Counter({ name: 'switchboard_sticky_pin_hits_total', help: 'Requests routed by a sticky-session pin.', labelNames: ['provider'] as const, registers });
+    this.tokens = new TallyCounter({ name: 'switchboard_tokens_total', help: 'Tokens of answered requests, by type.', labelNames: ['type', 'model', 'provider'] as const, registry });
+    this.cost = new TallyCounter({ name: 'switchboard_cost_usd_total', help: 'Cost of answered requests in USD (usage.cost).', labelNames: ['model', 'provider'] as const, registry });
+    this.failovers = new TallyCounter({ name: 'switchboard_failovers_total', help: 'Moves to the next attempt after a failed one, by what failed.', labelNames: ['reason'] as const, registry });
+    this.upstreamErrors = new TallyCounter({ name: 'switchboard_upstream_errors_total', help: 'Failed upstream attempts, by provider and failure class.', labelNames: ['provider', 'class'] as const, registry });
+    this.stickyPinHits = new TallyCounter({ name: 'switchboard_sticky_pin_hits_total', help: 'Requests routed by a sticky-session pin.', labelNames: ['provider'] as const, registry });
     this.recordsWritten = new Counter({ name: 'switchboard_generation_records_written_total', help: 'Generation records written to the database.', registers });
     this.recordsDropped = new Counter({ name: 'switchboard_generation_records_dropped_total', help: 'Generation records dropped (queue full, or rejected by the database).', labelNames: ['reason'] as const, registers });
     this.broadcastSent = new Counter({ name: 'switchboard_broadcast_sent_total', help: 'Generations delivered to broadcast destinations.', labelNames: ['kind'] as const, registers });
@@ -76,17 +78,20 @@ export class GatewayMetrics {
     const model = this.modelLabel(record.model ?? record.requestedModel);
     const provider = this.providerLabel(record.provider);
     const stream = record.stream ? 'true' : 'false';
-    this.requests.inc({ outcome: record.status, code: String(record.httpStatus), model, provider });
+    this.requests.inc([record.status, String(record.httpStatus), model, provider]);
     this.duration.observe({ outcome: record.status, stream, provider }, record.totalMs / 1000);
     if (record.timeToFirstByteMs !== null) this.timeToFirstByte.observe({ stream, provider }, record.timeToFirstByteMs / 1000);
-    const counts = { input: record.inputTokens, output: record.outputTokens, cache_read: record.cacheReadTokens, cache_write: record.cacheWriteTokens, reasoning: record.reasoningTokens };
-    for (const [type, value] of Object.entries(counts)) if (value > 0) this.tokens.inc({ type, model, provider }, value);
-    if (record.cost > 0) this.cost.inc({ model, provider }, record.cost);
-    if (strategy !== null && (strategy === 'sticky' || strategy.endsWith(':sticky'))) this.stickyPinHits.inc({ provider });
+    if (record.inputTokens > 0) this.tokens.inc(['input', model, provider], record.inputTokens);
+    if (record.outputTokens > 0) this.tokens.inc(['output', model, provider], record.outputTokens);
+    if (record.cacheReadTokens > 0) this.tokens.inc(['cache_read', model, provider], record.cacheReadTokens);
+    if (record.cacheWriteTokens > 0) this.tokens.inc(['cache_write', model, provider], record.cacheWriteTokens);
+    if (record.reasoningTokens > 0) this.tokens.inc(['reasoning', model, provider], record.reasoningTokens);
+    if (record.cost > 0) this.cost.inc([model, provider], record.cost);
+    if (strategy !== null && (strategy === 'sticky' || strategy.endsWith(':sticky'))) this.stickyPinHits.inc([provider]);
     attempts.forEach((attempt, index) => {
       if (attempt.status === 'success' || attempt.status === 'refusal' || attempt.status === 'unsupported') return;
-      this.upstreamErrors.inc({ provider: this.providerLabel(attempt.providerSlug), class: attempt.status });
-      if (index < attempts.length - 1) this.failovers.inc({ reason: attempt.status });
+      this.upstreamErrors.inc([this.providerLabel(attempt.providerSlug), attempt.status]);
+      if (index < attempts.length - 1) this.failovers.inc([attempt.status]);
     });
   }
 

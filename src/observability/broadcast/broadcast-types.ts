@@ -6,11 +6,17 @@
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
+import type { TraceContext } from '#src/observability/broadcast/trace-context.ts';
 
 /** One generation to broadcast: its record and the outcome it was built from (for request parameters and content). */
 export interface BroadcastItem {
   record: GenerationRecord;
   outcome: GenerationOutcome;
+}
+
+/** An item with its trace context, resolved once when offered and shared by every destination. */
+export interface TracedItem extends BroadcastItem {
+  trace: TraceContext;
 }
 
 /** Counters the broadcaster reports to. */

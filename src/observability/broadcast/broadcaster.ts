@@ -34,10 +34,10 @@ export function createBroadcaster(settings: BroadcastSettings, hooks: BroadcastH
   const channelKey = (destination: ActiveDestination) => `${destination.id}@${destination.revision}`;
   return {
     offer(item, destinations) {
-      const traceId = resolveTraceContext(item.record).traceId;
+      const traced = { ...item, trace: resolveTraceContext(item.record) };
       for (const destination of destinations) {
-        if (!isSampled(traceId, destination.samplingRate)) continue;
-        channels.get(channelKey(destination))?.enqueue(item);
+        if (!isSampled(traced.trace.traceId, destination.samplingRate)) continue;
+        channels.get(channelKey(destination))?.enqueue(traced);
       }
     },
     sync(destinations) {

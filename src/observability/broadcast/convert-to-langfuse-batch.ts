@@ -6,8 +6,8 @@
  * the caller's own Langfuse trace; event ids are derived from the generation id, so a retry is deduplicated.
  */
 import { generationContent } from '#src/observability/build-generation-record.ts';
-import type { BroadcastItem } from '#src/observability/broadcast/broadcast-types.ts';
-import { resolveTraceContext, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
+import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
+import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
 import { generationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
 
 /** One event of an ingestion batch. */
@@ -20,7 +20,7 @@ export interface LangfuseEvent {
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
-function modelParameters(request: BroadcastItem['outcome']['request']): Record<string, string | number | boolean> {
+function modelParameters(request: TracedItem['outcome']['request']): Record<string, string | number | boolean> {
   const parameters: Record<string, string | number | boolean> = { max_tokens: request.max_tokens };
   for (const name of ['temperature', 'top_p', 'top_k'] as const) {
     const value = (request as Record<string, unknown>)[name];
@@ -31,9 +31,9 @@ function modelParameters(request: BroadcastItem['outcome']['request']): Record<s
 }
 
 /** The events of one generation. */
-export function convertToLangfuseEvents(item: BroadcastItem, options: { includeContent: boolean }): LangfuseEvent[] {
+export function convertToLangfuseEvents(item: TracedItem, options: { includeContent: boolean }): LangfuseEvent[] {
   const { record } = item;
-  const trace = resolveTraceContext(record);
+  const { trace } = item;
   const timeline = generationTimeline(record);
   const content = options.includeContent ? generationContent(item.outcome) : null;
   const created = iso(timeline.generation.start);
@@ -55,7 +55,7 @@ export function convertToLangfuseEvents(item: BroadcastItem, options: { includeC
   ];
   let parent = trace.externalParentId;
   if (trace.spanName) {
-    const spanId = spanIdFor(record.id, 'span');
+    const spanId = spanIdFor(record.id, SPAN_ROLE.span);
     events.push({
       id: `${record.id}-span`,
       type: 'span-create',

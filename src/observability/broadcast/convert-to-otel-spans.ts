@@ -10,8 +10,8 @@ import { millisToHrTime, type InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { generationContent } from '#src/observability/build-generation-record.ts';
-import type { BroadcastItem } from '#src/observability/broadcast/broadcast-types.ts';
-import { resolveTraceContext, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
+import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
+import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
 import { generationTimeline, type TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
 import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/broadcast/genai-attributes.ts';
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
@@ -64,7 +64,7 @@ function toSpan(traceId: string, input: SpanInput, environment: SpanEnvironment)
   };
 }
 
-function generationAttributes(item: BroadcastItem, metadata: Record<string, unknown>, includeContent: boolean): Attributes {
+function generationAttributes(item: TracedItem, metadata: Record<string, unknown>, includeContent: boolean): Attributes {
   const { record, outcome } = item;
   const request = outcome.request as typeof outcome.request & Record<string, unknown>;
   const attributes: Attributes = {
@@ -106,21 +106,21 @@ function generationAttributes(item: BroadcastItem, metadata: Record<string, unkn
 }
 
 /** The spans of one generation, topmost first. */
-export function convertToOtelSpans(item: BroadcastItem, environment: SpanEnvironment): ReadableSpan[] {
+export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironment): ReadableSpan[] {
   const { record } = item;
-  const trace = resolveTraceContext(record);
+  const { trace } = item;
   const timeline = generationTimeline(record);
   const failed = record.status === 'error' || record.status === 'cancelled';
   const spans: ReadableSpan[] = [];
   let parent = trace.parentSpanId;
-  const wrap = (role: string, name: string) => {
-    const spanId = spanIdFor(record.id, role);
+  const wrap = (role: 'trace' | 'span', name: string) => {
+    const spanId = spanIdFor(record.id, SPAN_ROLE[role]);
     spans.push(toSpan(trace.traceId, { name, spanId, parentSpanId: parent, kind: SpanKind.INTERNAL, window: timeline.generation, attributes: {}, failed }, environment));
     parent = spanId;
   };
   if (trace.traceName && !parent) wrap('trace', trace.traceName);
   if (trace.spanName) wrap('span', trace.spanName);
-  const generationSpanId = spanIdFor(record.id, 'generation');
+  const generationSpanId = spanIdFor(record.id, SPAN_ROLE.generation);
   spans.push(
     toSpan(
       trace.traceId,
@@ -151,7 +151,7 @@ export function convertToOtelSpans(item: BroadcastItem, environment: SpanEnviron
     if (attemptFailed) attributes['error.type'] = attempt.status;
     const window = timeline.attempts[index] ?? timeline.generation;
     spans.push(
-      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${attempt.model}`, spanId: spanIdFor(record.id, `attempt:${index}`), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
+      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${attempt.model}`, spanId: spanIdFor(record.id, SPAN_ROLE.attempt + index), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
     );
   });
   return spans;

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '#src/logger.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
-import type { BroadcastHooks, BroadcastItem } from '#src/observability/broadcast/broadcast-types.ts';
+import type { BroadcastHooks, TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import type { Sender } from '#src/observability/broadcast/sender.ts';
 
 /** The channel of one destination revision. */
@@ -15,7 +15,7 @@ export class DeliveryChannel {
   private readonly limit: number;
   private readonly hooks: BroadcastHooks;
   private readonly logger: Logger;
-  private queue: BroadcastItem[] = [];
+  private queue: TracedItem[] = [];
   private worker: Promise<void> | undefined;
   private closed = false;
   private lastFailureLog = 0;
@@ -34,7 +34,7 @@ export class DeliveryChannel {
   }
 
   /** Queues an item; drops it when the queue is full. */
-  enqueue(item: BroadcastItem): void {
+  enqueue(item: TracedItem): void {
     if (this.closed) return;
     if (this.queue.length >= this.limit) {
       this.hooks.dropped(this.destination.kind, 'queue_full', 1);

@@ -1,8 +1,9 @@
 /**
  * Where a generation sits in its caller's trace. `trace_id` and `parent_span_id` from the request's `trace`
  * object, or a W3C `traceparent` header, join the caller's trace; without either the generation starts its
- * own. Ids that are not W3C hex are hashed into one (so requests sharing a `trace_id` share a trace), and every
- * span id the gateway makes is derived from the generation id, so a retried delivery repeats the same ids.
+ * own. Ids that are not W3C hex are hashed into one (so requests sharing a `trace_id` share a trace). The
+ * gateway's own ids are cut from the generation id's 18 random bytes (no hashing per span), so every
+ * destination and every retry of a delivery names a generation's spans the same way.
  */
 import { createHash } from 'node:crypto';
 import { parseTraceParent } from '@opentelemetry/core';
@@ -43,9 +44,24 @@ function hex(text: string, length: number): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);
 }
 
-/** A span id of the gateway's own, derived from the generation id and the span's role. */
-export function spanIdFor(generationId: string, role: string): string {
-  return hex(`${generationId}:${role}`, 16);
+/** The roles of the gateway's own spans (an attempt's role is its 0-based index plus ATTEMPT). */
+export const SPAN_ROLE = { trace: 1, span: 2, generation: 3, attempt: 4 } as const;
+
+function idBytes(generationId: string): Buffer {
+  const bytes = Buffer.from(generationId.slice(generationId.indexOf('_') + 1), 'base64url');
+  return bytes.length >= 16 ? bytes : createHash('sha256').update(generationId).digest();
+}
+
+/** A span id of the gateway's own: the generation id's last eight random bytes, its first byte mixed with the role. */
+export function spanIdFor(generationId: string, role: number): string {
+  const bytes = idBytes(generationId);
+  const span = Buffer.from(bytes.subarray(bytes.length - 8));
+  span[0] = (span[0] ?? 0) ^ role;
+  return span.toString('hex');
+}
+
+function ownTraceId(generationId: string): string {
+  return idBytes(generationId).subarray(0, 16).toString('hex');
 }
 
 function text(value: unknown): string | undefined {
@@ -71,7 +87,7 @@ export function resolveTraceContext(record: Pick<GenerationRecord, 'id' | 'trace
     traceId = header.traceId;
     parentSpanId = header.spanId;
   } else {
-    traceId = hex(`${record.id}:trace`, 32);
+    traceId = ownTraceId(record.id);
   }
   if (bodyParent && (bodyTraceId || header)) {
     const lower = bodyParent.toLowerCase();

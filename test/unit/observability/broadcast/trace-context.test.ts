@@ -1,6 +1,7 @@
 /** Where a generation sits in its caller's trace, and sampling by trace id. */
 import { describe, expect, it } from 'vitest';
-import { isSampled, resolveTraceContext, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
+import { newGenerationId } from '#src/http/generation-id.ts';
+import { isSampled, resolveTraceContext, SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
 
 const ID = `gen_${'c'.repeat(24)}`;
 const HEX_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -42,10 +43,10 @@ describe('resolveTraceContext', () => {
     expect(context).toMatchObject({ traceName: 'a', spanName: 'b', generationName: 'c', metadata: { env: 'prod', n: 1 } });
   });
 
-  it('derives stable span ids per role', () => {
-    expect(spanIdFor(ID, 'generation')).toMatch(/^[0-9a-f]{16}$/);
-    expect(spanIdFor(ID, 'generation')).toBe(spanIdFor(ID, 'generation'));
-    expect(spanIdFor(ID, 'attempt:0')).not.toBe(spanIdFor(ID, 'attempt:1'));
+  it('derives stable, distinct span ids per role', () => {
+    expect(spanIdFor(ID, SPAN_ROLE.generation)).toMatch(/^[0-9a-f]{16}$/);
+    expect(spanIdFor(ID, SPAN_ROLE.generation)).toBe(spanIdFor(ID, SPAN_ROLE.generation));
+    expect(spanIdFor(ID, SPAN_ROLE.attempt)).not.toBe(spanIdFor(ID, SPAN_ROLE.attempt + 1));
   });
 });
 
@@ -59,7 +60,7 @@ describe('isSampled', () => {
   });
 
   it('keeps about the rate of traces, each decided by its id', () => {
-    const ids = Array.from({ length: 2000 }, (_, index) => resolveTraceContext({ id: `gen_${String(index).padStart(24, 'x')}`, trace: null }).traceId);
+    const ids = Array.from({ length: 2000 }, () => resolveTraceContext({ id: newGenerationId(), trace: null }).traceId);
     const kept = ids.filter((traceId) => isSampled(traceId, 0.25)).length;
     expect(kept).toBeGreaterThan(400);
     expect(kept).toBeLessThan(600);
