@@ -8,6 +8,8 @@ import type { ActiveDestination } from '#src/observability/destinations/active-d
 import type { BroadcastHooks, TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import type { Sender } from '#src/observability/broadcast/sender.ts';
 
+const LINGER_MS = 50;
+
 /** The channel of one destination revision. */
 export class DeliveryChannel {
   readonly destination: ActiveDestination;
@@ -58,6 +60,8 @@ export class DeliveryChannel {
   }
 
   private async run(): Promise<void> {
+    // A batching sender waits a moment for company: one export per generation would cost an HTTP request each.
+    if (this.sender.batchSize > 1 && this.queue.length < this.sender.batchSize) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
     while (this.queue.length > 0 && !this.closed) {
       const batch = this.queue.slice(0, this.sender.batchSize);
       try {
