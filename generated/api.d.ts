@@ -257,76 +257,119 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A prompt-cache marker. On a content block it marks an explicit cache breakpoint; at the top level of the
-         *     request the gateway places one breakpoint on the last cacheable block. On vendors with explicit caching
-         *     (Anthropic, Bedrock cache points, Gemini where supported) it is converted to the native form; elsewhere
-         *     it is dropped (those vendors cache automatically or not at all).
+         * @description A prompt-cache marker on a block, a tool or a system message block: an explicit cache breakpoint. On vendors
+         *     with explicit caching (Anthropic, Bedrock cache points) it is converted to the native form; elsewhere it is
+         *     dropped (those vendors cache automatically or not at all). A request may carry at most 4 markers (400
+         *     otherwise, before any provider is called). Known `type`: `ephemeral`; known `ttl`: `5m` (default), `1h`.
+         *     Other values and properties are forwarded to Anthropic-format upstreams; a translated vendor drops a marker
+         *     it cannot read with a logged warning (a marker never changes the answer, only its cost).
          */
         CacheControl: {
-            /** @constant */
-            type: "ephemeral";
+            /** @example ephemeral */
+            type: string;
             /**
-             * @description Cache lifetime. Default `5m`.
-             * @enum {string}
+             * @description Cache lifetime. Known values `5m` (default) and `1h`.
+             * @example 5m
              */
-            ttl?: "5m" | "1h";
+            ttl?: string;
         };
         TextBlockParam: {
             /** @constant */
             type: "text";
             text: string;
             cache_control?: components["schemas"]["CacheControl"];
-            /** @description Citations from an earlier assistant turn, passed back unchanged. */
+            /** @description Citations from an earlier assistant turn, passed back unchanged (dropped by translated vendors). */
             citations?: {
                 type: string;
             }[] | null;
+        } & {
+            /** @constant */
+            type: "text";
+        };
+        /**
+         * @description A source type this gateway does not know (a Files API `file` source, say): forwarded to Anthropic-format
+         *     upstreams, a 400 naming it on translated vendors.
+         */
+        UnknownSource: {
+            type: string;
         };
         ImageBlockParam: {
             /** @constant */
             type: "image";
-            source: {
+            source: ({
                 /** @constant */
                 type: "base64";
-                /** @enum {string} */
-                media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+                /**
+                 * @description Known values `image/jpeg`, `image/png`, `image/gif`, `image/webp`; others go to Anthropic-format
+                 *     upstreams as sent and answer 400 on translated vendors.
+                 * @example image/png
+                 */
+                media_type: string;
                 /** @description Base64-encoded image bytes. */
                 data: string;
-            } | {
+            } & {
+                /** @constant */
+                type: "base64";
+            }) | ({
                 /** @constant */
                 type: "url";
                 /** Format: uri */
                 url: string;
-            };
+            } & {
+                /** @constant */
+                type: "url";
+            }) | components["schemas"]["UnknownSource"];
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "image";
         };
         DocumentBlockParam: {
             /** @constant */
             type: "document";
-            source: {
+            source: ({
                 /** @constant */
                 type: "base64";
-                /** @constant */
-                media_type: "application/pdf";
-                /** @description Base64-encoded PDF bytes. */
+                /**
+                 * @description Known value `application/pdf`; others answer 400 on translated vendors.
+                 * @example application/pdf
+                 */
+                media_type: string;
+                /** @description Base64-encoded document bytes. */
                 data: string;
-            } | {
+            } & {
+                /** @constant */
+                type: "base64";
+            }) | ({
                 /** @constant */
                 type: "url";
                 /** Format: uri */
                 url: string;
-            } | {
+            } & {
+                /** @constant */
+                type: "url";
+            }) | ({
                 /** @constant */
                 type: "text";
-                /** @constant */
-                media_type: "text/plain";
+                /**
+                 * @description Known value `text/plain`; others answer 400 on translated vendors.
+                 * @example text/plain
+                 */
+                media_type: string;
                 data: string;
-            };
+            } & {
+                /** @constant */
+                type: "text";
+            }) | components["schemas"]["UnknownSource"];
             title?: string | null;
             context?: string | null;
             citations?: {
                 enabled?: boolean;
             };
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "document";
         };
         ToolUseBlockParam: {
             /** @constant */
@@ -335,24 +378,28 @@ export interface components {
             name: string;
             input: Record<string, never>;
             cache_control?: components["schemas"]["CacheControl"];
-        };
-        SearchResultBlockParam: {
+        } & {
             /** @constant */
-            type: "search_result";
-            source: string;
-            title: string;
-            content: components["schemas"]["TextBlockParam"][];
-            cache_control?: components["schemas"]["CacheControl"];
+            type: "tool_use";
         };
+        /**
+         * @description One block of a message's content. The known variants exclude each other by `type` (a constant, or for
+         *     server tool results the `_tool_result` suffix), and `UnknownContentBlockParam` takes every other `type`, so
+         *     `anyOf` matches exactly one.
+         */
+        ContentBlockParam: components["schemas"]["TextBlockParam"] | components["schemas"]["ImageBlockParam"] | components["schemas"]["DocumentBlockParam"] | components["schemas"]["ToolUseBlockParam"] | components["schemas"]["ToolResultBlockParam"] | components["schemas"]["ThinkingBlockParam"] | components["schemas"]["RedactedThinkingBlockParam"] | components["schemas"]["ServerToolUseBlockParam"] | components["schemas"]["ServerToolResultBlockParam"] | components["schemas"]["SearchResultBlockParam"] | components["schemas"]["UnknownContentBlockParam"];
         ToolResultBlockParam: {
             /** @constant */
             type: "tool_result";
             tool_use_id: string;
-            /** @description The tool's output, as a string or as text, image and document blocks. */
-            content?: string | (components["schemas"]["TextBlockParam"] | components["schemas"]["ImageBlockParam"] | components["schemas"]["DocumentBlockParam"] | components["schemas"]["SearchResultBlockParam"])[];
+            /** @description The tool's output, as a string or as text, image, document and search result blocks. */
+            content?: string | components["schemas"]["ContentBlockParam"][];
             /** @description Whether the tool failed; the content then describes the failure. */
             is_error?: boolean;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "tool_result";
         };
         /** @description A thinking block from an earlier assistant turn, passed back with its signature. */
         ThinkingBlockParam: {
@@ -360,11 +407,17 @@ export interface components {
             type: "thinking";
             thinking: string;
             signature: string;
+        } & {
+            /** @constant */
+            type: "thinking";
         };
         RedactedThinkingBlockParam: {
             /** @constant */
             type: "redacted_thinking";
             data: string;
+        } & {
+            /** @constant */
+            type: "redacted_thinking";
         };
         /** @description A server-side tool call from an earlier assistant turn. */
         ServerToolUseBlockParam: {
@@ -374,6 +427,9 @@ export interface components {
             name: string;
             input: Record<string, never>;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "server_tool_use";
         };
         /**
          * @description The result of a server-side tool (`web_search_tool_result`, `web_fetch_tool_result`,
@@ -383,18 +439,85 @@ export interface components {
             type: string;
             tool_use_id: string;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            type: unknown;
+        };
+        SearchResultBlockParam: {
+            /** @constant */
+            type: "search_result";
+            source: string;
+            title: string;
+            content: components["schemas"]["TextBlockParam"][];
+            cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "search_result";
         };
         /**
-         * @description One block of a message's content. The variants exclude each other by `type` (a constant, or for server
-         *     tool results the `_tool_result` suffix), so `anyOf` matches exactly one.
+         * @description A block type this gateway does not know yet (Anthropic adds block types often). Forwarded unchanged to
+         *     Anthropic-format upstreams; a translated vendor answers 400 naming the type, and the next endpoint of the
+         *     plan is tried.
          */
-        ContentBlockParam: components["schemas"]["TextBlockParam"] | components["schemas"]["ImageBlockParam"] | components["schemas"]["DocumentBlockParam"] | components["schemas"]["ToolUseBlockParam"] | components["schemas"]["ToolResultBlockParam"] | components["schemas"]["ThinkingBlockParam"] | components["schemas"]["RedactedThinkingBlockParam"] | components["schemas"]["ServerToolUseBlockParam"] | components["schemas"]["ServerToolResultBlockParam"] | components["schemas"]["SearchResultBlockParam"];
-        MessageParam: {
-            /** @enum {string} */
-            role: "user" | "assistant";
+        UnknownContentBlockParam: {
+            /** @example future_block_20270101 */
+            type: string;
+        };
+        /** @description A user turn; tool results go here. */
+        UserMessageParam: {
+            /** @constant */
+            role: "user";
             content: string | components["schemas"]["ContentBlockParam"][];
         };
-        /** @description A client tool, described by a JSON Schema for its input. */
+        /** @description An assistant turn, passed back as it was answered (text, tool calls, thinking). */
+        AssistantMessageParam: {
+            /** @constant */
+            role: "assistant";
+            content: string | components["schemas"]["ContentBlockParam"][];
+        };
+        /** @description A block of a system prompt or system message (text, or a block type this gateway does not know yet). */
+        SystemContentBlockParam: components["schemas"]["TextBlockParam"] | components["schemas"]["UnknownContentBlockParam"];
+        /**
+         * @description A system message inside the conversation, at any position (Claude Code sends one after the first user turn
+         *     and after tool results). It applies from that point on and, on Anthropic, leaves the prompt cache of the
+         *     earlier turns intact. Content is a string or text blocks; their `cache_control` markers count toward the 4.
+         *     How it reaches each vendor:
+         *     - Anthropic-format upstreams: forwarded as sent.
+         *     - Every translated vendor: a leading run of system messages (before the first user or assistant turn)
+         *       joins the system prompt, after the top-level `system`.
+         *     - OpenAI Chat Completions, Azure OpenAI and OpenAI-compatible servers: a later one is a `system` message at
+         *       its position (`developer` on OpenAI reasoning models). Compatible servers whose chat template refuses a
+         *       system message after the first turn answer with their own 400.
+         *     - OpenAI Responses: a later one is a `system` (or `developer`) input message at its position.
+         *     - Google Gemini and Amazon Bedrock, which take system text only before the conversation: a later one is a
+         *       text part of the user turn at its position, wrapped as
+         *       `<system-instruction>…</system-instruction>`, one part per block; on Bedrock a block's cache marker
+         *       becomes a cache point after its part.
+         *     - Everywhere: a system message between an assistant's tool calls and their results is placed right after
+         *       those results, since every vendor wants results to follow their calls directly.
+         *     Unknown properties (`clear_at`, a per-message `output_config`) and non-text blocks are forwarded to
+         *     Anthropic and answer 400 naming them on translated vendors.
+         */
+        SystemMessageParam: {
+            /** @constant */
+            role: "system";
+            content?: string | components["schemas"]["SystemContentBlockParam"][];
+        };
+        /**
+         * @description A message role this gateway does not know yet: forwarded unchanged to Anthropic-format upstreams; a
+         *     translated vendor answers 400 naming the role.
+         */
+        UnknownRoleMessageParam: {
+            /** @example critic_20270101 */
+            role: string;
+            content?: unknown;
+        };
+        /** @description One message of the conversation. The variants exclude each other by `role`, so `anyOf` matches exactly one. */
+        MessageParam: components["schemas"]["UserMessageParam"] | components["schemas"]["AssistantMessageParam"] | components["schemas"]["SystemMessageParam"] | components["schemas"]["UnknownRoleMessageParam"];
+        /**
+         * @description A client tool, described by a JSON Schema for its input. Translated vendors receive `name`, `description`,
+         *     `input_schema`, `strict` and `input_examples`; `defer_loading`, `eager_input_streaming` and
+         *     `allowed_callers` are dropped there with a logged warning (a deferred tool is offered at once).
+         */
         CustomTool: {
             /** @constant */
             type?: "custom";
@@ -403,6 +526,9 @@ export interface components {
             /** @description JSON Schema of the tool's input (`type` is `object`). */
             input_schema: Record<string, never>;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type?: "custom";
         };
         /**
          * @description A tool the gateway itself runs in its server-side tool loop, named `gateway:<name>`. This release installs
@@ -414,21 +540,29 @@ export interface components {
             type: string;
             name?: string;
             cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            [key: string]: unknown;
         };
         /**
-         * @description A versioned Anthropic tool (`web_search_20250305`, `bash_20250124`, `text_editor_20250728`, ...), forwarded
-         *     to Anthropic-format upstreams. Other vendors answer 400 naming the tool.
+         * @description Any other tool type: a versioned Anthropic tool (`web_search_20250305`, `bash_20250124`,
+         *     `text_editor_20250728`, ...) or one Anthropic adds tomorrow. Forwarded to Anthropic-format upstreams;
+         *     translated vendors answer 400 naming the tool type.
          */
         AnthropicServerTool: {
+            /** @example web_search_20250305 */
             type: string;
-            name: string;
+            name?: string;
             cache_control?: components["schemas"]["CacheControl"];
         };
         /**
          * @description A tool the model may call. The variants exclude each other by `type` (absent or `custom`, `gateway:<name>`,
-         *     or a dated Anthropic tool type), so `anyOf` matches exactly one.
+         *     or any other type: an Anthropic tool), so `anyOf` matches exactly one.
          */
         ToolDefinition: components["schemas"]["CustomTool"] | components["schemas"]["GatewayServerTool"] | components["schemas"]["AnthropicServerTool"];
+        /**
+         * @description How the model uses tools. Known types `auto`, `any`, `none` and `tool` (with `name`); other types are
+         *     forwarded to Anthropic-format upstreams and answer 400 on translated vendors.
+         */
         ToolChoice: {
             /** @enum {string} */
             type: "auto" | "any" | "none";
@@ -438,31 +572,60 @@ export interface components {
             type: "tool";
             name: string;
             disable_parallel_tool_use?: boolean;
+        } | {
+            type: string;
         };
-        /** @description Extended thinking. Mapped to each vendor's reasoning controls. */
+        /**
+         * @description Extended thinking, mapped to each vendor's reasoning controls. Known types `enabled` (with an integer
+         *     `budget_tokens`), `disabled` and `adaptive`; other types are forwarded to Anthropic-format upstreams and
+         *     answer 400 on translated vendors. `display` is Anthropic's and is dropped elsewhere with a logged warning.
+         */
         ThinkingConfig: {
             /** @constant */
             type: "enabled";
             budget_tokens: number;
+            /** @example summarized */
+            display?: string | null;
         } | {
             /** @constant */
             type: "disabled";
         } | {
             /** @constant */
             type: "adaptive";
+            /** @example summarized */
+            display?: string | null;
+        } | {
+            /** @example turbo_20270101 */
+            type: string;
+        };
+        /**
+         * @description The gateway's own top-level `cache_control`: the gateway places one cache breakpoint on the last cacheable
+         *     block of the request (never a fifth) and removes the field.
+         */
+        GatewayCacheControl: {
+            /** @constant */
+            type: "ephemeral";
+            /**
+             * @description Cache lifetime. Default `5m`.
+             * @enum {string}
+             */
+            ttl?: "5m" | "1h";
         };
         /** @description Controls output behaviour. */
         OutputConfig: {
             /**
-             * @description Reasoning effort, mapped to each vendor's reasoning controls.
-             * @enum {string}
+             * @description Reasoning effort, mapped to each vendor's reasoning controls. Known values `low`, `medium`, `high`,
+             *     `xhigh`, `max`; others are forwarded to Anthropic-format upstreams and answer 400 on translated vendors.
+             * @example high
              */
-            effort?: "low" | "medium" | "high" | "xhigh" | "max";
-            /** @description Structured output. The answer is JSON matching `schema`. */
+            effort?: string | null;
+            /** @description Structured output. With `json_schema`, the answer is JSON matching `schema`. */
             format?: {
                 /** @constant */
                 type: "json_schema";
                 schema: Record<string, never>;
+            } | {
+                type: string;
             };
         };
         /**
@@ -584,9 +747,35 @@ export interface components {
         };
         /**
          * @description A message-creation request in the Anthropic Messages format, plus the gateway's own fields.
-         *     Top-level fields this spec does not name are accepted and passed through unchanged to Anthropic-format
-         *     upstreams (Anthropic adds fields often and clients send them at once); other vendors ignore them.
-         *     The gateway's own objects (`provider`, `plugins`, `fallbacks`, ...) reject unknown keys.
+         *
+         *     **Forward compatibility.** The spec checks strictly only what the gateway itself reads and acts on: its own
+         *     fields (`provider`, `plugins`, `fallbacks`, `models`, `route`, `session_id`, `speed`,
+         *     `stop_server_tools_when`, `max_tool_calls`, `trace`, `user`, `cache_control`), which reject unknown keys and
+         *     values; every limit the interface names; and the shapes of the known Anthropic variants the translators
+         *     consume (a `thinking` of type `enabled` needs an integer `budget_tokens`, a `text` block needs `text`).
+         *     Everything else Anthropic may add passes validation and reaches Anthropic-format upstreams unchanged (only
+         *     the model is replaced and the gateway's fields removed): new top-level fields, new content block types, new
+         *     tool types, new `type` and enum values (`thinking`, `tool_choice`, `service_tier`, `output_config.effort`,
+         *     image and document media types, source types), new properties on Anthropic objects, and message roles
+         *     beyond `user`, `assistant` and `system`.
+         *
+         *     Vendors reached by translation (OpenAI, Azure, OpenAI-compatible, Gemini, Bedrock) express what they can
+         *     and answer **400 naming what they cannot** (the field, block type, tool type, role or value); the routing
+         *     plan then skips that endpoint (`gateway_metadata.attempts[].status` `unsupported`, nothing sent to it) and
+         *     tries the next, and when none can serve the request that first 400 is the answer. Per field:
+         *     - top-level fields the translators read: `model`, `messages`, `system`, `max_tokens`, `metadata`,
+         *       `stop_sequences`, `stream`, `temperature`, `top_k`, `top_p`, `tools`, `tool_choice`, `thinking`,
+         *       `output_config`; `service_tier` `auto` and `standard_only` are accepted and have no effect there;
+         *       `context_management` is dropped with a logged warning (context editing is Anthropic's). Any other
+         *       top-level field (`mcp_servers`, `container`, `inference_geo`, one Anthropic adds tomorrow) is a 400
+         *       naming it;
+         *     - an unknown `type` (block, source, tool, `thinking`, `tool_choice`, `output_config.format`), role, media
+         *       type or enum value (`service_tier`, `output_config.effort`) is a 400 naming it;
+         *     - an unknown property inside a known object is a 400 naming it, except hints whose loss cannot change the
+         *       answer, which are dropped with a logged warning: `thinking.display`, a tool's `defer_loading` (the tool
+         *       is offered at once), `eager_input_streaming` and `allowed_callers`, a `tool_use` block's `caller`,
+         *       `citations` of text and document blocks, `context` of documents, every property of `metadata` but
+         *       `user_id`, and unknown `cache_control` types, lifetimes and properties (the marker is dropped).
          */
         MessageRequestBase: {
             /**
@@ -598,7 +787,7 @@ export interface components {
             model: string;
             messages: components["schemas"]["MessageParam"][];
             /** @description System prompt, as a string or text blocks (which may carry `cache_control`). */
-            system?: string | components["schemas"]["TextBlockParam"][];
+            system?: string | components["schemas"]["SystemContentBlockParam"][];
             /** @description Maximum tokens to generate. */
             max_tokens?: number;
             /** @description Sampling temperature. Anthropic accepts 0 to 1; other vendors up to 2. */
@@ -608,23 +797,31 @@ export interface components {
             stop_sequences?: string[];
             /** @description Answer with `text/event-stream` Anthropic events instead of one JSON message. */
             stream?: boolean;
+            /** @description Request metadata. Properties other than `user_id` are forwarded to Anthropic and dropped elsewhere. */
             metadata?: {
-                /** @description An opaque end-user id forwarded to the vendor. */
+                /**
+                 * @description An opaque end-user id (Claude Code sends a JSON string) forwarded to Anthropic, and to OpenAI and
+                 *     Azure as `user`.
+                 */
                 user_id?: string | null;
             };
             tools?: components["schemas"]["ToolDefinition"][];
             tool_choice?: components["schemas"]["ToolChoice"];
             thinking?: components["schemas"]["ThinkingConfig"];
-            /** @enum {string} */
-            service_tier?: "auto" | "standard_only";
-            /** @description Anthropic context editing; forwarded to Anthropic-format upstreams, dropped elsewhere. */
+            /**
+             * @description Anthropic's capacity tier. Known values `auto` and `standard_only` (no effect on translated vendors);
+             *     others are forwarded to Anthropic-format upstreams and answer 400 on translated vendors.
+             * @example auto
+             */
+            service_tier?: string;
+            /** @description Anthropic context editing; forwarded to Anthropic-format upstreams, dropped elsewhere with a logged warning. */
             context_management?: {
                 edits?: {
                     /** @example clear_tool_uses_20250919 */
                     type: string;
                 }[];
             };
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["GatewayCacheControl"];
             /**
              * @description Models tried in order when the primary model fails or refuses. Handled by the gateway's multi-model
              *     routing, not by vendor-side fallback. Cannot be combined with `models` (400).

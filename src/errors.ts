@@ -43,6 +43,13 @@ export class BadRequestError extends GatewayError {
   }
 }
 
+/**
+ * 400: the vendor of one endpoint cannot express a feature the request uses (a field, block type, tool type,
+ * role or value), found before anything was sent to it. The attempt runner skips that endpoint for the next
+ * one; when no endpoint can serve the request, the first such error is the answer.
+ */
+export class UnsupportedFeatureError extends BadRequestError {}
+
 /** 401: no credentials, or credentials the gateway does not know. */
 export class UnauthorizedError extends GatewayError {
   constructor(message: string = STANDARD_MESSAGES[401]) {

@@ -1,13 +1,22 @@
 /**
  * Makes the validator's complaints readable. For a value that matches none of a `oneOf`/`anyOf`'s
- * alternatives, ajv reports every alternative's failure (a bad image `media_type` also yields "must have
- * required property 'text'", "'id'", …, one per other block type). Within such a subtree only the most
- * specific, informative complaints are kept; complaints elsewhere in the request are kept as they are.
+ * alternatives, ajv reports every alternative's failure (a text block without `text` also yields "must have
+ * required property 'source'", "'id'", …, one per other block type, and "must NOT be valid" from the variant
+ * that takes every unknown `type`). Within such a subtree only the most specific, informative complaints are
+ * kept; complaints elsewhere in the request are kept as they are.
  */
 import type { ErrorDetail } from '#src/errors.ts';
 
 const ALTERNATIVES = /^must match (exactly one|a) schema in (oneOf|anyOf)$/;
-const BRANCH_TAG = /^must be equal to constant$/;
+// Complaints that only say which alternative a value is not: another `type` or `role` constant, one of the
+// known values of a variant's tag, or "not one of the known ones" from the catch-all variant.
+const BRANCH_TAG = /^must be equal to constant$|^must NOT be valid$/;
+const TAG_VALUES = /^must be equal to one of the allowed values/;
+const TAG_PATH = /\/(type|role)$/;
+
+function isBranchTag(detail: ErrorDetail): boolean {
+  return BRANCH_TAG.test(detail.message) || (TAG_VALUES.test(detail.message) && TAG_PATH.test(detail.path ?? ''));
+}
 const MISSING = /^must have required property /;
 const WRONG_TYPE = /^must be (string|array|object|number|integer|boolean|null)(,|$)/;
 
@@ -20,9 +29,13 @@ function under(root: string, path: string | undefined): boolean {
 }
 
 function mostSpecific(group: ErrorDetail[]): ErrorDetail[] {
-  const candidates = group.filter((detail) => !ALTERNATIVES.test(detail.message) && !BRANCH_TAG.test(detail.message));
-  const informative = candidates.filter((detail) => !MISSING.test(detail.message) && !WRONG_TYPE.test(detail.message));
-  const pick = informative.length > 0 ? informative : candidates.length > 0 ? candidates : group;
+  const candidates = group.filter((detail) => !ALTERNATIVES.test(detail.message) && !isBranchTag(detail));
+  // A complaint about a tag itself (a pattern on `type`, a missing `type`) says least: it is kept only when
+  // nothing else was said.
+  const untagged = candidates.filter((detail) => !TAG_PATH.test(detail.path ?? ''));
+  const informative = untagged.filter((detail) => !MISSING.test(detail.message) && !WRONG_TYPE.test(detail.message));
+  const structural = untagged.filter((detail) => MISSING.test(detail.message) || WRONG_TYPE.test(detail.message));
+  const pick = informative.length > 0 ? informative : structural.length > 0 ? structural : candidates.length > 0 ? candidates : group;
   const deepest = Math.max(...pick.map((detail) => depth(detail.path)));
   const seen = new Set<string>();
   return pick.filter((detail) => {

@@ -14,6 +14,7 @@ import type { ProviderKey } from '#src/providers/provider-adapter.ts';
 import type { PlanCredential, PlannedAttempt, PlanRegion } from '#src/messages/plan-types.ts';
 import { planAttempts } from '#src/messages/routing-plan.ts';
 import { placeTopLevelCacheBreakpoint } from '#src/messages/prompt-cache.ts';
+import { assertCacheBreakpointLimit } from '#src/request/cache-breakpoint-count.ts';
 import { stickyKey, type StickySessions } from '#src/messages/sticky-session.ts';
 import type { CatalogPlanView } from '#src/messages/catalog-plan-view.ts';
 import type { EndpointStatsTracker } from '#src/messages/endpoint-stats.ts';
@@ -95,6 +96,8 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
   const random = deps.random ?? Math.random;
   return async (original, context) => {
     rejectGatewayTools(original);
+    // A request error every endpoint would answer alike is refused here, before any provider is called.
+    assertCacheBreakpointLimit(original);
     const region = requestRegion(context.headers, deps.regionalHosts);
     const sticky = stickyKey(original, context.headers, context);
     const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.accountId), deps.sessions.lookup(sticky.key)]);

@@ -1,53 +1,29 @@
 /**
  * Top-level `cache_control`: the gateway places one cache breakpoint on the last cacheable block of the
- * request (Anthropic's prefix order is tools, system, messages) and removes the top-level field, so every
- * vendor with explicit caching sees an ordinary block-level marker. Anthropic allows four breakpoints;
- * when the request already has four, none is added.
+ * request (Anthropic's prefix order is tools, system, messages, system messages inside the conversation
+ * included) and removes the top-level field, so every vendor with explicit caching sees an ordinary
+ * block-level marker. Anthropic allows four breakpoints: when the request already has four, none is added.
  */
-import type { CacheControl, ContentBlockParam, MessageParam, MessageRequest, TextBlockParam, ToolResultBlockParam } from '#src/api-types.ts';
-
-/** Anthropic's limit on cache breakpoints per request. */
-export const MAX_CACHE_BREAKPOINTS = 4;
-
-// Thinking blocks cannot carry a breakpoint; every other block a client sends can.
-const UNCACHEABLE = new Set(['thinking', 'redacted_thinking']);
-
-function hasMarker(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && 'cache_control' in value && (value as { cache_control?: unknown }).cache_control != null;
-}
-
-// Blocks inside a tool result can carry their own breakpoints, and Anthropic counts them toward the limit.
-function nestedMarkers(block: ContentBlockParam): number {
-  if (block.type !== 'tool_result') return 0;
-  const { content } = block as ToolResultBlockParam;
-  return Array.isArray(content) ? content.filter(hasMarker).length : 0;
-}
-
-/** Counts the explicit breakpoints a request carries (tools, system blocks, message blocks and tool result content). */
-export function countCacheBreakpoints(request: MessageRequest): number {
-  let count = 0;
-  for (const tool of request.tools ?? []) if (hasMarker(tool)) count += 1;
-  if (Array.isArray(request.system)) for (const block of request.system) if (hasMarker(block)) count += 1;
-  for (const message of request.messages) {
-    if (!Array.isArray(message.content)) continue;
-    for (const block of message.content) count += (hasMarker(block) ? 1 : 0) + nestedMarkers(block);
-  }
-  return count;
-}
+import type { CacheControl, ContentBlockParam, MessageParam, MessageRequest, TextBlockParam } from '#src/api-types.ts';
+import { MAX_CACHE_BREAKPOINTS, countCacheBreakpoints, hasMarker, isCacheableBlock } from '#src/request/cache-breakpoint-count.ts';
+import { contentBlocks, isKnownRole, stringContent } from '#src/request/message-content.ts';
 
 function markLastBlock(message: MessageParam, marker: CacheControl): MessageParam | undefined {
-  if (typeof message.content === 'string') {
-    if (message.content.length === 0) return undefined;
-    const block: TextBlockParam = { type: 'text', text: message.content, cache_control: marker };
-    return { ...message, content: [block] };
+  if (!isKnownRole(message)) return undefined;
+  const text = stringContent(message);
+  if (text !== undefined) {
+    if (text.length === 0) return undefined;
+    const block: TextBlockParam = { type: 'text', text, cache_control: marker };
+    return { ...message, content: [block] } as MessageParam;
   }
-  for (let index = message.content.length - 1; index >= 0; index -= 1) {
-    const block = message.content[index] as ContentBlockParam;
-    if (UNCACHEABLE.has(block.type)) continue;
+  const blocks = contentBlocks(message);
+  for (let index = blocks.length - 1; index >= 0; index -= 1) {
+    const block = blocks[index] as ContentBlockParam;
+    if (!isCacheableBlock(block)) continue;
     if (hasMarker(block)) return message;
-    const content = message.content.slice();
+    const content = blocks.slice();
     content[index] = { ...block, cache_control: marker } as ContentBlockParam;
-    return { ...message, content };
+    return { ...message, content } as MessageParam;
   }
   return undefined;
 }
@@ -69,11 +45,14 @@ export function placeTopLevelCacheBreakpoint(request: MessageRequest): MessageRe
     messages[index] = marked;
     return { ...prepared, messages };
   }
-  if (Array.isArray(prepared.system) && prepared.system.length > 0) {
+  if (Array.isArray(prepared.system)) {
     const system = prepared.system.slice();
-    const last = system.length - 1;
-    system[last] = { ...(system[last] as TextBlockParam), cache_control: marker };
-    return { ...prepared, system };
+    for (let index = system.length - 1; index >= 0; index -= 1) {
+      const block = system[index];
+      if (block?.type !== 'text') continue;
+      system[index] = { ...(block as TextBlockParam), cache_control: marker };
+      return { ...prepared, system };
+    }
   }
   return prepared;
 }

@@ -4,6 +4,7 @@
  */
 import type { MessageRequest } from '#src/api-types.ts';
 import { requestMedia, requestText, requestsThinking } from '#src/messages/request-parameters.ts';
+import { contentBlocks, stringContent } from '#src/request/message-content.ts';
 
 // Rough token cost of media the character count cannot see.
 const TOKENS_PER_IMAGE = 1_600;
@@ -49,8 +50,7 @@ export const MAX_DIFFICULTY_POINTS = 8;
 function lastUserText(request: MessageRequest): string {
   const last = [...request.messages].reverse().find((message) => message.role === 'user');
   if (last === undefined) return '';
-  if (typeof last.content === 'string') return last.content;
-  return last.content.map((block) => (block.type === 'text' && 'text' in block ? block.text : '')).join('\n');
+  return stringContent(last) ?? contentBlocks(last).map((block) => (block.type === 'text' && 'text' in block ? block.text : '')).join('\n');
 }
 
 /**

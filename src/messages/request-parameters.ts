@@ -4,6 +4,7 @@
  */
 import type { ContentBlockParam, MessageRequest } from '#src/api-types.ts';
 import type { RequestParameter } from '#src/messages/plan-types.ts';
+import { contentBlocks, leadingSystemMessages, stringContent, systemContentText } from '#src/request/message-content.ts';
 
 /** Media found anywhere in the request's messages, tool results included. */
 export interface RequestMedia {
@@ -18,10 +19,9 @@ function nestedBlocks(block: ContentBlockParam): readonly ContentBlockParam[] {
   return [];
 }
 
-function* allBlocks(request: MessageRequest): Generator<ContentBlockParam> {
+function* allBlocks(request: Pick<MessageRequest, 'messages'>): Generator<ContentBlockParam> {
   for (const message of request.messages) {
-    if (typeof message.content === 'string') continue;
-    for (const block of message.content) {
+    for (const block of contentBlocks(message)) {
       yield block;
       yield* nestedBlocks(block);
     }
@@ -78,19 +78,22 @@ function textOfBlock(block: ContentBlockParam): string {
   return '';
 }
 
-/** The first system text of a request, or '' when it has none. */
-export function systemText(request: MessageRequest): string {
-  if (request.system === undefined) return '';
-  if (typeof request.system === 'string') return request.system;
-  return request.system.map((block) => block.text).join('\n');
+/**
+ * The system prompt of a request: the top-level `system` and the leading system messages, or '' when it has
+ * none. A system message later in the conversation is not part of it (it changes as the conversation grows).
+ */
+export function systemText(request: Pick<MessageRequest, 'system' | 'messages'>): string {
+  const texts = [systemContentText(request.system), ...leadingSystemMessages(request.messages).map((message) => systemContentText(message.content))];
+  return texts.filter((text) => text !== '').join('\n');
 }
 
-/** All the text of a request: system, messages (tool results included) and tool definitions. */
+/** All the text of a request: system, messages (system messages and tool results included) and tool definitions. */
 export function requestText(request: MessageRequest): string {
-  const parts: string[] = [systemText(request)];
+  const parts: string[] = [systemContentText(request.system)];
   for (const message of request.messages) {
-    if (typeof message.content === 'string') parts.push(message.content);
-    else for (const block of allBlocks({ ...request, messages: [message] })) parts.push(textOfBlock(block));
+    const text = stringContent(message);
+    if (text !== undefined) parts.push(text);
+    else for (const block of allBlocks({ messages: [message] })) parts.push(textOfBlock(block));
   }
   if (request.tools !== undefined) parts.push(JSON.stringify(request.tools));
   return parts.join('\n');

@@ -1,10 +1,11 @@
 /**
- * Runs a routing plan's attempts in order until one answers. A retryable failure or a refusal moves on; a
- * failure caused by the request itself stops at once. The runner is generic over what an attempt produces
+ * Runs a routing plan's attempts in order until one answers. A retryable failure, a refusal or a vendor that
+ * cannot express the request (`UnsupportedFeatureError`) moves on; any other failure caused by the request
+ * itself stops at once, before another endpoint is called. The runner is generic over what an attempt produces
  * (a message, or a stream whose first event has arrived), so the same loop serves JSON, streams and, later,
  * every turn of the server-side tool loop.
  */
-import { GatewayError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { GatewayError, UnsupportedFeatureError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
 
 /** What the runner needs to know about an attempt to report on it. */
 export interface AttemptIdentity {
@@ -69,10 +70,6 @@ function summarizeFailures(records: AttemptRecord[]): string {
   return `Every attempt failed: ${parts.join('; ')}`;
 }
 
-function isUnsupportedFeature(error: unknown): error is GatewayError {
-  return error instanceof GatewayError && !(error instanceof UpstreamError) && error.status === 400;
-}
-
 /** Runs the attempts in order and returns the first answer. */
 export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Promise<RunAttemptsResult<A, T>> {
   const records: AttemptRecord[] = [];
@@ -82,7 +79,7 @@ export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Prom
   const refusedModels = new Set<string>();
   // An adapter's 400 names a feature its vendor lacks (an Anthropic server tool on OpenAI, say): another
   // endpoint may have it, so the plan goes on; when none can, the first such 400 is the answer.
-  let unsupported: GatewayError | undefined;
+  let unsupported: UnsupportedFeatureError | undefined;
 
   for (let index = 0; index < options.attempts.length; index += 1) {
     const attempt = options.attempts[index] as A;
@@ -110,7 +107,7 @@ export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Prom
       records.push(record('success', 200));
       return { result, attempt, index, records };
     } catch (error) {
-      if (isUnsupportedFeature(error)) {
+      if (error instanceof UnsupportedFeatureError) {
         records.push(record('unsupported', null));
         unsupported ??= error;
         continue;

@@ -13,6 +13,13 @@ export type AiSdkFamily = Exclude<ApiFamily, 'anthropic'>;
 /** How a family expresses Anthropic's `thinking` and `output_config.effort`. */
 export type ReasoningStyle = 'openai-effort' | 'compatible-effort' | 'google-thinking-config' | 'bedrock-reasoning-config';
 
+/**
+ * How a system message inside the conversation, after its first user or assistant turn, reaches the vendor: as
+ * a system message at its position, or (where the vendor takes system text only before the conversation) as a
+ * framed text part of the user turn at its position.
+ */
+export type LaterSystemMessages = 'system-message' | 'user-text';
+
 /** One family's translation traits. */
 export interface AiSdkVendorProfile {
   family: AiSdkFamily;
@@ -21,6 +28,7 @@ export interface AiSdkVendorProfile {
   /** Human name used in 400 messages ("... is not supported by OpenAI Chat Completions"). */
   label: string;
   reasoningStyle: ReasoningStyle;
+  laterSystemMessages: LaterSystemMessages;
   /** Whether the vendor signs tool calls (Gemini): the signature rides an empty thinking block before the tool_use. */
   signsToolCalls?: boolean;
   /** Which http(s) URL sources the vendor fetches itself; the gateway never downloads a client's URL. */
@@ -32,23 +40,36 @@ export interface AiSdkVendorProfile {
 const noExplicitCache = (): undefined => undefined;
 
 const PROFILES: Record<AiSdkFamily, AiSdkVendorProfile> = {
-  'openai-chat': { family: 'openai-chat', namespace: 'openai', label: 'OpenAI Chat Completions', reasoningStyle: 'openai-effort', remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
-  'openai-responses': { family: 'openai-responses', namespace: 'openai', label: 'OpenAI Responses', reasoningStyle: 'openai-effort', remoteUrls: { image: true, pdf: true }, cacheMarker: noExplicitCache },
-  azure: { family: 'azure', namespace: 'azure', label: 'Azure OpenAI', reasoningStyle: 'openai-effort', remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
+  'openai-chat': { family: 'openai-chat', namespace: 'openai', label: 'OpenAI Chat Completions', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
+  'openai-responses': { family: 'openai-responses', namespace: 'openai', label: 'OpenAI Responses', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', remoteUrls: { image: true, pdf: true }, cacheMarker: noExplicitCache },
+  azure: { family: 'azure', namespace: 'azure', label: 'Azure OpenAI', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
   'openai-compatible': {
     family: 'openai-compatible',
     namespace: 'openaiCompatible',
     label: 'OpenAI-compatible Chat Completions',
     reasoningStyle: 'compatible-effort',
+    laterSystemMessages: 'system-message',
     remoteUrls: { image: true, pdf: false },
     cacheMarker: noExplicitCache,
   },
-  google: { family: 'google', namespace: 'google', label: 'Google Gemini', signsToolCalls: true, reasoningStyle: 'google-thinking-config', remoteUrls: { image: false, pdf: false }, cacheMarker: noExplicitCache },
+  google: {
+    family: 'google',
+    namespace: 'google',
+    label: 'Google Gemini',
+    signsToolCalls: true,
+    reasoningStyle: 'google-thinking-config',
+    // Gemini takes system text only as the system instruction (the AI SDK refuses a later system message).
+    laterSystemMessages: 'user-text',
+    remoteUrls: { image: false, pdf: false },
+    cacheMarker: noExplicitCache,
+  },
   bedrock: {
     family: 'bedrock',
     namespace: 'bedrock',
     label: 'Amazon Bedrock',
     reasoningStyle: 'bedrock-reasoning-config',
+    // Converse takes system blocks only before the messages (the AI SDK refuses a later system message).
+    laterSystemMessages: 'user-text',
     remoteUrls: { image: false, pdf: false },
     // Converse cache points; Bedrock's default lifetime is Anthropic's 5 minutes, `1h` is sent as its ttl.
     cacheMarker: (control) => ({ bedrock: { cachePoint: control.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } }),

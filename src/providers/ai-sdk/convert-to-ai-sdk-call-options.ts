@@ -2,13 +2,14 @@
  * Converts a whole Anthropic Messages request into AI SDK `LanguageModelV4CallOptions` for one vendor:
  * prompt, tools and tool choice, sampling, stop sequences, reasoning, structured output and cache
  * breakpoints. Gateway-only fields (fallbacks, provider, plugins, session_id, trace, speed, ...) are the
- * router's and are not read here.
+ * router's and are not read here. Every field is checked first (`check-translatable-fields.ts`): what the
+ * vendor cannot express is an `UnsupportedFeatureError` naming it, so the attempt runner tries the next endpoint.
  */
-import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { JSONObject, JSONSchema7 } from '@ai-sdk/provider';
 import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool, LanguageModelV4ToolChoice, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { CustomTool, MessageRequest, ToolChoice } from '#src/api-types.ts';
-import { BadRequestError } from '#src/errors.ts';
+import type { CustomTool, MessageRequest, OutputConfig, ToolChoice } from '#src/api-types.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { checkTranslatableFields, unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import { planCacheBreakpoints } from '#src/providers/ai-sdk/plan-cache-breakpoints.ts';
 import { convertToAiSdkPrompt } from '#src/providers/ai-sdk/convert-to-ai-sdk-prompt.ts';
 import { convertToAiSdkReasoning } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
@@ -39,8 +40,9 @@ export function convertToAiSdkCallOptions({
   value: AiSdkCallOptions;
   warnings: string[];
 } {
+  const warnings = checkTranslatableFields(request, profile);
   const cachePlan = planCacheBreakpoints(request);
-  const warnings = [...cachePlan.warnings];
+  warnings.push(...cachePlan.warnings);
   const prompt = convertToAiSdkPrompt({ request, profile, cachePlan });
   warnings.push(...prompt.warnings);
   const reasoning = convertToAiSdkReasoning({ request, profile });
@@ -50,7 +52,8 @@ export function convertToAiSdkCallOptions({
   const vendorOptions: Record<string, string | boolean> = {};
   if (profile.family === 'openai-responses') vendorOptions.store = false; // the gateway is stateless; reasoning replays via encrypted content
   if (fast && PRIORITY_FAMILIES.has(profile.family)) vendorOptions.serviceTier = 'priority';
-  if (request.tool_choice?.disable_parallel_tool_use) {
+  const toolChoice = request.tool_choice ? convertToolChoice(request.tool_choice, profile) : undefined;
+  if ((request.tool_choice as { disable_parallel_tool_use?: boolean } | undefined)?.disable_parallel_tool_use) {
     if (profile.family === 'bedrock' || profile.family === 'google') warnings.push(`disable_parallel_tool_use dropped: not supported by ${profile.label}`);
     // Unknown keys of the compatible namespace go into the body as they are: use the wire name there.
     else if (profile.family === 'openai-compatible') vendorOptions.parallel_tool_calls = false;
@@ -58,9 +61,8 @@ export function convertToAiSdkCallOptions({
   }
   const userId = request.metadata?.user_id;
   if (userId && profile.reasoningStyle === 'openai-effort') vendorOptions.user = userId;
-  if (request.context_management) warnings.push('context_management dropped: Anthropic context editing has no counterpart');
 
-  const format = request.output_config?.format;
+  const format = jsonSchemaFormat(request.output_config?.format, profile);
   const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
   const value: AiSdkCallOptions = {
     prompt: prompt.value,
@@ -70,7 +72,7 @@ export function convertToAiSdkCallOptions({
     ...(request.top_k !== undefined ? { topK: request.top_k } : {}),
     ...(request.stop_sequences?.length ? { stopSequences: request.stop_sequences } : {}),
     ...(tools.length > 0 ? { tools } : {}),
-    ...(request.tool_choice && tools.length > 0 ? { toolChoice: convertToolChoice(request.tool_choice) } : {}),
+    ...(toolChoice && tools.length > 0 ? { toolChoice } : {}),
     ...(format ? { responseFormat: { type: 'json' as const, schema: format.schema as JSONSchema7, name: 'response' } } : {}),
     ...(reasoning.value.reasoning ? { reasoning: reasoning.value.reasoning } : {}),
   };
@@ -84,7 +86,7 @@ export function convertToAiSdkCallOptions({
  * top of `maxOutputTokens`, so the budget is taken off first to send the client's own limit.
  */
 function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProfile, upstreamModel: string): number | undefined {
-  const budget = request.thinking?.type === 'enabled' ? request.thinking.budget_tokens : undefined;
+  const budget = request.thinking?.type === 'enabled' ? (request.thinking as { budget_tokens: number }).budget_tokens : undefined;
   if (request.max_tokens === undefined || budget === undefined) return request.max_tokens;
   if (profile.family !== 'bedrock' || !upstreamModel.includes('anthropic')) return request.max_tokens;
   return Math.max(1, request.max_tokens - budget);
@@ -95,26 +97,28 @@ function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSd
   for (const tool of tools) {
     const type = 'type' in tool ? tool.type : undefined;
     if (type === undefined || type === 'custom') {
-      const custom = tool as CustomTool;
+      const custom = tool as CustomTool & { strict?: boolean; input_examples?: Array<Record<string, unknown>> };
       if (custom.cache_control) warnings.push(`cache_control on tool ${custom.name} dropped: ${profile.label} has no tool cache breakpoints`);
       converted.push({
         type: 'function',
         name: custom.name,
         ...(custom.description !== undefined ? { description: custom.description } : {}),
         inputSchema: custom.input_schema as JSONSchema7,
+        ...(custom.strict !== undefined ? { strict: custom.strict } : {}),
+        ...(custom.input_examples?.length ? { inputExamples: custom.input_examples.map((input) => ({ input: input as JSONObject })) } : {}),
       });
     } else if (type.startsWith('gateway:')) {
       // Gateway server tools are run by the gateway's own tool loop, which hands the adapter plain tools.
       warnings.push(`gateway tool ${type} not sent upstream: it is run by the gateway`);
     } else {
-      throw new BadRequestError(`tool type ${type} is an Anthropic server tool and is not supported by ${profile.label}`);
+      throw unsupportedFeature(`tool type ${type} (an Anthropic tool)`, profile);
     }
   }
   return converted;
 }
 
-/** Anthropic `tool_choice` to the AI SDK's: `any` is `required`. */
-export function convertToolChoice(choice: ToolChoice): LanguageModelV4ToolChoice {
+/** Anthropic `tool_choice` to the AI SDK's: `any` is `required`; a type the translators do not know is a 400. */
+export function convertToolChoice(choice: ToolChoice, profile: Pick<AiSdkVendorProfile, 'label'>): LanguageModelV4ToolChoice {
   switch (choice.type) {
     case 'auto':
       return { type: 'auto' };
@@ -123,12 +127,17 @@ export function convertToolChoice(choice: ToolChoice): LanguageModelV4ToolChoice
     case 'none':
       return { type: 'none' };
     case 'tool':
-      return { type: 'tool', toolName: choice.name };
-    default: {
-      const unreachable: never = choice;
-      throw new BadRequestError(`unknown tool_choice ${JSON.stringify(unreachable)}`);
-    }
+      return { type: 'tool', toolName: (choice as { name: string }).name };
+    default:
+      throw unsupportedFeature(`tool_choice type ${choice.type}`, profile);
   }
+}
+
+/** The structured-output schema, for the one format type the translators know. */
+function jsonSchemaFormat(format: OutputConfig['format'], profile: AiSdkVendorProfile): { schema: unknown } | undefined {
+  if (format === undefined) return undefined;
+  if (format.type !== 'json_schema') throw unsupportedFeature(`output_config.format type ${format.type}`, profile);
+  return format as { schema: unknown };
 }
 
 function mergeProviderOptions(...all: Array<SharedV4ProviderOptions | undefined>): SharedV4ProviderOptions | undefined {

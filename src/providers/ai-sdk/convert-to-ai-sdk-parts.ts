@@ -1,6 +1,7 @@
 /**
  * Converts single Anthropic content blocks (images, documents, tool results, thinking) into AI SDK prompt
- * parts. What a vendor cannot take is a 400 naming the feature; nothing is downloaded on the gateway's side.
+ * parts. What a vendor cannot take (a URL source it does not fetch, an unknown source type or media type) is
+ * an `UnsupportedFeatureError` naming it; nothing is downloaded on the gateway's side.
  */
 import type {
   LanguageModelV4FilePart,
@@ -13,49 +14,64 @@ import type {
   DocumentBlockParam,
   ImageBlockParam,
   RedactedThinkingBlockParam,
+  TextBlockParam,
   ThinkingBlockParam,
   ToolResultBlockParam,
 } from '#src/api-types.ts';
-import { BadRequestError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
 
 /** A user-side part: text or a file. */
 export type UserPart = LanguageModelV4TextPart | LanguageModelV4FilePart;
 
+// The image media types Anthropic documents; the AI SDK vendors all read these.
+const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+type SourceOf<Block extends { source: unknown }> = Block['source'];
+type Base64Source = { type: 'base64'; media_type: string; data: string };
+type UrlSource = { type: 'url'; url: string };
+
 /** An image block as an AI SDK file part. */
 export function convertImageBlock(block: ImageBlockParam, profile: AiSdkVendorProfile): LanguageModelV4FilePart {
-  if (block.source.type === 'base64') {
-    return { type: 'file', mediaType: block.source.media_type, data: { type: 'data', data: block.source.data } };
+  const source: SourceOf<ImageBlockParam> = block.source;
+  switch (source.type) {
+    case 'base64': {
+      const { media_type: mediaType, data } = source as Base64Source;
+      if (!IMAGE_MEDIA_TYPES.has(mediaType)) throw unsupportedFeature(`image media_type ${mediaType}`, profile);
+      return { type: 'file', mediaType, data: { type: 'data', data } };
+    }
+    case 'url':
+      if (!profile.remoteUrls.image) throw unsupportedFeature('image URL sources (send the image as base64)', profile);
+      return { type: 'file', mediaType: 'image', data: { type: 'url', url: new URL((source as UrlSource).url) } };
+    default:
+      throw unsupportedFeature(`image source type ${source.type}`, profile);
   }
-  if (!profile.remoteUrls.image) {
-    throw new BadRequestError(`image URL sources are not supported by ${profile.label}; send the image as base64`);
-  }
-  return { type: 'file', mediaType: 'image', data: { type: 'url', url: new URL(block.source.url) } };
 }
 
 /**
  * A document block as a file part (PDF) or a text part (plain text, which every vendor reads). `context`
- * and `citations` have no counterpart outside Anthropic and are dropped with a warning.
+ * and `citations` have no counterpart outside Anthropic; the field check drops them with a warning.
  */
-export function convertDocumentBlock(block: DocumentBlockParam, profile: AiSdkVendorProfile, warnings: string[]): UserPart {
-  if (block.context) warnings.push('document context dropped: not supported by this vendor');
-  if (block.citations?.enabled) warnings.push('document citations dropped: not supported by this vendor');
+export function convertDocumentBlock(block: DocumentBlockParam, profile: AiSdkVendorProfile): UserPart {
   const filename = block.title ?? undefined;
-  switch (block.source.type) {
-    case 'base64':
-      return { type: 'file', mediaType: 'application/pdf', data: { type: 'data', data: block.source.data }, ...(filename ? { filename } : {}) };
-    case 'url':
-      if (!profile.remoteUrls.pdf) {
-        throw new BadRequestError(`PDF URL sources are not supported by ${profile.label}; send the PDF as base64`);
-      }
-      return { type: 'file', mediaType: 'application/pdf', data: { type: 'url', url: new URL(block.source.url) }, ...(filename ? { filename } : {}) };
-    case 'text':
-      return { type: 'text', text: filename ? `${filename}\n\n${block.source.data}` : block.source.data };
-    default: {
-      const unreachable: never = block.source;
-      throw new BadRequestError(`unknown document source ${JSON.stringify(unreachable)}`);
+  const source: SourceOf<DocumentBlockParam> = block.source;
+  switch (source.type) {
+    case 'base64': {
+      const { media_type: mediaType, data } = source as Base64Source;
+      if (mediaType !== 'application/pdf') throw unsupportedFeature(`document media_type ${mediaType}`, profile);
+      return { type: 'file', mediaType, data: { type: 'data', data }, ...(filename ? { filename } : {}) };
     }
+    case 'url':
+      if (!profile.remoteUrls.pdf) throw unsupportedFeature('PDF URL sources (send the PDF as base64)', profile);
+      return { type: 'file', mediaType: 'application/pdf', data: { type: 'url', url: new URL((source as UrlSource).url) }, ...(filename ? { filename } : {}) };
+    case 'text': {
+      const { media_type: mediaType, data } = source as Base64Source;
+      if (mediaType !== 'text/plain') throw unsupportedFeature(`document media_type ${mediaType}`, profile);
+      return { type: 'text', text: filename ? `${filename}\n\n${data}` : data };
+    }
+    default:
+      throw unsupportedFeature(`document source type ${source.type}`, profile);
   }
 }
 
@@ -75,20 +91,16 @@ export function convertToolResultOutput(
   for (const item of content) {
     switch (item.type) {
       case 'text':
-        parts.push({ type: 'text', text: item.text });
+        parts.push({ type: 'text', text: (item as TextBlockParam).text });
         break;
       case 'image':
-        parts.push(convertImageBlock(item, profile));
+        parts.push(convertImageBlock(item as ImageBlockParam, profile));
         break;
       case 'document':
-        parts.push(convertDocumentBlock(item, profile, warnings));
+        parts.push(convertDocumentBlock(item as DocumentBlockParam, profile));
         break;
-      case 'search_result':
-        throw new BadRequestError(`search_result blocks are not supported by ${profile.label}`);
-      default: {
-        const unreachable: never = item;
-        throw new BadRequestError(`unknown tool_result content ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        throw unsupportedFeature(`${item.type} blocks in tool_result content`, profile);
     }
   }
   const texts = parts.flatMap((part) => (part.type === 'text' ? [part.text] : []));

@@ -1,8 +1,11 @@
 /**
  * Converts the system prompt and messages of an Anthropic Messages request into an AI SDK
  * `LanguageModelV4Prompt`. Anthropic keeps tool results inside user turns; the AI SDK wants them in `tool`
- * messages, so a user turn is split into consecutive `tool` and `user` messages in the original order.
- * Cache breakpoints from the plan become the vendor's native marker on the part they stand on.
+ * messages, so a user turn is split into consecutive `tool` and `user` messages in the original order. System
+ * messages inside the conversation keep their position (see `convert-to-ai-sdk-system.ts`), except that one
+ * falling between an assistant's tool calls and their results moves right after those results, since every
+ * vendor wants results to follow their calls directly. Cache breakpoints from the plan become the vendor's
+ * native marker on the part they stand on.
  */
 import type {
   LanguageModelV4Message,
@@ -12,21 +15,25 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
 import type {
+  AssistantMessageParam,
+  CacheControl,
   ContentBlockParam,
   DocumentBlockParam,
   ImageBlockParam,
-  MessageParam,
   MessageRequest,
   RedactedThinkingBlockParam,
   TextBlockParam,
   ThinkingBlockParam,
   ToolResultBlockParam,
   ToolUseBlockParam,
+  UserMessageParam,
 } from '#src/api-types.ts';
 import { BadRequestError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import type { CacheBreakpointPlan } from '#src/providers/ai-sdk/plan-cache-breakpoints.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
+import { convertSystemContent, type WithCache } from '#src/providers/ai-sdk/convert-to-ai-sdk-system.ts';
 import {
   convertDocumentBlock,
   convertImageBlock,
@@ -35,6 +42,7 @@ import {
   convertToolResultOutput,
   type UserPart,
 } from '#src/providers/ai-sdk/convert-to-ai-sdk-parts.ts';
+import { isSystemMessage, stringContent } from '#src/request/message-content.ts';
 
 type AssistantPart = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'][number];
 
@@ -45,11 +53,17 @@ export interface ConvertToAiSdkPromptOptions {
   cachePlan: CacheBreakpointPlan;
 }
 
-/** Builds the AI SDK prompt; unsupported blocks are a 400, documented drops come back as warnings. */
+// A cache marker a vendor with explicit caching can read: Anthropic's `ephemeral`, with a lifetime it knows.
+function isReadableMarker(control: CacheControl): boolean {
+  const known = control.type === 'ephemeral' && (control.ttl === undefined || control.ttl === '5m' || control.ttl === '1h');
+  return known && Object.keys(control).every((name) => name === 'type' || name === 'ttl');
+}
+
+/** Builds the AI SDK prompt; what the vendor cannot express is a 400 naming it, documented drops come back as warnings. */
 export function convertToAiSdkPrompt({ request, profile, cachePlan }: ConvertToAiSdkPromptOptions): { value: LanguageModelV4Prompt; warnings: string[] } {
   const warnings: string[] = [];
   const prompt: LanguageModelV4Prompt = [];
-  const withCache = (anchor: object): { providerOptions?: SharedV4ProviderOptions } => {
+  const withCache: WithCache = (anchor) => {
     const control = cachePlan.breakpoints.get(anchor);
     if (!control) return {};
     const marker = profile.cacheMarker(control);
@@ -57,28 +71,49 @@ export function convertToAiSdkPrompt({ request, profile, cachePlan }: ConvertToA
       noteOnce(warnings, `cache_control dropped: ${profile.label} caches prompts automatically, without breakpoints`);
       return {};
     }
+    if (!isReadableMarker(control)) {
+      noteOnce(warnings, `cache_control ${JSON.stringify(control)} dropped: not a marker ${profile.label} can read`);
+      return {};
+    }
     return { providerOptions: marker };
   };
 
-  if (typeof request.system === 'string') {
-    if (request.system !== '') prompt.push({ role: 'system', content: request.system });
-  } else {
-    for (const block of request.system ?? []) prompt.push({ role: 'system', content: block.text, ...withCache(block) });
-  }
-
-  const toolNames = new Map<string, string>();
-  for (const message of request.messages) {
-    if (typeof message.content === 'string') {
-      const part = { type: 'text' as const, text: message.content };
-      prompt.push(message.role === 'user' ? { role: 'user', content: [part], ...withCache(message) } : { role: 'assistant', content: [part], ...withCache(message) });
-      continue;
+  prompt.push(...convertSystemContent({ content: request.system, anchor: request, placement: 'leading', profile, withCache, path: 'system' }));
+  const context: BlockContext = { profile, warnings, toolNames: new Map(), withCache };
+  let started = false;
+  // System messages that arrived after an assistant's tool calls, waiting for the results of those calls.
+  let deferred: LanguageModelV4Message[] = [];
+  let awaitingResults = false;
+  request.messages.forEach((message, index) => {
+    const path = `messages[${index}].content`;
+    if (isSystemMessage(message)) {
+      const converted = convertSystemContent({ content: message.content, anchor: message, placement: started ? 'later' : 'leading', profile, withCache, path });
+      if (awaitingResults) deferred.push(...converted);
+      else prompt.push(...converted);
+      return;
+    }
+    if (message.role === 'user') {
+      started = true;
+      const converted = convertUserMessage(message as UserMessageParam, path, context);
+      const results = converted.findIndex((item) => item.role !== 'tool');
+      const split = results === -1 ? converted.length : results;
+      prompt.push(...converted.slice(0, split), ...deferred, ...converted.slice(split));
+      deferred = [];
+      awaitingResults = false;
+      return;
     }
     if (message.role === 'assistant') {
-      prompt.push({ role: 'assistant', content: convertAssistantBlocks(message.content, { profile, warnings, toolNames, withCache }) });
-    } else {
-      prompt.push(...convertUserBlocks(message, { profile, warnings, toolNames, withCache }));
+      started = true;
+      prompt.push(...deferred);
+      deferred = [];
+      const parts = convertAssistantMessage(message as AssistantMessageParam, path, context);
+      prompt.push({ role: 'assistant', content: parts, ...(stringContent(message) !== undefined ? withCache(message) : {}) });
+      awaitingResults = parts.some((part) => part.type === 'tool-call');
+      return;
     }
-  }
+    throw unsupportedFeature(`role ${message.role} (messages[${index}])`, profile);
+  });
+  prompt.push(...deferred);
   return { value: prompt, warnings };
 }
 
@@ -86,15 +121,16 @@ interface BlockContext {
   profile: AiSdkVendorProfile;
   warnings: string[];
   toolNames: Map<string, string>;
-  withCache: (anchor: object) => { providerOptions?: SharedV4ProviderOptions };
+  withCache: WithCache;
 }
 
-function convertAssistantBlocks(blocks: ContentBlockParam[], context: BlockContext): AssistantPart[] {
+function convertAssistantMessage(message: AssistantMessageParam, path: string, context: BlockContext): AssistantPart[] {
   const { profile, warnings, toolNames, withCache } = context;
+  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
   const parts: AssistantPart[] = [];
   // A vendor's signature for the next tool call, carried by an empty thinking block (Gemini).
   let toolSignature: SharedV4ProviderOptions | undefined;
-  for (const block of blocks) {
+  message.content.forEach((block, index) => {
     switch (block.type) {
       case 'text':
         parts.push({ type: 'text', text: (block as TextBlockParam).text, ...withCache(block) });
@@ -125,14 +161,15 @@ function convertAssistantBlocks(blocks: ContentBlockParam[], context: BlockConte
         break;
       }
       default:
-        throw unsupportedBlock(block.type, 'assistant', profile);
+        throw unsupportedBlock(block.type, 'assistant', `${path}[${index}]`, profile);
     }
-  }
+  });
   return parts;
 }
 
-function convertUserBlocks(message: MessageParam, context: BlockContext): LanguageModelV4Message[] {
+function convertUserMessage(message: UserMessageParam, path: string, context: BlockContext): LanguageModelV4Message[] {
   const { profile, warnings, toolNames, withCache } = context;
+  if (typeof message.content === 'string') return [{ role: 'user', content: [{ type: 'text', text: message.content }], ...withCache(message) }];
   const messages: LanguageModelV4Message[] = [];
   let userParts: UserPart[] = [];
   let toolParts: LanguageModelV4ToolResultPart[] = [];
@@ -144,7 +181,7 @@ function convertUserBlocks(message: MessageParam, context: BlockContext): Langua
     if (toolParts.length > 0) messages.push({ role: 'tool', content: toolParts });
     toolParts = [];
   };
-  for (const block of message.content as ContentBlockParam[]) {
+  message.content.forEach((block: ContentBlockParam, index) => {
     if (block.type === 'tool_result') {
       flushUser();
       const result = block as ToolResultBlockParam;
@@ -154,7 +191,7 @@ function convertUserBlocks(message: MessageParam, context: BlockContext): Langua
       }
       const output = convertToolResultOutput(result, profile, warnings);
       toolParts.push({ type: 'tool-result', toolCallId: result.tool_use_id, toolName, output, ...withCache(block) });
-      continue;
+      return;
     }
     flushTool();
     switch (block.type) {
@@ -165,19 +202,19 @@ function convertUserBlocks(message: MessageParam, context: BlockContext): Langua
         userParts.push({ ...convertImageBlock(block as ImageBlockParam, profile), ...withCache(block) });
         break;
       case 'document':
-        userParts.push({ ...convertDocumentBlock(block as DocumentBlockParam, profile, warnings), ...withCache(block) });
+        userParts.push({ ...convertDocumentBlock(block as DocumentBlockParam, profile), ...withCache(block) });
         break;
       default:
-        throw unsupportedBlock(block.type, 'user', profile);
+        throw unsupportedBlock(block.type, 'user', `${path}[${index}]`, profile);
     }
-  }
+  });
   flushTool();
   flushUser();
   return messages;
 }
 
-function unsupportedBlock(type: string, role: string, profile: AiSdkVendorProfile): BadRequestError {
-  return new BadRequestError(`${type} blocks in ${role} messages are not supported by ${profile.label}`);
+function unsupportedBlock(type: string, role: string, path: string, profile: AiSdkVendorProfile) {
+  return unsupportedFeature(`${type} blocks in ${role} messages (${path})`, profile);
 }
 
 function noteOnce(warnings: string[], warning: string): void {

@@ -6,6 +6,7 @@
 import type { LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { MessageRequest } from '#src/api-types.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 
 /** The AI SDK portable reasoning level. */
 export type PortableReasoning = NonNullable<LanguageModelV4CallOptions['reasoning']>;
@@ -26,7 +27,31 @@ export function effortForBudget(budgetTokens: number): PortableReasoning {
   return 'high';
 }
 
-/** Maps `thinking` and `output_config.effort` for one vendor; nothing is added when the client set neither. */
+/** The efforts Anthropic documents, each the AI SDK level of the same name. */
+const EFFORTS: ReadonlySet<string> = new Set(['low', 'medium', 'high', 'xhigh', 'max']);
+
+/** The thinking types the translators know; any other is Anthropic's alone. */
+const THINKING_TYPES: ReadonlySet<string> = new Set(['enabled', 'disabled', 'adaptive']);
+
+/** The thinking configuration, typed for the known types (the field check has refused the others). */
+type KnownThinking = { type: 'enabled'; budget_tokens: number } | { type: 'disabled' } | { type: 'adaptive' };
+
+function knownThinking(thinking: MessageRequest['thinking'], profile: AiSdkVendorProfile): KnownThinking | undefined {
+  if (thinking === undefined) return undefined;
+  if (!THINKING_TYPES.has(thinking.type)) throw unsupportedFeature(`thinking type ${thinking.type}`, profile);
+  return thinking as KnownThinking;
+}
+
+function knownEffort(effort: string | null | undefined, profile: AiSdkVendorProfile): PortableReasoning | undefined {
+  if (effort === undefined || effort === null) return undefined;
+  if (!EFFORTS.has(effort)) throw unsupportedFeature(`output_config.effort ${effort}`, profile);
+  return effort as PortableReasoning;
+}
+
+/**
+ * Maps `thinking` and `output_config.effort` for one vendor; nothing is added when the client set neither. A
+ * thinking type or effort the translators do not know is an `UnsupportedFeatureError` naming it.
+ */
 export function convertToAiSdkReasoning({
   request,
   profile,
@@ -35,8 +60,8 @@ export function convertToAiSdkReasoning({
   profile: AiSdkVendorProfile;
 }): { value: ReasoningOptions; warnings: string[] } {
   const warnings: string[] = [];
-  const thinking = request.thinking;
-  const effort = request.output_config?.effort;
+  const thinking = knownThinking(request.thinking, profile);
+  const effort = knownEffort(request.output_config?.effort, profile);
   const budget = thinking?.type === 'enabled' ? thinking.budget_tokens : undefined;
   const portable: PortableReasoning | undefined =
     thinking?.type === 'disabled' ? 'none' : (effort ?? (budget !== undefined ? effortForBudget(budget) : undefined));

@@ -1,7 +1,7 @@
 /**
  * Maps whatever an AI SDK provider throws (or puts in an `error` stream part) to the gateway's error model:
- * an `UpstreamError` for everything the vendor or the network did, a `BadRequestError` for what the SDK
- * refused to send (a feature the vendor lacks). The vendor's body is kept in `rawBody` for logs only. The
+ * an `UpstreamError` for everything the vendor or the network did, an `UnsupportedFeatureError` for what the
+ * SDK refused to send (a feature the vendor lacks: another endpoint may have it). The vendor's body is kept in `rawBody` for logs only. The
  * error classes are matched with `isInstance`, which works across the several copies of
  * `@ai-sdk/provider` the provider packages bring.
  */
@@ -16,7 +16,7 @@ import {
   TypeValidationError,
   UnsupportedFunctionalityError,
 } from '@ai-sdk/provider';
-import { BadRequestError, GatewayError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { GatewayError, UnsupportedFeatureError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 
 /** The gateway error for one AI SDK failure. */
@@ -36,10 +36,10 @@ export function mapAiSdkError(error: unknown, provider: string): GatewayError {
     return upstreamErrorFromThrown(provider, error.cause ?? error);
   }
   if (UnsupportedFunctionalityError.isInstance(error)) {
-    return new BadRequestError(`${error.functionality} is not supported by ${provider}`, { cause: error });
+    return new UnsupportedFeatureError(`${error.functionality} is not supported by ${provider}`, { cause: error });
   }
   if (InvalidPromptError.isInstance(error) || InvalidArgumentError.isInstance(error)) {
-    return new BadRequestError(`the request cannot be expressed for ${provider}`, { cause: error });
+    return new UnsupportedFeatureError(`the request cannot be expressed for ${provider}`, { cause: error });
   }
   if (LoadAPIKeyError.isInstance(error)) {
     return new UpstreamError({ provider, kind: 'authentication', message: `Upstream ${provider} failed: no API key configured`, cause: error });

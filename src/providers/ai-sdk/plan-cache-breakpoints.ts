@@ -1,15 +1,14 @@
 /**
  * Decides where prompt-cache breakpoints go, in Anthropic's terms, before any vendor conversion. Block-level
  * `cache_control` markers are honoured where they stand; a top-level `cache_control` adds one breakpoint on
- * the last cacheable block of the request. Anthropic allows at most four breakpoints: more explicit markers
- * than that is the client's error (400, as Anthropic answers); an automatic breakpoint that would be the fifth
- * is left out with a warning.
+ * the last cacheable block of the request, system messages inside the conversation included. Anthropic allows
+ * at most four breakpoints: more explicit markers than that is the client's error (400, as Anthropic answers,
+ * refused by the planner before any call); an automatic breakpoint that would be the fifth is left out with a
+ * warning.
  */
-import type { CacheControl, ContentBlockParam, MessageRequest } from '#src/api-types.ts';
-import { BadRequestError } from '#src/errors.ts';
-
-/** The most breakpoints one request may carry. */
-export const MAX_CACHE_BREAKPOINTS = 4;
+import type { CacheControl, MessageRequest } from '#src/api-types.ts';
+import { MAX_CACHE_BREAKPOINTS, assertCacheBreakpointLimit, isCacheableBlock } from '#src/request/cache-breakpoint-count.ts';
+import { contentBlocks, stringContent } from '#src/request/message-content.ts';
 
 /** Anything that can carry a breakpoint: a system block, a tool, a content block, or a string-content message. */
 export type CacheAnchor = object;
@@ -20,8 +19,6 @@ export interface CacheBreakpointPlan {
   breakpoints: Map<CacheAnchor, CacheControl>;
   warnings: string[];
 }
-
-const CACHEABLE_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'search_result']);
 
 function markerOf(value: unknown): CacheControl | undefined {
   if (typeof value !== 'object' || value === null || !('cache_control' in value)) return undefined;
@@ -53,12 +50,8 @@ export function planCacheBreakpoints(request: Pick<MessageRequest, 'system' | 't
   };
   for (const tool of request.tools ?? []) visit(tool);
   if (Array.isArray(request.system)) request.system.forEach(visit);
-  for (const message of request.messages) {
-    if (Array.isArray(message.content)) message.content.forEach(visit);
-  }
-  if (explicit > MAX_CACHE_BREAKPOINTS) {
-    throw new BadRequestError(`at most ${MAX_CACHE_BREAKPOINTS} blocks may carry cache_control, found ${explicit}`);
-  }
+  for (const message of request.messages) contentBlocks(message).forEach(visit);
+  if (explicit > MAX_CACHE_BREAKPOINTS) assertCacheBreakpointLimit(request);
   if (request.cache_control) {
     const last = lastCacheableAnchor(request);
     if (last && !breakpoints.has(last)) {
@@ -73,15 +66,15 @@ function lastCacheableAnchor(request: Pick<MessageRequest, 'system' | 'messages'
   for (let index = request.messages.length - 1; index >= 0; index -= 1) {
     const message = request.messages[index];
     if (!message) continue;
-    if (typeof message.content === 'string') return message;
-    const block = findLast(message.content, (candidate) => CACHEABLE_TYPES.has(candidate.type));
+    if (stringContent(message) !== undefined) return message;
+    const block = findLast(contentBlocks(message), isCacheableBlock);
     if (block) return block;
   }
-  if (Array.isArray(request.system)) return request.system.at(-1);
+  if (Array.isArray(request.system)) return findLast(request.system, (block) => block.type === 'text');
   return undefined;
 }
 
-function findLast(blocks: ContentBlockParam[], predicate: (block: ContentBlockParam) => boolean): ContentBlockParam | undefined {
+function findLast<T extends { type: string }>(blocks: readonly T[], predicate: (block: T) => boolean): T | undefined {
   for (let index = blocks.length - 1; index >= 0; index -= 1) {
     const block = blocks[index];
     if (block && predicate(block)) return block;

@@ -4,22 +4,9 @@
  */
 import type { CountTokensRequest, MessageParam, MessageRequest } from '#src/api-types.ts';
 import { GATEWAY_SIGNATURE_PREFIX } from '#src/providers/ai-sdk/reasoning-signature.ts';
+import { GATEWAY_ONLY_FIELDS } from '#src/request/gateway-fields.ts';
 
-/** Fields of the request that only the gateway understands. */
-export const GATEWAY_ONLY_FIELDS = [
-  'fallbacks',
-  'models',
-  'provider',
-  'plugins',
-  'route',
-  'session_id',
-  'speed',
-  'stop_server_tools_when',
-  'max_tool_calls',
-  'trace',
-  'user',
-  'cache_control',
-] as const;
+export { GATEWAY_ONLY_FIELDS };
 
 const GATEWAY_ONLY = new Set<string>(GATEWAY_ONLY_FIELDS);
 
@@ -55,16 +42,17 @@ export function withoutForeignThinking(messages: MessageParam[]): MessageParam[]
   );
 }
 
-// count_tokens rejects fields it does not take (max_tokens, stream, sampling parameters).
-const COUNT_TOKENS_FIELDS = ['messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers', 'context_management'] as const;
+// count_tokens refuses the fields that only shape a generation; every other field (one Anthropic adds tomorrow
+// included) is forwarded, as for a message.
+const GENERATION_ONLY_FIELDS = new Set(['max_tokens', 'stream', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'metadata', 'service_tier']);
 
 /** The count_tokens body for the upstream, as JSON text. */
 export function convertToAnthropicCountTokensBody(request: CountTokensRequest, upstreamModel: string): string {
-  const body: Record<string, unknown> = { model: upstreamModel };
-  const source = request as Record<string, unknown>;
-  for (const name of COUNT_TOKENS_FIELDS) {
-    if (source[name] !== undefined) body[name] = source[name];
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(request)) {
+    if (!GATEWAY_ONLY.has(name) && !GENERATION_ONLY_FIELDS.has(name)) body[name] = value;
   }
+  body.model = upstreamModel;
   body.messages = withoutForeignThinking(request.messages);
   return JSON.stringify(body);
 }

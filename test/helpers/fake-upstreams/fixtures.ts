@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 
-/** Folders under test/fixtures/, one per vendor API as recorded (see test/fixtures/README.md). */
+/**
+ * Folders under test/fixtures/, one per vendor API as recorded, and `claude-code` for the request bodies the
+ * Claude Code CLI sent (see test/fixtures/README.md).
+ */
 export type FixtureVendor =
+  | 'claude-code'
   | 'anthropic'
   | 'openai-chat'
   | 'openai-responses'

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
-import { MAX_CACHE_BREAKPOINTS, countCacheBreakpoints, placeTopLevelCacheBreakpoint } from '#src/messages/prompt-cache.ts';
+import { placeTopLevelCacheBreakpoint } from '#src/messages/prompt-cache.ts';
+import { MAX_CACHE_BREAKPOINTS, countCacheBreakpoints } from '#src/request/cache-breakpoint-count.ts';
 
 const marker = { type: 'ephemeral' as const };
 const hourMarker = { type: 'ephemeral' as const, ttl: '1h' as const };

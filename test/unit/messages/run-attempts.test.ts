@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError, GatewayError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { BadRequestError, GatewayError, UnsupportedFeatureError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
 import { AllAttemptsFailedError, runAttempts, type AttemptIdentity } from '#src/messages/run-attempts.ts';
 
 interface Attempt extends AttemptIdentity {
   /** What executing the attempt does: answer, refuse, or fail with a kind (and upstream status). */
-  outcome: 'answer' | 'refuse' | { kind: UpstreamFailureKind; status?: number } | 'crash' | 'unsupported';
+  outcome: 'answer' | 'refuse' | { kind: UpstreamFailureKind; status?: number } | 'crash' | 'unsupported' | 'client-mistake';
 }
 
 function attempt(model: string, providerSlug: string, outcome: Attempt['outcome'], isByok = false): Attempt {
@@ -30,7 +30,8 @@ function run(attempts: Attempt[], options: { signal?: AbortSignal } = {}) {
     async execute(item, index) {
       executed.push(`${index}:${item.model}@${item.providerSlug}`);
       if (item.outcome === 'crash') throw new TypeError('a bug');
-      if (item.outcome === 'unsupported') throw new BadRequestError(`web_search_20250305 is not supported by ${item.providerSlug}`);
+      if (item.outcome === 'unsupported') throw new UnsupportedFeatureError(`web_search_20250305 is not supported by ${item.providerSlug}`);
+      if (item.outcome === 'client-mistake') throw new BadRequestError('tool_result toolu_1 does not answer a tool_use of an earlier assistant turn');
       if (item.outcome === 'answer') return { text: `answer from ${item.model}@${item.providerSlug}`, refused: false };
       if (item.outcome === 'refuse') return { text: `refusal from ${item.model}@${item.providerSlug}`, refused: true };
       throw new UpstreamError({ provider: item.providerSlug, kind: item.outcome.kind, ...(item.outcome.status ? { upstreamStatus: item.outcome.status } : {}) });
@@ -91,6 +92,14 @@ describe('runAttempts', () => {
       ['unsupported', null],
       ['success', 200],
     ]);
+  });
+
+  it('stops at once on a 400 that is the client\'s mistake, not a vendor\'s limit, without trying another endpoint', async () => {
+    const { promise, executed, failures } = run([attempt('openai/gpt-5', 'openai', 'client-mistake'), attempt('anthropic/claude', 'anthropic', 'answer')]);
+    await expect(promise).rejects.toMatchObject({ status: 400, publicMessage: expect.stringContaining('toolu_1') });
+    await expect(promise).rejects.not.toBeInstanceOf(UnsupportedFeatureError);
+    expect(executed).toEqual(['0:openai/gpt-5@openai']);
+    expect(failures).toEqual([]);
   });
 
   it('answers the first unsupported-feature 400 when no endpoint can serve the request', async () => {

@@ -93,11 +93,13 @@ describe('convertToAnthropicBody', () => {
 });
 
 describe('convertToAnthropicCountTokensBody', () => {
-  it('keeps the fields count_tokens takes and drops generation-only and gateway fields', () => {
+  it('keeps the fields count_tokens takes, unknown ones included, and drops generation-only and gateway fields', () => {
     const request = {
       model: 'anthropic/claude-sonnet-4.5',
-      messages: [{ role: 'user', content: 'Hi' }],
+      messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Answer in French from now on.' }],
       system: 'Be brief.',
+      future_parameter_20270101: { level: 3 },
+      metadata: { user_id: 'user-1' },
       tools: [{ name: 'lookup', input_schema: { type: 'object' } }],
       tool_choice: { type: 'auto' },
       thinking: { type: 'enabled', budget_tokens: 1024 },
@@ -114,6 +116,7 @@ describe('convertToAnthropicCountTokensBody', () => {
       tools: request.tools,
       tool_choice: { type: 'auto' },
       thinking: { type: 'enabled', budget_tokens: 1024 },
+      future_parameter_20270101: { level: 3 },
     });
   });
 });

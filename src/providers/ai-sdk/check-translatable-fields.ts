@@ -1,0 +1,152 @@
+/**
+ * What a translated vendor can be sent, field by field, before any conversion: the spec lets through anything
+ * Anthropic may add, so the translators must know every field and property they read or deliberately drop.
+ * A top-level field they do not know, or an unknown property inside a known object, is an
+ * `UnsupportedFeatureError` naming it; hints whose loss cannot change the answer are dropped with a warning.
+ * Unknown `type` values, roles and enum values are refused by the converters that read them.
+ */
+import type { MessageRequest } from '#src/api-types.ts';
+import { UnsupportedFeatureError } from '#src/errors.ts';
+import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { GATEWAY_ONLY_FIELDS } from '#src/request/gateway-fields.ts';
+import { contentBlocks, isKnownRole } from '#src/request/message-content.ts';
+
+/** The 400 a translator answers for something its vendor cannot express. */
+export function unsupportedFeature(what: string, profile: Pick<AiSdkVendorProfile, 'label'>): UnsupportedFeatureError {
+  return new UnsupportedFeatureError(`${what} is not supported by ${profile.label}`);
+}
+
+/** The properties of one Anthropic object a translator reads, and the hints it drops (with the reason). */
+interface PropertyRule {
+  read: readonly string[];
+  hints?: Readonly<Record<string, string>>;
+}
+
+const CITATIONS = { citations: 'citations are Anthropic’s' };
+
+/** The Anthropic top-level fields the translators read or deliberately drop; the gateway's own are the router's. */
+export const TRANSLATED_FIELDS: ReadonlySet<string> = new Set([
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'metadata',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_k',
+  'top_p',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'service_tier',
+  'context_management',
+  ...GATEWAY_ONLY_FIELDS,
+]);
+
+/** `service_tier` values that mean nothing outside Anthropic's capacity tiers, so they are accepted there. */
+const SERVICE_TIERS: ReadonlySet<string> = new Set(['auto', 'standard_only']);
+
+/** Rules per Anthropic object, keyed by its kind (`thinking:enabled`, `block:text`, `source:base64`, ...). */
+export const PROPERTY_RULES: Readonly<Record<string, PropertyRule>> = {
+  'thinking:enabled': { read: ['type', 'budget_tokens'], hints: { display: 'how Anthropic shows thinking; other vendors return reasoning as they make it' } },
+  'thinking:adaptive': { read: ['type'], hints: { display: 'how Anthropic shows thinking; other vendors return reasoning as they make it' } },
+  'thinking:disabled': { read: ['type'] },
+  'tool_choice:auto': { read: ['type', 'disable_parallel_tool_use'] },
+  'tool_choice:any': { read: ['type', 'disable_parallel_tool_use'] },
+  'tool_choice:none': { read: ['type', 'disable_parallel_tool_use'] },
+  'tool_choice:tool': { read: ['type', 'name', 'disable_parallel_tool_use'] },
+  output_config: { read: ['effort', 'format'] },
+  'format:json_schema': { read: ['type', 'schema'] },
+  tool: {
+    read: ['type', 'name', 'description', 'input_schema', 'cache_control', 'strict', 'input_examples'],
+    hints: {
+      defer_loading: 'the tool is offered at once',
+      eager_input_streaming: 'a streaming hint of Anthropic’s',
+      allowed_callers: 'only Anthropic’s code execution calls tools',
+    },
+  },
+  message: { read: ['role', 'content'] },
+  'block:text': { read: ['type', 'text', 'cache_control'], hints: CITATIONS },
+  'block:image': { read: ['type', 'source', 'cache_control'] },
+  'block:document': { read: ['type', 'source', 'title', 'cache_control'], hints: { ...CITATIONS, context: 'document context is Anthropic’s' } },
+  'block:tool_use': { read: ['type', 'id', 'name', 'input', 'cache_control'], hints: { caller: 'only Anthropic records who called a tool' } },
+  'block:tool_result': { read: ['type', 'tool_use_id', 'content', 'is_error', 'cache_control'] },
+  'block:thinking': { read: ['type', 'thinking', 'signature'] },
+  'block:redacted_thinking': { read: ['type', 'data'] },
+  'source:base64': { read: ['type', 'media_type', 'data'] },
+  'source:url': { read: ['type', 'url'] },
+  'source:text': { read: ['type', 'media_type', 'data'] },
+};
+
+// A hint set to nothing (null, false, an empty list) drops nothing worth a warning.
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false && !(Array.isArray(value) && value.length === 0);
+}
+
+function typeOf(value: object): string {
+  const type = (value as { type?: unknown }).type;
+  return typeof type === 'string' ? type : '';
+}
+
+/** Checks one object against its rule; objects of a kind without a rule are left to their converter. */
+function checkObject(value: unknown, kind: string, path: string, profile: AiSdkVendorProfile, warnings: string[]): void {
+  const rule = PROPERTY_RULES[kind];
+  if (!rule || typeof value !== 'object' || value === null) return;
+  for (const [name, property] of Object.entries(value)) {
+    if (rule.read.includes(name)) continue;
+    const reason = rule.hints?.[name];
+    if (reason === undefined) throw unsupportedFeature(`${path}.${name}`, profile);
+    if (isSet(property)) warnings.push(`${path}.${name} dropped: ${reason}`);
+  }
+}
+
+function checkBlocks(blocks: readonly unknown[], path: string, profile: AiSdkVendorProfile, warnings: string[]): void {
+  blocks.forEach((block, index) => {
+    if (typeof block !== 'object' || block === null) return;
+    const where = `${path}[${index}]`;
+    const type = typeOf(block);
+    checkObject(block, `block:${type}`, where, profile, warnings);
+    const source = (block as { source?: unknown }).source;
+    if ((type === 'image' || type === 'document') && typeof source === 'object' && source !== null) {
+      checkObject(source, `source:${typeOf(source)}`, `${where}.source`, profile, warnings);
+    }
+    const nested = (block as { content?: unknown }).content;
+    if (type === 'tool_result' && Array.isArray(nested)) checkBlocks(nested, `${where}.content`, profile, warnings);
+  });
+}
+
+/**
+ * Checks every field and property of a request a translated vendor would receive; returns the warnings for
+ * what it drops and throws `UnsupportedFeatureError` for the first thing it cannot express.
+ */
+export function checkTranslatableFields(request: Omit<MessageRequest, 'max_tokens'>, profile: AiSdkVendorProfile): string[] {
+  const warnings: string[] = [];
+  for (const name of Object.keys(request)) {
+    if (!TRANSLATED_FIELDS.has(name)) throw unsupportedFeature(`field ${name}`, profile);
+  }
+  if (request.service_tier !== undefined && !SERVICE_TIERS.has(request.service_tier)) throw unsupportedFeature(`service_tier ${request.service_tier}`, profile);
+  if (request.context_management) warnings.push('context_management dropped: Anthropic context editing has no counterpart');
+  for (const [name, value] of Object.entries(request.metadata ?? {})) {
+    if (name !== 'user_id' && isSet(value)) warnings.push(`metadata.${name} dropped: only user_id is forwarded`);
+  }
+  if (request.thinking) checkObject(request.thinking, `thinking:${request.thinking.type}`, 'thinking', profile, warnings);
+  if (request.tool_choice) checkObject(request.tool_choice, `tool_choice:${request.tool_choice.type}`, 'tool_choice', profile, warnings);
+  if (request.output_config) {
+    checkObject(request.output_config, 'output_config', 'output_config', profile, warnings);
+    const format = request.output_config.format;
+    if (format) checkObject(format, `format:${format.type}`, 'output_config.format', profile, warnings);
+  }
+  (request.tools ?? []).forEach((tool, index) => {
+    const type = 'type' in tool ? tool.type : undefined;
+    if (type === undefined || type === 'custom') checkObject(tool, 'tool', `tools[${index}]`, profile, warnings);
+  });
+  if (Array.isArray(request.system)) checkBlocks(request.system, 'system', profile, warnings);
+  request.messages.forEach((message, index) => {
+    if (!isKnownRole(message)) return;
+    checkObject(message, 'message', `messages[${index}]`, profile, warnings);
+    checkBlocks(contentBlocks(message), `messages[${index}].content`, profile, warnings);
+  });
+  return warnings;
+}
