@@ -392,7 +392,13 @@ export interface components {
             /** @constant */
             type: "tool_result";
             tool_use_id: string;
-            /** @description The tool's output, as a string or as text, image, document and search result blocks. */
+            /**
+             * @description The tool's output, as a string or as blocks (text, image, document, search result, or Anthropic's
+             *     `tool_reference` from a tool search, which loads a deferred tool). Translated vendors take text, images
+             *     and PDFs; they are offered every tool at once, so a `tool_reference` naming one of the request's tools
+             *     becomes the text `Tool "<name>" is now available to call.` (a name the request does not define is a
+             *     400); other block types answer 400 there.
+             */
             content?: string | components["schemas"]["ContentBlockParam"][];
             /** @description Whether the tool failed; the content then describes the failure. */
             is_error?: boolean;
@@ -540,8 +546,6 @@ export interface components {
             type: string;
             name?: string;
             cache_control?: components["schemas"]["CacheControl"];
-        } & {
-            [key: string]: unknown;
         };
         /**
          * @description Any other tool type: a versioned Anthropic tool (`web_search_20250305`, `bash_20250124`,
@@ -776,6 +780,9 @@ export interface components {
          *       is offered at once), `eager_input_streaming` and `allowed_callers`, a `tool_use` block's `caller`,
          *       `citations` of text and document blocks, `context` of documents, every property of `metadata` but
          *       `user_id`, and unknown `cache_control` types, lifetimes and properties (the marker is dropped).
+         *
+         *     Claude Code works unchanged on translated vendors: deferred tools (`defer_loading`) are offered at once,
+         *     and a `tool_reference` its ToolSearch returns inside a tool result says the tool is available.
          */
         MessageRequestBase: {
             /**

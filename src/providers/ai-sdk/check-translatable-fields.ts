@@ -75,6 +75,7 @@ export const PROPERTY_RULES: Readonly<Record<string, PropertyRule>> = {
   'block:tool_result': { read: ['type', 'tool_use_id', 'content', 'is_error', 'cache_control'] },
   'block:thinking': { read: ['type', 'thinking', 'signature'] },
   'block:redacted_thinking': { read: ['type', 'data'] },
+  'block:tool_reference': { read: ['type', 'tool_name'] },
   'source:base64': { read: ['type', 'media_type', 'data'] },
   'source:url': { read: ['type', 'url'] },
   'source:text': { read: ['type', 'media_type', 'data'] },

@@ -18,6 +18,7 @@ import type {
   ThinkingBlockParam,
   ToolResultBlockParam,
 } from '#src/api-types.ts';
+import { BadRequestError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
@@ -76,14 +77,24 @@ export function convertDocumentBlock(block: DocumentBlockParam, profile: AiSdkVe
 }
 
 /**
+ * The text standing for a `tool_reference` (what a tool search returns, e.g. Claude Code's ToolSearch): on
+ * Anthropic it loads a deferred tool's definition; elsewhere every tool is offered at once, so the referenced
+ * tool is already callable and the reference only says so.
+ */
+export function toolReferenceText(toolName: string): string {
+  return `Tool "${toolName}" is now available to call.`;
+}
+
+/**
  * A tool result's content as AI SDK tool output. Text-only results stay text (joined by newlines); results
  * with images or PDFs become `content`. `is_error` maps to `error-text`, which has no room for files: those
- * are dropped with a warning.
+ * are dropped with a warning. A `tool_reference` must name a tool of the request (`definedTools`).
  */
 export function convertToolResultOutput(
   block: ToolResultBlockParam,
   profile: AiSdkVendorProfile,
   warnings: string[],
+  definedTools: ReadonlySet<string> = new Set(),
 ): LanguageModelV4ToolResultOutput {
   const content = block.content ?? '';
   if (typeof content === 'string') return block.is_error ? { type: 'error-text', value: content } : { type: 'text', value: content };
@@ -99,6 +110,14 @@ export function convertToolResultOutput(
       case 'document':
         parts.push(convertDocumentBlock(item as DocumentBlockParam, profile));
         break;
+      case 'tool_reference': {
+        const toolName = (item as { tool_name?: unknown }).tool_name;
+        if (typeof toolName !== 'string' || !definedTools.has(toolName)) {
+          throw new BadRequestError(`tool_reference in tool_result ${block.tool_use_id} names ${String(toolName)}, which is not among the request's tools`);
+        }
+        parts.push({ type: 'text', text: toolReferenceText(toolName) });
+        break;
+      }
       default:
         throw unsupportedFeature(`${item.type} blocks in tool_result content`, profile);
     }

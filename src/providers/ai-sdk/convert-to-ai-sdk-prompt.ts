@@ -48,7 +48,7 @@ type AssistantPart = Extract<LanguageModelV4Message, { role: 'assistant' }>['con
 
 /** Arguments of `convertToAiSdkPrompt`. */
 export interface ConvertToAiSdkPromptOptions {
-  request: Pick<MessageRequest, 'system' | 'messages'>;
+  request: Pick<MessageRequest, 'system' | 'messages' | 'tools'>;
   profile: AiSdkVendorProfile;
   cachePlan: CacheBreakpointPlan;
 }
@@ -79,7 +79,8 @@ export function convertToAiSdkPrompt({ request, profile, cachePlan }: ConvertToA
   };
 
   prompt.push(...convertSystemContent({ content: request.system, anchor: request, placement: 'leading', profile, withCache, path: 'system' }));
-  const context: BlockContext = { profile, warnings, toolNames: new Map(), withCache };
+  const definedTools = new Set((request.tools ?? []).flatMap((tool) => (typeof tool.name === 'string' ? [tool.name] : [])));
+  const context: BlockContext = { profile, warnings, toolNames: new Map(), definedTools, withCache };
   let started = false;
   // System messages that arrived after an assistant's tool calls, waiting for the results of those calls.
   let deferred: LanguageModelV4Message[] = [];
@@ -121,6 +122,8 @@ interface BlockContext {
   profile: AiSdkVendorProfile;
   warnings: string[];
   toolNames: Map<string, string>;
+  /** The names of the request's tools, which a `tool_reference` in a tool result must name. */
+  definedTools: ReadonlySet<string>;
   withCache: WithCache;
 }
 
@@ -168,7 +171,7 @@ function convertAssistantMessage(message: AssistantMessageParam, path: string, c
 }
 
 function convertUserMessage(message: UserMessageParam, path: string, context: BlockContext): LanguageModelV4Message[] {
-  const { profile, warnings, toolNames, withCache } = context;
+  const { profile, warnings, toolNames, definedTools, withCache } = context;
   if (typeof message.content === 'string') return [{ role: 'user', content: [{ type: 'text', text: message.content }], ...withCache(message) }];
   const messages: LanguageModelV4Message[] = [];
   let userParts: UserPart[] = [];
@@ -189,7 +192,7 @@ function convertUserMessage(message: UserMessageParam, path: string, context: Bl
       if (toolName === undefined) {
         throw new BadRequestError(`tool_result ${result.tool_use_id} does not answer a tool_use of an earlier assistant turn`);
       }
-      const output = convertToolResultOutput(result, profile, warnings);
+      const output = convertToolResultOutput(result, profile, warnings, definedTools);
       toolParts.push({ type: 'tool-result', toolCallId: result.tool_use_id, toolName, output, ...withCache(block) });
       return;
     }

@@ -45,3 +45,40 @@ describe('pruneAlternatives', () => {
     expect(pruneAlternatives(plain)).toBe(plain);
   });
 });
+
+describe('pruneAlternatives with catch-all variants', () => {
+  // What the validator reported for `{type: 'text'}` (no `text`) among the block variants and the catch-all.
+  const textWithoutText = [
+    { path: '/body/messages/0/content', message: 'must be string' },
+    { path: '/body/messages/0/content/0/text', message: "must have required property 'text'" },
+    { path: '/body/messages/0/content/0/type', message: 'must be equal to constant' },
+    { path: '/body/messages/0/content/0/type', message: 'must match pattern "_tool_result$"' },
+    { path: '/body/messages/0/content/0/type', message: 'must NOT be valid' },
+    { path: '/body/messages/0/content/0', message: 'must match a schema in anyOf' },
+    { path: '/body/messages/0/content', message: 'must match exactly one schema in oneOf' },
+  ];
+
+  it('ignores the catch-all\'s "must NOT be valid" and a tag\'s pattern when the variant said what is missing', () => {
+    expect(pruneAlternatives(textWithoutText)).toEqual([{ path: '/body/messages/0/content/0/text', message: "must have required property 'text'" }]);
+  });
+
+  it('treats the allowed values of a variant\'s type as a tag, not the explanation', () => {
+    const toolChoice = [
+      { path: '/body/tool_choice/type', message: 'must be equal to one of the allowed values: auto, any, none' },
+      { path: '/body/tool_choice/name', message: "must have required property 'name'" },
+      { path: '/body/tool_choice/type', message: 'must NOT be valid' },
+      { path: '/body/tool_choice', message: 'must match a schema in anyOf' },
+    ];
+    expect(pruneAlternatives(toolChoice)).toEqual([{ path: '/body/tool_choice/name', message: "must have required property 'name'" }]);
+  });
+
+  it('keeps a pattern on a type when nothing else explains the value', () => {
+    const gatewayTool = [
+      { path: '/body/tools/0/type', message: 'must be equal to constant' },
+      { path: '/body/tools/0/type', message: 'must match pattern "^gateway:[a-z][a-z0-9_]*$"' },
+      { path: '/body/tools/0/type', message: 'must NOT be valid' },
+      { path: '/body/tools/0', message: 'must match a schema in anyOf' },
+    ];
+    expect(pruneAlternatives(gatewayTool)).toEqual([{ path: '/body/tools/0/type', message: 'must match pattern "^gateway:[a-z][a-z0-9_]*$"' }]);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
 import { placeTopLevelCacheBreakpoint } from '#src/messages/prompt-cache.ts';
-import { MAX_CACHE_BREAKPOINTS, countCacheBreakpoints } from '#src/request/cache-breakpoint-count.ts';
+import { MAX_CACHE_BREAKPOINTS, assertCacheBreakpointLimit, countCacheBreakpoints } from '#src/request/cache-breakpoint-count.ts';
 
 const marker = { type: 'ephemeral' as const };
 const hourMarker = { type: 'ephemeral' as const, ttl: '1h' as const };
@@ -144,6 +144,30 @@ describe('placeTopLevelCacheBreakpoint', () => {
     expect(placed).toEqual(request(fields));
   });
 
+  it('marks a trailing system message, turning its string content into a marked text block', () => {
+    const placed = place({ cache_control: marker, messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'From now on, French.' }] });
+    expect(placed.messages).toEqual([
+      { role: 'user', content: 'Hi' },
+      { role: 'system', content: [{ type: 'text', text: 'From now on, French.', cache_control: marker }] },
+    ]);
+  });
+
+  it('never marks a block type or role it does not know, and goes back to one it does', () => {
+    const placed = place({
+      cache_control: marker,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'future_block_20270101', payload: 1 }] },
+        { role: 'critic_20270101', content: 'Be harsh.' },
+        { role: 'system' },
+      ],
+    });
+    expect(placed.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Look', cache_control: marker }, { type: 'future_block_20270101', payload: 1 }] },
+      { role: 'critic_20270101', content: 'Be harsh.' },
+      { role: 'system' },
+    ]);
+  });
+
   it('counts breakpoints inside tool results toward the limit', () => {
     const fields = {
       messages: [
@@ -163,7 +187,18 @@ describe('countCacheBreakpoints', () => {
     ['a null marker', { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: null }] }] }, 0],
     ['tools, system and message blocks', { tools: [{ name: 't', input_schema: {}, cache_control: marker }], system: [{ type: 'text', text: 's', cache_control: marker }], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: marker }] }] }, 3],
     ['tool result blocks and their content', { messages: [{ role: 'user', content: [{ ...toolResultWithMarkers(2), cache_control: marker }] }] }, 3],
+    ['system messages inside the conversation', { messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: [{ type: 'text', text: 'a', cache_control: marker }, { type: 'text', text: 'b', cache_control: marker }] }] }, 2],
+    ['blocks of unknown types and roles', { messages: [{ role: 'user', content: [{ type: 'future_block_20270101', cache_control: marker }] }, { role: 'critic_20270101', content: [{ type: 'text', text: 'c', cache_control: marker }, 'not a block'] }] }, 2],
   ])('counts %s', (_name, fields, count) => {
     expect(countCacheBreakpoints(request(fields))).toBe(count);
+  });
+});
+
+describe('assertCacheBreakpointLimit', () => {
+  it('refuses a fifth marker, wherever it is, with the count', () => {
+    const marked = (text: string) => ({ type: 'text', text, cache_control: marker });
+    const fields = { system: [marked('1'), marked('2')], messages: [{ role: 'user', content: [marked('3')] }, { role: 'system', content: [marked('4')] }, { role: 'user', content: [marked('5')] }] };
+    expect(() => assertCacheBreakpointLimit(request(fields))).toThrow('at most 4 blocks may carry cache_control, found 5');
+    expect(() => assertCacheBreakpointLimit(request({ ...fields, messages: fields.messages.slice(0, 2) }))).not.toThrow();
   });
 });

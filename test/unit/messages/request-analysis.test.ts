@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
-import { requestMedia, usedParameters } from '#src/messages/request-parameters.ts';
+import { requestMedia, requestText, systemText, usedParameters } from '#src/messages/request-parameters.ts';
 import { estimateDifficulty, estimatePromptTokens } from '#src/messages/prompt-difficulty.ts';
 import { request } from '#test/unit/messages/plan-fixtures.ts';
 
@@ -64,5 +64,31 @@ describe('prompt size and difficulty', () => {
       messages: [{ role: 'user', content: `prove, derive, optimize ${'```'} ${'z'.repeat(200_000)}` }],
     });
     expect(estimateDifficulty(everything).score).toBe(1);
+  });
+});
+
+describe('system messages inside the conversation', () => {
+  const conversation = request({
+    system: 'Top.',
+    messages: [
+      { role: 'system', content: [{ type: 'text', text: 'Lead.' }] },
+      { role: 'user', content: 'please debug this' },
+      { role: 'system', content: 'Mid: prove the theorem step by step.' },
+      { role: 'critic_20270101', content: { opaque: true } } as unknown as MessageRequest['messages'][number],
+    ],
+  });
+
+  it('the system prompt is the top-level system and the leading system messages, not the later ones', () => {
+    expect(systemText(conversation)).toBe('Top.\nLead.');
+    expect(systemText(request({ messages: [{ role: 'system', content: 'Only.' }, { role: 'user', content: 'hi' }] }))).toBe('Only.');
+  });
+
+  it('all their text counts toward the prompt size, and an unknown role is read without failing', () => {
+    expect(requestText(conversation)).toContain('Mid: prove the theorem step by step.');
+    expect(estimatePromptTokens(conversation)).toBeGreaterThan(0);
+  });
+
+  it('the reasoning words of the last user turn count, not those of a system turn after it', () => {
+    expect(estimateDifficulty(conversation).signals).toContain('reasoning words: debug');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { APICallError, JSONParseError, UnsupportedFunctionalityError, type LanguageModelV4FinishReason } from '@ai-sdk/provider';
-import { BadRequestError, UpstreamError } from '#src/errors.ts';
+import { BadRequestError, UnsupportedFeatureError, UpstreamError } from '#src/errors.ts';
 import { vendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { convertFromAiSdkResult } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
@@ -145,9 +145,9 @@ describe('mapAiSdkError', () => {
     expect((mapAiSdkError(thrown, 'groq') as UpstreamError).kind).toBe(kind);
   });
 
-  it('turns what the SDK refuses to send into a 400 naming the feature', () => {
+  it('turns what the SDK refuses to send into an UnsupportedFeatureError naming the feature, so the next endpoint is tried', () => {
     const error = mapAiSdkError(new UnsupportedFunctionalityError({ functionality: 'PDF file parts with URLs' }), 'openai');
-    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error).toBeInstanceOf(UnsupportedFeatureError);
     expect(error.publicMessage).toBe('Invalid request parameters: PDF file parts with URLs is not supported by openai');
   });
 });
@@ -161,5 +161,11 @@ describe('estimateInputTokens', () => {
     });
     expect(withImage).toBeGreaterThan(1600);
     expect(withImage).toBeLessThan(1650);
+  });
+
+  it('counts system messages inside the conversation like any other message', () => {
+    const without = estimateInputTokens({ messages: [{ role: 'user', content: 'Hi' }] });
+    const withSystem = estimateInputTokens({ messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'y'.repeat(400) }] });
+    expect(withSystem - without).toBeGreaterThanOrEqual(100);
   });
 });

@@ -1,0 +1,115 @@
+/**
+ * The forward-compatibility rule, value by value: what Anthropic may add passes the spec and reaches an
+ * Anthropic-format upstream unchanged, while a translated vendor answers an `UnsupportedFeatureError` naming
+ * it, or drops a harmless hint with a warning.
+ */
+import { describe, expect, it } from 'vitest';
+import type { MessageRequest } from '#src/api-types.ts';
+import { UnsupportedFeatureError } from '#src/errors.ts';
+import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { convertToAiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
+import { convertToAnthropicBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
+import { messageRequestErrors } from '#test/helpers/request-schema.ts';
+
+const PNG = 'iVBORw0KGgo=';
+const hello = { role: 'user', content: 'Hi' };
+const tool = { name: 'read', description: 'Reads a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } };
+
+function body(fields: Record<string, unknown>): MessageRequest {
+  return { model: 'vendor/model', max_tokens: 256, messages: [hello], ...fields } as MessageRequest;
+}
+
+function translate(family: AiSdkFamily, request: MessageRequest) {
+  return convertToAiSdkCallOptions({ request, profile: vendorProfile(family) });
+}
+
+function expectForwardedUnchanged(request: MessageRequest): void {
+  const { model: _model, ...sent } = JSON.parse(convertToAnthropicBody(request, 'claude-up', false)) as Record<string, unknown>;
+  const { model: _requested, ...original } = request as unknown as Record<string, unknown>;
+  expect(sent).toEqual(original);
+}
+
+describe('values the translators do not know', () => {
+  it.each([
+    ['a new block type', { messages: [{ role: 'user', content: [{ type: 'future_block_20270101', payload: { x: 1 } }] }] }, 'future_block_20270101 blocks in user messages (messages[0].content[0])'],
+    ['a new block type in an assistant turn', { messages: [hello, { role: 'assistant', content: [{ type: 'future_block_20270101' }] }] }, 'future_block_20270101 blocks in assistant messages (messages[1].content[0])'],
+    ['a new block type inside a tool result', { messages: [hello, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'future_block_20270101' }] }] }] }, 'future_block_20270101 blocks in tool_result content'],
+    ['a new top-level field', { future_parameter_20270101: { level: 3 } }, 'field future_parameter_20270101'],
+    ['an Anthropic field no other vendor has', { mcp_servers: [{ type: 'url', url: 'https://mcp.example.com', name: 'docs' }] }, 'field mcp_servers'],
+    ['a code execution container', { container: 'container_011' }, 'field container'],
+    ['a new thinking type', { thinking: { type: 'turbo_20270101' } }, 'thinking type turbo_20270101'],
+    ['a new role', { messages: [hello, { role: 'critic_20270101', content: 'Be harsh.' }] }, 'role critic_20270101 (messages[1])'],
+    ['a dated Anthropic tool', { tools: [{ type: 'memory_20250818', name: 'memory' }] }, 'tool type memory_20250818 (an Anthropic tool)'],
+    ['an undated new tool type', { tools: [{ type: 'mcp_toolset', mcp_server_name: 'docs' }] }, 'tool type mcp_toolset (an Anthropic tool)'],
+    ['a new tool_choice type', { tools: [tool], tool_choice: { type: 'auto_20270101' } }, 'tool_choice type auto_20270101'],
+    ['a new effort', { output_config: { effort: 'ultra' } }, 'output_config.effort ultra'],
+    ['a new service_tier', { service_tier: 'priority' }, 'service_tier priority'],
+    ['a new image media type', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: PNG } }] }] }, 'image media_type image/bmp'],
+    ['a new image source type', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'file_011' } }] }] }, 'image source type file'],
+    ['a new document media type', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'text/csv', data: 'YSxi' } }] }] }, 'document media_type text/csv'],
+    ['a new document source type', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'content', content: 'x' } }] }] }, 'document source type content'],
+    ['a new output format', { output_config: { format: { type: 'regex', pattern: '^a$' } } }, 'output_config.format type regex'],
+    ['a new property of thinking', { thinking: { type: 'enabled', budget_tokens: 2048, turbo: true } }, 'thinking.turbo'],
+    ['a new property of a text block', { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', priority: 'high' }] }] }, 'messages[0].content[0].priority'],
+    ['a new property of a tool', { tools: [{ ...tool, cache_policy: 'pinned' }] }, 'tools[0].cache_policy'],
+    ['a new property of output_config', { output_config: { effort: 'high', task_budget: { total: 10 } } }, 'output_config.task_budget'],
+    ['a new property of tool_choice', { tools: [tool], tool_choice: { type: 'auto', max_calls: 2 } }, 'tool_choice.max_calls'],
+    ['a new property of a message', { messages: [{ role: 'user', content: 'Hi', name: 'bob' }] }, 'messages[0].name'],
+    ['a new property of an image source', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG, detail: 'high' } }] }] }, 'messages[0].content[0].source.detail'],
+  ])('%s passes the spec, reaches Anthropic unchanged and is a 400 naming it elsewhere', (_name, fields, named) => {
+    const request = body(fields);
+    expect(messageRequestErrors(request)).toEqual([]);
+    expectForwardedUnchanged(request);
+    for (const family of ['openai-chat', 'openai-responses', 'azure', 'openai-compatible', 'google', 'bedrock'] as const) {
+      const convert = () => translate(family, request);
+      expect(convert).toThrow(UnsupportedFeatureError);
+      expect(convert).toThrow(`Invalid request parameters: ${named} is not supported by ${vendorProfile(family).label}`);
+    }
+  });
+});
+
+describe('hints whose loss cannot change the answer', () => {
+  it.each([
+    ['thinking.display', { thinking: { type: 'enabled', budget_tokens: 2048, display: 'updates' } }, 'thinking.display dropped'],
+    ['thinking.display on adaptive thinking', { thinking: { type: 'adaptive', display: 'summarized' } }, 'thinking.display dropped'],
+    ['a deferred tool', { tools: [{ ...tool, defer_loading: true }] }, 'tools[0].defer_loading dropped: the tool is offered at once'],
+    ['eager input streaming', { tools: [{ ...tool, eager_input_streaming: true }] }, 'tools[0].eager_input_streaming dropped'],
+    ['metadata beyond user_id', { metadata: { user_id: 'u-1', tenant: 'acme' } }, 'metadata.tenant dropped: only user_id is forwarded'],
+    ['context_management', { context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } }, 'context_management dropped'],
+    ['the caller of an earlier tool call', { messages: [hello, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {}, caller: { type: 'direct' } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }], tools: [tool] }, 'messages[1].content[0].caller dropped'],
+    ['citations of an earlier answer', { messages: [hello, { role: 'assistant', content: [{ type: 'text', text: 'Yes.', citations: [{ type: 'char_location', cited_text: 'y' }] }] }, hello] }, 'messages[1].content[0].citations dropped'],
+  ])('%s reaches Anthropic unchanged and is dropped elsewhere with a warning', (_name, fields, warning) => {
+    const request = body(fields);
+    expect(messageRequestErrors(request)).toEqual([]);
+    expectForwardedUnchanged(request);
+    const { warnings } = translate('openai-chat', request);
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringContaining(warning)]));
+  });
+
+  it('offers a deferred tool at once, and passes strict and input examples on', () => {
+    const request = body({ tools: [{ ...tool, defer_loading: true, strict: true, input_examples: [{ path: 'a.txt' }] }] });
+    expect(translate('openai-chat', request).value.tools).toEqual([
+      { type: 'function', name: 'read', description: 'Reads a file', inputSchema: tool.input_schema, strict: true, inputExamples: [{ input: { path: 'a.txt' } }] },
+    ]);
+  });
+
+  it('drops a cache marker Bedrock cannot read, with a warning, and keeps the ones it can', () => {
+    const request = body({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'a', cache_control: { type: 'persistent_20270101' } }] },
+        { role: 'assistant', content: 'b' },
+        { role: 'user', content: [{ type: 'text', text: 'c', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+      ],
+    });
+    expect(messageRequestErrors(request)).toEqual([]);
+    expectForwardedUnchanged(request);
+    const { value, warnings } = translate('bedrock', request);
+    expect(value.prompt[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'a' }] });
+    expect(value.prompt[2]).toEqual({ role: 'user', content: [{ type: 'text', text: 'c', providerOptions: { bedrock: { cachePoint: { type: 'default', ttl: '1h' } } } }] });
+    expect(warnings).toContain('cache_control {"type":"persistent_20270101"} dropped: not a marker Amazon Bedrock can read');
+  });
+
+  it('accepts the known service tiers without effect', () => {
+    for (const tier of ['auto', 'standard_only']) expect(translate('openai-chat', body({ service_tier: tier })).value).not.toHaveProperty('providerOptions');
+  });
+});
