@@ -15,6 +15,8 @@ export interface ProxiedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body, or `undefined` when it was empty or not JSON. */
   body: unknown;
+  /** The status the gateway answered with, once its answer has begun. */
+  status?: number;
 }
 
 /** A running loopback proxy. */
@@ -67,8 +69,10 @@ export async function startLoopbackProxy(options: { allowedOrigin: string }): Pr
     const body = await readBody(req);
     const path = `${target.pathname}${target.search}`;
     const headers = endToEndHeaders(req.headers);
-    forwarded.push({ method: req.method ?? 'GET', path, headers, body: parseJson(body) });
+    const record: ProxiedRequest = { method: req.method ?? 'GET', path, headers, body: parseJson(body) };
+    forwarded.push(record);
     const upstream = forward({ host: allowed.hostname, port: allowed.port, method: req.method, path, headers }, (answer) => {
+      record.status = answer.statusCode;
       res.writeHead(answer.statusCode ?? 502, endToEndHeaders(answer.headers));
       answer.pipe(res);
     });

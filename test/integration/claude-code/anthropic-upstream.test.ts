@@ -2,8 +2,9 @@
  * The real Claude Code CLI (the pinned devDependency, run headless) through the gateway to an Anthropic-format
  * upstream, with the key as `ANTHROPIC_AUTH_TOKEN` and as `ANTHROPIC_API_KEY`: a `Read` round trip prints the
  * recorded answer, and each turn reaches the upstream exactly as the CLI sent it (a loopback proxy records
- * the CLI's bytes) but for the model id and the key: the gateway's provider key, never the caller's. The
- * proxy also proves the CLI opened no connection but to the gateway.
+ * the CLI's bytes) but for the model id and the key: the gateway's provider key, never the caller's; with
+ * `/context` its token counts go the same way. The proxy also proves the CLI opened no connection but to the
+ * gateway, and is shown to see the connections a CLI not told to stay quiet attempts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChunks, reply, startFakeAnthropic, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
@@ -12,8 +13,10 @@ import type { ClaudeKeyVariable } from '#test/helpers/claude-code/run-claude-cod
 import {
   KEY_VARIABLES,
   anthropicReadCall,
+  countTokensCalls,
   describeRun,
   expectAnswer,
+  expectCompleted,
   expectCallerKeyHeader,
   expectCallerKeyWithheld,
   messageCalls,
@@ -25,6 +28,8 @@ import {
 } from './claude-code-support.ts';
 
 const SHARED_KEY = 'sk-ant-shared-claude-code-0001';
+// What the fake answers every count_tokens call with.
+const COUNTED_TOKENS = 4321;
 // The id Claude Code users pass; the gateway resolves it to anthropic/claude-sonnet-4.5 and calls `claude-sonnet-4-5`.
 const MODEL = 'claude-sonnet-4-5-20250929';
 const RECORDED_ANSWER = readChunks<{ type: string; delta?: { text?: string } }>('anthropic', 'anthropic-text')
@@ -35,7 +40,7 @@ let target: ClaudeCodeTarget;
 
 beforeAll(async () => {
   target = await startClaudeCodeTarget({
-    startUpstream: () => startFakeAnthropic(),
+    startUpstream: () => startFakeAnthropic({ countTokens: COUNTED_TOKENS }),
     providerYaml: (upstream) => `  anthropic: { base_url: "${upstream.url}", api_key: "${SHARED_KEY}" }`,
   });
 });
@@ -79,6 +84,13 @@ function expectClaudeCodeFeatures(call: ProxiedRequest): AnthropicBody {
   expect(body.tools.filter((tool) => tool.defer_loading === true).length).toBeGreaterThan(0);
   expect(String(call.headers['anthropic-beta']).split(',')).toEqual(expect.arrayContaining(['claude-code-20250219', 'context-management-2025-06-27', 'advanced-tool-use-2025-11-20']));
   return body;
+}
+
+/** A count_tokens call as comparable text: its beta header and body, once its model is checked and set aside. */
+function countSignature(beta: unknown, body: unknown, model: string): string {
+  const { model: named, ...rest } = body as { model: string };
+  expect(named).toBe(model);
+  return JSON.stringify({ beta, rest });
 }
 
 function roles(body: AnthropicBody): string[] {
@@ -135,6 +147,28 @@ describe('Claude Code system turns, Anthropic-format upstream', () => {
     expect(roles(second)).toEqual(['user', 'system', 'assistant', 'user', 'system']);
     const lastSystem = second.messages.at(-1)?.content;
     expect(Array.isArray(lastSystem) && lastSystem.some((block) => block.cache_control !== undefined)).toBe(true);
+  });
+});
+
+describe.each(KEY_VARIABLES)('Claude Code /context with %s, Anthropic-format upstream', (variable) => {
+  it('counts tokens through the gateway: every count reaches the upstream as sent and its number is printed', async () => {
+    const outcome = await runAgainst(target, { prompt: '/context', model: MODEL, variable });
+    const printed = expectCompleted(outcome, target);
+    expect(printed.startsWith('## Context Usage'), printed).toBe(true);
+    // The conversation's own count is the upstream's answer (4321), as the CLI rounds it.
+    expect(printed).toContain('| Messages | 4.3k |');
+    const calls = countTokensCalls(target);
+    for (const call of calls) expectCallerKeyHeader(call, variable, target.gateway.api_key);
+    expect(target.upstream.requests.map((request) => request.operation)).toEqual(calls.map(() => 'count_tokens'));
+    for (const sent of target.upstream.requests) {
+      expect(sent.headers['x-api-key']).toBe(SHARED_KEY);
+      expect(sent.headers.authorization).toBeUndefined();
+      expectCallerKeyWithheld(sent, target.gateway.api_key);
+    }
+    // The CLI counts concurrently: compare what was sent and what arrived as two sets.
+    const asSent = calls.map((call) => countSignature(call.headers['anthropic-beta'], call.body, MODEL));
+    const asReceived = target.upstream.requests.map((sent) => countSignature(sent.headers['anthropic-beta'], sent.body, 'claude-sonnet-4-5'));
+    expect(asReceived.toSorted()).toEqual(asSent.toSorted());
   });
 });
 

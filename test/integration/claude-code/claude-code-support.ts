@@ -83,28 +83,47 @@ export function describeRun(outcome: ClaudeCodeOutcome, target: ClaudeCodeTarget
     `result event: ${JSON.stringify(summaryOf(outcome.result))}`,
     `stderr:\n${outcome.stderr || '(empty)'}`,
     outcome.result === undefined ? `stdout (tail):\n${outcome.stdout.slice(-2000)}` : '',
-    `requests the CLI sent: ${target.proxy.forwarded.map((request) => `${request.method} ${request.path}`).join(', ') || 'none'}`,
+    `requests the CLI sent: ${target.proxy.forwarded.map(callLine).join(', ') || 'none'}`,
     `connections refused by the loopback proxy: ${target.proxy.escapes.join(', ') || 'none'}`,
     `requests the upstream received: ${target.upstream.requests.length}`,
     `gateway log (last 30 lines):\n${target.gateway.logs.slice(-30).join('\n')}`,
   ].join('\n');
 }
 
-/** The CLI exited 0 and printed `answer` as its result, having talked to nothing but the gateway. */
-export function expectAnswer(outcome: ClaudeCodeOutcome, target: ClaudeCodeTarget, answer: string): void {
+/** The CLI exited 0 with a successful result, having talked to nothing but the gateway; returns the printed text. */
+export function expectCompleted(outcome: ClaudeCodeOutcome, target: ClaudeCodeTarget): string {
   const context = describeRun(outcome, target);
   expect(outcome.exitCode, context).toBe(0);
   expect(outcome.result, context).toMatchObject({ type: 'result', subtype: 'success', is_error: false });
-  expect(outcome.result?.result, context).toBe(answer);
   expect(target.proxy.escapes, context).toEqual([]);
+  return String(outcome.result?.result);
 }
 
-/** The message calls the CLI sent (each `POST /api/v1/messages?beta=true`), after checking it sent nothing else. */
+/** The CLI printed `answer` as its result (see {@link expectCompleted}). */
+export function expectAnswer(outcome: ClaudeCodeOutcome, target: ClaudeCodeTarget, answer: string): void {
+  expect(expectCompleted(outcome, target), describeRun(outcome, target)).toBe(answer);
+}
+
+function callLine(request: ProxiedRequest): string {
+  return `${request.method} ${request.path} -> ${request.status ?? 'no answer'}`;
+}
+
+/**
+ * The message calls the CLI sent (each `POST /api/v1/messages?beta=true`, answered 200), after checking it
+ * sent nothing else and the upstream got one call per turn.
+ */
 export function messageCalls(target: ClaudeCodeTarget, count: number): ProxiedRequest[] {
-  const sent = target.proxy.forwarded.map((request) => `${request.method} ${request.path}`);
-  expect(sent).toEqual(Array.from({ length: count }, () => 'POST /api/v1/messages?beta=true'));
+  expect(target.proxy.forwarded.map(callLine)).toEqual(Array.from({ length: count }, () => 'POST /api/v1/messages?beta=true -> 200'));
   expect(target.upstream.requests, 'one upstream call per turn').toHaveLength(count);
   return target.proxy.forwarded;
+}
+
+/** The token counts the CLI asked for (`POST /api/v1/messages/count_tokens?beta=true`, each answered 200), and nothing else. */
+export function countTokensCalls(target: ClaudeCodeTarget): ProxiedRequest[] {
+  const calls = target.proxy.forwarded;
+  expect(calls.length).toBeGreaterThan(0);
+  expect(calls.map(callLine)).toEqual(calls.map(() => 'POST /api/v1/messages/count_tokens?beta=true -> 200'));
+  return calls;
 }
 
 /** The CLI sent the gateway key in the header its variable names, and only there. */

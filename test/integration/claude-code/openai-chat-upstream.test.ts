@@ -5,13 +5,16 @@
  * `Read` round trip the file's content reaches the upstream as a `tool` message. Each turn the upstream
  * receives is checked against what the CLI sent (recorded by the loopback proxy): system text as `developer`
  * messages at the CLI's positions, tools as functions, nothing Anthropic-only, the provider key only.
+ * `/context` makes the CLI count tokens, which the gateway estimates itself for a translated vendor.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChunks, reply, startFakeOpenAiChat, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import type { ProxiedRequest } from '#test/helpers/claude-code/loopback-proxy.ts';
 import {
   KEY_VARIABLES,
+  countTokensCalls,
   expectAnswer,
+  expectCompleted,
   expectCallerKeyHeader,
   expectCallerKeyWithheld,
   messageCalls,
@@ -118,6 +121,16 @@ describe.each(KEY_VARIABLES)('Claude Code with %s, OpenAI Chat Completions upstr
     const { cli, chat } = expectChatTurn(call, target.upstream.requests[0] as RecordedRequest, target.gateway.api_key);
     expect(cli.messages.map((message) => message.role)).toEqual(['user', 'system']);
     expect(chat.messages.map((message) => message.role)).toEqual([...cli.system.map(() => 'developer'), 'user', 'developer']);
+  });
+
+  it('/context counts tokens for the translated model in the gateway, without calling the upstream', async () => {
+    const outcome = await runAgainst(target, { prompt: '/context', model: MODEL, variable });
+    const printed = expectCompleted(outcome, target);
+    expect(printed.startsWith('## Context Usage'), printed).toBe(true);
+    expect(printed).toContain('**Model:** openai/gpt-5-mini');
+    const calls = countTokensCalls(target);
+    for (const call of calls) expectCallerKeyHeader(call, variable, target.gateway.api_key);
+    expect(target.upstream.requests).toEqual([]);
   });
 
   it('runs a Read round trip: the file content reaches the upstream as a tool message', async () => {
