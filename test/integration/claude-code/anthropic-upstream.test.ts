@@ -172,6 +172,15 @@ describe.each(KEY_VARIABLES)('Claude Code /context with %s, Anthropic-format ups
   });
 });
 
+describe('older Claude Code versions', () => {
+  // Claude Code 2.1.197 sent `HEAD <ANTHROPIC_BASE_URL>` before its first call (verified 2026-11-22, the
+  // project's toolchain notes); 2.1.330 sends no HEAD to the gateway in this setup, so no run above covers it.
+  it('answers the HEAD probe on the base URL', async () => {
+    const response = await fetch(`${target.gateway.origin}/api`, { method: 'HEAD' });
+    expect(response.status).toBe(200);
+  });
+});
+
 describe('the loopback proxy', () => {
   it('sees the connections a CLI not told to stay quiet attempts, so an empty record means something', async () => {
     target.upstream.enqueue(reply.fixture('anthropic-text'));
