@@ -531,6 +531,10 @@ export interface components {
             description?: string;
             /** @description JSON Schema of the tool's input (`type` is `object`). */
             input_schema: Record<string, never>;
+            /** @description Whether the model's input must match `input_schema` exactly (the vendor's strict mode where it has one). */
+            strict?: boolean;
+            /** @description Example inputs, each an object matching `input_schema`. */
+            input_examples?: Record<string, never>[];
             cache_control?: components["schemas"]["CacheControl"];
         } & {
             /** @constant */

@@ -97,7 +97,7 @@ function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSd
   for (const tool of tools) {
     const type = 'type' in tool ? tool.type : undefined;
     if (type === undefined || type === 'custom') {
-      const custom = tool as CustomTool & { strict?: boolean; input_examples?: Array<Record<string, unknown>> };
+      const custom = tool as CustomTool;
       if (custom.cache_control) warnings.push(`cache_control on tool ${custom.name} dropped: ${profile.label} has no tool cache breakpoints`);
       converted.push({
         type: 'function',

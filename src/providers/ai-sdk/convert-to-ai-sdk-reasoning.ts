@@ -33,7 +33,7 @@ const EFFORTS: ReadonlySet<string> = new Set(['low', 'medium', 'high', 'xhigh', 
 /** The thinking types the translators know; any other is Anthropic's alone. */
 const THINKING_TYPES: ReadonlySet<string> = new Set(['enabled', 'disabled', 'adaptive']);
 
-/** The thinking configuration, typed for the known types (the field check has refused the others). */
+/** The thinking configuration, typed for the known types: the only ones `knownThinking` lets through. */
 type KnownThinking = { type: 'enabled'; budget_tokens: number } | { type: 'disabled' } | { type: 'adaptive' };
 
 function knownThinking(thinking: MessageRequest['thinking'], profile: AiSdkVendorProfile): KnownThinking | undefined {
