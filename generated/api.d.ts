@@ -811,8 +811,9 @@ export interface components {
             /** @description Request metadata. Properties other than `user_id` are forwarded to Anthropic and dropped elsewhere. */
             metadata?: {
                 /**
-                 * @description An opaque end-user id (Claude Code sends a JSON string) forwarded to Anthropic, and to OpenAI and
-                 *     Azure as `user`.
+                 * @description An opaque end-user id (Claude Code sends a JSON string) forwarded to Anthropic as it is. OpenAI and
+                 *     Azure receive only its SHA-256 (64 hex characters) as `safety_identifier`, the stable non-identifying
+                 *     id they ask for; other vendors do not receive it.
                  */
                 user_id?: string | null;
             };

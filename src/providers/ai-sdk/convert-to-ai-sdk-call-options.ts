@@ -5,6 +5,7 @@
  * router's and are not read here. Every field is checked first (`check-translatable-fields.ts`): what the
  * vendor cannot express is an `UnsupportedFeatureError` naming it, so the attempt runner tries the next endpoint.
  */
+import { createHash } from 'node:crypto';
 import type { JSONObject, JSONSchema7 } from '@ai-sdk/provider';
 import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool, LanguageModelV4ToolChoice, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { CustomTool, MessageRequest, OutputConfig, ToolChoice } from '#src/api-types.ts';
@@ -59,8 +60,10 @@ export function convertToAiSdkCallOptions({
     else if (profile.family === 'openai-compatible') vendorOptions.parallel_tool_calls = false;
     else vendorOptions.parallelToolCalls = false;
   }
+  // OpenAI asks for a stable, non-identifying end-user id of at most 64 characters; clients fill `user_id` with
+  // anything (Claude Code: a JSON text with a device fingerprint), so only its SHA-256 leaves the gateway.
   const userId = request.metadata?.user_id;
-  if (userId && profile.reasoningStyle === 'openai-effort') vendorOptions.user = userId;
+  if (userId && profile.reasoningStyle === 'openai-effort') vendorOptions.safetyIdentifier = safetyIdentifier(userId);
 
   const format = jsonSchemaFormat(request.output_config?.format, profile);
   const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
@@ -146,4 +149,9 @@ function mergeProviderOptions(...all: Array<SharedV4ProviderOptions | undefined>
     for (const [namespace, values] of Object.entries(options ?? {})) merged[namespace] = { ...merged[namespace], ...values };
   }
   return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+/** The `safety_identifier` sent to OpenAI for a `metadata.user_id`: its SHA-256, 64 lowercase hex characters. */
+export function safetyIdentifier(userId: string): string {
+  return createHash('sha256').update(userId).digest('hex');
 }

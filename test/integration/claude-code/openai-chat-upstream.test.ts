@@ -7,6 +7,7 @@
  * messages at the CLI's positions, tools as functions, nothing Anthropic-only, the provider key only.
  * `/context` makes the CLI count tokens, which the gateway estimates itself for a translated vendor.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChunks, reply, startFakeOpenAiChat, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import type { ProxiedRequest } from '#test/helpers/claude-code/loopback-proxy.ts';
@@ -50,6 +51,7 @@ interface ClaudeCodeBody {
   messages: Array<{ role: string; content: string | TextBlock[] }>;
   tools: Array<{ name: string; description: string; input_schema: unknown }>;
   output_config?: { effort?: string };
+  metadata: { user_id: string };
 }
 interface ChatMessage {
   role: string;
@@ -62,12 +64,13 @@ interface ChatBody {
   messages: ChatMessage[];
   tools: Array<{ type: string; function: { name: string; description: string; parameters: unknown } }>;
   reasoning_effort?: string;
+  safety_identifier?: string;
   stream: boolean;
 }
 
 // What a Chat Completions request of this translator may hold, level by level: anything else (cache_control,
 // defer_loading, thinking, context_management, metadata, output_config, betas...) would be Anthropic's leaking.
-const CHAT_FIELDS = ['model', 'messages', 'tools', 'tool_choice', 'stream', 'stream_options', 'max_completion_tokens', 'reasoning_effort', 'user'];
+const CHAT_FIELDS = ['model', 'messages', 'tools', 'tool_choice', 'stream', 'stream_options', 'max_completion_tokens', 'reasoning_effort', 'safety_identifier'];
 const MESSAGE_FIELDS = ['role', 'content', 'tool_calls', 'tool_call_id'];
 const PART_FIELDS = ['type', 'text'];
 
@@ -91,6 +94,8 @@ function expectChatTurn(call: ProxiedRequest, sent: RecordedRequest, callerKey: 
   expect(cli.output_config?.effort).toBe('high');
   expect(chat.reasoning_effort).toBe('high');
   expect(Object.keys(chat).filter((field) => !CHAT_FIELDS.includes(field))).toEqual([]);
+  // The CLI's user_id (a JSON text with a device fingerprint) leaves only as its SHA-256.
+  expect(chat.safety_identifier).toBe(createHash('sha256').update(cli.metadata.user_id).digest('hex'));
   for (const message of chat.messages) {
     expect(Object.keys(message).filter((field) => !MESSAGE_FIELDS.includes(field))).toEqual([]);
     if (Array.isArray(message.content)) for (const part of message.content) expect(Object.keys(part).filter((field) => !PART_FIELDS.includes(field))).toEqual([]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
 import { BadRequestError, UnsupportedFeatureError } from '#src/errors.ts';
 import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { convertToAiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
+import { convertToAiSdkCallOptions, safetyIdentifier } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { encodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
 
 const PNG = 'iVBORw0KGgo=';
@@ -191,7 +191,7 @@ describe('convertToAiSdkCallOptions', () => {
     });
     expect(value.responseFormat).toEqual({ type: 'json', schema, name: 'response' });
     expect(value.toolChoice).toEqual({ type: 'tool', toolName: 'a' });
-    expect(value.providerOptions).toEqual({ openai: { parallelToolCalls: false, user: 'end-user-7' } });
+    expect(value.providerOptions).toEqual({ openai: { parallelToolCalls: false, safetyIdentifier: safetyIdentifier('end-user-7') } });
     expect(convert('openai-compatible', { tools: [{ name: 'a', input_schema: {} as never }], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }).value.providerOptions).toEqual({
       openaiCompatible: { parallel_tool_calls: false },
     });
