@@ -14,11 +14,11 @@ import { createCredentialStack } from '#src/store/credential-stack.ts';
 import { loadMasterKey } from '#src/byok/master-key.ts';
 import { configureUpstreamHttp, closeUpstreamHttp } from '#src/providers/http-client.ts';
 import { createAdapterRegistry } from '#src/providers/adapter-registry.ts';
-import { createPinStore } from '#src/messages/redis-pin-store.ts';
-import { StickySessions } from '#src/messages/sticky-session.ts';
-import { EndpointStatsTracker } from '#src/messages/endpoint-stats.ts';
-import { createCatalogPlanView } from '#src/messages/catalog-plan-view.ts';
-import { createRequestPlanner } from '#src/messages/plan-request.ts';
+import { createPinStore } from '#src/routing/sticky/redis-pin-store.ts';
+import { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
+import { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
+import { createCatalogPlanView } from '#src/routing/catalog-plan-view.ts';
+import { createRequestPlanner } from '#src/routing/plan-request.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

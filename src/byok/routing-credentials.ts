@@ -7,9 +7,9 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '#src/store/database.ts';
 import { byokCredentials } from '#src/store/schema.ts';
-import type { PlanCredential } from '#src/messages/plan-types.ts';
+import type { PlanCredential } from '#src/routing/plan-types.ts';
 import type { KeyVault, ProviderKeyMaterial, SealedKey } from '#src/byok/key-vault.ts';
-import type { CredentialSource } from '#src/messages/plan-request.ts';
+import type { CredentialSource } from '#src/routing/plan-request.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
 import { toPlanCredential } from '#src/byok/credential-view.ts';
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createLogger } from '#src/logger.ts';
-import { RedisPinStore, STICKY_KEY_PREFIX } from '#src/messages/redis-pin-store.ts';
-import type { StickyPin } from '#src/messages/plan-types.ts';
+import { RedisPinStore, STICKY_KEY_PREFIX } from '#src/routing/sticky/redis-pin-store.ts';
+import type { StickyPin } from '#src/routing/plan-types.ts';
 
 const redisUrl = process.env.REDIS_URL;
 const inCi = process.env.CI === 'true';

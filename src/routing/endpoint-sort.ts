@@ -2,9 +2,9 @@
  * Orders the endpoints that survived the filters: `provider.order` first, then `provider.sort` by price,
  * throughput or latency, or by default a random spread weighted towards the cheapest endpoints.
  */
-import type { AttemptCredential, EndpointStats, PlanEndpoint, PlanPricing } from '#src/messages/plan-types.ts';
-import type { SortKey } from '#src/messages/provider-preferences.ts';
-import { orderIndex } from '#src/messages/provider-preferences.ts';
+import type { AttemptCredential, EndpointStats, PlanEndpoint, PlanPricing } from '#src/routing/plan-types.ts';
+import type { SortKey } from '#src/routing/provider-preferences.ts';
+import { orderIndex } from '#src/routing/provider-preferences.ts';
 
 /** One endpoint of one model with the keys that may serve it, in key order. */
 export interface EndpointGroup {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
-import { planAttempts, requestedModels } from '#src/messages/routing-plan.ts';
-import type { PlanModel } from '#src/messages/plan-types.ts';
-import { CATALOG, planInput, request, summarize } from '#test/unit/messages/plan-fixtures.ts';
+import { planAttempts, requestedModels } from '#src/routing/routing-plan.ts';
+import type { PlanModel } from '#src/routing/plan-types.ts';
+import { CATALOG, planInput, request, summarize } from '#test/unit/routing/plan-fixtures.ts';
 
 function failure(run: () => unknown): GatewayError {
   try {

@@ -3,7 +3,7 @@
  * called: the heuristic reads only the request.
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import { requestMedia, requestText, requestsThinking } from '#src/messages/request-parameters.ts';
+import { requestMedia, requestText, requestsThinking } from '#src/routing/request-parameters.ts';
 import { contentBlocks, stringContent } from '#src/request/message-content.ts';
 
 // Rough token cost of media the character count cannot see.

@@ -3,7 +3,7 @@
  * random source always answers 0 (the price-weighted spread then keeps catalog order).
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import type { PlanCredential, PlanEndpoint, PlanInput, PlanModel, PlannedAttempt } from '#src/messages/plan-types.ts';
+import type { PlanCredential, PlanEndpoint, PlanInput, PlanModel, PlannedAttempt } from '#src/routing/plan-types.ts';
 
 /** An endpoint with sensible defaults: $1/$2, no ZDR, no data collection, every region, every parameter. */
 export function endpoint(model: string, provider: string, overrides: Partial<PlanEndpoint> = {}): PlanEndpoint {

@@ -6,9 +6,9 @@
  */
 import { BadRequestError } from '#src/errors.ts';
 import type { AutoRouterPlugin, MessageRequest } from '#src/api-types.ts';
-import { modelPatternMatches } from '#src/messages/byok-selection.ts';
-import { estimateDifficulty, estimatePromptTokens } from '#src/messages/prompt-difficulty.ts';
-import { requestMedia, requestsThinking } from '#src/messages/request-parameters.ts';
+import { modelPatternMatches } from '#src/routing/byok-selection.ts';
+import { estimateDifficulty, estimatePromptTokens } from '#src/routing/auto-router/prompt-difficulty.ts';
+import { requestMedia, requestsThinking } from '#src/routing/request-parameters.ts';
 
 /** The model slug that asks for the auto-router. */
 export const AUTO_MODEL = 'switchboard/auto';

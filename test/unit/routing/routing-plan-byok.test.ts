@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
-import { planAttempts } from '#src/messages/routing-plan.ts';
-import type { PlanCredential, PlanInput } from '#src/messages/plan-types.ts';
-import { credential, model, planInput, request, summarize } from '#test/unit/messages/plan-fixtures.ts';
+import { planAttempts } from '#src/routing/routing-plan.ts';
+import type { PlanCredential, PlanInput } from '#src/routing/plan-types.ts';
+import { credential, model, planInput, request, summarize } from '#test/unit/routing/plan-fixtures.ts';
 
 // Two models, both served by `openai` and `azure`; `meta/llama` only by `together`.
 const catalog = [

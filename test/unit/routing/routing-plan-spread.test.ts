@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { planAttempts } from '#src/messages/routing-plan.ts';
-import { priceWeightedOrder, spreadWeight, type EndpointGroup } from '#src/messages/endpoint-sort.ts';
-import type { StickyPin } from '#src/messages/plan-types.ts';
-import { credential, endpoint, model, planInput, request, sequence, summarize } from '#test/unit/messages/plan-fixtures.ts';
+import { planAttempts } from '#src/routing/routing-plan.ts';
+import { priceWeightedOrder, spreadWeight, type EndpointGroup } from '#src/routing/endpoint-sort.ts';
+import type { StickyPin } from '#src/routing/plan-types.ts';
+import { credential, endpoint, model, planInput, request, sequence, summarize } from '#test/unit/routing/plan-fixtures.ts';
 
 function group(provider: string, price: number, catalogIndex: number): EndpointGroup {
   return {

@@ -3,7 +3,7 @@
  * removes the last remaining endpoint records why, so that a request nobody can serve gets an answer naming
  * the preference (or BYOK rule) responsible.
  */
-import type { PlanCredential, PlanModel, RequestParameter } from '#src/messages/plan-types.ts';
+import type { PlanCredential, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
 import {
   keysForEndpoint,
   satisfiesNoDataCollection,
@@ -12,9 +12,9 @@ import {
   type CallerIdentity,
   type DataRequirements,
   type SharedRemoval,
-} from '#src/messages/byok-selection.ts';
-import { groupPricing, type EndpointGroup } from '#src/messages/endpoint-sort.ts';
-import { describeMaxPrice, namesProvider, withinMaxPrice, type NormalizedPreferences } from '#src/messages/provider-preferences.ts';
+} from '#src/routing/byok-selection.ts';
+import { groupPricing, type EndpointGroup } from '#src/routing/endpoint-sort.ts';
+import { describeMaxPrice, namesProvider, withinMaxPrice, type NormalizedPreferences } from '#src/routing/provider-preferences.ts';
 
 /** What the filters need besides the model. */
 export interface FilterContext {

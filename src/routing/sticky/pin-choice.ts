@@ -2,9 +2,9 @@
  * Which planned attempt a session's sticky pin moves to the front. A pin remembers the provider (and key)
  * that last served the session; the keys are chosen again on every request, because the caller's own keys
  * come first: a customer adds a BYOK credential in order to pay with it, from the next request on.
- * @see sticky-session.ts for how pins are kept
+ * @see sticky-sessions.ts for how pins are kept
  */
-import type { PlannedAttempt, StickyKind, StickyPin } from '#src/messages/plan-types.ts';
+import type { PlannedAttempt, StickyKind, StickyPin } from '#src/routing/plan-types.ts';
 
 function samePlace(pin: StickyPin, attempt: PlannedAttempt): boolean {
   return attempt.endpoint.provider === pin.provider && (pin.model === undefined || pin.model === attempt.model);

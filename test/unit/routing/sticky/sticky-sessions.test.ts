@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createLogger } from '#src/logger.ts';
-import { MemoryPinStore, StickySessions, pinFor, stickyKey, type SessionPinStore } from '#src/messages/sticky-session.ts';
-import type { PlannedAttempt, StickyPin } from '#src/messages/plan-types.ts';
-import { endpoint, request } from '#test/unit/messages/plan-fixtures.ts';
+import { MemoryPinStore, StickySessions, pinFor, stickyKey, type SessionPinStore } from '#src/routing/sticky/sticky-sessions.ts';
+import type { PlannedAttempt, StickyPin } from '#src/routing/plan-types.ts';
+import { endpoint, request } from '#test/unit/routing/plan-fixtures.ts';
 
 const ACCOUNT = { accountId: 'acct-1' };
 

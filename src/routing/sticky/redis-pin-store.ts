@@ -4,8 +4,8 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from '#src/logger.ts';
-import type { StickyPin } from '#src/messages/plan-types.ts';
-import { MemoryPinStore, type SessionPinStore } from '#src/messages/sticky-session.ts';
+import type { StickyPin } from '#src/routing/plan-types.ts';
+import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/sticky-sessions.ts';
 
 /** The default prefix of every pin key in Redis. */
 export const STICKY_KEY_PREFIX = 'switchboard:sticky:';

@@ -4,9 +4,9 @@
  * and vertex (catalog order is the plan's order here, the random source always answering 0).
  */
 import { describe, expect, it } from 'vitest';
-import { planAttempts } from '#src/messages/routing-plan.ts';
-import type { PlanCredential, StickyKind, StickyPin } from '#src/messages/plan-types.ts';
-import { credential, planInput, request, summarize } from '#test/unit/messages/plan-fixtures.ts';
+import { planAttempts } from '#src/routing/routing-plan.ts';
+import type { PlanCredential, StickyKind, StickyPin } from '#src/routing/plan-types.ts';
+import { credential, planInput, request, summarize } from '#test/unit/routing/plan-fixtures.ts';
 
 const CALLER = 'c'.repeat(64);
 

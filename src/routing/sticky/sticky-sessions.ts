@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MessageRequest } from '#src/api-types.ts';
 import type { Logger } from '#src/logger.ts';
-import type { PlannedAttempt, StickyPin } from '#src/messages/plan-types.ts';
-import { systemText } from '#src/messages/request-parameters.ts';
+import type { PlannedAttempt, StickyPin } from '#src/routing/plan-types.ts';
+import { systemText } from '#src/routing/request-parameters.ts';
 
 /** Where pins live: in-process by default, Redis when several gateway instances share them. */
 export interface SessionPinStore {

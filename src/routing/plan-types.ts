@@ -77,7 +77,7 @@ export interface EndpointStats {
   latencyMs?: number;
 }
 
-/** The endpoint (and credential) a session is pinned to. @see sticky-session.ts */
+/** The endpoint (and credential) a session is pinned to. @see sticky/sticky-sessions.ts */
 export interface StickyPin {
   provider: string;
   /** null: the shared (gateway) key. */

@@ -5,19 +5,19 @@
  * decrypts when it runs, and how its usage is priced.
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import { autoRouterSettings, chooseModel } from '#src/messages/auto-router.ts';
+import { autoRouterSettings, chooseModel } from '#src/routing/auto-router/auto-router.ts';
 import { BadRequestError, GatewayError } from '#src/errors.ts';
 import { locateEndpoint } from '#src/catalog/index.ts';
 import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
 import type { CatalogEndpoint, CatalogProvider, DataRegion } from '#src/catalog/catalog-types.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
-import type { PlanCredential, PlannedAttempt, PlanRegion } from '#src/messages/plan-types.ts';
-import { planAttempts } from '#src/messages/routing-plan.ts';
+import type { PlanCredential, PlannedAttempt, PlanRegion } from '#src/routing/plan-types.ts';
+import { planAttempts } from '#src/routing/routing-plan.ts';
 import { placeTopLevelCacheBreakpoint } from '#src/messages/prompt-cache.ts';
 import { assertCacheBreakpointLimit } from '#src/request/cache-breakpoint-count.ts';
-import { stickyKey, type StickySessions } from '#src/messages/sticky-session.ts';
-import type { CatalogPlanView } from '#src/messages/catalog-plan-view.ts';
-import type { EndpointStatsTracker } from '#src/messages/endpoint-stats.ts';
+import { stickyKey, type StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
+import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
+import type { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 import type { PlanRequestContext, PreparedAttempt, PreparedPlan, RequestPlanner } from '#src/messages/prepared-plan.ts';
 import type { UsageForCost } from '#src/messages/gateway-additions.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
 import type { AutoRouterPlugin } from '#src/api-types.ts';
-import { AUTO_MODEL, autoRouterSettings, blendedPrice, chooseModel, costTierOf, type AutoRouterCandidate } from '#src/messages/auto-router.ts';
-import { request } from '#test/unit/messages/plan-fixtures.ts';
+import { AUTO_MODEL, autoRouterSettings, blendedPrice, chooseModel, costTierOf, type AutoRouterCandidate } from '#src/routing/auto-router/auto-router.ts';
+import { request } from '#test/unit/routing/plan-fixtures.ts';
 
 function candidate(slug: string, input: number, output: number, overrides: Partial<AutoRouterCandidate> = {}): AutoRouterCandidate {
   return { slug, pricing: { input, output }, capabilities: { tools: true, vision: true, pdf: true, thinking: true }, contextLength: 200_000, ...overrides };

@@ -4,12 +4,12 @@
  */
 import { BadRequestError, GatewayError, NotFoundError } from '#src/errors.ts';
 import type { MessageRequest } from '#src/api-types.ts';
-import type { AvailableEndpoint, PlanInput, PlanModel, PlannedAttempt, RoutingPlan } from '#src/messages/plan-types.ts';
-import { pinnedAttemptIndex } from '#src/messages/sticky-pin-choice.ts';
-import { filterModel, type FilterContext } from '#src/messages/endpoint-filters.ts';
-import { leadsWithByok, priceWeightedOrder, sortGroups, splitByOrder, type EndpointGroup } from '#src/messages/endpoint-sort.ts';
-import { normalizePreferences, orderIndex, type NormalizedPreferences } from '#src/messages/provider-preferences.ts';
-import { usedParameters } from '#src/messages/request-parameters.ts';
+import type { AvailableEndpoint, PlanInput, PlanModel, PlannedAttempt, RoutingPlan } from '#src/routing/plan-types.ts';
+import { pinnedAttemptIndex } from '#src/routing/sticky/pin-choice.ts';
+import { filterModel, type FilterContext } from '#src/routing/endpoint-filters.ts';
+import { leadsWithByok, priceWeightedOrder, sortGroups, splitByOrder, type EndpointGroup } from '#src/routing/endpoint-sort.ts';
+import { normalizePreferences, orderIndex, type NormalizedPreferences } from '#src/routing/provider-preferences.ts';
+import { usedParameters } from '#src/routing/request-parameters.ts';
 
 /** The most `fallbacks` a request may name. */
 export const MAX_FALLBACKS = 3;

@@ -4,7 +4,7 @@
  * allow. Pure functions over {@link PlanCredential}.
  * @see the `is_fallback`, `is_byok_only`, `is_required`, `declared_region` and `declared_zdr` rules of the interface
  */
-import type { AttemptCredential, PlanCredential, PlanEndpoint, PlanRegion } from '#src/messages/plan-types.ts';
+import type { AttemptCredential, PlanCredential, PlanEndpoint, PlanRegion } from '#src/routing/plan-types.ts';
 
 /** Who is calling: matched against the credential's filters. */
 export interface CallerIdentity {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
-import { planAttempts } from '#src/messages/routing-plan.ts';
-import { servesRegion } from '#src/messages/byok-selection.ts';
-import type { PlanCredential, PlanEndpoint, PlanRegion, RegionalExclusions } from '#src/messages/plan-types.ts';
-import { credential, endpoint, model, planInput, request, summarize } from '#test/unit/messages/plan-fixtures.ts';
+import { planAttempts } from '#src/routing/routing-plan.ts';
+import { servesRegion } from '#src/routing/byok-selection.ts';
+import type { PlanCredential, PlanEndpoint, PlanRegion, RegionalExclusions } from '#src/routing/plan-types.ts';
+import { credential, endpoint, model, planInput, request, summarize } from '#test/unit/routing/plan-fixtures.ts';
 
 describe('servesRegion', () => {
   const globalOnly = endpoint('x/m', 'p', { regions: ['global'] });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
 import type { ProviderPreferences } from '#src/api-types.ts';
-import { planAttempts } from '#src/messages/routing-plan.ts';
-import type { EndpointStats, PlanModel } from '#src/messages/plan-types.ts';
-import { model, planInput, request, summarize } from '#test/unit/messages/plan-fixtures.ts';
+import { planAttempts } from '#src/routing/routing-plan.ts';
+import type { EndpointStats, PlanModel } from '#src/routing/plan-types.ts';
+import { model, planInput, request, summarize } from '#test/unit/routing/plan-fixtures.ts';
 
 function plan(provider: ProviderPreferences, extra: Parameters<typeof request>[0] = {}, catalog?: PlanModel[]): string[] {
   return summarize(planAttempts(planInput({ request: request({ provider, ...extra }) }, catalog)).attempts);

@@ -3,7 +3,7 @@
  * event of a stream) and output throughput, as exponentially weighted moving averages. In-process: each
  * instance sorts by what it has seen itself.
  */
-import type { EndpointStats } from '#src/messages/plan-types.ts';
+import type { EndpointStats } from '#src/routing/plan-types.ts';
 
 // Weight of the newest sample: about the last ten calls dominate.
 const ALPHA = 0.2;

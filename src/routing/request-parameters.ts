@@ -3,7 +3,7 @@
  * uses it for `provider.require_parameters`; the auto-router for capability needs and prompt size.
  */
 import type { ContentBlockParam, MessageRequest } from '#src/api-types.ts';
-import type { RequestParameter } from '#src/messages/plan-types.ts';
+import type { RequestParameter } from '#src/routing/plan-types.ts';
 import { contentBlocks, leadingSystemMessages, stringContent, systemContentText } from '#src/request/message-content.ts';
 
 /** Media found anywhere in the request's messages, tool results included. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '#src/catalog/index.ts';
-import { createCatalogPlanView } from '#src/messages/catalog-plan-view.ts';
+import { createCatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 
 const catalog = loadCatalog({ env: {} });
 const view = createCatalogPlanView(catalog);

@@ -4,7 +4,7 @@
  * @see ProviderPreferences in openapi/components/schemas/routing.yaml
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import type { PlanEndpoint, PlanPricing } from '#src/messages/plan-types.ts';
+import type { PlanEndpoint, PlanPricing } from '#src/routing/plan-types.ts';
 
 /** What endpoints are ordered by under `provider.sort`. */
 export type SortKey = 'price' | 'throughput' | 'latency';

@@ -5,8 +5,8 @@
  */
 import type { Catalog } from '#src/catalog/index.ts';
 import type { CatalogEndpoint, CatalogModel } from '#src/catalog/catalog-types.ts';
-import type { PlanEndpoint, PlanModel, RequestParameter } from '#src/messages/plan-types.ts';
-import type { AutoRouterCandidate } from '#src/messages/auto-router.ts';
+import type { PlanEndpoint, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
+import type { AutoRouterCandidate } from '#src/routing/auto-router/auto-router.ts';
 
 /** The planner's view of a catalog. */
 export interface CatalogPlanView {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
-import { requestMedia, requestText, systemText, usedParameters } from '#src/messages/request-parameters.ts';
-import { estimateDifficulty, estimatePromptTokens } from '#src/messages/prompt-difficulty.ts';
-import { request } from '#test/unit/messages/plan-fixtures.ts';
+import { requestMedia, requestText, systemText, usedParameters } from '#src/routing/request-parameters.ts';
+import { estimateDifficulty, estimatePromptTokens } from '#src/routing/auto-router/prompt-difficulty.ts';
+import { request } from '#test/unit/routing/plan-fixtures.ts';
 
 const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'AAAA' } };
 const pdf = { type: 'document' as const, source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: 'AAAA' } };
