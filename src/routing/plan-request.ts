@@ -15,7 +15,8 @@ import type { PlanCredential, PlannedAttempt, PlanRegion } from '#src/routing/pl
 import { planAttempts } from '#src/routing/routing-plan.ts';
 import { placeTopLevelCacheBreakpoint } from '#src/messages/prompt-cache.ts';
 import { assertCacheBreakpointLimit } from '#src/request/cache-breakpoint-count.ts';
-import { stickyKey, type StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
+import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
+import { stickyKey } from '#src/routing/sticky/pin-key.ts';
 import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import type { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 import type { PlanRequestContext, PreparedAttempt, PreparedPlan, RequestPlanner } from '#src/messages/prepared-plan.ts';

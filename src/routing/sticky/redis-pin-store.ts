@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '#src/logger.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
-import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/sticky-sessions.ts';
+import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
 
 /** The default prefix of every pin key in Redis. */
 export const STICKY_KEY_PREFIX = 'switchboard:sticky:';

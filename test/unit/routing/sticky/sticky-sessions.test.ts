@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createLogger } from '#src/logger.ts';
-import { MemoryPinStore, StickySessions, pinFor, stickyKey, type SessionPinStore } from '#src/routing/sticky/sticky-sessions.ts';
+import { StickySessions, pinFor } from '#src/routing/sticky/sticky-sessions.ts';
+import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
+import { stickyKey } from '#src/routing/sticky/pin-key.ts';
 import type { PlannedAttempt, StickyPin } from '#src/routing/plan-types.ts';
 import { endpoint, request } from '#test/unit/routing/plan-fixtures.ts';
 
