@@ -257,6 +257,13 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description Where a request's data may be processed: `global` is the vendor's default host; `europe` and `us` are
+         *     data-residency regions, served by the provider's regional host.
+         * @example europe
+         * @enum {string}
+         */
+        DataRegion: "global" | "europe" | "us";
+        /**
          * @description A prompt-cache marker on a block, a tool or a system message block: an explicit cache breakpoint. On vendors
          *     with explicit caching (Anthropic, Bedrock cache points) it is converted to the native form; elsewhere it is
          *     dropped (those vendors cache automatically or not at all). A request may carry at most 4 markers (400
@@ -992,8 +999,7 @@ export interface components {
             /** @description Milliseconds from receiving the request to the end of the answer. */
             generation_time: number;
             is_byok: boolean;
-            /** @enum {string} */
-            region: "global" | "europe" | "us";
+            region: components["schemas"]["DataRegion"];
             /** @description The model the request asked for. */
             requested: string;
             /** @description How the plan was ordered (`price-weighted`, `order`, `sort:price`, `sticky`, `auto-router`, ...). */
@@ -1533,7 +1539,7 @@ export interface components {
              *       "europe"
              *     ]
              */
-            regions: ("global" | "us" | "europe")[];
+            regions: components["schemas"]["DataRegion"][];
             /**
              * @description Weight precision the provider serves (open-weight models); null when unknown or not disclosed.
              * @enum {string|null}
@@ -1801,7 +1807,7 @@ export interface components {
          *     (`SWITCHBOARD_REGIONAL_HOSTS`, e.g. `europe=eu.gateway.example.com`) gets that region without the header;
          *     the header wins when both are present.
          */
-        RegionHeader: "global" | "europe" | "us";
+        RegionHeader: components["schemas"]["DataRegion"];
         /**
          * @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Any value, the empty one (`?beta=`)
          *     included, is accepted and ignored.

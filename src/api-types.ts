@@ -37,6 +37,7 @@ export type Plugin = Schemas['Plugin'];
 export type AutoRouterPlugin = Schemas['AutoRouterPlugin'];
 export type StopCondition = Schemas['StopCondition'];
 export type Trace = Schemas['Trace'];
+export type DataRegion = Schemas['DataRegion'];
 
 export type MessageResponse = Schemas['MessageResponse'];
 export type ResponseContentBlock = Schemas['ResponseContentBlock'];

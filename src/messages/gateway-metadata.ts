@@ -2,7 +2,7 @@
  * Builds `gateway_metadata`: how the gateway routed one request, in the interface's fields plus the list
  * of attempts. Only built when the client opted in with `X-Gateway-Metadata: enabled`.
  */
-import type { GatewayMetadata } from '#src/api-types.ts';
+import type { DataRegion, GatewayMetadata } from '#src/api-types.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 
 /** One endpoint the plan considered, in plan order. */
@@ -14,7 +14,7 @@ export interface ConsideredEndpoint {
 /** Everything the metadata is derived from. */
 export interface MetadataInput {
   requested: string;
-  region: 'global' | 'europe' | 'us';
+  region: DataRegion;
   strategy: string;
   available: readonly ConsideredEndpoint[];
   /** Index into `available` of the endpoint that answered. */

@@ -3,7 +3,7 @@
  * when the attempt runs) and how to price its usage. Built per request by the planner service from the
  * pure routing plan; consumed by `createMessage`.
  */
-import type { MessageRequest } from '#src/api-types.ts';
+import type { DataRegion, MessageRequest } from '#src/api-types.ts';
 import type { UpstreamError } from '#src/errors.ts';
 import type { ApiFamily, ProviderKey } from '#src/providers/provider-adapter.ts';
 import type { AttemptIdentity } from '#src/messages/run-attempts.ts';
@@ -33,7 +33,7 @@ export interface PreparedPlan {
   /** The request as every attempt sees it (top-level cache marker placed, auto-router model chosen). */
   request: MessageRequest;
   requested: string;
-  region: 'global' | 'europe' | 'us';
+  region: DataRegion;
   strategy: string;
   available: ConsideredEndpoint[];
   attempts: PreparedAttempt[];

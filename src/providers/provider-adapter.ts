@@ -5,6 +5,7 @@
  * those live above it, in the routing plan and the attempt runner.
  */
 import type { MessageRequest, MessageResponse, CountTokensRequest } from '#src/api-types.ts';
+import type { ResidencyRegion } from '#src/data-region.ts';
 
 /** The upstream API families the gateway speaks. */
 export type ApiFamily =
@@ -17,7 +18,7 @@ export type ApiFamily =
   | 'azure';
 
 /** A provider key as stored: a plain string, or for openai and fireworks an object naming its region. */
-export type ProviderKey = string | { api_key: string; region: 'us' | 'europe' };
+export type ProviderKey = string | { api_key: string; region: ResidencyRegion };
 
 /** Everything an adapter needs for one attempt. Built fresh per attempt from the original validated request. */
 export interface AttemptCall {

@@ -4,7 +4,8 @@
  * allow. Pure functions over {@link PlanCredential}.
  * @see the `is_fallback`, `is_byok_only`, `is_required`, `declared_region` and `declared_zdr` rules of the interface
  */
-import type { AttemptCredential, PlanCredential, PlanEndpoint, PlanRegion } from '#src/routing/plan-types.ts';
+import type { AttemptCredential, PlanCredential, PlanEndpoint } from '#src/routing/plan-types.ts';
+import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 
 /** Who is calling: matched against the credential's filters. */
 export interface CallerIdentity {
@@ -85,10 +86,10 @@ export function keysForEndpoint(options: {
 export interface DataRequirements {
   zdr: boolean;
   denyDataCollection: boolean;
-  region: PlanRegion;
+  region: DataRegion;
 }
 
-function excludedFromDeclaredRegion(endpoint: PlanEndpoint, region: Exclude<PlanRegion, 'global'>): boolean {
+function excludedFromDeclaredRegion(endpoint: PlanEndpoint, region: ResidencyRegion): boolean {
   const exclusions = endpoint.regionalExclusions;
   if (exclusions === undefined) return false;
   if (exclusions.privateEndpoint === true || exclusions.crossRegionProfile === true || exclusions.video === true) return true;
@@ -102,7 +103,7 @@ function excludedFromDeclaredRegion(endpoint: PlanEndpoint, region: Exclude<Plan
  * `global` follows the endpoint's `regions`; one declaring another region does not serve a regional request.
  * A `global` request may use any key.
  */
-export function servesRegion(endpoint: PlanEndpoint, credential: PlanCredential | null, region: PlanRegion): boolean {
+export function servesRegion(endpoint: PlanEndpoint, credential: PlanCredential | null, region: DataRegion): boolean {
   if (region === 'global') return true;
   const endpointServes = endpoint.regions.includes(region);
   if (credential === null || credential.declaredRegion === null || credential.declaredRegion === 'global') return endpointServes;

@@ -9,9 +9,10 @@ import { autoRouterSettings, chooseModel } from '#src/routing/auto-router/auto-r
 import { BadRequestError, GatewayError } from '#src/errors.ts';
 import { locateEndpoint } from '#src/catalog/index.ts';
 import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
-import type { CatalogEndpoint, CatalogProvider, DataRegion } from '#src/catalog/catalog-types.ts';
+import type { CatalogEndpoint, CatalogProvider } from '#src/catalog/catalog-types.ts';
+import { isDataRegion, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
-import type { PlanCredential, PlannedAttempt, PlanRegion } from '#src/routing/plan-types.ts';
+import type { PlanCredential, PlannedAttempt } from '#src/routing/plan-types.ts';
 import { planAttempts } from '#src/routing/routing-plan.ts';
 import { placeTopLevelCacheBreakpoint } from '#src/messages/prompt-cache.ts';
 import { assertCacheBreakpointLimit } from '#src/request/cache-breakpoint-count.ts';
@@ -34,16 +35,14 @@ export interface RequestPlannerDeps {
   credentials: CredentialSource;
   sessions: StickySessions;
   stats: EndpointStatsTracker;
-  regionalHosts: ReadonlyMap<string, 'europe' | 'us'>;
+  regionalHosts: ReadonlyMap<string, ResidencyRegion>;
   random?: () => number;
 }
 
-const REGIONS = new Set<PlanRegion>(['global', 'europe', 'us']);
-
 /** The request's data region: the `X-Gateway-Region` header, else the regional host it arrived on. */
-export function requestRegion(headers: PlanRequestContext['headers'], regionalHosts: ReadonlyMap<string, 'europe' | 'us'>): PlanRegion {
+export function requestRegion(headers: PlanRequestContext['headers'], regionalHosts: ReadonlyMap<string, ResidencyRegion>): DataRegion {
   const header = headers['x-gateway-region'];
-  if (typeof header === 'string' && REGIONS.has(header as PlanRegion)) return header as PlanRegion;
+  if (isDataRegion(header)) return header;
   const host = typeof headers.host === 'string' ? headers.host.replace(/:\d+$/, '').toLowerCase() : '';
   return regionalHosts.get(host) ?? 'global';
 }

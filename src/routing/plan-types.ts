@@ -4,9 +4,7 @@
  * pure function that table tests can drive with literal data.
  */
 import type { MessageRequest } from '#src/api-types.ts';
-
-/** Where a request's data may be processed: the default host (`global`) or a data-residency region. */
-export type PlanRegion = 'global' | 'us' | 'europe';
+import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 
 /** List prices in USD per million tokens. */
 export interface PlanPricing {
@@ -24,7 +22,7 @@ export interface PlanPricing {
 export interface RegionalExclusions {
   privateEndpoint?: boolean;
   /** The cloud region the endpoint is pinned to; a different requested region excludes it. */
-  pinnedRegion?: Exclude<PlanRegion, 'global'> | null;
+  pinnedRegion?: ResidencyRegion | null;
   crossRegionProfile?: boolean;
   video?: boolean;
 }
@@ -41,7 +39,7 @@ export interface PlanEndpoint {
   fast?: { upstreamModel?: string; pricing: PlanPricing } | null;
   dataPolicy: { zdr: boolean; dataCollection: 'allow' | 'deny' };
   /** Regions the endpoint's shared capacity may serve. */
-  regions: readonly PlanRegion[];
+  regions: readonly DataRegion[];
   regionalExclusions?: RegionalExclusions;
   /** Request parameters the endpoint honours, in the vocabulary of {@link RequestParameter}. */
   supportedParameters: readonly string[];
@@ -67,7 +65,7 @@ export interface PlanCredential {
   allowedModels: readonly string[] | null;
   allowedApiKeyHashes: readonly string[] | null;
   allowedUserIds: readonly string[] | null;
-  declaredRegion: PlanRegion | null;
+  declaredRegion: DataRegion | null;
   declaredZdr: boolean | null;
 }
 
@@ -112,7 +110,7 @@ export interface PlanInput {
   primaryModel?: string;
   /** SHA-256 hex of the calling gateway key, matched against `allowed_api_key_hashes`. */
   callerKeyHash: string;
-  region: PlanRegion;
+  region: DataRegion;
   /** Resolves a slug (or alias) to a model; undefined when unknown. */
   models: (slug: string) => PlanModel | undefined;
   /** The caller's credentials, all providers. */

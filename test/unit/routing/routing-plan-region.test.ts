@@ -2,15 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
 import { planAttempts } from '#src/routing/routing-plan.ts';
 import { servesRegion } from '#src/routing/byok-selection.ts';
-import type { PlanCredential, PlanEndpoint, PlanRegion, RegionalExclusions } from '#src/routing/plan-types.ts';
+import type { PlanCredential, PlanEndpoint, RegionalExclusions } from '#src/routing/plan-types.ts';
+import type { DataRegion } from '#src/data-region.ts';
 import { credential, endpoint, model, planInput, request, summarize } from '#test/unit/routing/plan-fixtures.ts';
 
 describe('servesRegion', () => {
   const globalOnly = endpoint('x/m', 'p', { regions: ['global'] });
   const withEurope = endpoint('x/m', 'p', { regions: ['global', 'europe'] });
-  const declared = (declaredRegion: PlanRegion | null) => credential('k', 'p', { declaredRegion });
+  const declared = (declaredRegion: DataRegion | null) => credential('k', 'p', { declaredRegion });
 
-  it.each<[string, PlanEndpoint, PlanCredential | null, PlanRegion, boolean]>([
+  it.each<[string, PlanEndpoint, PlanCredential | null, DataRegion, boolean]>([
     ['a global request: shared on a global-only endpoint', globalOnly, null, 'global', true],
     ['a global request: a europe key', globalOnly, declared('europe'), 'global', true],
     ['europe: shared on a global-only endpoint', globalOnly, null, 'europe', false],
@@ -51,10 +52,10 @@ describe('planAttempts in a region', () => {
       ['globalonly', { regions: ['global'] }],
     ]),
   ];
-  const plan = (region: PlanRegion, credentials: PlanCredential[] = [], provider = {}) =>
+  const plan = (region: DataRegion, credentials: PlanCredential[] = [], provider = {}) =>
     summarize(planAttempts(planInput({ region, credentials, request: request({ model: 'x/m', provider }) }, catalog)).attempts);
 
-  it.each<[PlanRegion, PlanCredential[], string[]]>([
+  it.each<[DataRegion, PlanCredential[], string[]]>([
     ['global', [], ['x/m@everywhere', 'x/m@usonly', 'x/m@globalonly']],
     ['us', [], ['x/m@everywhere', 'x/m@usonly']],
     ['europe', [], ['x/m@everywhere']],
