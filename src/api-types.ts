@@ -48,6 +48,7 @@ export type StopReason = Schemas['StopReason'];
 export type RefusalDetails = Schemas['RefusalDetails'];
 export type Usage = Schemas['Usage'];
 export type GatewayMetadata = Schemas['GatewayMetadata'];
+export type AttemptStatus = Schemas['AttemptStatus'];
 
 export type MessageStreamEvent = Schemas['MessageStreamEvent'];
 export type MessageStartEvent = Schemas['MessageStartEvent'];
@@ -79,3 +80,4 @@ export type ApiKeyPage = Schemas['ApiKeyPage'];
 
 export type ErrorBody = Schemas['ErrorBody'];
 export type MessagesErrorBody = Schemas['MessagesErrorBody'];
+export type AnthropicErrorType = Schemas['AnthropicErrorType'];
