@@ -78,19 +78,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       bodyLimitBytes: config.bodyLimitBytes,
       validateResponses: config.validateResponses,
       requestTimeoutMs: config.requestTimeoutMs,
+      regionalHosts: config.regionalHosts,
       version: VERSION,
       catalog,
       byok: stack.byok,
       keys: stack.keys,
       messages: {
-        plan: createRequestPlanner({
+        planner: createRequestPlanner({
           view: createCatalogPlanView(catalog),
           credentials: stack.routingCredentials,
           sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
           stats: new EndpointStatsTracker(),
-          regionalHosts: config.regionalHosts,
         }),
-        adapterFor: createAdapterRegistry(catalog),
+        vault: stack.routingCredentials,
+        adapterFor: createAdapterRegistry(),
         logger,
       },
     });

@@ -6,6 +6,8 @@
  */
 import type { MessageRequest, MessageResponse, CountTokensRequest } from '#src/api-types.ts';
 import type { ResidencyRegion } from '#src/data-region.ts';
+import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
+import type { AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
 
 /** The upstream API families the gateway speaks. */
 export type ApiFamily =
@@ -37,6 +39,10 @@ export interface AttemptCall {
   forwardHeaders: Record<string, string>;
   /** Extra static headers the provider preset asks for. */
   providerHeaders?: Record<string, string>;
+  /** The provider's quirks (preset merged with configuration); absent: none. */
+  quirks?: Readonly<ProviderQuirks>;
+  /** Bedrock without an API key: the configured AWS key pair, revealed for this call, to sign with SigV4. */
+  awsCredentials?: AwsSigningCredentials;
   /** Aborted when the client disconnects or the request's time budget runs out. */
   signal: AbortSignal;
   /**

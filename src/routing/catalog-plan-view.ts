@@ -1,19 +1,33 @@
 /**
  * The catalog as the routing planner sees it: each model reduced to the planner's own small types, built
  * once per catalog (the catalog is immutable), with aliases for the bare Anthropic model ids that
- * Claude Code and Anthropic SDKs send (`claude-sonnet-4-5-20250929` resolves to the catalog's slug).
+ * Claude Code and Anthropic SDKs send (`claude-sonnet-4-5-20250929` resolves to the catalog's slug). Each
+ * endpoint also carries where its calls go in every region, resolved here once, so that turning a planned
+ * attempt into a call looks nothing up.
  */
 import type { Catalog } from '#src/catalog/index.ts';
 import type { CatalogEndpoint, CatalogModel } from '#src/catalog/catalog-types.ts';
+import { locateEndpoint, type EndpointLocation } from '#src/catalog/locate-endpoint.ts';
+import { DATA_REGIONS, RESIDENCY_REGIONS, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
 import type { PlanEndpoint, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
 import type { AutoRouterCandidate } from '#src/routing/auto-router/auto-router.ts';
+
+/** A planner endpoint with the catalog endpoint behind it and where its calls go, per region. */
+export interface CatalogPlanEndpoint extends PlanEndpoint {
+  catalog: CatalogEndpoint;
+  /** The host and model id serving each request region; null where the endpoint cannot serve it. */
+  locations: Readonly<Record<DataRegion, EndpointLocation | null>>;
+  /**
+   * Where a BYOK credential declaring a residency region sends the call when the endpoint's own regions lack
+   * it (the interface's `declared_region` rule): the provider's host for that region, or its base URL.
+   */
+  declaredLocations: Readonly<Partial<Record<ResidencyRegion, EndpointLocation>>>;
+}
 
 /** The planner's view of a catalog. */
 export interface CatalogPlanView {
   /** A model by slug or alias. */
-  model(slugOrAlias: string): PlanModel | undefined;
-  /** The catalog endpoint behind a planned endpoint (`<model>@<provider>`). */
-  endpoint(model: string, provider: string): CatalogEndpoint | undefined;
+  model(slugOrAlias: string): PlanModel<CatalogPlanEndpoint> | undefined;
   /** Providers holding a gateway-owned key. */
   sharedProviders: ReadonlySet<string>;
   /** Every model as an auto-router candidate, priced at its cheapest endpoint. */
@@ -47,7 +61,17 @@ function supportedParameters(endpoint: CatalogEndpoint): RequestParameter[] {
 // interface excludes from regional use of a credential's declared region.
 const CROSS_REGION_PROFILE = /^(global|us|eu|apac)\./;
 
-function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint): PlanEndpoint {
+function locations(endpoint: CatalogEndpoint): Pick<CatalogPlanEndpoint, 'locations' | 'declaredLocations'> {
+  const located = Object.fromEntries(DATA_REGIONS.map((region) => [region, locateEndpoint(endpoint, region)])) as Record<DataRegion, EndpointLocation | null>;
+  const declared: Partial<Record<ResidencyRegion, EndpointLocation>> = {};
+  for (const region of RESIDENCY_REGIONS) {
+    const baseUrl = endpoint.provider.regionalBaseUrls[region] ?? endpoint.provider.baseUrl;
+    if (baseUrl) declared[region] = { baseUrl, upstreamModel: endpoint.regionalModels[region] ?? endpoint.upstreamModel };
+  }
+  return { locations: located, declaredLocations: declared };
+}
+
+function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint): CatalogPlanEndpoint {
   const { pricing } = endpoint;
   const crossRegionProfile = endpoint.provider.family === 'bedrock' && CROSS_REGION_PROFILE.test(endpoint.upstreamModel);
   return {
@@ -62,6 +86,8 @@ function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint): PlanEnd
     supportedParameters: supportedParameters(endpoint),
     contextLength: endpoint.contextLength,
     ...(crossRegionProfile ? { regionalExclusions: { crossRegionProfile } } : {}),
+    catalog: endpoint,
+    ...locations(endpoint),
   };
 }
 
@@ -69,7 +95,7 @@ const DATE_SUFFIX = /-\d{8}$/;
 
 /** Builds the planner's view of a catalog (call once per catalog). */
 export function createCatalogPlanView(catalog: Catalog): CatalogPlanView {
-  const models = new Map<string, PlanModel>();
+  const models = new Map<string, PlanModel<CatalogPlanEndpoint>>();
   const aliases = new Map<string, string>();
   for (const model of catalog.models) {
     models.set(model.slug, { slug: model.slug, endpoints: model.endpoints.map((endpoint) => toPlanEndpoint(model, endpoint)) });
@@ -93,7 +119,6 @@ export function createCatalogPlanView(catalog: Catalog): CatalogPlanView {
       const slug = aliases.get(slugOrAlias) ?? aliases.get(slugOrAlias.replace(DATE_SUFFIX, ''));
       return slug ? models.get(slug) : undefined;
     },
-    endpoint: (model, provider) => catalog.getEndpoint(`${model}@${provider}`),
     sharedProviders,
   };
 }

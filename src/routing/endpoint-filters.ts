@@ -3,7 +3,7 @@
  * removes the last remaining endpoint records why, so that a request nobody can serve gets an answer naming
  * the preference (or BYOK rule) responsible.
  */
-import type { PlanCredential, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
+import type { PlanCredential, PlanEndpoint, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
 import {
   keysForEndpoint,
   satisfiesNoDataCollection,
@@ -28,8 +28,8 @@ export interface FilterContext {
 }
 
 /** The endpoints of one model that survived, or why none did. */
-export interface FilteredModel {
-  groups: EndpointGroup[];
+export interface FilteredModel<E extends PlanEndpoint = PlanEndpoint> {
+  groups: EndpointGroup<E>[];
   /** Set when no endpoint survived: the reason, naming the model. */
   emptiedBy: string | null;
   warnings: string[];
@@ -53,11 +53,11 @@ function describeSharedRemoval(removal: SharedRemoval, provider: string, model: 
 }
 
 /** Filters one model's endpoints by every hard rule of the request, in a fixed order. */
-export function filterModel(model: PlanModel, modelIndex: number, context: FilterContext): FilteredModel {
+export function filterModel<E extends PlanEndpoint>(model: PlanModel<E>, modelIndex: number, context: FilterContext): FilteredModel<E> {
   const { preferences } = context;
   const slug = model.slug;
   const warnings: string[] = [];
-  let groups: EndpointGroup[] = model.endpoints.map((endpoint, catalogIndex) => ({
+  let groups: EndpointGroup<E>[] = model.endpoints.map((endpoint, catalogIndex) => ({
     model: slug,
     modelIndex,
     catalogIndex,
@@ -68,7 +68,7 @@ export function filterModel(model: PlanModel, modelIndex: number, context: Filte
   if (groups.length === 0) return { groups, emptiedBy: `${slug} has no endpoint`, warnings };
 
   let emptiedBy: string | null = null;
-  const stage = (keep: (group: EndpointGroup) => boolean, reason: () => string): void => {
+  const stage = (keep: (group: EndpointGroup<E>) => boolean, reason: () => string): void => {
     if (groups.length === 0) return;
     groups = groups.filter(keep);
     if (groups.length === 0) emptiedBy = reason();
@@ -105,7 +105,7 @@ export function filterModel(model: PlanModel, modelIndex: number, context: Filte
   stage((group) => group.credentials.length > 0, () => `${slug}: ${removals.join('; ')}`);
 
   const credentialOf = (id: string): PlanCredential | null => context.credentials.find((credential) => credential.id === id) ?? null;
-  const keyStage = (keep: (group: EndpointGroup, credential: PlanCredential | null) => boolean, reason: () => string): void => {
+  const keyStage = (keep: (group: EndpointGroup<E>, credential: PlanCredential | null) => boolean, reason: () => string): void => {
     if (groups.length === 0) return;
     groups = groups
       .map((group) => ({

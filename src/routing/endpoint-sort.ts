@@ -7,13 +7,13 @@ import type { SortKey } from '#src/routing/provider-preferences.ts';
 import { orderIndex } from '#src/routing/provider-preferences.ts';
 
 /** One endpoint of one model with the keys that may serve it, in key order. */
-export interface EndpointGroup {
+export interface EndpointGroup<E extends PlanEndpoint = PlanEndpoint> {
   model: string;
   /** Position of the model in the request (primary 0, then fallbacks). */
   modelIndex: number;
   /** Position of the endpoint in the model's catalog list, for stable ties. */
   catalogIndex: number;
-  endpoint: PlanEndpoint;
+  endpoint: E;
   fast: boolean;
   credentials: AttemptCredential[];
 }
@@ -47,11 +47,11 @@ function compareMeasured(left: number | undefined, right: number | undefined, as
  * Sorts groups by `provider.sort`: price ascending, throughput descending, latency ascending. Endpoints without
  * a measurement sort after every measured one; ties keep model order, then catalog order.
  */
-export function sortGroups(
-  groups: readonly EndpointGroup[],
+export function sortGroups<E extends PlanEndpoint>(
+  groups: readonly EndpointGroup<E>[],
   by: SortKey,
   stats: ReadonlyMap<string, EndpointStats> | undefined,
-): EndpointGroup[] {
+): EndpointGroup<E>[] {
   const compare = (left: EndpointGroup, right: EndpointGroup): number => {
     switch (by) {
       case 'price':
@@ -84,9 +84,9 @@ export function spreadWeight(group: EndpointGroup): number {
  * times as often), the next from the rest likewise, and so on. Draws one number from `random` per endpoint
  * except the last, so a fixed sequence gives a fixed order.
  */
-export function priceWeightedOrder(groups: readonly EndpointGroup[], random: () => number): EndpointGroup[] {
+export function priceWeightedOrder<E extends PlanEndpoint>(groups: readonly EndpointGroup<E>[], random: () => number): EndpointGroup<E>[] {
   const remaining = [...groups].sort(tieBreak);
-  const ordered: EndpointGroup[] = [];
+  const ordered: EndpointGroup<E>[] = [];
   while (remaining.length > 1) {
     const weights = remaining.map(spreadWeight);
     const total = weights.reduce((sum, weight) => sum + weight, 0);
@@ -106,7 +106,10 @@ export function priceWeightedOrder(groups: readonly EndpointGroup[], random: () 
 }
 
 /** Splits groups into those whose provider `provider.order` names (in that order) and the rest (unchanged order). */
-export function splitByOrder(groups: readonly EndpointGroup[], order: readonly string[]): { named: EndpointGroup[]; rest: EndpointGroup[] } {
+export function splitByOrder<E extends PlanEndpoint>(
+  groups: readonly EndpointGroup<E>[],
+  order: readonly string[],
+): { named: EndpointGroup<E>[]; rest: EndpointGroup<E>[] } {
   if (order.length === 0) return { named: [], rest: [...groups] };
   const named = groups
     .filter((group) => orderIndex(order, group.endpoint) >= 0)

@@ -1,50 +1,78 @@
 /**
- * The request planner: gathers what the pure routing plan needs (the catalog view, the caller's
- * credentials from the in-process cache, the session's sticky pin, measured endpoint statistics, the
- * request's region), calls `planAttempts`, and prepares each attempt to run: where it goes, which key it
- * decrypts when it runs, and how its usage is priced.
+ * The request planner: gathers what the pure routing plan needs (the catalog view, the caller's credentials
+ * from the in-process cache, the session's sticky pin, measured endpoint statistics, the request's region),
+ * calls `planAttempts`, and turns each planned attempt into plain data carrying everything its call needs.
+ * How the attempts ended comes back as plain data too, to keep sticky pins and endpoint statistics current.
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import { autoRouterSettings, chooseModel } from '#src/routing/auto-router/auto-router.ts';
-import { BadRequestError, GatewayError } from '#src/errors.ts';
-import { locateEndpoint } from '#src/catalog/index.ts';
-import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
-import type { CatalogEndpoint, CatalogProvider } from '#src/catalog/catalog-types.ts';
-import { isDataRegion, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
+import { BadRequestError } from '#src/errors.ts';
+import type { DataRegion } from '#src/data-region.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
-import type { PlanCredential, PlannedAttempt } from '#src/routing/plan-types.ts';
-import { planAttempts } from '#src/routing/routing-plan.ts';
 import { placeTopLevelCacheBreakpoint } from '#src/messages/prompt-cache.ts';
 import { assertCacheBreakpointLimit } from '#src/request/cache-breakpoint-count.ts';
-import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
-import { stickyKey } from '#src/routing/sticky/pin-key.ts';
+import { autoRouterSettings, chooseModel } from '#src/routing/auto-router/auto-router.ts';
+import { toAttempt, type Attempt, type AttemptOutcome } from '#src/routing/attempt.ts';
 import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import type { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
-import type { PlanRequestContext, PreparedAttempt, PreparedPlan, RequestPlanner } from '#src/messages/prepared-plan.ts';
-import type { UsageForCost } from '#src/messages/gateway-additions.ts';
+import type { AvailableEndpoint, PlanCredential, StickyPin } from '#src/routing/plan-types.ts';
+import { planAttempts } from '#src/routing/routing-plan.ts';
+import { stickyKey, type NamedSession } from '#src/routing/sticky/pin-key.ts';
+import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
 
 /** The caller's stored credentials, as routing reads them: cached in process, keys decrypted on demand. */
 export interface CredentialSource {
   forAccount(accountId: string): Promise<readonly PlanCredential[]>;
+  /** Decrypts one credential's key; throws `CredentialUnavailableError` when it no longer exists. */
   revealKey(accountId: string, credentialId: string): Promise<ProviderKey>;
 }
 
 /** What the planner needs. */
 export interface RequestPlannerDeps {
   view: CatalogPlanView;
-  credentials: CredentialSource;
+  credentials: Pick<CredentialSource, 'forAccount'>;
   sessions: StickySessions;
   stats: EndpointStatsTracker;
-  regionalHosts: ReadonlyMap<string, ResidencyRegion>;
   random?: () => number;
 }
 
-/** The request's data region: the `X-Gateway-Region` header, else the regional host it arrived on. */
-export function requestRegion(headers: PlanRequestContext['headers'], regionalHosts: ReadonlyMap<string, ResidencyRegion>): DataRegion {
-  const header = headers['x-gateway-region'];
-  if (isDataRegion(header)) return header;
-  const host = typeof headers.host === 'string' ? headers.host.replace(/:\d+$/, '').toLowerCase() : '';
-  return regionalHosts.get(host) ?? 'global';
+/** What the planner reads of a request besides its body (part of the messages request context). */
+export interface PlanContext {
+  caller: { accountId: string; keyHash: string };
+  region: DataRegion;
+  session: NamedSession | null;
+}
+
+/** A request's plan: plain data, the attempts in the order to try them. */
+export interface RequestPlan {
+  /** The request as every attempt sees it (top-level cache marker placed); the auto-router's model is in the attempts. */
+  request: MessageRequest;
+  /** The model the client asked for. */
+  requested: string;
+  region: DataRegion;
+  strategy: string;
+  /** The (model, provider) pairs the plan may use, in plan order; each attempt knows the index of its own. */
+  available: readonly AvailableEndpoint[];
+  attempts: readonly Attempt[];
+  /** The session's key in the pin store and the pin the plan was made with. */
+  sticky: { key: string; pin: StickyPin | null };
+}
+
+/** The attempt that answered (an answer or the refusal returned), for pins and statistics. */
+export interface ServedAttempt {
+  index: number;
+  /** Output tokens of a complete answer, for throughput; absent for a stream. */
+  outputTokens?: number;
+}
+
+/** Plans requests and learns from how their attempts ended. */
+export interface RequestPlanner {
+  /** Plans a validated request; throws a `GatewayError` when nothing can serve it. */
+  plan(request: MessageRequest, context: PlanContext): Promise<RequestPlan>;
+  /**
+   * Pins the session to the attempt that answered and records its latency (and throughput); drops the pin
+   * when the pinned provider failed.
+   */
+  recordOutcomes(plan: RequestPlan, outcomes: readonly AttemptOutcome[], served: ServedAttempt | null): void;
 }
 
 /** No gateway server tool is installed yet; a request naming one gets a 400 that says so. */
@@ -71,108 +99,58 @@ function autoRoute(view: CatalogPlanView, request: MessageRequest, credentials: 
   }).model;
 }
 
-function regionalBaseUrl(provider: CatalogProvider, key: ProviderKey | undefined, fallback: string): string {
-  if (typeof key === 'object' && key !== null && provider.regionalKeys) return provider.regionalBaseUrls[key.region] ?? fallback;
-  return fallback;
-}
-
-/**
- * A BYOK credential declaring the request's region may serve it even where the endpoint's recorded regions
- * lack it (the interface's `declared_region` rule): the call goes to the provider's host for that region.
- */
-function declaredRegionLocation(endpoint: CatalogEndpoint, region: DataRegion, planned: PlannedAttempt): { baseUrl: string; upstreamModel: string } | null {
-  if (planned.credential.kind !== 'byok' || region === 'global') return null;
-  const baseUrl = endpoint.provider.regionalBaseUrls[region] ?? endpoint.provider.baseUrl;
-  return baseUrl ? { baseUrl, upstreamModel: endpoint.regionalModels[region] ?? endpoint.upstreamModel } : null;
-}
-
-function pricer(endpoint: CatalogEndpoint, fast: boolean): (usage: UsageForCost) => number {
-  const pricing = fast && endpoint.fast ? endpoint.fast.pricing : endpoint.pricing;
-  return (usage) => computeCost(usageFromAnthropic(usage), pricing);
-}
-
 /** Creates the request planner. */
 export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
   const random = deps.random ?? Math.random;
-  return async (original, context) => {
-    rejectGatewayTools(original);
-    // A request error every endpoint would answer alike is refused here, before any provider is called.
-    assertCacheBreakpointLimit(original);
-    const region = requestRegion(context.headers, deps.regionalHosts);
-    const sticky = stickyKey(original, context.headers, context);
-    const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.accountId), deps.sessions.lookup(sticky.key)]);
-    const chosen = autoRoute(deps.view, original, credentials, pin?.model);
-    const request = placeTopLevelCacheBreakpoint(original);
-    const routing = planAttempts({
-      request,
-      ...(chosen ? { primaryModel: chosen } : {}),
-      callerKeyHash: context.keyHash,
-      region,
-      models: deps.view.model,
-      credentials,
-      sharedProviders: deps.view.sharedProviders,
-      stats: deps.stats.snapshot,
-      stickyPin: pin,
-      stickyKind: sticky.source === 'content' ? 'content' : 'session',
-      random,
-    });
-    const available = routing.available.map(({ model, provider }) => ({ model, provider }));
-    const plannedBy = new Map<PreparedAttempt, PlannedAttempt>();
-    const attempts = routing.attempts.map((planned) => {
-      const prepared = prepareAttempt(deps, planned, region, context.accountId, available);
-      plannedBy.set(prepared, planned);
-      return prepared;
-    });
-    return {
-      request,
-      requested: original.model,
-      region,
-      strategy: chosen ? `auto-router:${routing.strategy}` : routing.strategy,
-      available,
-      attempts,
-      onSuccess(attempt, sample) {
-        const planned = plannedBy.get(attempt);
-        if (!planned) return;
-        deps.stats.record(attempt.model, attempt.providerSlug, { latencyMs: sample.durationMs, durationMs: sample.durationMs, ...(sample.outputTokens ? { outputTokens: sample.outputTokens } : {}) });
-        void deps.sessions.succeeded(sticky.key, planned);
-      },
-      onFailure(attempt) {
-        const planned = plannedBy.get(attempt);
-        if (planned) void deps.sessions.failed(sticky.key, pin, planned);
-      },
-    };
+  return {
+    async plan(original, context) {
+      rejectGatewayTools(original);
+      // A request error every endpoint would answer alike is refused here, before any provider is called.
+      assertCacheBreakpointLimit(original);
+      const sticky = stickyKey(original, context.session, context.caller.accountId);
+      const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.caller.accountId), deps.sessions.lookup(sticky.key)]);
+      const chosen = autoRoute(deps.view, original, credentials, pin?.model);
+      const request = placeTopLevelCacheBreakpoint(original);
+      const routing = planAttempts({
+        request,
+        ...(chosen ? { primaryModel: chosen } : {}),
+        callerKeyHash: context.caller.keyHash,
+        region: context.region,
+        models: deps.view.model,
+        credentials,
+        sharedProviders: deps.view.sharedProviders,
+        stats: deps.stats.snapshot,
+        stickyPin: pin,
+        stickyKind: sticky.source === 'content' ? 'content' : 'session',
+        random,
+      });
+      return {
+        request,
+        requested: original.model,
+        region: context.region,
+        strategy: chosen ? `auto-router:${routing.strategy}` : routing.strategy,
+        available: routing.available,
+        attempts: routing.attempts.map((planned) => toAttempt(planned, context.region)),
+        sticky: { key: sticky.key, pin },
+      };
+    },
+
+    recordOutcomes(plan, outcomes, served) {
+      for (const outcome of outcomes) {
+        if (served !== null && outcome.index === served.index && (outcome.status === 'success' || outcome.status === 'refusal')) {
+          const { attempt, durationMs } = outcome;
+          deps.stats.record(attempt.model, attempt.provider.slug, { latencyMs: durationMs, durationMs, ...(served.outputTokens ? { outputTokens: served.outputTokens } : {}) });
+          void deps.sessions.succeeded(plan.sticky.key, attempt);
+        } else if (isProviderFailure(outcome.status)) {
+          void deps.sessions.failed(plan.sticky.key, plan.sticky.pin, outcome.attempt);
+        }
+      }
+    },
   };
 }
 
-function prepareAttempt(
-  deps: RequestPlannerDeps,
-  planned: PlannedAttempt,
-  region: DataRegion,
-  accountId: string,
-  available: { model: string; provider: string }[],
-): PreparedAttempt {
-  const endpoint = deps.view.endpoint(planned.model, planned.endpoint.provider);
-  const location = endpoint ? (locateEndpoint(endpoint, region) ?? declaredRegionLocation(endpoint, region, planned)) : null;
-  if (!endpoint || !location) {
-    throw new GatewayError(500, 'Internal Server Error', { cause: new Error(`planned endpoint ${planned.model}@${planned.endpoint.provider} has no location for ${region}`) });
-  }
-  const provider = endpoint.provider;
-  const credential = planned.credential;
-  return {
-    model: planned.model,
-    providerSlug: provider.slug,
-    providerName: provider.displayName,
-    isByok: credential.kind === 'byok',
-    family: provider.family,
-    upstreamModel: location.upstreamModel,
-    ...(Object.keys(provider.headers).length > 0 ? { providerHeaders: { ...provider.headers } } : {}),
-    availableIndex: available.findIndex((entry) => entry.model === planned.model && entry.provider === provider.displayName),
-    credentialId: credential.kind === 'byok' ? credential.credentialId : null,
-    fast: planned.fast,
-    async resolveTarget() {
-      const key = credential.kind === 'byok' ? await deps.credentials.revealKey(accountId, credential.credentialId) : provider.sharedKey?.reveal();
-      return { key, baseUrl: regionalBaseUrl(provider, key, location.baseUrl) };
-    },
-    priceUsage: pricer(endpoint, planned.fast),
-  };
+// Statuses in which the provider itself failed; a refusal, a feature the vendor lacks or a vanished
+// credential says nothing against the provider a session is pinned to.
+function isProviderFailure(status: AttemptOutcome['status']): boolean {
+  return status !== 'success' && status !== 'refusal' && status !== 'unsupported' && status !== 'credential_unavailable';
 }

@@ -47,10 +47,13 @@ export interface PlanEndpoint {
   contextLength: number | null;
 }
 
-/** A model and every endpoint serving it, in catalog order. */
-export interface PlanModel {
+/**
+ * A model and every endpoint serving it, in catalog order. `E` lets the caller's endpoints carry more than the
+ * planner reads (the catalog view's carry where their calls go); the planner hands them back untouched.
+ */
+export interface PlanModel<E extends PlanEndpoint = PlanEndpoint> {
   slug: string;
-  endpoints: readonly PlanEndpoint[];
+  endpoints: readonly E[];
 }
 
 /** A caller's stored provider credential, reduced to what routing needs. @see ByokCredential */
@@ -104,7 +107,7 @@ export type RequestParameter =
   | 'top_k';
 
 /** Everything {@link planAttempts} reads. */
-export interface PlanInput {
+export interface PlanInput<E extends PlanEndpoint = PlanEndpoint> {
   request: MessageRequest;
   /** Replaces `request.model` as the primary model, e.g. the auto-router's choice. */
   primaryModel?: string;
@@ -112,7 +115,7 @@ export interface PlanInput {
   callerKeyHash: string;
   region: DataRegion;
   /** Resolves a slug (or alias) to a model; undefined when unknown. */
-  models: (slug: string) => PlanModel | undefined;
+  models: (slug: string) => PlanModel<E> | undefined;
   /** The caller's credentials, all providers. */
   credentials: readonly PlanCredential[];
   /** Providers with a gateway-owned key: only these have a shared endpoint. */
@@ -130,30 +133,33 @@ export interface PlanInput {
 export type AttemptCredential = { kind: 'shared' } | { kind: 'byok'; credentialId: string };
 
 /** One (model, endpoint, credential) to try. */
-export interface PlannedAttempt {
+export interface PlannedAttempt<E extends PlanEndpoint = PlanEndpoint> {
   model: string;
-  endpoint: PlanEndpoint;
+  endpoint: E;
   credential: AttemptCredential;
   /** Run the endpoint's fast variant. */
   fast: boolean;
+  /** Position of this attempt's (model, provider) pair in the plan's `available` list. */
+  availableIndex: number;
 }
 
-/** One (model, provider) pair the plan may use, for `gateway_metadata.endpoints.available`. */
+/**
+ * One (model, provider) pair the plan may use, in plan order, for `gateway_metadata.endpoints.available`
+ * (which marks the pair of the attempt that answered as `selected`).
+ */
 export interface AvailableEndpoint {
   model: string;
   /** Display name. */
   provider: string;
   providerSlug: string;
-  /** Set by the caller once an attempt of this pair answered. */
-  selected: boolean;
 }
 
 /** How the order was decided: `sticky`, `order`, `sort:price`, `sort:throughput`, `sort:latency`, `price-weighted`. */
 export type PlanStrategy = string;
 
 /** The planner's answer: attempts in the order to try them. */
-export interface RoutingPlan {
-  attempts: PlannedAttempt[];
+export interface RoutingPlan<E extends PlanEndpoint = PlanEndpoint> {
+  attempts: PlannedAttempt<E>[];
   strategy: PlanStrategy;
   available: AvailableEndpoint[];
   /** Things the caller may log or summarise: models dropped and why, fast unavailable, ... */

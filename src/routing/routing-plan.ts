@@ -2,9 +2,9 @@
  * The routing plan: a pure function from (request, catalog, the caller's credentials, region) to the ordered
  * list of attempts the gateway makes. Nothing here performs I/O; randomness is injected.
  */
-import { BadRequestError, GatewayError, NotFoundError } from '#src/errors.ts';
+import { BadRequestError, NoEndpointError, NotFoundError } from '#src/errors.ts';
 import type { MessageRequest } from '#src/api-types.ts';
-import type { AvailableEndpoint, PlanInput, PlanModel, PlannedAttempt, RoutingPlan } from '#src/routing/plan-types.ts';
+import type { AvailableEndpoint, PlanEndpoint, PlanInput, PlanModel, PlannedAttempt, RoutingPlan } from '#src/routing/plan-types.ts';
 import { pinnedAttemptIndex } from '#src/routing/sticky/pin-choice.ts';
 import { filterModel, type FilterContext } from '#src/routing/endpoint-filters.ts';
 import { leadsWithByok, priceWeightedOrder, sortGroups, splitByOrder, type EndpointGroup } from '#src/routing/endpoint-sort.ts';
@@ -29,8 +29,8 @@ export function requestedModels(request: MessageRequest, primaryModel: string = 
   return [...new Set([primaryModel, ...rest])];
 }
 
-function resolveModels(slugs: readonly string[], lookup: PlanInput['models']): PlanModel[] {
-  const resolved: PlanModel[] = [];
+function resolveModels<E extends PlanEndpoint>(slugs: readonly string[], lookup: PlanInput<E>['models']): PlanModel<E>[] {
+  const resolved: PlanModel<E>[] = [];
   for (const slug of slugs) {
     const model = lookup(slug);
     if (model === undefined) throw new NotFoundError(`Model not found: ${slug}`);
@@ -41,12 +41,12 @@ function resolveModels(slugs: readonly string[], lookup: PlanInput['models']): P
 
 // Default strategy: the caller's own keys are what they brought to be used, so endpoints that lead with one
 // come first; each half is then spread by price.
-function defaultOrder(groups: readonly EndpointGroup[], random: () => number): EndpointGroup[] {
+function defaultOrder<E extends PlanEndpoint>(groups: readonly EndpointGroup<E>[], random: () => number): EndpointGroup<E>[] {
   return [...priceWeightedOrder(groups.filter(leadsWithByok), random), ...priceWeightedOrder(groups.filter((group) => !leadsWithByok(group)), random)];
 }
 
-function orderGroups(perModel: readonly EndpointGroup[][], preferences: NormalizedPreferences, input: PlanInput): EndpointGroup[] {
-  const arrange = (groups: readonly EndpointGroup[]): EndpointGroup[] => {
+function orderGroups<E extends PlanEndpoint>(perModel: readonly EndpointGroup<E>[][], preferences: NormalizedPreferences, input: PlanInput<E>): EndpointGroup<E>[] {
+  const arrange = (groups: readonly EndpointGroup<E>[]): EndpointGroup<E>[] => {
     const { named, rest } = splitByOrder(groups, preferences.order);
     const tail = preferences.sortBy !== null ? sortGroups(rest, preferences.sortBy, input.stats) : defaultOrder(rest, input.random);
     return [...named, ...tail];
@@ -57,7 +57,7 @@ function orderGroups(perModel: readonly EndpointGroup[][], preferences: Normaliz
 
 // `allow_fallbacks: false` stops after the preferred providers: those in `order`; with `only` the filter already
 // did it; with neither, the first provider chosen for each model.
-function cutFallbacks(groups: EndpointGroup[], preferences: NormalizedPreferences): EndpointGroup[] {
+function cutFallbacks<E extends PlanEndpoint>(groups: EndpointGroup<E>[], preferences: NormalizedPreferences): EndpointGroup<E>[] {
   if (preferences.allowFallbacks) return groups;
   if (preferences.order.length > 0) return groups.filter((group) => orderIndex(preferences.order, group.endpoint) >= 0);
   if (preferences.only !== null) return groups;
@@ -71,25 +71,27 @@ function strategyOf(preferences: NormalizedPreferences): string {
   return sort ?? 'price-weighted';
 }
 
-function availableOf(attempts: readonly PlannedAttempt[]): AvailableEndpoint[] {
+// The (model, provider) pairs in plan order; each attempt learns the position of its pair.
+function indexAvailable(attempts: readonly PlannedAttempt[]): AvailableEndpoint[] {
   const available: AvailableEndpoint[] = [];
   for (const attempt of attempts) {
-    if (available.some((entry) => entry.model === attempt.model && entry.providerSlug === attempt.endpoint.provider)) continue;
-    available.push({ model: attempt.model, provider: attempt.endpoint.providerName, providerSlug: attempt.endpoint.provider, selected: false });
+    const index = available.findIndex((entry) => entry.model === attempt.model && entry.providerSlug === attempt.endpoint.provider);
+    attempt.availableIndex =
+      index >= 0 ? index : available.push({ model: attempt.model, provider: attempt.endpoint.providerName, providerSlug: attempt.endpoint.provider }) - 1;
   }
   return available;
 }
 
 /**
  * Plans the attempts for a request. Throws `BadRequestError` when `fallbacks` and `models` are combined,
- * `NotFoundError('Model not found: <slug>')` for an unknown model, and a 404 `GatewayError` naming the
+ * `NotFoundError('Model not found: <slug>')` for an unknown model, and `NoEndpointError` (404) naming the
  * preference or BYOK rule that removed the last endpoint when nothing can serve the request.
  *
  * `speed: fast` is honoured per model: when some endpoint of a model offers a fast variant, only those run
  * (fast, at the fast price, which `max_price` and price sorting then use); when none does, the model runs at
  * standard speed with a warning rather than failing the request.
  */
-export function planAttempts(input: PlanInput): RoutingPlan {
+export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): RoutingPlan<E> {
   const { request } = input;
   const models = resolveModels(requestedModels(request, input.primaryModel), input.models);
   const preferences = normalizePreferences(request);
@@ -121,12 +123,12 @@ export function planAttempts(input: PlanInput): RoutingPlan {
       : `provider.allow_fallbacks=false leaves no endpoint of ${model.slug}`);
   }
   if (kept.length === 0) {
-    throw new GatewayError(404, `No endpoint can serve this request: ${[...reasons.values()].join('; ')}`);
+    throw new NoEndpointError([...reasons.values()]);
   }
   for (const reason of reasons.values()) warnings.push(`skipped: ${reason}`);
 
-  const attempts: PlannedAttempt[] = kept.flatMap((group) =>
-    group.credentials.map((credential) => ({ model: group.model, endpoint: group.endpoint, credential, fast: group.fast })),
+  const attempts: PlannedAttempt<E>[] = kept.flatMap((group) =>
+    group.credentials.map((credential) => ({ model: group.model, endpoint: group.endpoint, credential, fast: group.fast, availableIndex: -1 })),
   );
   let strategy = strategyOf(preferences);
   // An explicit `provider.order` is the caller's own ranking and wins over a sticky pin (a pin is only a guess
@@ -137,6 +139,6 @@ export function planAttempts(input: PlanInput): RoutingPlan {
     attempts.unshift(...attempts.splice(pinned, 1));
     strategy = 'sticky';
   }
-  return { attempts, strategy, available: availableOf(attempts), warnings };
+  return { attempts, strategy, available: indexAvailable(attempts), warnings };
 }
 

@@ -4,13 +4,14 @@
  * dropped when its provider fails, so the next request re-routes.
  */
 import type { Logger } from '#src/logger.ts';
-import type { PlannedAttempt, StickyPin } from '#src/routing/plan-types.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import type { StickyPin } from '#src/routing/plan-types.ts';
 import type { SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
 
 /** The pin that records an attempt which answered. */
-export function pinFor(attempt: PlannedAttempt): StickyPin {
+export function pinFor(attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>): StickyPin {
   return {
-    provider: attempt.endpoint.provider,
+    provider: attempt.provider.slug,
     credentialId: attempt.credential.kind === 'byok' ? attempt.credential.credentialId : null,
     model: attempt.model,
   };
@@ -42,13 +43,13 @@ export class StickySessions {
   }
 
   /** Pins the session to the attempt that answered and restarts its idle time. */
-  async succeeded(key: string, attempt: PlannedAttempt): Promise<void> {
+  async succeeded(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>): Promise<void> {
     await this.#guard('refresh', () => this.#store.set(key, pinFor(attempt), this.#ttlMs));
   }
 
   /** Drops the pin when the failed attempt is the pinned provider, so the next request re-routes. */
-  async failed(key: string, pin: StickyPin | null, attempt: PlannedAttempt): Promise<void> {
-    if (pin === null || pin.provider !== attempt.endpoint.provider) return;
+  async failed(key: string, pin: StickyPin | null, attempt: Pick<Attempt, 'provider'>): Promise<void> {
+    if (pin === null || pin.provider !== attempt.provider.slug) return;
     await this.#guard('drop', () => this.#store.delete(key));
   }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
 import { planAttempts, requestedModels } from '#src/routing/routing-plan.ts';
 import type { PlanModel } from '#src/routing/plan-types.ts';
-import { CATALOG, planInput, request, summarize } from '#test/unit/routing/plan-fixtures.ts';
+import { CATALOG, credential, planInput, request, summarize } from '#test/unit/routing/plan-fixtures.ts';
 
 function failure(run: () => unknown): GatewayError {
   try {
@@ -71,15 +71,23 @@ describe('planAttempts: models', () => {
     expect(new Set(planAttempts(input).attempts.map((attempt) => attempt.model))).toEqual(new Set(['anthropic/claude']));
   });
 
-  it('lists every (model, provider) pair once in `available`, in attempt order, none selected', () => {
+  it('lists every (model, provider) pair once in `available`, in attempt order', () => {
     const plan = planAttempts(planInput({ request: request({ models: ['openai/gpt'] }) }));
     expect(plan.available).toEqual([
-      { model: 'anthropic/claude', provider: 'Anthropic', providerSlug: 'anthropic', selected: false },
-      { model: 'anthropic/claude', provider: 'Bedrock', providerSlug: 'bedrock', selected: false },
-      { model: 'anthropic/claude', provider: 'Vertex', providerSlug: 'vertex', selected: false },
-      { model: 'openai/gpt', provider: 'Openai', providerSlug: 'openai', selected: false },
-      { model: 'openai/gpt', provider: 'Azure', providerSlug: 'azure', selected: false },
+      { model: 'anthropic/claude', provider: 'Anthropic', providerSlug: 'anthropic' },
+      { model: 'anthropic/claude', provider: 'Bedrock', providerSlug: 'bedrock' },
+      { model: 'anthropic/claude', provider: 'Vertex', providerSlug: 'vertex' },
+      { model: 'openai/gpt', provider: 'Openai', providerSlug: 'openai' },
+      { model: 'openai/gpt', provider: 'Azure', providerSlug: 'azure' },
     ]);
+  });
+
+  it('gives each attempt the position of its pair in `available`, keys of one pair sharing it', () => {
+    const plan = planAttempts(planInput({ credentials: [credential('k1', 'bedrock')] }));
+    expect(plan.attempts.map((attempt) => `${attempt.endpoint.provider}${attempt.credential.kind === 'byok' ? '#byok' : ''}:${attempt.availableIndex}`)).toEqual(
+      plan.attempts.map((attempt) => `${attempt.endpoint.provider}${attempt.credential.kind === 'byok' ? '#byok' : ''}:${plan.available.findIndex((entry) => entry.providerSlug === attempt.endpoint.provider)}`),
+    );
+    expect(new Set(plan.attempts.filter((attempt) => attempt.endpoint.provider === 'bedrock').map((attempt) => attempt.availableIndex)).size).toBe(1);
   });
 
   it('keeps the fallback model when the primary loses every endpoint, with a warning naming why', () => {
