@@ -42,11 +42,14 @@ export interface RunAttemptsOptions<T> {
   startWith?: number;
 }
 
-/** The order to try the attempts in: plan order, or the `startWith` attempt first and the rest in plan order. */
-function tryOrder(count: number, startWith: number | undefined): number[] {
-  const order = Array.from({ length: count }, (_, index) => index);
-  if (startWith === undefined || startWith <= 0 || startWith >= count) return order;
-  return [startWith, ...order.filter((index) => index !== startWith)];
+/**
+ * The attempt to try at a step: plan order, or the `startWith` attempt first and then the others in plan
+ * order (worked out per step, so a run allocates no order list).
+ */
+function attemptAt(step: number, startWith: number | undefined, count: number): number {
+  if (startWith === undefined || startWith <= 0 || startWith >= count) return step;
+  if (step === 0) return startWith;
+  return step <= startWith ? step - 1 : step;
 }
 
 // The record status of an error an attempt may move on from, or null when the error ends the run.
@@ -72,7 +75,8 @@ export async function runAttempts<T>(
   // such 400 is the answer.
   let unsupported: UnsupportedFeatureError | undefined;
 
-  for (const index of tryOrder(attempts.length, options.startWith)) {
+  for (let step = 0; step < attempts.length; step += 1) {
+    const index = attemptAt(step, options.startWith, attempts.length);
     const attempt = attempts[index] as Attempt;
     if (refusedModels.has(attempt.model)) continue;
     if (options.signal.aborted) break;
