@@ -257,6 +257,13 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description Where a request's data may be processed: `global` is the vendor's default host; `europe` and `us` are
+         *     data-residency regions, served by the provider's regional host.
+         * @example europe
+         * @enum {string}
+         */
+        DataRegion: "global" | "europe" | "us";
+        /**
          * @description A prompt-cache marker on a block, a tool or a system message block: an explicit cache breakpoint. On vendors
          *     with explicit caching (Anthropic, Bedrock cache points) it is converted to the native form; elsewhere it is
          *     dropped (those vendors cache automatically or not at all). A request may carry at most 4 markers (400
@@ -975,6 +982,20 @@ export interface components {
             is_byok?: boolean;
         };
         /**
+         * @description How one attempt ended:
+         *     - `success`: it answered;
+         *     - `refusal`: the model refused (the other providers of that model are skipped);
+         *     - `unsupported`: the vendor cannot express a feature the request uses; nothing was sent to it;
+         *     - `credential_unavailable`: the BYOK credential the plan chose was deleted before the attempt ran;
+         *       nothing was sent, and the next attempt was tried;
+         *     - otherwise how the upstream call failed: `rate_limited`, `overloaded`, `server_error`, `timeout`,
+         *       `connection`, `invalid_request`, `authentication` (a rejected key, or an account out of credit),
+         *       `not_found`, `malformed_response`.
+         * @example overloaded
+         * @enum {string}
+         */
+        AttemptStatus: "success" | "refusal" | "unsupported" | "credential_unavailable" | "rate_limited" | "overloaded" | "server_error" | "timeout" | "connection" | "invalid_request" | "authentication" | "not_found" | "malformed_response";
+        /**
          * @description How the gateway routed the request. Present only when `X-Gateway-Metadata: enabled` (or the legacy
          *     `X-Gateway-Experimental-Metadata: enabled`) was sent; in a stream it rides the `message_stop` event.
          */
@@ -993,8 +1014,7 @@ export interface components {
             /** @description Milliseconds from receiving the request to the end of the answer. */
             generation_time: number;
             is_byok: boolean;
-            /** @enum {string} */
-            region: "global" | "europe" | "us";
+            region: components["schemas"]["DataRegion"];
             /** @description The model the request asked for. */
             requested: string;
             /** @description How the plan was ordered (`price-weighted`, `order`, `sort:price`, `sticky`, `auto-router`, ...). */
@@ -1004,8 +1024,7 @@ export interface components {
             attempts: {
                 provider: string;
                 model: string;
-                /** @description `success`, `unsupported` (the vendor cannot serve a feature the request uses; nothing was sent), or the failure kind (`rate_limited`, `server_error`, `timeout`, `refusal`, ...). */
-                status: string;
+                status: components["schemas"]["AttemptStatus"];
                 http_status?: number | null;
                 is_byok?: boolean;
                 duration_ms?: number;
@@ -1112,12 +1131,22 @@ export interface components {
             /** @constant */
             type: "ping";
         };
+        /**
+         * @description Anthropic's error type for the status of a failure, in a `/messages` error body and in an in-stream
+         *     `error` event alike (see `MessagesErrorBody` for the table).
+         * @example overloaded_error
+         * @enum {string}
+         */
+        AnthropicErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "timeout_error" | "api_error" | "overloaded_error";
         ErrorEvent: {
             /** @constant */
             type: "error";
+            /**
+             * @description A failure after the first event was sent (the status is already 200): the type is the one the same
+             *     failure would have as a JSON error (see `MessagesErrorBody`), the message the same safe message.
+             */
             error: {
-                /** @example overloaded_error */
-                type: string;
+                type: components["schemas"]["AnthropicErrorType"];
                 message: string;
             };
         };
@@ -1144,15 +1173,15 @@ export interface components {
          * @description The error body of `/messages`: a superset of `ErrorBody` that Anthropic SDKs also parse.
          *     `error.type` is the Anthropic error type for the status (`invalid_request_error` 400,
          *     `authentication_error` 401, `permission_error` 403, `not_found_error` 404, `invalid_request_error` 405
-         *     and 415, `request_too_large` 413,
-         *     `rate_limit_error` 429, `api_error` 500 and 502, `overloaded_error` 503 and 529).
+         *     and 415, `request_too_large` 413, `rate_limit_error` 429, `api_error` 500 and 502, `overloaded_error`
+         *     503 and 529, `timeout_error` 504; `api_error` for any other). The same table names the type of an
+         *     in-stream `error` event.
          */
         MessagesErrorBody: {
             /** @constant */
             type: "error";
             error: {
-                /** @enum {string} */
-                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "timeout_error" | "api_error" | "overloaded_error";
+                type: components["schemas"]["AnthropicErrorType"];
                 /** @description The HTTP status code. */
                 code: number;
                 message: string;
@@ -1534,7 +1563,7 @@ export interface components {
              *       "europe"
              *     ]
              */
-            regions: ("global" | "us" | "europe")[];
+            regions: components["schemas"]["DataRegion"][];
             /**
              * @description Weight precision the provider serves (open-weight models); null when unknown or not disclosed.
              * @enum {string|null}
@@ -1802,7 +1831,7 @@ export interface components {
          *     (`SWITCHBOARD_REGIONAL_HOSTS`, e.g. `europe=eu.gateway.example.com`) gets that region without the header;
          *     the header wins when both are present.
          */
-        RegionHeader: "global" | "europe" | "us";
+        RegionHeader: components["schemas"]["DataRegion"];
         /**
          * @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Any value, the empty one (`?beta=`)
          *     included, is accepted and ignored.

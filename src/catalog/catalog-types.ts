@@ -5,14 +5,9 @@
 import type { ModelCapabilities, ModelDataPolicy, ModelLongContextPricing, ModelPricing } from '#src/api-types.ts';
 import type { ApiFamily } from '#src/providers/provider-adapter.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
+import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 
 export type { ApiFamily };
-
-/** A data region: the vendor's default host (`global`) or a regional data-residency host. */
-export type DataRegion = 'global' | 'us' | 'europe';
-
-/** The regions that can have their own host. */
-export type ResidencyRegion = Exclude<DataRegion, 'global'>;
 
 /** How a provider expects its key. */
 export type AuthStyle =

@@ -5,6 +5,9 @@
  * those live above it, in the routing plan and the attempt runner.
  */
 import type { MessageRequest, MessageResponse, CountTokensRequest } from '#src/api-types.ts';
+import type { ResidencyRegion } from '#src/data-region.ts';
+import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
+import type { AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
 
 /** The upstream API families the gateway speaks. */
 export type ApiFamily =
@@ -17,7 +20,7 @@ export type ApiFamily =
   | 'azure';
 
 /** A provider key as stored: a plain string, or for openai and fireworks an object naming its region. */
-export type ProviderKey = string | { api_key: string; region: 'us' | 'europe' };
+export type ProviderKey = string | { api_key: string; region: ResidencyRegion };
 
 /** Everything an adapter needs for one attempt. Built fresh per attempt from the original validated request. */
 export interface AttemptCall {
@@ -36,6 +39,10 @@ export interface AttemptCall {
   forwardHeaders: Record<string, string>;
   /** Extra static headers the provider preset asks for. */
   providerHeaders?: Record<string, string>;
+  /** The provider's quirks (preset merged with configuration); absent: none. */
+  quirks?: Readonly<ProviderQuirks>;
+  /** Bedrock without an API key: the configured AWS key pair, revealed for this call, to sign with SigV4. */
+  awsCredentials?: AwsSigningCredentials;
   /** Aborted when the client disconnects or the request's time budget runs out. */
   signal: AbortSignal;
   /**

@@ -9,17 +9,13 @@ import { vendorProfile, type AiSdkFamily, type AiSdkVendorProfile } from '#src/p
 import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
 import { convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertToAiSdkCallOptions, type AiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
-import { createLanguageModel, type AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
+import { createLanguageModel } from '#src/providers/ai-sdk/create-language-model.ts';
 import { estimateInputTokens } from '#src/providers/ai-sdk/estimate-input-tokens.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 
-/** Per-provider settings an OpenAI-compatible preset may declare. */
+/** Which AI SDK family the adapter speaks; per-provider settings arrive with each call. */
 export interface AiSdkAdapterOptions {
   family: AiSdkFamily;
-  /** Whether a provider accepts `response_format: json_schema` (OpenAI-compatible family only). */
-  supportsStructuredOutputs?: (provider: string) => boolean | undefined;
-  /** A provider's configured AWS key pair (Bedrock), used when the attempt has no API key. */
-  awsCredentials?: (provider: string) => AwsSigningCredentials | undefined;
 }
 
 /** The `ProviderAdapter` of one AI SDK family. */
@@ -29,8 +25,9 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
   function prepare(call: AttemptCall): { callOptions: AiSdkCallOptions; warnings: string[]; model: ReturnType<typeof createLanguageModel> } {
     const converted = convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel, fast: call.fast === true });
     try {
-      const supportsStructuredOutputs = options.supportsStructuredOutputs?.(call.provider);
-      const awsCredentials = call.key === undefined ? options.awsCredentials?.(call.provider) : undefined;
+      // Only the OpenAI-compatible family reads it: whether the vendor accepts `response_format: json_schema`.
+      const supportsStructuredOutputs = options.family === 'openai-compatible' ? call.quirks?.supportsStructuredOutputs : undefined;
+      const { awsCredentials } = call;
       const model = createLanguageModel({
         family: options.family,
         provider: call.provider,

@@ -68,6 +68,11 @@ async function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
   await waiting.catch(() => undefined);
 }
 
+// Resolves when the test lets the reply go, or when the exchange is aborted.
+async function held(until: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  await Promise.race([until.catch(() => undefined), new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))]);
+}
+
 async function write(res: ServerResponse, piece: Buffer, signal: AbortSignal): Promise<void> {
   if (res.write(piece) || signal.aborted) return;
   await new Promise<void>((resolve) => {
@@ -106,6 +111,7 @@ function piecesFor(plan: ResponsePlan, delivery: ReplyDelivery, context: ReplyCo
 export async function deliverReply(res: ServerResponse, item: FakeReply, context: ReplyContext): Promise<void> {
   const { signal } = context;
   if (item.delayMs !== undefined) await pause(item.delayMs, signal);
+  if (item.type !== 'reset' && item.until !== undefined) await held(item.until, signal);
   if (signal.aborted) return;
   if (item.type === 'reset') {
     res.socket?.resetAndDestroy();

@@ -5,6 +5,11 @@ import type { ByteSplit } from './split-bytes.ts';
 export interface ReplyDelivery {
   /** Wait this long before sending the status line and headers: exercises first-byte timeouts. */
   delayMs?: number;
+  /**
+   * Hold the reply (after `delayMs`) until this settles: a test does something while the gateway waits on
+   * this upstream (deletes a credential, say), then lets the reply go.
+   */
+  until?: Promise<unknown>;
   /** Pause between written chunks; without it the fake still yields to the event loop between writes. */
   chunkDelayMs?: number;
   /** Re-cut the body at arbitrary byte boundaries instead of writing one chunk per event. */
