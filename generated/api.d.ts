@@ -607,8 +607,13 @@ export interface components {
             type: string;
         };
         /**
-         * @description The gateway's own top-level `cache_control`: the gateway places one cache breakpoint on the last cacheable
-         *     block of the request (never a fifth) and removes the field.
+         * @description The gateway's own top-level `cache_control`, with Anthropic's automatic-caching rule: the gateway places one
+         *     cache breakpoint on the last cacheable block of the request and removes the field. Prefix order is tools,
+         *     system, messages; blocks that cannot carry a marker (thinking, redacted thinking, empty text, types the
+         *     gateway does not know) are passed over backwards, and string content (a message's, or a string `system`)
+         *     becomes one marked text block. When that block already carries a marker of the same lifetime nothing is
+         *     added, and when nothing is cacheable nothing is added. Never a fifth breakpoint: a marker of another
+         *     lifetime on that block, or 4 markers already in the request, is a 400 before any provider is called.
          */
         GatewayCacheControl: {
             /** @constant */

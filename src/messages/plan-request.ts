@@ -13,8 +13,7 @@ import type { CatalogEndpoint, CatalogProvider, DataRegion } from '#src/catalog/
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
 import type { PlanCredential, PlannedAttempt, PlanRegion } from '#src/messages/plan-types.ts';
 import { planAttempts } from '#src/messages/routing-plan.ts';
-import { placeTopLevelCacheBreakpoint } from '#src/messages/prompt-cache.ts';
-import { assertCacheBreakpointLimit } from '#src/request/cache-breakpoint-count.ts';
+import { assertCacheBreakpointLimit, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
 import { stickyKey, type StickySessions } from '#src/messages/sticky-session.ts';
 import type { CatalogPlanView } from '#src/messages/catalog-plan-view.ts';
 import type { EndpointStatsTracker } from '#src/messages/endpoint-stats.ts';
