@@ -56,8 +56,10 @@ export interface paths {
         /**
          * Count a request's input tokens
          * @description Counts the input tokens the request would use on the model it names (Claude Code calls this). Anthropic
-         *     models are counted by the upstream's own count endpoint; other models by the gateway's estimate for that
-         *     vendor's tokenizer. Authentication, `X-Generation-Id` and `request-id` are as for `POST /messages`.
+         *     models are counted by the upstream's own count endpoint; other models by the gateway's one estimate, the same
+         *     for every vendor: text (tool calls and definitions as their JSON) at four characters a token, an image at
+         *     1,600 tokens, a PDF at 3,000 tokens a page with a page counted as 100 KB (one page when only its URL is
+         *     given). Authentication, `X-Generation-Id` and `request-id` are as for `POST /messages`.
          */
         post: operations["countMessageTokens"];
         delete?: never;

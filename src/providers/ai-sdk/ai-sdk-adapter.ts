@@ -10,7 +10,7 @@ import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
 import { convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertToAiSdkCallOptions, type AiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { createLanguageModel, type AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
-import { estimateInputTokens } from '#src/providers/ai-sdk/estimate-input-tokens.ts';
+import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 
 /** Per-provider settings an OpenAI-compatible preset may declare. */

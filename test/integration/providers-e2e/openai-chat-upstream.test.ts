@@ -137,6 +137,18 @@ describe('OpenAI Chat Completions upstream, shared key', () => {
     // 19 x $0.10 + 320 x $0.025 + 83 x $0.40, per million = (1.9 + 8 + 33.2) / 1e6 = $0.0000431
     expectCost(usage.cost, 0.0000431);
   });
+
+  it("answers count_tokens with the gateway's estimate, text by characters and a PDF by pages, calling no one", async () => {
+    const requestsBefore = upstream.requests.length;
+    const pdf = Buffer.alloc(150 * 1024).toString('base64');
+    const counted = await client.messages.countTokens({
+      model: MODEL,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'x'.repeat(400) }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }] }],
+    });
+    // 400 characters / 4 = 100, and 150 KB of PDF = two pages of 3,000.
+    expect(counted.input_tokens).toBe(100 + 2 * 3_000);
+    expect(upstream.requests.length).toBe(requestsBefore);
+  });
 });
 
 describeBrokenAnswers('OpenAI Chat Completions upstream', {
