@@ -144,6 +144,38 @@ describe('Anthropic-format upstream, shared key', () => {
     // 849 x $3/M + 47 x $15/M = (2547 + 705) / 1e6 = $0.003252
     expectCost(finalStreamUsage(events).cost, 0.003252);
   });
+
+  it("forwards every event it does not amend byte for byte, as the upstream framed it", async () => {
+    // Text a parse and re-serialisation would change: spaces after colons, escaped characters, key order,
+    // unknown fields and events, data over two lines.
+    const upstreamFrames = [
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_bytes","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":7,"output_tokens":1}}}\n\n',
+      'event: content_block_start\ndata: {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}\n\n',
+      'event: ping\ndata: {"type": "ping"}\n\n',
+      'event: content_block_delta\ndata: {"index":0,"type":"content_block_delta","delta":{"text":"caf\\u00e9 \\ud83d\\ude00 \\/","type":"text_delta"},"future_field_20270101":1}\n\n',
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,\ndata:  "delta":{"type":"text_delta","text":"!"}}\n\n',
+      'event: future_event_20270101\ndata: {"type": "future_event_20270101", "detail": 1.50}\n\n',
+      'event: content_block_stop\ndata: {"type": "content_block_stop", "index": 0}\n\n',
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}}\n\n',
+      'event: message_stop\ndata: {"type": "message_stop"}\n\n',
+    ];
+    upstream.enqueue(reply.sse(upstreamFrames));
+    const response = await fetch(`${gateway.baseUrl}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...hello, stream: true }),
+    });
+    expect(response.status).toBe(200);
+    const clientFrames = (await response.text()).split(/(?<=\n\n)/);
+
+    expect(clientFrames).toHaveLength(upstreamFrames.length);
+    const amended = new Set([0, 7]);
+    upstreamFrames.forEach((frame, index) => {
+      if (!amended.has(index)) expect(clientFrames[index], `frame ${index}`).toBe(frame);
+    });
+    expect(clientFrames[0]).toContain(`"model":"${MODEL}"`);
+    expect(clientFrames[7]).toContain('"is_byok":false');
+  });
 });
 
 describe('Anthropic-format upstream, broken answers', () => {

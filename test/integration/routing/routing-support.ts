@@ -9,7 +9,7 @@ import type { FakeUpstream, RecordedRequest } from '#test/helpers/fake-upstreams
 import { startFakeAnthropic } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 
 /** What the helpers need of a running gateway (a test gateway or one instance of a pair). */
 export type GatewayHandle = Pick<TestGateway, 'origin' | 'baseUrl' | 'api_key' | 'management_key'>;
@@ -94,7 +94,7 @@ export async function postMessage(gateway: GatewayHandle, body: Record<string, u
 export interface StreamCall {
   status: number;
   headers: Headers;
-  events: SseEvent[];
+  events: RawSseEvent[];
 }
 
 /** Posts a streaming request (`stream: true` added) and reads the event stream to its end with an SSE parser. */
@@ -104,7 +104,7 @@ export async function streamMessage(gateway: GatewayHandle, body: Record<string,
     headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ ...body, stream: true }),
   });
-  const events: SseEvent[] = [];
+  const events: RawSseEvent[] = [];
   if (response.body) for await (const event of readSseEvents(response.body)) events.push(event);
   return { status: response.status, headers: response.headers, events };
 }
