@@ -13,15 +13,15 @@ export type AdapterLookup = (family: ApiFamily) => ProviderAdapter;
 
 /** Builds every family's adapter; the catalog supplies per-provider quirks. */
 export function createAdapterRegistry(catalog: Catalog): AdapterLookup {
-  const supportsStructuredOutputs = (provider: string) => catalog.getProvider(provider)?.quirks.supportsStructuredOutputs;
+  const quirks = (provider: string) => catalog.getProvider(provider)?.quirks;
   const adapters: Record<ApiFamily, ProviderAdapter> = {
     anthropic: anthropicAdapter,
-    'openai-chat': createAiSdkAdapter({ family: 'openai-chat' }),
-    'openai-responses': createAiSdkAdapter({ family: 'openai-responses' }),
-    'openai-compatible': createAiSdkAdapter({ family: 'openai-compatible', supportsStructuredOutputs }),
-    google: createAiSdkAdapter({ family: 'google' }),
-    bedrock: createAiSdkAdapter({ family: 'bedrock', awsCredentials: (provider) => awsCredentialsOf(catalog, provider) }),
-    azure: createAiSdkAdapter({ family: 'azure' }),
+    'openai-chat': createAiSdkAdapter({ family: 'openai-chat', quirks }),
+    'openai-responses': createAiSdkAdapter({ family: 'openai-responses', quirks }),
+    'openai-compatible': createAiSdkAdapter({ family: 'openai-compatible', quirks }),
+    google: createAiSdkAdapter({ family: 'google', quirks }),
+    bedrock: createAiSdkAdapter({ family: 'bedrock', quirks, awsCredentials: (provider) => awsCredentialsOf(catalog, provider) }),
+    azure: createAiSdkAdapter({ family: 'azure', quirks }),
   };
   return (family) => adapters[family];
 }
