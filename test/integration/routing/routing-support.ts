@@ -4,7 +4,7 @@
  * would look at, BYOK credentials created through the management API, and the routing metadata's shape.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { FakeUpstream, RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import { startFakeAnthropic } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
@@ -203,6 +203,34 @@ export interface AlphaBetaGateway {
   beta: FakeUpstream;
   gateway: TestGateway;
   close(): Promise<void>;
+}
+
+/**
+ * Starts the Alpha/Beta gateway before the file's tests and stops it after them, forgetting what the fakes
+ * recorded before each test. Its fields are readable once the file's `beforeAll` has run.
+ */
+export function useAlphaBetaGateway(): Readonly<Omit<AlphaBetaGateway, 'close'>> {
+  let started: AlphaBetaGateway | undefined;
+  beforeAll(async () => {
+    started = await startAlphaBetaGateway();
+  });
+  afterAll(() => started?.close());
+  beforeEach(() => resetFakes(running().alpha, running().beta));
+  const running = (): AlphaBetaGateway => {
+    if (!started) throw new Error('the Alpha/Beta gateway is read before its beforeAll started it');
+    return started;
+  };
+  return {
+    get alpha() {
+      return running().alpha;
+    },
+    get beta() {
+      return running().beta;
+    },
+    get gateway() {
+      return running().gateway;
+    },
+  };
 }
 
 /** Starts the two fake upstreams and the gateway routing `test/primary` to both. */
