@@ -56,8 +56,10 @@ export interface paths {
         /**
          * Count a request's input tokens
          * @description Counts the input tokens the request would use on the model it names (Claude Code calls this). Anthropic
-         *     models are counted by the upstream's own count endpoint; other models by the gateway's estimate for that
-         *     vendor's tokenizer. Authentication, `X-Generation-Id` and `request-id` are as for `POST /messages`.
+         *     models are counted by the upstream's own count endpoint; other models by the gateway's one estimate, the same
+         *     for every vendor: text (tool calls and definitions as their JSON) at four characters a token, an image at
+         *     1,600 tokens, a PDF at 3,000 tokens a page with a page counted as 100 KB (one page when only its URL is
+         *     given). Authentication, `X-Generation-Id` and `request-id` are as for `POST /messages`.
          */
         post: operations["countMessageTokens"];
         delete?: never;
@@ -614,8 +616,13 @@ export interface components {
             type: string;
         };
         /**
-         * @description The gateway's own top-level `cache_control`: the gateway places one cache breakpoint on the last cacheable
-         *     block of the request (never a fifth) and removes the field.
+         * @description The gateway's own top-level `cache_control`, with Anthropic's automatic-caching rule: the gateway places one
+         *     cache breakpoint on the last cacheable block of the request and removes the field. Prefix order is tools,
+         *     system, messages; blocks that cannot carry a marker (thinking, redacted thinking, empty text, types the
+         *     gateway does not know) are passed over backwards, and string content (a message's, or a string `system`)
+         *     becomes one marked text block. When that block already carries a marker of the same lifetime nothing is
+         *     added, and when nothing is cacheable nothing is added. Never a fifth breakpoint: a marker of another
+         *     lifetime on that block, or 4 markers already in the request, is a 400 before any provider is called.
          */
         GatewayCacheControl: {
             /** @constant */

@@ -11,7 +11,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool, LanguageM
 import type { CustomTool, MessageRequest, OutputConfig, ToolChoice } from '#src/api-types.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { checkTranslatableFields, unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
-import { planCacheBreakpoints } from '#src/providers/ai-sdk/plan-cache-breakpoints.ts';
+import { planCacheBreakpoints, type CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
 import { convertToAiSdkPrompt } from '#src/providers/ai-sdk/convert-to-ai-sdk-prompt.ts';
 import { convertToAiSdkReasoning } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
 
@@ -43,13 +43,12 @@ export function convertToAiSdkCallOptions({
 } {
   const warnings = checkTranslatableFields(request, profile);
   const cachePlan = planCacheBreakpoints(request);
-  warnings.push(...cachePlan.warnings);
   const prompt = convertToAiSdkPrompt({ request, profile, cachePlan });
   warnings.push(...prompt.warnings);
   const reasoning = convertToAiSdkReasoning({ request, profile });
   warnings.push(...reasoning.warnings);
 
-  const tools = convertTools(request.tools ?? [], profile, warnings);
+  const tools = convertTools(request.tools ?? [], profile, cachePlan, warnings);
   const vendorOptions: Record<string, string | boolean> = {};
   if (profile.family === 'openai-responses') vendorOptions.store = false; // the gateway is stateless; reasoning replays via encrypted content
   if (fast && PRIORITY_FAMILIES.has(profile.family)) vendorOptions.serviceTier = 'priority';
@@ -95,13 +94,13 @@ function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProf
   return Math.max(1, request.max_tokens - budget);
 }
 
-function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSdkVendorProfile, warnings: string[]): LanguageModelV4FunctionTool[] {
+function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSdkVendorProfile, cachePlan: CacheBreakpointPlan, warnings: string[]): LanguageModelV4FunctionTool[] {
   const converted: LanguageModelV4FunctionTool[] = [];
   for (const tool of tools) {
     const type = 'type' in tool ? tool.type : undefined;
     if (type === undefined || type === 'custom') {
       const custom = tool as CustomTool;
-      if (custom.cache_control) warnings.push(`cache_control on tool ${custom.name} dropped: ${profile.label} has no tool cache breakpoints`);
+      if (cachePlan.breakpoints.has(tool)) warnings.push(`cache_control on tool ${custom.name} dropped: ${profile.label} has no tool cache breakpoints`);
       converted.push({
         type: 'function',
         name: custom.name,

@@ -7,7 +7,8 @@
 import { BadRequestError } from '#src/errors.ts';
 import type { AutoRouterPlugin, MessageRequest } from '#src/api-types.ts';
 import { modelPatternMatches } from '#src/routing/byok-selection.ts';
-import { estimateDifficulty, estimatePromptTokens } from '#src/routing/auto-router/prompt-difficulty.ts';
+import { estimateDifficulty } from '#src/routing/auto-router/prompt-difficulty.ts';
+import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { requestMedia, requestsThinking } from '#src/routing/request-parameters.ts';
 
 /** The model slug that asks for the auto-router. */
@@ -60,7 +61,7 @@ function needsOf(request: MessageRequest): { label: string; has: (candidate: Aut
   if (media.images > 0) needs.push({ label: 'images', has: (candidate) => candidate.capabilities.vision });
   if (media.pdfs > 0) needs.push({ label: 'PDFs', has: (candidate) => candidate.capabilities.pdf });
   if (requestsThinking(request)) needs.push({ label: 'thinking', has: (candidate) => candidate.capabilities.thinking });
-  const tokens = estimatePromptTokens(request);
+  const tokens = estimateInputTokens(request);
   // An unknown context length is not held against a model: the configuration did not say, so it may fit.
   needs.push({ label: `a context of ~${tokens} tokens`, has: (candidate) => candidate.contextLength === null || candidate.contextLength >= tokens });
   return needs;

@@ -3,18 +3,9 @@
  * called: the heuristic reads only the request.
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import { requestMedia, requestText, requestsThinking } from '#src/routing/request-parameters.ts';
+import { requestText, requestsThinking } from '#src/routing/request-parameters.ts';
+import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { contentBlocks, stringContent } from '#src/request/message-content.ts';
-
-// Rough token cost of media the character count cannot see.
-const TOKENS_PER_IMAGE = 1_600;
-const TOKENS_PER_PDF = 3_000;
-
-/** Estimated prompt tokens: every text character (system, messages, tool definitions) / 4, plus media. */
-export function estimatePromptTokens(request: MessageRequest): number {
-  const media = requestMedia(request);
-  return Math.ceil(requestText(request).length / 4) + media.images * TOKENS_PER_IMAGE + media.pdfs * TOKENS_PER_PDF;
-}
 
 const REASONING_WORDS = [
   'prove',
@@ -55,7 +46,7 @@ function lastUserText(request: MessageRequest): string {
 
 /**
  * Scores a prompt's difficulty by points, capped at {@link MAX_DIFFICULTY_POINTS} and scaled to [0, 1]:
- * - length (estimated tokens): under 500 → 0, under 4,000 → 1, under 32,000 → 2, longer → 3;
+ * - length (estimated tokens, `estimateInputTokens`): under 500 → 0, under 4,000 → 1, under 32,000 → 2, longer → 3;
  * - code: a fenced code block anywhere → 1;
  * - reasoning words in the last user turn ("prove", "algorithm", "debug", "step by step", ...): one → 1, three or more → 2;
  * - extended thinking requested → 2; `output_config.effort` high or above → 1;
@@ -65,7 +56,7 @@ function lastUserText(request: MessageRequest): string {
 export function estimateDifficulty(request: MessageRequest): Difficulty {
   let points = 0;
   const signals: string[] = [];
-  const tokens = estimatePromptTokens(request);
+  const tokens = estimateInputTokens(request);
   const lengthPoints = tokens < 500 ? 0 : tokens < 4_000 ? 1 : tokens < 32_000 ? 2 : 3;
   if (lengthPoints > 0) signals.push(`~${tokens} tokens`);
   points += lengthPoints;

@@ -47,6 +47,8 @@ function planFor(item: Exclude<FakeReply, { type: 'reset' }>, { format, request 
       const frames = item.events.map((payload, index) => format.encodeEvent(payload, index));
       return { status: 200, headers: stream, frames, streaming: true };
     }
+    case 'sse':
+      return { status: 200, headers: stream, frames: item.frames.map((frame) => Buffer.from(frame, 'utf8')), streaming: true };
     case 'error': {
       const vendorError = format.errorFor(item.status, item.message);
       const body =

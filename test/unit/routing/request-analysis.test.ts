@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
 import { requestMedia, requestText, systemText, usedParameters } from '#src/routing/request-parameters.ts';
-import { estimateDifficulty, estimatePromptTokens } from '#src/routing/auto-router/prompt-difficulty.ts';
+import { estimateDifficulty } from '#src/routing/auto-router/prompt-difficulty.ts';
+import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { request } from '#test/unit/routing/plan-fixtures.ts';
 
 const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'AAAA' } };
@@ -35,11 +36,6 @@ describe('usedParameters', () => {
 });
 
 describe('prompt size and difficulty', () => {
-  it('estimates tokens as characters / 4 plus media', () => {
-    expect(estimatePromptTokens(request({ messages: [{ role: 'user', content: 'x'.repeat(400) }] }))).toBe(101);
-    expect(estimatePromptTokens(request({ messages: [{ role: 'user', content: [image, pdf] }] }))).toBe(1_600 + 3_000 + 1);
-  });
-
   it.each<[string, Partial<MessageRequest>, number, string]>([
     ['a greeting', {}, 0, 'easy'],
     ['a medium-length prompt', { messages: [{ role: 'user', content: 'word '.repeat(800) }] }, 1 / 8, 'easy'],
@@ -85,7 +81,7 @@ describe('system messages inside the conversation', () => {
 
   it('all their text counts toward the prompt size, and an unknown role is read without failing', () => {
     expect(requestText(conversation)).toContain('Mid: prove the theorem step by step.');
-    expect(estimatePromptTokens(conversation)).toBeGreaterThan(0);
+    expect(estimateInputTokens(conversation)).toBeGreaterThan(0);
   });
 
   it('the reasoning words of the last user turn count, not those of a system turn after it', () => {

@@ -152,11 +152,12 @@ describe('convertToAiSdkCallOptions', () => {
     });
   });
 
-  it('leaves out an automatic fifth breakpoint with a warning and rejects five explicit ones', () => {
+  it('rejects a top-level marker with no breakpoint left for it, and five explicit ones, as Anthropic does', () => {
     const marked = (text: string) => ({ type: 'text' as const, text, cache_control: { type: 'ephemeral' as const } });
     const four = { role: 'user' as const, content: [marked('1'), marked('2'), marked('3'), marked('4'), { type: 'text' as const, text: 'tail' }] };
-    const { warnings } = convert('bedrock', { cache_control: { type: 'ephemeral' }, messages: [four] });
-    expect(warnings).toEqual(['top-level cache_control ignored: the request already has 4 cache breakpoints']);
+    expect(() => convert('bedrock', { cache_control: { type: 'ephemeral' }, messages: [four] })).toThrow(
+      "Invalid request parameters: the top-level cache_control needs a cache breakpoint of its own, and the request's 4 cache_control markers take all 4",
+    );
     expect(() => convert('bedrock', { messages: [{ role: 'user', content: [...four.content, marked('5')] }] })).toThrow(
       'Invalid request parameters: at most 4 blocks may carry cache_control, found 5',
     );
