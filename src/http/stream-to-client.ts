@@ -23,7 +23,7 @@ export async function streamToClient(writer: SseWriter, events: AsyncIterable<Ss
     logger.warn('stream failed after its first byte', { error });
     // The same type the failure would have had as a JSON error, from the same table.
     const payload: ErrorEvent = { type: 'error', error: { type: anthropicErrorType(rendered.status), message: rendered.message } };
-    await writer.write({ event: 'error', data: JSON.stringify(payload) });
+    await writer.write(payload);
   } finally {
     // Stops the upstream read when the client went away mid-stream.
     await iterator.return?.().catch(() => undefined);
