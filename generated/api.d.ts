@@ -56,8 +56,10 @@ export interface paths {
         /**
          * Count a request's input tokens
          * @description Counts the input tokens the request would use on the model it names (Claude Code calls this). Anthropic
-         *     models are counted by the upstream's own count endpoint; other models by the gateway's estimate for that
-         *     vendor's tokenizer. Authentication, `X-Generation-Id` and `request-id` are as for `POST /messages`.
+         *     models are counted by the upstream's own count endpoint; other models by the gateway's one estimate, the same
+         *     for every vendor: text (tool calls and definitions as their JSON) at four characters a token, an image at
+         *     1,600 tokens, a PDF at 3,000 tokens a page with a page counted as 100 KB (one page when only its URL is
+         *     given). Authentication, `X-Generation-Id` and `request-id` are as for `POST /messages`.
          */
         post: operations["countMessageTokens"];
         delete?: never;
@@ -455,6 +457,13 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * @description Where a request's data may be processed: `global` is the vendor's default host; `europe` and `us` are
+         *     data-residency regions, served by the provider's regional host.
+         * @example europe
+         * @enum {string}
+         */
+        DataRegion: "global" | "europe" | "us";
+        /**
          * @description A prompt-cache marker on a block, a tool or a system message block: an explicit cache breakpoint. On vendors
          *     with explicit caching (Anthropic, Bedrock cache points) it is converted to the native form; elsewhere it is
          *     dropped (those vendors cache automatically or not at all). A request may carry at most 4 markers (400
@@ -805,8 +814,13 @@ export interface components {
             type: string;
         };
         /**
-         * @description The gateway's own top-level `cache_control`: the gateway places one cache breakpoint on the last cacheable
-         *     block of the request (never a fifth) and removes the field.
+         * @description The gateway's own top-level `cache_control`, with Anthropic's automatic-caching rule: the gateway places one
+         *     cache breakpoint on the last cacheable block of the request and removes the field. Prefix order is tools,
+         *     system, messages; blocks that cannot carry a marker (thinking, redacted thinking, empty text, types the
+         *     gateway does not know) are passed over backwards, and string content (a message's, or a string `system`)
+         *     becomes one marked text block. When that block already carries a marker of the same lifetime nothing is
+         *     added, and when nothing is cacheable nothing is added. Never a fifth breakpoint: a marker of another
+         *     lifetime on that block, or 4 markers already in the request, is a 400 before any provider is called.
          */
         GatewayCacheControl: {
             /** @constant */
@@ -1009,8 +1023,9 @@ export interface components {
             /** @description Request metadata. Properties other than `user_id` are forwarded to Anthropic and dropped elsewhere. */
             metadata?: {
                 /**
-                 * @description An opaque end-user id (Claude Code sends a JSON string) forwarded to Anthropic, and to OpenAI and
-                 *     Azure as `user`.
+                 * @description An opaque end-user id (Claude Code sends a JSON string) forwarded to Anthropic as it is. OpenAI and
+                 *     Azure receive only its SHA-256 (64 hex characters) as `safety_identifier`, the stable non-identifying
+                 *     id they ask for; other vendors do not receive it.
                  */
                 user_id?: string | null;
             };
@@ -1172,6 +1187,20 @@ export interface components {
             is_byok?: boolean;
         };
         /**
+         * @description How one attempt ended:
+         *     - `success`: it answered;
+         *     - `refusal`: the model refused (the other providers of that model are skipped);
+         *     - `unsupported`: the vendor cannot express a feature the request uses; nothing was sent to it;
+         *     - `credential_unavailable`: the BYOK credential the plan chose was deleted before the attempt ran;
+         *       nothing was sent, and the next attempt was tried;
+         *     - otherwise how the upstream call failed: `rate_limited`, `overloaded`, `server_error`, `timeout`,
+         *       `connection`, `invalid_request`, `authentication` (a rejected key, or an account out of credit),
+         *       `not_found`, `malformed_response`.
+         * @example overloaded
+         * @enum {string}
+         */
+        AttemptStatus: "success" | "refusal" | "unsupported" | "credential_unavailable" | "rate_limited" | "overloaded" | "server_error" | "timeout" | "connection" | "invalid_request" | "authentication" | "not_found" | "malformed_response";
+        /**
          * @description How the gateway routed the request. Present only when `X-Gateway-Metadata: enabled` (or the legacy
          *     `X-Gateway-Experimental-Metadata: enabled`) was sent; in a stream it rides the `message_stop` event.
          */
@@ -1190,8 +1219,7 @@ export interface components {
             /** @description Milliseconds from receiving the request to the end of the answer. */
             generation_time: number;
             is_byok: boolean;
-            /** @enum {string} */
-            region: "global" | "europe" | "us";
+            region: components["schemas"]["DataRegion"];
             /** @description The model the request asked for. */
             requested: string;
             /** @description How the plan was ordered (`price-weighted`, `order`, `sort:price`, `sticky`, `auto-router`, ...). */
@@ -1201,8 +1229,7 @@ export interface components {
             attempts: {
                 provider: string;
                 model: string;
-                /** @description `success`, `unsupported` (the vendor cannot serve a feature the request uses; nothing was sent), or the failure kind (`rate_limited`, `server_error`, `timeout`, `refusal`, ...). */
-                status: string;
+                status: components["schemas"]["AttemptStatus"];
                 http_status?: number | null;
                 is_byok?: boolean;
                 duration_ms?: number;
@@ -1309,12 +1336,22 @@ export interface components {
             /** @constant */
             type: "ping";
         };
+        /**
+         * @description Anthropic's error type for the status of a failure, in a `/messages` error body and in an in-stream
+         *     `error` event alike (see `MessagesErrorBody` for the table).
+         * @example overloaded_error
+         * @enum {string}
+         */
+        AnthropicErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "timeout_error" | "api_error" | "overloaded_error";
         ErrorEvent: {
             /** @constant */
             type: "error";
+            /**
+             * @description A failure after the first event was sent (the status is already 200): the type is the one the same
+             *     failure would have as a JSON error (see `MessagesErrorBody`), the message the same safe message.
+             */
             error: {
-                /** @example overloaded_error */
-                type: string;
+                type: components["schemas"]["AnthropicErrorType"];
                 message: string;
             };
         };
@@ -1341,15 +1378,15 @@ export interface components {
          * @description The error body of `/messages`: a superset of `ErrorBody` that Anthropic SDKs also parse.
          *     `error.type` is the Anthropic error type for the status (`invalid_request_error` 400,
          *     `authentication_error` 401, `permission_error` 403, `not_found_error` 404, `invalid_request_error` 405
-         *     and 415, `request_too_large` 413,
-         *     `rate_limit_error` 429, `api_error` 500 and 502, `overloaded_error` 503 and 529).
+         *     and 415, `request_too_large` 413, `rate_limit_error` 429, `api_error` 500 and 502, `overloaded_error`
+         *     503 and 529, `timeout_error` 504; `api_error` for any other). The same table names the type of an
+         *     in-stream `error` event.
          */
         MessagesErrorBody: {
             /** @constant */
             type: "error";
             error: {
-                /** @enum {string} */
-                type: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "timeout_error" | "api_error" | "overloaded_error";
+                type: components["schemas"]["AnthropicErrorType"];
                 /** @description The HTTP status code. */
                 code: number;
                 message: string;
@@ -1731,7 +1768,7 @@ export interface components {
              *       "europe"
              *     ]
              */
-            regions: ("global" | "us" | "europe")[];
+            regions: components["schemas"]["DataRegion"][];
             /**
              * @description Weight precision the provider serves (open-weight models); null when unknown or not disclosed.
              * @enum {string|null}
@@ -1816,8 +1853,7 @@ export interface components {
             /** @description The provider's display name. */
             provider: string;
             model: string;
-            /** @description `success`, `refusal`, `unsupported`, or the failure kind (`rate_limited`, `overloaded`, `server_error`, `timeout`, `connection`, ...). */
-            status: string;
+            status: components["schemas"]["AttemptStatus"];
             http_status: number | null;
             is_byok: boolean;
             duration_ms: number;
@@ -2282,7 +2318,7 @@ export interface components {
          *     (`SWITCHBOARD_REGIONAL_HOSTS`, e.g. `europe=eu.gateway.example.com`) gets that region without the header;
          *     the header wins when both are present.
          */
-        RegionHeader: "global" | "europe" | "us";
+        RegionHeader: components["schemas"]["DataRegion"];
         /**
          * @description Sent by Anthropic SDK beta calls and Claude Code (`?beta=true`). Any value, the empty one (`?beta=`)
          *     included, is accepted and ignored.

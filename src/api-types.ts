@@ -37,6 +37,7 @@ export type Plugin = Schemas['Plugin'];
 export type AutoRouterPlugin = Schemas['AutoRouterPlugin'];
 export type StopCondition = Schemas['StopCondition'];
 export type Trace = Schemas['Trace'];
+export type DataRegion = Schemas['DataRegion'];
 
 export type MessageResponse = Schemas['MessageResponse'];
 export type ResponseContentBlock = Schemas['ResponseContentBlock'];
@@ -47,6 +48,7 @@ export type StopReason = Schemas['StopReason'];
 export type RefusalDetails = Schemas['RefusalDetails'];
 export type Usage = Schemas['Usage'];
 export type GatewayMetadata = Schemas['GatewayMetadata'];
+export type AttemptStatus = Schemas['AttemptStatus'];
 
 export type MessageStreamEvent = Schemas['MessageStreamEvent'];
 export type MessageStartEvent = Schemas['MessageStartEvent'];
@@ -78,6 +80,7 @@ export type ApiKeyPage = Schemas['ApiKeyPage'];
 
 export type ErrorBody = Schemas['ErrorBody'];
 export type MessagesErrorBody = Schemas['MessagesErrorBody'];
+export type AnthropicErrorType = Schemas['AnthropicErrorType'];
 
 export type Generation = Schemas['Generation'];
 export type GenerationAttempt = Schemas['GenerationAttempt'];

@@ -8,7 +8,7 @@ import { NotFoundError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
 import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
-import { createErrorMiddleware } from '#src/http/error-middleware.ts';
+import { createErrorMiddleware, useMessagesErrorShape } from '#src/http/error-middleware.ts';
 import { assignGenerationId } from '#src/http/generation-id.ts';
 import { canonicalJsonContentType } from '#src/http/canonical-content-type.ts';
 import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
@@ -35,7 +35,7 @@ export function createApp(deps: AppDeps): Express {
     res.status(200).end();
   });
 
-  app.use(`${API_PREFIX}/messages`, assignGenerationId);
+  app.use(`${API_PREFIX}/messages`, assignGenerationId, useMessagesErrorShape);
   app.use(express.json({ limit: deps.bodyLimitBytes }));
   app.use(canonicalJsonContentType);
   app.use(createOpenApiValidator({ authenticate: deps.authenticate, validateResponses: deps.validateResponses }));

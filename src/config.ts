@@ -2,6 +2,7 @@
  * Gateway configuration, read once from the environment at start. Nothing here is re-read per request.
  */
 import { resolve } from 'node:path';
+import { isResidencyRegion, type ResidencyRegion } from '#src/data-region.ts';
 
 /** Everything the gateway reads from its environment. */
 export interface Config {
@@ -31,7 +32,7 @@ export interface Config {
   /** Idle time after which a sticky-session pin expires. */
   stickySessionTtlMs: number;
   /** Host names that imply a data region for requests arriving on them. */
-  regionalHosts: ReadonlyMap<string, 'europe' | 'us'>;
+  regionalHosts: ReadonlyMap<string, ResidencyRegion>;
   /** Generation records, broadcast delivery and metrics. */
   observability: ObservabilityConfig;
 }
@@ -57,11 +58,11 @@ export interface ObservabilityConfig {
 }
 
 /** Parses `europe=eu.gw.example.com,us=us.gw.example.com` into host name -> region. */
-export function parseRegionalHosts(raw: string | undefined): ReadonlyMap<string, 'europe' | 'us'> {
-  const hosts = new Map<string, 'europe' | 'us'>();
+export function parseRegionalHosts(raw: string | undefined): ReadonlyMap<string, ResidencyRegion> {
+  const hosts = new Map<string, ResidencyRegion>();
   for (const entry of (raw ?? '').split(',').map((part) => part.trim()).filter(Boolean)) {
     const [region, host] = entry.split('=').map((part) => part.trim());
-    if ((region !== 'europe' && region !== 'us') || !host) {
+    if (!isResidencyRegion(region) || !host) {
       throw new Error(`SWITCHBOARD_REGIONAL_HOSTS entries must look like europe=<host> or us=<host>, got ${JSON.stringify(entry)}`);
     }
     hosts.set(host.toLowerCase(), region);

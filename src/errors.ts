@@ -1,8 +1,13 @@
 /**
- * The gateway's one small error model. Every failure that reaches a client is a `GatewayError`; the one
- * error middleware renders it. Only `publicMessage` and `details` are ever shown to a client, so a cause may
- * carry anything (an upstream body, a driver error) without leaking it.
+ * The gateway's one small error model: every error class. Every failure that reaches a client is a
+ * `GatewayError`; the one error middleware renders it (and the stream writer, after the first byte, as an
+ * in-stream `error` event). Only `publicMessage` and `details` are ever shown to a client, so a cause may carry
+ * anything (an upstream body, a driver error) without leaking it. The tables between statuses, Anthropic
+ * error types and failure kinds are in error-vocabulary.ts.
  */
+import { statusForFailures, statusForUpstreamKind, type UpstreamFailureKind } from '#src/error-vocabulary.ts';
+
+export type { UpstreamFailureKind };
 
 /** One problem in a request: where (`/body/name`) and what. */
 export interface ErrorDetail {
@@ -78,19 +83,6 @@ export class ConflictError extends GatewayError {
   }
 }
 
-/** What went wrong with an upstream call, independent of the vendor. */
-export type UpstreamFailureKind =
-  | 'rate_limited'
-  | 'overloaded'
-  | 'server_error'
-  | 'timeout'
-  | 'connection'
-  | 'invalid_request'
-  | 'authentication'
-  | 'not_found'
-  | 'refusal'
-  | 'malformed_response';
-
 /**
  * A failed call to a provider. `retryable` says the same request may succeed later; `fallbackEligible` says
  * the next attempt (another provider, key or model) may be tried. `rawBody` is for redacted logs only.
@@ -134,30 +126,63 @@ const RETRYABLE_KINDS: ReadonlySet<UpstreamFailureKind> = new Set([
 // Not worth retrying on the same endpoint, but another provider, key or model may well succeed.
 const FALLBACK_ONLY_KINDS: ReadonlySet<UpstreamFailureKind> = new Set(['refusal', 'authentication', 'not_found']);
 
-/** The status the gateway answers with when every attempt ended in this kind of failure. */
-export function statusForUpstreamKind(kind: UpstreamFailureKind): number {
-  switch (kind) {
-    case 'rate_limited':
-      return 429;
-    case 'overloaded':
-    case 'timeout':
-      return 503;
-    case 'invalid_request':
-      return 400;
-    case 'server_error':
-    case 'connection':
-    case 'authentication':
-    case 'not_found':
-    case 'refusal':
-    case 'malformed_response':
-      return 502;
-    default: {
-      const unreachable: never = kind;
-      throw new Error(`unknown upstream failure kind ${String(unreachable)}`);
-    }
+function defaultUpstreamMessage(provider: string, kind: UpstreamFailureKind): string {
+  return `Upstream ${provider} failed: ${kind.replaceAll('_', ' ')}`;
+}
+
+/**
+ * 404: the request names models that exist, but the provider preferences or BYOK rules left no endpoint;
+ * the message names the rule that removed the last endpoint of each model.
+ */
+export class NoEndpointError extends GatewayError {
+  constructor(reasons: readonly string[]) {
+    super(404, `No endpoint can serve this request: ${reasons.join('; ')}`);
   }
 }
 
-function defaultUpstreamMessage(provider: string, kind: UpstreamFailureKind): string {
-  return `Upstream ${provider} failed: ${kind.replaceAll('_', ' ')}`;
+/** 500: a planned endpoint has no host for the request's region, which the planner's filters should prevent. */
+export class EndpointLocationError extends GatewayError {
+  constructor(endpointId: string, region: string) {
+    super(500, STANDARD_MESSAGES[500], { cause: new Error(`planned endpoint ${endpointId} has no location for region ${region}`) });
+  }
+}
+
+/**
+ * 503: a BYOK credential the plan chose was deleted before its attempt ran. The attempt runner records it
+ * (`credential_unavailable`) and moves on to the next attempt.
+ */
+export class CredentialUnavailableError extends GatewayError {
+  readonly credentialId: string;
+
+  constructor(credentialId: string) {
+    super(503, `BYOK credential ${credentialId} is no longer available`);
+    this.credentialId = credentialId;
+  }
+}
+
+/** 503: the request's time budget ran out (or the client left) before any attempt answered. */
+export class OutOfTimeError extends GatewayError {
+  constructor() {
+    super(503, 'The request ran out of time before any provider answered');
+  }
+}
+
+/** One tried attempt as the all-failed message names it. */
+export interface TriedAttempt {
+  model: string;
+  /** The provider's display name. */
+  provider: string;
+  status: string;
+  httpStatus: number | null;
+}
+
+/**
+ * Every attempt failed. The status follows what the failures have in common (see `statusForFailures`); the
+ * message says what was tried and how each ended, never an upstream body.
+ */
+export class AllAttemptsFailedError extends GatewayError {
+  constructor(tried: readonly TriedAttempt[], failures: readonly GatewayError[]) {
+    const parts = tried.map((attempt) => `${attempt.model} on ${attempt.provider}: ${attempt.status.replaceAll('_', ' ')}${attempt.httpStatus ? ` (${attempt.httpStatus})` : ''}`);
+    super(statusForFailures(failures.map((failure) => failure.status)), `Every attempt failed: ${parts.join('; ')}`);
+  }
 }

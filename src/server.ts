@@ -14,11 +14,11 @@ import { createCredentialStack } from '#src/store/credential-stack.ts';
 import { loadMasterKey } from '#src/byok/master-key.ts';
 import { configureUpstreamHttp, closeUpstreamHttp } from '#src/providers/http-client.ts';
 import { createAdapterRegistry } from '#src/providers/adapter-registry.ts';
-import { createPinStore } from '#src/messages/redis-pin-store.ts';
-import { StickySessions } from '#src/messages/sticky-session.ts';
-import { EndpointStatsTracker } from '#src/messages/endpoint-stats.ts';
-import { createCatalogPlanView } from '#src/messages/catalog-plan-view.ts';
-import { createRequestPlanner } from '#src/messages/plan-request.ts';
+import { createPinStore } from '#src/routing/sticky/redis-pin-store.ts';
+import { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
+import { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
+import { createCatalogPlanView } from '#src/routing/catalog-plan-view.ts';
+import { createRequestPlanner } from '#src/routing/plan-request.ts';
 import { createObservability } from '#src/observability/index.ts';
 import { createGenerationService } from '#src/observability/generation-service.ts';
 import { startMetricsServer } from '#src/observability/metrics-server.ts';
@@ -90,19 +90,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       bodyLimitBytes: config.bodyLimitBytes,
       validateResponses: config.validateResponses,
       requestTimeoutMs: config.requestTimeoutMs,
+      regionalHosts: config.regionalHosts,
       version: VERSION,
       catalog,
       byok: stack.byok,
       keys: stack.keys,
       messages: {
-        plan: createRequestPlanner({
+        planner: createRequestPlanner({
           view: createCatalogPlanView(catalog),
           credentials: stack.routingCredentials,
           sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
           stats: new EndpointStatsTracker(),
-          regionalHosts: config.regionalHosts,
         }),
-        adapterFor: createAdapterRegistry(catalog),
+        vault: stack.routingCredentials,
+        adapterFor: createAdapterRegistry(),
         logger,
       },
       observer: observability.observer,

@@ -3,7 +3,7 @@
  * envelope: the wire view has only the masked label, the routing view only the flags routing decides on.
  */
 import type { ByokCredential } from '#src/api-types.ts';
-import type { PlanCredential } from '#src/messages/plan-types.ts';
+import type { PlanCredential } from '#src/routing/plan-types.ts';
 import type { ByokCredentialRow } from '#src/store/schema.ts';
 
 /** The wire resource of a stored credential. @see ByokCredential in openapi/components/schemas/byok.yaml */

@@ -8,11 +8,12 @@
  */
 import { createDecipheriv, createSecretKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import type { MasterKey } from '#src/byok/master-key.ts';
+import type { ResidencyRegion } from '#src/data-region.ts';
 
 /** A provider key in memory: the raw key, and the region a region-bound key names (openai, fireworks). */
 export interface ProviderKeyMaterial {
   apiKey: string;
-  region: 'us' | 'europe' | null;
+  region: ResidencyRegion | null;
 }
 
 /** What is stored: the encrypted provider key, the wrapped data key and which master key wrapped it. */
@@ -116,7 +117,7 @@ export function createKeyVault(masterKey: MasterKey): KeyVault {
     },
     async open(sealed, credentialId) {
       const plaintext = openBytes(sealed, contextOf(credentialId));
-      const parsed = JSON.parse(plaintext.toString('utf8')) as { api_key: string; region: 'us' | 'europe' | null };
+      const parsed = JSON.parse(plaintext.toString('utf8')) as { api_key: string; region: ResidencyRegion | null };
       plaintext.fill(0);
       return { apiKey: parsed.api_key, region: parsed.region };
     },

@@ -6,15 +6,14 @@
  * @see ProviderKey in openapi/components/schemas/byok.yaml
  */
 import type { ProviderKeyMaterial } from '#src/byok/key-vault.ts';
-import { REGIONAL_KEY_PROVIDERS, RuleViolation, type KeyRegion } from '#src/byok/rules.ts';
+import { REGIONAL_KEY_PROVIDERS, RuleViolation } from '#src/byok/rules.ts';
+import { isResidencyRegion } from '#src/data-region.ts';
 
 /** How a region-bound key is written, as reasons name it. */
 export const REGION_BOUND_KEY_FORM = '{"api_key": "…", "region": "us"|"europe"}';
 
 /** Why a JSON object in place of the key string is refused (the request validator's complaint, made precise). */
 export const KEY_MUST_BE_STRING = `key must be a string; for ${[...REGIONAL_KEY_PROVIDERS].join(' and ')} a region-bound key is the JSON text ${REGION_BOUND_KEY_FORM}`;
-
-const KEY_REGIONS: ReadonlySet<string> = new Set<KeyRegion>(['us', 'europe']);
 
 /** The object a string holds when it is the JSON text of one; null for anything else (invalid JSON included). */
 function jsonObjectOf(text: string): Record<string, unknown> | null {
@@ -37,9 +36,9 @@ function regionBoundKey(provider: string, value: Record<string, unknown> | null)
   if (value === null) throw new RuleViolation(`key starts with "{" but is not a JSON object: ${form}`);
   const { api_key: apiKey, region } = value;
   if (typeof apiKey !== 'string' || apiKey.length === 0) throw new RuleViolation(`key has no api_key (a non-empty string): ${form}`);
-  if (typeof region !== 'string' || !KEY_REGIONS.has(region)) throw new RuleViolation(`key has no valid region ("us" or "europe"): ${form}`);
+  if (!isResidencyRegion(region)) throw new RuleViolation(`key has no valid region ("us" or "europe"): ${form}`);
   if (!hasRegionBoundShape(value)) throw new RuleViolation(`key has properties other than api_key and region: ${form}`);
-  return { apiKey, region: region as KeyRegion };
+  return { apiKey, region };
 }
 
 /**

@@ -5,11 +5,12 @@
  * goes to the database. The cached entries hold the sealed envelope, never a decrypted key: `revealKey` decrypts one key, in memory, for the attempt about to call its provider.
  */
 import { eq } from 'drizzle-orm';
+import { CredentialUnavailableError } from '#src/errors.ts';
 import type { Database } from '#src/store/database.ts';
 import { byokCredentials } from '#src/store/schema.ts';
-import type { PlanCredential } from '#src/messages/plan-types.ts';
+import type { PlanCredential } from '#src/routing/plan-types.ts';
 import type { KeyVault, ProviderKeyMaterial, SealedKey } from '#src/byok/key-vault.ts';
-import type { CredentialSource } from '#src/messages/plan-request.ts';
+import type { CredentialSource } from '#src/routing/plan-request.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
 import { toPlanCredential } from '#src/byok/credential-view.ts';
 
@@ -74,7 +75,8 @@ export function createRoutingCredentials(deps: { database: Database; vault: KeyV
     forAccount: async (accountId) => (await load(accountId)).plans,
     revealKey: async (accountId, credentialId) => {
       const sealed = (await load(accountId)).sealed.get(credentialId);
-      if (!sealed) throw new Error(`credential ${credentialId} no longer exists`);
+      // Deleted since the plan chose it: the attempt fails and the runner moves on to the next one.
+      if (!sealed) throw new CredentialUnavailableError(credentialId);
       return toProviderKey(await vault.open(sealed, credentialId));
     },
     databaseLookups: () => lookups,

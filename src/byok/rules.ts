@@ -4,11 +4,7 @@
  * sent as `400 Invalid request parameters: <reason>`.
  * @see ByokCredentialPatch in openapi/components/schemas/byok.yaml
  */
-/** A declared data region; null is undeclared. */
-export type DeclaredRegion = 'global' | 'europe' | 'us' | null;
-
-/** A key region a region-bound key can name. */
-export type KeyRegion = 'us' | 'europe';
+import { isResidencyRegion, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
 
 /** Providers whose key may be region-bound (`{"api_key", "region"}` JSON text); their declared region comes from the key. */
 export const REGIONAL_KEY_PROVIDERS: ReadonlySet<string> = new Set(['openai', 'fireworks']);
@@ -44,13 +40,13 @@ export function checkFlags(flags: CredentialFlags): void {
 export interface RegionInput {
   provider: string;
   /** The region named by the key in effect after the change (the new key when rotating); null for a plain key. */
-  keyRegion: KeyRegion | null;
+  keyRegion: ResidencyRegion | null;
   /** True when the change replaces the key (and on create). */
   keyChanged: boolean;
   /** The stored declaration (null on create). */
-  stored: DeclaredRegion;
+  stored: DataRegion | null;
   /** The requested declaration: undefined when omitted. */
-  requested: DeclaredRegion | undefined;
+  requested: DataRegion | null | undefined;
 }
 
 /**
@@ -58,7 +54,7 @@ export interface RegionInput {
  * changes, and a declared value must match the key's region (a plain key has none: only null or `global`).
  * Among other providers only azure accepts `europe` or `us`. Omitted keeps the stored value.
  */
-export function resolveDeclaredRegion(input: RegionInput): DeclaredRegion {
+export function resolveDeclaredRegion(input: RegionInput): DataRegion | null {
   const { provider, keyRegion, requested } = input;
   if (REGIONAL_KEY_PROVIDERS.has(provider)) {
     if (requested === undefined) return input.keyChanged ? keyRegion : input.stored;
@@ -68,7 +64,7 @@ export function resolveDeclaredRegion(input: RegionInput): DeclaredRegion {
       }
       return requested;
     }
-    if (requested === 'europe' || requested === 'us') {
+    if (isResidencyRegion(requested)) {
       throw new RuleViolation(
         `declared_region ${requested} for ${provider} comes from the key: send the key as the JSON text {"api_key": "…", "region": "${requested}"}`,
       );
@@ -76,7 +72,7 @@ export function resolveDeclaredRegion(input: RegionInput): DeclaredRegion {
     return requested;
   }
   if (requested === undefined) return input.stored;
-  if ((requested === 'europe' || requested === 'us') && !REGION_DECLARING_PROVIDERS.has(provider)) {
+  if (isResidencyRegion(requested) && !REGION_DECLARING_PROVIDERS.has(provider)) {
     throw new RuleViolation(
       `declared_region ${requested} is not accepted for ${provider}: among providers with plain keys only ${[...REGION_DECLARING_PROVIDERS].join(', ')} accepts europe or us`,
     );

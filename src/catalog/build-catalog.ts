@@ -8,11 +8,10 @@ import type {
   CatalogEndpoint,
   CatalogModel,
   CatalogProvider,
-  DataRegion,
   EndpointData,
   ModelData,
-  ResidencyRegion,
 } from './catalog-types.ts';
+import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderDraft } from './merge-config.ts';
 import { toModelList, type ModelListBody } from './models-view.ts';
 import { SecretValue } from './secret-value.ts';

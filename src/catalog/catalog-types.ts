@@ -5,14 +5,9 @@
 import type { ModelCapabilities, ModelDataPolicy, ModelLongContextPricing, ModelPricing } from '#src/api-types.ts';
 import type { ApiFamily } from '#src/providers/provider-adapter.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
+import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 
 export type { ApiFamily };
-
-/** A data region: the vendor's default host (`global`) or a regional data-residency host. */
-export type DataRegion = 'global' | 'us' | 'europe';
-
-/** The regions that can have their own host. */
-export type ResidencyRegion = Exclude<DataRegion, 'global'>;
 
 /** How a provider expects its key. */
 export type AuthStyle =
@@ -44,17 +39,26 @@ export type LongContextPricing = ModelLongContextPricing;
  */
 export type Pricing = ModelPricing;
 
-/** Static quirks of an OpenAI-compatible vendor, read by the generic adapter; everything optional. */
+/**
+ * Static quirks of a vendor's API, read by the AI SDK adapter (`ai-sdk-adapter.ts`, in one place); everything
+ * optional. All but `toolCallIdMaxLength` concern the OpenAI-compatible wire format only.
+ */
 export interface ProviderQuirks {
-  /** Ask for usage in the last stream chunk (`stream_options.include_usage`); most vendors support it. */
+  /** Ask for usage in the last stream chunk (`stream_options.include_usage`); default true. Mistral refuses the field. */
   includeUsage?: boolean;
   /** The vendor honours `response_format: json_schema`. */
   supportsStructuredOutputs?: boolean;
-  /** Tool results may carry content parts (images), not only text. */
+  /** Tool results go as content parts (text and images); otherwise a result with an image is sent as text. */
   supportsMultiPartToolContent?: boolean;
-  /** Where streamed reasoning text arrives, when the vendor streams it. */
+  /**
+   * The field of an assistant message holding its reasoning: where an earlier turn's thinking is sent back
+   * (default `reasoning_content`; Groq and Cerebras refuse that field). Streamed reasoning is read from either.
+   */
   reasoningField?: 'reasoning_content' | 'reasoning';
-  /** Longest tool-call id the vendor accepts (Mistral: 9); longer ids must be shortened consistently. */
+  /**
+   * Longest tool-call id the vendor accepts (Mistral: exactly 9 letters and digits): every id of the
+   * conversation is sent as that many letters and digits, mapped consistently, and given back as the client's.
+   */
   toolCallIdMaxLength?: number;
   /** Static headers every call carries. */
   headers?: Readonly<Record<string, string>>;

@@ -15,6 +15,7 @@ import {
   url,
   type ReadType,
 } from './config-readers.ts';
+import { DATA_REGIONS } from '#src/data-region.ts';
 import { readObservabilityConfig } from '#src/observability/destinations/destination-config.ts';
 
 /** Provider slugs: lowercase letters, digits and dashes. */
@@ -24,7 +25,6 @@ export const MODEL_SLUG = /^[a-z0-9][a-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
 const API_FAMILIES = ['anthropic', 'openai-chat', 'openai-responses', 'openai-compatible', 'google', 'bedrock', 'azure'] as const;
 const AUTH_STYLES = ['x-api-key', 'bearer', 'x-goog-api-key', 'api-key', 'aws', 'none'] as const;
-const REGIONS = ['global', 'us', 'europe'] as const;
 const QUANTIZATIONS = ['fp4', 'fp6', 'fp8', 'int4', 'int8', 'bf16', 'fp16', 'fp32'] as const;
 
 const price = () => number({ minimum: 0 });
@@ -71,7 +71,7 @@ const endpoint = record(
     pricing,
     fast: nullable(record({ pricing }, ['pricing'])),
     data_policy: dataPolicy,
-    regions: list(oneOf(REGIONS), { minItems: 1, unique: true }),
+    regions: list(oneOf(DATA_REGIONS), { minItems: 1, unique: true }),
     regional_models: record({ us: string({ minLength: 1 }), europe: string({ minLength: 1 }) }),
     quantization: nullable(oneOf(QUANTIZATIONS)),
     context_length: tokenCount(),

@@ -3,7 +3,8 @@
  * is the request's (a regional host name or header) or, for a key that names its region (`{api_key, region}`
  * of openai and fireworks), the key's.
  */
-import type { CatalogEndpoint, DataRegion } from './catalog-types.ts';
+import type { CatalogEndpoint } from './catalog-types.ts';
+import type { DataRegion } from '#src/data-region.ts';
 
 /** The resolved target of one attempt. */
 export interface EndpointLocation {

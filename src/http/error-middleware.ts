@@ -1,28 +1,17 @@
 /**
  * The one error renderer. Every failure becomes the spec's error shape with a safe message: management
- * operations get `{error: {code, message}}`, `/messages` the Anthropic-compatible superset. Only
- * `GatewayError` messages and validation details reach the client; anything else is a logged 500.
+ * operations get `ErrorBody` (`{error: {code, message}}`), the `/messages` operations `MessagesErrorBody`, the
+ * Anthropic-compatible superset. Only `GatewayError` messages and validation details reach the client;
+ * anything else is a logged 500.
  */
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorBody, MessagesErrorBody } from '#src/api-types.ts';
 import { GatewayError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.ts';
+import { anthropicErrorType } from '#src/error-vocabulary.ts';
 import type { Logger } from '#src/logger.ts';
 import { pruneAlternatives } from '#src/http/validation-details.ts';
 import { validationReason } from '#src/http/validation-reason.ts';
 import { fromBodyParserError, isBodyParserError, unsupportedMediaTypeMessage, type BodyRequestContext } from '#src/http/body-errors.ts';
-
-const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  405: 'invalid_request_error',
-  413: 'request_too_large',
-  415: 'invalid_request_error',
-  429: 'rate_limit_error',
-  503: 'overloaded_error',
-  504: 'timeout_error',
-  529: 'overloaded_error',
-};
 
 /** What a client is shown for one failure. */
 export interface RenderedError {
@@ -87,22 +76,28 @@ function fromValidatorError(error: ValidatorError, request: FailedRequestContext
   }
 }
 
-/** Whether the request is on the Anthropic-compatible surface (`/messages…`), which gets Anthropic's error shape. */
-function isMessagesPath(req: Request): boolean {
-  return /\/v1\/messages(\/|$|\?)/.test(req.originalUrl);
-}
+/**
+ * Marks a request as one of the `/messages` operations, whose errors take `MessagesErrorBody`. Mounted on the
+ * messages paths before anything can fail there (a 401, a validation error, a 405), so the shape follows the
+ * operation rather than a pattern over the URL.
+ */
+export const useMessagesErrorShape: RequestHandler = (_req, res, next) => {
+  res.locals.messagesErrorShape = true;
+  next();
+};
 
-/** Writes a rendered error in the shape of the surface the request was made on. */
-export function sendError(req: Request, res: Response, rendered: RenderedError): void {
+/** Writes a rendered error in the shape of the operation the request was made on. */
+export function sendError(res: Response, rendered: RenderedError): void {
   const { status, message, details } = rendered;
   const extra = details && details.length > 0 ? { details } : {};
   for (const [name, value] of Object.entries(rendered.headers ?? {})) res.setHeader(name, value);
-  if (isMessagesPath(req)) {
-    const type = ANTHROPIC_ERROR_TYPES[status] ?? 'api_error';
+  if (res.locals.messagesErrorShape === true) {
     const requestId = typeof res.locals.generationId === 'string' ? { request_id: res.locals.generationId } : {};
-    res.status(status).json({ type: 'error', error: { type, code: status, message, ...extra }, ...requestId });
+    const body: MessagesErrorBody = { type: 'error', error: { type: anthropicErrorType(status), code: status, message, ...extra }, ...requestId };
+    res.status(status).json(body);
   } else {
-    res.status(status).json({ error: { code: status, message, ...extra } });
+    const body: ErrorBody = { error: { code: status, message, ...extra } };
+    res.status(status).json(body);
   }
 }
 
@@ -116,6 +111,6 @@ export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
       logger.debug('request rejected', { method: req.method, path: req.path, status: rendered.status, message: rendered.message });
     }
     if (res.headersSent) return next(error);
-    sendError(req, res, rendered);
+    sendError(res, rendered);
   };
 }

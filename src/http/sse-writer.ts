@@ -1,9 +1,9 @@
 /**
- * Writes Anthropic-format server-sent events to a client response: one helper, so framing, headers and
- * back-pressure are handled in one place.
+ * Writes Anthropic-format server-sent events to a client response: one helper, so framing, serialisation,
+ * headers and back-pressure are handled in one place.
  */
 import type { Response } from 'express';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import { isRawSseEvent, type SseEvent } from '#src/providers/provider-adapter.ts';
 
 /** A stream of server-sent events to one client. */
 export interface SseWriter {
@@ -17,9 +17,11 @@ export interface SseWriter {
   readonly closed: boolean;
 }
 
-// Data with line breaks (an upstream may send JSON over several `data:` lines, which the reader joins with
-// \n) needs one `data:` field per line, or the client reads the rest as unknown fields and loses it.
+// An upstream's event goes out as its text. Data with line breaks (an upstream may send JSON over several
+// `data:` lines, which the reader joins with \n) needs one `data:` field per line, or the client reads the rest
+// as unknown fields and loses it. A typed event is serialised here, once; JSON text never holds a line break.
 function frame(event: SseEvent): string {
+  if (!isRawSseEvent(event)) return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
   const data = event.data.includes('\n') || event.data.includes('\r') ? event.data.split(/\r\n|\r|\n/).join('\ndata: ') : event.data;
   return `event: ${event.event}\ndata: ${data}\n\n`;
 }

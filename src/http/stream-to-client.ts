@@ -1,14 +1,14 @@
 /**
  * Sends an event stream to the client. The status and headers are already committed when the first event
  * is written, so a failure after that cannot change the status: it becomes an in-band Anthropic `error`
- * event with a safe message, and the stream ends cleanly.
+ * event with the safe message and error type a JSON answer would have had, and the stream ends cleanly.
  */
+import type { ErrorEvent } from '#src/api-types.ts';
+import { anthropicErrorType } from '#src/error-vocabulary.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
 import type { SseWriter } from '#src/http/sse-writer.ts';
 import type { Logger } from '#src/logger.ts';
 import { toRenderedError } from '#src/http/error-middleware.ts';
-
-const IN_BAND_TYPES: Record<number, string> = { 429: 'rate_limit_error', 503: 'overloaded_error', 504: 'timeout_error' };
 
 /** Writes every event, then ends the response; never throws. */
 export async function streamToClient(writer: SseWriter, events: AsyncIterable<SseEvent>, logger: Logger): Promise<void> {
@@ -21,8 +21,9 @@ export async function streamToClient(writer: SseWriter, events: AsyncIterable<Ss
   } catch (error) {
     const rendered = toRenderedError(error);
     logger.warn('stream failed after its first byte', { error });
-    const type = IN_BAND_TYPES[rendered.status] ?? 'api_error';
-    await writer.write({ event: 'error', data: JSON.stringify({ type: 'error', error: { type, message: rendered.message } }) });
+    // The same type the failure would have had as a JSON error, from the same table.
+    const payload: ErrorEvent = { type: 'error', error: { type: anthropicErrorType(rendered.status), message: rendered.message } };
+    await writer.write(payload);
   } finally {
     // Stops the upstream read when the client went away mid-stream.
     await iterator.return?.().catch(() => undefined);

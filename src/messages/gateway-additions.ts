@@ -1,10 +1,11 @@
 /**
  * The gateway's own additions to an upstream answer: the model slug, the provider's display name, the cost
  * and whether the caller's key paid, and (on opt-in) the routing metadata. For streams only the three
- * events that carry these are parsed and rewritten; every other event passes through byte for byte.
+ * events that carry these are amended, as objects (an upstream's text is parsed for it); every other event
+ * passes through byte for byte.
  */
-import type { GatewayMetadata, MessageResponse, Usage } from '#src/api-types.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { GatewayMetadata, MessageDeltaEvent, MessageResponse, MessageStartEvent, MessageStopEvent, MessageStreamEvent, Usage } from '#src/api-types.ts';
+import { isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 
 /** Normalized usage in Anthropic's convention, as the cost function reads it. */
 export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation'>;
@@ -47,21 +48,29 @@ function merge(total: StreamUsage, update: StreamUsage | undefined): void {
   if (update.cache_creation) total.cache_creation = update.cache_creation;
 }
 
-/** Amends an Anthropic event stream with the gateway's fields. */
+/** The event as a typed object: the gateway's own as it is, an upstream's parsed from its text (only here). */
+function typed<T extends MessageStreamEvent>(event: SseEvent): T {
+  return (isRawSseEvent(event) ? JSON.parse(event.data) : event) as T;
+}
+
+/**
+ * Amends an Anthropic event stream with the gateway's fields. The three events it amends come out as typed
+ * objects (the SSE writer serialises them); every other event passes as it came, an upstream's text untouched.
+ */
 export async function* amendStream(events: AsyncIterable<SseEvent>, context: AdditionsContext): AsyncGenerator<SseEvent> {
   const usage: StreamUsage = {};
   for await (const event of events) {
-    switch (event.event) {
+    switch (sseEventName(event)) {
       case 'message_start': {
-        const payload = JSON.parse(event.data) as { message: MessageResponse };
+        const payload = typed<MessageStartEvent>(event);
         payload.message.model = context.model;
         payload.message.provider = context.providerName;
         merge(usage, payload.message.usage);
-        yield { event: event.event, data: JSON.stringify(payload) };
+        yield payload;
         break;
       }
       case 'message_delta': {
-        const payload = JSON.parse(event.data) as { usage?: StreamUsage & { cost?: number; is_byok?: boolean } };
+        const payload = typed<MessageDeltaEvent>(event);
         merge(usage, payload.usage);
         payload.usage = {
           ...payload.usage,
@@ -75,7 +84,7 @@ export async function* amendStream(events: AsyncIterable<SseEvent>, context: Add
           }),
           is_byok: context.isByok,
         };
-        yield { event: event.event, data: JSON.stringify(payload) };
+        yield payload;
         break;
       }
       case 'message_stop': {
@@ -83,9 +92,9 @@ export async function* amendStream(events: AsyncIterable<SseEvent>, context: Add
           yield event;
           break;
         }
-        const payload = JSON.parse(event.data) as Record<string, unknown>;
+        const payload = typed<MessageStopEvent>(event);
         payload.gateway_metadata = context.metadata();
-        yield { event: event.event, data: JSON.stringify(payload) };
+        yield payload;
         break;
       }
       default:

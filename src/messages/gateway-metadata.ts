@@ -4,30 +4,17 @@
  */
 import type { GatewayMetadata } from '#src/api-types.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
-
-/** One endpoint the plan considered, in plan order. */
-export interface ConsideredEndpoint {
-  model: string;
-  provider: string;
-}
+import { isByok, type Attempt } from '#src/routing/attempt.ts';
+import type { RequestPlan } from '#src/routing/plan-request.ts';
 
 /** Everything the metadata is derived from. */
 export interface MetadataInput {
-  requested: string;
-  region: 'global' | 'europe' | 'us';
-  strategy: string;
-  available: readonly ConsideredEndpoint[];
-  /** Index into `available` of the endpoint that answered. */
-  selectedIndex: number;
+  plan: Pick<RequestPlan, 'requested' | 'region' | 'strategy' | 'available'>;
+  /** The attempt that answered (an answer, or the refusal returned). */
+  served: Pick<Attempt, 'availableIndex' | 'credential'>;
   records: readonly AttemptRecord[];
-  isByok: boolean;
+  /** `performance.now()` when the request began. */
   startedAt: number;
-}
-
-/** Whether the client asked for routing metadata (the current header wins over the legacy one). */
-export function wantsGatewayMetadata(headers: Record<string, string | string[] | undefined>): boolean {
-  const value = headers['x-gateway-metadata'] ?? headers['x-gateway-experimental-metadata'];
-  return value === 'enabled';
 }
 
 // The runner returns the success (always the last record) or, when no attempt succeeded, the last refusal,
@@ -36,33 +23,43 @@ function servedRecord(records: readonly AttemptRecord[]): AttemptRecord | undefi
   return records.findLast((record) => record.status === 'success') ?? records.findLast((record) => record.status === 'refusal');
 }
 
-function summarize(input: MetadataInput): string {
-  const success = servedRecord(input.records);
-  const failures = input.records.filter((record) => record !== success);
-  const served = success
-    ? `served by ${success.model} on ${success.provider}${success.status === 'refusal' ? ' (refusal)' : ''}${input.isByok ? ' with your key' : ''}`
+function describe(record: AttemptRecord): string {
+  return `${record.attempt.model} on ${record.attempt.provider.displayName}`;
+}
+
+function summarize(input: MetadataInput, served: AttemptRecord | undefined): string {
+  const failures = input.records.filter((record) => record !== served);
+  const answered = served
+    ? `served by ${describe(served)}${served.status === 'refusal' ? ' (refusal)' : ''}${isByok(input.served) ? ' with your key' : ''}`
     : 'not served';
-  if (failures.length === 0) return `${served} on the first attempt (${input.strategy})`;
-  const failed = failures.map((record) => `${record.model} on ${record.provider} (${record.status.replaceAll('_', ' ')})`).join(', ');
-  return `${failed} failed; ${served}`;
+  if (failures.length === 0) return `${answered} on the first attempt (${input.plan.strategy})`;
+  const failed = failures.map((record) => `${describe(record)} (${record.status.replaceAll('_', ' ')})`).join(', ');
+  return `${failed} failed; ${answered}`;
 }
 
 /** The `gateway_metadata` object of one response. */
 export function buildGatewayMetadata(input: MetadataInput): GatewayMetadata {
-  // The attempt that answered: a refusal returned after later models failed is not the last record.
+  const { plan } = input;
   const served = servedRecord(input.records);
   return {
     attempt: served ? input.records.indexOf(served) + 1 : input.records.length,
     endpoints: {
-      available: input.available.map((endpoint, index) => ({ model: endpoint.model, provider: endpoint.provider, selected: index === input.selectedIndex })),
-      total: input.available.length,
+      available: plan.available.map((endpoint, index) => ({ model: endpoint.model, provider: endpoint.provider, selected: index === input.served.availableIndex })),
+      total: plan.available.length,
     },
     generation_time: Math.round(performance.now() - input.startedAt),
-    is_byok: input.isByok,
-    region: input.region,
-    requested: input.requested,
-    strategy: input.strategy,
-    summary: summarize(input),
-    attempts: input.records.map(({ provider, model, status, http_status, is_byok, duration_ms }) => ({ provider, model, status, http_status, is_byok, duration_ms })),
+    is_byok: isByok(input.served),
+    region: plan.region,
+    requested: plan.requested,
+    strategy: plan.strategy,
+    summary: summarize(input, served),
+    attempts: input.records.map((record) => ({
+      provider: record.attempt.provider.displayName,
+      model: record.attempt.model,
+      status: record.status,
+      http_status: record.httpStatus,
+      is_byok: isByok(record.attempt),
+      duration_ms: record.durationMs,
+    })),
   };
 }

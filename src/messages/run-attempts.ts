@@ -1,128 +1,111 @@
 /**
- * Runs a routing plan's attempts in order until one answers. A retryable failure, a refusal or a vendor that
- * cannot express the request (`UnsupportedFeatureError`) moves on; any other failure caused by the request
- * itself stops at once, before another endpoint is called. The runner is generic over what an attempt produces
- * (a message, or a stream whose first event has arrived), so the same loop serves JSON, streams and, later,
- * every turn of the server-side tool loop.
+ * Runs a plan's attempts in order until one answers. A retryable failure, a refusal, a vendor that cannot
+ * express the request (`UnsupportedFeatureError`) or a BYOK credential deleted since planning
+ * (`CredentialUnavailableError`) moves on; any other failure caused by the request itself stops at once,
+ * before another endpoint is called. The runner is generic over what an attempt produces (a message, a stream
+ * whose first event has arrived, a token count) and never throws: it returns which attempt answered, or the
+ * error to answer with, and a record of every attempt, so that the same call serves JSON, streams and each
+ * step of a server-side tool loop (which starts its later steps with the attempt that served the first).
  */
-import { GatewayError, UnsupportedFeatureError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import type { AttemptStatus } from '#src/api-types.ts';
+import {
+  AllAttemptsFailedError,
+  CredentialUnavailableError,
+  OutOfTimeError,
+  UnsupportedFeatureError,
+  UpstreamError,
+  type GatewayError,
+} from '#src/errors.ts';
+import type { Attempt, AttemptOutcome } from '#src/routing/attempt.ts';
 
-/** What the runner needs to know about an attempt to report on it. */
-export interface AttemptIdentity {
-  model: string;
-  providerSlug: string;
-  providerName: string;
-  isByok: boolean;
+/** How one attempt ended: reported in `gateway_metadata.attempts`, and fed back to sticky pins and endpoint statistics. */
+export interface AttemptRecord extends AttemptOutcome {
+  /** The upstream's HTTP status: 200 for an answer or a refusal, null when none arrived or nothing was sent. */
+  httpStatus: number | null;
 }
 
-/** The outcome of one attempt, as reported in `gateway_metadata.attempts`. */
-export interface AttemptRecord {
-  provider: string;
-  providerSlug: string;
-  model: string;
-  /** `unsupported`: the vendor cannot serve a feature the request uses; nothing was sent to it. */
-  status: 'success' | 'unsupported' | UpstreamFailureKind;
-  http_status: number | null;
-  is_byok: boolean;
-  duration_ms: number;
-}
+/** How a run ended: the answer and the attempt that gave it, or the error to answer with; every attempt's record either way. */
+export type AttemptsRun<T> =
+  | { ok: true; result: T; attempt: Attempt; index: number; records: AttemptRecord[] }
+  | { ok: false; error: unknown; records: AttemptRecord[] };
 
 /** Options of one run. */
-export interface RunAttemptsOptions<A, T> {
-  attempts: readonly A[];
-  identify(attempt: A): AttemptIdentity;
-  execute(attempt: A, index: number): Promise<T>;
-  /** A refusal moves on to the next model (not the next provider of the same model); the last one is returned. */
-  isRefusal?(result: T): boolean;
-  /** Called after each failed attempt, e.g. to drop a sticky pin or record endpoint health. */
-  onFailure?(attempt: A, error: UpstreamError): void;
+export interface RunAttemptsOptions<T> {
   /** Aborted when the client leaves or the request's time budget is spent. */
   signal: AbortSignal;
+  /** A refusal moves on to the next model (not the next provider of the same model); the last one is returned. */
+  isRefusal?(result: T): boolean;
+  /**
+   * The index of the attempt to try first, the others following in plan order if it fails: a tool loop's later
+   * steps pass the index that served its first step, so they stay on that provider and key.
+   */
+  startWith?: number;
 }
 
-/** The answer of a successful run. */
-export interface RunAttemptsResult<A, T> {
-  result: T;
-  attempt: A;
-  /** 0-based index of the attempt that answered. */
-  index: number;
-  records: AttemptRecord[];
+/**
+ * The attempt to try at a step: plan order, or the `startWith` attempt first and then the others in plan
+ * order (worked out per step, so a run allocates no order list).
+ */
+function attemptAt(step: number, startWith: number | undefined, count: number): number {
+  if (startWith === undefined || startWith <= 0 || startWith >= count) return step;
+  if (step === 0) return startWith;
+  return step <= startWith ? step - 1 : step;
 }
 
-/** Every attempt failed: carries the records so the client learns what was tried. */
-export class AllAttemptsFailedError extends GatewayError {
-  readonly records: AttemptRecord[];
-
-  constructor(records: AttemptRecord[], errors: UpstreamError[]) {
-    super(statusForFailures(errors), summarizeFailures(records));
-    this.records = records;
-  }
+// The record status of an error an attempt may move on from, or null when the error ends the run.
+function skippedStatus(error: unknown): AttemptStatus | null {
+  if (error instanceof UnsupportedFeatureError) return 'unsupported';
+  if (error instanceof CredentialUnavailableError) return 'credential_unavailable';
+  if (error instanceof UpstreamError) return error.kind;
+  return null;
 }
 
-function statusForFailures(errors: UpstreamError[]): number {
-  if (errors.length > 0 && errors.every((error) => error.kind === 'rate_limited')) return 429;
-  if (errors.length > 0 && errors.every((error) => error.kind === 'overloaded' || error.kind === 'timeout' || error.kind === 'rate_limited')) return 503;
-  return 502;
-}
-
-function summarizeFailures(records: AttemptRecord[]): string {
-  const parts = records.map((record) => `${record.model} on ${record.provider}: ${record.status.replaceAll('_', ' ')}${record.http_status ? ` (${record.http_status})` : ''}`);
-  return `Every attempt failed: ${parts.join('; ')}`;
-}
-
-/** Runs the attempts in order and returns the first answer. */
-export async function runAttempts<A, T>(options: RunAttemptsOptions<A, T>): Promise<RunAttemptsResult<A, T>> {
+/** Runs the attempts until one answers; `execute` makes one attempt's call. */
+export async function runAttempts<T>(
+  attempts: readonly Attempt[],
+  execute: (attempt: Attempt) => Promise<T>,
+  options: RunAttemptsOptions<T>,
+): Promise<AttemptsRun<T>> {
   const records: AttemptRecord[] = [];
-  const errors: UpstreamError[] = [];
-  let refused: { result: T; attempt: A; index: number } | undefined;
+  const failures: GatewayError[] = [];
+  let refused: { result: T; attempt: Attempt; index: number } | undefined;
   // A set, not the last model: with partition "none" a refused model's endpoints can come back later in the plan.
   const refusedModels = new Set<string>();
-  // An adapter's 400 names a feature its vendor lacks (an Anthropic server tool on OpenAI, say): another
-  // endpoint may have it, so the plan goes on; when none can, the first such 400 is the answer.
+  // An endpoint whose vendor lacks a feature may be followed by one that has it; when none has, the first
+  // such 400 is the answer.
   let unsupported: UnsupportedFeatureError | undefined;
 
-  for (let index = 0; index < options.attempts.length; index += 1) {
-    const attempt = options.attempts[index] as A;
-    const identity = options.identify(attempt);
-    if (refusedModels.has(identity.model)) continue;
+  for (let step = 0; step < attempts.length; step += 1) {
+    const index = attemptAt(step, options.startWith, attempts.length);
+    const attempt = attempts[index] as Attempt;
+    if (refusedModels.has(attempt.model)) continue;
     if (options.signal.aborted) break;
     const started = performance.now();
-    const record = (status: AttemptRecord['status'], httpStatus: number | null): AttemptRecord => ({
-      provider: identity.providerName,
-      providerSlug: identity.providerSlug,
-      model: identity.model,
-      status,
-      http_status: httpStatus,
-      is_byok: identity.isByok,
-      duration_ms: Math.round(performance.now() - started),
-    });
+    const record = (status: AttemptStatus, httpStatus: number | null): void => {
+      records.push({ attempt, index, status, httpStatus, durationMs: Math.round(performance.now() - started) });
+    };
     try {
-      const result = await options.execute(attempt, index);
+      const result = await execute(attempt);
       if (options.isRefusal?.(result)) {
-        records.push(record('refusal', 200));
+        record('refusal', 200);
         refused = { result, attempt, index };
-        refusedModels.add(identity.model);
+        refusedModels.add(attempt.model);
         continue;
       }
-      records.push(record('success', 200));
-      return { result, attempt, index, records };
+      record('success', 200);
+      return { ok: true, result, attempt, index, records };
     } catch (error) {
-      if (error instanceof UnsupportedFeatureError) {
-        records.push(record('unsupported', null));
-        unsupported ??= error;
-        continue;
-      }
-      if (!(error instanceof UpstreamError)) throw error;
-      records.push(record(error.kind, error.upstreamStatus ?? null));
-      options.onFailure?.(attempt, error);
-      if (!error.fallbackEligible) throw error;
-      errors.push(error);
+      const status = skippedStatus(error);
+      if (status === null) return { ok: false, error, records };
+      record(status, error instanceof UpstreamError ? (error.upstreamStatus ?? null) : null);
+      if (error instanceof UnsupportedFeatureError) unsupported ??= error;
+      else if (error instanceof UpstreamError && !error.fallbackEligible) return { ok: false, error, records };
+      else failures.push(error as GatewayError);
     }
   }
-  if (refused) return { ...refused, records };
-  if (unsupported && errors.length === 0) throw unsupported;
-  if (options.signal.aborted && errors.length === 0) {
-    throw new GatewayError(503, 'The request ran out of time before any provider answered');
-  }
-  throw new AllAttemptsFailedError(records, errors);
+  if (refused) return { ok: true, ...refused, records };
+  if (unsupported && failures.length === 0) return { ok: false, error: unsupported, records };
+  if (options.signal.aborted && failures.length === 0) return { ok: false, error: new OutOfTimeError(), records };
+  const tried = records.map((entry) => ({ model: entry.attempt.model, provider: entry.attempt.provider.displayName, status: entry.status, httpStatus: entry.httpStatus }));
+  return { ok: false, error: new AllAttemptsFailedError(tried, failures), records };
 }

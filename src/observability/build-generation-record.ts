@@ -2,6 +2,9 @@
  * Builds the generation record (one row of `generations`) from a request's outcome: a pure function of plain
  * data, run off the request path. Prompts and completions are kept only under a workspace's content policy.
  */
+import type { GenerationAttempt } from '#src/api-types.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import { isByok } from '#src/routing/attempt.ts';
 import type { GenerationRow } from '#src/store/schema.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
 
@@ -42,6 +45,18 @@ function traceOf(outcome: GenerationOutcome): Record<string, unknown> | null {
   return { ...trace, ...(outcome.traceparent ? { traceparent: outcome.traceparent } : {}) };
 }
 
+/** One attempt as the record (and `gateway_metadata.attempts`) shows it. */
+export function toGenerationAttempt(record: AttemptRecord): GenerationAttempt {
+  return {
+    provider: record.attempt.provider.displayName,
+    model: record.attempt.model,
+    status: record.status,
+    http_status: record.httpStatus,
+    is_byok: isByok(record.attempt),
+    duration_ms: record.durationMs,
+  };
+}
+
 /** Builds the record of one request. */
 export function buildGenerationRecord(outcome: GenerationOutcome, policy: ContentPolicy): GenerationRecord {
   const usage = outcome.usage;
@@ -54,9 +69,9 @@ export function buildGenerationRecord(outcome: GenerationOutcome, policy: Conten
     createdAt: new Date(outcome.startedAt),
     requestedModel: outcome.request.model,
     model: outcome.served?.model ?? null,
-    provider: outcome.served?.providerSlug ?? null,
-    providerName: outcome.served?.providerName ?? null,
-    isByok: outcome.served?.isByok ?? false,
+    provider: outcome.served?.provider.slug ?? null,
+    providerName: outcome.served?.provider.displayName ?? null,
+    isByok: outcome.served ? isByok(outcome.served) : false,
     stream: outcome.stream,
     status: outcome.status,
     httpStatus: outcome.httpStatus,
@@ -74,7 +89,7 @@ export function buildGenerationRecord(outcome: GenerationOutcome, policy: Conten
     sessionId: outcome.sessionId,
     userId: outcome.request.user ?? null,
     trace: traceOf(outcome),
-    attempts: outcome.attempts.map(({ provider, model, status, http_status, is_byok, duration_ms }) => ({ provider, model, status, http_status, is_byok, duration_ms })),
+    attempts: outcome.attempts.map(toGenerationAttempt),
     toolSteps: null,
     prompt: content?.prompt ?? null,
     completion: content?.completion ?? null,

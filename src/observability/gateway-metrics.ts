@@ -88,10 +88,11 @@ export class GatewayMetrics {
     if (record.reasoningTokens > 0) this.tokens.inc(['reasoning', model, provider], record.reasoningTokens);
     if (record.cost > 0) this.cost.inc([model, provider], record.cost);
     if (strategy !== null && (strategy === 'sticky' || strategy.endsWith(':sticky'))) this.stickyPinHits.inc([provider]);
-    attempts.forEach((attempt, index) => {
-      if (attempt.status === 'success' || attempt.status === 'refusal' || attempt.status === 'unsupported') return;
-      this.upstreamErrors.inc([this.providerLabel(attempt.providerSlug), attempt.status]);
-      if (index < attempts.length - 1) this.failovers.inc([attempt.status]);
+    attempts.forEach((record, index) => {
+      // Only calls that reached an upstream and failed; a skipped endpoint is not an upstream error.
+      if (record.status === 'success' || record.status === 'refusal' || record.status === 'unsupported' || record.status === 'credential_unavailable') return;
+      this.upstreamErrors.inc([this.providerLabel(record.attempt.provider.slug), record.status]);
+      if (index < attempts.length - 1) this.failovers.inc([record.status]);
     });
   }
 

@@ -1,29 +1,24 @@
 /**
- * The one seam between the request path and observability. The route calls `begin` when a request arrives and
- * one of `answered`, `observeStream` or `failed` when it ends; each hands a plain `GenerationOutcome` to the
- * pipeline and returns at once. Per request this costs a few small objects and, for streams, the parsing of
- * two events the answer carries anyway (`message_start`, `message_delta`).
+ * The one seam between the request path and observability. The route calls `begin` with the request and its
+ * context, then one of `answered`, `observeStream` or `failed`; each hands a plain `GenerationOutcome` (made of
+ * references to data the request already has, the context's routing trail included) to the pipeline and
+ * returns at once. For streams, the two events that carry usage are read as the typed objects the gateway's
+ * additions made of them; deltas are read only when content is captured.
  */
-import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
+import { isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { GatewayError, UpstreamError } from '#src/errors.ts';
-import { AllAttemptsFailedError, type AttemptRecord } from '#src/messages/run-attempts.ts';
 import { toRenderedError } from '#src/http/error-middleware.ts';
-import type { AnswerUsage, GenerationOutcome, GenerationTrail } from '#src/observability/generation-outcome.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import type { AnswerUsage, GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import { StreamContentCollector } from '#src/observability/stream-content.ts';
 
-/** What is known when a request arrives. */
+/** What is known when a request arrives: its body and its context (whose trail the service fills in). */
 export interface GenerationStart {
-  id: string;
-  /** `performance.now()` at arrival (the route's clock for TTFB and total). */
-  startedAt: number;
-  startedAtEpoch: number;
-  accountId: string;
-  workspaceId: string;
-  keyHash: string;
   request: MessageRequest;
-  sessionId: string | null;
-  traceparent: string | null;
+  context: MessagesRequestContext;
+  /** Epoch milliseconds at the context's `startedAt`. */
+  startedAtEpoch: number;
   /** Collect a stream's content blocks (the workspace stores content, or a destination wants it). */
   captureContent: boolean;
 }
@@ -31,30 +26,15 @@ export interface GenerationStart {
 /** Where finished outcomes go (the pipeline); must return at once. */
 export type OutcomeSink = (outcome: GenerationOutcome) => void;
 
-/** Input of `begin`: the route's view of the request. */
-export interface BeginInput {
-  id: string;
-  startedAt: number;
-  caller: { accountId: string; workspaceId: string; keyHash: string };
-  request: MessageRequest;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-function header(headers: BeginInput['headers'], name: string): string | null {
-  const value = headers[name];
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
-/** The session a record is grouped by: the body's `session_id`, else the client's session headers. */
-export function sessionIdOf(request: MessageRequest, headers: BeginInput['headers']): string | null {
-  return request.session_id ?? header(headers, 'x-session-id') ?? header(headers, 'x-claude-code-session-id');
-}
-
 /** The error class stored in a record: the gateway's class name, and an upstream failure's kind. */
 export function errorTypeOf(error: unknown): string {
   if (error instanceof UpstreamError) return `UpstreamError:${error.kind}`;
   if (error instanceof GatewayError) return error.name;
   return 'InternalError';
+}
+
+function payloadOf<T>(event: SseEvent): T {
+  return (isRawSseEvent(event) ? JSON.parse(event.data) : event) as T;
 }
 
 /** Observes requests and feeds their outcomes to `sink`. */
@@ -67,28 +47,20 @@ export class GenerationObserver {
     this.capturesContent = capturesContent;
   }
 
-  begin(input: BeginInput): GenerationStart {
+  begin(request: MessageRequest, context: MessagesRequestContext): GenerationStart {
     return {
-      id: input.id,
-      startedAt: input.startedAt,
-      startedAtEpoch: Date.now() - (performance.now() - input.startedAt),
-      accountId: input.caller.accountId,
-      workspaceId: input.caller.workspaceId,
-      keyHash: input.caller.keyHash,
-      request: input.request,
-      sessionId: sessionIdOf(input.request, input.headers),
-      traceparent: header(input.headers, 'traceparent'),
-      captureContent: input.request.stream === true && this.capturesContent(input.caller.workspaceId),
+      request,
+      context,
+      startedAtEpoch: Date.now() - (performance.now() - context.startedAt),
+      captureContent: request.stream === true && this.capturesContent(context.caller.workspaceId),
     };
   }
 
   /** A JSON answer was written. */
-  answered(start: GenerationStart, message: MessageResponse, trail: GenerationTrail): void {
-    const elapsed = performance.now() - start.startedAt;
+  answered(start: GenerationStart, message: MessageResponse): void {
+    const elapsed = performance.now() - start.context.startedAt;
     this.sink({
-      ...this.common(start, trail.attempts),
-      strategy: trail.strategy,
-      served: trail.served,
+      ...this.common(start),
       usage: message.usage,
       stopReason: message.stop_reason ?? null,
       completion: message.content,
@@ -101,19 +73,17 @@ export class GenerationObserver {
   }
 
   /** Wraps a stream's events; the outcome is recorded when the stream ends, fails or is abandoned. */
-  observeStream(start: GenerationStart, trail: GenerationTrail, events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
-    return this.tap(start, trail, events);
+  observeStream(start: GenerationStart, events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
+    return this.tap(start, events);
   }
 
   /** The request failed before an answer: records it and rethrows, for the error middleware. */
-  failed(start: GenerationStart, error: unknown, signal: AbortSignal): never {
+  failed(start: GenerationStart, error: unknown): never {
+    const { signal } = start.context;
     const cancelled = signal.aborted && (signal.reason as { name?: string } | undefined)?.name === 'AbortError';
     const rendered = toRenderedError(error);
-    const attempts: readonly AttemptRecord[] = error instanceof AllAttemptsFailedError ? error.records : [];
     this.sink({
-      ...this.common(start, attempts),
-      strategy: null,
-      served: null,
+      ...this.common(start),
       usage: null,
       stopReason: null,
       completion: null,
@@ -121,27 +91,30 @@ export class GenerationObserver {
       httpStatus: rendered.status,
       error: { type: errorTypeOf(error), message: rendered.message },
       timeToFirstByteMs: null,
-      totalMs: performance.now() - start.startedAt,
+      totalMs: performance.now() - start.context.startedAt,
     });
     throw error;
   }
 
-  private common(start: GenerationStart, attempts: readonly AttemptRecord[]) {
+  private common(start: GenerationStart) {
+    const { context } = start;
     return {
-      id: start.id,
+      id: context.generationId,
       startedAt: start.startedAtEpoch,
-      accountId: start.accountId,
-      workspaceId: start.workspaceId,
-      keyHash: start.keyHash,
+      accountId: context.caller.accountId,
+      workspaceId: context.caller.workspaceId,
+      keyHash: context.caller.keyHash,
       request: start.request,
-      sessionId: start.sessionId,
-      traceparent: start.traceparent,
+      sessionId: context.session?.id ?? context.claudeCodeSessionId,
+      traceparent: context.traceparent,
       stream: start.request.stream === true,
-      attempts,
+      strategy: context.trail.strategy,
+      attempts: context.trail.records,
+      served: context.trail.served,
     };
   }
 
-  private async *tap(start: GenerationStart, trail: GenerationTrail, events: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
+  private async *tap(start: GenerationStart, events: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
     let firstByteAt: number | null = null;
     let usage: AnswerUsage = {};
     let stopReason: string | null = null;
@@ -151,14 +124,15 @@ export class GenerationObserver {
     try {
       for await (const event of events) {
         firstByteAt ??= performance.now();
-        if (event.event === 'message_start') {
-          usage = { ...usage, ...(JSON.parse(event.data) as { message?: { usage?: AnswerUsage } }).message?.usage };
-        } else if (event.event === 'message_delta') {
-          const payload = JSON.parse(event.data) as { delta?: { stop_reason?: string | null }; usage?: AnswerUsage };
-          usage = { ...usage, ...payload.usage };
-          stopReason = payload.delta?.stop_reason ?? stopReason;
-        } else if (collector && event.event.startsWith('content_block_')) {
-          collector.add(event.event, event.data);
+        const name = sseEventName(event);
+        if (name === 'message_start') {
+          usage = { ...usage, ...payloadOf<MessageStartEvent>(event).message.usage };
+        } else if (name === 'message_delta') {
+          const payload = payloadOf<MessageDeltaEvent>(event);
+          usage = { ...usage, ...(payload.usage as AnswerUsage) };
+          stopReason = payload.delta.stop_reason ?? stopReason;
+        } else if (collector && name.startsWith('content_block_')) {
+          collector.add(name, payloadOf(event));
         }
         yield event;
       }
@@ -169,17 +143,19 @@ export class GenerationObserver {
     } finally {
       const failed = failure !== undefined;
       this.sink({
-        ...this.common(start, trail.attempts),
-        strategy: trail.strategy,
-        served: trail.served,
+        ...this.common(start),
         usage,
         stopReason,
         completion: collector ? collector.content() : null,
         status: failed ? 'error' : !completed ? 'cancelled' : stopReason === 'refusal' ? 'refusal' : 'success',
         httpStatus: 200,
-        error: failed ? { type: errorTypeOf(failure), message: toRenderedError(failure).message } : completed ? null : { type: 'ClientDisconnected', message: 'The client disconnected before the stream ended' },
-        timeToFirstByteMs: firstByteAt === null ? null : firstByteAt - start.startedAt,
-        totalMs: performance.now() - start.startedAt,
+        error: failed
+          ? { type: errorTypeOf(failure), message: toRenderedError(failure).message }
+          : completed
+            ? null
+            : { type: 'ClientDisconnected', message: 'The client disconnected before the stream ended' },
+        timeToFirstByteMs: firstByteAt === null ? null : firstByteAt - start.context.startedAt,
+        totalMs: performance.now() - start.context.startedAt,
       });
     }
   }

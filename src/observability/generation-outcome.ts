@@ -5,24 +5,10 @@
  */
 import type { MessageRequest, Usage } from '#src/api-types.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
 
 /** How a request ended, as stored in the record (`GenerationStatus` in the spec). */
 export type GenerationOutcomeStatus = 'success' | 'refusal' | 'error' | 'cancelled';
-
-/** The attempt that produced the answer. */
-export interface ServedAttempt {
-  model: string;
-  providerSlug: string;
-  providerName: string;
-  isByok: boolean;
-}
-
-/** How the service routed the request: handed to the route next to the answer. */
-export interface GenerationTrail {
-  strategy: string;
-  attempts: readonly AttemptRecord[];
-  served: ServedAttempt;
-}
 
 /** The answer's usage as the client saw it (`usage.cost` included). */
 export type AnswerUsage = Partial<Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cost' | 'output_tokens_details'>>;
@@ -42,8 +28,10 @@ export interface GenerationOutcome {
   traceparent: string | null;
   stream: boolean;
   strategy: string | null;
+  /** Every attempt's record, as the attempt runner made it. */
   attempts: readonly AttemptRecord[];
-  served: ServedAttempt | null;
+  /** The attempt that answered. */
+  served: Attempt | null;
   usage: AnswerUsage | null;
   stopReason: string | null;
   /** The answer's content blocks: always for JSON, for a stream only when content is captured. */

@@ -14,9 +14,9 @@ export class StreamContentCollector {
   private readonly blocks: Record<string, unknown>[] = [];
   private readonly partialJson = new Map<number, string>();
 
-  /** Feeds one `content_block_*` event (its name and raw data). */
-  add(name: string, data: string): void {
-    const payload = JSON.parse(data) as DeltaPayload;
+  /** Feeds one `content_block_*` event: its name and its payload. */
+  add(name: string, event: unknown): void {
+    const payload = event as DeltaPayload;
     const index = payload.index ?? 0;
     if (name === 'content_block_start' && payload.content_block) {
       this.blocks[index] = { ...payload.content_block };

@@ -2,20 +2,9 @@
  * Turns what went wrong on the wire (an HTTP status, a network error) into the gateway's typed
  * `UpstreamError`. Shared by every adapter so that "retryable" means the same thing everywhere.
  */
-import { UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { UpstreamError } from '#src/errors.ts';
+import { kindForStatus } from '#src/error-vocabulary.ts';
 import { redact } from '#src/logger.ts';
-
-/** The failure kind for an upstream HTTP status. */
-export function kindForStatus(status: number): UpstreamFailureKind {
-  if (status === 429) return 'rate_limited';
-  if (status === 529 || status === 503) return 'overloaded';
-  if (status === 408 || status === 504) return 'timeout';
-  // 402: the key's account has no credit; another key or provider may well answer.
-  if (status === 401 || status === 402 || status === 403) return 'authentication';
-  if (status === 404) return 'not_found';
-  if (status >= 500) return 'server_error';
-  return 'invalid_request';
-}
 
 // Anthropic answers an exhausted account with a 400 "Your credit balance is too low…": a fault of the key,
 // not of the request, so the next key or provider should be tried.

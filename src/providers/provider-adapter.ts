@@ -4,7 +4,10 @@
  * Anthropic-format message or event stream. It knows nothing of fallbacks, stickiness or BYOK selection:
  * those live above it, in the routing plan and the attempt runner.
  */
-import type { MessageRequest, MessageResponse, CountTokensRequest } from '#src/api-types.ts';
+import type { MessageRequest, MessageResponse, MessageStreamEvent, CountTokensRequest } from '#src/api-types.ts';
+import type { ResidencyRegion } from '#src/data-region.ts';
+import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
+import type { AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
 
 /** The upstream API families the gateway speaks. */
 export type ApiFamily =
@@ -17,7 +20,7 @@ export type ApiFamily =
   | 'azure';
 
 /** A provider key as stored: a plain string, or for openai and fireworks an object naming its region. */
-export type ProviderKey = string | { api_key: string; region: 'us' | 'europe' };
+export type ProviderKey = string | { api_key: string; region: ResidencyRegion };
 
 /** Everything an adapter needs for one attempt. Built fresh per attempt from the original validated request. */
 export interface AttemptCall {
@@ -36,6 +39,10 @@ export interface AttemptCall {
   forwardHeaders: Record<string, string>;
   /** Extra static headers the provider preset asks for. */
   providerHeaders?: Record<string, string>;
+  /** The provider's quirks (preset merged with configuration); absent: none. */
+  quirks?: Readonly<ProviderQuirks>;
+  /** Bedrock without an API key: the configured AWS key pair, revealed for this call, to sign with SigV4. */
+  awsCredentials?: AwsSigningCredentials;
   /** Aborted when the client disconnects or the request's time budget runs out. */
   signal: AbortSignal;
   /**
@@ -45,11 +52,29 @@ export interface AttemptCall {
   fast?: boolean;
 }
 
-/** One server-sent event in Anthropic's format: the event name and its JSON payload, kept as text. */
-export interface SseEvent {
+/** A server-sent event as an Anthropic-format upstream sent it: its name and its data, kept as text. */
+export interface RawSseEvent {
   event: string;
   /** The raw JSON of the `data:` line, forwarded byte for byte unless the gateway must amend it. */
   data: string;
+}
+
+/**
+ * One event of an Anthropic-format stream on its way to the client: an upstream's event still as text (parsed
+ * only when the gateway amends it), or an event the gateway built or amended, as a spec-typed object that the
+ * SSE writer serialises once.
+ * @see MessageStreamEvent in openapi/components/schemas/stream-events.yaml
+ */
+export type SseEvent = RawSseEvent | MessageStreamEvent;
+
+/** Whether the event is still an upstream's text. */
+export function isRawSseEvent(event: SseEvent): event is RawSseEvent {
+  return 'data' in event;
+}
+
+/** The event's name: the SSE `event:` field, which for a typed event is its `type`. */
+export function sseEventName(event: SseEvent): string {
+  return 'data' in event ? event.event : event.type;
 }
 
 /** A non-streaming answer: the message in Anthropic's format, usage in Anthropic's convention, cost not yet set. */

@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { boolean, check, customType, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { DATA_REGIONS, RESIDENCY_REGIONS } from '#src/data-region.ts';
 
 /** PostgreSQL `bytea`, read and written as a Node Buffer on both drivers. */
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
@@ -80,7 +81,7 @@ export const byokCredentials = pgTable(
     wrappedDataKey: bytea('wrapped_data_key').notNull(),
     masterKeyId: text('master_key_id').notNull(),
     /** The region an object-style key names (openai, fireworks); null for a plain key. */
-    keyRegion: text('key_region', { enum: ['us', 'europe'] }),
+    keyRegion: text('key_region', { enum: RESIDENCY_REGIONS }),
     disabled: boolean('disabled').notNull().default(false),
     isFallback: boolean('is_fallback').notNull().default(false),
     isByokOnly: boolean('is_byok_only').notNull().default(false),
@@ -89,7 +90,7 @@ export const byokCredentials = pgTable(
     allowedApiKeyHashes: text('allowed_api_key_hashes').array(),
     allowedModels: text('allowed_models').array(),
     allowedUserIds: text('allowed_user_ids').array(),
-    declaredRegion: text('declared_region', { enum: ['global', 'europe', 'us'] }),
+    declaredRegion: text('declared_region', { enum: DATA_REGIONS }),
     declaredZdr: boolean('declared_zdr'),
     version: integer('version').notNull().default(1),
     createdAt: createdAt(),

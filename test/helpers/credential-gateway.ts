@@ -10,6 +10,7 @@ import { initAccount, type InitializedAccount } from '#src/keys/accounts.ts';
 import { byokCredentials, type ByokCredentialRow } from '#src/store/schema.ts';
 import type { Database } from '#src/store/database.ts';
 import { createKeyVault, type KeyVault } from '#src/byok/key-vault.ts';
+import type { ResidencyRegion } from '#src/data-region.ts';
 import { loadMasterKey } from '#src/byok/master-key.ts';
 import type { ByokCredential } from '#src/api-types.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
@@ -60,7 +61,7 @@ export async function startCredentialGateway(driver: TestDatabaseDriver): Promis
 }
 
 /** The wire form of a region-bound key (openai, fireworks): the JSON text `{"api_key", "region"}` in the key string. */
-export function regionBoundKey(apiKey: string, region: 'us' | 'europe'): string {
+export function regionBoundKey(apiKey: string, region: ResidencyRegion): string {
   return JSON.stringify({ api_key: apiKey, region });
 }
 

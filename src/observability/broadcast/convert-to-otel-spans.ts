@@ -9,6 +9,7 @@ import { SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type Sp
 import { millisToHrTime, type InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { isByok } from '#src/routing/attempt.ts';
 import { generationContent } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
@@ -137,21 +138,23 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
       environment,
     ),
   );
-  item.outcome.attempts.forEach((attempt, index) => {
-    const attemptFailed = attempt.status !== 'success' && attempt.status !== 'refusal';
+  item.outcome.attempts.forEach((tried, index) => {
+    const attemptFailed = tried.status !== 'success' && tried.status !== 'refusal';
     const attributes: Attributes = {
       [GEN_AI.operationName]: CHAT_OPERATION,
-      [GEN_AI.providerName]: genAiProviderName(attempt.providerSlug),
-      [GEN_AI.requestModel]: attempt.model,
+      [GEN_AI.providerName]: genAiProviderName(tried.attempt.provider.slug),
+      // The vendor's own model id: what this call asked the provider for.
+      [GEN_AI.requestModel]: tried.attempt.upstreamModel,
+      'switchboard.model': tried.attempt.model,
       'switchboard.attempt.index': index + 1,
-      'switchboard.attempt.status': attempt.status,
-      'switchboard.is_byok': attempt.is_byok,
+      'switchboard.attempt.status': tried.status,
+      'switchboard.is_byok': isByok(tried.attempt),
     };
-    if (attempt.http_status !== null) attributes['http.response.status_code'] = attempt.http_status;
-    if (attemptFailed) attributes['error.type'] = attempt.status;
+    if (tried.httpStatus !== null) attributes['http.response.status_code'] = tried.httpStatus;
+    if (attemptFailed) attributes['error.type'] = tried.status;
     const window = timeline.attempts[index] ?? timeline.generation;
     spans.push(
-      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${attempt.model}`, spanId: spanIdFor(record.id, SPAN_ROLE.attempt + index), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
+      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.model}`, spanId: spanIdFor(record.id, SPAN_ROLE.attempt + index), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
     );
   });
   return spans;

@@ -9,28 +9,39 @@ import { vendorProfile, type AiSdkFamily, type AiSdkVendorProfile } from '#src/p
 import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
 import { convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertToAiSdkCallOptions, type AiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
-import { createLanguageModel, type AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
-import { estimateInputTokens } from '#src/providers/ai-sdk/estimate-input-tokens.ts';
+import { createLanguageModel } from '#src/providers/ai-sdk/create-language-model.ts';
+import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
+import { mapToolCallIds, restoreStreamToolCallId, restoreToolCallIds } from '#src/providers/ai-sdk/map-tool-call-ids.ts';
+import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 
-/** Per-provider settings an OpenAI-compatible preset may declare. */
+/** Which AI SDK family the adapter speaks; per-provider settings (quirks, AWS signing) arrive with each call. */
 export interface AiSdkAdapterOptions {
   family: AiSdkFamily;
-  /** Whether a provider accepts `response_format: json_schema` (OpenAI-compatible family only). */
-  supportsStructuredOutputs?: (provider: string) => boolean | undefined;
-  /** A provider's configured AWS key pair (Bedrock), used when the attempt has no API key. */
-  awsCredentials?: (provider: string) => AwsSigningCredentials | undefined;
+}
+
+const NO_QUIRKS: Readonly<ProviderQuirks> = Object.freeze({});
+const NO_IDS: ReadonlyMap<string, string> = new Map();
+
+/** One attempt made ready: call options, the model to call, and the vendor ids to give back as the client's. */
+interface Prepared {
+  callOptions: AiSdkCallOptions;
+  warnings: string[];
+  model: ReturnType<typeof createLanguageModel>;
+  toClient: ReadonlyMap<string, string>;
 }
 
 /** The `ProviderAdapter` of one AI SDK family. */
 export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapter {
   const profile = vendorProfile(options.family);
 
-  function prepare(call: AttemptCall): { callOptions: AiSdkCallOptions; warnings: string[]; model: ReturnType<typeof createLanguageModel> } {
+  function prepare(call: AttemptCall): Prepared {
+    const quirks = call.quirks ?? NO_QUIRKS;
     const converted = convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel, fast: call.fast === true });
+    const ids = quirks.toolCallIdMaxLength === undefined ? undefined : mapToolCallIds(converted.value.prompt, quirks.toolCallIdMaxLength);
+    const callOptions = ids ? { ...converted.value, prompt: ids.prompt } : converted.value;
     try {
-      const supportsStructuredOutputs = options.supportsStructuredOutputs?.(call.provider);
-      const awsCredentials = call.key === undefined ? options.awsCredentials?.(call.provider) : undefined;
+      const { awsCredentials } = call;
       const model = createLanguageModel({
         family: options.family,
         provider: call.provider,
@@ -38,10 +49,10 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         key: call.key,
         upstreamModel: call.upstreamModel,
         ...(call.providerHeaders ? { providerHeaders: call.providerHeaders } : {}),
-        ...(supportsStructuredOutputs !== undefined ? { supportsStructuredOutputs } : {}),
+        quirks,
         ...(awsCredentials ? { awsCredentials } : {}),
       });
-      return { callOptions: converted.value, warnings: converted.warnings, model };
+      return { callOptions, warnings: converted.warnings, model, toClient: ids?.toClient ?? NO_IDS };
     } catch (error) {
       throw mapAiSdkError(error, call.provider);
     }
@@ -51,7 +62,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     family: options.family,
 
     async generate(call: AttemptCall): Promise<AdapterMessage> {
-      const { callOptions, warnings, model } = prepare(call);
+      const { callOptions, warnings, model, toClient } = prepare(call);
       let result: Awaited<ReturnType<typeof model.doGenerate>>;
       try {
         result = await model.doGenerate({ ...callOptions, abortSignal: call.signal });
@@ -59,12 +70,13 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         throw mapAiSdkError(error, call.provider);
       }
       warnings.push(...result.warnings.map(formatWarning));
-      const converted = convertFromAiSdkResult({ result, profile, provider: call.provider, upstreamModel: call.upstreamModel });
+      const content = restoreToolCallIds(result.content, toClient);
+      const converted = convertFromAiSdkResult({ result: { ...result, content }, profile, provider: call.provider, upstreamModel: call.upstreamModel });
       return { message: converted.value, warnings: [...warnings, ...converted.warnings] };
     },
 
     async stream(call: AttemptCall): Promise<AdapterStream> {
-      const { callOptions, warnings, model } = prepare(call);
+      const { callOptions, warnings, model, toClient } = prepare(call);
       // Aborted by the client's signal or when the consumer stops reading early, so the upstream is let go.
       const reading = new AbortController();
       let stream: ReadableStream<LanguageModelV4StreamPart>;
@@ -74,7 +86,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       } catch (error) {
         throw mapAiSdkError(error, call.provider);
       }
-      return { events: translateStream({ stream, profile, call, warnings, reading }), warnings };
+      return { events: translateStream({ stream, profile, call, warnings, reading, toClient }), warnings };
     },
 
     async countTokens(call) {
@@ -89,8 +101,9 @@ async function* translateStream(options: {
   call: Pick<AttemptCall, 'provider' | 'upstreamModel'>;
   warnings: string[];
   reading: AbortController;
+  toClient: ReadonlyMap<string, string>;
 }): AsyncGenerator<SseEvent> {
-  const { stream, profile, call, warnings, reading } = options;
+  const { stream, profile, call, warnings, reading, toClient } = options;
   const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel });
   const reader = stream.getReader();
   let completed = false;
@@ -100,7 +113,7 @@ async function* translateStream(options: {
         throw mapAiSdkError(error, call.provider);
       });
       if (next.done) break;
-      const events = state.push(next.value);
+      const events = state.push(toClient.size === 0 ? next.value : restoreStreamToolCallId(next.value, toClient));
       if (state.warnings.length > 0) warnings.push(...state.warnings.splice(0));
       yield* events;
     }

@@ -1,5 +1,6 @@
 /**
- * The one state object of a streaming translation: AI SDK stream parts in, Anthropic SSE events out.
+ * The one state object of a streaming translation: AI SDK stream parts in, Anthropic stream events out, as
+ * spec-typed objects (serialised once, by the SSE writer).
  * Anthropic blocks never overlap, while AI SDK parts may interleave (text between tool-argument deltas,
  * two tool calls streaming at once), so parts are kept as an ordered queue of segments: the head streams
  * live, the rest buffer until the head is done. Text and reasoning heads are closed as soon as anything else
@@ -7,9 +8,8 @@
  * splitting its JSON would corrupt it. Indices are assigned when a block starts, so they are always in order.
  */
 import type { JSONObject, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage, SharedV4ProviderMetadata } from '@ai-sdk/provider';
-import type { MessageResponse, ResponseContentBlock } from '#src/api-types.ts';
+import type { ContentBlockDeltaEvent, MessageResponse, MessageStreamEvent, ResponseContentBlock } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { formatWarning, newMessageId, parseToolInput, reasoningBlock, stopSequenceOf, toolCallSignatureBlock } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
@@ -51,14 +51,14 @@ export class AiSdkStreamState {
   private readonly queue: Segment[] = [];
   private readonly latest = new Map<string, Segment>();
   private finish: { usage: LanguageModelV4Usage; finishReason: LanguageModelV4FinishReason; providerMetadata?: SharedV4ProviderMetadata } | undefined;
-  private out: SseEvent[] = [];
+  private out: MessageStreamEvent[] = [];
 
   constructor(options: AiSdkStreamStateOptions) {
     this.options = options;
   }
 
   /** Consumes one part; returns the events it completes. An `error` part is thrown as an `UpstreamError`. */
-  push(part: LanguageModelV4StreamPart): SseEvent[] {
+  push(part: LanguageModelV4StreamPart): MessageStreamEvent[] {
     switch (part.type) {
       case 'text-start':
       case 'reasoning-start':
@@ -128,7 +128,7 @@ export class AiSdkStreamState {
    * Ends the translation after the last part: closes every block and emits `message_delta` and
    * `message_stop`. Without a `finish` part the upstream stream was cut short: that is thrown, not closed.
    */
-  end(): SseEvent[] {
+  end(): MessageStreamEvent[] {
     if (!this.finish) {
       throw new UpstreamError({ provider: this.options.provider, kind: 'malformed_response', message: `Upstream ${this.options.provider} failed: the stream ended before it finished` });
     }
@@ -139,12 +139,12 @@ export class AiSdkStreamState {
     this.drain(true);
     const usage = convertFromAiSdkUsage(this.finish.usage);
     const stopSequence = finish.stopReason === 'stop_sequence' ? (stopSequenceOf(this.finish.providerMetadata, this.options.profile) ?? null) : null;
-    this.emit('message_delta', {
+    this.emit({
       type: 'message_delta',
       delta: { stop_reason: finish.stopReason, stop_sequence: stopSequence, ...(finish.refusal ? { refusal: finish.refusal } : {}) },
       usage,
     });
-    this.emit('message_stop', { type: 'message_stop' });
+    this.emit({ type: 'message_stop' });
     return this.take();
   }
 
@@ -226,33 +226,33 @@ export class AiSdkStreamState {
       // Redacted reasoning is known by its metadata only; its data rides the start event as in Anthropic's stream.
       contentBlock = block.type === 'redacted_thinking' && segment.ended ? block : { type: 'thinking', thinking: '', signature: '' };
     }
-    this.emit('content_block_start', { type: 'content_block_start', index: segment.index, content_block: contentBlock });
+    this.emit({ type: 'content_block_start', index: segment.index, content_block: contentBlock });
   }
 
   private flushDeltas(segment: Segment): void {
     if (segment.pending === '') return;
-    const delta =
+    const delta: ContentBlockDeltaEvent['delta'] =
       segment.kind === 'text'
         ? { type: 'text_delta', text: segment.pending }
         : segment.kind === 'reasoning'
           ? { type: 'thinking_delta', thinking: segment.pending }
           : { type: 'input_json_delta', partial_json: segment.pending };
     segment.pending = '';
-    this.emit('content_block_delta', { type: 'content_block_delta', index: segment.index, delta });
+    this.emit({ type: 'content_block_delta', index: segment.index as number, delta });
   }
 
   private stopBlock(segment: Segment): void {
     if (segment.kind === 'tool') parseToolInput(segment.received, this.options.provider);
     if (segment.kind === 'signature') {
-      this.emit('content_block_delta', { type: 'content_block_delta', index: segment.index, delta: { type: 'signature_delta', signature: segment.signature } });
+      this.emit({ type: 'content_block_delta', index: segment.index as number, delta: { type: 'signature_delta', signature: segment.signature ?? '' } });
     }
     if (segment.kind === 'reasoning') {
       const block = reasoningBlock(segment.received, segment.metadata, this.options.profile);
       if (block.type === 'thinking' && block.signature) {
-        this.emit('content_block_delta', { type: 'content_block_delta', index: segment.index, delta: { type: 'signature_delta', signature: block.signature } });
+        this.emit({ type: 'content_block_delta', index: segment.index as number, delta: { type: 'signature_delta', signature: block.signature } });
       }
     }
-    this.emit('content_block_stop', { type: 'content_block_stop', index: segment.index });
+    this.emit({ type: 'content_block_stop', index: segment.index as number });
   }
 
   private reasoningMetadata(segment: Segment): JSONObject {
@@ -272,15 +272,15 @@ export class AiSdkStreamState {
       stop_sequence: null,
       usage: { input_tokens: 0, output_tokens: 0 },
     };
-    this.emit('message_start', { type: 'message_start', message });
+    this.emit({ type: 'message_start', message });
   }
 
-  private emit(event: string, payload: object): void {
-    if (event !== 'message_start') this.ensureMessageStarted();
-    this.out.push({ event, data: JSON.stringify(payload) });
+  private emit(event: MessageStreamEvent): void {
+    if (event.type !== 'message_start') this.ensureMessageStarted();
+    this.out.push(event);
   }
 
-  private take(): SseEvent[] {
+  private take(): MessageStreamEvent[] {
     const events = this.out;
     this.out = [];
     return events;

@@ -5,12 +5,13 @@
  * router's and are not read here. Every field is checked first (`check-translatable-fields.ts`): what the
  * vendor cannot express is an `UnsupportedFeatureError` naming it, so the attempt runner tries the next endpoint.
  */
+import { createHash } from 'node:crypto';
 import type { JSONObject, JSONSchema7 } from '@ai-sdk/provider';
 import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool, LanguageModelV4ToolChoice, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { CustomTool, MessageRequest, OutputConfig, ToolChoice } from '#src/api-types.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { checkTranslatableFields, unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
-import { planCacheBreakpoints } from '#src/providers/ai-sdk/plan-cache-breakpoints.ts';
+import { planCacheBreakpoints, type CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
 import { convertToAiSdkPrompt } from '#src/providers/ai-sdk/convert-to-ai-sdk-prompt.ts';
 import { convertToAiSdkReasoning } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
 
@@ -42,13 +43,12 @@ export function convertToAiSdkCallOptions({
 } {
   const warnings = checkTranslatableFields(request, profile);
   const cachePlan = planCacheBreakpoints(request);
-  warnings.push(...cachePlan.warnings);
   const prompt = convertToAiSdkPrompt({ request, profile, cachePlan });
   warnings.push(...prompt.warnings);
   const reasoning = convertToAiSdkReasoning({ request, profile });
   warnings.push(...reasoning.warnings);
 
-  const tools = convertTools(request.tools ?? [], profile, warnings);
+  const tools = convertTools(request.tools ?? [], profile, cachePlan, warnings);
   const vendorOptions: Record<string, string | boolean> = {};
   if (profile.family === 'openai-responses') vendorOptions.store = false; // the gateway is stateless; reasoning replays via encrypted content
   if (fast && PRIORITY_FAMILIES.has(profile.family)) vendorOptions.serviceTier = 'priority';
@@ -59,8 +59,10 @@ export function convertToAiSdkCallOptions({
     else if (profile.family === 'openai-compatible') vendorOptions.parallel_tool_calls = false;
     else vendorOptions.parallelToolCalls = false;
   }
+  // OpenAI asks for a stable, non-identifying end-user id of at most 64 characters; clients fill `user_id` with
+  // anything (Claude Code: a JSON text with a device fingerprint), so only its SHA-256 leaves the gateway.
   const userId = request.metadata?.user_id;
-  if (userId && profile.reasoningStyle === 'openai-effort') vendorOptions.user = userId;
+  if (userId && profile.reasoningStyle === 'openai-effort') vendorOptions.safetyIdentifier = safetyIdentifier(userId);
 
   const format = jsonSchemaFormat(request.output_config?.format, profile);
   const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
@@ -92,13 +94,13 @@ function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProf
   return Math.max(1, request.max_tokens - budget);
 }
 
-function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSdkVendorProfile, warnings: string[]): LanguageModelV4FunctionTool[] {
+function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSdkVendorProfile, cachePlan: CacheBreakpointPlan, warnings: string[]): LanguageModelV4FunctionTool[] {
   const converted: LanguageModelV4FunctionTool[] = [];
   for (const tool of tools) {
     const type = 'type' in tool ? tool.type : undefined;
     if (type === undefined || type === 'custom') {
       const custom = tool as CustomTool;
-      if (custom.cache_control) warnings.push(`cache_control on tool ${custom.name} dropped: ${profile.label} has no tool cache breakpoints`);
+      if (cachePlan.breakpoints.has(tool)) warnings.push(`cache_control on tool ${custom.name} dropped: ${profile.label} has no tool cache breakpoints`);
       converted.push({
         type: 'function',
         name: custom.name,
@@ -146,4 +148,9 @@ function mergeProviderOptions(...all: Array<SharedV4ProviderOptions | undefined>
     for (const [namespace, values] of Object.entries(options ?? {})) merged[namespace] = { ...merged[namespace], ...values };
   }
   return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+/** The `safety_identifier` sent to OpenAI for a `metadata.user_id`: its SHA-256, 64 lowercase hex characters. */
+export function safetyIdentifier(userId: string): string {
+  return createHash('sha256').update(userId).digest('hex');
 }

@@ -31,7 +31,7 @@ import type {
 import { BadRequestError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
-import type { CacheBreakpointPlan } from '#src/providers/ai-sdk/plan-cache-breakpoints.ts';
+import type { CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
 import { convertSystemContent, type WithCache } from '#src/providers/ai-sdk/convert-to-ai-sdk-system.ts';
 import {

@@ -10,11 +10,12 @@ import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createAzure } from '@ai-sdk/azure';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenAICompatible, type OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
 import { UpstreamError } from '#src/errors.ts';
 import { upstreamFetch } from '#src/providers/http-client.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
 import type { AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 
 /** What identifies one upstream client. */
 export interface LanguageModelTarget {
@@ -25,8 +26,8 @@ export interface LanguageModelTarget {
   key: ProviderKey | undefined;
   upstreamModel: string;
   providerHeaders?: Record<string, string>;
-  /** OpenAI-compatible vendors that accept `response_format: json_schema` (most do; DeepSeek does not). */
-  supportsStructuredOutputs?: boolean;
+  /** The provider's quirks; the OpenAI-compatible client reads those of its wire format (see `compatibleSettings`). */
+  quirks?: Readonly<ProviderQuirks>;
   /** Bedrock without an API key: the configured AWS access key pair, for SigV4 signing. */
   awsCredentials?: AwsSigningCredentials;
 }
@@ -58,7 +59,7 @@ export function createLanguageModel(target: LanguageModelTarget): LanguageModelV
     apiKey === undefined ? '-' : createHash('sha256').update(apiKey).digest('base64url'),
     target.awsCredentials === undefined ? '-' : createHash('sha256').update(JSON.stringify(target.awsCredentials)).digest('base64url'),
     JSON.stringify(target.providerHeaders ?? {}),
-    String(target.supportsStructuredOutputs ?? ''),
+    target.family === 'openai-compatible' ? compatibleQuirksKey(target.quirks ?? {}) : '',
   ].join('\n');
   let factory = factories.get(cacheKey);
   if (factory) {
@@ -101,13 +102,8 @@ function createFactory(target: LanguageModelTarget, apiKey: string | undefined):
       return (modelId) => provider.chat(modelId);
     }
     case 'openai-compatible': {
-      const provider = createOpenAICompatible({
-        ...common,
-        name: 'openaiCompatible',
-        ...(apiKey ? { apiKey } : {}), // local servers (Ollama, vLLM) take no key
-        includeUsage: true,
-        supportsStructuredOutputs: target.supportsStructuredOutputs ?? false,
-      });
+      // Local servers (Ollama, vLLM) take no key.
+      const provider = createOpenAICompatible({ ...common, name: 'openaiCompatible', ...(apiKey ? { apiKey } : {}), ...compatibleSettings(target.quirks ?? {}) });
       return (modelId) => provider.chatModel(modelId);
     }
     case 'google': {
@@ -123,6 +119,39 @@ function createFactory(target: LanguageModelTarget, apiKey: string | undefined):
       throw new Error(`unknown AI SDK family ${String(unreachable)}`);
     }
   }
+}
+
+function compatibleQuirksKey(quirks: Readonly<ProviderQuirks>): string {
+  return [quirks.includeUsage, quirks.supportsStructuredOutputs, quirks.supportsMultiPartToolContent, quirks.reasoningField].join('|');
+}
+
+/**
+ * The OpenAI-compatible client's settings from the provider's quirks: usage requested in the last stream chunk
+ * (`stream_options.include_usage`, on unless the vendor refuses the field, as Mistral does), `response_format:
+ * json_schema`, tool results sent as content parts rather than text, and the field replayed reasoning goes in.
+ * The package writes an assistant turn's reasoning as `reasoning_content`; a vendor reading `reasoning`
+ * (Groq, Cerebras, OpenRouter, Together) refuses that field, so it is renamed. Streamed reasoning is read from
+ * either field by the package itself.
+ */
+function compatibleSettings(quirks: Readonly<ProviderQuirks>): Pick<OpenAICompatibleProviderSettings, 'includeUsage' | 'supportsStructuredOutputs' | 'supportsMultiPartToolContent' | 'transformRequestBody'> {
+  return {
+    includeUsage: quirks.includeUsage ?? true,
+    supportsStructuredOutputs: quirks.supportsStructuredOutputs ?? false,
+    supportsMultiPartToolContent: quirks.supportsMultiPartToolContent ?? false,
+    ...(quirks.reasoningField === 'reasoning' ? { transformRequestBody: moveReplayedReasoning } : {}),
+  };
+}
+
+/** Moves the reasoning of assistant turns from `reasoning_content` to `reasoning`, in the body the package built. */
+function moveReplayedReasoning(body: Record<string, unknown>): Record<string, unknown> {
+  const messages = body.messages;
+  if (!Array.isArray(messages)) return body;
+  for (const message of messages as Array<Record<string, unknown>>) {
+    if (message.reasoning_content === undefined) continue;
+    message.reasoning = message.reasoning_content;
+    delete message.reasoning_content;
+  }
+  return body;
 }
 
 /**

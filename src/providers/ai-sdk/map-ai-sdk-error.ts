@@ -17,6 +17,7 @@ import {
   UnsupportedFunctionalityError,
 } from '@ai-sdk/provider';
 import { GatewayError, UnsupportedFeatureError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { isAnthropicErrorType, kindForErrorType, kindForStatus } from '#src/error-vocabulary.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 
 /** The gateway error for one AI SDK failure. */
@@ -75,10 +76,16 @@ function isVendorErrorObject(error: unknown): error is Record<string, unknown> {
   return typeof error === 'object' && error !== null && !(error instanceof Error);
 }
 
-/** Reads a vendor's in-stream error codes; unknown codes are server errors (retryable, as a 5xx would be). */
+/**
+ * Reads a vendor's in-stream error: an Anthropic error type or an HTTP status (Gemini's `code`) in the shared
+ * vocabulary, else the vendor's own words; unknown codes are server errors (retryable, as a 5xx would be).
+ */
 function kindForVendorError(error: Record<string, unknown>): UpstreamFailureKind {
   const nested = typeof error.error === 'object' && error.error !== null ? (error.error as Record<string, unknown>) : error;
-  const words = [nested.type, nested.code, nested.status].filter((value) => typeof value === 'string' || typeof value === 'number').join(' ').toLowerCase();
+  if (isAnthropicErrorType(nested.type)) return kindForErrorType(nested.type);
+  const status = [nested.code, nested.status].find((value): value is number => typeof value === 'number' && value >= 400);
+  if (status !== undefined) return kindForStatus(status);
+  const words = [nested.type, nested.code, nested.status].filter((value) => typeof value === 'string').join(' ').toLowerCase();
   if (/rate_limit|ratelimit|throttl|429|resource_exhausted|quota/.test(words)) return 'rate_limited';
   if (/overload|unavailable|capacity|529|503/.test(words)) return 'overloaded';
   if (/invalid|validation|400/.test(words)) return 'invalid_request';

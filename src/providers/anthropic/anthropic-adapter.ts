@@ -5,7 +5,8 @@
  */
 import type { Dispatcher } from 'undici';
 import type { MessageResponse } from '#src/api-types.ts';
-import { UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { UpstreamError } from '#src/errors.ts';
+import { kindForErrorType } from '#src/error-vocabulary.ts';
 import type { AdapterMessage, AdapterStream, AttemptCall, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
 import { upstreamRequest } from '#src/providers/http-client.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
@@ -68,21 +69,12 @@ function vendorMessageOf(text: string): string | undefined {
   }
 }
 
-const STREAM_ERROR_KINDS: Record<string, UpstreamFailureKind> = {
-  overloaded_error: 'overloaded',
-  rate_limit_error: 'rate_limited',
-  api_error: 'server_error',
-  timeout_error: 'timeout',
-  invalid_request_error: 'invalid_request',
-};
-
 async function* passEvents(call: AttemptCall, response: Dispatcher.ResponseData): AsyncGenerator<SseEvent> {
   let stopped = false;
   try {
     for await (const event of readSseEvents(response.body)) {
       if (event.event === 'error') {
-        const type = vendorErrorType(event.data);
-        throw new UpstreamError({ provider: call.provider, kind: STREAM_ERROR_KINDS[type] ?? 'server_error', rawBody: event.data });
+        throw new UpstreamError({ provider: call.provider, kind: kindForErrorType(vendorErrorType(event.data)), rawBody: event.data });
       }
       if (event.event === 'message_stop') stopped = true;
       yield event;
@@ -95,12 +87,11 @@ async function* passEvents(call: AttemptCall, response: Dispatcher.ResponseData)
   if (!stopped) throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} ended the stream early` });
 }
 
-function vendorErrorType(data: string): string {
+function vendorErrorType(data: string): unknown {
   try {
-    const parsed = JSON.parse(data) as { error?: { type?: unknown } };
-    return typeof parsed.error?.type === 'string' ? parsed.error.type : 'api_error';
+    return (JSON.parse(data) as { error?: { type?: unknown } }).error?.type;
   } catch {
-    return 'api_error';
+    return undefined;
   }
 }
 

@@ -47,6 +47,8 @@ function planFor(item: Exclude<FakeReply, { type: 'reset' }>, { format, request 
       const frames = item.events.map((payload, index) => format.encodeEvent(payload, index));
       return { status: 200, headers: stream, frames, streaming: true };
     }
+    case 'sse':
+      return { status: 200, headers: stream, frames: item.frames.map((frame) => Buffer.from(frame, 'utf8')), streaming: true };
     case 'error': {
       const vendorError = format.errorFor(item.status, item.message);
       const body =
@@ -66,6 +68,11 @@ async function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
   // Even without a delay, yield between writes so each piece leaves as its own socket write.
   const waiting = milliseconds > 0 ? sleep(milliseconds, undefined, { signal }) : nextTurn(undefined, { signal });
   await waiting.catch(() => undefined);
+}
+
+// Resolves when the test lets the reply go, or when the exchange is aborted.
+async function held(until: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  await Promise.race([until.catch(() => undefined), new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))]);
 }
 
 async function write(res: ServerResponse, piece: Buffer, signal: AbortSignal): Promise<void> {
@@ -106,6 +113,7 @@ function piecesFor(plan: ResponsePlan, delivery: ReplyDelivery, context: ReplyCo
 export async function deliverReply(res: ServerResponse, item: FakeReply, context: ReplyContext): Promise<void> {
   const { signal } = context;
   if (item.delayMs !== undefined) await pause(item.delayMs, signal);
+  if (item.type !== 'reset' && item.until !== undefined) await held(item.until, signal);
   if (signal.aborted) return;
   if (item.type === 'reset') {
     res.socket?.resetAndDestroy();

@@ -5,6 +5,11 @@ import type { ByteSplit } from './split-bytes.ts';
 export interface ReplyDelivery {
   /** Wait this long before sending the status line and headers: exercises first-byte timeouts. */
   delayMs?: number;
+  /**
+   * Hold the reply (after `delayMs`) until this settles: a test does something while the gateway waits on
+   * this upstream (deletes a credential, say), then lets the reply go.
+   */
+  until?: Promise<unknown>;
   /** Pause between written chunks; without it the fake still yields to the event loop between writes. */
   chunkDelayMs?: number;
   /** Re-cut the body at arbitrary byte boundaries instead of writing one chunk per event. */
@@ -45,6 +50,12 @@ export interface EventsReply extends ReplyDelivery {
   events: readonly unknown[];
 }
 
+/** An inline stream of exact SSE frames (`event: …\ndata: …\n\n`), written byte for byte as given. */
+export interface SseReply extends ReplyDelivery {
+  type: 'sse';
+  frames: readonly string[];
+}
+
 /** An HTTP error in the vendor's own error body shape (or a given body or error fixture). */
 export interface ErrorReply extends ReplyDelivery {
   type: 'error';
@@ -62,7 +73,7 @@ export interface ResetReply {
 }
 
 /** Any scripted answer of a fake upstream. */
-export type FakeReply = FixtureReply | JsonReply | EventsReply | ErrorReply | ResetReply;
+export type FakeReply = FixtureReply | JsonReply | EventsReply | SseReply | ErrorReply | ResetReply;
 
 /** Short constructors for scripted replies, e.g. `reply.error(529)` or `reply.fixture('anthropic-text')`. */
 export const reply = {
@@ -77,6 +88,10 @@ export const reply = {
   /** Streams inline event payloads in the fake's framing. */
   events(events: readonly unknown[], options: Omit<EventsReply, 'type' | 'events'> = {}): EventsReply {
     return { type: 'events', events, ...options };
+  },
+  /** Streams exact frame text, so a test can compare the bytes a client receives with what was sent. */
+  sse(frames: readonly string[], options: Omit<SseReply, 'type' | 'frames'> = {}): SseReply {
+    return { type: 'sse', frames, ...options };
   },
   /** Answers with an HTTP error in the vendor's error shape. */
   error(status: number, options: Omit<ErrorReply, 'type' | 'status'> = {}): ErrorReply {

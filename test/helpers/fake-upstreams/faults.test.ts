@@ -38,6 +38,24 @@ describe('fake upstream faults', () => {
     expect(Date.now() - startedAt).toBeLessThan(2_000);
   });
 
+  it('holds a reply until the test lets it go', async () => {
+    let release = (): void => undefined;
+    const until = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { fake, client } = await anthropicWith(reply.fixture('anthropic-text', { until }));
+    let answered = false;
+    const answer = client.messages.create(request).then((message) => {
+      answered = true;
+      return message;
+    });
+    await expect.poll(() => fake.requests.length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toBe(false);
+    release();
+    expect((await answer).type).toBe('message');
+  });
+
   it('cuts a JSON body short by destroying the socket', async () => {
     const { client } = await anthropicWith(reply.fixture('anthropic-text', { truncate: { afterEvents: 0, plusBytes: 40, mode: 'destroy' } }));
     await expect(client.messages.create(request)).rejects.toThrow();

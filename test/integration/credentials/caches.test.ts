@@ -10,6 +10,7 @@ import { initAccount, seedBootstrapManagementKey, type InitializedAccount } from
 import { hashApiKey } from '#src/keys/api-key.ts';
 import type { Caller } from '#src/http/caller.ts';
 import { openTestDatabase, testDrivers, type TestDatabase } from '#test/helpers/test-database.ts';
+import { CredentialUnavailableError } from '#src/errors.ts';
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 
@@ -72,7 +73,7 @@ describe.each(testDrivers())('credential caches on %s', (driver) => {
 
     await stack.byok.remove(management, created.id);
     expect((await stack.routingCredentials.forAccount(account.account_id)).some((credential) => credential.id === created.id)).toBe(false);
-    await expect(stack.routingCredentials.revealKey(account.account_id, created.id)).rejects.toThrow(/no longer exists/);
+    await expect(stack.routingCredentials.revealKey(account.account_id, created.id)).rejects.toBeInstanceOf(CredentialUnavailableError);
   });
 
   it('reveals a region-bound key in the object form', async () => {

@@ -5,24 +5,12 @@
  * reasoning with its signature, a tool-use round trip whose result must come back as a `toolResult` block,
  * the binary event stream, cost to the cent, and broken answers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type Anthropic from '@anthropic-ai/sdk';
-import { readFixture, reply, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { readFixture, reply, startFakeBedrock } from '#test/helpers/fake-upstreams/index.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
-import {
-  createByokCredential,
-  describeBrokenAnswers,
-  expectCost,
-  expectSecretHidden,
-  expectWellFormed,
-  finalStreamUsage,
-  gatewayUsage,
-  providerOf,
-  startE2eTarget,
-  type E2eTarget,
-  streamThrough,
-} from '#test/integration/providers-e2e/e2e-support.ts';
+import { expectCost, expectWellFormed, finalStreamUsage, gatewayUsage, providerOf, streamThrough } from '#test/integration/providers-e2e/e2e-support.ts';
+import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
+import { describeBrokenAnswers, describeByokCredential } from '#test/integration/providers-e2e/e2e-scenarios.ts';
 
 const ACCESS_KEY_ID = 'AKIAE2ETESTSHARED001';
 const SECRET_ACCESS_KEY = 'e2e/secret+access+key/shared/bedrock/00001';
@@ -32,25 +20,16 @@ const UPSTREAM_MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 // Prices per million tokens: input 3, output 15, cache read 0.3, cache write 3.75.
 const PRICING = '{ input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 }';
 
-let target: E2eTarget;
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-let client: Anthropic;
-
-beforeAll(async () => {
-  target = await startE2eTarget({
-    startUpstream: startFakeBedrock,
-    providerYaml: (fake) =>
-      [
-        '  bedrock:',
-        `    base_url: "${fake.url}"`,
-        `    aws: { region: us-east-1, access_key_id: "${ACCESS_KEY_ID}", secret_access_key: "${SECRET_ACCESS_KEY}" }`,
-      ].join('\n'),
-    model: { slug: MODEL, provider: 'bedrock', upstreamModel: `"${UPSTREAM_MODEL}"`, pricing: PRICING },
-  });
-  ({ upstream, gateway, client } = target);
+const e2e = useE2eTarget({
+  startUpstream: startFakeBedrock,
+  providerYaml: (fake) =>
+    [
+      '  bedrock:',
+      `    base_url: "${fake.url}"`,
+      `    aws: { region: us-east-1, access_key_id: "${ACCESS_KEY_ID}", secret_access_key: "${SECRET_ACCESS_KEY}" }`,
+    ].join('\n'),
+  model: { slug: MODEL, provider: 'bedrock', upstreamModel: `"${UPSTREAM_MODEL}"`, pricing: PRICING },
 });
-afterAll(() => target?.close());
 
 const strawberry = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: 'How many r are in strawberry?' }] };
 const BASH_TOOL = { name: 'bash', description: 'Run a shell command', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] } };
@@ -64,8 +43,8 @@ interface ConverseMessage {
 
 describe('Bedrock upstream, AWS credentials from the configuration', () => {
   it('signs with SigV4 and returns the recorded text with usage and cost', async () => {
-    upstream.enqueue(reply.fixture('amazon-bedrock-text'));
-    const message = await client.messages.create(strawberry);
+    e2e.upstream.enqueue(reply.fixture('amazon-bedrock-text'));
+    const message = await e2e.client.messages.create(strawberry);
     const recorded = readFixture('amazon-bedrock', 'amazon-bedrock-text') as { output: { message: { content: Array<{ text: string }> } } };
 
     expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: recorded.output.message.content[0]?.text })]);
@@ -77,15 +56,15 @@ describe('Bedrock upstream, AWS credentials from the configuration', () => {
     // 22 x $3/M + 57 x $15/M = (66 + 855) / 1e6 = $0.000921
     expectCost(usage.cost, 0.000921);
 
-    const sent = upstream.lastRequest();
+    const sent = e2e.upstream.lastRequest();
     expect(sent?.path).toBe(`/model/${encodedModel}/converse`);
     expect(String(sent?.headers.authorization)).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${ACCESS_KEY_ID}/\\d{8}/us-east-1/bedrock/aws4_request`));
     expect(sent?.body).toMatchObject({ messages: [{ role: 'user', content: [{ text: strawberry.messages[0]?.content }] }] });
   });
 
   it('returns reasoning as a thinking block with its signature', async () => {
-    upstream.enqueue(reply.fixture('amazon-bedrock-reasoning'));
-    const message = await client.messages.create({ ...strawberry, thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 });
+    e2e.upstream.enqueue(reply.fixture('amazon-bedrock-reasoning'));
+    const message = await e2e.client.messages.create({ ...strawberry, thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 });
     const recorded = readFixture('amazon-bedrock', 'amazon-bedrock-reasoning') as { output: { message: { content: Array<{ reasoningContent?: { reasoningText: { text: string; signature: string } } }> } } };
     const reasoning = recorded.output.message.content[0]?.reasoningContent?.reasoningText;
     expect(message.content.map((block) => block.type)).toEqual(['thinking', 'text']);
@@ -96,19 +75,19 @@ describe('Bedrock upstream, AWS credentials from the configuration', () => {
     // 51 x $3/M + 78 x $15/M = (153 + 1170) / 1e6 = $0.001323
     expectCost(gatewayUsage(message).cost, 0.001323);
 
-    upstream.enqueue(reply.fixture('amazon-bedrock-text'));
-    await client.messages.create({ ...strawberry, thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048, messages: [...strawberry.messages, { role: 'assistant', content: message.content }, { role: 'user', content: 'And in raspberry?' }] });
-    const replayed = (upstream.lastRequest()?.body as { messages: ConverseMessage[] }).messages[1];
+    e2e.upstream.enqueue(reply.fixture('amazon-bedrock-text'));
+    await e2e.client.messages.create({ ...strawberry, thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048, messages: [...strawberry.messages, { role: 'assistant', content: message.content }, { role: 'user', content: 'And in raspberry?' }] });
+    const replayed = (e2e.upstream.lastRequest()?.body as { messages: ConverseMessage[] }).messages[1];
     expect(replayed?.content[0]).toEqual({ reasoningContent: { reasoningText: { text: reasoning?.text, signature: reasoning?.signature } } });
   });
 
   it('streams the recorded text over the AWS event stream', async () => {
-    upstream.enqueue(reply.fixture('amazon-bedrock-text'));
-    const { events, message } = await streamThrough(client, strawberry);
+    e2e.upstream.enqueue(reply.fixture('amazon-bedrock-text'));
+    const { events, message } = await streamThrough(e2e.client, strawberry);
     expect(expectWellFormed(events)).toEqual(['start 0 text', 'delta 0 text_delta', 'stop 0', 'message_delta']);
     expect(message.content[0]?.type === 'text' && message.content[0].text).toContain('strawberry');
     expect(message.model).toBe(MODEL);
-    expect(upstream.lastRequest()?.path).toBe(`/model/${encodedModel}/converse-stream`);
+    expect(e2e.upstream.lastRequest()?.path).toBe(`/model/${encodedModel}/converse-stream`);
     const usage = finalStreamUsage(events);
     expect(usage).toMatchObject({ input_tokens: 22, output_tokens: 55, is_byok: false });
     // 22 x $3/M + 55 x $15/M = (66 + 825) / 1e6 = $0.000891
@@ -116,27 +95,27 @@ describe('Bedrock upstream, AWS credentials from the configuration', () => {
   });
 
   it('completes a tool-use round trip: the tool_result reaches the upstream as a toolResult block', async () => {
-    upstream.enqueue(reply.fixture('amazon-bedrock-tool-call.1'), reply.fixture('amazon-bedrock-text'));
-    const first = await client.messages.create({ ...strawberry, tools: [BASH_TOOL], messages: [listFiles] });
+    e2e.upstream.enqueue(reply.fixture('amazon-bedrock-tool-call.1'), reply.fixture('amazon-bedrock-text'));
+    const first = await e2e.client.messages.create({ ...strawberry, tools: [BASH_TOOL], messages: [listFiles] });
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content).toEqual([{ type: 'tool_use', id: 'tool-use-id', name: 'bash', input: { command: 'ls -l' } }]);
     // 10 x $3/M + 20 x $15/M = (30 + 300) / 1e6 = $0.00033
     expectCost(gatewayUsage(first).cost, 0.00033);
-    expect(upstream.lastRequest()?.body).toMatchObject({ toolConfig: { tools: [{ toolSpec: expect.objectContaining({ name: 'bash' }) }] } });
+    expect(e2e.upstream.lastRequest()?.body).toMatchObject({ toolConfig: { tools: [{ toolSpec: expect.objectContaining({ name: 'bash' }) }] } });
 
-    await client.messages.create({
+    await e2e.client.messages.create({
       ...strawberry,
       tools: [BASH_TOOL],
       messages: [listFiles, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tool-use-id', content: 'a.txt b.txt', is_error: false }] }],
     });
-    const messages = (upstream.lastRequest()?.body as { messages: ConverseMessage[] }).messages;
+    const messages = (e2e.upstream.lastRequest()?.body as { messages: ConverseMessage[] }).messages;
     expect(messages[1]).toEqual({ role: 'assistant', content: [{ toolUse: { toolUseId: 'tool-use-id', name: 'bash', input: { command: 'ls -l' } } }] });
     expect(messages[2]?.content).toEqual([{ toolResult: { toolUseId: 'tool-use-id', content: [{ text: 'a.txt b.txt' }] } }]);
   });
 
   it('streams a tool call whose input arrives in deltas', async () => {
-    upstream.enqueue(reply.fixture('amazon-bedrock-tool-call.1'));
-    const { events, message } = await streamThrough(client, { ...strawberry, tools: [{ ...BASH_TOOL, name: 'test-tool' }], messages: [listFiles] });
+    e2e.upstream.enqueue(reply.fixture('amazon-bedrock-tool-call.1'));
+    const { events, message } = await streamThrough(e2e.client, { ...strawberry, tools: [{ ...BASH_TOOL, name: 'test-tool' }], messages: [listFiles] });
     expect(expectWellFormed(events)).toEqual(['start 0 tool_use', 'delta 0 input_json_delta', 'stop 0', 'message_delta']);
     expect(message.content).toEqual([{ type: 'tool_use', id: 'tool-use-id', name: 'test-tool', input: { value: 'Sparkle Day' } }]);
     expect(message.stop_reason).toBe('tool_use');
@@ -146,27 +125,20 @@ describe('Bedrock upstream, AWS credentials from the configuration', () => {
 });
 
 describeBrokenAnswers('Bedrock upstream', {
-  upstream: () => upstream,
-  client: () => client,
+  suite: e2e,
   request: strawberry,
   recording: (delivery) => reply.fixture('amazon-bedrock-text', delivery),
 });
 
-describe('Bedrock upstream, BYOK credential', () => {
-  it('sends the Bedrock API key as a bearer token, marks is_byok and never shows the key', async () => {
-    await createByokCredential(gateway, 'bedrock', BYOK_KEY);
-    // A new conversation: the earlier ones are pinned (sticky sessions) to the shared credentials.
-    const own = { ...strawberry, messages: [{ role: 'user' as const, content: 'A new conversation on my own key' }] };
-    upstream.enqueue(reply.fixture('amazon-bedrock-text'), reply.fixture('amazon-bedrock-text'));
-    const message = await client.messages.create(own);
-    expect(upstream.lastRequest()?.headers.authorization).toBe(`Bearer ${BYOK_KEY}`);
-    expect(gatewayUsage(message).is_byok).toBe(true);
-    expectCost(gatewayUsage(message).cost, 0.000921);
-
-    const { events } = await streamThrough(client, own);
-    expect(upstream.lastRequest()?.headers.authorization).toBe(`Bearer ${BYOK_KEY}`);
-    expect(finalStreamUsage(events).is_byok).toBe(true);
-    expectSecretHidden(gateway, BYOK_KEY, JSON.stringify(message), JSON.stringify(events));
-    expectSecretHidden(gateway, SECRET_ACCESS_KEY);
-  });
+describeByokCredential('Bedrock upstream', {
+  suite: e2e,
+  provider: 'bedrock',
+  key: BYOK_KEY,
+  sentAs: '(a Bedrock API key) as a bearer token',
+  keyOf: (sent) => sent.headers.authorization,
+  expectedKey: `Bearer ${BYOK_KEY}`,
+  request: strawberry,
+  replies: { message: reply.fixture('amazon-bedrock-text'), stream: reply.fixture('amazon-bedrock-text') },
+  cost: 0.000921,
+  sharedSecret: SECRET_ACCESS_KEY,
 });

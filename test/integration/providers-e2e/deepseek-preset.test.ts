@@ -4,24 +4,11 @@
  * `reasoning_content` as thinking (message and stream), a tool-use round trip whose result must come back as
  * a `tool` role message, DeepSeek's cache-hit tokens priced as cache reads, BYOK, and broken answers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type Anthropic from '@anthropic-ai/sdk';
-import { readChunks, readFixture, reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import type { TestGateway } from '#test/helpers/start-gateway.ts';
-import {
-  WEATHER_TOOL,
-  createByokCredential,
-  describeBrokenAnswers,
-  expectCost,
-  expectSecretHidden,
-  expectWellFormed,
-  finalStreamUsage,
-  gatewayUsage,
-  providerOf,
-  startE2eTarget,
-  type E2eTarget,
-  streamThrough,
-} from '#test/integration/providers-e2e/e2e-support.ts';
+import { describe, expect, it } from 'vitest';
+import { readChunks, readFixture, reply, startFakeOpenAiChat } from '#test/helpers/fake-upstreams/index.ts';
+import { expectCost, expectWellFormed, finalStreamUsage, gatewayUsage, providerOf, streamThrough, WEATHER_TOOL } from '#test/integration/providers-e2e/e2e-support.ts';
+import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
+import { describeBrokenAnswers, describeByokCredential } from '#test/integration/providers-e2e/e2e-scenarios.ts';
 
 const SHARED_KEY = 'sk-deepseek-e2e-shared-0001';
 const BYOK_KEY = 'sk-deepseek-e2e-byok-3n7b';
@@ -29,20 +16,11 @@ const MODEL = 'e2e/deepseek';
 // Prices per million tokens: input 0.28, output 0.42, cache read 0.028.
 const PRICING = '{ input: 0.28, output: 0.42, cache_read: 0.028 }';
 
-let target: E2eTarget;
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-let client: Anthropic;
-
-beforeAll(async () => {
-  target = await startE2eTarget({
-    startUpstream: startFakeOpenAiChat,
-    providerYaml: (fake) => `  deepseek: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}" }`,
-    model: { slug: MODEL, provider: 'deepseek', upstreamModel: 'deepseek-reasoner', pricing: PRICING },
-  });
-  ({ upstream, gateway, client } = target);
+const e2e = useE2eTarget({
+  startUpstream: startFakeOpenAiChat,
+  providerYaml: (fake) => `  deepseek: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}" }`,
+  model: { slug: MODEL, provider: 'deepseek', upstreamModel: 'deepseek-reasoner', pricing: PRICING },
 });
-afterAll(() => target?.close());
 
 const strawberry = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: "How many 'r's are in the word 'strawberry'?" }] };
 const weather = { role: 'user' as const, content: 'What is the weather in San Francisco?' };
@@ -57,8 +35,8 @@ interface ChatMessage {
 
 describe('DeepSeek preset (OpenAI-compatible), shared key', () => {
   it('returns reasoning_content as thinking, then the text, with usage and cost', async () => {
-    upstream.enqueue(reply.fixture('deepseek-reasoning', vendor));
-    const message = await client.messages.create(strawberry);
+    e2e.upstream.enqueue(reply.fixture('deepseek-reasoning', vendor));
+    const message = await e2e.client.messages.create(strawberry);
     const recorded = readFixture('deepseek-chat', 'deepseek-reasoning') as { choices: Array<{ message: { content: string; reasoning_content: string } }> };
 
     expect(message.content.map((block) => block.type)).toEqual(['thinking', 'text']);
@@ -71,15 +49,15 @@ describe('DeepSeek preset (OpenAI-compatible), shared key', () => {
     // 18 x $0.28/M + 345 x $0.42/M = (5.04 + 144.9) / 1e6 = $0.00014994
     expectCost(usage.cost, 0.00014994);
 
-    const sent = upstream.lastRequest();
+    const sent = e2e.upstream.lastRequest();
     expect(sent?.path).toBe('/v1/chat/completions');
     expect(sent?.headers.authorization).toBe(`Bearer ${SHARED_KEY}`);
     expect(sent?.body).toMatchObject({ model: 'deepseek-reasoner' });
   });
 
   it('streams a long reasoning_content run as a thinking block before the text', async () => {
-    upstream.enqueue(reply.fixture('deepseek-reasoning', vendor));
-    const { events, message } = await streamThrough(client, strawberry);
+    e2e.upstream.enqueue(reply.fixture('deepseek-reasoning', vendor));
+    const { events, message } = await streamThrough(e2e.client, strawberry);
     const chunks = readChunks('deepseek-chat', 'deepseek-reasoning') as Array<{ choices: Array<{ delta: { content?: string | null; reasoning_content?: string | null } }> }>;
     const thinking = chunks.map((chunk) => chunk.choices[0]?.delta.reasoning_content ?? '').join('');
     const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
@@ -96,8 +74,8 @@ describe('DeepSeek preset (OpenAI-compatible), shared key', () => {
   });
 
   it('completes a tool-use round trip: the tool_result reaches the upstream as a tool role message', async () => {
-    upstream.enqueue(reply.fixture('deepseek-tool-call', vendor), reply.fixture('deepseek-text', vendor));
-    const first = await client.messages.create({ ...strawberry, tools: [WEATHER_TOOL], messages: [weather] });
+    e2e.upstream.enqueue(reply.fixture('deepseek-tool-call', vendor), reply.fixture('deepseek-text', vendor));
+    const first = await e2e.client.messages.create({ ...strawberry, tools: [WEATHER_TOOL], messages: [weather] });
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content.find((block) => block.type === 'tool_use')).toEqual({ type: 'tool_use', id: 'call_00_9V0vrf86Pc9aelHCJMZqnJBo', name: 'weather', input: { location: 'San Francisco' } });
     const usage = gatewayUsage(first);
@@ -106,12 +84,12 @@ describe('DeepSeek preset (OpenAI-compatible), shared key', () => {
     // 19 x $0.28 + 320 x $0.028 + 92 x $0.42, per million = (5.32 + 8.96 + 38.64) / 1e6 = $0.00005292
     expectCost(usage.cost, 0.00005292);
 
-    await client.messages.create({
+    await e2e.client.messages.create({
       ...strawberry,
       tools: [WEATHER_TOOL],
       messages: [weather, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_00_9V0vrf86Pc9aelHCJMZqnJBo', content: 'Foggy, 14°C' }] }],
     });
-    const messages = (upstream.lastRequest()?.body as { messages: ChatMessage[] }).messages;
+    const messages = (e2e.upstream.lastRequest()?.body as { messages: ChatMessage[] }).messages;
     expect(messages.find((message) => message.role === 'assistant')?.tool_calls).toEqual([
       { id: 'call_00_9V0vrf86Pc9aelHCJMZqnJBo', type: 'function', function: { name: 'weather', arguments: JSON.stringify({ location: 'San Francisco' }) } },
     ]);
@@ -120,29 +98,22 @@ describe('DeepSeek preset (OpenAI-compatible), shared key', () => {
 });
 
 describeBrokenAnswers('DeepSeek preset', {
-  upstream: () => upstream,
-  client: () => client,
+  suite: e2e,
   request: strawberry,
   recording: (delivery) => reply.fixture('deepseek-reasoning', { ...vendor, ...delivery }),
   midStreamAfterEvents: 3,
 });
 
-describe('DeepSeek preset, BYOK credential', () => {
-  it('sends the credential key as the bearer token, marks is_byok and never shows the key', async () => {
-    await createByokCredential(gateway, 'deepseek', BYOK_KEY);
-    // A new conversation: the earlier ones are pinned (sticky sessions) to the shared key.
-    const own = { ...strawberry, messages: [{ role: 'user' as const, content: 'A new conversation on my own key' }] };
-    upstream.enqueue(reply.fixture('deepseek-text', vendor), reply.fixture('deepseek-reasoning', vendor));
-    const message = await client.messages.create(own);
-    expect(upstream.lastRequest()?.headers.authorization).toBe(`Bearer ${BYOK_KEY}`);
-    expect(gatewayUsage(message).is_byok).toBe(true);
-    // deepseek-text.json: 13 input, 300 output: (13 x 0.28 + 300 x 0.42) / 1e6 = (3.64 + 126) / 1e6 = $0.00012964
-    expectCost(gatewayUsage(message).cost, 0.00012964);
-
-    const { events } = await streamThrough(client, own);
-    expect(upstream.lastRequest()?.headers.authorization).toBe(`Bearer ${BYOK_KEY}`);
-    expect(finalStreamUsage(events).is_byok).toBe(true);
-    expectSecretHidden(gateway, BYOK_KEY, JSON.stringify(message), JSON.stringify(events));
-    expectSecretHidden(gateway, SHARED_KEY);
-  });
+describeByokCredential('DeepSeek preset', {
+  suite: e2e,
+  provider: 'deepseek',
+  key: BYOK_KEY,
+  sentAs: 'as the bearer token',
+  keyOf: (sent) => sent.headers.authorization,
+  expectedKey: `Bearer ${BYOK_KEY}`,
+  request: strawberry,
+  replies: { message: reply.fixture('deepseek-text', vendor), stream: reply.fixture('deepseek-reasoning', vendor) },
+  // deepseek-text.json: 13 input, 300 output: (13 x 0.28 + 300 x 0.42) / 1e6 = (3.64 + 126) / 1e6 = $0.00012964
+  cost: 0.00012964,
+  sharedSecret: SHARED_KEY,
 });

@@ -1,74 +1,12 @@
 /**
- * Shared pieces of the end-to-end provider suites: a real gateway pointed at one fake vendor, the official
- * Anthropic SDK as its client, BYOK credentials created over the management API, and the checks every
- * family repeats (a well-formed event sequence, cost to the cent, typed errors, secrets kept out of sight).
+ * The checks every end-to-end provider suite repeats: a well-formed event sequence, cost to the cent, typed
+ * errors, secrets kept out of sight. The target each suite runs against is in `e2e-target.ts`, the scenarios
+ * every family shares (broken answers, a BYOK credential) in `e2e-scenarios.ts`.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageStreamEvent, Message, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { afterEach, describe, expect, it } from 'vitest';
-import { reply, type FakeReply, type FakeUpstream, type ReplyDelivery } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-
-/** A test-only model with the capabilities the scenarios need, served by one endpoint. */
-export function modelYaml(options: { slug: string; provider: string; upstreamModel: string; pricing: string }): string {
-  return [
-    '  ' + options.slug + ':',
-    '    name: E2E model',
-    '    context_length: 200000',
-    '    capabilities: { tools: true, thinking: true, vision: true }',
-    '    endpoints:',
-    `      - { provider: ${options.provider}, model: ${options.upstreamModel}, pricing: ${options.pricing} }`,
-  ].join('\n');
-}
-
-/** What one e2e file runs against: a fake vendor upstream, a gateway pointed at it, and the SDK pointed at the gateway. */
-export interface E2eTarget {
-  upstream: FakeUpstream;
-  gateway: TestGateway;
-  client: Anthropic;
-  close(): Promise<void>;
-}
-
-/**
- * Starts a fake upstream and a gateway whose catalog holds one provider (the YAML `providerYaml` writes for the
- * upstream, indented under `providers:`) and one model on it. Bodies that stall for a second fail, so the stall
- * cases of {@link describeBrokenAnswers} end quickly.
- */
-export async function startE2eTarget(options: {
-  startUpstream: () => Promise<FakeUpstream>;
-  providerYaml: (upstream: FakeUpstream) => string;
-  model: Parameters<typeof modelYaml>[0];
-}): Promise<E2eTarget> {
-  const upstream = await options.startUpstream();
-  const catalogYaml = ['providers:', options.providerYaml(upstream), 'models:', modelYaml(options.model), ''].join('\n');
-  const gateway = await startTestGateway({ catalogYaml, env: { SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS: '1000' } });
-  return {
-    upstream,
-    gateway,
-    client: anthropicClient(gateway),
-    async close() {
-      await gateway.close();
-      await upstream.close();
-    },
-  };
-}
-
-/** The official SDK pointed at the gateway, as a user configures it. */
-export function anthropicClient(gateway: TestGateway): Anthropic {
-  return new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: gateway.api_key, apiKey: null, maxRetries: 0, timeout: 10_000 });
-}
-
-/** Creates a BYOK credential for `provider` with the management key; returns its id. */
-export async function createByokCredential(gateway: TestGateway, provider: string, key: string): Promise<string> {
-  const response = await fetch(`${gateway.baseUrl}/byok`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${gateway.management_key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ provider, key, name: `e2e ${provider}` }),
-  });
-  const text = await response.text();
-  expect(response.status, text).toBe(201);
-  return (JSON.parse(text) as { data: { id: string } }).data.id;
-}
+import { expect } from 'vitest';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
 
 /** The gateway's own usage fields, which the SDK types do not know. */
 export interface GatewayUsage {
@@ -227,67 +165,3 @@ export const WEATHER_TOOL = {
   description: 'Get the weather in a location',
   input_schema: { type: 'object' as const, properties: { location: { type: 'string' } }, required: ['location'] },
 };
-
-/** What the shared fault scenarios need from one family's file. */
-export interface FaultSetup {
-  upstream: () => FakeUpstream;
-  client: () => Anthropic;
-  request: MessageCreateParamsNonStreaming;
-  /** A recorded reply with the given delivery; `.json` or `.chunks.txt` is picked from the request. */
-  recording: (delivery: ReplyDelivery) => FakeReply;
-  /** Recorded events to send before a mid-stream fault: enough for the client to have had its first byte. */
-  midStreamAfterEvents?: number;
-  /** Vendor text the in-stream error carries, which must not reach the client. */
-  vendorDetail?: string;
-}
-
-/**
- * Broken or truncated upstream answers: a JSON body cut short, a reset, a stalled body, and a stream cut
- * short, reset, failed in-band or stalled after it began. Each ends in a typed error; none hangs. Needs a
- * gateway whose upstream body timeout is short (about a second).
- */
-export function describeBrokenAnswers(name: string, setup: FaultSetup): void {
-  const detail = setup.vendorDetail ?? 'vendor-detail-7f3a';
-  const after = setup.midStreamAfterEvents ?? 2;
-  describe(`${name}, broken answers`, () => {
-    // The scripted fault must have been served: an error for any other reason (no key, a 400) proves nothing.
-    afterEach(() => {
-      expect(setup.upstream().pendingReplies()).toBe(0);
-    });
-
-    it('answers a JSON body cut short with a 5xx in Anthropic error shape', async () => {
-      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: 0, plusBytes: 60, mode: 'end' } }));
-      expectTypedServerError(await rejectionOf(setup.client().messages.create(setup.request)));
-    });
-
-    it('answers a connection reset with a 5xx', async () => {
-      setup.upstream().enqueue(reply.reset());
-      expectTypedServerError(await rejectionOf(setup.client().messages.create(setup.request)));
-    });
-
-    it('answers a body that stalls after the headers with a 5xx once the body timeout passes', async () => {
-      setup.upstream().enqueue(setup.recording({ stallAfterEvents: 0 }));
-      expectTypedServerError(await rejectionOf(setup.client().messages.create(setup.request)));
-    });
-
-    it('ends a stream cut short with an in-band error the SDK raises', async () => {
-      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: after, plusBytes: 15, mode: 'end' } }));
-      await expectInBandStreamError(setup.client(), setup.request);
-    });
-
-    it('ends a stream whose socket is reset mid-way with an in-band error', async () => {
-      setup.upstream().enqueue(setup.recording({ truncate: { afterEvents: after, mode: 'destroy' } }));
-      await expectInBandStreamError(setup.client(), setup.request);
-    });
-
-    it("turns the vendor's in-stream error into a typed in-band error without the vendor's text", async () => {
-      setup.upstream().enqueue(setup.recording({ streamError: { afterEvents: after, status: 500, message: detail } }));
-      await expectInBandStreamError(setup.client(), setup.request, [detail]);
-    });
-
-    it('ends a stream that stalls mid-way with an in-band error, not a hang', async () => {
-      setup.upstream().enqueue(setup.recording({ stallAfterEvents: after }));
-      await expectInBandStreamError(setup.client(), setup.request);
-    });
-  });
-}

@@ -4,24 +4,11 @@
  * thought signature whose result must come back as a `functionResponse` part, cost to the cent, BYOK, and
  * broken answers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type Anthropic from '@anthropic-ai/sdk';
-import { readFixture, reply, startFakeGemini, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import type { TestGateway } from '#test/helpers/start-gateway.ts';
-import {
-  WEATHER_TOOL,
-  createByokCredential,
-  describeBrokenAnswers,
-  expectCost,
-  expectSecretHidden,
-  expectWellFormed,
-  finalStreamUsage,
-  gatewayUsage,
-  providerOf,
-  startE2eTarget,
-  type E2eTarget,
-  streamThrough,
-} from '#test/integration/providers-e2e/e2e-support.ts';
+import { describe, expect, it } from 'vitest';
+import { readFixture, reply, startFakeGemini } from '#test/helpers/fake-upstreams/index.ts';
+import { expectCost, expectWellFormed, finalStreamUsage, gatewayUsage, providerOf, streamThrough, WEATHER_TOOL } from '#test/integration/providers-e2e/e2e-support.ts';
+import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
+import { describeBrokenAnswers, describeByokCredential } from '#test/integration/providers-e2e/e2e-scenarios.ts';
 
 const SHARED_KEY = 'AIzaSy-e2e-shared-gemini-0001';
 const BYOK_KEY = 'AIzaSy-e2e-byok-gemini-5t6y';
@@ -29,20 +16,11 @@ const MODEL = 'e2e/gemini';
 // Prices per million tokens: input 2, output 12, cache read 0.2.
 const PRICING = '{ input: 2, output: 12, cache_read: 0.2 }';
 
-let target: E2eTarget;
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-let client: Anthropic;
-
-beforeAll(async () => {
-  target = await startE2eTarget({
-    startUpstream: startFakeGemini,
-    providerYaml: (fake) => `  google: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}" }`,
-    model: { slug: MODEL, provider: 'google', upstreamModel: 'gemini-3-pro-preview', pricing: PRICING },
-  });
-  ({ upstream, gateway, client } = target);
+const e2e = useE2eTarget({
+  startUpstream: startFakeGemini,
+  providerYaml: (fake) => `  google: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}" }`,
+  model: { slug: MODEL, provider: 'google', upstreamModel: 'gemini-3-pro-preview', pricing: PRICING },
 });
-afterAll(() => target?.close());
 
 const strawberry = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: 'How many r are in strawberry?' }] };
 const weather = { role: 'user' as const, content: 'What is the weather in San Francisco?' };
@@ -54,8 +32,8 @@ interface GeminiContent {
 
 describe('Gemini upstream, shared key', () => {
   it('returns the recorded text with thought tokens counted as output', async () => {
-    upstream.enqueue(reply.fixture('google-text'));
-    const message = await client.messages.create(strawberry);
+    e2e.upstream.enqueue(reply.fixture('google-text'));
+    const message = await e2e.client.messages.create(strawberry);
     const recorded = readFixture('google', 'google-text') as { candidates: Array<{ content: { parts: Array<{ text: string }> } }> };
 
     const text = message.content.find((block) => block.type === 'text');
@@ -69,20 +47,20 @@ describe('Gemini upstream, shared key', () => {
     // 9 x $2/M + 272 x $12/M = (18 + 3264) / 1e6 = $0.003282
     expectCost(usage.cost, 0.003282);
 
-    const sent = upstream.lastRequest();
+    const sent = e2e.upstream.lastRequest();
     expect(sent?.path).toBe('/v1beta/models/gemini-3-pro-preview:generateContent');
     expect(sent?.headers['x-goog-api-key']).toBe(SHARED_KEY);
     expect(sent?.body).toMatchObject({ contents: [{ role: 'user', parts: [{ text: strawberry.messages[0]?.content }] }] });
   });
 
   it('streams the recorded text as a well-formed sequence', async () => {
-    upstream.enqueue(reply.fixture('google-text'));
-    const { events, message } = await streamThrough(client, strawberry);
+    e2e.upstream.enqueue(reply.fixture('google-text'));
+    const { events, message } = await streamThrough(e2e.client, strawberry);
     const outline = expectWellFormed(events);
     expect(outline).toContain('message_delta');
     expect(message.content.filter((block) => block.type === 'text').map((block) => (block.type === 'text' ? block.text : '')).join('')).toContain('strawberry');
     expect(message.model).toBe(MODEL);
-    expect(upstream.lastRequest()?.path).toBe('/v1beta/models/gemini-3-pro-preview:streamGenerateContent');
+    expect(e2e.upstream.lastRequest()?.path).toBe('/v1beta/models/gemini-3-pro-preview:streamGenerateContent');
     const usage = finalStreamUsage(events);
     expect(usage).toMatchObject({ input_tokens: 9, output_tokens: 23 + 185, is_byok: false });
     // 9 x $2/M + (23 + 185) x $12/M = (18 + 2496) / 1e6 = $0.002514
@@ -90,8 +68,8 @@ describe('Gemini upstream, shared key', () => {
   });
 
   it('completes a tool-use round trip: the tool_result reaches the upstream as a functionResponse part', async () => {
-    upstream.enqueue(reply.fixture('google-tool-call'), reply.fixture('google-text'));
-    const first = await client.messages.create({ ...strawberry, tools: [WEATHER_TOOL], messages: [weather] });
+    e2e.upstream.enqueue(reply.fixture('google-tool-call'), reply.fixture('google-text'));
+    const first = await e2e.client.messages.create({ ...strawberry, tools: [WEATHER_TOOL], messages: [weather] });
     expect(first.stop_reason).toBe('tool_use');
     const toolUse = first.content.find((block) => block.type === 'tool_use');
     expect(toolUse).toMatchObject({ type: 'tool_use', name: 'weather', input: { location: 'San Francisco' } });
@@ -99,15 +77,15 @@ describe('Gemini upstream, shared key', () => {
     expect(usage).toMatchObject({ input_tokens: 29, output_tokens: 15 + 893 });
     // 29 x $2/M + (15 + 893) x $12/M = (58 + 10896) / 1e6 = $0.010954
     expectCost(usage.cost, 0.010954);
-    expect(upstream.lastRequest()?.body).toMatchObject({ tools: [{ functionDeclarations: [expect.objectContaining({ name: 'weather' })] }] });
+    expect(e2e.upstream.lastRequest()?.body).toMatchObject({ tools: [{ functionDeclarations: [expect.objectContaining({ name: 'weather' })] }] });
 
     const toolUseId = toolUse?.type === 'tool_use' ? toolUse.id : '';
-    await client.messages.create({
+    await e2e.client.messages.create({
       ...strawberry,
       tools: [WEATHER_TOOL],
       messages: [weather, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: 'Sunny, 18°C' }] }],
     });
-    const contents = (upstream.lastRequest()?.body as { contents: GeminiContent[] }).contents;
+    const contents = (e2e.upstream.lastRequest()?.body as { contents: GeminiContent[] }).contents;
     const recorded = readFixture('google', 'google-tool-call') as { candidates: Array<{ content: { parts: Array<{ thoughtSignature: string }> } }> };
     // The function call goes back with the thought signature Gemini 3 requires on the next turn.
     expect(contents[1]).toMatchObject({ role: 'model', parts: [{ functionCall: { name: 'weather', args: { location: 'San Francisco' } }, thoughtSignature: recorded.candidates[0]?.content.parts[0]?.thoughtSignature }] });
@@ -117,8 +95,8 @@ describe('Gemini upstream, shared key', () => {
   });
 
   it('streams a function call with its parsed arguments', async () => {
-    upstream.enqueue(reply.fixture('google-tool-call'));
-    const { events, message } = await streamThrough(client, { ...strawberry, tools: [WEATHER_TOOL], messages: [weather] });
+    e2e.upstream.enqueue(reply.fixture('google-tool-call'));
+    const { events, message } = await streamThrough(e2e.client, { ...strawberry, tools: [WEATHER_TOOL], messages: [weather] });
     const outline = expectWellFormed(events);
     const toolIndex = message.content.findIndex((block) => block.type === 'tool_use');
     expect(outline).toContain(`start ${toolIndex} tool_use`);
@@ -130,29 +108,22 @@ describe('Gemini upstream, shared key', () => {
 });
 
 describeBrokenAnswers('Gemini upstream', {
-  upstream: () => upstream,
-  client: () => client,
+  suite: e2e,
   request: strawberry,
   // The text recording streams two chunks: fault after the first one.
   recording: (delivery) => reply.fixture('google-text', delivery),
   midStreamAfterEvents: 1,
 });
 
-describe('Gemini upstream, BYOK credential', () => {
-  it('sends the credential key as x-goog-api-key, marks is_byok and never shows the key', async () => {
-    await createByokCredential(gateway, 'google', BYOK_KEY);
-    // A new conversation: the earlier ones are pinned (sticky sessions) to the shared key.
-    const own = { ...strawberry, messages: [{ role: 'user' as const, content: 'A new conversation on my own key' }] };
-    upstream.enqueue(reply.fixture('google-text'), reply.fixture('google-text'));
-    const message = await client.messages.create(own);
-    expect(upstream.lastRequest()?.headers['x-goog-api-key']).toBe(BYOK_KEY);
-    expect(gatewayUsage(message).is_byok).toBe(true);
-    expectCost(gatewayUsage(message).cost, 0.003282);
-
-    const { events } = await streamThrough(client, own);
-    expect(upstream.lastRequest()?.headers['x-goog-api-key']).toBe(BYOK_KEY);
-    expect(finalStreamUsage(events).is_byok).toBe(true);
-    expectSecretHidden(gateway, BYOK_KEY, JSON.stringify(message), JSON.stringify(events));
-    expectSecretHidden(gateway, SHARED_KEY);
-  });
+describeByokCredential('Gemini upstream', {
+  suite: e2e,
+  provider: 'google',
+  key: BYOK_KEY,
+  sentAs: 'as x-goog-api-key',
+  keyOf: (sent) => sent.headers['x-goog-api-key'],
+  expectedKey: BYOK_KEY,
+  request: strawberry,
+  replies: { message: reply.fixture('google-text'), stream: reply.fixture('google-text') },
+  cost: 0.003282,
+  sharedSecret: SHARED_KEY,
 });

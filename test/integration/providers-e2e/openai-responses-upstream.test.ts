@@ -4,23 +4,11 @@
  * with two message items, a streamed function call whose result must come back as `function_call_output`,
  * cached input priced as cache reads, BYOK, and broken answers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type Anthropic from '@anthropic-ai/sdk';
-import { readChunks, readFixture, reply, startFakeOpenAiResponses, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import type { TestGateway } from '#test/helpers/start-gateway.ts';
-import {
-  createByokCredential,
-  describeBrokenAnswers,
-  expectCost,
-  expectSecretHidden,
-  expectWellFormed,
-  finalStreamUsage,
-  gatewayUsage,
-  providerOf,
-  startE2eTarget,
-  type E2eTarget,
-  streamThrough,
-} from '#test/integration/providers-e2e/e2e-support.ts';
+import { describe, expect, it } from 'vitest';
+import { readChunks, readFixture, reply, startFakeOpenAiResponses } from '#test/helpers/fake-upstreams/index.ts';
+import { expectCost, expectWellFormed, finalStreamUsage, gatewayUsage, providerOf, streamThrough } from '#test/integration/providers-e2e/e2e-support.ts';
+import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
+import { describeBrokenAnswers, describeByokCredential } from '#test/integration/providers-e2e/e2e-scenarios.ts';
 
 const SHARED_KEY = 'sk-openai-e2e-responses-shared-0001';
 const BYOK_KEY = 'sk-proj-e2e-responses-byok-9x3c';
@@ -28,20 +16,11 @@ const MODEL = 'e2e/gpt-responses';
 // Prices per million tokens: input 1.25, output 10, cache read 0.125.
 const PRICING = '{ input: 1.25, output: 10, cache_read: 0.125 }';
 
-let target: E2eTarget;
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-let client: Anthropic;
-
-beforeAll(async () => {
-  target = await startE2eTarget({
-    startUpstream: startFakeOpenAiResponses,
-    providerYaml: (fake) => `  openai: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}" }`,
-    model: { slug: MODEL, provider: 'openai', upstreamModel: 'gpt-5-mini', pricing: PRICING },
-  });
-  ({ upstream, gateway, client } = target);
+const e2e = useE2eTarget({
+  startUpstream: startFakeOpenAiResponses,
+  providerYaml: (fake) => `  openai: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}" }`,
+  model: { slug: MODEL, provider: 'openai', upstreamModel: 'gpt-5-mini', pricing: PRICING },
 });
-afterAll(() => target?.close());
 
 const news = { model: MODEL, max_tokens: 2048, messages: [{ role: 'user' as const, content: 'What are the latest AI news today?' }] };
 const CALCULATOR = {
@@ -62,8 +41,8 @@ interface ResponsesInputItem {
 
 describe('OpenAI Responses upstream, shared key', () => {
   it('returns reasoning as thinking, then the text, with usage and cost', async () => {
-    upstream.enqueue(reply.fixture('openai-reasoning-encrypted-content.1'));
-    const message = await client.messages.create({ ...news, thinking: { type: 'enabled', budget_tokens: 1024 } });
+    e2e.upstream.enqueue(reply.fixture('openai-reasoning-encrypted-content.1'));
+    const message = await e2e.client.messages.create({ ...news, thinking: { type: 'enabled', budget_tokens: 1024 } });
     const recorded = readFixture('openai-responses', 'openai-reasoning-encrypted-content.1') as {
       output: Array<{ type: string; summary?: Array<{ text: string }>; content?: Array<{ text: string }> }>;
     };
@@ -82,15 +61,15 @@ describe('OpenAI Responses upstream, shared key', () => {
     // 865 x $1.25/M + 163 x $10/M (reasoning included) = (1081.25 + 1630) / 1e6 = $0.00271125
     expectCost(usage.cost, 0.00271125);
 
-    const sent = upstream.lastRequest();
+    const sent = e2e.upstream.lastRequest();
     expect(sent?.path).toBe('/v1/responses');
     expect(sent?.headers.authorization).toBe(`Bearer ${SHARED_KEY}`);
     expect(sent?.body).toMatchObject({ model: 'gpt-5-mini', store: false });
   });
 
   it('streams two message items as two text blocks; cached input is priced as cache reads', async () => {
-    upstream.enqueue(reply.fixture('openai-phase.1'));
-    const { events, message } = await streamThrough(client, news);
+    e2e.upstream.enqueue(reply.fixture('openai-phase.1'));
+    const { events, message } = await streamThrough(e2e.client, news);
     // The recording abbreviates: each item streams a few deltas, and the deltas are what a client receives.
     const recordedTexts = new Map<string, string>();
     for (const chunk of readChunks('openai-responses', 'openai-phase.1') as Array<{ type: string; item_id?: string; delta?: string }>) {
@@ -109,8 +88,8 @@ describe('OpenAI Responses upstream, shared key', () => {
   });
 
   it('completes a tool-use round trip: the tool_result reaches the upstream as function_call_output', async () => {
-    upstream.enqueue(reply.fixture('openai-reasoning-encrypted-content.1'), reply.fixture('openai-reasoning-encrypted-content.1'));
-    const first = await streamThrough(client, { ...news, tools: [CALCULATOR], messages: [arithmetic] });
+    e2e.upstream.enqueue(reply.fixture('openai-reasoning-encrypted-content.1'), reply.fixture('openai-reasoning-encrypted-content.1'));
+    const first = await streamThrough(e2e.client, { ...news, tools: [CALCULATOR], messages: [arithmetic] });
     const outline = expectWellFormed(first.events);
     expect(outline.filter((entry) => entry.startsWith('start'))).toEqual(['start 0 thinking', 'start 1 tool_use']);
     expect(outline).toContain('delta 1 input_json_delta');
@@ -122,13 +101,13 @@ describe('OpenAI Responses upstream, shared key', () => {
     // 134 x $1.25/M + 28 x $10/M = (167.5 + 280) / 1e6 = $0.0004475
     expectCost(usage.cost, 0.0004475);
 
-    const second = await client.messages.create({
+    const second = await e2e.client.messages.create({
       ...news,
       tools: [CALCULATOR],
       messages: [arithmetic, { role: 'assistant', content: first.message.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', content: '19' }] }],
     });
     expect(second.content.at(-1)).toMatchObject({ type: 'text' });
-    const input = (upstream.lastRequest()?.body as { input: ResponsesInputItem[] }).input;
+    const input = (e2e.upstream.lastRequest()?.body as { input: ResponsesInputItem[] }).input;
     expect(input.find((item) => item.type === 'function_call')).toMatchObject({ call_id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', name: 'calculator', arguments: JSON.stringify({ a: 12, b: 7, op: 'add' }) });
     expect(input.at(-1)).toEqual({ type: 'function_call_output', call_id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', output: '19' });
     // The reasoning item is replayed from the thinking block's signature (encrypted content).
@@ -137,31 +116,24 @@ describe('OpenAI Responses upstream, shared key', () => {
 });
 
 describeBrokenAnswers('OpenAI Responses upstream', {
-  upstream: () => upstream,
-  client: () => client,
+  suite: e2e,
   request: news,
   recording: (delivery) => reply.fixture('openai-phase.1', delivery),
   // created, in_progress, output_item.added, content_part.added, then the first text delta
   midStreamAfterEvents: 5,
 });
 
-describe('OpenAI Responses upstream, BYOK credential', () => {
-  it('sends the credential key as the bearer token, marks is_byok and never shows the key', async () => {
-    await createByokCredential(gateway, 'openai', BYOK_KEY);
-    // A new conversation: the earlier ones are pinned (sticky sessions) to the shared key.
-    const own = { ...news, messages: [{ role: 'user' as const, content: 'A new conversation on my own key' }] };
-    upstream.enqueue(reply.fixture('openai-phase.1'), reply.fixture('openai-phase.1'));
-    const message = await client.messages.create(own);
-    expect(upstream.lastRequest()?.headers.authorization).toBe(`Bearer ${BYOK_KEY}`);
-    expect(gatewayUsage(message).is_byok).toBe(true);
-    // openai-phase.1.json: 7243 input of which 3072 cached, 423 output:
-    // (4171 x 1.25 + 3072 x 0.125 + 423 x 10) / 1e6 = (5213.75 + 384 + 4230) / 1e6 = $0.00982775
-    expectCost(gatewayUsage(message).cost, 0.00982775);
-
-    const { events } = await streamThrough(client, own);
-    expect(upstream.lastRequest()?.headers.authorization).toBe(`Bearer ${BYOK_KEY}`);
-    expect(finalStreamUsage(events).is_byok).toBe(true);
-    expectSecretHidden(gateway, BYOK_KEY, JSON.stringify(message), JSON.stringify(events));
-    expectSecretHidden(gateway, SHARED_KEY);
-  });
+describeByokCredential('OpenAI Responses upstream', {
+  suite: e2e,
+  provider: 'openai',
+  key: BYOK_KEY,
+  sentAs: 'as the bearer token',
+  keyOf: (sent) => sent.headers.authorization,
+  expectedKey: `Bearer ${BYOK_KEY}`,
+  request: news,
+  replies: { message: reply.fixture('openai-phase.1'), stream: reply.fixture('openai-phase.1') },
+  // openai-phase.1.json: 7243 input of which 3072 cached, 423 output:
+  // (4171 x 1.25 + 3072 x 0.125 + 423 x 10) / 1e6 = (5213.75 + 384 + 4230) / 1e6 = $0.00982775
+  cost: 0.00982775,
+  sharedSecret: SHARED_KEY,
 });

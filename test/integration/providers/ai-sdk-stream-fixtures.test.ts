@@ -8,7 +8,7 @@ import type { MessageResponse } from '#src/api-types.ts';
 import { createAiSdkAdapter } from '#src/providers/ai-sdk/ai-sdk-adapter.ts';
 import type { AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import {
   reply,
   startFakeBedrock,
@@ -200,7 +200,7 @@ function summarise(block: Record<string, unknown>, expected: Record<string, unkn
 }
 
 /** Event payloads without the per-call ids (the message's; Gemini's tool calls, which the AI SDK generates). */
-function comparable(events: SseEvent[]): string[] {
+function comparable(events: RawSseEvent[]): string[] {
   return events.map((event) => event.data.replace(/"id":"msg_[0-9a-f]+"/, '"id":"msg"').replace(/"type":"tool_use","id":"[^"]+"/, '"type":"tool_use","id":"call"'));
 }
 
@@ -211,7 +211,7 @@ afterEach(async () => {
 });
 
 describe.each(cases)('$family stream $fixture', (testCase) => {
-  async function streamOnce(split?: { seed: number; maxChunkBytes: number }): Promise<SseEvent[]> {
+  async function streamOnce(split?: { seed: number; maxChunkBytes: number }): Promise<RawSseEvent[]> {
     fake = await testCase.start();
     fake.enqueue(reply.fixture(`${testCase.fixture}.chunks.txt`, { ...(testCase.vendor ? { vendor: testCase.vendor } : {}), ...(split ? { split } : {}) }));
     const adapter = createAiSdkAdapter({ family: testCase.family });

@@ -4,7 +4,8 @@
  * so a stream can be compared whole with the non-streaming answer.
  */
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
-import type { AttemptCall, SseEvent } from '#src/providers/provider-adapter.ts';
+import type { AttemptCall, RawSseEvent, SseEvent } from '#src/providers/provider-adapter.ts';
+import { wireEvent } from '#test/helpers/sse-events.ts';
 import type { AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 
 /** An attempt against a fake upstream, with a small text request unless `request` says otherwise. */
@@ -28,11 +29,11 @@ export function attemptCall(options: {
   };
 }
 
-/** Every event of a stream, or the error that ended it (with the events before it). */
-export async function collectEvents(events: AsyncIterable<SseEvent>): Promise<{ events: SseEvent[]; error?: unknown }> {
-  const collected: SseEvent[] = [];
+/** Every event of a stream as it goes on the wire, or the error that ended it (with the events before it). */
+export async function collectEvents(events: AsyncIterable<SseEvent>): Promise<{ events: RawSseEvent[]; error?: unknown }> {
+  const collected: RawSseEvent[] = [];
   try {
-    for await (const event of events) collected.push(event);
+    for await (const event of events) collected.push(wireEvent(event));
     return { events: collected };
   } catch (error) {
     return { events: collected, error };
@@ -40,7 +41,7 @@ export async function collectEvents(events: AsyncIterable<SseEvent>): Promise<{ 
 }
 
 /** The event names in order, with each delta's type: a compact view of the sequence. */
-export function eventOutline(events: SseEvent[]): string[] {
+export function eventOutline(events: RawSseEvent[]): string[] {
   return events.map((event) => {
     const payload = JSON.parse(event.data) as { index?: number; delta?: { type?: string }; content_block?: { type?: string } };
     if (event.event === 'content_block_start') return `start ${payload.index} ${payload.content_block?.type}`;
@@ -70,7 +71,7 @@ export function collapseOutline(outline: string[]): string[] {
 type AccumulatedBlock = Record<string, unknown> & { type: string };
 
 /** Folds a complete event sequence into the message it describes; throws on an ill-formed sequence. */
-export function foldEvents(events: SseEvent[]): MessageResponse {
+export function foldEvents(events: RawSseEvent[]): MessageResponse {
   let message: MessageResponse | undefined;
   const open = new Map<number, { block: AccumulatedBlock; json: string }>();
   let stopped = false;

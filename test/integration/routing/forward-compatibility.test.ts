@@ -116,6 +116,42 @@ describe("a client's own mistake", () => {
     expect(alpha.requests).toHaveLength(0);
   });
 
+  it('a top-level cache_control with all four breakpoints taken is a 400 before any upstream is called', async () => {
+    const body = request('test/both', {
+      cache_control: { type: 'ephemeral' },
+      system: [marked('one'), marked('two')],
+      messages: [{ role: 'user', content: [marked('three'), marked('four'), { type: 'text', text: 'five' }] }],
+    });
+    const call = await postRaw(JSON.stringify(body), WITH_METADATA);
+
+    expect(call.status).toBe(400);
+    expect(errorMessage(call)).toBe(
+      "Invalid request parameters: the top-level cache_control needs a cache breakpoint of its own, and the request's 4 cache_control markers take all 4",
+    );
+    expect(openai.requests).toHaveLength(0);
+    expect(alpha.requests).toHaveLength(0);
+  });
+
+  it('a top-level cache_control reaches Anthropic as one marker on the last cacheable block, past thinking', async () => {
+    alpha.enqueue(reply.fixture('anthropic-text'));
+    const thinking = { type: 'thinking', thinking: 'hm', signature: 'sig' };
+    const body = request('test/anthropic', {
+      cache_control: { type: 'ephemeral', ttl: '1h' },
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hello there' }, { role: 'assistant', content: [{ type: 'text', text: 'Hi' }, thinking] }],
+    });
+    const call = await postRaw(JSON.stringify(body));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    const sent = alpha.lastRequest().body as Record<string, unknown>;
+    expect(sent).not.toHaveProperty('cache_control');
+    expect(sent.system).toBe('Be brief.');
+    expect(sent.messages).toEqual([
+      { role: 'user', content: 'Hello there' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral', ttl: '1h' } }, thinking] },
+    ]);
+  });
+
   it('four markers, one of them on a system message, are accepted', async () => {
     alpha.enqueue(reply.fixture('anthropic-text'));
     const body = request('test/anthropic', {

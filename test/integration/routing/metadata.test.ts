@@ -3,37 +3,22 @@
  * legacy `X-Gateway-Experimental-Metadata`), with every field of the interface plus `attempts`, riding
  * `message_stop` in a stream; and an `X-Generation-Id` header on every answer, errors included.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { reply } from '#test/helpers/fake-upstreams/index.ts';
 import {
   ALPHA_FIRST,
   anthropicClient,
-  startAlphaBetaGateway,
-  type AlphaBetaGateway,
+  useAlphaBetaGateway,
   eventPayload,
   messageBody,
   metadataOf,
   postMessage,
-  resetFakes,
   streamMessage,
   WITH_METADATA,
   type RoutingMetadata,
 } from './routing-support.ts';
 
-let setup: AlphaBetaGateway;
-let alpha: FakeUpstream;
-let beta: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  setup = await startAlphaBetaGateway();
-  ({ alpha, beta, gateway } = setup);
-});
-
-afterAll(() => setup?.close());
-
-beforeEach(() => resetFakes(alpha, beta));
+const setup = useAlphaBetaGateway();
 
 describe('gateway_metadata is opt-in', () => {
   it.each<[string, Record<string, string>, boolean]>([
@@ -42,16 +27,16 @@ describe('gateway_metadata is opt-in', () => {
     ['X-Gateway-Metadata: enabled', { 'X-Gateway-Metadata': 'enabled' }, true],
     ['legacy X-Gateway-Experimental-Metadata: enabled', { 'X-Gateway-Experimental-Metadata': 'enabled' }, true],
   ])('%s -> present: %s', async (_label, headers, present) => {
-    alpha.enqueue(reply.fixture('anthropic-text'));
-    const call = await postMessage(gateway, messageBody('test/primary', ALPHA_FIRST), headers);
+    setup.alpha.enqueue(reply.fixture('anthropic-text'));
+    const call = await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST), headers);
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     expect('gateway_metadata' in call.body).toBe(present);
   });
 
   it('has every field of the interface, plus the attempts', async () => {
-    alpha.enqueue(reply.fixture('anthropic-text', { delayMs: 40 }));
-    const call = await postMessage(gateway, messageBody('test/primary', ALPHA_FIRST), WITH_METADATA);
+    setup.alpha.enqueue(reply.fixture('anthropic-text', { delayMs: 40 }));
+    const call = await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST), WITH_METADATA);
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     const metadata = metadataOf(call);
@@ -78,9 +63,9 @@ describe('gateway_metadata is opt-in', () => {
   });
 
   it('after a failover, names the failure and the endpoint that answered', async () => {
-    alpha.enqueue(reply.error(500));
-    beta.enqueue(reply.fixture('anthropic-text'));
-    const metadata = metadataOf(await postMessage(gateway, messageBody('test/primary', ALPHA_FIRST), WITH_METADATA));
+    setup.alpha.enqueue(reply.error(500));
+    setup.beta.enqueue(reply.fixture('anthropic-text'));
+    const metadata = metadataOf(await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST), WITH_METADATA));
 
     expect(metadata.attempt).toBe(2);
     expect(metadata.endpoints.available.map(({ provider, selected }) => [provider, selected])).toEqual([
@@ -97,8 +82,8 @@ describe('gateway_metadata is opt-in', () => {
 
 describe('gateway_metadata in a stream', () => {
   it('rides message_stop when asked for', async () => {
-    alpha.enqueue(reply.fixture('anthropic-text'));
-    const call = await streamMessage(gateway, messageBody('test/primary', ALPHA_FIRST), WITH_METADATA);
+    setup.alpha.enqueue(reply.fixture('anthropic-text'));
+    const call = await streamMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST), WITH_METADATA);
 
     expect(call.status).toBe(200);
     expect(call.events.at(-1)?.event).toBe('message_stop');
@@ -109,8 +94,8 @@ describe('gateway_metadata in a stream', () => {
   });
 
   it('is absent from every event when not asked for', async () => {
-    alpha.enqueue(reply.fixture('anthropic-text'));
-    const call = await streamMessage(gateway, messageBody('test/primary', ALPHA_FIRST));
+    setup.alpha.enqueue(reply.fixture('anthropic-text'));
+    const call = await streamMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST));
 
     expect(call.status).toBe(200);
     expect(call.events.at(-1)?.event).toBe('message_stop');
@@ -118,8 +103,8 @@ describe('gateway_metadata in a stream', () => {
   });
 
   it('reaches a user of the Anthropic SDK with the legacy header', async () => {
-    alpha.enqueue(reply.fixture('anthropic-text'));
-    const client = anthropicClient(gateway, { 'X-Gateway-Experimental-Metadata': 'enabled' });
+    setup.alpha.enqueue(reply.fixture('anthropic-text'));
+    const client = anthropicClient(setup.gateway, { 'X-Gateway-Experimental-Metadata': 'enabled' });
     // A variable, not a literal: the SDK's types do not know the gateway's `provider` field.
     const params = { model: 'test/primary', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Hi' }], stream: true as const, ...ALPHA_FIRST };
     const stream = await client.messages.create(params);
@@ -133,14 +118,14 @@ describe('X-Generation-Id', () => {
   const generationId = /^gen_[A-Za-z0-9_-]{24}$/;
 
   it('is on a JSON answer, a stream, and every kind of error, and differs per request', async () => {
-    alpha.enqueue(reply.fixture('anthropic-text'), reply.fixture('anthropic-text'), reply.error(529));
-    beta.enqueue(reply.error(529));
+    setup.alpha.enqueue(reply.fixture('anthropic-text'), reply.fixture('anthropic-text'), reply.error(529));
+    setup.beta.enqueue(reply.error(529));
     const answers = [
-      await postMessage(gateway, messageBody('test/primary', ALPHA_FIRST)),
-      await streamMessage(gateway, messageBody('test/primary', ALPHA_FIRST)),
-      await postMessage(gateway, messageBody('test/primary', ALPHA_FIRST)),
-      await postMessage(gateway, messageBody('test/unknown-model')),
-      await postMessage(gateway, { model: 'test/primary', messages: [] }),
+      await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST)),
+      await streamMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST)),
+      await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST)),
+      await postMessage(setup.gateway, messageBody('test/unknown-model')),
+      await postMessage(setup.gateway, { model: 'test/primary', messages: [] }),
     ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 503, 404, 400]);
     const ids = answers.map((answer) => answer.headers.get('x-generation-id'));
@@ -149,7 +134,7 @@ describe('X-Generation-Id', () => {
   });
 
   it('is on a 401 without a key', async () => {
-    const response = await fetch(`${gateway.baseUrl}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(messageBody('test/primary')) });
+    const response = await fetch(`${setup.gateway.baseUrl}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(messageBody('test/primary')) });
     await response.arrayBuffer();
     expect(response.status).toBe(401);
     expect(response.headers.get('x-generation-id')).toMatch(generationId);

@@ -4,12 +4,12 @@
  * would look at, BYOK credentials created through the management API, and the routing metadata's shape.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { FakeUpstream, RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import { startFakeAnthropic } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 
 /** What the helpers need of a running gateway (a test gateway or one instance of a pair). */
 export type GatewayHandle = Pick<TestGateway, 'origin' | 'baseUrl' | 'api_key' | 'management_key'>;
@@ -94,7 +94,7 @@ export async function postMessage(gateway: GatewayHandle, body: Record<string, u
 export interface StreamCall {
   status: number;
   headers: Headers;
-  events: SseEvent[];
+  events: RawSseEvent[];
 }
 
 /** Posts a streaming request (`stream: true` added) and reads the event stream to its end with an SSE parser. */
@@ -104,7 +104,7 @@ export async function streamMessage(gateway: GatewayHandle, body: Record<string,
     headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ ...body, stream: true }),
   });
-  const events: SseEvent[] = [];
+  const events: RawSseEvent[] = [];
   if (response.body) for await (const event of readSseEvents(response.body)) events.push(event);
   return { status: response.status, headers: response.headers, events };
 }
@@ -203,6 +203,34 @@ export interface AlphaBetaGateway {
   beta: FakeUpstream;
   gateway: TestGateway;
   close(): Promise<void>;
+}
+
+/**
+ * Starts the Alpha/Beta gateway before the file's tests and stops it after them, forgetting what the fakes
+ * recorded before each test. Its fields are readable once the file's `beforeAll` has run.
+ */
+export function useAlphaBetaGateway(): Readonly<Omit<AlphaBetaGateway, 'close'>> {
+  let started: AlphaBetaGateway | undefined;
+  beforeAll(async () => {
+    started = await startAlphaBetaGateway();
+  });
+  afterAll(() => started?.close());
+  beforeEach(() => resetFakes(running().alpha, running().beta));
+  const running = (): AlphaBetaGateway => {
+    if (!started) throw new Error('the Alpha/Beta gateway is read before its beforeAll started it');
+    return started;
+  };
+  return {
+    get alpha() {
+      return running().alpha;
+    },
+    get beta() {
+      return running().beta;
+    },
+    get gateway() {
+      return running().gateway;
+    },
+  };
 }
 
 /** Starts the two fake upstreams and the gateway routing `test/primary` to both. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DataRegion } from '#src/catalog/catalog-types.ts';
+import type { DataRegion } from '#src/data-region.ts';
 import { loadCatalog } from '#src/catalog/load-catalog.ts';
 import { locateEndpoint } from '#src/catalog/locate-endpoint.ts';
 import { writeConfig } from './catalog-test-files.ts';

@@ -3,7 +3,7 @@ import { get, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSseWriter, type SseWriter } from '#src/http/sse-writer.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { startSseTestServer, type SseTestServer } from './sse-test-server.ts';
 
 let server: SseTestServer | undefined;
@@ -30,8 +30,8 @@ async function textOf(response: IncomingMessage): Promise<string> {
   return text;
 }
 
-async function eventsOf(response: IncomingMessage): Promise<SseEvent[]> {
-  const events: SseEvent[] = [];
+async function eventsOf(response: IncomingMessage): Promise<RawSseEvent[]> {
+  const events: RawSseEvent[] = [];
   for await (const event of readSseEvents(response)) events.push(event);
   return events;
 }
@@ -65,6 +65,23 @@ describe('createSseWriter', () => {
       writer.end();
     });
     expect(await textOf(await request(url))).toBe('event: message_start\ndata: {"type":"message_start"}\n\nevent: ping\ndata: {"type":"ping"}\n\n');
+  });
+
+  it('serialises a typed event once, named by its type, next to upstream text sent as it came', async () => {
+    const url = await serve(async (writer) => {
+      writer.open({});
+      await writer.write({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'line one\nline "two"' } });
+      await writer.write({ event: 'ping', data: '{"type": "ping"}' });
+      await writer.write({ type: 'message_stop' });
+      writer.end();
+    });
+    expect(await textOf(await request(url))).toBe(
+      [
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"line one\\nline \\"two\\""}}\n\n',
+        'event: ping\ndata: {"type": "ping"}\n\n',
+        'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+      ].join(''),
+    );
   });
 
   it('keeps data that spans several lines in one event', async () => {

@@ -4,7 +4,7 @@ import { GatewayError, UpstreamError, type UpstreamFailureKind } from '#src/erro
 import { createSseWriter } from '#src/http/sse-writer.ts';
 import { streamToClient } from '#src/http/stream-to-client.ts';
 import { createLogger } from '#src/logger.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { readChunks } from '#test/helpers/fake-upstreams/index.ts';
 import { startSseTestServer, type SseTestServer } from './sse-test-server.ts';
@@ -20,13 +20,13 @@ afterEach(async () => {
   expect(failures.splice(0)).toEqual([]);
 });
 
-const upstreamEvents: SseEvent[] = readChunks<{ type: string }>('anthropic', 'anthropic-text').map((payload) => ({
+const upstreamEvents: RawSseEvent[] = readChunks<{ type: string }>('anthropic', 'anthropic-text').map((payload) => ({
   event: payload.type,
   data: JSON.stringify(payload),
 }));
 
 /** Serves `events` through streamToClient; resolves `done` when streamToClient has returned. */
-async function serve(events: () => AsyncIterable<SseEvent>): Promise<{ url: string; done: Promise<void> }> {
+async function serve(events: () => AsyncIterable<RawSseEvent>): Promise<{ url: string; done: Promise<void> }> {
   let finish: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finish = resolve));
   const logger = createLogger({ level: 'debug', sink: (line) => logLines.push(line) });
@@ -43,14 +43,14 @@ function request(url: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => get(url, resolve).on('error', reject));
 }
 
-async function receive(url: string): Promise<{ events: SseEvent[]; completed: boolean }> {
+async function receive(url: string): Promise<{ events: RawSseEvent[]; completed: boolean }> {
   const response = await request(url);
-  const events: SseEvent[] = [];
+  const events: RawSseEvent[] = [];
   for await (const event of readSseEvents(response)) events.push(event);
   return { events, completed: response.complete };
 }
 
-async function* failingAfter(count: number, error: unknown): AsyncGenerator<SseEvent> {
+async function* failingAfter(count: number, error: unknown): AsyncGenerator<RawSseEvent> {
   yield* upstreamEvents.slice(0, count);
   throw error;
 }

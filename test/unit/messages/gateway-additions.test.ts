@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { GatewayMetadata, MessageResponse } from '#src/api-types.ts';
 import { amendStream, finalizeMessage, type AdditionsContext, type UsageForCost } from '#src/messages/gateway-additions.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import { isRawSseEvent, sseEventName, type RawSseEvent, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { wireEvent } from '#test/helpers/sse-events.ts';
 import { readChunks, readFixture } from '#test/helpers/fake-upstreams/index.ts';
 
 // $3 / $15 / $0.30 / $3.75 per million tokens, as for Claude Sonnet.
@@ -80,12 +81,17 @@ describe('finalizeMessage', () => {
   });
 });
 
-function eventsOf(fixture: string): SseEvent[] {
+function eventsOf(fixture: string): RawSseEvent[] {
   return readChunks<{ type: string }>('anthropic', fixture).map((payload) => ({ event: payload.type, data: JSON.stringify(payload) }));
 }
 
 async function* source(events: readonly SseEvent[]): AsyncGenerator<SseEvent> {
   for (const event of events) yield event;
+}
+
+/** The data text of an event as the client receives it. */
+function wire(event: SseEvent | undefined): string {
+  return event ? wireEvent(event).data : '';
 }
 
 async function amend(events: readonly SseEvent[], additions: AdditionsContext): Promise<SseEvent[]> {
@@ -102,9 +108,9 @@ describe('amendStream', () => {
     async (fixture) => {
       const original = eventsOf(fixture);
       const amended = await amend(original, context());
-      expect(amended.map((event) => event.event)).toEqual(original.map((event) => event.event));
+      expect(amended.map(sseEventName)).toEqual(original.map((event) => event.event));
       amended.forEach((event, index) => {
-        if (!REWRITTEN.has(event.event)) expect(event).toBe(original[index]);
+        if (!REWRITTEN.has(sseEventName(event))) expect(event).toBe(original[index]);
       });
     },
   );
@@ -113,13 +119,13 @@ describe('amendStream', () => {
     const original = eventsOf('anthropic-text');
     const [start] = await amend(original, context());
     const upstream = JSON.parse(original[0]?.data ?? '') as { message: Record<string, unknown> };
-    expect(JSON.parse(start?.data ?? '')).toEqual({ ...upstream, message: { ...upstream.message, model: 'anthropic/claude-sonnet-4.5', provider: 'Anthropic' } });
+    expect(JSON.parse(wire(start))).toEqual({ ...upstream, message: { ...upstream.message, model: 'anthropic/claude-sonnet-4.5', provider: 'Anthropic' } });
   });
 
   it('prices the cumulative usage in message_delta and marks is_byok', async () => {
     const additions = context();
     const amended = await amend(eventsOf('anthropic-text'), additions);
-    const delta = JSON.parse(amended.find((event) => event.event === 'message_delta')?.data ?? '') as Record<string, unknown>;
+    const delta = JSON.parse(wire(amended.find((event) => sseEventName(event) === 'message_delta'))) as Record<string, unknown>;
     expect(delta).toEqual({
       type: 'message_delta',
       delta: { stop_reason: 'end_turn', stop_sequence: null },
@@ -141,7 +147,7 @@ describe('amendStream', () => {
     ];
     const additions = context({ isByok: false });
     const amended = await amend(events, additions);
-    const delta = JSON.parse(amended[1]?.data ?? '') as { usage: Record<string, unknown> };
+    const delta = JSON.parse(wire(amended[1])) as { usage: Record<string, unknown> };
     expect(delta.usage).toEqual({ output_tokens: 40, cost: (100 * 3 + 40 * 15 + 2000 * 0.3 + 50 * 3.75) / 1_000_000, is_byok: false });
   });
 
@@ -159,7 +165,7 @@ describe('amendStream', () => {
 
     let built = 0;
     const withMetadata = await amend(original, context({ metadata: () => ((built += 1), metadata) }));
-    expect(JSON.parse(withMetadata.at(-1)?.data ?? '')).toEqual({ type: 'message_stop', gateway_metadata: metadata });
+    expect(JSON.parse(wire(withMetadata.at(-1)))).toEqual({ type: 'message_stop', gateway_metadata: metadata });
     expect(built).toBe(1);
   });
 
@@ -168,9 +174,29 @@ describe('amendStream', () => {
     let seen = 0;
     const additions = context({ metadata: () => ((builtAfter = seen), metadata) });
     for await (const event of amendStream(source(eventsOf('anthropic-text')), additions)) {
-      if (event.event !== 'message_stop') seen += 1;
+      if (sseEventName(event) !== 'message_stop') seen += 1;
     }
     expect(builtAfter).toBe(eventsOf('anthropic-text').length - 1);
+  });
+
+  it("amends an upstream's three events as objects, parsed once, for the writer to serialise", async () => {
+    const amended = await amend(eventsOf('anthropic-text'), context({ metadata: () => metadata }));
+    for (const event of amended) expect(isRawSseEvent(event)).toBe(!REWRITTEN.has(sseEventName(event)));
+  });
+
+  it("amends the translator's typed events in place, with no text to parse", async () => {
+    const message = { ...readFixture<MessageResponse>('anthropic', 'anthropic-text'), content: [] };
+    const typed: SseEvent[] = [
+      { type: 'message_start', message },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 12, output_tokens: 30 } },
+      { type: 'message_stop' },
+    ];
+    const amended = await amend(typed, context({ metadata: () => metadata }));
+    expect(amended[0]).toBe(typed[0]);
+    expect(amended[0]).toMatchObject({ message: { model: 'anthropic/claude-sonnet-4.5', provider: 'Anthropic' } });
+    expect(amended[1]).toBe(typed[1]);
+    expect(amended[1]).toMatchObject({ usage: { output_tokens: 30, cost: (12 * 3 + 30 * 15) / 1_000_000, is_byok: true } });
+    expect(amended[2]).toEqual({ type: 'message_stop', gateway_metadata: metadata });
   });
 
   it('passes a failure of the upstream stream on', async () => {
@@ -181,7 +207,7 @@ describe('amendStream', () => {
     const seen: string[] = [];
     await expect(
       (async () => {
-        for await (const event of amendStream(broken(), context())) seen.push(event.event);
+        for await (const event of amendStream(broken(), context())) seen.push(sseEventName(event));
       })(),
     ).rejects.toThrow('cut');
     expect(seen).toEqual(['message_start', 'content_block_start', 'ping']);

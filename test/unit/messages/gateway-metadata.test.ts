@@ -1,43 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { buildGatewayMetadata, wantsGatewayMetadata, type MetadataInput } from '#src/messages/gateway-metadata.ts';
+import { buildGatewayMetadata, type MetadataInput } from '#src/messages/gateway-metadata.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import { attempt, provider } from '#test/unit/routing/attempt-fixtures.ts';
 
-function record(model: string, provider: string, status: AttemptRecord['status'], httpStatus: number | null = null, isByok = false): AttemptRecord {
-  return { provider, providerSlug: provider.toLowerCase(), model, status, http_status: httpStatus, is_byok: isByok, duration_ms: 40 };
+const PROVIDERS = { Anthropic: provider('anthropic', { displayName: 'Anthropic' }), 'Amazon Bedrock': provider('bedrock', { displayName: 'Amazon Bedrock' }), OpenAI: provider('openai', { displayName: 'OpenAI' }) };
+
+function on(model: string, name: keyof typeof PROVIDERS, availableIndex: number, isByok = false): Attempt {
+  return attempt(model, PROVIDERS[name], { availableIndex, credential: isByok ? { kind: 'byok', credentialId: 'cred-1' } : { kind: 'shared' } });
 }
 
-function input(overrides: Partial<MetadataInput> = {}): MetadataInput {
+const SONNET_ON_ANTHROPIC = on('anthropic/claude-sonnet-4.5', 'Anthropic', 0);
+
+function record(tried: Attempt, status: AttemptRecord['status'], httpStatus: number | null = null): AttemptRecord {
+  return { attempt: tried, index: 0, status, httpStatus, durationMs: 40 };
+}
+
+function input(overrides: Partial<MetadataInput> & { region?: 'global' | 'europe' } = {}): MetadataInput {
+  const { region = 'global', ...rest } = overrides;
   return {
-    requested: 'anthropic/claude-sonnet-4.5',
-    region: 'global',
-    strategy: 'price',
-    available: [
-      { model: 'anthropic/claude-sonnet-4.5', provider: 'Anthropic' },
-      { model: 'anthropic/claude-sonnet-4.5', provider: 'Amazon Bedrock' },
-      { model: 'openai/gpt-5', provider: 'OpenAI' },
-    ],
-    selectedIndex: 0,
-    records: [record('anthropic/claude-sonnet-4.5', 'Anthropic', 'success', 200)],
-    isByok: false,
+    plan: {
+      requested: 'anthropic/claude-sonnet-4.5',
+      region,
+      strategy: 'price',
+      available: [
+        { model: 'anthropic/claude-sonnet-4.5', provider: 'Anthropic', providerSlug: 'anthropic' },
+        { model: 'anthropic/claude-sonnet-4.5', provider: 'Amazon Bedrock', providerSlug: 'bedrock' },
+        { model: 'openai/gpt-5', provider: 'OpenAI', providerSlug: 'openai' },
+      ],
+    },
+    served: SONNET_ON_ANTHROPIC,
+    records: [record(SONNET_ON_ANTHROPIC, 'success', 200)],
     startedAt: performance.now() - 250,
-    ...overrides,
+    ...rest,
   };
 }
-
-describe('wantsGatewayMetadata', () => {
-  it.each([
-    [{}, false],
-    [{ 'x-gateway-metadata': 'enabled' }, true],
-    [{ 'x-gateway-metadata': 'disabled' }, false],
-    [{ 'x-gateway-experimental-metadata': 'enabled' }, true],
-    [{ 'x-gateway-experimental-metadata': 'disabled' }, false],
-    [{ 'x-gateway-metadata': 'disabled', 'x-gateway-experimental-metadata': 'enabled' }, false],
-    [{ 'x-gateway-metadata': 'enabled', 'x-gateway-experimental-metadata': 'disabled' }, true],
-    [{ 'x-gateway-metadata': 'yes' }, false],
-  ])('headers %j -> %s', (headers, wanted) => {
-    expect(wantsGatewayMetadata(headers)).toBe(wanted);
-  });
-});
 
 describe('buildGatewayMetadata', () => {
   it('fills every field of the interface for a first-attempt success', () => {
@@ -65,15 +62,15 @@ describe('buildGatewayMetadata', () => {
   });
 
   it('counts attempts, marks the endpoint that answered and names the failures in the summary', () => {
+    const served = on('openai/gpt-5', 'OpenAI', 2, true);
     const metadata = buildGatewayMetadata(
       input({
-        selectedIndex: 2,
-        isByok: true,
+        served,
         region: 'europe',
         records: [
-          record('anthropic/claude-sonnet-4.5', 'Anthropic', 'overloaded', 529),
-          record('anthropic/claude-sonnet-4.5', 'Amazon Bedrock', 'rate_limited', 429),
-          record('openai/gpt-5', 'OpenAI', 'success', 200, true),
+          record(SONNET_ON_ANTHROPIC, 'overloaded', 529),
+          record(on('anthropic/claude-sonnet-4.5', 'Amazon Bedrock', 1), 'rate_limited', 429),
+          record(served, 'success', 200),
         ],
       }),
     );
@@ -90,17 +87,17 @@ describe('buildGatewayMetadata', () => {
     ]);
   });
 
-  it('does not show the internal provider slug in attempts', () => {
-    const [attempt] = buildGatewayMetadata(input()).attempts ?? [];
-    expect(attempt).not.toHaveProperty('providerSlug');
+  it('shows only the wire fields: no provider slug, no attempt internals', () => {
+    const [shown] = buildGatewayMetadata(input()).attempts ?? [];
+    expect(Object.keys(shown ?? {}).sort()).toEqual(['duration_ms', 'http_status', 'is_byok', 'model', 'provider', 'status']);
+    expect(buildGatewayMetadata(input()).endpoints.available[0]).not.toHaveProperty('providerSlug');
   });
 
   it('names the refusal that was returned, not a later failure, as what served the request', () => {
     // Every model refused or failed: the runner returns the (last) refusal, whatever failed after it.
     const metadata = buildGatewayMetadata(
       input({
-        selectedIndex: 0,
-        records: [record('anthropic/claude-sonnet-4.5', 'Anthropic', 'refusal', 200), record('openai/gpt-5', 'OpenAI', 'server_error', 500)],
+        records: [record(SONNET_ON_ANTHROPIC, 'refusal', 200), record(on('openai/gpt-5', 'OpenAI', 2), 'server_error', 500)],
       }),
     );
     expect(metadata.summary).toBe('openai/gpt-5 on OpenAI (server error) failed; served by anthropic/claude-sonnet-4.5 on Anthropic (refusal)');
@@ -110,8 +107,8 @@ describe('buildGatewayMetadata', () => {
   it('names the last refusal when every model refused', () => {
     const metadata = buildGatewayMetadata(
       input({
-        selectedIndex: 2,
-        records: [record('anthropic/claude-sonnet-4.5', 'Anthropic', 'refusal', 200), record('openai/gpt-5', 'OpenAI', 'refusal', 200)],
+        served: on('openai/gpt-5', 'OpenAI', 2),
+        records: [record(SONNET_ON_ANTHROPIC, 'refusal', 200), record(on('openai/gpt-5', 'OpenAI', 2), 'refusal', 200)],
       }),
     );
     expect(metadata.summary).toBe('anthropic/claude-sonnet-4.5 on Anthropic (refusal) failed; served by openai/gpt-5 on OpenAI (refusal)');

@@ -1,52 +1,76 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError, GatewayError, UnsupportedFeatureError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
-import { AllAttemptsFailedError, runAttempts, type AttemptIdentity } from '#src/messages/run-attempts.ts';
+import { AllAttemptsFailedError, BadRequestError, CredentialUnavailableError, GatewayError, UnsupportedFeatureError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
+import { runAttempts, type AttemptsRun } from '#src/messages/run-attempts.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import { attempt as attemptOn } from '#test/unit/routing/attempt-fixtures.ts';
 
-interface Attempt extends AttemptIdentity {
-  /** What executing the attempt does: answer, refuse, or fail with a kind (and upstream status). */
-  outcome: 'answer' | 'refuse' | { kind: UpstreamFailureKind; status?: number } | 'crash' | 'unsupported' | 'client-mistake';
+/** What executing an attempt does: answer, refuse, or fail with a kind (and upstream status). */
+type Outcome = 'answer' | 'refuse' | { kind: UpstreamFailureKind; status?: number } | 'crash' | 'unsupported' | 'client-mistake' | 'credential-gone';
+
+interface Scripted {
+  attempt: Attempt;
+  outcome: Outcome;
 }
 
-function attempt(model: string, providerSlug: string, outcome: Attempt['outcome'], isByok = false): Attempt {
-  return { model, providerSlug, providerName: providerSlug.toUpperCase(), isByok, outcome };
+function attempt(model: string, providerSlug: string, outcome: Outcome, isByok = false): Scripted {
+  return { attempt: attemptOn(model, providerSlug, isByok ? { credential: { kind: 'byok', credentialId: `cred-${providerSlug}` } } : {}), outcome };
 }
 
-const failing = (kind: UpstreamFailureKind, status?: number): Attempt['outcome'] => ({ kind, ...(status === undefined ? {} : { status }) });
+const failing = (kind: UpstreamFailureKind, status?: number): Outcome => ({ kind, ...(status === undefined ? {} : { status }) });
 
 interface Result {
   text: string;
   refused: boolean;
 }
 
-function run(attempts: Attempt[], options: { signal?: AbortSignal } = {}) {
+function run(scripted: Scripted[], options: { signal?: AbortSignal; startWith?: number } = {}) {
   const executed: string[] = [];
-  const failures: string[] = [];
-  const promise = runAttempts<Attempt, Result>({
+  const outcomes = new Map(scripted.map((item) => [item.attempt, item.outcome]));
+  const attempts = scripted.map((item) => item.attempt);
+  const promise = runAttempts<Result>(
     attempts,
-    identify: (item) => item,
-    signal: options.signal ?? new AbortController().signal,
-    isRefusal: (result) => result.refused,
-    onFailure: (item, error) => failures.push(`${item.model}@${item.providerSlug}:${error.kind}`),
-    async execute(item, index) {
-      executed.push(`${index}:${item.model}@${item.providerSlug}`);
-      if (item.outcome === 'crash') throw new TypeError('a bug');
-      if (item.outcome === 'unsupported') throw new UnsupportedFeatureError(`web_search_20250305 is not supported by ${item.providerSlug}`);
-      if (item.outcome === 'client-mistake') throw new BadRequestError('tool_result toolu_1 does not answer a tool_use of an earlier assistant turn');
-      if (item.outcome === 'answer') return { text: `answer from ${item.model}@${item.providerSlug}`, refused: false };
-      if (item.outcome === 'refuse') return { text: `refusal from ${item.model}@${item.providerSlug}`, refused: true };
-      throw new UpstreamError({ provider: item.providerSlug, kind: item.outcome.kind, ...(item.outcome.status ? { upstreamStatus: item.outcome.status } : {}) });
+    async (item) => {
+      executed.push(`${attempts.indexOf(item)}:${item.model}@${item.provider.slug}`);
+      const outcome = outcomes.get(item) as Outcome;
+      if (outcome === 'crash') throw new TypeError('a bug');
+      if (outcome === 'unsupported') throw new UnsupportedFeatureError(`web_search_20250305 is not supported by ${item.provider.slug}`);
+      if (outcome === 'client-mistake') throw new BadRequestError('tool_result toolu_1 does not answer a tool_use of an earlier assistant turn');
+      if (outcome === 'credential-gone') throw new CredentialUnavailableError(`cred-${item.provider.slug}`);
+      if (outcome === 'answer') return { text: `answer from ${item.model}@${item.provider.slug}`, refused: false };
+      if (outcome === 'refuse') return { text: `refusal from ${item.model}@${item.provider.slug}`, refused: true };
+      throw new UpstreamError({ provider: item.provider.slug, kind: outcome.kind, ...(outcome.status ? { upstreamStatus: outcome.status } : {}) });
     },
-  });
-  return { promise, executed, failures };
+    { signal: options.signal ?? new AbortController().signal, isRefusal: (result) => result.refused, ...(options.startWith === undefined ? {} : { startWith: options.startWith }) },
+  );
+  return { promise, executed };
+}
+
+/** The answer of a run that must have succeeded. */
+async function answered(promise: Promise<AttemptsRun<Result>>) {
+  const outcome = await promise;
+  if (!outcome.ok) throw new Error(`expected an answer, got ${String(outcome.error)}`);
+  return outcome;
+}
+
+/** The error of a run that must have failed. */
+async function failed(promise: Promise<AttemptsRun<Result>>): Promise<unknown> {
+  const outcome = await promise;
+  if (outcome.ok) throw new Error(`expected a failure, got ${outcome.result.text}`);
+  return outcome.error;
+}
+
+/** Records as `model@provider:status`. */
+function statuses(outcome: AttemptsRun<Result>): string[] {
+  return outcome.records.map((record) => `${record.attempt.model}@${record.attempt.provider.slug}:${record.status}`);
 }
 
 describe('runAttempts', () => {
   it('returns the first answer without trying the rest', async () => {
     const { promise, executed } = run([attempt('a', 'p1', 'answer'), attempt('a', 'p2', 'answer')]);
-    const outcome = await promise;
+    const outcome = await answered(promise);
     expect(outcome).toMatchObject({ index: 0, result: { text: 'answer from a@p1' } });
     expect(executed).toEqual(['0:a@p1']);
-    expect(outcome.records).toEqual([{ provider: 'P1', providerSlug: 'p1', model: 'a', status: 'success', http_status: 200, is_byok: false, duration_ms: expect.any(Number) }]);
+    expect(outcome.records).toEqual([{ attempt: outcome.attempt, index: 0, status: 'success', httpStatus: 200, durationMs: expect.any(Number) }]);
   });
 
   it.each([
@@ -59,90 +83,99 @@ describe('runAttempts', () => {
     ['authentication', 401],
     ['not_found', 404],
   ] as const)('moves on after a %s failure', async (kind, status) => {
-    const { promise, executed, failures } = run([attempt('a', 'p1', failing(kind, status), true), attempt('a', 'p2', 'answer')]);
-    const outcome = await promise;
-    expect(outcome).toMatchObject({ index: 1, attempt: { providerSlug: 'p2' } });
+    const { promise, executed } = run([attempt('a', 'p1', failing(kind, status), true), attempt('a', 'p2', 'answer')]);
+    const outcome = await answered(promise);
+    expect([outcome.index, outcome.attempt.provider.slug]).toEqual([1, 'p2']);
     expect(executed).toEqual(['0:a@p1', '1:a@p2']);
-    expect(failures).toEqual([`a@p1:${kind}`]);
-    expect(outcome.records.map((record) => [record.status, record.http_status, record.is_byok])).toEqual([
-      [kind, status ?? null, true],
-      ['success', 200, false],
+    expect(outcome.records.map((record) => [record.index, record.status, record.httpStatus, record.attempt.credential.kind])).toEqual([
+      [0, kind, status ?? null, 'byok'],
+      [1, 'success', 200, 'shared'],
     ]);
   });
 
-  it('stops at once on a failure caused by the request and reports it to onFailure', async () => {
-    const { promise, executed, failures } = run([attempt('a', 'p1', failing('invalid_request', 400)), attempt('a', 'p2', 'answer')]);
-    await expect(promise).rejects.toMatchObject({ kind: 'invalid_request', status: 400 });
-    expect(executed).toEqual(['0:a@p1']);
-    expect(failures).toEqual(['a@p1:invalid_request']);
+  it('moves on past a BYOK credential deleted since planning, recording it as credential_unavailable', async () => {
+    const { promise, executed } = run([attempt('a', 'p1', 'credential-gone', true), attempt('a', 'p1', 'answer')]);
+    const outcome = await answered(promise);
+    expect(executed).toEqual(['0:a@p1', '1:a@p1']);
+    expect(statuses(outcome)).toEqual(['a@p1:credential_unavailable', 'a@p1:success']);
+    expect(outcome.records[0]?.httpStatus).toBeNull();
   });
 
-  it('lets an error that is not an upstream failure through untouched', async () => {
+  it('answers 503 naming the vanished credential when no other attempt is left', async () => {
+    const error = await failed(run([attempt('a', 'p1', 'credential-gone', true)]).promise);
+    expect(error).toBeInstanceOf(AllAttemptsFailedError);
+    expect(error).toMatchObject({ status: 503, publicMessage: 'Every attempt failed: a on P1: credential unavailable' });
+  });
+
+  it('stops at once on a failure caused by the request, and records it', async () => {
+    const { promise, executed } = run([attempt('a', 'p1', failing('invalid_request', 400)), attempt('a', 'p2', 'answer')]);
+    const outcome = await promise;
+    expect(outcome.ok).toBe(false);
+    expect(await failed(promise)).toMatchObject({ kind: 'invalid_request', status: 400 });
+    expect(executed).toEqual(['0:a@p1']);
+    expect(statuses(outcome)).toEqual(['a@p1:invalid_request']);
+  });
+
+  it('hands an error that is not an attempt failure back untouched, without a record', async () => {
     const { promise, executed } = run([attempt('a', 'p1', 'crash'), attempt('a', 'p2', 'answer')]);
-    await expect(promise).rejects.toBeInstanceOf(TypeError);
+    expect(await failed(promise)).toBeInstanceOf(TypeError);
+    expect((await promise).records).toEqual([]);
     expect(executed).toEqual(['0:a@p1']);
   });
 
   it('goes on past a vendor that cannot serve a feature the request uses, to one that can', async () => {
     const { promise, executed } = run([attempt('openai/gpt-5', 'openai', 'unsupported'), attempt('anthropic/claude', 'anthropic', 'answer')]);
-    const outcome = await promise;
-    expect(outcome.attempt.providerSlug).toBe('anthropic');
+    const outcome = await answered(promise);
+    expect(outcome.attempt.provider.slug).toBe('anthropic');
     expect(executed).toEqual(['0:openai/gpt-5@openai', '1:anthropic/claude@anthropic']);
-    expect(outcome.records.map((record) => [record.status, record.http_status])).toEqual([
+    expect(outcome.records.map((record) => [record.status, record.httpStatus])).toEqual([
       ['unsupported', null],
       ['success', 200],
     ]);
   });
 
-  it('stops at once on a 400 that is the client\'s mistake, not a vendor\'s limit, without trying another endpoint', async () => {
-    const { promise, executed, failures } = run([attempt('openai/gpt-5', 'openai', 'client-mistake'), attempt('anthropic/claude', 'anthropic', 'answer')]);
-    await expect(promise).rejects.toMatchObject({ status: 400, publicMessage: expect.stringContaining('toolu_1') });
-    await expect(promise).rejects.not.toBeInstanceOf(UnsupportedFeatureError);
+  it("stops at once on a 400 that is the client's mistake, not a vendor's limit, without trying another endpoint", async () => {
+    const { promise, executed } = run([attempt('openai/gpt-5', 'openai', 'client-mistake'), attempt('anthropic/claude', 'anthropic', 'answer')]);
+    const error = await failed(promise);
+    expect(error).toMatchObject({ status: 400, publicMessage: expect.stringContaining('toolu_1') });
+    expect(error).not.toBeInstanceOf(UnsupportedFeatureError);
     expect(executed).toEqual(['0:openai/gpt-5@openai']);
-    expect(failures).toEqual([]);
   });
 
   it('answers the first unsupported-feature 400 when no endpoint can serve the request', async () => {
     const { promise } = run([attempt('openai/gpt-5', 'openai', 'unsupported'), attempt('google/gemini', 'google', 'unsupported')]);
-    await expect(promise).rejects.toMatchObject({ status: 400, publicMessage: 'Invalid request parameters: web_search_20250305 is not supported by openai' });
+    expect(await failed(promise)).toMatchObject({ status: 400, publicMessage: 'Invalid request parameters: web_search_20250305 is not supported by openai' });
   });
 
   it('prefers the upstream failures over an unsupported feature when both happened', async () => {
     const { promise } = run([attempt('openai/gpt-5', 'openai', 'unsupported'), attempt('anthropic/claude', 'anthropic', failing('overloaded', 529))]);
-    await expect(promise).rejects.toBeInstanceOf(AllAttemptsFailedError);
+    expect(await failed(promise)).toBeInstanceOf(AllAttemptsFailedError);
   });
 
   it('skips the other providers of a model that refused and goes to the next model', async () => {
     const { promise, executed } = run([attempt('a', 'p1', 'refuse'), attempt('a', 'p2', 'answer'), attempt('b', 'p1', 'answer')]);
-    const outcome = await promise;
+    const outcome = await answered(promise);
     expect(executed).toEqual(['0:a@p1', '2:b@p1']);
     expect(outcome).toMatchObject({ index: 2, result: { text: 'answer from b@p1' } });
-    expect(outcome.records.map((record) => `${record.model}@${record.providerSlug}:${record.status}`)).toEqual(['a@p1:refusal', 'b@p1:success']);
+    expect(statuses(outcome)).toEqual(['a@p1:refusal', 'b@p1:success']);
   });
 
   it('returns the last refusal when every model refuses', async () => {
-    const { promise } = run([attempt('a', 'p1', 'refuse'), attempt('b', 'p1', 'refuse'), attempt('c', 'p2', 'refuse')]);
-    const outcome = await promise;
+    const outcome = await answered(run([attempt('a', 'p1', 'refuse'), attempt('b', 'p1', 'refuse'), attempt('c', 'p2', 'refuse')]).promise);
     expect(outcome).toMatchObject({ index: 2, result: { text: 'refusal from c@p2', refused: true } });
     expect(outcome.records.map((record) => record.status)).toEqual(['refusal', 'refusal', 'refusal']);
   });
 
   it('returns a refusal rather than an error when the later models fail', async () => {
-    const { promise } = run([attempt('a', 'p1', 'refuse'), attempt('b', 'p1', failing('server_error', 500))]);
-    const outcome = await promise;
+    const outcome = await answered(run([attempt('a', 'p1', 'refuse'), attempt('b', 'p1', failing('server_error', 500))]).promise);
     expect(outcome).toMatchObject({ index: 0, result: { refused: true } });
     expect(outcome.records.map((record) => record.status)).toEqual(['refusal', 'server_error']);
   });
 
   it('never goes back to a model that refused, even when endpoints of models are interleaved', async () => {
     // partition "none" sorts endpoints of every model together, so a model can come back later in the plan.
-    const { promise, executed } = run([
-      attempt('a', 'p1', 'refuse'),
-      attempt('b', 'p1', 'refuse'),
-      attempt('a', 'p2', 'answer'),
-      attempt('c', 'p1', 'answer'),
-    ]);
-    const outcome = await promise;
+    const { promise, executed } = run([attempt('a', 'p1', 'refuse'), attempt('b', 'p1', 'refuse'), attempt('a', 'p2', 'answer'), attempt('c', 'p1', 'answer')]);
+    const outcome = await answered(promise);
     expect(executed).toEqual(['0:a@p1', '1:b@p1', '3:c@p1']);
     expect(outcome.result.text).toBe('answer from c@p1');
   });
@@ -156,15 +189,14 @@ describe('runAttempts', () => {
     ['one failure is a bad key', [failing('authentication', 401), failing('overloaded', 529)], 502],
   ] as const)('answers AllAttemptsFailedError with status %s -> %i', async (_name, outcomes, status) => {
     const { promise } = run(outcomes.map((outcome, index) => attempt('anthropic/claude-sonnet-4.5', `p${index + 1}`, outcome)));
-    const error = await promise.catch((thrown: unknown) => thrown);
+    const error = await failed(promise);
     expect(error).toBeInstanceOf(AllAttemptsFailedError);
     expect(error).toMatchObject({ status });
-    expect((error as AllAttemptsFailedError).records).toHaveLength(outcomes.length);
+    expect((await promise).records).toHaveLength(outcomes.length);
   });
 
   it('says in its message what was tried and how each attempt ended, without upstream bodies', async () => {
-    const { promise } = run([attempt('a/x', 'anthropic', failing('overloaded', 529)), attempt('b/y', 'groq', failing('timeout'))]);
-    const error = (await promise.catch((thrown: unknown) => thrown)) as AllAttemptsFailedError;
+    const error = (await failed(run([attempt('a/x', 'anthropic', failing('overloaded', 529)), attempt('b/y', 'groq', failing('timeout'))]).promise)) as GatewayError;
     expect(error.publicMessage).toBe('Every attempt failed: a/x on ANTHROPIC: overloaded (529); b/y on GROQ: timeout');
   });
 
@@ -172,7 +204,7 @@ describe('runAttempts', () => {
     const controller = new AbortController();
     controller.abort();
     const { promise, executed } = run([attempt('a', 'p1', 'answer')], { signal: controller.signal });
-    const error = await promise.catch((thrown: unknown) => thrown);
+    const error = await failed(promise);
     expect(executed).toEqual([]);
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ status: 503, publicMessage: 'The request ran out of time before any provider answered' });
@@ -180,28 +212,48 @@ describe('runAttempts', () => {
 
   it('stops after the attempt during which the signal fired', async () => {
     const controller = new AbortController();
-    const executed: number[] = [];
-    const promise = runAttempts<Attempt, Result>({
-      attempts: [attempt('a', 'p1', 'answer'), attempt('a', 'p2', 'answer')],
-      identify: (item) => item,
-      signal: controller.signal,
-      async execute(_item, index) {
-        executed.push(index);
+    const executed: string[] = [];
+    const attempts = [attemptOn('a', 'p1'), attemptOn('a', 'p2')];
+    const outcome = await runAttempts(
+      attempts,
+      async (item) => {
+        executed.push(item.provider.slug);
         controller.abort();
-        throw new UpstreamError({ provider: 'p1', kind: 'timeout' });
+        throw new UpstreamError({ provider: item.provider.slug, kind: 'timeout' });
       },
-    });
-    await expect(promise).rejects.toMatchObject({ status: 503 });
-    expect(executed).toEqual([0]);
+      { signal: controller.signal },
+    );
+    expect(outcome).toMatchObject({ ok: false, error: { status: 503 } });
+    expect(executed).toEqual(['p1']);
   });
 
   it('measures each attempt', async () => {
-    const outcome = await runAttempts<Attempt, string>({
-      attempts: [attempt('a', 'p1', 'answer')],
-      identify: (item) => item,
+    const outcome = await runAttempts([attemptOn('a', 'p1')], () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 60)), {
       signal: new AbortController().signal,
-      execute: () => new Promise((resolve) => setTimeout(() => resolve('late'), 60)),
     });
-    expect(outcome.records[0]?.duration_ms).toBeGreaterThanOrEqual(50);
+    expect(outcome.records[0]?.durationMs).toBeGreaterThanOrEqual(50);
+  });
+});
+
+describe('runAttempts, step after step (the tool loop)', () => {
+  it('starts with the attempt that served the previous step and stays there while it answers', async () => {
+    const { promise, executed } = run([attempt('a', 'p1', 'answer'), attempt('a', 'p2', 'answer'), attempt('a', 'p3', 'answer')], { startWith: 1 });
+    const outcome = await answered(promise);
+    expect(executed).toEqual(['1:a@p2']);
+    expect([outcome.index, outcome.records[0]?.index]).toEqual([1, 1]);
+  });
+
+  it('falls back to the rest of the plan, in plan order, when that attempt fails', async () => {
+    const { promise, executed } = run([attempt('a', 'p1', failing('overloaded', 529)), attempt('a', 'p2', failing('overloaded', 529)), attempt('a', 'p3', 'answer')], { startWith: 1 });
+    const outcome = await answered(promise);
+    expect(executed).toEqual(['1:a@p2', '0:a@p1', '2:a@p3']);
+    expect(outcome.records.map((record) => record.index)).toEqual([1, 0, 2]);
+    expect(outcome.index).toBe(2);
+  });
+
+  it.each([[-1], [0], [3]])('keeps plan order for startWith %i', async (startWith) => {
+    const { promise, executed } = run([attempt('a', 'p1', 'answer'), attempt('a', 'p2', 'answer'), attempt('a', 'p3', 'answer')], { startWith });
+    await answered(promise);
+    expect(executed).toEqual(['0:a@p1']);
   });
 });

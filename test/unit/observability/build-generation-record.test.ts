@@ -2,6 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { buildGenerationRecord, generationContent } from '#src/observability/build-generation-record.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+
+// Only the fields a record reads; the rest of an attempt (pricing, base URL, quirks) does not reach it.
+const served = { model: 'test/m', upstreamModel: 'up-m', provider: { slug: 'p', displayName: 'P' }, credential: { kind: 'byok', id: 'c1' } } as unknown as Attempt;
 
 const outcome = (overrides: Partial<GenerationOutcome> = {}): GenerationOutcome => ({
   id: `gen_${'a'.repeat(24)}`,
@@ -14,8 +18,8 @@ const outcome = (overrides: Partial<GenerationOutcome> = {}): GenerationOutcome 
   traceparent: null,
   stream: false,
   strategy: 'price',
-  attempts: [{ provider: 'P', providerSlug: 'p', model: 'test/m', status: 'success', http_status: 200, is_byok: true, duration_ms: 12 }],
-  served: { model: 'test/m', providerSlug: 'p', providerName: 'P', isByok: true },
+  attempts: [{ attempt: served, index: 0, status: 'success', httpStatus: 200, durationMs: 12 }],
+  served,
   usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3, cache_creation_input_tokens: 2, cost: 0.0125, output_tokens_details: { reasoning_tokens: 4 } },
   stopReason: 'end_turn',
   completion: [{ type: 'text', text: 'Hello' }],

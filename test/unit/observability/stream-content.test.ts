@@ -20,7 +20,7 @@ describe('StreamContentCollector', () => {
       ['content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } }],
       ['content_block_stop', { index: 2 }],
     ];
-    for (const [name, data] of events) collector.add(name, JSON.stringify(data));
+    for (const [name, data] of events) collector.add(name, data);
     expect(collector.content()).toEqual([
       { type: 'thinking', thinking: 'Let me think.', signature: 'sig' },
       { type: 'text', text: 'Hello world' },
@@ -30,12 +30,12 @@ describe('StreamContentCollector', () => {
 
   it('keeps a tool input that is not valid JSON as text, and an empty one as {}', () => {
     const collector = new StreamContentCollector();
-    collector.add('content_block_start', JSON.stringify({ index: 0, content_block: { type: 'tool_use', id: 'a', name: 'n', input: {} } }));
-    collector.add('content_block_delta', JSON.stringify({ index: 0, delta: { partial_json: '{"cut' } }));
-    collector.add('content_block_stop', JSON.stringify({ index: 0 }));
-    collector.add('content_block_start', JSON.stringify({ index: 1, content_block: { type: 'tool_use', id: 'b', name: 'n', input: {} } }));
-    collector.add('content_block_delta', JSON.stringify({ index: 1, delta: { partial_json: '' } }));
-    collector.add('content_block_stop', JSON.stringify({ index: 1 }));
+    collector.add('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'a', name: 'n', input: {} } });
+    collector.add('content_block_delta', { index: 0, delta: { partial_json: '{"cut' } });
+    collector.add('content_block_stop', { index: 0 });
+    collector.add('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'b', name: 'n', input: {} } });
+    collector.add('content_block_delta', { index: 1, delta: { partial_json: '' } });
+    collector.add('content_block_stop', { index: 1 });
     expect(collector.content()).toEqual([
       { type: 'tool_use', id: 'a', name: 'n', input: '{"cut' },
       { type: 'tool_use', id: 'b', name: 'n', input: {} },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '#src/errors.ts';
-import { kindForStatus, upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
+import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
+import { kindForStatus } from '#src/error-vocabulary.ts';
 
 describe('kindForStatus', () => {
   it.each([

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { encodeSseFrame, everyTwoWaySplit, readChunks, splitBytes } from '#test/helpers/fake-upstreams/index.ts';
 
 async function* chunksOf(pieces: readonly (Uint8Array | string)[]): AsyncGenerator<Uint8Array | string> {
   for (const piece of pieces) yield piece;
 }
 
-async function read(pieces: readonly (Uint8Array | string)[]): Promise<SseEvent[]> {
-  const events: SseEvent[] = [];
+async function read(pieces: readonly (Uint8Array | string)[]): Promise<RawSseEvent[]> {
+  const events: RawSseEvent[] = [];
   for await (const event of readSseEvents(chunksOf(pieces))) events.push(event);
   return events;
 }
@@ -79,7 +79,7 @@ describe('readSseEvents', () => {
       yield 'event: a\ndata: {}\n\n';
       throw Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
     }
-    const events: SseEvent[] = [];
+    const events: RawSseEvent[] = [];
     await expect(
       (async () => {
         for await (const event of readSseEvents(broken())) events.push(event);

@@ -4,7 +4,8 @@ import { UpstreamError } from '#src/errors.ts';
 import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
-import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { MessageStreamEvent } from '#src/api-types.ts';
+import { wireEvent } from '#test/helpers/sse-events.ts';
 
 const usage: LanguageModelV4Usage = {
   inputTokens: { total: 120, noCache: 20, cacheRead: 90, cacheWrite: 10 },
@@ -17,10 +18,10 @@ function finish(unified: 'stop' | 'tool-calls' | 'content-filter' | 'length' | '
 
 function run(parts: LanguageModelV4StreamPart[], family: AiSdkFamily = 'openai-chat'): Array<{ event: string; data: Record<string, unknown> }> {
   const state = new AiSdkStreamState({ profile: vendorProfile(family), provider: 'vendor', upstreamModel: 'model-x' });
-  const events: SseEvent[] = [];
+  const events: MessageStreamEvent[] = [];
   for (const part of parts) events.push(...state.push(part));
   events.push(...state.end());
-  return events.map((event) => ({ event: event.event, data: JSON.parse(event.data) as Record<string, unknown> }));
+  return events.map(wireEvent).map((event) => ({ event: event.event, data: JSON.parse(event.data) as Record<string, unknown> }));
 }
 
 const finalUsage = { input_tokens: 20, output_tokens: 40, cache_creation_input_tokens: 10, cache_read_input_tokens: 90, service_tier: 'standard', output_tokens_details: { reasoning_tokens: 10 } };

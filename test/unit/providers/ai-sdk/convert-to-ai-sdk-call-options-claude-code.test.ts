@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
 import { BadRequestError, UnsupportedFeatureError } from '#src/errors.ts';
 import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { convertToAiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
+import { convertToAiSdkCallOptions, safetyIdentifier } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { frameSystemText } from '#src/providers/ai-sdk/convert-to-ai-sdk-system.ts';
 import { readFixture } from '#test/helpers/fake-upstreams/index.ts';
 import { messageRequestErrors } from '#test/helpers/request-schema.ts';
@@ -46,7 +46,8 @@ describe('what Claude Code sends', () => {
     expect(value.prompt[6]).toEqual({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_probe1', toolName: 'Read', output: { type: 'text', value: '1\thello-probe\n2\t' } }] });
     expect(value.tools).toHaveLength(12);
     expect(value.reasoning).toBe('high');
-    expect(value.providerOptions).toEqual({ openai: { user: request.metadata?.user_id } });
+    expect(value.providerOptions).toEqual({ openai: { safetyIdentifier: safetyIdentifier(request.metadata?.user_id ?? '') } });
+    expect(safetyIdentifier(request.metadata?.user_id ?? '')).toMatch(/^[a-f0-9]{64}$/);
     expect(warnings).toContain('tools[10].defer_loading dropped: the tool is offered at once');
   });
 

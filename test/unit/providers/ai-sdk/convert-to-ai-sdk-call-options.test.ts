@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
 import { BadRequestError, UnsupportedFeatureError } from '#src/errors.ts';
 import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { convertToAiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
+import { convertToAiSdkCallOptions, safetyIdentifier } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { encodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
 
 const PNG = 'iVBORw0KGgo=';
@@ -152,11 +152,12 @@ describe('convertToAiSdkCallOptions', () => {
     });
   });
 
-  it('leaves out an automatic fifth breakpoint with a warning and rejects five explicit ones', () => {
+  it('rejects a top-level marker with no breakpoint left for it, and five explicit ones, as Anthropic does', () => {
     const marked = (text: string) => ({ type: 'text' as const, text, cache_control: { type: 'ephemeral' as const } });
     const four = { role: 'user' as const, content: [marked('1'), marked('2'), marked('3'), marked('4'), { type: 'text' as const, text: 'tail' }] };
-    const { warnings } = convert('bedrock', { cache_control: { type: 'ephemeral' }, messages: [four] });
-    expect(warnings).toEqual(['top-level cache_control ignored: the request already has 4 cache breakpoints']);
+    expect(() => convert('bedrock', { cache_control: { type: 'ephemeral' }, messages: [four] })).toThrow(
+      "Invalid request parameters: the top-level cache_control needs a cache breakpoint of its own, and the request's 4 cache_control markers take all 4",
+    );
     expect(() => convert('bedrock', { messages: [{ role: 'user', content: [...four.content, marked('5')] }] })).toThrow(
       'Invalid request parameters: at most 4 blocks may carry cache_control, found 5',
     );
@@ -191,7 +192,7 @@ describe('convertToAiSdkCallOptions', () => {
     });
     expect(value.responseFormat).toEqual({ type: 'json', schema, name: 'response' });
     expect(value.toolChoice).toEqual({ type: 'tool', toolName: 'a' });
-    expect(value.providerOptions).toEqual({ openai: { parallelToolCalls: false, user: 'end-user-7' } });
+    expect(value.providerOptions).toEqual({ openai: { parallelToolCalls: false, safetyIdentifier: safetyIdentifier('end-user-7') } });
     expect(convert('openai-compatible', { tools: [{ name: 'a', input_schema: {} as never }], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }).value.providerOptions).toEqual({
       openaiCompatible: { parallel_tool_calls: false },
     });

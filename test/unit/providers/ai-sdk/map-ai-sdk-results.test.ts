@@ -7,7 +7,6 @@ import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
 import { decodeReasoningSignature, encodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
-import { estimateInputTokens } from '#src/providers/ai-sdk/estimate-input-tokens.ts';
 
 describe('mapAiSdkFinishReason', () => {
   it.each([
@@ -149,23 +148,5 @@ describe('mapAiSdkError', () => {
     const error = mapAiSdkError(new UnsupportedFunctionalityError({ functionality: 'PDF file parts with URLs' }), 'openai');
     expect(error).toBeInstanceOf(UnsupportedFeatureError);
     expect(error.publicMessage).toBe('Invalid request parameters: PDF file parts with URLs is not supported by openai');
-  });
-});
-
-describe('estimateInputTokens', () => {
-  it('counts text at four characters a token and binary sources by size, not by base64 text', () => {
-    const text = estimateInputTokens({ messages: [{ role: 'user', content: 'x'.repeat(400) }] });
-    expect(text).toBe(Math.ceil(JSON.stringify(['', [{ role: 'user', content: 'x'.repeat(400) }], []]).length / 4));
-    const withImage = estimateInputTokens({
-      messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A'.repeat(40_000) } }] }],
-    });
-    expect(withImage).toBeGreaterThan(1600);
-    expect(withImage).toBeLessThan(1650);
-  });
-
-  it('counts system messages inside the conversation like any other message', () => {
-    const without = estimateInputTokens({ messages: [{ role: 'user', content: 'Hi' }] });
-    const withSystem = estimateInputTokens({ messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'y'.repeat(400) }] });
-    expect(withSystem - without).toBeGreaterThanOrEqual(100);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '#src/errors.ts';
 import { anthropicAdapter } from '#src/providers/anthropic/anthropic-adapter.ts';
 import { readChunks, reply, startFakeAnthropic, type ByteSplit, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { attemptCall, collect, collectUntilError, expectedEvents } from './attempt-call.ts';
+import { attemptCall, collect, collectUntilError, expectedEvents, upstreamText } from './attempt-call.ts';
 
 let fake: FakeUpstream;
 
@@ -126,7 +126,7 @@ describe('anthropicAdapter.stream', () => {
     const { events } = await anthropicAdapter.stream(streamRequest(fake));
     const seen: string[] = [];
     for await (const event of events) {
-      seen.push(event.event);
+      seen.push(upstreamText(event).event);
       if (seen.length === 2) break;
     }
     expect(seen).toEqual(['message_start', 'content_block_start']);

@@ -1,5 +1,5 @@
 import type { MessageRequest } from '#src/api-types.ts';
-import type { AttemptCall, SseEvent } from '#src/providers/provider-adapter.ts';
+import { isRawSseEvent, type AttemptCall, type RawSseEvent, type SseEvent } from '#src/providers/provider-adapter.ts';
 import type { FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 
 /** A provider key that the logger's patterns would not recognise, so only the adapter can keep it out of errors. */
@@ -36,18 +36,24 @@ export function attemptCall(fake: FakeUpstream, overrides: Partial<AttemptCall> 
   };
 }
 
+/** The passthrough forwards the upstream's events as text: a typed (rebuilt) event fails the test. */
+export function upstreamText(event: SseEvent): RawSseEvent {
+  if (!isRawSseEvent(event)) throw new Error(`the passthrough rebuilt ${event.type} instead of forwarding its text`);
+  return event;
+}
+
 /** Reads a whole adapter stream. */
-export async function collect(events: AsyncIterable<SseEvent>): Promise<SseEvent[]> {
-  const collected: SseEvent[] = [];
-  for await (const event of events) collected.push(event);
+export async function collect(events: AsyncIterable<SseEvent>): Promise<RawSseEvent[]> {
+  const collected: RawSseEvent[] = [];
+  for await (const event of events) collected.push(upstreamText(event));
   return collected;
 }
 
 /** Reads an adapter stream until it fails, returning what arrived and the error. */
-export async function collectUntilError(events: AsyncIterable<SseEvent>): Promise<{ events: SseEvent[]; error: unknown }> {
-  const collected: SseEvent[] = [];
+export async function collectUntilError(events: AsyncIterable<SseEvent>): Promise<{ events: RawSseEvent[]; error: unknown }> {
+  const collected: RawSseEvent[] = [];
   try {
-    for await (const event of events) collected.push(event);
+    for await (const event of events) collected.push(upstreamText(event));
   } catch (error) {
     return { events: collected, error };
   }
@@ -55,6 +61,6 @@ export async function collectUntilError(events: AsyncIterable<SseEvent>): Promis
 }
 
 /** The events a recorded `.chunks.txt` should come through as: its `type` as the name, the line as the data. */
-export function expectedEvents(chunks: readonly { type: string }[]): SseEvent[] {
+export function expectedEvents(chunks: readonly { type: string }[]): RawSseEvent[] {
   return chunks.map((chunk) => ({ event: chunk.type, data: JSON.stringify(chunk) }));
 }

@@ -1,0 +1,87 @@
+/**
+ * Reads a `/messages` request's headers once, at the route, into the typed context the messages service and
+ * the planner take: the session and where it was named, the data region, the metadata opt-in, the headers an
+ * Anthropic-format upstream understands, Claude Code's session id, plus the caller, generation id, start
+ * time and abort signal.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Request, Response } from 'express';
+import { isDataRegion, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
+import { callerOf } from '#src/http/caller.ts';
+import { requestSignal } from '#src/http/request-signal.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import type { NamedSession } from '#src/routing/sticky/pin-key.ts';
+
+/** What the route knows beyond the request. */
+export interface MessagesContextOptions {
+  /** Host names that imply a data region (`SWITCHBOARD_REGIONAL_HOSTS`). */
+  regionalHosts: ReadonlyMap<string, ResidencyRegion>;
+  /** Upper bound on the whole request, all attempts included. */
+  requestTimeoutMs: number;
+}
+
+/** The parts of the context read from the headers (and the body's `session_id`, which wins over them). */
+export type HeaderContext = Pick<MessagesRequestContext, 'region' | 'wantsMetadata' | 'forwardHeaders' | 'session' | 'claudeCodeSessionId' | 'traceparent'>;
+
+// The headers an Anthropic-format upstream understands, forwarded as sent.
+const FORWARDED = ['anthropic-version', 'anthropic-beta'] as const;
+
+function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === '' ? undefined : first;
+}
+
+/** The request's data region: the `X-Gateway-Region` header, else the regional host it arrived on. */
+export function requestRegion(headers: IncomingHttpHeaders, regionalHosts: ReadonlyMap<string, ResidencyRegion>): DataRegion {
+  const header = headers['x-gateway-region'];
+  if (isDataRegion(header)) return header;
+  const host = typeof headers.host === 'string' ? headers.host.replace(/:\d+$/, '').toLowerCase() : '';
+  return regionalHosts.get(host) ?? 'global';
+}
+
+function namedSession(bodySessionId: string | undefined, headers: IncomingHttpHeaders): NamedSession | null {
+  if (bodySessionId !== undefined && bodySessionId !== '') return { id: bodySessionId, source: 'session_id' };
+  for (const source of ['x-session-id', 'x-claude-code-session-id'] as const) {
+    const id = headerValue(headers, source);
+    if (id !== undefined) return { id, source };
+  }
+  return null;
+}
+
+/** Reads the header context: a pure function of the headers, the body's `session_id` and the regional hosts. */
+export function readHeaderContext(
+  headers: IncomingHttpHeaders,
+  bodySessionId: string | undefined,
+  regionalHosts: ReadonlyMap<string, ResidencyRegion>,
+): HeaderContext {
+  const forwardHeaders: Record<string, string> = {};
+  for (const name of FORWARDED) {
+    const value = headers[name];
+    if (typeof value === 'string') forwardHeaders[name] = value;
+  }
+  // The current header wins over the legacy one whenever it is present.
+  const metadata = headers['x-gateway-metadata'] ?? headers['x-gateway-experimental-metadata'];
+  return {
+    region: requestRegion(headers, regionalHosts),
+    wantsMetadata: metadata === 'enabled',
+    forwardHeaders,
+    session: namedSession(bodySessionId, headers),
+    claudeCodeSessionId: headerValue(headers, 'x-claude-code-session-id') ?? null,
+    traceparent: headerValue(headers, 'traceparent') ?? null,
+  };
+}
+
+/** The context of one `/messages` request; call first thing in the route, so `startedAt` is its start. */
+export function readMessagesContext(req: Request<Record<string, string>, unknown, { session_id?: string }>, res: Response, options: MessagesContextOptions): MessagesRequestContext {
+  const startedAt = performance.now();
+  const { accountId, workspaceId, keyHash } = callerOf(res);
+  return {
+    caller: { accountId, workspaceId, keyHash },
+    generationId: res.locals.generationId as string,
+    startedAt,
+    signal: requestSignal(req, res, options.requestTimeoutMs),
+    ...readHeaderContext(req.headers, req.body.session_id, options.regionalHosts),
+    trail: { strategy: null, records: [], served: null },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * One attempt's adapter call, built from the request, the attempt (plain data from the planner), the request
+ * context and the key revealed for it at call time. The same builder serves `/messages` and
+ * `/messages/count_tokens`. Secrets are revealed here and nowhere earlier: a BYOK key through the vault
+ * (decrypted in memory for this call only), the gateway's shared key and AWS key pair from the configuration.
+ */
+import type { AwsSettings } from '#src/catalog/catalog-types.ts';
+import type { AttemptCall, ProviderKey } from '#src/providers/provider-adapter.ts';
+import type { AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import type { CredentialSource } from '#src/routing/plan-request.ts';
+
+/** An adapter call carrying a request of type `R` (a message request, or a count_tokens request). */
+export type AdapterCall<R> = Omit<AttemptCall, 'request'> & { request: R };
+
+/** What a call takes from the request context. */
+export type AttemptCallContext = Pick<MessagesRequestContext, 'forwardHeaders' | 'signal'>;
+
+/**
+ * The key for an attempt: the caller's BYOK key, decrypted now (the vault throws `CredentialUnavailableError`
+ * when the credential was deleted since planning), or the gateway's shared key; undefined when the provider
+ * takes none (local servers, Bedrock signing with the configured key pair).
+ */
+export async function revealKey(attempt: Attempt, accountId: string, vault: Pick<CredentialSource, 'revealKey'>): Promise<ProviderKey | undefined> {
+  if (attempt.credential.kind === 'byok') return vault.revealKey(accountId, attempt.credential.credentialId);
+  return attempt.provider.sharedKey?.reveal();
+}
+
+/** The configured AWS key pair, revealed for the call about to sign with it; undefined when incomplete. */
+function awsSigningCredentials(aws: Readonly<AwsSettings>): AwsSigningCredentials | undefined {
+  const accessKeyId = aws.accessKeyId?.reveal();
+  const secretAccessKey = aws.secretAccessKey?.reveal();
+  if (!accessKeyId || !secretAccessKey) return undefined;
+  const sessionToken = aws.sessionToken?.reveal();
+  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}), ...(aws.region ? { region: aws.region } : {}) };
+}
+
+/**
+ * The adapter call of one attempt. A key naming its region (`{api_key, region}` of openai and fireworks)
+ * sends the call to the provider's host for that region; without any key, a Bedrock provider signs with its
+ * configured AWS key pair.
+ */
+export function attemptCall<R>(request: R, attempt: Attempt, context: AttemptCallContext, key: ProviderKey | undefined): AdapterCall<R> {
+  const { provider } = attempt;
+  const keyRegionUrl = typeof key === 'object' && provider.regionalKeys ? provider.regionalBaseUrls[key.region] : undefined;
+  const awsCredentials = key === undefined && provider.aws ? awsSigningCredentials(provider.aws) : undefined;
+  return {
+    request,
+    provider: provider.slug,
+    family: provider.family,
+    baseUrl: keyRegionUrl ?? attempt.baseUrl,
+    upstreamModel: attempt.upstreamModel,
+    key,
+    forwardHeaders: context.forwardHeaders,
+    quirks: provider.quirks,
+    signal: context.signal,
+    ...(Object.keys(provider.headers).length > 0 ? { providerHeaders: provider.headers } : {}),
+    ...(attempt.fast ? { fast: true } : {}),
+    ...(awsCredentials ? { awsCredentials } : {}),
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * What a `/messages` request says besides its body, read once at the route (src/http/messages-context.ts)
+ * into plain data: nothing under messages/ or routing/ reads a request header.
+ */
+import type { DataRegion } from '#src/data-region.ts';
+import type { NamedSession } from '#src/routing/sticky/pin-key.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+
+/** The authenticated caller, as routing and BYOK rules match it. */
+export interface RequestCaller {
+  accountId: string;
+  workspaceId: string;
+  /** SHA-256 hex of the calling gateway key, matched against `allowed_api_key_hashes`. */
+  keyHash: string;
+}
+
+/** The typed context of one `/messages` or `/messages/count_tokens` request. */
+export interface MessagesRequestContext {
+  caller: RequestCaller;
+  /** Also the response's `request-id`; names the request in log lines. */
+  generationId: string;
+  /** `performance.now()` when the route began, for `generation_time`. */
+  startedAt: number;
+  /** Fires when the client leaves or the request's time budget is spent. */
+  signal: AbortSignal;
+  /** `X-Gateway-Region`, else the regional host the request arrived on, else `global`. */
+  region: DataRegion;
+  /** `X-Gateway-Metadata: enabled` (or the legacy `X-Gateway-Experimental-Metadata`). */
+  wantsMetadata: boolean;
+  /** `anthropic-version` and `anthropic-beta` as sent, for Anthropic-format upstreams. */
+  forwardHeaders: Readonly<Record<string, string>>;
+  /** The session the client named; null when it named none (the sticky key then hashes the content). */
+  session: NamedSession | null;
+  /** Claude Code's `x-claude-code-session-id`, whether or not it named the session. */
+  claudeCodeSessionId: string | null;
+  /** The W3C `traceparent` header as sent, for trace destinations to join the caller's trace. */
+  traceparent: string | null;
+  /** How the request was routed, filled in by the service as it runs; the route hands it to observability. */
+  trail: RoutingTrail;
+}
+
+/** The routing of one request so far: the plan's strategy, every attempt's record, the attempt that answered. */
+export interface RoutingTrail {
+  strategy: string | null;
+  records: readonly AttemptRecord[];
+  served: Attempt | null;
+}

@@ -1,0 +1,71 @@
+/**
+ * An attempt as the planner hands it to the attempt runner: plain data carrying everything its call needs, so
+ * nothing downstream calls back into the planner or looks the endpoint or provider up again. The key itself is
+ * not in it: the credential reference is revealed only when the attempt runs (see messages/attempt-call.ts).
+ */
+import { EndpointLocationError } from '#src/errors.ts';
+import type { AttemptStatus } from '#src/api-types.ts';
+import type { CatalogProvider, Pricing } from '#src/catalog/catalog-types.ts';
+import type { DataRegion } from '#src/data-region.ts';
+import type { CatalogPlanEndpoint } from '#src/routing/catalog-plan-view.ts';
+import type { AttemptCredential, PlannedAttempt } from '#src/routing/plan-types.ts';
+
+/** One (model, endpoint, key) to try, ready to call. */
+export interface Attempt {
+  /** The catalog model slug this attempt serves (what the response's `model` says). */
+  model: string;
+  /**
+   * The provider as configured, shared by every attempt on it and never copied: slug, display name, API family,
+   * quirks, static headers, the regional hosts a region-bound key selects, AWS signing settings, shared key.
+   */
+  provider: CatalogProvider;
+  /** The vendor's model id in the request's region. */
+  upstreamModel: string;
+  /** The upstream's base URL in the request's region. */
+  baseUrl: string;
+  /** List prices of what runs: the fast variant's under `speed: fast`. */
+  pricing: Readonly<Pricing>;
+  /** Run the endpoint's fast variant. */
+  fast: boolean;
+  /** Which key pays: the gateway's shared key, or one of the caller's BYOK credentials by id. */
+  credential: AttemptCredential;
+  /** Position of this attempt's (model, provider) pair in the plan's `available` list. */
+  availableIndex: number;
+}
+
+/** True when the caller's own key pays for the attempt. */
+export function isByok(attempt: Pick<Attempt, 'credential'>): boolean {
+  return attempt.credential.kind === 'byok';
+}
+
+/**
+ * Turns a planned attempt into a callable one for the request's region: the endpoint's location for that
+ * region, else (for a BYOK credential declaring the region) the provider's host for it. Throws
+ * `EndpointLocationError` when neither exists, which the planner's region filter should have prevented.
+ */
+export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: DataRegion): Attempt {
+  const { endpoint } = planned;
+  const declared = planned.credential.kind === 'byok' && region !== 'global' ? endpoint.declaredLocations[region] : undefined;
+  const location = endpoint.locations[region] ?? declared;
+  if (!location) throw new EndpointLocationError(endpoint.catalog.id, region);
+  const fastPricing = planned.fast ? endpoint.catalog.fast?.pricing : undefined;
+  return {
+    model: planned.model,
+    provider: endpoint.catalog.provider,
+    upstreamModel: location.upstreamModel,
+    baseUrl: location.baseUrl,
+    pricing: fastPricing ?? endpoint.catalog.pricing,
+    fast: planned.fast,
+    credential: planned.credential,
+    availableIndex: planned.availableIndex,
+  };
+}
+
+/** How one attempt ended, as routing reads it back (sticky pins, endpoint statistics). */
+export interface AttemptOutcome {
+  attempt: Attempt;
+  /** Position of the attempt in its plan. */
+  index: number;
+  status: AttemptStatus;
+  durationMs: number;
+}

@@ -1,0 +1,124 @@
+/**
+ * The catalog as the routing planner sees it: each model reduced to the planner's own small types, built
+ * once per catalog (the catalog is immutable), with aliases for the bare Anthropic model ids that
+ * Claude Code and Anthropic SDKs send (`claude-sonnet-4-5-20250929` resolves to the catalog's slug). Each
+ * endpoint also carries where its calls go in every region, resolved here once, so that turning a planned
+ * attempt into a call looks nothing up.
+ */
+import type { Catalog } from '#src/catalog/index.ts';
+import type { CatalogEndpoint, CatalogModel } from '#src/catalog/catalog-types.ts';
+import { locateEndpoint, type EndpointLocation } from '#src/catalog/locate-endpoint.ts';
+import { DATA_REGIONS, RESIDENCY_REGIONS, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
+import type { PlanEndpoint, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
+import type { AutoRouterCandidate } from '#src/routing/auto-router/auto-router.ts';
+
+/** A planner endpoint with the catalog endpoint behind it and where its calls go, per region. */
+export interface CatalogPlanEndpoint extends PlanEndpoint {
+  catalog: CatalogEndpoint;
+  /** The host and model id serving each request region; null where the endpoint cannot serve it. */
+  locations: Readonly<Record<DataRegion, EndpointLocation | null>>;
+  /**
+   * Where a BYOK credential declaring a residency region sends the call when the endpoint's own regions lack
+   * it (the interface's `declared_region` rule): the provider's host for that region, or its base URL.
+   */
+  declaredLocations: Readonly<Partial<Record<ResidencyRegion, EndpointLocation>>>;
+}
+
+/** The planner's view of a catalog. */
+export interface CatalogPlanView {
+  /** A model by slug or alias. */
+  model(slugOrAlias: string): PlanModel<CatalogPlanEndpoint> | undefined;
+  /** Providers holding a gateway-owned key. */
+  sharedProviders: ReadonlySet<string>;
+  /** Every model as an auto-router candidate, priced at its cheapest endpoint. */
+  autoCandidates: readonly AutoRouterCandidate[];
+}
+
+function cheapest(model: CatalogModel): { input: number; output: number } {
+  let best = { input: Number.POSITIVE_INFINITY, output: Number.POSITIVE_INFINITY };
+  for (const { pricing } of model.endpoints) {
+    if (pricing.input + pricing.output < best.input + best.output) best = { input: pricing.input, output: pricing.output };
+  }
+  return best;
+}
+
+// Families whose APIs take top_k; OpenAI's do not.
+const TOP_K_FAMILIES = new Set(['anthropic', 'google', 'bedrock']);
+
+function supportedParameters(endpoint: CatalogEndpoint): RequestParameter[] {
+  const { capabilities } = endpoint;
+  const supported: RequestParameter[] = ['stop_sequences', 'temperature', 'top_p'];
+  if (TOP_K_FAMILIES.has(endpoint.provider.family)) supported.push('top_k');
+  if (capabilities.tools) supported.push('tools', 'tool_choice');
+  if (capabilities.thinking) supported.push('thinking');
+  if (capabilities.vision) supported.push('images');
+  if (capabilities.pdf) supported.push('pdf');
+  if (capabilities.structured_output) supported.push('structured_output');
+  return supported;
+}
+
+// Bedrock inference profiles (`global.`, `us.`, `eu.`, `apac.` model ids) route across regions, which the
+// interface excludes from regional use of a credential's declared region.
+const CROSS_REGION_PROFILE = /^(global|us|eu|apac)\./;
+
+function locations(endpoint: CatalogEndpoint): Pick<CatalogPlanEndpoint, 'locations' | 'declaredLocations'> {
+  const located = Object.fromEntries(DATA_REGIONS.map((region) => [region, locateEndpoint(endpoint, region)])) as Record<DataRegion, EndpointLocation | null>;
+  const declared: Partial<Record<ResidencyRegion, EndpointLocation>> = {};
+  for (const region of RESIDENCY_REGIONS) {
+    const baseUrl = endpoint.provider.regionalBaseUrls[region] ?? endpoint.provider.baseUrl;
+    if (baseUrl) declared[region] = { baseUrl, upstreamModel: endpoint.regionalModels[region] ?? endpoint.upstreamModel };
+  }
+  return { locations: located, declaredLocations: declared };
+}
+
+function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint): CatalogPlanEndpoint {
+  const { pricing } = endpoint;
+  const crossRegionProfile = endpoint.provider.family === 'bedrock' && CROSS_REGION_PROFILE.test(endpoint.upstreamModel);
+  return {
+    model: model.slug,
+    provider: endpoint.provider.slug,
+    providerName: endpoint.provider.displayName,
+    upstreamModel: endpoint.upstreamModel,
+    pricing: { input: pricing.input, output: pricing.output, cache_read: pricing.cache_read, cache_write: pricing.cache_write },
+    fast: endpoint.fast ? { pricing: { input: endpoint.fast.pricing.input, output: endpoint.fast.pricing.output } } : null,
+    dataPolicy: { zdr: endpoint.dataPolicy.zdr, dataCollection: endpoint.dataPolicy.data_collection },
+    regions: endpoint.regions,
+    supportedParameters: supportedParameters(endpoint),
+    contextLength: endpoint.contextLength,
+    ...(crossRegionProfile ? { regionalExclusions: { crossRegionProfile } } : {}),
+    catalog: endpoint,
+    ...locations(endpoint),
+  };
+}
+
+const DATE_SUFFIX = /-\d{8}$/;
+
+/** Builds the planner's view of a catalog (call once per catalog). */
+export function createCatalogPlanView(catalog: Catalog): CatalogPlanView {
+  const models = new Map<string, PlanModel<CatalogPlanEndpoint>>();
+  const aliases = new Map<string, string>();
+  for (const model of catalog.models) {
+    models.set(model.slug, { slug: model.slug, endpoints: model.endpoints.map((endpoint) => toPlanEndpoint(model, endpoint)) });
+    for (const endpoint of model.endpoints) {
+      if (endpoint.provider.family !== 'anthropic') continue;
+      if (!aliases.has(endpoint.upstreamModel)) aliases.set(endpoint.upstreamModel, model.slug);
+    }
+    // `anthropic/claude-sonnet-4.5` also answers to `claude-sonnet-4-5`.
+    const [vendor, name] = model.slug.split('/');
+    if (vendor === 'anthropic' && name && !aliases.has(name.replaceAll('.', '-'))) aliases.set(name.replaceAll('.', '-'), model.slug);
+  }
+  const sharedProviders = new Set(catalog.providers.filter((provider) => provider.sharedKey !== null || provider.auth === 'none' || provider.aws?.accessKeyId).map((provider) => provider.slug));
+  const autoCandidates = catalog.models
+    .filter((model) => model.endpoints.length > 0)
+    .map((model) => ({ slug: model.slug, pricing: cheapest(model), capabilities: model.capabilities, contextLength: model.contextLength }));
+  return {
+    autoCandidates,
+    model(slugOrAlias) {
+      const direct = models.get(slugOrAlias);
+      if (direct || slugOrAlias.includes('/')) return direct;
+      const slug = aliases.get(slugOrAlias) ?? aliases.get(slugOrAlias.replace(DATE_SUFFIX, ''));
+      return slug ? models.get(slug) : undefined;
+    },
+    sharedProviders,
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The request planner: gathers what the pure routing plan needs (the catalog view, the caller's credentials
+ * from the in-process cache, the session's sticky pin, measured endpoint statistics, the request's region),
+ * calls `planAttempts`, and turns each planned attempt into plain data carrying everything its call needs.
+ * How the attempts ended comes back as plain data too, to keep sticky pins and endpoint statistics current.
+ */
+import type { MessageRequest } from '#src/api-types.ts';
+import { BadRequestError } from '#src/errors.ts';
+import type { DataRegion } from '#src/data-region.ts';
+import type { ProviderKey } from '#src/providers/provider-adapter.ts';
+import { assertCacheBreakpointLimit, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
+import { autoRouterSettings, chooseModel } from '#src/routing/auto-router/auto-router.ts';
+import { toAttempt, type Attempt, type AttemptOutcome } from '#src/routing/attempt.ts';
+import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
+import type { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
+import type { AvailableEndpoint, PlanCredential, StickyPin } from '#src/routing/plan-types.ts';
+import { planAttempts } from '#src/routing/routing-plan.ts';
+import { stickyKey, type NamedSession } from '#src/routing/sticky/pin-key.ts';
+import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
+
+/** The caller's stored credentials, as routing reads them: cached in process, keys decrypted on demand. */
+export interface CredentialSource {
+  forAccount(accountId: string): Promise<readonly PlanCredential[]>;
+  /** Decrypts one credential's key; throws `CredentialUnavailableError` when it no longer exists. */
+  revealKey(accountId: string, credentialId: string): Promise<ProviderKey>;
+}
+
+/** What the planner needs. */
+export interface RequestPlannerDeps {
+  view: CatalogPlanView;
+  credentials: Pick<CredentialSource, 'forAccount'>;
+  sessions: StickySessions;
+  stats: EndpointStatsTracker;
+  random?: () => number;
+}
+
+/** What the planner reads of a request besides its body (part of the messages request context). */
+export interface PlanContext {
+  caller: { accountId: string; keyHash: string };
+  region: DataRegion;
+  session: NamedSession | null;
+}
+
+/** A request's plan: plain data, the attempts in the order to try them. */
+export interface RequestPlan {
+  /** The request as every attempt sees it (top-level cache marker placed); the auto-router's model is in the attempts. */
+  request: MessageRequest;
+  /** The model the client asked for. */
+  requested: string;
+  region: DataRegion;
+  strategy: string;
+  /** The (model, provider) pairs the plan may use, in plan order; each attempt knows the index of its own. */
+  available: readonly AvailableEndpoint[];
+  attempts: readonly Attempt[];
+  /** The session's key in the pin store and the pin the plan was made with. */
+  sticky: { key: string; pin: StickyPin | null };
+}
+
+/** The attempt that answered (an answer or the refusal returned), for pins and statistics. */
+export interface ServedAttempt {
+  index: number;
+  /** Output tokens of a complete answer, for throughput; absent for a stream. */
+  outputTokens?: number;
+}
+
+/** Plans requests and learns from how their attempts ended. */
+export interface RequestPlanner {
+  /** Plans a validated request; throws a `GatewayError` when nothing can serve it. */
+  plan(request: MessageRequest, context: PlanContext): Promise<RequestPlan>;
+  /**
+   * Pins the session to the attempt that answered and records its latency (and throughput); drops the pin
+   * when the pinned provider failed.
+   */
+  recordOutcomes(plan: RequestPlan, outcomes: readonly AttemptOutcome[], served: ServedAttempt | null): void;
+}
+
+/** No gateway server tool is installed yet; a request naming one gets a 400 that says so. */
+function rejectGatewayTools(request: MessageRequest): void {
+  const names = (request.tools ?? []).map((tool) => ('type' in tool ? tool.type : undefined)).filter((type) => type?.startsWith('gateway:'));
+  if (names.length > 0) throw new BadRequestError(`gateway server tools are not available on this gateway: ${names.join(', ')}`);
+}
+
+/**
+ * The auto-router's choice when the request asks for it (`switchboard/auto` or the plugin): candidates are
+ * the models the caller can actually reach, through a shared key or one of its own.
+ */
+function autoRoute(view: CatalogPlanView, request: MessageRequest, credentials: readonly PlanCredential[], pinnedModel: string | undefined): string | undefined {
+  const settings = autoRouterSettings(request);
+  if (!settings) return undefined;
+  const reachable = new Set(view.sharedProviders);
+  for (const credential of credentials) if (!credential.disabled) reachable.add(credential.provider);
+  return chooseModel({
+    request,
+    settings,
+    candidates: view.autoCandidates,
+    pinnedModel: settings.pin_model ? (pinnedModel ?? null) : null,
+    isServable: (slug) => view.model(slug)?.endpoints.some((endpoint) => reachable.has(endpoint.provider)) ?? false,
+  }).model;
+}
+
+/** Creates the request planner. */
+export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
+  const random = deps.random ?? Math.random;
+  return {
+    async plan(original, context) {
+      rejectGatewayTools(original);
+      // A request error every endpoint would answer alike is refused here, before any provider is called.
+      assertCacheBreakpointLimit(original);
+      const sticky = stickyKey(original, context.session, context.caller.accountId);
+      const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.caller.accountId), deps.sessions.lookup(sticky.key)]);
+      const chosen = autoRoute(deps.view, original, credentials, pin?.model);
+      const request = placeTopLevelCacheBreakpoint(original);
+      const routing = planAttempts({
+        request,
+        ...(chosen ? { primaryModel: chosen } : {}),
+        callerKeyHash: context.caller.keyHash,
+        region: context.region,
+        models: deps.view.model,
+        credentials,
+        sharedProviders: deps.view.sharedProviders,
+        stats: deps.stats.snapshot,
+        stickyPin: pin,
+        stickyKind: sticky.source === 'content' ? 'content' : 'session',
+        random,
+      });
+      return {
+        request,
+        requested: original.model,
+        region: context.region,
+        strategy: chosen ? `auto-router:${routing.strategy}` : routing.strategy,
+        available: routing.available,
+        attempts: routing.attempts.map((planned) => toAttempt(planned, context.region)),
+        sticky: { key: sticky.key, pin },
+      };
+    },
+
+    recordOutcomes(plan, outcomes, served) {
+      for (const outcome of outcomes) {
+        if (served !== null && outcome.index === served.index && (outcome.status === 'success' || outcome.status === 'refusal')) {
+          const { attempt, durationMs } = outcome;
+          deps.stats.record(attempt.model, attempt.provider.slug, { latencyMs: durationMs, durationMs, ...(served.outputTokens ? { outputTokens: served.outputTokens } : {}) });
+          void deps.sessions.succeeded(plan.sticky.key, attempt);
+        } else if (isProviderFailure(outcome.status)) {
+          void deps.sessions.failed(plan.sticky.key, plan.sticky.pin, outcome.attempt);
+        }
+      }
+    },
+  };
+}
+
+// Statuses in which the provider itself failed; a refusal, a feature the vendor lacks or a vanished
+// credential says nothing against the provider a session is pinned to.
+function isProviderFailure(status: AttemptOutcome['status']): boolean {
+  return status !== 'success' && status !== 'refusal' && status !== 'unsupported' && status !== 'credential_unavailable';
+}

@@ -1,0 +1,144 @@
+/**
+ * The routing plan: a pure function from (request, catalog, the caller's credentials, region) to the ordered
+ * list of attempts the gateway makes. Nothing here performs I/O; randomness is injected.
+ */
+import { BadRequestError, NoEndpointError, NotFoundError } from '#src/errors.ts';
+import type { MessageRequest } from '#src/api-types.ts';
+import type { AvailableEndpoint, PlanEndpoint, PlanInput, PlanModel, PlannedAttempt, RoutingPlan } from '#src/routing/plan-types.ts';
+import { pinnedAttemptIndex } from '#src/routing/sticky/pin-choice.ts';
+import { filterModel, type FilterContext } from '#src/routing/endpoint-filters.ts';
+import { leadsWithByok, priceWeightedOrder, sortGroups, splitByOrder, type EndpointGroup } from '#src/routing/endpoint-sort.ts';
+import { normalizePreferences, orderIndex, type NormalizedPreferences } from '#src/routing/provider-preferences.ts';
+import { usedParameters } from '#src/routing/request-parameters.ts';
+
+/** The most `fallbacks` a request may name. */
+export const MAX_FALLBACKS = 3;
+
+/**
+ * The models a request may be served by, in order: the primary model, then `fallbacks` or `models`.
+ * Duplicates keep their first position.
+ */
+export function requestedModels(request: MessageRequest, primaryModel: string = request.model): string[] {
+  if (request.fallbacks !== undefined && request.models !== undefined) {
+    throw new BadRequestError('`fallbacks` cannot be combined with `models`');
+  }
+  if (request.fallbacks !== undefined && request.fallbacks.length > MAX_FALLBACKS) {
+    throw new BadRequestError(`at most ${MAX_FALLBACKS} \`fallbacks\``);
+  }
+  const rest = request.fallbacks?.map((fallback) => fallback.model) ?? request.models ?? [];
+  return [...new Set([primaryModel, ...rest])];
+}
+
+function resolveModels<E extends PlanEndpoint>(slugs: readonly string[], lookup: PlanInput<E>['models']): PlanModel<E>[] {
+  const resolved: PlanModel<E>[] = [];
+  for (const slug of slugs) {
+    const model = lookup(slug);
+    if (model === undefined) throw new NotFoundError(`Model not found: ${slug}`);
+    if (!resolved.some((other) => other.slug === model.slug)) resolved.push(model);
+  }
+  return resolved;
+}
+
+// Default strategy: the caller's own keys are what they brought to be used, so endpoints that lead with one
+// come first; each half is then spread by price.
+function defaultOrder<E extends PlanEndpoint>(groups: readonly EndpointGroup<E>[], random: () => number): EndpointGroup<E>[] {
+  return [...priceWeightedOrder(groups.filter(leadsWithByok), random), ...priceWeightedOrder(groups.filter((group) => !leadsWithByok(group)), random)];
+}
+
+function orderGroups<E extends PlanEndpoint>(perModel: readonly EndpointGroup<E>[][], preferences: NormalizedPreferences, input: PlanInput<E>): EndpointGroup<E>[] {
+  const arrange = (groups: readonly EndpointGroup<E>[]): EndpointGroup<E>[] => {
+    const { named, rest } = splitByOrder(groups, preferences.order);
+    const tail = preferences.sortBy !== null ? sortGroups(rest, preferences.sortBy, input.stats) : defaultOrder(rest, input.random);
+    return [...named, ...tail];
+  };
+  if (preferences.sortBy !== null && preferences.partition === 'none') return arrange(perModel.flat());
+  return perModel.flatMap(arrange);
+}
+
+// `allow_fallbacks: false` stops after the preferred providers: those in `order`; with `only` the filter already
+// did it; with neither, the first provider chosen for each model.
+function cutFallbacks<E extends PlanEndpoint>(groups: EndpointGroup<E>[], preferences: NormalizedPreferences): EndpointGroup<E>[] {
+  if (preferences.allowFallbacks) return groups;
+  if (preferences.order.length > 0) return groups.filter((group) => orderIndex(preferences.order, group.endpoint) >= 0);
+  if (preferences.only !== null) return groups;
+  const seen = new Set<string>();
+  return groups.filter((group) => (seen.has(group.model) ? false : (seen.add(group.model), true)));
+}
+
+function strategyOf(preferences: NormalizedPreferences): string {
+  const sort = preferences.sortBy === null ? null : `sort:${preferences.sortBy}`;
+  if (preferences.order.length > 0) return sort === null ? 'order' : `order+${sort}`;
+  return sort ?? 'price-weighted';
+}
+
+// The (model, provider) pairs in plan order; each attempt learns the position of its pair.
+function indexAvailable(attempts: readonly PlannedAttempt[]): AvailableEndpoint[] {
+  const available: AvailableEndpoint[] = [];
+  for (const attempt of attempts) {
+    const index = available.findIndex((entry) => entry.model === attempt.model && entry.providerSlug === attempt.endpoint.provider);
+    attempt.availableIndex =
+      index >= 0 ? index : available.push({ model: attempt.model, provider: attempt.endpoint.providerName, providerSlug: attempt.endpoint.provider }) - 1;
+  }
+  return available;
+}
+
+/**
+ * Plans the attempts for a request. Throws `BadRequestError` when `fallbacks` and `models` are combined,
+ * `NotFoundError('Model not found: <slug>')` for an unknown model, and `NoEndpointError` (404) naming the
+ * preference or BYOK rule that removed the last endpoint when nothing can serve the request.
+ *
+ * `speed: fast` is honoured per model: when some endpoint of a model offers a fast variant, only those run
+ * (fast, at the fast price, which `max_price` and price sorting then use); when none does, the model runs at
+ * standard speed with a warning rather than failing the request.
+ */
+export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): RoutingPlan<E> {
+  const { request } = input;
+  const models = resolveModels(requestedModels(request, input.primaryModel), input.models);
+  const preferences = normalizePreferences(request);
+  const context: FilterContext = {
+    preferences,
+    usedParameters: usedParameters(request),
+    fast: request.speed === 'fast',
+    data: { zdr: preferences.zdr, denyDataCollection: preferences.denyDataCollection, region: input.region },
+    credentials: input.credentials,
+    caller: { keyHash: input.callerKeyHash, user: request.user },
+    sharedProviders: input.sharedProviders,
+  };
+
+  const warnings: string[] = [];
+  const reasons = new Map<string, string>();
+  const perModel = models.map((model, modelIndex) => {
+    const filtered = filterModel(model, modelIndex, context);
+    warnings.push(...filtered.warnings);
+    if (filtered.emptiedBy !== null) reasons.set(model.slug, filtered.emptiedBy);
+    return filtered.groups;
+  });
+
+  const ordered = orderGroups(perModel, preferences, input);
+  const kept = cutFallbacks(ordered, preferences);
+  for (const model of models) {
+    if (reasons.has(model.slug) || kept.some((group) => group.model === model.slug)) continue;
+    reasons.set(model.slug, preferences.order.length > 0
+      ? `provider.allow_fallbacks=false and no provider in provider.order serves ${model.slug}`
+      : `provider.allow_fallbacks=false leaves no endpoint of ${model.slug}`);
+  }
+  if (kept.length === 0) {
+    throw new NoEndpointError([...reasons.values()]);
+  }
+  for (const reason of reasons.values()) warnings.push(`skipped: ${reason}`);
+
+  const attempts: PlannedAttempt<E>[] = kept.flatMap((group) =>
+    group.credentials.map((credential) => ({ model: group.model, endpoint: group.endpoint, credential, fast: group.fast, availableIndex: -1 })),
+  );
+  let strategy = strategyOf(preferences);
+  // An explicit `provider.order` is the caller's own ranking and wins over a sticky pin (a pin is only a guess
+  // at where the prompt cache is warm, often derived from the content alone).
+  const pin = preferences.order.length > 0 ? null : input.stickyPin;
+  const pinned = pin ? pinnedAttemptIndex(attempts, pin, input.stickyKind ?? 'session') : -1;
+  if (pinned >= 0) {
+    attempts.unshift(...attempts.splice(pinned, 1));
+    strategy = 'sticky';
+  }
+  return { attempts, strategy, available: indexAvailable(attempts), warnings };
+}
+

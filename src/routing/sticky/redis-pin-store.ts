@@ -1,0 +1,114 @@
+/**
+ * A sticky-session pin store in Redis, so that several gateway instances share their pins. Redis is an
+ * optimisation here, never a dependency of a request: every failure is logged and read as "no pin".
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from '#src/logger.ts';
+import type { StickyPin } from '#src/routing/plan-types.ts';
+import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
+
+/** The default prefix of every pin key in Redis. */
+export const STICKY_KEY_PREFIX = 'switchboard:sticky:';
+
+/** Options of {@link RedisPinStore}. */
+export interface RedisPinStoreOptions {
+  /** A connection string; the store then owns (and closes) its client. */
+  url?: string;
+  /** An existing client, shared with other users and not closed by the store. */
+  client?: Redis;
+  prefix?: string;
+  /** How long one command may take, queued while reconnecting included, before it counts as failed. */
+  commandTimeoutMs?: number;
+  logger: Logger;
+}
+
+function parsePin(raw: string | null): StickyPin | undefined {
+  if (raw === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { provider, credentialId, model } = value as Record<string, unknown>;
+    if (typeof provider !== 'string' || (credentialId !== null && typeof credentialId !== 'string')) return undefined;
+    if (model !== undefined && typeof model !== 'string') return undefined;
+    return model === undefined ? { provider, credentialId } : { provider, credentialId, model };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pins as JSON strings under `<prefix><key>`, expiring with `SET … PX`. */
+export class RedisPinStore implements SessionPinStore {
+  readonly #client: Redis;
+  readonly #ownsClient: boolean;
+  readonly #prefix: string;
+  readonly #logger: Logger;
+  #reportedDown = false;
+
+  constructor(options: RedisPinStoreOptions) {
+    if (options.client === undefined && options.url === undefined) throw new Error('RedisPinStore needs a url or a client');
+    this.#prefix = options.prefix ?? STICKY_KEY_PREFIX;
+    this.#logger = options.logger;
+    this.#ownsClient = options.client === undefined;
+    this.#client =
+      options.client ??
+      new Redis(options.url as string, {
+        // Commands wait for a (re)connection, but never longer than the timeout: a request is not held up.
+        commandTimeout: options.commandTimeoutMs ?? 500,
+        maxRetriesPerRequest: 1,
+        connectionName: 'switchboard-sticky',
+      });
+    // Without a listener an unreachable Redis would crash the process; report the outage once, not per retry.
+    this.#client.on('error', (error: Error) => {
+      if (this.#reportedDown) return;
+      this.#reportedDown = true;
+      this.#logger.warn('redis for sticky sessions is unreachable; routing without pins', { error: error.message });
+    });
+    this.#client.on('ready', () => {
+      if (this.#reportedDown) this.#logger.info('redis for sticky sessions is back');
+      this.#reportedDown = false;
+    });
+  }
+
+  async get(key: string): Promise<StickyPin | undefined> {
+    try {
+      return parsePin(await this.#client.get(this.#prefix + key));
+    } catch (error) {
+      this.#failed('get', error);
+      return undefined;
+    }
+  }
+
+  async set(key: string, pin: StickyPin, ttlMs: number): Promise<void> {
+    try {
+      await this.#client.set(this.#prefix + key, JSON.stringify(pin), 'PX', Math.max(1, Math.round(ttlMs)));
+    } catch (error) {
+      this.#failed('set', error);
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await this.#client.del(this.#prefix + key);
+    } catch (error) {
+      this.#failed('delete', error);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.#ownsClient) return;
+    try {
+      await this.#client.quit();
+    } catch {
+      this.#client.disconnect();
+    }
+  }
+
+  #failed(operation: string, error: unknown): void {
+    this.#logger.warn(`sticky pin ${operation} in redis failed`, { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** The pin store the configuration asks for: Redis when `REDIS_URL` is set, in-process otherwise. */
+export function createPinStore(options: { redisUrl: string | undefined; logger: Logger }): SessionPinStore {
+  return options.redisUrl ? new RedisPinStore({ url: options.redisUrl, logger: options.logger }) : new MemoryPinStore();
+}

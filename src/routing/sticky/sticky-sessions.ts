@@ -1,0 +1,63 @@
+/**
+ * Sticky sessions: every request of a conversation goes to the provider (and key) that served it, so that the
+ * provider's prompt cache stays warm. The pin is refreshed on success, expires after an idle time and is
+ * dropped when its provider fails, so the next request re-routes.
+ */
+import type { Logger } from '#src/logger.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import type { StickyPin } from '#src/routing/plan-types.ts';
+import type { SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
+
+/** The pin that records an attempt which answered. */
+export function pinFor(attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>): StickyPin {
+  return {
+    provider: attempt.provider.slug,
+    credentialId: attempt.credential.kind === 'byok' ? attempt.credential.credentialId : null,
+    model: attempt.model,
+  };
+}
+
+/**
+ * Sticky-session bookkeeping around a pin store. Store failures never fail a request: they are logged and the
+ * request proceeds without a pin.
+ */
+export class StickySessions {
+  readonly #store: SessionPinStore;
+  readonly #ttlMs: number;
+  readonly #logger: Logger;
+
+  constructor(options: { store: SessionPinStore; ttlMs: number; logger: Logger }) {
+    this.#store = options.store;
+    this.#ttlMs = options.ttlMs;
+    this.#logger = options.logger;
+  }
+
+  /** The pin for a key, or null. */
+  async lookup(key: string): Promise<StickyPin | null> {
+    try {
+      return (await this.#store.get(key)) ?? null;
+    } catch (error) {
+      this.#logger.warn('sticky pin lookup failed; routing without a pin', { error });
+      return null;
+    }
+  }
+
+  /** Pins the session to the attempt that answered and restarts its idle time. */
+  async succeeded(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>): Promise<void> {
+    await this.#guard('refresh', () => this.#store.set(key, pinFor(attempt), this.#ttlMs));
+  }
+
+  /** Drops the pin when the failed attempt is the pinned provider, so the next request re-routes. */
+  async failed(key: string, pin: StickyPin | null, attempt: Pick<Attempt, 'provider'>): Promise<void> {
+    if (pin === null || pin.provider !== attempt.provider.slug) return;
+    await this.#guard('drop', () => this.#store.delete(key));
+  }
+
+  async #guard(action: string, run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      this.#logger.warn(`sticky pin ${action} failed`, { error });
+    }
+  }
+}
