@@ -103,12 +103,16 @@ describe('environment interpolation', () => {
 describe('the example configuration file', () => {
   it('loads, so the documented example stays valid', () => {
     const file = new URL('../../../src/catalog/switchboard.example.yaml', import.meta.url).pathname;
-    const catalog = loadCatalog({ configPath: file, env: { ANTHROPIC_API_KEY: 'sk-ant-example' } });
+    const catalog = loadCatalog({ configPath: file, env: { ANTHROPIC_API_KEY: 'sk-ant-example', OTEL_COLLECTOR_TOKEN: 'otel-example', LANGFUSE_SECRET_KEY: 'sk-lf-example' } });
     expect(catalog.getProvider('perplexity')).toBeUndefined();
     expect(catalog.getProvider('my-vllm')?.displayName).toBe('House vLLM');
     expect(catalog.getProvider('openai')?.sharedKey).toBeNull();
     expect(catalog.getModel('qwen/qwen3-coder-30b')?.endpoints[0]?.regions).toEqual(['europe']);
     expect(catalog.getModel('anthropic/claude-sonnet-4.5')?.endpoints.map((endpoint) => endpoint.provider.slug)).toEqual(['anthropic']);
     expect(catalog.getModel('local/llama3.2')).toMatchObject({ contextLength: null, endpoints: [{ upstreamModel: 'llama3.2', contextLength: null }] });
+    expect(catalog.fileDestinations.map((entry) => [entry.destination.name, entry.destination.kind, entry.workspaces])).toEqual([
+      ['collector', 'otlp', null],
+      ['langfuse', 'langfuse', ['26702b5a-4f17-4a26-bf0b-aeaaaed85465']],
+    ]);
   });
 });
