@@ -49,3 +49,6 @@ export interface Broadcaster {
   depths(): Record<string, number>;
   close(): Promise<void>;
 }
+
+/** Spans of at most this many generations go in one OTLP export. */
+export const OTLP_BATCH_SIZE = 64;

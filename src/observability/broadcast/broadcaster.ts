@@ -5,18 +5,33 @@
  */
 import type { Logger } from '#src/logger.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
-import type { Broadcaster, BroadcastHooks, BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
+import { OTLP_BATCH_SIZE, type Broadcaster, type BroadcastHooks, type BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
 import { DeliveryChannel } from '#src/observability/broadcast/delivery-channel.ts';
 import type { Sender } from '#src/observability/broadcast/sender.ts';
-import { createOtlpSender } from '#src/observability/broadcast/otlp-sender.ts';
 import { createLangfuseSender } from '#src/observability/broadcast/langfuse-sender.ts';
 import { createWebhookSender } from '#src/observability/broadcast/webhook-sender.ts';
 import { isSampled, resolveTraceContext } from '#src/observability/broadcast/trace-context.ts';
 
+/**
+ * The OTLP sender and the OpenTelemetry packages behind it load on its first batch, so a gateway with only
+ * webhook or Langfuse destinations never loads them.
+ */
+function lazyOtlpSender(destination: ActiveDestination, settings: BroadcastSettings): Sender {
+  let sender: Promise<Sender> | undefined;
+  const load = () => (sender ??= import('#src/observability/broadcast/otlp-sender.ts').then((module) => module.createOtlpSender(destination, settings)));
+  return {
+    batchSize: OTLP_BATCH_SIZE,
+    send: async (items) => (await load()).send(items),
+    close: async () => {
+      if (sender) await (await sender).close();
+    },
+  };
+}
+
 function createSender(destination: ActiveDestination, settings: BroadcastSettings, logger: Logger): Sender {
   switch (destination.kind) {
     case 'otlp':
-      return createOtlpSender(destination, settings);
+      return lazyOtlpSender(destination, settings);
     case 'langfuse':
       return createLangfuseSender(destination, settings, logger);
     case 'webhook':

@@ -7,7 +7,7 @@
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
-import type { BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
+import { OTLP_BATCH_SIZE, type BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
 import { convertToOtelSpans, type SpanEnvironment } from '#src/observability/broadcast/convert-to-otel-spans.ts';
 import { DeliveryFailedError, type Sender } from '#src/observability/broadcast/sender.ts';
 
@@ -40,7 +40,7 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
     return { exporter, environment: { resource, scope, includeContent: destination.includeContent } };
   };
   return {
-    batchSize: 64,
+    batchSize: OTLP_BATCH_SIZE,
     async send(items) {
       ready ??= setup();
       const { exporter, environment } = await ready;
