@@ -458,6 +458,10 @@ export interface components {
             source: string;
             title: string;
             content: components["schemas"]["TextBlockParam"][];
+            /** @description Whether the model may cite the result (`search_result_location` citations on Anthropic). */
+            citations?: {
+                enabled?: boolean;
+            };
             cache_control?: components["schemas"]["CacheControl"];
         } & {
             /** @constant */
