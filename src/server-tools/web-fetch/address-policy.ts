@@ -87,7 +87,7 @@ export function checkAddress(text: string, allowlist: CompiledAllowlist): Addres
 }
 
 function withArticle(text: string): string {
-  return /^[aeiou]/.test(text) ? `an ${text}` : `a ${text}`;
+  return /^[aeiou]/.test(text) && !text.startsWith('uni') ? `an ${text}` : `a ${text}`;
 }
 
 function describeRange(range: string): string {

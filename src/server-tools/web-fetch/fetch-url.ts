@@ -115,8 +115,9 @@ export async function fetchUrl(options: {
   if (!url) return { ok: false, failure: { errorCode: 'invalid_tool_input', message: `not a valid absolute URL: ${JSON.stringify(options.address.slice(0, 200))}` } };
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const signal = AbortSignal.any([options.signal, timeout]);
+  let hop = 0;
   try {
-    for (let hop = 0; ; hop += 1) {
+    for (; ; hop += 1) {
       const refused = checkUrl(url, options.rules, options.allowlist);
       if (refused) return { ok: false, failure: hop === 0 ? refused : { ...refused, message: `redirected to ${url.href}: ${refused.message}` } };
       const response = await fetch(url, {
@@ -149,7 +150,10 @@ export async function fetchUrl(options: {
     }
   } catch (error) {
     const blocked = findBlockedAddress(error);
-    if (blocked) return { ok: false, failure: { errorCode: 'url_not_allowed', message: `${blocked.message}, which the gateway does not fetch` } };
+    if (blocked) {
+      const message = `${blocked.message}, which the gateway does not fetch`;
+      return { ok: false, failure: { errorCode: 'url_not_allowed', message: hop === 0 ? message : `redirected to ${url.href}: ${message}` } };
+    }
     if (timeout.aborted && !options.signal.aborted) return { ok: false, failure: { errorCode: 'url_not_accessible', message: `timed out after ${limits.timeoutMs} ms` } };
     if (options.signal.aborted) return { ok: false, failure: { errorCode: 'url_not_accessible', message: 'the request was cancelled' } };
     const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
