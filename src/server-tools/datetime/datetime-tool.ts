@@ -57,10 +57,10 @@ export function readClock(now: Date, timezone: string): DatetimeReading {
   const parts = Object.fromEntries(format.formatToParts(now).map((part) => [part.type, part.value]));
   // `longOffset` reads "GMT+05:30", or plain "GMT" at offset zero.
   const offset = (parts.timeZoneName ?? 'GMT').replace(/^GMT/, '') || '+00:00';
-  const resolvedZone = format.resolvedOptions().timeZone;
   return {
     datetime: `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${parts.fractionalSecond}${offset}`,
-    timezone: resolvedZone,
+    // The name asked for, not ICU's canonical alias (which can be an older name: Asia/Calcutta for Asia/Kolkata).
+    timezone,
     utcOffset: offset,
     dayOfWeek: parts.weekday ?? '',
     unixMs: now.getTime(),
