@@ -76,7 +76,7 @@ describe('what passes', () => {
 
   it('a request without gateway tools has nothing to check', () => {
     expect(validateGatewayTools(undefined, BARE)).toEqual({ builtIn: [], mcp: [], takenNames: new Set() });
-    expect(validateGatewayTools([CLIENT_TOOL] as Tools, BARE).builtIn).toEqual([]);
+    expect(validateGatewayTools([CLIENT_TOOL] as unknown as Tools, BARE).builtIn).toEqual([]);
   });
 
   it.each([
