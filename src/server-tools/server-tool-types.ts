@@ -59,7 +59,7 @@ export type ResolvedGatewayTool = WebSearchTool | WebFetchTool | DatetimeTool | 
 /** One call of a gateway tool the model made: the tool, the call's id and the model's input. */
 export interface GatewayToolCall<Tool extends ResolvedGatewayTool = ResolvedGatewayTool> {
   tool: Tool;
-  /** The id the client sees on the use block and the result's `tool_use_id`. */
+  /** The id the client sees on the use block and the result's `tool_use_id` (from `newGatewayToolUseId`). */
   id: string;
   input: unknown;
 }

@@ -67,6 +67,11 @@ export function readClock(now: Date, timezone: string): DatetimeReading {
   };
 }
 
+/** What the model reads for a clock reading (also rebuilt from the client's block on later turns). */
+export function datetimeModelText(reading: Pick<DatetimeReading, 'datetime' | 'timezone' | 'utcOffset' | 'dayOfWeek'>): string {
+  return `Current date and time in ${reading.timezone}: ${reading.dayOfWeek}, ${reading.datetime} (UTC${reading.utcOffset}).`;
+}
+
 /** Runs one call: never throws; an unknown zone is an error result naming it. */
 export async function runDatetime(call: GatewayToolCall<DatetimeTool>, context: ToolExecutionContext): Promise<GatewayToolOutcome> {
   const input = call.input;
@@ -76,7 +81,7 @@ export async function runDatetime(call: GatewayToolCall<DatetimeTool>, context: 
   const timezone = typeof requested === 'string' && requested.trim() !== '' ? requested.trim() : call.tool.settings.defaultTimezone;
   if (!isKnownTimezone(timezone)) return errorOutcome(call, 'invalid_tool_input', `unknown time zone ${JSON.stringify(timezone)}: give an IANA name such as "Europe/Paris"`);
   const reading = readClock(context.runtime.now(), timezone);
-  const modelText = `Current date and time in ${reading.timezone}: ${reading.dayOfWeek}, ${reading.datetime} (UTC${reading.utcOffset}).`;
+  const modelText = datetimeModelText(reading);
   const clientResult: DatetimeToolResultBlock = {
     type: 'datetime_tool_result',
     tool_use_id: call.id,

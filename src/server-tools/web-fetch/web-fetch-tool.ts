@@ -47,6 +47,11 @@ export async function readableContent(document: FetchedDocument): Promise<{ titl
   }
 }
 
+/** What the model reads for a fetched page (also rebuilt from the client's block on later turns). */
+export function webFetchModelText(title: string | null, url: string, text: string): string {
+  return [title ? `Title: ${title}` : undefined, `URL: ${url}`, '', text].filter((line) => line !== undefined).join('\n');
+}
+
 function cut(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}\n\n[Content truncated at ${limit} characters.]`;
 }
@@ -80,7 +85,7 @@ export async function runWebFetch(call: GatewayToolCall<WebFetchTool>, context: 
   }
   const text = cut(readable.text, call.tool.settings.maxContentChars);
   const retrievedAt = context.runtime.now().toISOString();
-  const modelText = [readable.title ? `Title: ${readable.title}` : undefined, `URL: ${document.url}`, '', text].filter((line) => line !== undefined).join('\n');
+  const modelText = webFetchModelText(readable.title, document.url, text);
   const clientResult: WebFetchToolResultBlock = {
     type: 'web_fetch_tool_result',
     tool_use_id: call.id,

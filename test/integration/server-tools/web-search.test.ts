@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clientToolUseBlock, executeGatewayTool, modelToolResultBlock, type GatewayToolOutcome, type ServerToolRuntime } from '#src/server-tools/index.ts';
+import { clientToolUseBlock, convertToModelToolTurns, executeGatewayTool, modelToolResultBlock, newGatewayToolUseId, type GatewayToolOutcome, type ServerToolRuntime } from '#src/server-tools/index.ts';
+import type { MessageParam } from '#src/api-types.ts';
 import { fromOpaque } from '#src/server-tools/web-search/opaque-content.ts';
 import { braveAnswer, braveError, braveResult, startFakeBrave } from '#test/helpers/fake-tool-servers/fake-brave.ts';
 import { searxngAnswer, searxngResult, startFakeSearxng } from '#test/helpers/fake-tool-servers/fake-searxng.ts';
@@ -79,6 +80,26 @@ describe('gateway:web_search on SearXNG', () => {
     const { outcome } = await search(searxngConfig(), { query: 'q' });
     expect(modelToolResultBlock(outcome, { searchResultBlocks: true })).toEqual({ type: 'tool_result', tool_use_id: outcome.toolUseId, content: outcome.modelContent });
     expect(modelToolResultBlock(outcome, { searchResultBlocks: false })).toEqual({ type: 'tool_result', tool_use_id: outcome.toolUseId, content: 'Search results for "q":\n\n[1] A\nURL: https://a.example/\nalpha' });
+  });
+
+  it('passed back on a later turn, the blocks give the model the same results again', async () => {
+    searxng.enqueue(
+      searxngAnswer('q', [
+        searxngResult({ url: 'https://a.example/', title: 'A', content: 'alpha', publishedDate: '2026-01-01' }),
+        searxngResult({ url: 'https://b.example/', title: 'B', content: 'beta' }),
+      ]),
+    );
+    const config = serverToolsConfig({ web_search: searxngConfig() });
+    const { context, runtime } = toolContext(config);
+    runtimes.push(runtime);
+    const call = { ...callOf(toolOf(config, { type: 'gateway:web_search' }), { query: 'q' }), id: newGatewayToolUseId() };
+    const outcome = await executeGatewayTool(call, context);
+    const history = [{ role: 'user', content: 'q?' }, { role: 'assistant', content: [clientToolUseBlock(call), outcome.clientResult, { type: 'text', text: 'A and B.' }] }] as MessageParam[];
+    for (const searchResultBlocks of [true, false]) {
+      const [, assistant, user] = convertToModelToolTurns(history, { searchResultBlocks });
+      expect(assistant?.content).toEqual([{ type: 'tool_use', id: call.id, name: 'web_search', input: { query: 'q' } }]);
+      expect(user?.content).toEqual([modelToolResultBlock(outcome, { searchResultBlocks })]);
+    }
   });
 
   it('no results is an answer, not an error', async () => {
