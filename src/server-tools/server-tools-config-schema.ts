@@ -51,6 +51,7 @@ const mcpServer = record(
     headers: headers(),
     timeout_ms: milliseconds(),
     tool_list_ttl_ms: number({ minimum: 0, integer: true }),
+    max_output_chars: positive(),
   },
   ['url'],
 );

@@ -42,6 +42,8 @@ export interface McpServerConfig {
   headers: Readonly<Record<string, SecretValue>>;
   timeoutMs: number;
   toolListTtlMs: number;
+  /** Longest text of one tool result given to the model (and the client); longer text is cut. */
+  maxOutputChars: number;
 }
 
 /** Everything the gateway's own tools read from configuration. */
@@ -68,7 +70,7 @@ export const SERVER_TOOL_DEFAULTS = {
     contentTypes: ['text/html', 'application/xhtml+xml', 'text/plain', 'text/markdown', 'text/csv', 'application/json', 'application/xml', 'text/xml', 'application/pdf'],
     userAgent: 'Switchboard-WebFetch/1.0',
   },
-  mcp: { timeoutMs: 30_000, toolListTtlMs: 300_000 },
+  mcp: { timeoutMs: 30_000, toolListTtlMs: 300_000, maxOutputChars: 100_000 },
 } as const;
 
 function secrets(headers: Readonly<Record<string, string>> | undefined): Readonly<Record<string, SecretValue>> {
@@ -127,6 +129,7 @@ export function resolveServerToolsConfig(section: ServerToolsSection | undefined
       headers: secrets(server.headers),
       timeoutMs: server.timeout_ms ?? SERVER_TOOL_DEFAULTS.mcp.timeoutMs,
       toolListTtlMs: server.tool_list_ttl_ms ?? SERVER_TOOL_DEFAULTS.mcp.toolListTtlMs,
+      maxOutputChars: server.max_output_chars ?? SERVER_TOOL_DEFAULTS.mcp.maxOutputChars,
     }),
   ]);
   return Object.freeze({

@@ -51,11 +51,25 @@ function itemText(item: McpContentItem): string {
   }
 }
 
-/** The texts of an MCP tool result, with structured content as JSON when there is no text. */
-export function mcpResultTexts(content: readonly McpContentItem[], structuredContent: unknown): string[] {
+/**
+ * The texts of an MCP tool result, with structured content as JSON when there is no text, cut once their total
+ * length passes `maxChars` (a server's answer must not flood the model's context).
+ */
+export function mcpResultTexts(content: readonly McpContentItem[], structuredContent: unknown, maxChars = Number.POSITIVE_INFINITY): string[] {
   const texts = content.map(itemText).filter((text) => text !== '');
   if (texts.length === 0 && structuredContent !== undefined) texts.push(JSON.stringify(structuredContent));
-  return texts.length > 0 ? texts : ['(no output)'];
+  if (texts.length === 0) return ['(no output)'];
+  const kept: string[] = [];
+  let left = maxChars;
+  for (const text of texts) {
+    if (text.length > left) {
+      kept.push(`${text.slice(0, left)}\n\n[Output truncated at ${maxChars} characters.]`);
+      break;
+    }
+    kept.push(text);
+    left -= text.length;
+  }
+  return kept;
 }
 
 /** Runs one call of an MCP tool. */
@@ -65,7 +79,8 @@ export async function runMcpTool(call: GatewayToolCall<McpTool>, context: ToolEx
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return errorOutcome(call, 'invalid_tool_input', 'the input must be an object');
   const result = await context.runtime.mcp.callTool(server, toolName, input as Record<string, unknown>, context.signal);
   if (!result.ok) return errorOutcome(call, 'unavailable', `the MCP server ${server} failed: ${result.message}`);
-  const texts = mcpResultTexts(result.content, result.structuredContent);
+  const maxChars = context.config.mcpServers.get(server)?.maxOutputChars;
+  const texts = mcpResultTexts(result.content, result.structuredContent, maxChars);
   const modelText = texts.join('\n\n');
   const clientResult: McpToolResultBlock = { type: 'mcp_tool_result', tool_use_id: call.id, is_error: result.isError, content: texts.map((text) => ({ type: 'text', text })) };
   return { toolUseId: call.id, isError: result.isError, modelContent: textContent(modelText), modelText, clientResult, usage: usageOfOneCall('mcp') };

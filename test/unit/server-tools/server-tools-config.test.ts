@@ -38,7 +38,7 @@ describe('the server_tools section of SWITCHBOARD_CONFIG', () => {
   it('MCP servers with their headers and limits', () => {
     const config = load('server_tools:\n  mcp_servers:\n    docs: { url: "http://127.0.0.1:8931/mcp/", headers: { X-Api-Key: "${T}" }, tool_list_ttl_ms: 0 }\n', { T: 'tok' });
     const docs = config.mcpServers.get('docs');
-    expect(docs).toMatchObject({ name: 'docs', url: 'http://127.0.0.1:8931/mcp', timeoutMs: 30_000, toolListTtlMs: 0 });
+    expect(docs).toMatchObject({ name: 'docs', url: 'http://127.0.0.1:8931/mcp', timeoutMs: 30_000, toolListTtlMs: 0, maxOutputChars: 100_000 });
     expect(docs?.headers['X-Api-Key']?.reveal()).toBe('tok');
   });
 

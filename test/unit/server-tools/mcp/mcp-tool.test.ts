@@ -41,6 +41,13 @@ describe('an MCP tool result as text', () => {
   ])('%j', (content, structured, texts) => {
     expect(mcpResultTexts(content, structured)).toEqual(texts);
   });
+
+  it('is cut once it passes the server\'s max_output_chars', () => {
+    expect(mcpResultTexts([{ type: 'text', text: 'abcdef' }, { type: 'text', text: 'ghijkl' }, { type: 'text', text: 'never' }], undefined, 8)).toEqual([
+      'abcdef',
+      'gh\n\n[Output truncated at 8 characters.]',
+    ]);
+  });
 });
 
 describe('the tools one gateway:mcp entry offers', () => {
