@@ -15,6 +15,7 @@ import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderDraft } from './merge-config.ts';
 import { toModelList, type ModelListBody } from './models-view.ts';
 import { SecretValue } from './secret-value.ts';
+import { DEFAULT_SERVER_TOOLS_CONFIG, type ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
 
 /** The gateway's catalog: providers, models and their endpoints, indexed for O(1) lookups. */
 export interface Catalog {
@@ -36,6 +37,8 @@ export interface Catalog {
   readonly modelList: ModelListBody;
   /** The configuration file the catalog was built with, if any. */
   readonly sourceFile: string | null;
+  /** The configuration of the gateway's own tools (its `server_tools:` section, with defaults). */
+  readonly serverTools: ServerToolsConfig;
 }
 
 function secret(value: string | undefined | null): SecretValue | null {
@@ -105,7 +108,12 @@ function freezeEndpoint(model: ModelData, data: EndpointData, provider: CatalogP
 }
 
 /** Builds the frozen catalog. Endpoints on providers that are not in `providers` (disabled ones) are dropped. */
-export function buildCatalog(providerDrafts: ReadonlyMap<string, ProviderDraft>, modelData: readonly ModelData[], sourceFile: string | null): Catalog {
+export function buildCatalog(
+  providerDrafts: ReadonlyMap<string, ProviderDraft>,
+  modelData: readonly ModelData[],
+  sourceFile: string | null,
+  serverTools: ServerToolsConfig = DEFAULT_SERVER_TOOLS_CONFIG,
+): Catalog {
   const providers = new Map([...providerDrafts].map(([slug, draft]) => [slug, freezeProvider(draft)]));
   const models = new Map<string, CatalogModel>();
   const endpoints = new Map<string, CatalogEndpoint>();
@@ -149,5 +157,6 @@ export function buildCatalog(providerDrafts: ReadonlyMap<string, ProviderDraft>,
     endpointsOfProvider: (slug: string) => byProvider.get(slug) ?? none,
     modelList,
     sourceFile,
+    serverTools,
   });
 }

@@ -16,6 +16,7 @@ import {
   type ReadType,
 } from './config-readers.ts';
 import { DATA_REGIONS } from '#src/data-region.ts';
+import { readServerToolsSection } from '#src/server-tools/server-tools-config-schema.ts';
 
 /** Provider slugs: lowercase letters, digits and dashes. */
 export const PROVIDER_SLUG = /^[a-z0-9][a-z0-9-]*$/;
@@ -120,10 +121,11 @@ const provider = record({
   azure: record({ api_version: string({ minLength: 1 }) }),
 });
 
-/** The whole file. Both sections are optional; unknown top-level keys are problems. */
+/** The whole file. Every section is optional; unknown top-level keys are problems. */
 export const readCatalogConfig = record({
   providers: dictionary(provider, { keyPattern: PROVIDER_SLUG, expectedKey: 'a provider slug (lowercase letters, digits, dashes)' }),
   models: dictionary(model, { keyPattern: MODEL_SLUG, expectedKey: 'a model slug of the form <vendor>/<model>' }),
+  server_tools: readServerToolsSection,
 });
 
 /** The configuration file after its shape was checked. */
