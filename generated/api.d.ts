@@ -632,7 +632,11 @@ export interface components {
             /** @constant */
             type: "redacted_thinking";
         };
-        /** @description A server-side tool call from an earlier assistant turn. */
+        /**
+         * @description A server-side tool call from an earlier assistant turn. The gateway's own calls (and `mcp_tool_use`) are
+         *     passed back the same way, with their result blocks: the gateway gives them to the model as the tool calls
+         *     and results they were, on every provider.
+         */
         ServerToolUseBlockParam: {
             /** @constant */
             type: "server_tool_use";
@@ -661,6 +665,10 @@ export interface components {
             source: string;
             title: string;
             content: components["schemas"]["TextBlockParam"][];
+            /** @description Whether the model may cite the result (`search_result_location` citations on Anthropic). */
+            citations?: {
+                enabled?: boolean;
+            };
             cache_control?: components["schemas"]["CacheControl"];
         } & {
             /** @constant */
@@ -747,17 +755,131 @@ export interface components {
             /** @constant */
             type?: "custom";
         };
+        /** @description The model-facing tool name; it must differ from every client tool's name. */
+        GatewayToolName: string;
         /**
-         * @description A tool the gateway itself runs in its server-side tool loop, named `gateway:<name>`. This release installs
-         *     no gateway tool yet: a request naming one answers 400 naming it, rather than reaching a vendor that would
-         *     not know it.
+         * @description Web search through the search backend named in `SWITCHBOARD_CONFIG` (`server_tools.web_search`: SearXNG's
+         *     JSON API or the Brave Search API). The model sends `{"query": "..."}` and reads the results (title, URL,
+         *     page age, snippet); on Anthropic-format upstreams they are `search_result` blocks, so the model's text
+         *     cites them and the response carries `web_search_result_location` citations. Counted in
+         *     `usage.server_tool_use.web_search_requests`.
          */
-        GatewayServerTool: {
-            /** @example gateway:web_fetch */
+        GatewayWebSearchTool: {
+            /** @constant */
+            type: "gateway:web_search";
+            name?: components["schemas"]["GatewayToolName"];
+            /**
+             * @description Results per search. Default and ceiling come from the configuration (`default_max_results`, 5, and
+             *     `max_results`, 10); asking for more than the ceiling is a 400.
+             */
+            max_results?: number;
+            cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "gateway:web_search";
+        };
+        /**
+         * @description Fetches one http or https URL and gives the model its readable text: HTML reduced to the article
+         *     (Mozilla Readability), PDFs as text, plain text, Markdown and JSON as they are. The model sends
+         *     `{"url": "..."}`. Addresses on loopback, private, link-local, unique-local, CGNAT and cloud-metadata
+         *     networks (IPv4-mapped IPv6 forms included) are refused unless the configuration's allowlist names them;
+         *     the check is made on every address a name resolves to, before connecting, and again on every redirect
+         *     hop. Size, time and redirect limits and the accepted content types come from the configuration
+         *     (`server_tools.web_fetch`). Counted in `usage.server_tool_use.web_fetch_requests`.
+         */
+        GatewayWebFetchTool: {
+            /** @constant */
+            type: "gateway:web_fetch";
+            name?: components["schemas"]["GatewayToolName"];
+            /** @description Longest text given to the model (longer text is cut); at most the configured `max_content_chars`. */
+            max_content_chars?: number;
+            /** @description Only these hosts (and their subdomains) may be fetched. Cannot be combined with `blocked_domains`. */
+            allowed_domains?: string[];
+            /** @description These hosts (and their subdomains) are never fetched. */
+            blocked_domains?: string[];
+            cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "gateway:web_fetch";
+        };
+        /**
+         * @description The current date and time. The model may send `{"timezone": "<IANA zone>"}`; without one, `timezone`
+         *     here applies, else UTC. A zone the model names that does not exist gives it an error result naming the
+         *     zone. Counted in `usage.server_tool_use.datetime_requests`.
+         */
+        GatewayDatetimeTool: {
+            /** @constant */
+            type: "gateway:datetime";
+            name?: components["schemas"]["GatewayToolName"];
+            /**
+             * @description Default IANA time zone, e.g. `Europe/Paris` (400 when it does not exist).
+             * @example Europe/Paris
+             */
+            timezone?: string;
+            cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "gateway:datetime";
+        };
+        /**
+         * @description The tools of an MCP server declared in `SWITCHBOARD_CONFIG` (`server_tools.mcp_servers`, Streamable
+         *     HTTP), called with the official MCP SDK. Each of the server's tools (or those in `allowed_tools`) is
+         *     offered to the model as `mcp__<server>__<tool>` (or `<name>__<tool>`) with the server's own description and input schema. The
+         *     tool list is cached (`tool_list_ttl_ms`); a server that cannot be listed and has no cached list offers no
+         *     tools for that request. A tool error (`isError`, a JSON-RPC error, a server that is down or stops
+         *     mid-call) is an error result the model sees. Counted in `usage.server_tool_use.mcp_requests`.
+         */
+        GatewayMcpTool: {
+            /** @constant */
+            type: "gateway:mcp";
+            /**
+             * @description A server name under `server_tools.mcp_servers` (400 when the configuration has none by that name).
+             * @example docs
+             */
+            server: string;
+            /**
+             * @description Prefix of the model-facing names of the server's tools, which are `<name>__<tool>`. Default
+             *     `mcp__<server>`. No client tool's name may start with `<name>__`.
+             */
+            name?: string;
+            /** @description Offer only these tools of the server (their MCP names). Names the server does not list are ignored. */
+            allowed_tools?: string[];
+            cache_control?: components["schemas"]["CacheControl"];
+        } & {
+            /** @constant */
+            type: "gateway:mcp";
+        };
+        /** @description A `gateway:<name>` this gateway does not have; the request answers 400 naming it. */
+        UnknownGatewayTool: {
+            /** @example gateway:code_execution */
             type: string;
             name?: string;
-            cache_control?: components["schemas"]["CacheControl"];
         };
+        /**
+         * @description A tool the gateway itself runs in its server-side tool loop. The variants exclude each other by `type`
+         *     (`gateway:web_search`, `gateway:web_fetch`, `gateway:datetime`, `gateway:mcp`, or an unknown
+         *     `gateway:<name>`), so `anyOf` matches exactly one.
+         *
+         *     **What the model sees.** Each gateway tool is offered to the model as an ordinary function tool (on every
+         *     provider family) under a model-facing `name`: `web_search`, `web_fetch` and `datetime` by default (set
+         *     `name` to choose another), and `mcp__<server>__<tool>` for each tool of an MCP server (`<name>__<tool>`
+         *     when the entry sets `name`). A model-facing name
+         *     follows the tool-name rules of Anthropic and OpenAI (`^[a-zA-Z0-9_-]{1,64}$`); MCP tool names with other
+         *     characters have them replaced by `_`, and names longer than 64 characters are shortened with a hash suffix.
+         *
+         *     **Rules (400 naming the field).** An unknown `gateway:<name>`; a tool the gateway is not configured for
+         *     (`gateway:web_search` without a search backend, `gateway:mcp` naming a server `SWITCHBOARD_CONFIG` does
+         *     not declare); a setting beyond the configured ceiling (`max_results`, `max_content_chars`); an invalid
+         *     `timezone`; a model-facing name that equals a client tool's name or another gateway tool's, or a client
+         *     tool whose name starts with a requested MCP server's prefix (`mcp__<server>__`); the same MCP server twice.
+         *
+         *     **What the client sees.** Each call shows as a use block followed by its result block: `server_tool_use`
+         *     then `web_search_tool_result`, `web_fetch_tool_result` or `datetime_tool_result`, and for MCP tools
+         *     `mcp_tool_use` then `mcp_tool_result`. `usage.server_tool_use` counts the calls per tool. A tool that fails
+         *     (a refused address, a search backend error, an MCP server that is down or a tool that throws) gives the
+         *     model an error result it can act on, and the client an error result block; it never fails the request.
+         */
+        GatewayServerTool: components["schemas"]["GatewayWebSearchTool"] | components["schemas"]["GatewayWebFetchTool"] | components["schemas"]["GatewayDatetimeTool"] | components["schemas"]["GatewayMcpTool"] | components["schemas"]["UnknownGatewayTool"];
         /**
          * @description Any other tool type: a versioned Anthropic tool (`web_search_20250305`, `bash_20250124`,
          *     `text_editor_20250728`, ...) or one Anthropic adds tomorrow. Forwarded to Anthropic-format upstreams;
@@ -1098,7 +1220,11 @@ export interface components {
             /** @description Maximum tokens to generate. */
             max_tokens: number;
         };
-        /** @description A citation (`char_location`, `page_location`, `content_block_location`, `web_search_result_location`, ...). */
+        /**
+         * @description A citation (`char_location`, `page_location`, `content_block_location`, `web_search_result_location`,
+         *     ...). Text citing a result of the gateway's `gateway:web_search` carries Anthropic's
+         *     `web_search_result_location`: `url`, `title`, `cited_text` and an opaque `encrypted_index`.
+         */
         Citation: {
             type: string;
             cited_text?: string;
@@ -1128,6 +1254,11 @@ export interface components {
             name: string;
             input: Record<string, never>;
         };
+        /**
+         * @description A server tool call: one of Anthropic's (passed through) or one the gateway ran itself, named by its
+         *     model-facing name (`web_search`, `web_fetch`, `datetime` unless the request chose another). Its result
+         *     block follows it.
+         */
         ServerToolUseBlock: {
             /** @constant */
             type: "server_tool_use";
@@ -1135,12 +1266,132 @@ export interface components {
             name: string;
             input: Record<string, never>;
         };
-        /** @description A server tool's result (`web_search_tool_result`, `web_fetch_tool_result`, ...), kept as the vendor sent it. */
-        ServerToolResultBlock: {
+        WebSearchResult: {
+            /** @constant */
+            type: "web_search_result";
+            url: string;
+            title: string;
+            /** @description When the page was published or last changed, as the search backend reports it. */
+            page_age?: string | null;
+            /** @description Opaque; carries the result's snippet for later turns. */
+            encrypted_content: string;
+        };
+        /**
+         * @description A failed server tool call. Known `error_code` values: `invalid_tool_input`, `unavailable` (the backend
+         *     failed or is not reachable), `too_many_requests`, `query_too_long` (search), `url_not_allowed` (a refused
+         *     scheme, domain or address), `url_not_accessible` (network error, timeout or an HTTP error status),
+         *     `url_too_long`, `unsupported_content_type`, `content_too_large` (fetch). Anthropic's tools may add others.
+         */
+        ServerToolResultError: {
+            /** @example web_fetch_tool_result_error */
+            type: string;
+            /** @example url_not_allowed */
+            error_code: string;
+        };
+        /**
+         * @description Search results (Anthropic's shape), or an error. `encrypted_content` is opaque: pass the block back
+         *     unchanged on the next turn and the model sees the same results again.
+         */
+        WebSearchToolResultBlock: {
+            /** @constant */
+            type: "web_search_tool_result";
+            tool_use_id: string;
+            content: components["schemas"]["WebSearchResult"][] | components["schemas"]["ServerToolResultError"];
+        };
+        WebFetchResult: {
+            /** @constant */
+            type: "web_fetch_result";
+            /** @description The URL fetched (after redirects). */
+            url: string;
+            /** @description When it was fetched (ISO 8601). */
+            retrieved_at?: string | null;
+            /** @description The page as a document block; the gateway's is `text/plain` text (readable HTML, PDF text). */
+            content: {
+                /** @constant */
+                type: "document";
+                title?: string | null;
+                source: {
+                    /** @example text */
+                    type: string;
+                    /** @example text/plain */
+                    media_type?: string;
+                    data?: string;
+                };
+                citations?: Record<string, never> | null;
+            };
+        };
+        /** @description A fetched page (Anthropic's shape) as a text document, or an error. */
+        WebFetchToolResultBlock: {
+            /** @constant */
+            type: "web_fetch_tool_result";
+            tool_use_id: string;
+            content: components["schemas"]["WebFetchResult"] | components["schemas"]["ServerToolResultError"];
+        };
+        /** @description The gateway's `gateway:datetime` answer, or an error (an unknown time zone, with a message naming it). */
+        DatetimeToolResultBlock: {
+            /** @constant */
+            type: "datetime_tool_result";
+            tool_use_id: string;
+            content: {
+                /** @constant */
+                type: "datetime_result";
+                /** @description Local date and time with its offset (ISO 8601), e.g. `2026-03-14T09:26:53.589+01:00`. */
+                datetime: string;
+                /** @description The IANA zone used. */
+                timezone: string;
+                /** @example +01:00 */
+                utc_offset: string;
+                /** @example Saturday */
+                day_of_week?: string;
+                /** @description Milliseconds since the Unix epoch. */
+                unix_ms: number;
+            } | {
+                /** @constant */
+                type: "datetime_tool_result_error";
+                /** @example invalid_tool_input */
+                error_code: string;
+                message?: string;
+            };
+        };
+        /**
+         * @description What an MCP tool returned (the MCP connector's shape): its text content, with `is_error` true for a tool
+         *     error, a JSON-RPC error or a server that could not be reached.
+         */
+        McpToolResultBlock: {
+            /** @constant */
+            type: "mcp_tool_result";
+            tool_use_id: string;
+            is_error: boolean;
+            content: string | {
+                /** @constant */
+                type: "text";
+                text: string;
+            }[];
+        };
+        /** @description Another server tool's result (`code_execution_tool_result`, ...), kept as Anthropic sent it. */
+        OtherServerToolResultBlock: {
             type: string;
             tool_use_id: string;
         };
-        ResponseContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["ServerToolResultBlock"];
+        /**
+         * @description The result of a server tool. The gateway's own tools answer with the first four variants; Anthropic's
+         *     server tools (passed through from Anthropic-format upstreams) with those or their other
+         *     `*_tool_result` blocks, kept as Anthropic sent them.
+         */
+        ServerToolResultBlock: components["schemas"]["WebSearchToolResultBlock"] | components["schemas"]["WebFetchToolResultBlock"] | components["schemas"]["DatetimeToolResultBlock"] | components["schemas"]["McpToolResultBlock"] | components["schemas"]["OtherServerToolResultBlock"];
+        /**
+         * @description A call the gateway made to a tool of an MCP server (the MCP connector's shape): `name` is the tool's own
+         *     MCP name and `server_name` the configured server.
+         */
+        McpToolUseBlock: {
+            /** @constant */
+            type: "mcp_tool_use";
+            id: string;
+            name: string;
+            server_name: string;
+            input: Record<string, never>;
+        };
+        ResponseContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["ServerToolResultBlock"] | components["schemas"]["McpToolUseBlock"];
         /** @enum {string|null} */
         StopReason: "end_turn" | "max_tokens" | "model_context_window_exceeded" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | "compaction" | null;
         /** @description Structured information about a refusal (`stop_reason` is `refusal`). */
@@ -1175,9 +1426,19 @@ export interface components {
                 /** @description Output tokens spent on reasoning (included in `output_tokens`). */
                 reasoning_tokens?: number;
             } | null;
+            /**
+             * @description Server tool calls made for this message. Anthropic's own tools report `web_search_requests` and
+             *     `web_fetch_requests`; the gateway's tools count every call it ran (failed calls included) in
+             *     `web_search_requests`, `web_fetch_requests`, `datetime_requests` and `mcp_requests`, summed over the
+             *     steps of the tool loop.
+             */
             server_tool_use?: {
                 web_search_requests?: number;
                 web_fetch_requests?: number;
+                /** @description Calls of `gateway:datetime`. */
+                datetime_requests?: number;
+                /** @description Calls of tools of MCP servers (`gateway:mcp`), every server together. */
+                mcp_requests?: number;
             } | null;
             /** @example standard */
             service_tier?: string | null;

@@ -15,6 +15,7 @@ import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderDraft } from './merge-config.ts';
 import { toModelList, type ModelListBody } from './models-view.ts';
 import { SecretValue } from './secret-value.ts';
+import { DEFAULT_SERVER_TOOLS_CONFIG, type ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
 import type { FileDestination } from '#src/observability/destinations/destination-config.ts';
 
 /** The gateway's catalog: providers, models and their endpoints, indexed for O(1) lookups. */
@@ -37,6 +38,8 @@ export interface Catalog {
   readonly modelList: ModelListBody;
   /** The configuration file the catalog was built with, if any. */
   readonly sourceFile: string | null;
+  /** The configuration of the gateway's own tools (its `server_tools:` section, with defaults). */
+  readonly serverTools: ServerToolsConfig;
   /** Broadcast destinations the configuration file names for every workspace (or the listed ones). */
   readonly fileDestinations: readonly FileDestination[];
 }
@@ -112,6 +115,7 @@ export function buildCatalog(
   providerDrafts: ReadonlyMap<string, ProviderDraft>,
   modelData: readonly ModelData[],
   sourceFile: string | null,
+  serverTools: ServerToolsConfig = DEFAULT_SERVER_TOOLS_CONFIG,
   fileDestinations: readonly FileDestination[] = [],
 ): Catalog {
   const providers = new Map([...providerDrafts].map(([slug, draft]) => [slug, freezeProvider(draft)]));
@@ -157,6 +161,7 @@ export function buildCatalog(
     endpointsOfProvider: (slug: string) => byProvider.get(slug) ?? none,
     modelList,
     sourceFile,
+    serverTools,
     fileDestinations: Object.freeze([...fileDestinations]),
   });
 }

@@ -16,6 +16,7 @@ import { readCatalogConfig, type CatalogConfig } from './config-schema.ts';
 import { interpolateEnvironment, protectReferences } from './interpolate-environment.ts';
 import { mergeModels, mergeProviders } from './merge-config.ts';
 import { BUILT_IN_MODELS } from './models/index.ts';
+import { resolveServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
 import { fileDestinations } from '#src/observability/destinations/destination-config.ts';
 
 /** Options of `loadCatalog`. */
@@ -53,9 +54,10 @@ export function catalogFromConfig(config: CatalogConfig, file: string | null, bu
   const problems: ConfigProblem[] = [];
   const providers = mergeProviders(builtIn.providers, config, problems);
   const models = mergeModels(builtIn.models, config, providers, problems);
+  const serverTools = resolveServerToolsConfig(config.server_tools, problems);
   const destinations = fileDestinations(config.observability, problems);
   if (problems.length > 0) throw new CatalogConfigError(file ?? '(built-in catalog)', problems);
-  return buildCatalog(providers, models, file, destinations);
+  return buildCatalog(providers, models, file, serverTools, destinations);
 }
 
 /** Loads the immutable, pre-indexed catalog. Synchronous: it runs once, before the server listens. */

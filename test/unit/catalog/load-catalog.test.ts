@@ -110,6 +110,9 @@ describe('the example configuration file', () => {
     expect(catalog.getModel('qwen/qwen3-coder-30b')?.endpoints[0]?.regions).toEqual(['europe']);
     expect(catalog.getModel('anthropic/claude-sonnet-4.5')?.endpoints.map((endpoint) => endpoint.provider.slug)).toEqual(['anthropic']);
     expect(catalog.getModel('local/llama3.2')).toMatchObject({ contextLength: null, endpoints: [{ upstreamModel: 'llama3.2', contextLength: null }] });
+    expect(catalog.serverTools.webSearch).toMatchObject({ backend: 'searxng', baseUrl: 'http://127.0.0.1:8888', maxResults: 10 });
+    expect(catalog.serverTools.webFetch.allowlist).toEqual([{ kind: 'cidr', range: '10.20.0.0/16' }, { kind: 'host', host: 'wiki.internal.example' }]);
+    expect(catalog.serverTools.mcpServers.get('docs')).toMatchObject({ url: 'http://127.0.0.1:8931/mcp', toolListTtlMs: 300_000 });
     expect(catalog.fileDestinations.map((entry) => [entry.destination.name, entry.destination.kind, entry.workspaces])).toEqual([
       ['collector', 'otlp', null],
       ['langfuse', 'langfuse', ['26702b5a-4f17-4a26-bf0b-aeaaaed85465']],

@@ -1,0 +1,164 @@
+/**
+ * The gateway's connections to the configured MCP servers, through the official SDK's `Client` over Streamable
+ * HTTP. One client per server, connected on first use and dropped after any transport failure (the next use
+ * reconnects). Each server's tool list is cached for `toolListTtlMs`; a failed refresh keeps serving the old
+ * list, and a call that fails on the transport or names a tool the server no longer has marks the list stale.
+ * Nothing here throws for what a server does: every failure is a value the tools turn into an error result.
+ * The SDK (about 33 MB of RSS with its validators) is imported on the first use of an MCP tool.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Logger } from '#src/logger.ts';
+import type { McpServerConfig } from '../server-tools-config.ts';
+
+/** A tool as an MCP server lists it. */
+export interface McpToolInfo {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** One content item of a tool result, as the MCP SDK gives it. */
+export type McpContentItem = { type: string; text?: string; mimeType?: string; uri?: string; resource?: { uri?: string; text?: string; mimeType?: string } };
+
+/** What a call returned, or why there is nothing. */
+export type McpCallResult =
+  | { ok: true; isError: boolean; content: McpContentItem[]; structuredContent?: unknown }
+  | { ok: false; message: string };
+
+interface ServerState {
+  client?: Promise<Client>;
+  tools?: { list: McpToolInfo[]; fetchedAt: number; stale: boolean };
+  listing?: Promise<McpToolInfo[] | undefined>;
+}
+
+type Sdk = { Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client; Transport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport };
+
+let sdk: Promise<Sdk> | undefined;
+
+function loadSdk(): Promise<Sdk> {
+  sdk ??= Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/streamableHttp.js')]).then(([client, transport]) => ({
+    Client: client.Client,
+    Transport: transport.StreamableHTTPClientTransport,
+  }));
+  return sdk;
+}
+
+// JSON-RPC "invalid params": what the SDK's servers answer for a tool they do not have.
+const INVALID_PARAMS = -32602;
+// The SDK's own codes for a closed connection and a timed-out request: the connection is suspect.
+const TRANSPORT_CODES: ReadonlySet<number> = new Set([-32000, -32001]);
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'number' ? `MCP error ${code}: ${error.message.replace(/^MCP error -?\d+: /, '')}` : error.message;
+  }
+  return String(error);
+}
+
+/** Connections to every configured MCP server. */
+export class McpConnections {
+  readonly #servers: ReadonlyMap<string, McpServerConfig>;
+  readonly #logger: Logger;
+  readonly #clientVersion: string;
+  readonly #now: () => number;
+  readonly #state = new Map<string, ServerState>();
+
+  constructor(options: { servers: ReadonlyMap<string, McpServerConfig>; logger: Logger; clientVersion: string; now?: () => number }) {
+    this.#servers = options.servers;
+    this.#logger = options.logger;
+    this.#clientVersion = options.clientVersion;
+    this.#now = options.now ?? Date.now;
+  }
+
+  #stateOf(server: string): ServerState {
+    let state = this.#state.get(server);
+    if (!state) this.#state.set(server, (state = {}));
+    return state;
+  }
+
+  #connect(config: McpServerConfig, state: ServerState): Promise<Client> {
+    state.client ??= (async () => {
+      const { Client, Transport } = await loadSdk();
+      const headers = Object.fromEntries(Object.entries(config.headers).map(([name, value]) => [name, value.reveal()]));
+      const transport = new Transport(new URL(config.url), {
+        requestInit: { headers },
+        // A stream cut mid-call fails the call at once instead of waiting to resume it.
+        reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
+      });
+      const client = new Client({ name: 'switchboard', version: this.#clientVersion });
+      await client.connect(transport, { timeout: config.timeoutMs });
+      return client;
+    })();
+    state.client.catch(() => this.#drop(config.name, state));
+    return state.client;
+  }
+
+  #drop(server: string, state: ServerState): void {
+    const client = state.client;
+    state.client = undefined;
+    client?.then((connected) => connected.close()).catch(() => undefined);
+    if (state.tools) state.tools.stale = true;
+    this.#logger.debug('mcp connection dropped', { server });
+  }
+
+  async #fetchTools(config: McpServerConfig, state: ServerState): Promise<McpToolInfo[] | undefined> {
+    try {
+      const client = await this.#connect(config, state);
+      const tools: McpToolInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: config.timeoutMs });
+        for (const tool of page.tools) tools.push({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema as Record<string, unknown> });
+        cursor = page.nextCursor;
+      } while (cursor);
+      state.tools = { list: tools, fetchedAt: this.#now(), stale: false };
+      return tools;
+    } catch (error) {
+      this.#drop(config.name, state);
+      this.#logger.warn('mcp server tool list failed', { server: config.name, reason: describe(error), cached: state.tools !== undefined });
+      return state.tools?.list;
+    }
+  }
+
+  /** The server's tools: the cached list while fresh, else a new one (the old one if that fails), else undefined. */
+  async listTools(server: string): Promise<McpToolInfo[] | undefined> {
+    const config = this.#servers.get(server);
+    if (!config) return undefined;
+    const state = this.#stateOf(server);
+    const cached = state.tools;
+    if (cached && !cached.stale && this.#now() - cached.fetchedAt < config.toolListTtlMs) return cached.list;
+    state.listing ??= this.#fetchTools(config, state).finally(() => {
+      state.listing = undefined;
+    });
+    return state.listing;
+  }
+
+  /** Calls one tool; a transport failure, a JSON-RPC error, a timeout or an abort comes back as `ok: false`. */
+  async callTool(server: string, toolName: string, input: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
+    const config = this.#servers.get(server);
+    if (!config) return { ok: false, message: `the MCP server ${server} is not configured` };
+    const state = this.#stateOf(server);
+    try {
+      const client = await this.#connect(config, state);
+      const result = await client.callTool({ name: toolName, arguments: input }, undefined, { signal, timeout: config.timeoutMs });
+      const content = Array.isArray(result.content) ? (result.content as McpContentItem[]) : [];
+      return { ok: true, isError: result.isError === true, content, ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const fromServer = typeof code === 'number' && !TRANSPORT_CODES.has(code);
+      // A JSON-RPC error from a live server keeps the connection, but the tool list may be out of date.
+      if (fromServer && code === INVALID_PARAMS && state.tools) state.tools.stale = true;
+      if (!fromServer && !signal.aborted) this.#drop(server, state);
+      this.#logger.warn('mcp tool call failed', { server, tool: toolName, reason: describe(error) });
+      return { ok: false, message: signal.aborted ? 'the call was cancelled' : describe(error) };
+    }
+  }
+
+  /** Closes every connection. */
+  async close(): Promise<void> {
+    const clients = [...this.#state.values()].map((state) => state.client);
+    this.#state.clear();
+    await Promise.all(clients.map((client) => client?.then((connected) => connected.close()).catch(() => undefined)));
+  }
+}
