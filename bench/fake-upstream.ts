@@ -57,6 +57,11 @@ const STREAM = Buffer.from(
 const NOT_FOUND = Buffer.from(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'Not found' } }));
 
 function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
+  // The OTLP collector of the observability row: takes the export, answers an empty success.
+  if (req.method === 'POST' && req.url === '/v1/traces') {
+    res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
+    return;
+  }
   if (req.method !== 'POST' || req.url !== '/v1/messages') {
     res.writeHead(404, { 'content-type': 'application/json', 'content-length': NOT_FOUND.length }).end(NOT_FOUND);
     return;

@@ -39,6 +39,7 @@ async function postJson(url: string, key: string, body: unknown, extraHeaders: R
 async function main(): Promise<void> {
   const upstreamOrigin = process.env.BENCH_UPSTREAM_ORIGIN;
   if (!upstreamOrigin) throw new Error('BENCH_UPSTREAM_ORIGIN is not set');
+  const observability = process.env.BENCH_OBSERVABILITY === 'on';
   const directory = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
   const catalogPath = join(directory, 'switchboard.yaml');
   writeFileSync(
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     SWITCHBOARD_MASTER_KEY: randomBytes(32).toString('base64'),
     SWITCHBOARD_LOG_LEVEL: 'warn',
     SWITCHBOARD_VALIDATE_RESPONSES: 'false',
+    SWITCHBOARD_GENERATION_RECORDS: observability ? 'on' : 'off',
   });
   const server = await startServer({ config, env: {} });
   const account = await initAccount(server.database, { name: 'bench' });
@@ -71,6 +73,14 @@ async function main(): Promise<void> {
     name: 'bench',
   });
   if (created.status !== 201) throw new Error(`POST /byok answered ${created.status}: ${JSON.stringify(created.body)}`);
+  if (observability) {
+    const destination = await postJson(`${server.origin}/api/v1/observability/destinations`, account.management_key, {
+      name: 'bench collector',
+      kind: 'otlp',
+      endpoint: `${upstreamOrigin}/v1/traces`,
+    });
+    if (destination.status !== 201) throw new Error(`POST /observability/destinations answered ${destination.status}: ${JSON.stringify(destination.body)}`);
+  }
 
   // The credential must be the one routing picks, or the bench would not measure the lookup it claims to.
   const checked = await postJson(

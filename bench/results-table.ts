@@ -7,7 +7,7 @@ import { cpus, totalmem } from 'node:os';
 import type { LoadResult } from './load-generator.ts';
 
 /** Which server a row measured. */
-export type TargetName = 'direct upstream' | 'pass-through floor' | 'gateway';
+export type TargetName = 'direct upstream' | 'pass-through floor' | 'gateway' | 'gateway + observability';
 
 /** One measured scenario. */
 export interface ScenarioResult {
@@ -70,6 +70,17 @@ function aimLines(results: readonly ScenarioResult[]): string[] {
     if (gateway && direct) {
       const added = gateway.load.p50Ms - direct.load.p50Ms;
       lines.push(`- p50 added, ${mode}, 1 conn: ${fixed(gateway.load.p50Ms, 3)} − ${fixed(direct.load.p50Ms, 3)} = ${fixed(added, 3)} ms (aim ≤ 0.5 ms): ${added <= 0.5 ? 'met' : 'NOT met'}`);
+    }
+  }
+  for (const stream of [false, true]) {
+    for (const connections of [1, 64]) {
+      const plain = find(results, 'gateway', stream, connections);
+      const observed = find(results, 'gateway + observability', stream, connections);
+      if (!plain || !observed) continue;
+      const added = observed.cpuMicrosPerRequest - plain.cpuMicrosPerRequest;
+      lines.push(
+        `- CPU added by records and one OTLP destination, ${stream ? 'streaming' : 'non-streaming'}, ${connections} conn: ${fixed(observed.cpuMicrosPerRequest, 0)} − ${fixed(plain.cpuMicrosPerRequest, 0)} = ${fixed(added, 0)} µs (aim ≤ 20 µs): ${added <= 20 ? 'met' : 'NOT met'}`,
+      );
     }
   }
   const errors = results.reduce((sum, result) => sum + result.load.non2xx + result.load.failures, 0);

@@ -4,7 +4,10 @@
  * and 64 connections), and prints requests/s, p50/p99 latency and CPU per request side by side. A full run
  * also writes the table to bench/results.md.
  *
- * Options: `--duration <s>` (5), `--warmup <s>` (1), `--connections 1,64`, `--targets direct,floor,gateway`,
+ * The `observed` target is the gateway again with generation records on and one OTLP destination (the plain
+ * `gateway` target runs with records off), so the table shows what observability costs per request.
+ *
+ * Options: `--duration <s>` (5), `--warmup <s>` (1), `--connections 1,64`, `--targets direct,floor,gateway,observed`,
  * `--modes json,stream`, `--max-requests <n>`, `--profile <dir>` (profiles the gateway's measured windows with
  * the V8 profiler, one `gateway-<mode>-<conns>.cpuprofile` each in <dir>; summarise one with
  * `node bench/profile-summary.ts <file>`), `--cpu-prof <dir>` (the gateway's whole life, start-up included,
@@ -25,7 +28,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '1,64' },
-    targets: { type: 'string', default: 'direct,floor,gateway' },
+    targets: { type: 'string', default: 'direct,floor,gateway,observed' },
     modes: { type: 'string', default: 'json,stream' },
     'max-requests': { type: 'string', default: '200000' },
     profile: { type: 'string' },
@@ -41,7 +44,7 @@ const targets = new Set(values.targets.split(','));
 const modes = values.modes.split(',').map((mode) => mode === 'stream');
 const profileDir = values.profile ? resolve(values.profile) : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
-const isFullRun = !values.profile && !values['cpu-prof'] && values.duration === '5' && values.warmup === '1' && targets.size === 3 && modes.length === 2 && values.connections === '1,64';
+const isFullRun = !values.profile && !values['cpu-prof'] && values.duration === '5' && values.warmup === '1' && targets.size === 4 && modes.length === 2 && values.connections === '1,64';
 
 /** One server to drive: where to send requests and whose CPU counts. */
 interface Target {
@@ -75,7 +78,7 @@ async function measure(target: Target, upstream: ChildServer<UpstreamReady>, str
     maxRequests,
     stream,
     async onMeasureStart() {
-      if (profileDir && target.name === 'gateway') await target.measured.startProfile();
+      if (profileDir && target.name !== 'direct upstream' && target.name !== 'pass-through floor') await target.measured.startProfile();
       [cpu.measured, cpu.upstream] = await Promise.all([target.measured.cpuMicros(), upstream.cpuMicros()]);
       const own = process.cpuUsage();
       cpu.client = own.user + own.system;
@@ -86,8 +89,9 @@ async function measure(target: Target, upstream: ChildServer<UpstreamReady>, str
       cpu.client = own.user + own.system - cpu.client;
       cpu.measured = measured - cpu.measured;
       cpu.upstream = upstreamNow - cpu.upstream;
-      if (profileDir && target.name === 'gateway') {
-        await target.measured.stopProfile(join(profileDir, `gateway-${stream ? 'stream' : 'json'}-${connections}.cpuprofile`));
+      if (profileDir && target.name !== 'direct upstream' && target.name !== 'pass-through floor') {
+        const prefix = target.name === 'gateway' ? 'gateway' : 'gateway-observed';
+        await target.measured.stopProfile(join(profileDir, `${prefix}-${stream ? 'stream' : 'json'}-${connections}.cpuprofile`));
       }
     },
   });
@@ -119,15 +123,16 @@ try {
     children.push(floor);
     list.push({ name: 'pass-through floor', origin: floor.ready.origin, path: '/v1/messages', headers: anthropicHeaders, model: 'claude-sonnet-4-5', measured: floor });
   }
-  if (targets.has('gateway')) {
+  for (const [option, name, observability] of [['gateway', 'gateway', 'off'], ['observed', 'gateway + observability', 'on']] as const) {
+    if (!targets.has(option)) continue;
     const gateway = await startChild<GatewayReady>({
       script: new URL('./gateway-process.ts', import.meta.url),
-      env: upstreamEnv,
+      env: { ...upstreamEnv, BENCH_OBSERVABILITY: observability },
       execArgv: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [],
     });
     children.push(gateway);
     list.push({
-      name: 'gateway',
+      name,
       origin: gateway.ready.origin,
       path: '/api/v1/messages',
       headers: { ...anthropicHeaders, authorization: `Bearer ${gateway.ready.apiKey}` },

@@ -254,8 +254,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List generation records
+         * @description Lists the generation records of the caller's account, newest first, one page at a time, with totals
+         *     (requests, tokens, cost) over every record matching the filters. Filters combine with AND. Pages are
+         *     chained by an opaque cursor: pass `next_cursor` as `cursor` with the same filters. Records of other
+         *     accounts are never listed. Requires a management key.
+         */
+        get: operations["listGenerations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/generations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The generation id (`X-Generation-Id`). Another account's record answers 404, like a missing one.
+                 * @example gen_Qm9vYmFyYmF6cXV4cXV1eHh4
+                 */
+                id: components["parameters"]["GenerationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a generation record
+         * @description Returns the record of one `POST /messages` request of the caller's account: routing, usage, cost,
+         *     timing, outcome and every attempt. Records are written about a second after the answer, so a request
+         *     just answered may still be 404 for a moment. Requires a management key.
+         */
+        get: operations["getGeneration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspace/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the workspace's observability settings
+         * @description The observability settings of the management key's workspace: whether prompts and completions are
+         *     stored with generation records, and for how long. Requires a management key.
+         */
+        get: operations["getWorkspaceSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the workspace's observability settings
+         * @description Turns storing of prompts and completions on or off for the management key's workspace and sets how many
+         *     days they are kept. The change applies to requests answered from now on (within a second on every
+         *     instance); a periodic sweep deletes stored content past its retention. Requires a management key.
+         */
+        patch: operations["updateWorkspaceSettings"];
+        trace?: never;
+    };
+    "/observability/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List trace broadcast destinations
+         * @description Lists the broadcast destinations of the caller's account, ordered by creation time. Secrets are never
+         *     listed. Destinations from the gateway's configuration file are not listed here. Requires a management key.
+         */
+        get: operations["listObservabilityDestinations"];
+        put?: never;
+        /**
+         * Add a trace broadcast destination
+         * @description Adds a destination to a workspace of the caller's account. From then on (within a second on every
+         *     instance) each generation of the workspace is sent to it in the background, sampled at `sampling_rate`.
+         *     Secrets (`headers`, `secret_key`, `signing_secret`) are encrypted at rest like BYOK keys and never
+         *     returned. Requires a management key.
+         *
+         *     What is sent: the generation record (routing, usage, cost, timing, outcome, attempts), the request's
+         *     `trace` keys (`trace_id` and `parent_span_id`, or a W3C `traceparent` header, join the caller's trace;
+         *     `trace_name`, `span_name` and `generation_name` name the spans; any other key is custom metadata), its
+         *     `user` and session id. Prompts and completions only with `include_content`. Keys never.
+         */
+        post: operations["createObservabilityDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/observability/destinations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The destination's UUID. Another account's destination answers 404, like a missing one.
+                 * @example 0b9d5f8e-52a4-4f44-9d43-6a1f9f3c2e71
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a trace broadcast destination
+         * @description Returns one destination of the caller's account, without its secrets. Requires a management key.
+         */
+        get: operations["getObservabilityDestination"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a trace broadcast destination
+         * @description Deletes the destination and its encrypted secrets; nothing more is sent to it (deliveries already
+         *     under way finish). Answers 204; deleting it again answers 404. Requires a management key.
+         */
+        delete: operations["deleteObservabilityDestination"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a trace broadcast destination
+         * @description Changes the fields given; omitted fields keep their value. A secret given replaces the stored one. A field
+         *     of another kind than the destination's is a 400 naming it. Requires a management key.
+         */
+        patch: operations["updateObservabilityDestination"];
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description The gateway's metrics in the Prometheus text exposition format (version 0.0.4): requests by outcome,
+         *     HTTP status, model and provider; latency and time-to-first-byte histograms; token and cost counters;
+         *     failovers and upstream errors by class; sticky-pin hits; the depth and drops of the record and broadcast
+         *     queues; and the Node.js process metrics. Labels never carry ids, keys or users. Requires a management key
+         *     (give Prometheus one as `authorization.credentials`); alternatively set `SWITCHBOARD_METRICS_PORT` to serve
+         *     the same text without a key at `/metrics` on a separate port.
+         *
+         *     The counters are this instance's since it started: with several instances, scrape each one.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    generationCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A generation, delivered to a webhook destination
+         * @description What a `webhook` broadcast destination receives for each sampled generation of its workspace: a JSON
+         *     POST signed with the destination's signing secret (see `GenerationWebhookEvent`). Answer any 2xx to
+         *     acknowledge it; anything else, or no answer within 10 seconds, is retried three more times with
+         *     backoff, then dropped and counted.
+         */
+        post: operations["generationCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1879,6 +2077,288 @@ export interface components {
         ModelList: {
             data: components["schemas"]["Model"][];
         };
+        /**
+         * @description How the request ended: `success` (an answer was sent), `refusal` (every model that answered refused),
+         *     `error` (the client got an error, including a failure after a stream's first byte), `cancelled` (the
+         *     client went away before the answer was complete).
+         * @enum {string}
+         */
+        GenerationStatus: "success" | "refusal" | "error" | "cancelled";
+        /**
+         * @description A generation id, as sent in `X-Generation-Id` and `request-id` on every `/messages` answer.
+         * @example gen_Qm9vYmFyYmF6cXV4cXV1eHh4
+         */
+        GenerationId: string;
+        /**
+         * @description Tokens of the attempt that answered, in Anthropic's convention: `input_tokens` excludes cache reads and
+         *     writes; `reasoning_tokens` is the part of `output_tokens` spent thinking, when the vendor reports it.
+         */
+        GenerationUsage: {
+            input_tokens: number;
+            output_tokens: number;
+            cache_read_input_tokens: number;
+            cache_creation_input_tokens: number;
+            reasoning_tokens: number;
+        };
+        /**
+         * @description The request's `trace` object as sent (known keys and custom ones), plus the W3C `traceparent` header
+         *     when the request carried one.
+         */
+        GenerationTrace: {
+            traceparent?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description One endpoint the gateway tried, in order (the `attempts` of `gateway_metadata`). */
+        GenerationAttempt: {
+            /** @description The provider's display name. */
+            provider: string;
+            model: string;
+            status: components["schemas"]["AttemptStatus"];
+            http_status: number | null;
+            is_byok: boolean;
+            duration_ms: number;
+        };
+        /**
+         * @description The record of one `POST /messages` request. Records are written in batches shortly after the answer
+         *     (about a second), never on the request's path. `prompt` and `completion` are present only when the
+         *     workspace stores content (`PATCH /workspace/settings`), and only until its retention period ends.
+         */
+        Generation: {
+            id: components["schemas"]["GenerationId"];
+            /**
+             * Format: date-time
+             * @description When the request arrived (ISO 8601, UTC).
+             */
+            created_at: string;
+            /** Format: uuid */
+            workspace_id: string;
+            /** @description SHA-256 of the inference key that made the request. */
+            key_hash: string;
+            /** @description The `model` of the request. */
+            requested_model: string;
+            /** @description The model slug that served the answer; null when nothing did. */
+            model: string | null;
+            /** @description The slug of the provider that served the answer. */
+            provider: string | null;
+            /** @description The provider's display name, as in `gateway_metadata`. */
+            provider_name: string | null;
+            /** @description Whether the caller's own provider key paid for the answer. */
+            is_byok: boolean;
+            stream: boolean;
+            status: components["schemas"]["GenerationStatus"];
+            /** @description The HTTP status the client got (200 for a stream that failed after its first byte). */
+            http_status: number;
+            stop_reason: string | null;
+            /** @description Why the request failed, for `error` and `cancelled`; null otherwise. */
+            error: null | {
+                /** @description The error class (`AllAttemptsFailedError`, `UpstreamError:rate_limited`, `BadRequestError`, ...). */
+                type: string;
+                /** @description The message the client was shown. */
+                message: string;
+            };
+            usage: components["schemas"]["GenerationUsage"];
+            /** @description USD, as in `usage.cost` of the answer. */
+            cost: number;
+            /** @description From the request's arrival to the first byte of the answer (the whole JSON answer, or the first event of a stream). */
+            time_to_first_byte_ms: number | null;
+            /** @description From the request's arrival to the end of the answer. */
+            total_ms: number;
+            /** @description The request's `session_id`, else its `x-session-id` or `x-claude-code-session-id` header. */
+            session_id: string | null;
+            /** @description The request's `user`. */
+            user: string | null;
+            trace: null | components["schemas"]["GenerationTrace"];
+            attempts: components["schemas"]["GenerationAttempt"][];
+            /** @description Reserved for the steps of the server-side tool loop; null until it exists. */
+            tool_steps: null | Record<string, never>[];
+            /** @description `system` and `messages` of the request, when the workspace stores content. */
+            prompt?: {
+                system?: unknown;
+                messages?: unknown[];
+            };
+            /** @description The answer's content blocks, when the workspace stores content. */
+            completion?: Record<string, never>[];
+        };
+        /** @description Totals over every record matching the filters (not only the page). */
+        GenerationTotals: {
+            requests: number;
+            input_tokens: number;
+            output_tokens: number;
+            cache_read_input_tokens: number;
+            cache_creation_input_tokens: number;
+            reasoning_tokens: number;
+            cost: number;
+        };
+        /**
+         * @description One page of records, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` for the
+         *     next page with the same filters; it is null on the last page.
+         */
+        GenerationPage: {
+            data: components["schemas"]["Generation"][];
+            totals: components["schemas"]["GenerationTotals"];
+            next_cursor: string | null;
+        };
+        GenerationEnvelope: {
+            data: components["schemas"]["Generation"];
+        };
+        /** @description Observability settings of one workspace. */
+        WorkspaceSettings: {
+            /** Format: uuid */
+            workspace_id: string;
+            /**
+             * @description Store each request's `system` and `messages` and the answer's content with its generation record.
+             *     Off by default: records then hold routing, usage, cost and timing only.
+             */
+            store_content: boolean;
+            /**
+             * @description Days a stored prompt and completion are kept. A periodic sweep deletes them once expired; the rest of
+             *     the record stays. Applies to records written after the change.
+             */
+            content_retention_days: number;
+            /**
+             * Format: date-time
+             * @description When the settings last changed; null while they are the defaults.
+             */
+            updated_at: string | null;
+        };
+        WorkspaceSettingsEnvelope: {
+            data: components["schemas"]["WorkspaceSettings"];
+        };
+        /** @description The settings to change; omitted fields keep their value. */
+        WorkspaceSettingsPatch: {
+            store_content?: boolean;
+            content_retention_days?: number;
+        };
+        /**
+         * @description `otlp`: OpenTelemetry traces over OTLP/HTTP (`endpoint` is the full traces URL, e.g.
+         *     `http://collector:4318/v1/traces`), with the GenAI semantic conventions. `langfuse`: Langfuse's public
+         *     ingestion API (`endpoint` is the Langfuse base URL). `webhook`: a signed JSON POST per generation.
+         * @enum {string}
+         */
+        DestinationKind: "otlp" | "langfuse" | "webhook";
+        /**
+         * @description The OTLP encoding (`OTEL_EXPORTER_OTLP_PROTOCOL` values); `http/protobuf` by default.
+         * @enum {string}
+         */
+        OtlpProtocol: "http/protobuf" | "http/json";
+        /**
+         * @description A trace broadcast destination of a workspace. Every generation of the workspace is sent to it, sampled
+         *     at `sampling_rate`, asynchronously: a slow or failing destination never delays or fails a request. Its
+         *     secrets are encrypted at rest and never returned.
+         */
+        ObservabilityDestination: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace_id: string;
+            name: string;
+            kind: components["schemas"]["DestinationKind"];
+            /** Format: uri */
+            endpoint: string;
+            /** @description The OTLP encoding; null for other kinds. */
+            protocol: null | components["schemas"]["OtlpProtocol"];
+            /** @description The Langfuse public key; null for other kinds. */
+            public_key: string | null;
+            /** @description The names of the OTLP headers stored (their values are secret). */
+            header_names: string[];
+            /** @description A masked form of the Langfuse secret key or the webhook signing secret (`whsec_…a1b2`). */
+            secret_label: string | null;
+            sampling_rate: number;
+            /** @description Send prompts and completions too (never keys). Off by default. */
+            include_content: boolean;
+            disabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ObservabilityDestinationPage: {
+            data: components["schemas"]["ObservabilityDestination"][];
+            total: number;
+            offset: number;
+            limit: number;
+        };
+        /**
+         * @description OTLP only: headers sent with every export (an `authorization` header, a tenant header). Stored encrypted;
+         *     only their names are ever returned (`header_names`).
+         */
+        DestinationHeaders: {
+            [key: string]: string;
+        };
+        /**
+         * @description A new destination. Kind-specific fields: `protocol` and `headers` for `otlp`; `public_key` and
+         *     `secret_key` (both required) for `langfuse`; `signing_secret` (required) for `webhook`. A field of
+         *     another kind is a 400 naming it.
+         */
+        ObservabilityDestinationCreate: {
+            name: string;
+            kind: components["schemas"]["DestinationKind"];
+            /** Format: uri */
+            endpoint: string;
+            /**
+             * Format: uuid
+             * @description The workspace whose generations are sent; the key's workspace when omitted.
+             */
+            workspace_id?: string;
+            protocol?: components["schemas"]["OtlpProtocol"];
+            headers?: components["schemas"]["DestinationHeaders"];
+            public_key?: string;
+            secret_key?: string;
+            /** @description The HMAC-SHA256 key of the webhook's `X-Switchboard-Signature` header. */
+            signing_secret?: string;
+            /** @description The share of generations sent (by trace, so a trace is sent whole or not at all). 1 by default. */
+            sampling_rate?: number;
+            include_content?: boolean;
+            disabled?: boolean;
+        };
+        ObservabilityDestinationEnvelope: {
+            data: components["schemas"]["ObservabilityDestination"];
+        };
+        /**
+         * @description The fields to change; omitted fields keep their value. `kind` cannot change. A secret given replaces
+         *     the stored one; `headers` replaces every stored header.
+         */
+        ObservabilityDestinationPatch: {
+            name?: string;
+            /** Format: uri */
+            endpoint?: string;
+            protocol?: components["schemas"]["OtlpProtocol"];
+            headers?: components["schemas"]["DestinationHeaders"];
+            public_key?: string;
+            secret_key?: string;
+            signing_secret?: string;
+            sampling_rate?: number;
+            include_content?: boolean;
+            disabled?: boolean;
+        };
+        /**
+         * @description The body of a webhook delivery: one generation. The request carries
+         *     `X-Switchboard-Signature: t=<unix seconds>,v1=<hex>`, where `v1` is HMAC-SHA256 under the destination's
+         *     signing secret of `<t>.<raw body>`. Reject a delivery whose signature does not match or whose `t` is more
+         *     than five minutes old. A delivery that does not get a 2xx is retried (three more times, with backoff).
+         */
+        GenerationWebhookEvent: {
+            /** @constant */
+            type: "generation.completed";
+            /** @description The delivery id (the same on every retry of one delivery). */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The trace the generation belongs to, with the request's custom trace keys in `metadata`. */
+            trace: {
+                trace_id: string;
+                span_id: string;
+                parent_span_id: string | null;
+                trace_name?: string;
+                span_name?: string;
+                generation_name?: string;
+                metadata: {
+                    [key: string]: unknown;
+                };
+            };
+            data: components["schemas"]["Generation"];
+        };
     };
     responses: {
         /**
@@ -2130,6 +2610,66 @@ export interface components {
          * @example 4688c676-42d3-49fa-b867-2bb0cba1bc1a
          */
         CredentialId: string;
+        /**
+         * @description Only records created at or after this time (ISO 8601).
+         * @example 2025-11-20T00:00:00Z
+         */
+        From: string;
+        /**
+         * @description Only records created before this time (ISO 8601).
+         * @example 2025-11-21T00:00:00Z
+         */
+        To: string;
+        /**
+         * @description Only records whose requested or serving model slug is this one.
+         * @example anthropic/claude-sonnet-4.5
+         */
+        Model: string;
+        /**
+         * @description Only records served by this provider (its slug).
+         * @example anthropic
+         */
+        Provider: string;
+        /**
+         * @description Only records of the inference key with this SHA-256 hash.
+         * @example 7442f9aba55fdc9a523f433fdd3eaa9ff91b0b62e6bd3582ca93d9428ebe0b1b
+         */
+        KeyHash: string;
+        /**
+         * @description Only records whose request carried this `user`.
+         * @example user-1234
+         */
+        User: string;
+        /**
+         * @description Only records of this session.
+         * @example conversation-42
+         */
+        Session: string;
+        /**
+         * @description Only records that ended this way.
+         * @example error
+         */
+        Status: components["schemas"]["GenerationStatus"];
+        /**
+         * @description The `next_cursor` of the previous page (opaque). Use it with the same filters.
+         * @example eyJ0IjoxNzYzNjQ5MjAwMDAwLCJpIjoiZ2VuX1FtOXZZbUZ5WW1GNmNYVjRjWFYxZUhoNCJ9
+         */
+        Cursor: string;
+        /**
+         * @description Largest number of records to return.
+         * @example 50
+         */
+        PageLimit: number;
+        /**
+         * @description The generation id (`X-Generation-Id`). Another account's record answers 404, like a missing one.
+         * @example gen_Qm9vYmFyYmF6cXV4cXV1eHh4
+         */
+        GenerationId: components["schemas"]["GenerationId"];
+        /**
+         * @description The destination's UUID. Another account's destination answers 404, like a missing one.
+         * @example 0b9d5f8e-52a4-4f44-9d43-6a1f9f3c2e71
+         */
+        DestinationId: string;
     };
     requestBodies: never;
     headers: {
@@ -2618,6 +3158,388 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+        };
+    };
+    listGenerations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only records created at or after this time (ISO 8601).
+                 * @example 2025-11-20T00:00:00Z
+                 */
+                from?: components["parameters"]["From"];
+                /**
+                 * @description Only records created before this time (ISO 8601).
+                 * @example 2025-11-21T00:00:00Z
+                 */
+                to?: components["parameters"]["To"];
+                /**
+                 * @description Only records whose requested or serving model slug is this one.
+                 * @example anthropic/claude-sonnet-4.5
+                 */
+                model?: components["parameters"]["Model"];
+                /**
+                 * @description Only records served by this provider (its slug).
+                 * @example anthropic
+                 */
+                provider?: components["parameters"]["Provider"];
+                /**
+                 * @description Only records of the inference key with this SHA-256 hash.
+                 * @example 7442f9aba55fdc9a523f433fdd3eaa9ff91b0b62e6bd3582ca93d9428ebe0b1b
+                 */
+                key_hash?: components["parameters"]["KeyHash"];
+                /**
+                 * @description Only records whose request carried this `user`.
+                 * @example user-1234
+                 */
+                user?: components["parameters"]["User"];
+                /**
+                 * @description Only records of this session.
+                 * @example conversation-42
+                 */
+                session_id?: components["parameters"]["Session"];
+                /**
+                 * @description Only records that ended this way.
+                 * @example error
+                 */
+                status?: components["parameters"]["Status"];
+                /**
+                 * @description The `next_cursor` of the previous page (opaque). Use it with the same filters.
+                 * @example eyJ0IjoxNzYzNjQ5MjAwMDAwLCJpIjoiZ2VuX1FtOXZZbUZ5WW1GNmNYVjRjWFYxZUhoNCJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Largest number of records to return.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of records and the totals of the filter. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GenerationPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getGeneration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The generation id (`X-Generation-Id`). Another account's record answers 404, like a missing one.
+                 * @example gen_Qm9vYmFyYmF6cXV4cXV1eHh4
+                 */
+                id: components["parameters"]["GenerationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GenerationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWorkspaceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (the defaults until changed). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWorkspaceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceSettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listObservabilityDestinations: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many items to skip.
+                 * @example 0
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @description Largest number of items to return.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of destinations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObservabilityDestinationPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createObservabilityDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ObservabilityDestinationCreate"];
+            };
+        };
+        responses: {
+            /** @description The destination was added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObservabilityDestinationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getObservabilityDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The destination's UUID. Another account's destination answers 404, like a missing one.
+                 * @example 0b9d5f8e-52a4-4f44-9d43-6a1f9f3c2e71
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destination. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObservabilityDestinationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteObservabilityDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The destination's UUID. Another account's destination answers 404, like a missing one.
+                 * @example 0b9d5f8e-52a4-4f44-9d43-6a1f9f3c2e71
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destination is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateObservabilityDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The destination's UUID. Another account's destination answers 404, like a missing one.
+                 * @example 0b9d5f8e-52a4-4f44-9d43-6a1f9f3c2e71
+                 */
+                id: components["parameters"]["DestinationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ObservabilityDestinationPatch"];
+            };
+        };
+        responses: {
+            /** @description The destination after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObservabilityDestinationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    generationCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.
+                 * @example t=1763647200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Switchboard-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GenerationWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The receiver rejected the delivery (for instance a bad signature); it is retried. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -10,6 +10,7 @@ import { DataDirectoryInUseError } from '#src/store/data-dir-lock.ts';
 import { initAccount } from '#src/keys/accounts.ts';
 import { findLiveKey, issueApiKey, listApiKeys, revokeApiKey } from '#src/keys/key-service.ts';
 import { runServeCommand } from '#src/cli-serve.ts';
+import { runUsageCommand, UsageCommandError } from '#src/cli-usage.ts';
 
 const USAGE = `Usage:
   switchboard [serve]                                   start the gateway (the default)
@@ -17,8 +18,10 @@ const USAGE = `Usage:
   switchboard keys create --account <id> --kind management|inference [--name <name>] [--json]
   switchboard keys list --account <id> [--json]
   switchboard keys revoke <hash>
+  switchboard usage [--account <id>] [--from <date>] [--to <date>] [--by day|model|provider|key] [--json]
+                                                        requests, tokens and cost from the generation records
 
-Options for init and keys:
+Options for init, keys and usage:
   --data-dir <path>   PGlite data directory (default: SWITCHBOARD_DATA_DIR or ./.switchboard)
   DATABASE_URL        use PostgreSQL instead of PGlite
 
@@ -110,11 +113,12 @@ export async function runCli(argv: string[], print: Output = console.log, printE
     if (command === undefined || command === 'serve') return await runServeCommand(args);
     if (command === 'init') await runInit(args, print);
     else if (command === 'keys') await runKeys(args, print);
+    else if (command === 'usage') await runUsageCommand(args, print, (dataDir, run) => withDatabase(dataDir, run));
     else if (command === 'help' || command === '--help' || command === '-h') print(USAGE);
     else throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof UsageError || error instanceof UsageCommandError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       printError(`${(error as Error).message}\n\n${USAGE}`);
       return 2;
     }

@@ -33,6 +33,28 @@ export interface Config {
   stickySessionTtlMs: number;
   /** Host names that imply a data region for requests arriving on them. */
   regionalHosts: ReadonlyMap<string, ResidencyRegion>;
+  /** Generation records, broadcast delivery and metrics. */
+  observability: ObservabilityConfig;
+}
+
+/** The observability settings of the environment (see README, "Observability"). */
+export interface ObservabilityConfig {
+  /** Write a generation record per request (`SWITCHBOARD_GENERATION_RECORDS=off` turns them off). */
+  records: boolean;
+  /** Records waiting for the database beyond which new ones are dropped. */
+  recordQueueLimit: number;
+  /** How often waiting records are written. */
+  recordFlushMs: number;
+  /** Serve `/metrics` without a key on this port too. */
+  metricsPort: number | undefined;
+  /** Generations one broadcast destination may hold waiting. */
+  broadcastQueueLimit: number;
+  /** Time allowed for one delivery to a destination. */
+  broadcastTimeoutMs: number;
+  /** First retry delay of a failed webhook or Langfuse delivery (doubles on each of three retries). */
+  broadcastRetryMs: number;
+  /** How often stored prompts and completions past their retention are deleted. */
+  contentSweepMs: number;
 }
 
 /** Parses `europe=eu.gw.example.com,us=us.gw.example.com` into host name -> region. */
@@ -79,5 +101,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamBodyTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS', 120_000),
     stickySessionTtlMs: integer(env, 'SWITCHBOARD_STICKY_TTL_MS', 10 * 60_000),
     regionalHosts: parseRegionalHosts(env.SWITCHBOARD_REGIONAL_HOSTS),
+    observability: loadObservabilityConfig(env),
+  };
+}
+
+function loadObservabilityConfig(env: NodeJS.ProcessEnv): ObservabilityConfig {
+  const records = env.SWITCHBOARD_GENERATION_RECORDS ?? 'on';
+  if (records !== 'on' && records !== 'off') throw new Error(`SWITCHBOARD_GENERATION_RECORDS must be on or off, got ${JSON.stringify(records)}`);
+  const metricsPort = env.SWITCHBOARD_METRICS_PORT ? integer(env, 'SWITCHBOARD_METRICS_PORT', 0) : undefined;
+  return {
+    records: records === 'on',
+    recordQueueLimit: integer(env, 'SWITCHBOARD_RECORD_QUEUE_LIMIT', 10_000),
+    recordFlushMs: Math.max(10, integer(env, 'SWITCHBOARD_RECORD_FLUSH_MS', 1_000)),
+    metricsPort,
+    broadcastQueueLimit: integer(env, 'SWITCHBOARD_BROADCAST_QUEUE_LIMIT', 1_000),
+    broadcastTimeoutMs: Math.max(1, integer(env, 'SWITCHBOARD_BROADCAST_TIMEOUT_MS', 10_000)),
+    broadcastRetryMs: integer(env, 'SWITCHBOARD_BROADCAST_RETRY_MS', 1_000),
+    contentSweepMs: Math.max(1_000, integer(env, 'SWITCHBOARD_CONTENT_SWEEP_MS', 3_600_000)),
   };
 }

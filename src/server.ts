@@ -19,6 +19,9 @@ import { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
 import { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 import { createCatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import { createRequestPlanner } from '#src/routing/plan-request.ts';
+import { createObservability } from '#src/observability/index.ts';
+import { createGenerationService } from '#src/observability/generation-service.ts';
+import { startMetricsServer } from '#src/observability/metrics-server.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -38,6 +41,8 @@ export interface RunningServer {
   /** `http://host:port` */
   origin: string;
   database: Database;
+  /** Writes the generation records waiting in the queue now (tests; shutdown does it too). */
+  flushRecords(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,6 +76,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     closers.push(() => stack.close());
     const pins = createPinStore({ redisUrl: config.redisUrl, logger });
     closers.push(() => pins.close());
+    const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, logger, version: VERSION });
+    closers.push(() => observability.close());
+    if (config.observability.metricsPort !== undefined) {
+      const metricsServer = await startMetricsServer({ port: config.observability.metricsPort, host: config.host, registry: observability.metrics.registry });
+      closers.push(() => metricsServer.close());
+      logger.info('metrics listening', { origin: metricsServer.origin });
+    }
 
     const app = createApp({
       logger,
@@ -94,6 +106,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         adapterFor: createAdapterRegistry(),
         logger,
       },
+      observer: observability.observer,
+      generations: createGenerationService(database),
+      workspaceSettings: observability.settings,
+      destinations: observability.destinations,
+      metrics: observability.metrics,
     });
 
     const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
@@ -106,7 +123,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // The validator compiles the spec on its first request (~0.5 s): pay that now, not on a client's request.
     await fetch(`${origin}/api/v1/health`).then((response) => response.arrayBuffer());
     logger.info('switchboard listening', { origin, database: database.driver, models: catalog.models.length, redis: Boolean(config.redisUrl) });
-    return { origin, database, close: () => shutdown(server, closers, ownsDatabase ? database : undefined) };
+    return { origin, database, flushRecords: () => observability.flush(), close: () => shutdown(server, closers, ownsDatabase ? database : undefined) };
   } catch (error) {
     await runClosers(closers);
     if (ownsDatabase) await database.close();

@@ -69,6 +69,13 @@ export interface KeyVault {
   seal(material: ProviderKeyMaterial, credentialId: string): Promise<SealedKey>;
   /** Decrypts a credential's provider key. Call only where the key is about to be sent to its provider. */
   open(sealed: SealedKey, credentialId: string): Promise<ProviderKeyMaterial>;
+  /**
+   * Seals any other secret text in the same envelope, bound to `purpose` and the owning row's id (a
+   * broadcast destination's headers and keys), so it never opens as a provider key or under another row.
+   */
+  sealSecret(plaintext: string, purpose: string, id: string): Promise<SealedKey>;
+  /** Opens what `sealSecret` sealed with the same purpose and id. */
+  openSecret(sealed: SealedKey, purpose: string, id: string): string;
 }
 
 /** Creates the vault for a master key. */
@@ -78,37 +85,51 @@ export function createKeyVault(masterKey: MasterKey): KeyVault {
   // An unused vault must not leave an unhandled rejection behind; callers see the failure on first use.
   wrappingKey.catch(() => {});
   const contextOf = (credentialId: string) => Buffer.from(`switchboard:byok:${credentialId}`);
+  const sealBytes = async (plaintext: Buffer, context: Buffer): Promise<SealedKey> => {
+    const dataKey = randomBytes(32);
+    try {
+      return {
+        keyCiphertext: await encrypt(await importKey(dataKey), plaintext, context),
+        wrappedDataKey: await encrypt(await wrappingKey, dataKey, context),
+        masterKeyId: masterKey.id,
+      };
+    } finally {
+      plaintext.fill(0);
+      dataKey.fill(0);
+    }
+  };
+  const openBytes = (sealed: SealedKey, context: Buffer): Buffer => {
+    if (sealed.masterKeyId !== masterKey.id) {
+      throw new KeyVaultError(`the credential was encrypted under another master key (${sealed.masterKeyId}, this gateway has ${masterKey.id})`);
+    }
+    const dataKey = decrypt(unwrappingKey, sealed.wrappedDataKey, context);
+    try {
+      return decrypt(createSecretKey(dataKey), sealed.keyCiphertext, context);
+    } finally {
+      dataKey.fill(0);
+    }
+  };
+  const secretContextOf = (purpose: string, id: string) => Buffer.from(`switchboard:${purpose}:${id}`);
   return {
     masterKeyId: masterKey.id,
-    async seal(material, credentialId) {
-      const context = contextOf(credentialId);
-      const dataKey = randomBytes(32);
-      const plaintext = Buffer.from(JSON.stringify({ api_key: material.apiKey, region: material.region }));
-      try {
-        return {
-          keyCiphertext: await encrypt(await importKey(dataKey), plaintext, context),
-          wrappedDataKey: await encrypt(await wrappingKey, dataKey, context),
-          masterKeyId: masterKey.id,
-        };
-      } finally {
-        plaintext.fill(0);
-        dataKey.fill(0);
-      }
+    seal(material, credentialId) {
+      return sealBytes(Buffer.from(JSON.stringify({ api_key: material.apiKey, region: material.region })), contextOf(credentialId));
     },
     async open(sealed, credentialId) {
-      if (sealed.masterKeyId !== masterKey.id) {
-        throw new KeyVaultError(`the credential was encrypted under another master key (${sealed.masterKeyId}, this gateway has ${masterKey.id})`);
-      }
-      const context = contextOf(credentialId);
-      const dataKey = decrypt(unwrappingKey, sealed.wrappedDataKey, context);
-      try {
-        const plaintext = decrypt(createSecretKey(dataKey), sealed.keyCiphertext, context);
-        const parsed = JSON.parse(plaintext.toString('utf8')) as { api_key: string; region: ResidencyRegion | null };
-        plaintext.fill(0);
-        return { apiKey: parsed.api_key, region: parsed.region };
-      } finally {
-        dataKey.fill(0);
-      }
+      const plaintext = openBytes(sealed, contextOf(credentialId));
+      const parsed = JSON.parse(plaintext.toString('utf8')) as { api_key: string; region: ResidencyRegion | null };
+      plaintext.fill(0);
+      return { apiKey: parsed.api_key, region: parsed.region };
+    },
+    async sealSecret(plaintext, purpose, id) {
+      if (purpose === 'byok') throw new KeyVaultError('the byok purpose belongs to provider keys');
+      return sealBytes(Buffer.from(plaintext, 'utf8'), secretContextOf(purpose, id));
+    },
+    openSecret(sealed, purpose, id) {
+      const plaintext = openBytes(sealed, secretContextOf(purpose, id));
+      const text = plaintext.toString('utf8');
+      plaintext.fill(0);
+      return text;
     },
   };
 }

@@ -21,7 +21,7 @@ export interface MessagesContextOptions {
 }
 
 /** The parts of the context read from the headers (and the body's `session_id`, which wins over them). */
-export type HeaderContext = Pick<MessagesRequestContext, 'region' | 'wantsMetadata' | 'forwardHeaders' | 'session' | 'claudeCodeSessionId'>;
+export type HeaderContext = Pick<MessagesRequestContext, 'region' | 'wantsMetadata' | 'forwardHeaders' | 'session' | 'claudeCodeSessionId' | 'traceparent'>;
 
 // The headers an Anthropic-format upstream understands, forwarded as sent.
 const FORWARDED = ['anthropic-version', 'anthropic-beta'] as const;
@@ -68,6 +68,7 @@ export function readHeaderContext(
     forwardHeaders,
     session: namedSession(bodySessionId, headers),
     claudeCodeSessionId: headerValue(headers, 'x-claude-code-session-id') ?? null,
+    traceparent: headerValue(headers, 'traceparent') ?? null,
   };
 }
 
@@ -81,5 +82,6 @@ export function readMessagesContext(req: Request<Record<string, string>, unknown
     startedAt,
     signal: requestSignal(req, res, options.requestTimeoutMs),
     ...readHeaderContext(req.headers, req.body.session_id, options.regionalHosts),
+    trail: { strategy: null, records: [], served: null },
   };
 }

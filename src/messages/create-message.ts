@@ -65,10 +65,14 @@ async function* prepend(first: SseEvent, rest: AsyncIterator<SseEvent>): AsyncGe
   }
 }
 
-/** Feeds the outcomes back to routing, then answers with the run's error when no attempt answered. */
-function settle<T>(deps: MessagesDeps, plan: RequestPlan, run: AttemptsRun<T>, outputTokens?: (result: T) => number): Extract<AttemptsRun<T>, { ok: true }> {
+/**
+ * Feeds the outcomes back to routing and into the request's trail (for its generation record), then answers
+ * with the run's error when no attempt answered.
+ */
+function settle<T>(deps: MessagesDeps, plan: RequestPlan, context: MessagesRequestContext, run: AttemptsRun<T>, outputTokens?: (result: T) => number): Extract<AttemptsRun<T>, { ok: true }> {
   const served = run.ok ? { index: run.index, ...(outputTokens ? { outputTokens: outputTokens(run.result) } : {}) } : null;
   deps.planner.recordOutcomes(plan, run.records, served);
+  context.trail = { strategy: plan.strategy, records: run.records, served: run.ok ? run.attempt : null };
   if (!run.ok) throw run.error;
   return run;
 }
@@ -84,7 +88,7 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
       signal: context.signal,
       isRefusal: (result) => result.message.stop_reason === 'refusal',
     });
-    const { result, attempt, records } = settle(deps, plan, run, (answer) => answer.message.usage.output_tokens);
+    const { result, attempt, records } = settle(deps, plan, context, run, (answer) => answer.message.usage.output_tokens);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
     return { kind: 'message', message: finalizeMessage(result.message, additionsFor(plan, attempt, records, context)) };
   }
@@ -98,7 +102,7 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
     }
     return { first: first.value, rest, warnings: stream.warnings };
   };
-  const { result, attempt, records } = settle(deps, plan, await runAttempts(plan.attempts, start, { signal: context.signal }));
+  const { result, attempt, records } = settle(deps, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal }));
   logWarnings(deps.logger, attempt, result.warnings, context.generationId);
   return { kind: 'stream', events: amendStream(prepend(result.first, result.rest), additionsFor(plan, attempt, records, context)) };
 }

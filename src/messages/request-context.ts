@@ -4,6 +4,8 @@
  */
 import type { DataRegion } from '#src/data-region.ts';
 import type { NamedSession } from '#src/routing/sticky/pin-key.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 
 /** The authenticated caller, as routing and BYOK rules match it. */
 export interface RequestCaller {
@@ -32,4 +34,15 @@ export interface MessagesRequestContext {
   session: NamedSession | null;
   /** Claude Code's `x-claude-code-session-id`, whether or not it named the session. */
   claudeCodeSessionId: string | null;
+  /** The W3C `traceparent` header as sent, for trace destinations to join the caller's trace. */
+  traceparent: string | null;
+  /** How the request was routed, filled in by the service as it runs; the route hands it to observability. */
+  trail: RoutingTrail;
+}
+
+/** The routing of one request so far: the plan's strategy, every attempt's record, the attempt that answered. */
+export interface RoutingTrail {
+  strategy: string | null;
+  records: readonly AttemptRecord[];
+  served: Attempt | null;
 }

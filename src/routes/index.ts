@@ -8,9 +8,10 @@ import { bindPostMessagesRoute, type MessagesRouteDeps } from '#src/routes/post-
 import { bindPostCountTokensRoute } from '#src/routes/post-count-tokens.ts';
 import { bindGetModelsRoute, type ModelsRouteDeps } from '#src/routes/get-models.ts';
 import { bindCredentialRoutes, type CredentialRouteDeps } from '#src/routes/credential-routes.ts';
+import { bindObservabilityRoutes, type ObservabilityRouteDeps } from '#src/routes/observability-routes.ts';
 
 /** The union of what the route modules need. */
-export interface RouteDeps extends HealthRouteDeps, MessagesRouteDeps, ModelsRouteDeps, CredentialRouteDeps {}
+export interface RouteDeps extends HealthRouteDeps, MessagesRouteDeps, ModelsRouteDeps, CredentialRouteDeps, ObservabilityRouteDeps {}
 
 /** Binds all routes onto the API router. */
 export function bindAllRoutes(router: Router, deps: RouteDeps): void {
@@ -19,4 +20,5 @@ export function bindAllRoutes(router: Router, deps: RouteDeps): void {
   bindPostCountTokensRoute(router, deps);
   bindGetModelsRoute(router, deps);
   bindCredentialRoutes(router, deps);
+  bindObservabilityRoutes(router, deps);
 }

@@ -6,24 +6,29 @@ import { createSseWriter } from '#src/http/sse-writer.ts';
 import { streamToClient } from '#src/http/stream-to-client.ts';
 import { createMessage, type MessagesDeps } from '#src/messages/create-message.ts';
 import type { Logger } from '#src/logger.ts';
+import type { GenerationObserver } from '#src/observability/generation-observer.ts';
 
 /** Dependencies of the messages routes. */
 export interface MessagesRouteDeps extends MessagesContextOptions {
   messages: MessagesDeps;
   logger: Logger;
+  /** Records every request's outcome (off the request path). */
+  observer: GenerationObserver;
 }
 
 /** Binds `POST /messages`. */
 export function bindPostMessagesRoute(router: Router, deps: MessagesRouteDeps): void {
   router.post('/messages', async (req: Request<Record<string, string>, unknown, MessageRequest>, res) => {
     const context = readMessagesContext(req, res, deps);
-    const outcome = await createMessage(deps.messages, req.body, context);
+    const observed = deps.observer.begin(req.body, context);
+    const outcome = await createMessage(deps.messages, req.body, context).catch((error: unknown) => deps.observer.failed(observed, error));
     if (outcome.kind === 'message') {
       res.json(outcome.message);
+      deps.observer.answered(observed, outcome.message);
       return;
     }
     const writer = createSseWriter(res);
     writer.open({});
-    await streamToClient(writer, outcome.events, deps.logger);
+    await streamToClient(writer, deps.observer.observeStream(observed, outcome.events), deps.logger);
   });
 }

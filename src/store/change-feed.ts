@@ -9,8 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 
-/** What changed: one API key (issued or revoked), the credentials of one account, or anything (reset). */
-export type ChangeEvent = { kind: 'api-key'; hash: string } | { kind: 'byok'; accountId: string } | { kind: 'reset' };
+/**
+ * What changed: one API key (issued or revoked), the credentials of one account, observability settings or
+ * destinations (reloaded whole), or anything (reset).
+ */
+export type ChangeEvent = { kind: 'api-key'; hash: string } | { kind: 'byok'; accountId: string } | { kind: 'observability' } | { kind: 'reset' };
 
 /** A listener called synchronously for every change. */
 export type ChangeListener = (event: ChangeEvent) => void;

@@ -3,7 +3,7 @@
  * generated from this file by drizzle-kit; never edit a generated migration, add a new one.
  */
 import { sql } from 'drizzle-orm';
-import { boolean, check, customType, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, customType, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { DATA_REGIONS, RESIDENCY_REGIONS } from '#src/data-region.ts';
 
 /** PostgreSQL `bytea`, read and written as a Node Buffer on both drivers. */
@@ -104,6 +104,109 @@ export const byokCredentials = pgTable(
   ],
 );
 
+/**
+ * One generation record per `POST /messages` request, written in batches off the request path (see
+ * src/observability/record-queue.ts). Rows are never updated except to drop expired prompt and completion text.
+ * `attempts`, `trace` and `tool_steps` are plain JSON in the shapes of the spec's `Generation` schema.
+ */
+export const generations = pgTable(
+  'generations',
+  {
+    id: text('id').primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    workspaceId: uuid('workspace_id').notNull(),
+    keyHash: text('key_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    requestedModel: text('requested_model').notNull(),
+    model: text('model'),
+    provider: text('provider'),
+    providerName: text('provider_name'),
+    isByok: boolean('is_byok').notNull().default(false),
+    stream: boolean('stream').notNull(),
+    status: text('status', { enum: ['success', 'refusal', 'error', 'cancelled'] }).notNull(),
+    httpStatus: integer('http_status').notNull(),
+    stopReason: text('stop_reason'),
+    errorType: text('error_type'),
+    errorMessage: text('error_message'),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    cacheReadTokens: integer('cache_read_tokens').notNull().default(0),
+    cacheWriteTokens: integer('cache_write_tokens').notNull().default(0),
+    reasoningTokens: integer('reasoning_tokens').notNull().default(0),
+    cost: doublePrecision('cost').notNull().default(0),
+    timeToFirstByteMs: integer('time_to_first_byte_ms'),
+    totalMs: integer('total_ms').notNull(),
+    sessionId: text('session_id'),
+    userId: text('user_id'),
+    trace: jsonb('trace'),
+    attempts: jsonb('attempts').notNull(),
+    /** Reserved for the server-tool loop's steps. */
+    toolSteps: jsonb('tool_steps'),
+    prompt: jsonb('prompt'),
+    completion: jsonb('completion'),
+    /** When the stored prompt and completion are deleted (the workspace's retention period). */
+    contentExpiresAt: timestamp('content_expires_at', { withTimezone: true, mode: 'date' }),
+  },
+  (table) => [
+    // One index besides the key: every write pays for each index (on embedded PGlite, tens of µs per row).
+    // Filters other than time run within an account's range of this one.
+    index('generations_account_created_idx').on(table.accountId, table.createdAt.desc(), table.id.desc()),
+    // Only records holding content are in it, so the retention sweep costs the others nothing.
+    index('generations_content_expiry_idx').on(table.contentExpiresAt).where(sql`${table.contentExpiresAt} is not null`),
+    check('generations_status_values', sql`${table.status} in ('success', 'refusal', 'error', 'cancelled')`),
+  ],
+);
+
+/** Per-workspace observability settings; a workspace without a row has the defaults (no content stored). */
+export const workspaceSettings = pgTable('workspace_settings', {
+  workspaceId: uuid('workspace_id')
+    .primaryKey()
+    .references(() => workspaces.id, { onDelete: 'cascade' }),
+  storeContent: boolean('store_content').notNull().default(false),
+  contentRetentionDays: integer('content_retention_days').notNull().default(30),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/**
+ * A trace broadcast destination of a workspace. Its secrets (OTLP headers, the Langfuse secret key, the
+ * webhook signing secret) are one JSON object sealed like a BYOK key (key-vault.ts), bound to the row's id.
+ */
+export const observabilityDestinations = pgTable(
+  'observability_destinations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    workspaceId: uuid('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    kind: text('kind', { enum: ['otlp', 'langfuse', 'webhook'] }).notNull(),
+    endpoint: text('endpoint').notNull(),
+    protocol: text('protocol', { enum: ['http/protobuf', 'http/json'] }),
+    publicKey: text('public_key'),
+    headerNames: text('header_names').array().notNull().default(sql`'{}'::text[]`),
+    secretLabel: text('secret_label'),
+    secretCiphertext: bytea('secret_ciphertext').notNull(),
+    wrappedDataKey: bytea('wrapped_data_key').notNull(),
+    masterKeyId: text('master_key_id').notNull(),
+    samplingRate: doublePrecision('sampling_rate').notNull().default(1),
+    includeContent: boolean('include_content').notNull().default(false),
+    disabled: boolean('disabled').notNull().default(false),
+    version: integer('version').notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    index('observability_destinations_account_idx').on(table.accountId, table.workspaceId),
+    check('observability_destinations_kind_values', sql`${table.kind} in ('otlp', 'langfuse', 'webhook')`),
+    check('observability_destinations_sampling_rate_range', sql`${table.samplingRate} >= 0 and ${table.samplingRate} <= 1`),
+  ],
+);
+
 /** A stored account row. */
 export type AccountRow = typeof accounts.$inferSelect;
 /** A stored workspace row. */
@@ -112,3 +215,11 @@ export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 /** A stored credential row, envelope included: never send one to a client as is. */
 export type ByokCredentialRow = typeof byokCredentials.$inferSelect;
+/** A stored generation record row. */
+export type GenerationRow = typeof generations.$inferSelect;
+/** A generation record as inserted. */
+export type GenerationInsert = typeof generations.$inferInsert;
+/** A stored workspace settings row. */
+export type WorkspaceSettingsRow = typeof workspaceSettings.$inferSelect;
+/** A stored destination row, sealed secrets included: never send one to a client as is. */
+export type ObservabilityDestinationRow = typeof observabilityDestinations.$inferSelect;

@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '#src/config.ts';
 import { createLogger } from '#src/logger.ts';
 import { startServer, type RunningServer } from '#src/server.ts';
 import { initAccount, type InitializedAccount } from '#src/keys/accounts.ts';
-import { openTestDatabase, type TestDatabaseDriver } from '#test/helpers/test-database.ts';
+import { openTestDatabase, type TestDatabase, type TestDatabaseDriver } from '#test/helpers/test-database.ts';
 
 /** A gateway running for one test file. */
 export interface TestGateway extends InitializedAccount {
@@ -19,6 +19,8 @@ export interface TestGateway extends InitializedAccount {
   /** `http://127.0.0.1:<port>/api/v1` */
   baseUrl: string;
   server: RunningServer;
+  /** The test database the gateway serves from (its connection string on PostgreSQL). */
+  testDatabase: TestDatabase;
   logs: string[];
   close(): Promise<void>;
 }
@@ -57,6 +59,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     origin: server.origin,
     baseUrl: `${server.origin}/api/v1`,
     server,
+    testDatabase: database,
     logs,
     async close() {
       await server.close();

@@ -68,3 +68,16 @@ describe('key vault', () => {
     await expect(vault.open({ ...sealed, keyCiphertext: sealed.keyCiphertext.subarray(0, 10) }, ID)).rejects.toThrow(KeyVaultError);
   });
 });
+
+describe('sealSecret and openSecret', () => {
+  it('seal any secret text bound to its purpose and id, never opening as another', async () => {
+    const vault = vaultWith();
+    const sealed = await vault.sealSecret('{"signing_secret":"whsec_1"}', 'destination', 'id-1');
+    expect(sealed.keyCiphertext.toString('latin1')).not.toContain('whsec_1');
+    expect(vault.openSecret(sealed, 'destination', 'id-1')).toBe('{"signing_secret":"whsec_1"}');
+    expect(() => vault.openSecret(sealed, 'destination', 'id-2')).toThrow('envelope failed authentication');
+    expect(() => vault.openSecret(sealed, 'other', 'id-1')).toThrow('envelope failed authentication');
+    await expect(vault.open(sealed, 'id-1')).rejects.toThrow('envelope failed authentication');
+    await expect(vault.sealSecret('x', 'byok', 'id-1')).rejects.toThrow('the byok purpose belongs to provider keys');
+  });
+});

@@ -103,7 +103,7 @@ describe('environment interpolation', () => {
 describe('the example configuration file', () => {
   it('loads, so the documented example stays valid', () => {
     const file = new URL('../../../src/catalog/switchboard.example.yaml', import.meta.url).pathname;
-    const catalog = loadCatalog({ configPath: file, env: { ANTHROPIC_API_KEY: 'sk-ant-example' } });
+    const catalog = loadCatalog({ configPath: file, env: { ANTHROPIC_API_KEY: 'sk-ant-example', OTEL_COLLECTOR_TOKEN: 'otel-example', LANGFUSE_SECRET_KEY: 'sk-lf-example' } });
     expect(catalog.getProvider('perplexity')).toBeUndefined();
     expect(catalog.getProvider('my-vllm')?.displayName).toBe('House vLLM');
     expect(catalog.getProvider('openai')?.sharedKey).toBeNull();
@@ -113,5 +113,9 @@ describe('the example configuration file', () => {
     expect(catalog.serverTools.webSearch).toMatchObject({ backend: 'searxng', baseUrl: 'http://127.0.0.1:8888', maxResults: 10 });
     expect(catalog.serverTools.webFetch.allowlist).toEqual([{ kind: 'cidr', range: '10.20.0.0/16' }, { kind: 'host', host: 'wiki.internal.example' }]);
     expect(catalog.serverTools.mcpServers.get('docs')).toMatchObject({ url: 'http://127.0.0.1:8931/mcp', toolListTtlMs: 300_000 });
+    expect(catalog.fileDestinations.map((entry) => [entry.destination.name, entry.destination.kind, entry.workspaces])).toEqual([
+      ['collector', 'otlp', null],
+      ['langfuse', 'langfuse', ['26702b5a-4f17-4a26-bf0b-aeaaaed85465']],
+    ]);
   });
 });

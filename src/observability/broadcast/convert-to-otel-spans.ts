@@ -1,0 +1,161 @@
+/**
+ * A generation as OpenTelemetry spans, built as plain `ReadableSpan` data for the official OTLP exporters.
+ * The tree: an optional root named `trace_name` (only when the generation starts its own trace), an optional
+ * span named `span_name`, the generation span (named `generation_name`, else `chat <model>`) carrying the
+ * GenAI attributes of the whole request, and one child span per attempt. The caller's `parent_span_id`
+ * (or `traceparent`) is the parent of the topmost span.
+ */
+import { SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type SpanContext } from '@opentelemetry/api';
+import { millisToHrTime, type InstrumentationScope } from '@opentelemetry/core';
+import type { Resource } from '@opentelemetry/resources';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { isByok } from '#src/routing/attempt.ts';
+import { generationContent } from '#src/observability/build-generation-record.ts';
+import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
+import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
+import { generationTimeline, type TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
+import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/broadcast/genai-attributes.ts';
+import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
+
+/** What every span of one export shares. */
+export interface SpanEnvironment {
+  resource: Resource;
+  scope: InstrumentationScope;
+  includeContent: boolean;
+}
+
+interface SpanInput {
+  name: string;
+  spanId: string;
+  parentSpanId: string | null;
+  kind: SpanKind;
+  window: TimeWindow;
+  attributes: Attributes;
+  failed: boolean;
+  statusMessage?: string | undefined;
+}
+
+function attributeValue(value: unknown): AttributeValue {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return JSON.stringify(value);
+}
+
+function toSpan(traceId: string, input: SpanInput, environment: SpanEnvironment): ReadableSpan {
+  const context: SpanContext = { traceId, spanId: input.spanId, traceFlags: 1 };
+  const startTime = millisToHrTime(input.window.start);
+  const endTime = millisToHrTime(Math.max(input.window.start, input.window.end));
+  return {
+    name: input.name,
+    kind: input.kind,
+    spanContext: () => context,
+    ...(input.parentSpanId ? { parentSpanContext: { traceId, spanId: input.parentSpanId, traceFlags: 1, isRemote: true } } : {}),
+    startTime,
+    endTime,
+    duration: millisToHrTime(Math.max(0, input.window.end - input.window.start)),
+    status: input.failed ? { code: SpanStatusCode.ERROR, ...(input.statusMessage ? { message: input.statusMessage } : {}) } : { code: SpanStatusCode.UNSET },
+    attributes: input.attributes,
+    links: [],
+    events: [],
+    ended: true,
+    resource: environment.resource,
+    instrumentationScope: environment.scope,
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+  };
+}
+
+function generationAttributes(item: TracedItem, metadata: Record<string, unknown>, includeContent: boolean): Attributes {
+  const { record, outcome } = item;
+  const request = outcome.request as typeof outcome.request & Record<string, unknown>;
+  const attributes: Attributes = {
+    [GEN_AI.operationName]: CHAT_OPERATION,
+    [GEN_AI.requestModel]: record.requestedModel,
+    [GEN_AI.requestMaxTokens]: request.max_tokens,
+    [GEN_AI.requestStream]: record.stream,
+    [GEN_AI.usageInputTokens]: record.inputTokens + record.cacheReadTokens + record.cacheWriteTokens,
+    [GEN_AI.usageOutputTokens]: record.outputTokens,
+    [GEN_AI.usageCacheReadInputTokens]: record.cacheReadTokens,
+    [GEN_AI.usageCacheCreationInputTokens]: record.cacheWriteTokens,
+    'switchboard.generation.id': record.id,
+    'switchboard.status': record.status,
+    'switchboard.cost_usd': record.cost,
+    'switchboard.is_byok': record.isByok,
+    'http.response.status_code': record.httpStatus,
+  };
+  if (record.reasoningTokens > 0) attributes[GEN_AI.usageReasoningOutputTokens] = record.reasoningTokens;
+  if (record.provider) attributes[GEN_AI.providerName] = genAiProviderName(record.provider);
+  if (record.model) attributes[GEN_AI.responseModel] = record.model;
+  if (record.stopReason) attributes[GEN_AI.responseFinishReasons] = [record.stopReason];
+  if (record.stream && record.timeToFirstByteMs !== null) attributes[GEN_AI.responseTimeToFirstChunk] = record.timeToFirstByteMs / 1000;
+  if (record.sessionId) attributes[GEN_AI.conversationId] = record.sessionId;
+  if (record.userId) attributes['user.id'] = record.userId;
+  if (record.errorType) attributes['error.type'] = record.errorType;
+  if (typeof request.temperature === 'number') attributes[GEN_AI.requestTemperature] = request.temperature;
+  if (typeof request.top_p === 'number') attributes[GEN_AI.requestTopP] = request.top_p;
+  if (typeof request.top_k === 'number') attributes[GEN_AI.requestTopK] = request.top_k;
+  if (Array.isArray(request.stop_sequences)) attributes[GEN_AI.requestStopSequences] = request.stop_sequences.filter((entry): entry is string => typeof entry === 'string');
+  for (const [key, value] of Object.entries(metadata)) attributes[`switchboard.metadata.${key}`] = attributeValue(value);
+  if (includeContent) {
+    const content = generationContent(outcome);
+    const messages = toGenAiMessages(content);
+    attributes[GEN_AI.inputMessages] = JSON.stringify(messages.input);
+    if (messages.output) attributes[GEN_AI.outputMessages] = JSON.stringify(messages.output);
+    if (messages.system) attributes[GEN_AI.systemInstructions] = JSON.stringify(messages.system);
+  }
+  return attributes;
+}
+
+/** The spans of one generation, topmost first. */
+export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironment): ReadableSpan[] {
+  const { record } = item;
+  const { trace } = item;
+  const timeline = generationTimeline(record);
+  const failed = record.status === 'error' || record.status === 'cancelled';
+  const spans: ReadableSpan[] = [];
+  let parent = trace.parentSpanId;
+  const wrap = (role: 'trace' | 'span', name: string) => {
+    const spanId = spanIdFor(record.id, SPAN_ROLE[role]);
+    spans.push(toSpan(trace.traceId, { name, spanId, parentSpanId: parent, kind: SpanKind.INTERNAL, window: timeline.generation, attributes: {}, failed }, environment));
+    parent = spanId;
+  };
+  if (trace.traceName && !parent) wrap('trace', trace.traceName);
+  if (trace.spanName) wrap('span', trace.spanName);
+  const generationSpanId = spanIdFor(record.id, SPAN_ROLE.generation);
+  spans.push(
+    toSpan(
+      trace.traceId,
+      {
+        name: trace.generationName ?? `${CHAT_OPERATION} ${record.requestedModel}`,
+        spanId: generationSpanId,
+        parentSpanId: parent,
+        kind: SpanKind.CLIENT,
+        window: timeline.generation,
+        attributes: generationAttributes(item, trace.metadata, environment.includeContent),
+        failed,
+        statusMessage: record.errorMessage ?? undefined,
+      },
+      environment,
+    ),
+  );
+  item.outcome.attempts.forEach((tried, index) => {
+    const attemptFailed = tried.status !== 'success' && tried.status !== 'refusal';
+    const attributes: Attributes = {
+      [GEN_AI.operationName]: CHAT_OPERATION,
+      [GEN_AI.providerName]: genAiProviderName(tried.attempt.provider.slug),
+      // The vendor's own model id: what this call asked the provider for.
+      [GEN_AI.requestModel]: tried.attempt.upstreamModel,
+      'switchboard.model': tried.attempt.model,
+      'switchboard.attempt.index': index + 1,
+      'switchboard.attempt.status': tried.status,
+      'switchboard.is_byok': isByok(tried.attempt),
+    };
+    if (tried.httpStatus !== null) attributes['http.response.status_code'] = tried.httpStatus;
+    if (attemptFailed) attributes['error.type'] = tried.status;
+    const window = timeline.attempts[index] ?? timeline.generation;
+    spans.push(
+      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.model}`, spanId: spanIdFor(record.id, SPAN_ROLE.attempt + index), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
+    );
+  });
+  return spans;
+}

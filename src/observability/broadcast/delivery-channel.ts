@@ -1,0 +1,81 @@
+/**
+ * One destination's delivery queue: bounded, drained by one worker in batches of the sender's size. A full
+ * queue drops new items (counted); a failed delivery drops its batch (counted, and logged at most every ten
+ * seconds per destination). Nothing here is ever awaited by a request.
+ */
+import type { Logger } from '#src/logger.ts';
+import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
+import type { BroadcastHooks, TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
+import type { Sender } from '#src/observability/broadcast/sender.ts';
+
+const LINGER_MS = 50;
+
+/** The channel of one destination revision. */
+export class DeliveryChannel {
+  readonly destination: ActiveDestination;
+  private readonly sender: Sender;
+  private readonly limit: number;
+  private readonly hooks: BroadcastHooks;
+  private readonly logger: Logger;
+  private queue: TracedItem[] = [];
+  private worker: Promise<void> | undefined;
+  private closed = false;
+  private lastFailureLog = 0;
+
+  constructor(options: { destination: ActiveDestination; sender: Sender; limit: number; hooks: BroadcastHooks; logger: Logger }) {
+    this.destination = options.destination;
+    this.sender = options.sender;
+    this.limit = options.limit;
+    this.hooks = options.hooks;
+    this.logger = options.logger;
+  }
+
+  /** Items waiting (the batch in flight included). */
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  /** Queues an item; drops it when the queue is full. */
+  enqueue(item: TracedItem): void {
+    if (this.closed) return;
+    if (this.queue.length >= this.limit) {
+      this.hooks.dropped(this.destination.kind, 'queue_full', 1);
+      return;
+    }
+    this.queue.push(item);
+    this.worker ??= this.run().finally(() => {
+      this.worker = undefined;
+    });
+  }
+
+  /** Stops taking items, gives the batch in flight up to `graceMs` to finish, then closes the sender. */
+  async close(graceMs = 2_000): Promise<void> {
+    this.closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.worker, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    if (this.queue.length > 0) this.hooks.dropped(this.destination.kind, 'failed', this.queue.length);
+    this.queue = [];
+    await this.sender.close();
+  }
+
+  private async run(): Promise<void> {
+    // A batching sender waits a moment for company: one export per generation would cost an HTTP request each.
+    if (this.sender.batchSize > 1 && this.queue.length < this.sender.batchSize) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
+    while (this.queue.length > 0 && !this.closed) {
+      const batch = this.queue.slice(0, this.sender.batchSize);
+      try {
+        await this.sender.send(batch);
+        this.hooks.sent(this.destination.kind, batch.length);
+      } catch (error) {
+        this.hooks.dropped(this.destination.kind, 'failed', batch.length);
+        const now = Date.now();
+        if (now - this.lastFailureLog >= 10_000) {
+          this.lastFailureLog = now;
+          this.logger.warn('broadcast delivery failed; generations dropped', { destination_id: this.destination.id, kind: this.destination.kind, items: batch.length, reason: (error as Error).message });
+        }
+      }
+      this.queue.splice(0, batch.length);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The OpenTelemetry GenAI semantic-convention names the OTLP export uses. They are copied here rather than
+ * imported from `@opentelemetry/semantic-conventions/incubating`, as that package advises for its incubating
+ * entry point; a unit test checks every name against the package.
+ * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/
+ */
+
+/** Span attribute names. */
+export const GEN_AI = {
+  operationName: 'gen_ai.operation.name',
+  providerName: 'gen_ai.provider.name',
+  requestModel: 'gen_ai.request.model',
+  requestMaxTokens: 'gen_ai.request.max_tokens',
+  requestTemperature: 'gen_ai.request.temperature',
+  requestTopP: 'gen_ai.request.top_p',
+  requestTopK: 'gen_ai.request.top_k',
+  requestStopSequences: 'gen_ai.request.stop_sequences',
+  requestStream: 'gen_ai.request.stream',
+  responseModel: 'gen_ai.response.model',
+  responseFinishReasons: 'gen_ai.response.finish_reasons',
+  responseTimeToFirstChunk: 'gen_ai.response.time_to_first_chunk',
+  usageInputTokens: 'gen_ai.usage.input_tokens',
+  usageOutputTokens: 'gen_ai.usage.output_tokens',
+  usageCacheReadInputTokens: 'gen_ai.usage.cache_read.input_tokens',
+  usageCacheCreationInputTokens: 'gen_ai.usage.cache_creation.input_tokens',
+  usageReasoningOutputTokens: 'gen_ai.usage.reasoning.output_tokens',
+  conversationId: 'gen_ai.conversation.id',
+  inputMessages: 'gen_ai.input.messages',
+  outputMessages: 'gen_ai.output.messages',
+  systemInstructions: 'gen_ai.system_instructions',
+} as const;
+
+/** The `gen_ai.operation.name` of a Messages call. */
+export const CHAT_OPERATION = 'chat';
+
+// Well-known `gen_ai.provider.name` values for the catalog's provider slugs; any other slug is sent as it is.
+const PROVIDER_NAMES: Record<string, string> = {
+  anthropic: 'anthropic',
+  openai: 'openai',
+  azure: 'azure.ai.openai',
+  bedrock: 'aws.bedrock',
+  google: 'gcp.gemini',
+  deepseek: 'deepseek',
+  groq: 'groq',
+  mistral: 'mistral_ai',
+  perplexity: 'perplexity',
+  xai: 'x_ai',
+};
+
+/** The `gen_ai.provider.name` of a provider slug. */
+export function genAiProviderName(slug: string): string {
+  return PROVIDER_NAMES[slug] ?? slug;
+}

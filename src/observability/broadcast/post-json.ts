@@ -1,0 +1,50 @@
+/**
+ * Posting a JSON body to a destination (webhook, Langfuse) through undici, on a connection pool of its own so
+ * deliveries never compete with upstream calls, with a time limit per attempt and retries with exponential
+ * backoff and jitter on anything but a 2xx.
+ */
+import { Agent, request } from 'undici';
+
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
+
+/** One attempt: the status, or a thrown network or timeout error. */
+export async function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {
+  const response = await request(url, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { 'content-type': 'application/json', 'user-agent': 'switchboard-broadcast', ...headers },
+    body,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  await response.body.dump();
+  return response.statusCode;
+}
+
+/** How a delivery with retries went. */
+export interface DeliveryResult {
+  ok: boolean;
+  attempts: number;
+  /** The last status, or the last error's message. */
+  last: string;
+}
+
+/** Runs `attempt` (which builds and posts a fresh request) until it gets a 2xx or the retries are spent. */
+export async function deliverWithRetries(attempt: () => Promise<number>, options: { retries: number; retryBaseMs: number }): Promise<DeliveryResult> {
+  let last = '';
+  for (let index = 0; index <= options.retries; index += 1) {
+    if (index > 0) {
+      const delay = options.retryBaseMs * 2 ** (index - 1);
+      await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * (delay / 2)));
+    }
+    try {
+      const status = await attempt();
+      if (status >= 200 && status < 300) return { ok: true, attempts: index + 1, last: String(status) };
+      last = `HTTP ${status}`;
+    } catch (error) {
+      last = (error as Error).name === 'TimeoutError' ? 'timed out' : ((error as Error).message ?? 'failed');
+    }
+  }
+  return { ok: false, attempts: options.retries + 1, last };
+}

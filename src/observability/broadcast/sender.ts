@@ -1,0 +1,14 @@
+/** What a delivery channel drives: one sender per destination, of the destination's kind. */
+import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
+
+/** Delivers batches of generations to one destination. */
+export interface Sender {
+  /** The most items one `send` takes. */
+  readonly batchSize: number;
+  /** Delivers the items (retries included); throws with a safe message when they could not be delivered. */
+  send(items: readonly TracedItem[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A delivery that failed after its retries; the message names no secret. */
+export class DeliveryFailedError extends Error {}

@@ -1,0 +1,29 @@
+/**
+ * Delivers generations to a webhook: one signed JSON POST per generation, retried with backoff until a 2xx.
+ */
+import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
+import type { BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
+import { convertToWebhookEvent } from '#src/observability/broadcast/convert-to-webhook-event.ts';
+import { deliverWithRetries, postJson } from '#src/observability/broadcast/post-json.ts';
+import { SIGNATURE_HEADER, signWebhookBody } from '#src/observability/broadcast/webhook-signature.ts';
+import { DeliveryFailedError, type Sender } from '#src/observability/broadcast/sender.ts';
+
+/** Creates the sender of a webhook destination. */
+export function createWebhookSender(destination: ActiveDestination, settings: BroadcastSettings): Sender {
+  const secret = destination.secrets.signingSecret;
+  if (!secret) throw new Error(`webhook destination ${destination.id} has no signing secret`);
+  return {
+    batchSize: 1,
+    async send(items) {
+      for (const item of items) {
+        const body = JSON.stringify(convertToWebhookEvent(item, { includeContent: destination.includeContent, now: new Date() }));
+        const result = await deliverWithRetries(
+          () => postJson(destination.endpoint, body, { [SIGNATURE_HEADER]: signWebhookBody(secret.reveal(), body, Math.floor(Date.now() / 1000)) }, settings.timeoutMs),
+          settings,
+        );
+        if (!result.ok) throw new DeliveryFailedError(`webhook delivery failed after ${result.attempts} attempts (${result.last})`);
+      }
+    },
+    close: async () => {},
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Builds the generation record (one row of `generations`) from a request's outcome: a pure function of plain
+ * data, run off the request path. Prompts and completions are kept only under a workspace's content policy.
+ */
+import type { GenerationAttempt } from '#src/api-types.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import { isByok } from '#src/routing/attempt.ts';
+import type { GenerationRow } from '#src/store/schema.ts';
+import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
+
+/** A generation record: exactly the stored row. */
+export type GenerationRecord = GenerationRow;
+
+/** Whether a workspace keeps prompts and completions, and for how long. */
+export interface ContentPolicy {
+  storeContent: boolean;
+  retentionDays: number;
+}
+
+/** The prompt and completion of a request, for storage or for destinations that opt in. */
+export interface GenerationContent {
+  prompt: { system?: unknown; messages: unknown[] };
+  completion: unknown[] | null;
+}
+
+const DAY_MS = 86_400_000;
+
+function count(value: number | null | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+}
+
+/** The request's prompt and the answer's content. */
+export function generationContent(outcome: GenerationOutcome): GenerationContent {
+  const { system, messages } = outcome.request;
+  return {
+    prompt: { ...(system !== undefined ? { system } : {}), messages: messages as unknown[] },
+    completion: outcome.completion ? [...outcome.completion] : null,
+  };
+}
+
+/** The custom and known trace keys of the request, with the `traceparent` header when there was one. */
+function traceOf(outcome: GenerationOutcome): Record<string, unknown> | null {
+  const trace = outcome.request.trace;
+  if (!trace && !outcome.traceparent) return null;
+  return { ...trace, ...(outcome.traceparent ? { traceparent: outcome.traceparent } : {}) };
+}
+
+/** One attempt as the record (and `gateway_metadata.attempts`) shows it. */
+export function toGenerationAttempt(record: AttemptRecord): GenerationAttempt {
+  return {
+    provider: record.attempt.provider.displayName,
+    model: record.attempt.model,
+    status: record.status,
+    http_status: record.httpStatus,
+    is_byok: isByok(record.attempt),
+    duration_ms: record.durationMs,
+  };
+}
+
+/** Builds the record of one request. */
+export function buildGenerationRecord(outcome: GenerationOutcome, policy: ContentPolicy): GenerationRecord {
+  const usage = outcome.usage;
+  const content = policy.storeContent ? generationContent(outcome) : null;
+  return {
+    id: outcome.id,
+    accountId: outcome.accountId,
+    workspaceId: outcome.workspaceId,
+    keyHash: outcome.keyHash,
+    createdAt: new Date(outcome.startedAt),
+    requestedModel: outcome.request.model,
+    model: outcome.served?.model ?? null,
+    provider: outcome.served?.provider.slug ?? null,
+    providerName: outcome.served?.provider.displayName ?? null,
+    isByok: outcome.served ? isByok(outcome.served) : false,
+    stream: outcome.stream,
+    status: outcome.status,
+    httpStatus: outcome.httpStatus,
+    stopReason: outcome.stopReason,
+    errorType: outcome.error?.type ?? null,
+    errorMessage: outcome.error?.message ?? null,
+    inputTokens: count(usage?.input_tokens),
+    outputTokens: count(usage?.output_tokens),
+    cacheReadTokens: count(usage?.cache_read_input_tokens),
+    cacheWriteTokens: count(usage?.cache_creation_input_tokens),
+    reasoningTokens: count(usage?.output_tokens_details?.reasoning_tokens),
+    cost: typeof usage?.cost === 'number' && Number.isFinite(usage.cost) ? usage.cost : 0,
+    timeToFirstByteMs: outcome.timeToFirstByteMs === null ? null : Math.round(outcome.timeToFirstByteMs),
+    totalMs: Math.round(outcome.totalMs),
+    sessionId: outcome.sessionId,
+    userId: outcome.request.user ?? null,
+    trace: traceOf(outcome),
+    attempts: outcome.attempts.map(toGenerationAttempt),
+    toolSteps: null,
+    prompt: content?.prompt ?? null,
+    completion: content?.completion ?? null,
+    contentExpiresAt: content ? new Date(outcome.startedAt + policy.retentionDays * DAY_MS) : null,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The rules of a destination that its JSON schema cannot say: which fields belong to which kind, and which
+ * secrets each kind needs. Pure functions over the destination as it would be after a change; a violation
+ * names the field.
+ */
+import type { DestinationKind } from '#src/api-types.ts';
+
+/** A rule broken by a create or update; `reason` is shown to the client. */
+export class DestinationRuleViolation extends Error {
+  readonly reason: string;
+
+  constructor(reason: string) {
+    super(reason);
+    this.reason = reason;
+  }
+}
+
+/** The fields a request gave, by name. */
+export type GivenFields = Partial<Record<'protocol' | 'headers' | 'public_key' | 'secret_key' | 'signing_secret', unknown>>;
+
+const FIELDS_OF_KIND: Record<DestinationKind, readonly (keyof GivenFields)[]> = {
+  otlp: ['protocol', 'headers'],
+  langfuse: ['public_key', 'secret_key'],
+  webhook: ['signing_secret'],
+};
+
+/** Every kind-specific field given must belong to `kind`. */
+export function checkFieldsOfKind(kind: DestinationKind, given: GivenFields): void {
+  for (const [otherKind, fields] of Object.entries(FIELDS_OF_KIND) as [DestinationKind, readonly (keyof GivenFields)[]][]) {
+    if (otherKind === kind) continue;
+    for (const field of fields) {
+      if (given[field] !== undefined && !FIELDS_OF_KIND[kind].includes(field)) {
+        throw new DestinationRuleViolation(`${field} applies to ${otherKind} destinations, not ${kind}`);
+      }
+    }
+  }
+}
+
+/** A new destination must carry the secrets its kind needs. */
+export function checkRequiredSecrets(kind: DestinationKind, given: GivenFields): void {
+  switch (kind) {
+    case 'otlp':
+      return;
+    case 'langfuse':
+      if (given.public_key === undefined) throw new DestinationRuleViolation('public_key is required for a langfuse destination');
+      if (given.secret_key === undefined) throw new DestinationRuleViolation('secret_key is required for a langfuse destination');
+      return;
+    case 'webhook':
+      if (given.signing_secret === undefined) throw new DestinationRuleViolation('signing_secret is required for a webhook destination');
+      return;
+    default: {
+      const unreachable: never = kind;
+      throw new Error(`unknown destination kind ${String(unreachable)}`);
+    }
+  }
+}
+
+/** Header names are case-insensitive: two spellings of one name are a mistake. */
+export function checkHeaderNames(headers: Record<string, string> | undefined): void {
+  if (!headers) return;
+  const seen = new Set<string>();
+  for (const name of Object.keys(headers)) {
+    const lower = name.toLowerCase();
+    if (seen.has(lower)) throw new DestinationRuleViolation(`headers names ${name} twice`);
+    seen.add(lower);
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * Broadcast destinations of an account's workspaces: create, list, read, change, delete. Like BYOK
+ * credentials, every operation is scoped to the caller's account (another account's destination is a 404),
+ * secrets are sealed by the key vault and never returned, and updates are optimistic (409 on a lost race).
+ * After every change the directory is refreshed, so the next generation already goes where it should.
+ */
+import { randomUUID } from 'node:crypto';
+import { and, asc, count, eq, type SQL } from 'drizzle-orm';
+import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
+import type { Caller } from '#src/http/caller.ts';
+import type { Database } from '#src/store/database.ts';
+import { observabilityDestinations, workspaces, type ObservabilityDestinationRow } from '#src/store/schema.ts';
+import type { KeyVault } from '#src/byok/key-vault.ts';
+import { maskProviderKey } from '#src/byok/mask-key.ts';
+import type {
+  ObservabilityDestination,
+  ObservabilityDestinationCreate,
+  ObservabilityDestinationPage,
+  ObservabilityDestinationPatch,
+} from '#src/api-types.ts';
+import { checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
+import { openPlainDestinationSecrets, sealDestinationSecrets, type PlainDestinationSecrets } from '#src/observability/destinations/destination-secrets.ts';
+import { toDestinationView } from '#src/observability/destinations/destination-view.ts';
+
+/** The operations behind `/observability/destinations`. */
+export interface DestinationService {
+  create(caller: Caller, input: ObservabilityDestinationCreate): Promise<ObservabilityDestination>;
+  list(caller: Caller, page: { offset: number; limit: number }): Promise<ObservabilityDestinationPage>;
+  get(caller: Caller, id: string): Promise<ObservabilityDestination>;
+  update(caller: Caller, id: string, patch: ObservabilityDestinationPatch): Promise<ObservabilityDestination>;
+  remove(caller: Caller, id: string): Promise<void>;
+}
+
+/** What the service works with. */
+export interface DestinationServiceDeps {
+  database: Database;
+  vault: KeyVault;
+  /** Called after a change committed: refreshes this instance and tells the others. */
+  changed(): Promise<void>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function enforce(rules: () => void): void {
+  try {
+    rules();
+  } catch (error) {
+    if (error instanceof DestinationRuleViolation) throw new BadRequestError(error.reason);
+    throw error;
+  }
+}
+
+/** The masked label of the secret a kind shows a hint of. */
+function secretLabelOf(secrets: PlainDestinationSecrets): string | null {
+  const secret = secrets.secret_key ?? secrets.signing_secret;
+  return secret === undefined ? null : maskProviderKey(secret);
+}
+
+/** The sealed columns and the non-secret facts derived from the secrets. */
+async function sealedColumns(vault: KeyVault, id: string, secrets: PlainDestinationSecrets) {
+  const sealed = await sealDestinationSecrets(vault, id, secrets);
+  return {
+    secretCiphertext: sealed.keyCiphertext,
+    wrappedDataKey: sealed.wrappedDataKey,
+    masterKeyId: sealed.masterKeyId,
+    headerNames: Object.keys(secrets.headers ?? {}).map((name) => name.toLowerCase()).sort(),
+    secretLabel: secretLabelOf(secrets),
+  };
+}
+
+function secretsOf(input: ObservabilityDestinationCreate | ObservabilityDestinationPatch): PlainDestinationSecrets {
+  return {
+    ...(input.headers !== undefined ? { headers: input.headers } : {}),
+    ...(input.secret_key !== undefined ? { secret_key: input.secret_key } : {}),
+    ...(input.signing_secret !== undefined ? { signing_secret: input.signing_secret } : {}),
+  };
+}
+
+/** Creates the destination service. */
+export function createDestinationService(deps: DestinationServiceDeps): DestinationService {
+  const { database, vault } = deps;
+  const owned = (caller: Caller, id: string): SQL | undefined => and(eq(observabilityDestinations.id, id), eq(observabilityDestinations.accountId, caller.accountId));
+
+  const findOwned = async (caller: Caller, id: string): Promise<ObservabilityDestinationRow> => {
+    if (!UUID.test(id)) throw new NotFoundError();
+    const [row] = await database.db.select().from(observabilityDestinations).where(owned(caller, id));
+    if (!row) throw new NotFoundError();
+    return row;
+  };
+
+  const workspaceOf = async (caller: Caller, requested: string | undefined): Promise<string> => {
+    if (requested === undefined || requested === caller.workspaceId) return caller.workspaceId;
+    const [workspace] = await database.db
+      .select({ id: workspaces.id })
+      .from(workspaces)
+      .where(and(eq(workspaces.id, requested), eq(workspaces.accountId, caller.accountId)));
+    if (!workspace) throw new BadRequestError('workspace_id is not a workspace of this account');
+    return workspace.id;
+  };
+
+  return {
+    async create(caller, input) {
+      enforce(() => {
+        checkFieldsOfKind(input.kind, input);
+        checkRequiredSecrets(input.kind, input);
+        checkHeaderNames(input.headers);
+      });
+      const id = randomUUID();
+      const workspaceId = await workspaceOf(caller, input.workspace_id);
+      const [row] = await database.db
+        .insert(observabilityDestinations)
+        .values({
+          id,
+          accountId: caller.accountId,
+          workspaceId,
+          name: input.name,
+          kind: input.kind,
+          endpoint: input.endpoint,
+          protocol: input.kind === 'otlp' ? (input.protocol ?? 'http/protobuf') : null,
+          publicKey: input.public_key ?? null,
+          ...(await sealedColumns(vault, id, secretsOf(input))),
+          samplingRate: input.sampling_rate ?? 1,
+          includeContent: input.include_content ?? false,
+          disabled: input.disabled ?? false,
+        })
+        .returning();
+      if (!row) throw new Error('createDestination: the insert returned no row');
+      await deps.changed();
+      return toDestinationView(row);
+    },
+
+    async list(caller, page) {
+      const where = eq(observabilityDestinations.accountId, caller.accountId);
+      const rows = await database.db
+        .select()
+        .from(observabilityDestinations)
+        .where(where)
+        .orderBy(asc(observabilityDestinations.createdAt), asc(observabilityDestinations.id))
+        .offset(page.offset)
+        .limit(page.limit);
+      const [totals] = await database.db.select({ total: count() }).from(observabilityDestinations).where(where);
+      return { data: rows.map(toDestinationView), total: totals?.total ?? 0, offset: page.offset, limit: page.limit };
+    },
+
+    async get(caller, id) {
+      return toDestinationView(await findOwned(caller, id));
+    },
+
+    async update(caller, id, patch) {
+      const row = await findOwned(caller, id);
+      enforce(() => {
+        checkFieldsOfKind(row.kind, patch);
+        checkHeaderNames(patch.headers);
+      });
+      if (Object.keys(patch).length === 0) return toDestinationView(row);
+      const changedSecrets = secretsOf(patch);
+      const resealed =
+        Object.keys(changedSecrets).length === 0
+          ? {}
+          : await sealedColumns(vault, row.id, {
+              ...openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId }),
+              ...changedSecrets,
+            });
+      const [updated] = await database.db
+        .update(observabilityDestinations)
+        .set({
+          ...resealed,
+          ...(patch.name !== undefined ? { name: patch.name } : {}),
+          ...(patch.endpoint !== undefined ? { endpoint: patch.endpoint } : {}),
+          ...(patch.protocol !== undefined ? { protocol: patch.protocol } : {}),
+          ...(patch.public_key !== undefined ? { publicKey: patch.public_key } : {}),
+          ...(patch.sampling_rate !== undefined ? { samplingRate: patch.sampling_rate } : {}),
+          ...(patch.include_content !== undefined ? { includeContent: patch.include_content } : {}),
+          ...(patch.disabled !== undefined ? { disabled: patch.disabled } : {}),
+          version: row.version + 1,
+          updatedAt: new Date(),
+        })
+        .where(and(owned(caller, id), eq(observabilityDestinations.version, row.version)))
+        .returning();
+      if (!updated) {
+        await findOwned(caller, id);
+        throw new ConflictError();
+      }
+      await deps.changed();
+      return toDestinationView(updated);
+    },
+
+    async remove(caller, id) {
+      if (!UUID.test(id)) throw new NotFoundError();
+      const deleted = await database.db.delete(observabilityDestinations).where(owned(caller, id)).returning({ id: observabilityDestinations.id });
+      if (deleted.length === 0) throw new NotFoundError();
+      await deps.changed();
+    },
+  };
+}

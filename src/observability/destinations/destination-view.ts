@@ -1,0 +1,23 @@
+/** The wire shape (`ObservabilityDestination`) of a stored destination: never its sealed secrets. */
+import type { ObservabilityDestination } from '#src/api-types.ts';
+import type { ObservabilityDestinationRow } from '#src/store/schema.ts';
+
+/** A stored destination as the API shows it. */
+export function toDestinationView(row: ObservabilityDestinationRow): ObservabilityDestination {
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    name: row.name,
+    kind: row.kind,
+    endpoint: row.endpoint,
+    protocol: row.kind === 'otlp' ? (row.protocol ?? 'http/protobuf') : null,
+    public_key: row.publicKey,
+    header_names: row.headerNames,
+    secret_label: row.secretLabel,
+    sampling_rate: row.samplingRate,
+    include_content: row.includeContent,
+    disabled: row.disabled,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

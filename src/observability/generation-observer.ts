@@ -1,0 +1,162 @@
+/**
+ * The one seam between the request path and observability. The route calls `begin` with the request and its
+ * context, then one of `answered`, `observeStream` or `failed`; each hands a plain `GenerationOutcome` (made of
+ * references to data the request already has, the context's routing trail included) to the pipeline and
+ * returns at once. For streams, the two events that carry usage are read as the typed objects the gateway's
+ * additions made of them; deltas are read only when content is captured.
+ */
+import type { MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
+import { isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { GatewayError, UpstreamError } from '#src/errors.ts';
+import { toRenderedError } from '#src/http/error-middleware.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import type { AnswerUsage, GenerationOutcome } from '#src/observability/generation-outcome.ts';
+import { StreamContentCollector } from '#src/observability/stream-content.ts';
+
+/** What is known when a request arrives: its body and its context (whose trail the service fills in). */
+export interface GenerationStart {
+  request: MessageRequest;
+  context: MessagesRequestContext;
+  /** Epoch milliseconds at the context's `startedAt`. */
+  startedAtEpoch: number;
+  /** Collect a stream's content blocks (the workspace stores content, or a destination wants it). */
+  captureContent: boolean;
+}
+
+/** Where finished outcomes go (the pipeline); must return at once. */
+export type OutcomeSink = (outcome: GenerationOutcome) => void;
+
+/** The error class stored in a record: the gateway's class name, and an upstream failure's kind. */
+export function errorTypeOf(error: unknown): string {
+  if (error instanceof UpstreamError) return `UpstreamError:${error.kind}`;
+  if (error instanceof GatewayError) return error.name;
+  return 'InternalError';
+}
+
+function payloadOf<T>(event: SseEvent): T {
+  return (isRawSseEvent(event) ? JSON.parse(event.data) : event) as T;
+}
+
+/** Observes requests and feeds their outcomes to `sink`. */
+export class GenerationObserver {
+  private readonly sink: OutcomeSink;
+  private readonly capturesContent: (workspaceId: string) => boolean;
+
+  constructor(sink: OutcomeSink, capturesContent: (workspaceId: string) => boolean) {
+    this.sink = sink;
+    this.capturesContent = capturesContent;
+  }
+
+  begin(request: MessageRequest, context: MessagesRequestContext): GenerationStart {
+    return {
+      request,
+      context,
+      startedAtEpoch: Date.now() - (performance.now() - context.startedAt),
+      captureContent: request.stream === true && this.capturesContent(context.caller.workspaceId),
+    };
+  }
+
+  /** A JSON answer was written. */
+  answered(start: GenerationStart, message: MessageResponse): void {
+    const elapsed = performance.now() - start.context.startedAt;
+    this.sink({
+      ...this.common(start),
+      usage: message.usage,
+      stopReason: message.stop_reason ?? null,
+      completion: message.content,
+      status: message.stop_reason === 'refusal' ? 'refusal' : 'success',
+      httpStatus: 200,
+      error: null,
+      timeToFirstByteMs: elapsed,
+      totalMs: elapsed,
+    });
+  }
+
+  /** Wraps a stream's events; the outcome is recorded when the stream ends, fails or is abandoned. */
+  observeStream(start: GenerationStart, events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
+    return this.tap(start, events);
+  }
+
+  /** The request failed before an answer: records it and rethrows, for the error middleware. */
+  failed(start: GenerationStart, error: unknown): never {
+    const { signal } = start.context;
+    const cancelled = signal.aborted && (signal.reason as { name?: string } | undefined)?.name === 'AbortError';
+    const rendered = toRenderedError(error);
+    this.sink({
+      ...this.common(start),
+      usage: null,
+      stopReason: null,
+      completion: null,
+      status: cancelled ? 'cancelled' : 'error',
+      httpStatus: rendered.status,
+      error: { type: errorTypeOf(error), message: rendered.message },
+      timeToFirstByteMs: null,
+      totalMs: performance.now() - start.context.startedAt,
+    });
+    throw error;
+  }
+
+  private common(start: GenerationStart) {
+    const { context } = start;
+    return {
+      id: context.generationId,
+      startedAt: start.startedAtEpoch,
+      accountId: context.caller.accountId,
+      workspaceId: context.caller.workspaceId,
+      keyHash: context.caller.keyHash,
+      request: start.request,
+      sessionId: context.session?.id ?? context.claudeCodeSessionId,
+      traceparent: context.traceparent,
+      stream: start.request.stream === true,
+      strategy: context.trail.strategy,
+      attempts: context.trail.records,
+      served: context.trail.served,
+    };
+  }
+
+  private async *tap(start: GenerationStart, events: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
+    let firstByteAt: number | null = null;
+    let usage: AnswerUsage = {};
+    let stopReason: string | null = null;
+    let failure: unknown;
+    let completed = false;
+    const collector = start.captureContent ? new StreamContentCollector() : undefined;
+    try {
+      for await (const event of events) {
+        firstByteAt ??= performance.now();
+        const name = sseEventName(event);
+        if (name === 'message_start') {
+          usage = { ...usage, ...payloadOf<MessageStartEvent>(event).message.usage };
+        } else if (name === 'message_delta') {
+          const payload = payloadOf<MessageDeltaEvent>(event);
+          usage = { ...usage, ...(payload.usage as AnswerUsage) };
+          stopReason = payload.delta.stop_reason ?? stopReason;
+        } else if (collector && name.startsWith('content_block_')) {
+          collector.add(name, payloadOf(event));
+        }
+        yield event;
+      }
+      completed = true;
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      const failed = failure !== undefined;
+      this.sink({
+        ...this.common(start),
+        usage,
+        stopReason,
+        completion: collector ? collector.content() : null,
+        status: failed ? 'error' : !completed ? 'cancelled' : stopReason === 'refusal' ? 'refusal' : 'success',
+        httpStatus: 200,
+        error: failed
+          ? { type: errorTypeOf(failure), message: toRenderedError(failure).message }
+          : completed
+            ? null
+            : { type: 'ClientDisconnected', message: 'The client disconnected before the stream ended' },
+        timeToFirstByteMs: firstByteAt === null ? null : firstByteAt - start.context.startedAt,
+        totalMs: performance.now() - start.context.startedAt,
+      });
+    }
+  }
+}

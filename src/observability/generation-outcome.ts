@@ -1,0 +1,44 @@
+/**
+ * What one `POST /messages` request leaves behind, as plain data collected at the route: who asked, what was
+ * asked, how it was routed, what came back and when. Everything here is a reference to data the request
+ * already has; the record and the broadcast payloads are derived from it later, off the request path.
+ */
+import type { MessageRequest, Usage } from '#src/api-types.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+
+/** How a request ended, as stored in the record (`GenerationStatus` in the spec). */
+export type GenerationOutcomeStatus = 'success' | 'refusal' | 'error' | 'cancelled';
+
+/** The answer's usage as the client saw it (`usage.cost` included). */
+export type AnswerUsage = Partial<Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cost' | 'output_tokens_details'>>;
+
+/** The input of the record builder. */
+export interface GenerationOutcome {
+  id: string;
+  /** Epoch milliseconds when the request arrived. */
+  startedAt: number;
+  accountId: string;
+  workspaceId: string;
+  keyHash: string;
+  /** The validated request body, by reference (never mutated downstream). */
+  request: MessageRequest;
+  sessionId: string | null;
+  /** The W3C `traceparent` header, as sent. */
+  traceparent: string | null;
+  stream: boolean;
+  strategy: string | null;
+  /** Every attempt's record, as the attempt runner made it. */
+  attempts: readonly AttemptRecord[];
+  /** The attempt that answered. */
+  served: Attempt | null;
+  usage: AnswerUsage | null;
+  stopReason: string | null;
+  /** The answer's content blocks: always for JSON, for a stream only when content is captured. */
+  completion: readonly unknown[] | null;
+  status: GenerationOutcomeStatus;
+  httpStatus: number;
+  error: { type: string; message: string } | null;
+  timeToFirstByteMs: number | null;
+  totalMs: number;
+}

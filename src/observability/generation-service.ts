@@ -1,0 +1,49 @@
+/**
+ * `GET /generations` and `GET /generations/{id}`: the caller's account's records, never another's. The list
+ * is keyset-paginated by an opaque cursor and comes with totals over the whole filter.
+ */
+import { BadRequestError, NotFoundError } from '#src/errors.ts';
+import type { Generation, GenerationPage } from '#src/api-types.ts';
+import type { Caller } from '#src/http/caller.ts';
+import type { Database } from '#src/store/database.ts';
+import { decodeGenerationCursor, encodeGenerationCursor } from '#src/observability/generation-cursor.ts';
+import { findGeneration, generationTotals, listGenerations, type GenerationFilter } from '#src/observability/generation-store.ts';
+import { toGenerationView } from '#src/observability/generation-view.ts';
+
+/** A list request: the filters (account excluded), the cursor and the page size. */
+export interface GenerationQuery extends Omit<GenerationFilter, 'accountId'> {
+  cursor?: string | undefined;
+  limit: number;
+}
+
+/** The operations behind `/generations`. */
+export interface GenerationService {
+  get(caller: Caller, id: string): Promise<Generation>;
+  list(caller: Caller, query: GenerationQuery): Promise<GenerationPage>;
+}
+
+/** Creates the service over the database. */
+export function createGenerationService(database: Database): GenerationService {
+  return {
+    async get(caller, id) {
+      const record = await findGeneration(database, caller.accountId, id);
+      if (!record) throw new NotFoundError();
+      return toGenerationView(record, { withContent: true });
+    },
+    async list(caller, query) {
+      const { cursor: cursorText, limit, ...filters } = query;
+      const cursor = cursorText === undefined ? undefined : decodeGenerationCursor(cursorText);
+      if (cursorText !== undefined && !cursor) throw new BadRequestError('cursor is not a cursor this gateway returned');
+      if (filters.from && filters.to && filters.from >= filters.to) throw new BadRequestError('from must be before to');
+      const filter: GenerationFilter = { accountId: caller.accountId, ...filters };
+      const [rows, totals] = await Promise.all([listGenerations(database, filter, cursor, limit), generationTotals(database, filter)]);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        data: page.map((record) => toGenerationView(record, { withContent: false })),
+        totals,
+        next_cursor: rows.length > limit && last ? encodeGenerationCursor({ createdAt: last.createdAt, id: last.id }) : null,
+      };
+    },
+  };
+}

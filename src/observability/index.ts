@@ -1,0 +1,109 @@
+/**
+ * Observability, assembled once at start: the directory of workspace policies and destinations, the record
+ * queue, the metrics, the pipeline and the observer the `/messages` route calls, the services behind the
+ * observability routes, and (loaded on first use) the broadcaster.
+ */
+import type { ObservabilityConfig } from '#src/config.ts';
+import type { Logger } from '#src/logger.ts';
+import type { Database } from '#src/store/database.ts';
+import type { KeyVault } from '#src/byok/key-vault.ts';
+import type { Catalog } from '#src/catalog/index.ts';
+import { GenerationObserver } from '#src/observability/generation-observer.ts';
+import { GenerationPipeline } from '#src/observability/generation-pipeline.ts';
+import { RecordQueue } from '#src/observability/record-queue.ts';
+import { insertGenerations } from '#src/observability/generation-store.ts';
+import { GatewayMetrics } from '#src/observability/gateway-metrics.ts';
+import { ObservabilityDirectory } from '#src/observability/observability-directory.ts';
+import { startContentRetention } from '#src/observability/content-retention.ts';
+import { createWorkspaceSettingsService, type WorkspaceSettingsService } from '#src/observability/workspace-settings-service.ts';
+import { createDestinationService, type DestinationService } from '#src/observability/destinations/destination-service.ts';
+import type { Broadcaster } from '#src/observability/broadcast/broadcast-types.ts';
+
+/** Everything observability gives the rest of the gateway. */
+export interface Observability {
+  observer: GenerationObserver;
+  metrics: GatewayMetrics;
+  settings: WorkspaceSettingsService;
+  destinations: DestinationService;
+  database: Database;
+  /** Writes what is queued (tests, shutdown). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What observability is built from. */
+export interface ObservabilityOptions {
+  config: ObservabilityConfig;
+  database: Database;
+  vault: KeyVault;
+  catalog: Catalog;
+  logger: Logger;
+  version: string;
+}
+
+const BROADCASTER_MODULE = '#src/observability/broadcast/broadcaster.ts';
+
+/** Builds and starts observability. */
+export async function createObservability(options: ObservabilityOptions): Promise<Observability> {
+  const { config, database, logger } = options;
+  let broadcaster: Broadcaster | undefined;
+  let queue: RecordQueue | undefined;
+  const metrics = new GatewayMetrics({
+    isKnownModel: (slug) => options.catalog.getModel(slug) !== undefined,
+    isKnownProvider: (slug) => options.catalog.getProvider(slug) !== undefined,
+    depths: { records: () => queue?.depth ?? 0, broadcast: () => broadcaster?.depths() ?? {} },
+  });
+  if (config.records) {
+    queue = new RecordQueue(
+      (records) => insertGenerations(database, records),
+      { limit: config.recordQueueLimit, batchSize: 500, flushIntervalMs: config.recordFlushMs, retryBaseMs: config.recordFlushMs, maxBackoffMs: 30_000, writeTimeoutMs: 15_000 },
+      logger,
+      { written: (count) => metrics.recordsWritten.inc(count), dropped: (count, reason) => metrics.recordsDropped.inc({ reason }, count) },
+    );
+    queue.start();
+  }
+
+  const directory = new ObservabilityDirectory({ database, vault: options.vault, fileDestinations: options.catalog.fileDestinations, logger });
+  directory.onLoaded(async (destinations) => {
+    if (destinations.length === 0 && !broadcaster) return;
+    if (!broadcaster) {
+      const module = (await import(BROADCASTER_MODULE)) as typeof import('#src/observability/broadcast/broadcaster.ts');
+      broadcaster ??= module.createBroadcaster(
+        { queueLimit: config.broadcastQueueLimit, timeoutMs: config.broadcastTimeoutMs, retryBaseMs: config.broadcastRetryMs, retries: 3, version: options.version },
+        { sent: (kind, count) => metrics.broadcastSent.inc({ kind }, count), dropped: (kind, reason, count) => metrics.broadcastDropped.inc({ kind, reason }, count) },
+        logger,
+      );
+    }
+    broadcaster.sync(destinations);
+  });
+  await directory.start();
+  const unsubscribe = database.changes.subscribe((event) => {
+    if (event.kind === 'observability' || event.kind === 'reset') void directory.refresh();
+  });
+  const changed = async () => {
+    await directory.refresh();
+    await database.changes.publish({ kind: 'observability' });
+  };
+  const stopRetention = startContentRetention(database, config.contentSweepMs, logger);
+
+  const pipeline = new GenerationPipeline({ directory, queue, metrics, broadcaster: () => broadcaster, logger });
+  return {
+    observer: new GenerationObserver(pipeline.accept, (workspaceId) => directory.policyFor(workspaceId).capturesContent),
+    metrics,
+    settings: createWorkspaceSettingsService({ database, changed }),
+    destinations: createDestinationService({ database, vault: options.vault, changed }),
+    database,
+    async flush() {
+      pipeline.drain();
+      await queue?.flush();
+    },
+    async close() {
+      unsubscribe();
+      stopRetention();
+      directory.stop();
+      pipeline.drain();
+      await queue?.close(5_000);
+      await broadcaster?.close();
+    },
+  };
+}

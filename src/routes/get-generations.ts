@@ -1,0 +1,40 @@
+/** `GET /generations`: one page of the caller's generation records, with totals over the filter. */
+import type { Request, Router } from 'express';
+import type { GenerationPage, GenerationStatus } from '#src/api-types.ts';
+import { callerOf } from '#src/http/caller.ts';
+import type { GenerationService } from '#src/observability/generation-service.ts';
+import { DEFAULT_PAGE_LIMIT } from '#src/routes/pagination.ts';
+
+/** Dependencies of the `/generations` routes. */
+export interface GenerationRouteDeps {
+  generations: GenerationService;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function date(value: unknown): Date | undefined {
+  return typeof value === 'string' ? new Date(value) : undefined;
+}
+
+/** Binds `GET /generations`. */
+export function bindGetGenerationsRoute(router: Router, deps: GenerationRouteDeps): void {
+  router.get('/generations', async (req: Request, res) => {
+    const { query } = req;
+    const limit = query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit);
+    const body: GenerationPage = await deps.generations.list(callerOf(res), {
+      from: date(query.from),
+      to: date(query.to),
+      model: text(query.model),
+      provider: text(query.provider),
+      keyHash: text(query.key_hash),
+      user: text(query.user),
+      sessionId: text(query.session_id),
+      status: text(query.status) as GenerationStatus | undefined,
+      cursor: text(query.cursor),
+      limit,
+    });
+    res.json(body);
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * Shared pieces of the observability suites: reading generation records over HTTP with the management key
+ * (after the gateway wrote its queue, or by polling as a client would), and a gateway on two Anthropic-format
+ * fakes whose one model has known prices, so every cost can be checked by hand.
+ */
+import { expect } from 'vitest';
+import { startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from '#test/helpers/start-gateway.ts';
+import { callApi } from '#test/helpers/management-api.ts';
+import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+
+/** USD per million tokens of `test/primary` on both providers: input, output. */
+export const PRICES = { input: 1, output: 2 } as const;
+
+/** A generation record as `GET /generations/{id}` returns it. */
+export type GenerationBody = Record<string, any>;
+
+/** The record of `id`, after the gateway wrote what it had queued. */
+export async function generationOf(gateway: TestGateway, id: string, key = gateway.management_key): Promise<GenerationBody> {
+  await gateway.server.flushRecords();
+  const response = await callApi(gateway.baseUrl, 'GET', `/generations/${id}`, { key });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body.data as GenerationBody;
+}
+
+/** Polls `GET /generations/{id}` until it answers 200 (records are written about every flush interval). */
+export async function waitForGeneration(gateway: TestGateway, id: string, timeoutMs = 15_000): Promise<GenerationBody> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await callApi(gateway.baseUrl, 'GET', `/generations/${id}`, { key: gateway.management_key });
+    if (response.status === 200) return response.body.data as GenerationBody;
+    expect(response.status, JSON.stringify(response.body)).toBe(404);
+    if (Date.now() > deadline) throw new Error(`generation ${id} was not recorded within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Two fakes (Alpha, Beta) serving `test/primary` at PRICES, and the gateway routing to them. */
+export interface RecordsGateway {
+  alpha: FakeUpstream;
+  beta: FakeUpstream;
+  gateway: TestGateway;
+  close(): Promise<void>;
+}
+
+/** Starts the fakes and the gateway (records flushed every 50 ms unless `env` says otherwise). */
+export async function startRecordsGateway(options: TestGatewayOptions & { extraYaml?: string } = {}): Promise<RecordsGateway> {
+  const [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic()]);
+  const catalog = catalogYaml(
+    [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
+    [
+      modelYaml('test/primary', [
+        { provider: 'alpha', model: 'up-primary-alpha', price: [PRICES.input, PRICES.output] },
+        { provider: 'beta', model: 'up-primary-beta', price: [PRICES.input, PRICES.output] },
+      ]),
+      modelYaml('test/other', [{ provider: 'beta', model: 'up-other-beta', price: [PRICES.input, PRICES.output] }]),
+    ],
+  );
+  const gateway = await startTestGateway({
+    ...options,
+    catalogYaml: `${catalog}${options.extraYaml ?? ''}`,
+    env: { SWITCHBOARD_RECORD_FLUSH_MS: '50', ...options.env },
+  });
+  return {
+    alpha,
+    beta,
+    gateway,
+    async close() {
+      await gateway.close();
+      await Promise.all([alpha.close(), beta.close()]);
+    },
+  };
+}
+
+/** USD of `input` and `output` tokens at PRICES, as the gateway computes it. */
+export function costOf(input: number, output: number): number {
+  return (input * PRICES.input + output * PRICES.output) / 1_000_000;
+}

@@ -1,0 +1,158 @@
+/**
+ * Trace broadcast over OTLP/HTTP to a receiver on 127.0.0.1 that decodes each export as a collector would
+ * (protobuf with the official proto definitions, and OTLP/JSON): the span tree (span_name span, generation
+ * span, one child per attempt), the GenAI attributes, the caller's trace joined through `trace_id` and
+ * `parent_span_id` or a W3C `traceparent` header, a `trace_name` root for a trace the request starts, custom
+ * trace keys as attributes, the destination's headers, and no prompt unless the destination opts in.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { reply } from '#test/helpers/fake-upstreams/index.ts';
+import { callApi } from '#test/helpers/management-api.ts';
+import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
+import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import { ALPHA_FIRST, messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
+import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+
+let setup: RecordsGateway;
+let collector: CaptureServer;
+
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+const SPAN_KIND_CLIENT = 3;
+const STATUS_ERROR = 2;
+
+async function createDestination(body: Record<string, unknown>): Promise<string> {
+  const response = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data.id as string;
+}
+
+/** The spans the collector received at `path` for one generation id. */
+async function spansOf(path: string, generationId: string): Promise<DecodedSpan[]> {
+  await setup.gateway.server.flushRecords();
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const spans = collector.requests.filter((request) => request.path === path).flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
+    const generation = spans.find((span) => span.attributes['switchboard.generation.id'] === generationId);
+    if (generation) return spans.filter((span) => span.traceId === generation.traceId);
+    if (Date.now() > deadline) throw new Error(`no span of ${generationId} arrived at ${path}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function treeOf(spans: DecodedSpan[], generationId: string) {
+  const generation = spans.find((span) => span.attributes['switchboard.generation.id'] === generationId);
+  expect(generation).toBeDefined();
+  const attempts = spans.filter((span) => span.parentSpanId === generation!.spanId);
+  const parent = spans.find((span) => span.spanId === generation!.parentSpanId);
+  return { generation: generation!, attempts, parent };
+}
+
+beforeAll(async () => {
+  collector = await startCaptureServer({ status: 200, body: {} });
+  setup = await startRecordsGateway();
+  await createDestination({ name: 'proto', kind: 'otlp', endpoint: `${collector.url}/proto/v1/traces`, protocol: 'http/protobuf', headers: { Authorization: 'Bearer collector-token-1' } });
+  await createDestination({ name: 'json', kind: 'otlp', endpoint: `${collector.url}/json/v1/traces`, protocol: 'http/json', include_content: true });
+});
+afterAll(async () => {
+  await setup?.close();
+  await collector?.close();
+});
+beforeEach(() => {
+  setup.alpha.clear();
+  setup.beta.clear();
+});
+
+describe('OTLP/HTTP trace export', () => {
+  it('joins the caller trace from `trace`, with a span_name span, the generation span and one child per attempt', async () => {
+    setup.alpha.enqueue(reply.error(529));
+    setup.beta.enqueue(reply.fixture('anthropic-text'));
+    const call = await postMessage(
+      setup.gateway,
+      messageBody('test/primary', {
+        ...ALPHA_FIRST,
+        user: 'user-7',
+        session_id: 'conversation-9',
+        temperature: 0.3,
+        trace: { trace_id: CALLER_TRACE, parent_span_id: CALLER_SPAN, trace_name: 'support-bot', span_name: 'agent-step', generation_name: 'answer-question', customer: 'acme', priority: 3 },
+      }),
+    );
+    expect(call.status).toBe(200);
+    const id = call.headers.get('x-generation-id') ?? '';
+
+    for (const path of ['/proto/v1/traces', '/json/v1/traces']) {
+      const spans = await spansOf(path, id);
+      const { generation, attempts, parent } = treeOf(spans, id);
+      expect(generation.traceId).toBe(CALLER_TRACE);
+      expect(parent).toMatchObject({ name: 'agent-step', parentSpanId: CALLER_SPAN, traceId: CALLER_TRACE });
+      // The caller's trace already has a root: trace_name names no span of ours.
+      expect(spans.some((span) => span.name === 'support-bot')).toBe(false);
+      expect(generation).toMatchObject({ name: 'answer-question', kind: SPAN_KIND_CLIENT });
+      expect(generation.attributes).toMatchObject({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'beta',
+        'gen_ai.request.model': 'test/primary',
+        'gen_ai.response.model': 'test/primary',
+        'gen_ai.request.max_tokens': 64,
+        'gen_ai.request.temperature': 0.3,
+        'gen_ai.usage.input_tokens': 12,
+        'gen_ai.usage.output_tokens': 29,
+        'gen_ai.usage.cache_read.input_tokens': 0,
+        'gen_ai.response.finish_reasons': ['end_turn'],
+        'gen_ai.conversation.id': 'conversation-9',
+        'user.id': 'user-7',
+        'switchboard.cost_usd': (call.body.usage as { cost: number }).cost,
+        'switchboard.metadata.customer': 'acme',
+        'switchboard.metadata.priority': 3,
+      });
+      expect(generation.resource['service.name']).toBe('switchboard');
+      expect(attempts.map((span) => [span.name, span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status'], span.status.code === STATUS_ERROR])).toEqual([
+        ['chat test/primary', 'alpha', 'overloaded', true],
+        ['chat test/primary', 'beta', 'success', false],
+      ]);
+      expect(attempts[0]?.attributes['error.type']).toBe('overloaded');
+      expect(attempts[0]!.startTimeUnixNano).toBeLessThanOrEqual(attempts[1]!.startTimeUnixNano);
+      expect(generation.startTimeUnixNano).toBeLessThanOrEqual(attempts[0]!.startTimeUnixNano);
+      expect(generation.endTimeUnixNano).toBeGreaterThanOrEqual(attempts[1]!.endTimeUnixNano);
+    }
+    // Content only where the destination opted in.
+    const proto = treeOf(await spansOf('/proto/v1/traces', id), id).generation;
+    const json = treeOf(await spansOf('/json/v1/traces', id), id).generation;
+    expect(proto.attributes).not.toHaveProperty('gen_ai.input.messages');
+    expect(JSON.parse(String(json.attributes['gen_ai.input.messages']))).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Hello there' }] }]);
+    expect(JSON.parse(String(json.attributes['gen_ai.output.messages']))[0].parts[0]).toMatchObject({ type: 'text', content: expect.stringContaining('Hello') });
+  });
+
+  it('joins the trace of a W3C traceparent header, and sends the destination headers, in each encoding', async () => {
+    setup.alpha.enqueue(reply.fixture('anthropic-text'));
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const call = await streamMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST), { traceparent });
+    const id = call.headers.get('x-generation-id') ?? '';
+    const { generation } = treeOf(await spansOf('/proto/v1/traces', id), id);
+    expect(generation).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331', name: 'chat test/primary' });
+    expect(generation.attributes).toMatchObject({ 'gen_ai.request.stream': true, 'gen_ai.usage.output_tokens': 30 });
+    expect(generation.attributes['gen_ai.response.time_to_first_chunk']).toBeTypeOf('number');
+
+    const proto = collector.requests.find((request) => request.path === '/proto/v1/traces');
+    const json = collector.requests.find((request) => request.path === '/json/v1/traces');
+    expect(proto?.headers['content-type']).toBe('application/x-protobuf');
+    expect(proto?.headers.authorization).toBe('Bearer collector-token-1');
+    expect(json?.headers['content-type']).toContain('application/json');
+    expect(json?.headers.authorization).toBeUndefined();
+  });
+
+  it('starts its own trace with a trace_name root when the request joins none; a failure is an error span', async () => {
+    setup.alpha.enqueue(reply.error(500));
+    setup.beta.enqueue(reply.error(500));
+    const call = await postMessage(setup.gateway, messageBody('test/primary', { ...ALPHA_FIRST, trace: { trace_name: 'nightly-job' } }));
+    expect(call.status).toBe(502);
+    const id = call.headers.get('x-generation-id') ?? '';
+    const spans = await spansOf('/proto/v1/traces', id);
+    const { generation, parent, attempts } = treeOf(spans, id);
+    expect(parent).toMatchObject({ name: 'nightly-job', parentSpanId: '' });
+    expect(generation.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(generation.status.code).toBe(STATUS_ERROR);
+    expect(generation.attributes['error.type']).toBe('AllAttemptsFailedError');
+    expect(attempts).toHaveLength(2);
+  });
+});

@@ -1,0 +1,44 @@
+/** The GenAI attribute names copied into the gateway match the OpenTelemetry semantic-conventions package. */
+import { describe, expect, it } from 'vitest';
+import * as semconv from '@opentelemetry/semantic-conventions/incubating';
+import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/broadcast/genai-attributes.ts';
+
+const PACKAGE_NAMES: Record<keyof typeof GEN_AI, string> = {
+  operationName: semconv.ATTR_GEN_AI_OPERATION_NAME,
+  providerName: semconv.ATTR_GEN_AI_PROVIDER_NAME,
+  requestModel: semconv.ATTR_GEN_AI_REQUEST_MODEL,
+  requestMaxTokens: semconv.ATTR_GEN_AI_REQUEST_MAX_TOKENS,
+  requestTemperature: semconv.ATTR_GEN_AI_REQUEST_TEMPERATURE,
+  requestTopP: semconv.ATTR_GEN_AI_REQUEST_TOP_P,
+  requestTopK: semconv.ATTR_GEN_AI_REQUEST_TOP_K,
+  requestStopSequences: semconv.ATTR_GEN_AI_REQUEST_STOP_SEQUENCES,
+  requestStream: semconv.ATTR_GEN_AI_REQUEST_STREAM,
+  responseModel: semconv.ATTR_GEN_AI_RESPONSE_MODEL,
+  responseFinishReasons: semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  responseTimeToFirstChunk: semconv.ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
+  usageInputTokens: semconv.ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  usageOutputTokens: semconv.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  usageCacheReadInputTokens: semconv.ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+  usageCacheCreationInputTokens: semconv.ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
+  usageReasoningOutputTokens: semconv.ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
+  conversationId: semconv.ATTR_GEN_AI_CONVERSATION_ID,
+  inputMessages: semconv.ATTR_GEN_AI_INPUT_MESSAGES,
+  outputMessages: semconv.ATTR_GEN_AI_OUTPUT_MESSAGES,
+  systemInstructions: semconv.ATTR_GEN_AI_SYSTEM_INSTRUCTIONS,
+};
+
+describe('GenAI semantic conventions', () => {
+  it.each(Object.entries(PACKAGE_NAMES))('%s is %s', (name, value) => {
+    expect(GEN_AI[name as keyof typeof GEN_AI]).toBe(value);
+  });
+
+  it('names the chat operation and well-known providers as the conventions do', () => {
+    expect(CHAT_OPERATION).toBe(semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT);
+    expect(genAiProviderName('bedrock')).toBe(semconv.GEN_AI_PROVIDER_NAME_VALUE_AWS_BEDROCK);
+    expect(genAiProviderName('google')).toBe(semconv.GEN_AI_PROVIDER_NAME_VALUE_GCP_GEMINI);
+    expect(genAiProviderName('azure')).toBe(semconv.GEN_AI_PROVIDER_NAME_VALUE_AZURE_AI_OPENAI);
+    expect(genAiProviderName('mistral')).toBe(semconv.GEN_AI_PROVIDER_NAME_VALUE_MISTRAL_AI);
+    expect(genAiProviderName('xai')).toBe(semconv.GEN_AI_PROVIDER_NAME_VALUE_X_AI);
+    expect(genAiProviderName('my-vllm')).toBe('my-vllm');
+  });
+});

@@ -1,0 +1,20 @@
+/** Laying out a generation's attempts in time from the record's start, durations, TTFB and total. */
+import { describe, expect, it } from 'vitest';
+import { generationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
+
+const base = { createdAt: new Date(1_000_000), status: 'success' as const };
+const attempts = (...durations: number[]) => durations.map((duration_ms) => ({ duration_ms }));
+
+describe('generationTimeline', () => {
+  it.each([
+    ['JSON, one attempt', { totalMs: 100, timeToFirstByteMs: 100, stream: false, attempts: attempts(90) }, [[1_000_010, 1_000_100]]],
+    ['JSON, a failover', { totalMs: 300, timeToFirstByteMs: 300, stream: false, attempts: attempts(100, 150) }, [[1_000_050, 1_000_150], [1_000_150, 1_000_300]]],
+    ['a stream: the answering attempt lasts to the end', { totalMs: 1000, timeToFirstByteMs: 200, stream: true, attempts: attempts(50, 120) }, [[1_000_030, 1_000_080], [1_000_080, 1_001_000]]],
+    ['a failure', { totalMs: 200, timeToFirstByteMs: null, stream: true, attempts: attempts(80, 80) }, [[1_000_040, 1_000_120], [1_000_120, 1_000_200]]],
+    ['durations longer than the total (rounding) start at the start', { totalMs: 10, timeToFirstByteMs: 10, stream: false, attempts: attempts(8, 8) }, [[1_000_000, 1_000_008], [1_000_008, 1_000_010]]],
+  ])('%s', (_label, record, expected) => {
+    const timeline = generationTimeline({ ...base, ...record });
+    expect(timeline.attempts.map((window) => [window.start, window.end])).toEqual(expected);
+    expect(timeline.generation).toEqual({ start: 1_000_000, end: 1_000_000 + record.totalMs });
+  });
+});

@@ -1,0 +1,69 @@
+/** Where a generation sits in its caller's trace, and sampling by trace id. */
+import { describe, expect, it } from 'vitest';
+import { newGenerationId } from '#src/http/generation-id.ts';
+import { isSampled, resolveTraceContext, SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
+
+const ID = `gen_${'c'.repeat(24)}`;
+const HEX_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const HEX_SPAN = '00f067aa0ba902b7';
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+describe('resolveTraceContext', () => {
+  it.each([
+    ['trace_id and parent_span_id', { trace_id: HEX_TRACE, parent_span_id: HEX_SPAN }, HEX_TRACE, HEX_SPAN],
+    ['upper-case hex ids', { trace_id: HEX_TRACE.toUpperCase(), parent_span_id: HEX_SPAN.toUpperCase() }, HEX_TRACE, HEX_SPAN],
+    ['a traceparent header', { traceparent: TRACEPARENT }, '0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331'],
+    ['trace_id wins over traceparent (parent from the body only)', { trace_id: HEX_TRACE, traceparent: TRACEPARENT }, HEX_TRACE, null],
+    ['a traceparent with a body parent_span_id', { traceparent: TRACEPARENT, parent_span_id: HEX_SPAN }, '0af7651916cd43dd8448eb211c80319c', HEX_SPAN],
+    ['an invalid traceparent', { traceparent: '00-zz-yy-01' }, undefined, null],
+    ['a parent_span_id alone (no trace to join)', { parent_span_id: HEX_SPAN }, undefined, null],
+    ['an all-zero trace id', { trace_id: '0'.repeat(32) }, undefined, null],
+  ])('%s', (_label, trace, traceId, parentSpanId) => {
+    const context = resolveTraceContext({ id: ID, trace });
+    if (traceId) expect(context.traceId).toBe(traceId);
+    else expect(context.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(context.parentSpanId).toBe(parentSpanId);
+  });
+
+  it('hashes a non-hex trace_id, so requests sharing it share a trace, and keeps it as written for Langfuse', () => {
+    const first = resolveTraceContext({ id: ID, trace: { trace_id: 'run-42' } });
+    const second = resolveTraceContext({ id: `gen_${'d'.repeat(24)}`, trace: { trace_id: 'run-42' } });
+    expect(first.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(first.traceId).toBe(second.traceId);
+    expect(first.externalTraceId).toBe('run-42');
+  });
+
+  it('starts a trace of its own, derived from the generation id, without a trace', () => {
+    expect(resolveTraceContext({ id: ID, trace: null }).traceId).toBe(resolveTraceContext({ id: ID, trace: null }).traceId);
+    expect(resolveTraceContext({ id: ID, trace: null }).traceId).not.toBe(resolveTraceContext({ id: `gen_${'e'.repeat(24)}`, trace: null }).traceId);
+  });
+
+  it('separates the known keys from custom metadata', () => {
+    const context = resolveTraceContext({ id: ID, trace: { trace_name: 'a', span_name: 'b', generation_name: 'c', env: 'prod', n: 1, traceparent: TRACEPARENT } });
+    expect(context).toMatchObject({ traceName: 'a', spanName: 'b', generationName: 'c', metadata: { env: 'prod', n: 1 } });
+  });
+
+  it('derives stable, distinct span ids per role', () => {
+    expect(spanIdFor(ID, SPAN_ROLE.generation)).toMatch(/^[0-9a-f]{16}$/);
+    expect(spanIdFor(ID, SPAN_ROLE.generation)).toBe(spanIdFor(ID, SPAN_ROLE.generation));
+    expect(spanIdFor(ID, SPAN_ROLE.attempt)).not.toBe(spanIdFor(ID, SPAN_ROLE.attempt + 1));
+  });
+});
+
+describe('isSampled', () => {
+  it.each([
+    [1, true],
+    [0, false],
+  ])('rate %s', (rate, expected) => {
+    expect(isSampled('f'.repeat(32), rate)).toBe(expected);
+    expect(isSampled('0'.repeat(32), rate)).toBe(expected);
+  });
+
+  it('keeps about the rate of traces, each decided by its id', () => {
+    const ids = Array.from({ length: 2000 }, () => resolveTraceContext({ id: newGenerationId(), trace: null }).traceId);
+    const kept = ids.filter((traceId) => isSampled(traceId, 0.25)).length;
+    expect(kept).toBeGreaterThan(400);
+    expect(kept).toBeLessThan(600);
+    expect(ids.map((traceId) => isSampled(traceId, 0.25))).toEqual(ids.map((traceId) => isSampled(traceId, 0.25)));
+  });
+});
