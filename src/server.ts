@@ -19,6 +19,7 @@ import { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
 import { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 import { createCatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import { createRequestPlanner } from '#src/routing/plan-request.ts';
+import { createServerToolRuntime } from '#src/server-tools/server-tool-runtime.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -71,6 +72,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     closers.push(() => stack.close());
     const pins = createPinStore({ redisUrl: config.redisUrl, logger });
     closers.push(() => pins.close());
+    const toolRuntime = createServerToolRuntime({ config: catalog.serverTools, logger, clientVersion: VERSION });
+    closers.push(() => toolRuntime.close());
 
     const app = createApp({
       logger,
@@ -93,6 +96,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         vault: stack.routingCredentials,
         adapterFor: createAdapterRegistry(),
         logger,
+        plugins: { config: catalog.plugins, serverTools: catalog.serverTools, toolRuntime, catalog, moderationClients: new Map() },
       },
     });
 

@@ -16,6 +16,7 @@ import type { ProviderDraft } from './merge-config.ts';
 import { toModelList, type ModelListBody } from './models-view.ts';
 import { SecretValue } from './secret-value.ts';
 import { DEFAULT_SERVER_TOOLS_CONFIG, type ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
+import { DEFAULT_PLUGINS_CONFIG, type PluginsConfig } from '#src/plugins/plugins-config.ts';
 
 /** The gateway's catalog: providers, models and their endpoints, indexed for O(1) lookups. */
 export interface Catalog {
@@ -39,6 +40,8 @@ export interface Catalog {
   readonly sourceFile: string | null;
   /** The configuration of the gateway's own tools (its `server_tools:` section, with defaults). */
   readonly serverTools: ServerToolsConfig;
+  /** The configuration of the plugins (its `plugins:` section: defaults per workspace and key, the moderation model). */
+  readonly plugins: PluginsConfig;
 }
 
 function secret(value: string | undefined | null): SecretValue | null {
@@ -113,6 +116,7 @@ export function buildCatalog(
   modelData: readonly ModelData[],
   sourceFile: string | null,
   serverTools: ServerToolsConfig = DEFAULT_SERVER_TOOLS_CONFIG,
+  plugins: PluginsConfig = DEFAULT_PLUGINS_CONFIG,
 ): Catalog {
   const providers = new Map([...providerDrafts].map(([slug, draft]) => [slug, freezeProvider(draft)]));
   const models = new Map<string, CatalogModel>();
@@ -158,5 +162,6 @@ export function buildCatalog(
     modelList,
     sourceFile,
     serverTools,
+    plugins,
   });
 }

@@ -17,6 +17,7 @@ import {
 } from './config-readers.ts';
 import { DATA_REGIONS } from '#src/data-region.ts';
 import { readServerToolsSection } from '#src/server-tools/server-tools-config-schema.ts';
+import { readPluginsSection } from '#src/plugins/plugins-config-schema.ts';
 
 /** Provider slugs: lowercase letters, digits and dashes. */
 export const PROVIDER_SLUG = /^[a-z0-9][a-z0-9-]*$/;
@@ -126,6 +127,7 @@ export const readCatalogConfig = record({
   providers: dictionary(provider, { keyPattern: PROVIDER_SLUG, expectedKey: 'a provider slug (lowercase letters, digits, dashes)' }),
   models: dictionary(model, { keyPattern: MODEL_SLUG, expectedKey: 'a model slug of the form <vendor>/<model>' }),
   server_tools: readServerToolsSection,
+  plugins: readPluginsSection,
 });
 
 /** The configuration file after its shape was checked. */
