@@ -93,7 +93,7 @@ export function healJson(text: string, check: SchemaCheck): HealOutcome {
     if (problem === null) return { status: 'healed', text: repaired };
     mismatch ??= problem;
   }
-  return { status: 'unhealable', note: mismatch ? `the repaired JSON does not match the schema: ${mismatch}` : `the output is not repairable JSON: ${repairError}` };
+  return { status: 'unhealable', note: mismatch ? `the repaired output does not match the schema: ${mismatch}` : `the output is not repairable JSON: ${repairError}` };
 }
 
 /** The schema a request asks its answer to follow, or undefined when it asks for no `json_schema` output. */
