@@ -31,6 +31,7 @@ import { refusalEvents, refusalMessage } from '#src/plugins/moderation/moderatio
 import type { PluginHookDeps } from '#src/plugins/plugin-deps.ts';
 import { effectivePluginList, enabledPlugins, noPluginEnabled } from '#src/plugins/plugin-list.ts';
 import { newPluginState, type PluginState } from '#src/plugins/plugin-state.ts';
+import { lastUserText } from '#src/plugins/web/prompt-context.ts';
 import { addFetchedPages, addSearchResults, assertWebPluginsAvailable } from '#src/plugins/web/web-plugins.ts';
 
 export { applyPluginsToMessage, applyPluginsToStream } from '#src/plugins/after-answer.ts';
@@ -74,13 +75,15 @@ export async function applyPluginsBeforeRouting(deps: PluginHookDeps, request: M
     state.reports.push(screened.report);
   }
   const tools = { signal: context.signal, config: deps.plugins.serverTools, logger: deps.logger, runtime: deps.plugins.toolRuntime };
+  // Both read the turn as the client wrote it, not with the other's additions.
+  const turn = enabled['web-fetch'] || enabled.web ? lastUserText(request.messages) : null;
   if (enabled['web-fetch']) {
-    const fetched = await addFetchedPages(routed, enabled['web-fetch'], tools);
+    const fetched = await addFetchedPages(routed, turn, enabled['web-fetch'], tools);
     routed = fetched.request;
     state.reports.push(fetched.report);
   }
   if (enabled.web) {
-    const searched = await addSearchResults(routed, enabled.web, tools);
+    const searched = await addSearchResults(routed, turn, enabled.web, tools);
     routed = searched.request;
     state.reports.push(searched.report);
   }

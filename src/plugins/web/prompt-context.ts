@@ -6,8 +6,14 @@
 import type { ContentBlockParam, MessageParam, MessageRequest, UserMessageParam } from '#src/api-types.ts';
 import { contentBlocks, stringContent } from '#src/request/message-content.ts';
 
+/** A user turn's position and its text. */
+export interface UserTurn {
+  index: number;
+  text: string;
+}
+
 /** The last user turn that has text, and that text (text blocks joined by newlines); null when none has. */
-export function lastUserText(messages: readonly MessageParam[]): { index: number; text: string } | null {
+export function lastUserText(messages: readonly MessageParam[]): UserTurn | null {
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index] as MessageParam;
     if (message.role !== 'user') continue;

@@ -11,7 +11,7 @@ import { BUILT_IN_TOOLS, executeGatewayTool } from '#src/server-tools/gateway-to
 import { newGatewayToolUseId } from '#src/server-tools/gateway-tool-use-id.ts';
 import type { ToolExecutionContext, WebFetchTool, WebSearchTool } from '#src/server-tools/server-tool-types.ts';
 import type { ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
-import { appendToUserTurn, fillPrompt, lastUserText, urlsInText } from '#src/plugins/web/prompt-context.ts';
+import { appendToUserTurn, fillPrompt, urlsInText, type UserTurn } from '#src/plugins/web/prompt-context.ts';
 
 /** The default `search_prompt` of `web`. */
 export const DEFAULT_SEARCH_PROMPT = 'A web search was conducted on {date}. Use the following results to answer, and cite the sources you use as markdown links to their URLs.';
@@ -49,10 +49,12 @@ function fetchTool(maxContentChars: number): WebFetchTool {
   };
 }
 
-/** Searches for the last user turn's text and appends the results to it. */
-export async function addSearchResults(request: MessageRequest, plugin: WebPlugin, context: ToolExecutionContext): Promise<{ request: MessageRequest; report: WebReport }> {
+/**
+ * Searches for the last user turn's text (as the client wrote it: `turn` is read before any plugin appended to
+ * it) and appends the results to that turn.
+ */
+export async function addSearchResults(request: MessageRequest, turn: UserTurn | null, plugin: WebPlugin, context: ToolExecutionContext): Promise<{ request: MessageRequest; report: WebReport }> {
   const search = context.config.webSearch;
-  const turn = lastUserText(request.messages);
   if (!search || turn === null) return { request, report: { id: 'web', status: 'skipped', results: 0 } };
   const query = turn.text.slice(0, search.maxQueryLength);
   const tool = searchTool(plugin.max_results ?? search.defaultMaxResults);
@@ -65,8 +67,12 @@ export async function addSearchResults(request: MessageRequest, plugin: WebPlugi
 }
 
 /** Fetches the URLs written in the last user turn (concurrently) and appends each page's text, or why it failed. */
-export async function addFetchedPages(request: MessageRequest, plugin: WebFetchPlugin, context: ToolExecutionContext): Promise<{ request: MessageRequest; report: WebFetchReport }> {
-  const turn = lastUserText(request.messages);
+export async function addFetchedPages(
+  request: MessageRequest,
+  turn: UserTurn | null,
+  plugin: WebFetchPlugin,
+  context: ToolExecutionContext,
+): Promise<{ request: MessageRequest; report: WebFetchReport }> {
   const urls = turn === null ? [] : urlsInText(turn.text).slice(0, plugin.max_results ?? DEFAULT_FETCH_RESULTS);
   if (turn === null || urls.length === 0) return { request, report: { id: 'web-fetch', status: 'skipped', results: 0, urls: [] } };
   const tool = fetchTool(context.config.webFetch.maxContentChars);
