@@ -113,5 +113,8 @@ describe('the example configuration file', () => {
     expect(catalog.serverTools.webSearch).toMatchObject({ backend: 'searxng', baseUrl: 'http://127.0.0.1:8888', maxResults: 10 });
     expect(catalog.serverTools.webFetch.allowlist).toEqual([{ kind: 'cidr', range: '10.20.0.0/16' }, { kind: 'host', host: 'wiki.internal.example' }]);
     expect(catalog.serverTools.mcpServers.get('docs')).toMatchObject({ url: 'http://127.0.0.1:8931/mcp', toolListTtlMs: 300_000 });
+    expect(catalog.plugins.moderation).toEqual({ engine: 'openai', provider: 'openai', model: 'omni-moderation-latest', failureMode: 'fail_closed', timeoutMs: 10_000 });
+    expect(catalog.plugins.defaults.workspaces.get('6f1c2a9e-3b7d-4c1e-9a2f-0d8e5b4c3a21')).toEqual([{ id: 'response-healing' }, { id: 'context-compression' }]);
+    expect(catalog.plugins.hasDefaults).toBe(true);
   });
 });
