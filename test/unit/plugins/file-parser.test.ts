@@ -73,6 +73,6 @@ describe('restorePdfs', () => {
   it('restores PDFs inside tool results too', async () => {
     const parsed = await parsePdfs(request([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [pdfBlock(pdf)] }] }]));
     const restored = restorePdfs(parsed.request, parsed.parsed);
-    expect(((restored.messages[0]?.content as { content: unknown[] }[])[0]?.content)[0]).toEqual(pdfBlock(pdf));
+    expect((restored.messages[0]?.content as { content: unknown[] }[])[0]?.content[0]).toEqual(pdfBlock(pdf));
   });
 });

@@ -32,7 +32,11 @@ describe('middleOutOrder', () => {
 
 describe('compressMiddleOut', () => {
   const conversation = [text('user', 'u0'), text('assistant', 'a1'), text('user', 'u2'), use('t1'), result('t1'), text('assistant', 'a5'), text('user', 'u6')];
-  const labels = (messages: MessageParam[]) => messages.map((message) => (typeof message.content === 'string' ? message.content.split(' ')[0] : (message.content[0] as { type: string }).type));
+  const labels = (messages: MessageParam[]) =>
+    messages.map((message) => {
+      const content: unknown = message.content;
+      return typeof content === 'string' ? content.split(' ')[0] : (content as { type: string }[])[0]?.type;
+    });
 
   it('keeps everything when the budget allows', () => {
     const kept = compressMiddleOut({ messages: conversation }, 10_000);
