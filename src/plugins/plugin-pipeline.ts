@@ -15,14 +15,12 @@
  * A request without plugins (and without configured defaults) costs one check before routing, and per
  * attempt only the context-length rule.
  */
-import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
-import { ContextLengthExceededError } from '#src/errors.ts';
+import type { MessageRequest, MessageResponse, PluginReport } from '#src/api-types.ts';
+import { BadRequestError, ContextLengthExceededError } from '#src/errors.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
 import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
-import type { PluginReport } from '#src/api-types.ts';
-import { BadRequestError } from '#src/errors.ts';
 import { fitToContext } from '#src/plugins/context-fit.ts';
 import { parsePdfs, restorePdfs } from '#src/plugins/file-parser.ts';
 import { requestedSchema } from '#src/plugins/json-healing.ts';
