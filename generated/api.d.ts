@@ -24,7 +24,14 @@ export interface paths {
          *     400 carries the vendor's one-line reason, redacted. A stream fails over only before its first byte; after it, a failure arrives as an
          *     `error` event, and a refusal (known only from the final `message_delta`) is delivered as it is. An endpoint
          *     whose vendor cannot serve a feature the request uses (an Anthropic server tool on OpenAI, say) is skipped;
-         *     when no endpoint can, the answer is a 400 naming the feature.
+         *     when no endpoint can, the answer is a 400 naming the feature. So is an endpoint whose known context length
+         *     the prompt's estimate exceeds; when none can take the prompt, the 400 names the estimate and the context
+         *     length (the `context-compression` plugin removes messages from the middle instead).
+         *
+         *     `plugins` run once each, in a fixed order around routing (see `Plugin`): `file-parser`, `moderation`,
+         *     `web-fetch` and `web` before routing, `file-parser`'s per-endpoint choice and `context-compression` per
+         *     attempt, `response-healing` on the answer. A flagged input (`moderation`) is answered with
+         *     `stop_reason: refusal` and no model is called.
          *
          *     The inference key goes in `Authorization: Bearer` or in `x-api-key`, whichever the client uses (Claude
          *     Code sends `ANTHROPIC_AUTH_TOKEN` in the first, `ANTHROPIC_API_KEY` in the second). When both headers are
@@ -1003,10 +1010,184 @@ export interface components {
             pin_model?: boolean;
         };
         /**
-         * @description A plugin enabled for this request, identified by `id`. This gateway ships the `auto-router`; an unknown
-         *     `id` is a 400.
+         * @description Repairs the answer's structured output. When the request asks for it (`output_config.format` of type
+         *     `json_schema`), the text of each text block is parsed as JSON and checked against `schema`:
+         *     - valid JSON matching the schema is left exactly as it came;
+         *     - otherwise it is repaired (a fenced markdown code block or prose around the JSON removed, trailing
+         *       commas dropped, single quotes made double, an answer cut off closed) and, when the repaired JSON matches
+         *       the schema, the block's text is replaced by it;
+         *     - an answer that cannot be repaired into schema-valid JSON is returned as it came, and
+         *       `gateway_metadata.plugins` says why (`status: unhealable`, `note`).
+         *
+         *     **Streaming.** With the plugin on and a `json_schema` format, each text block is held back until it is
+         *     complete (its `content_block_stop`); the block is then sent as `content_block_start` with empty text, one
+         *     `text_delta` carrying the whole healed (or, when unhealable, original) text, and `content_block_stop`.
+         *     Every other event (thinking, tool use, `message_delta`, pings) passes as it comes. Without a `json_schema`
+         *     format the plugin changes nothing and holds nothing back.
          */
-        Plugin: components["schemas"]["AutoRouterPlugin"];
+        ResponseHealingPlugin: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "response-healing";
+            /** @default true */
+            enabled?: boolean;
+        };
+        /**
+         * @description Fits an over-long prompt to the context length of the endpoint each attempt calls ("middle-out"),
+         *     decided per attempt because a fallback may have a larger (or smaller) context. The prompt's size is the
+         *     gateway's one token estimate (characters / 4 for text, fixed amounts for images and PDF pages). It must
+         *     leave room for the answer: `max_tokens`, but never more than half the context length. When it does not
+         *     fit, whole messages are removed from the middle of the conversation outwards until it does. Always kept:
+         *     the system prompt (and leading system messages), the first user turn, and the most recent turn; a
+         *     `tool_use` and its `tool_result` are removed together or not at all. When nothing more can be removed and
+         *     the prompt still exceeds the context length, the endpoint is skipped (as below).
+         *
+         *     **Without the plugin**, a prompt whose estimate exceeds an endpoint's known context length is never sent
+         *     to it: the attempt is skipped (`gateway_metadata.attempts[].status` `unsupported`) and the next attempt
+         *     tried, so a fallback with a larger context still serves the request uncompressed. When no attempt of the
+         *     plan can take the prompt, the answer is a 400 naming the estimate and the context length, before any
+         *     upstream call. An endpoint whose context length is unknown is always tried.
+         *
+         *     `gateway_metadata.plugins` reports how many messages were removed for the attempt that answered.
+         */
+        ContextCompressionPlugin: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "context-compression";
+            /** @default true */
+            enabled?: boolean;
+            /**
+             * @description How messages are chosen for removal; `middle-out` is the only engine.
+             * @default middle-out
+             * @enum {string}
+             */
+            engine?: "middle-out";
+        };
+        /**
+         * @description Turns PDF `document` blocks (base64 sources, in messages and in tool results) into text for models
+         *     without native PDF input. The PDFs are read before routing with PDF.js, so endpoints without PDF input
+         *     become eligible (`provider.require_parameters` no longer requires `pdf`). A PDF that cannot be read is a
+         *     400 naming the block (`messages[i].content[j]`). The text reaches the model as a plain-text document
+         *     block titled with the block's `title` (or the PDF's own title). PDFs given by URL are left as they are.
+         */
+        FileParserPlugin: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "file-parser";
+            /** @default true */
+            enabled?: boolean;
+            pdf?: {
+                /**
+                 * @description `native`: an endpoint that reads PDFs (its `pdf` capability) gets the PDF as the client sent it;
+                 *     the others get the text. `pdf-text`: every endpoint gets the text.
+                 * @default native
+                 * @enum {string}
+                 */
+                engine?: "native" | "pdf-text";
+            };
+        };
+        /**
+         * @description Screens the input before routing with the moderation model named in `SWITCHBOARD_CONFIG`
+         *     (`plugins.moderation`): OpenAI's moderation endpoint, or any catalog model asked to classify the input
+         *     (routed like any request). The text of every user turn is screened (text blocks, plain-text documents
+         *     and the text of PDFs the `file-parser` read), not the system prompt or the assistant's turns.
+         *
+         *     A flagged input is answered at once with a normal message (status 200, or a stream with `stream: true`):
+         *     `content` empty, `stop_reason: refusal`, `refusal` holding `category` (the moderation category, such as
+         *     `violence`) and `explanation`, zero usage. No other upstream is called. When screening itself fails (the
+         *     moderation upstream is down, slow or answers nonsense), the configuration decides: `fail_closed` (the
+         *     default) answers 503 without calling any model; `fail_open` serves the request unscreened and reports
+         *     `status: failed_open` in `gateway_metadata.plugins`. A gateway without `plugins.moderation` answers 400.
+         */
+        ModerationPlugin: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "moderation";
+            /** @default true */
+            enabled?: boolean;
+        };
+        /**
+         * @description Once per request, before the model is called, fetches the http(s) URLs written in the last user turn
+         *     (up to `max_results`, in order) with the gateway's `web_fetch` (its address policy and limits,
+         *     `server_tools.web_fetch`) and adds each page's readable text (title, URL, text) to that turn as a text
+         *     block, introduced by `search_prompt`. A page that cannot be fetched is named with the reason instead.
+         *     A gateway whose web fetch is disabled answers 400.
+         */
+        WebFetchPlugin: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "web-fetch";
+            /** @default true */
+            enabled?: boolean;
+            /**
+             * @description The most URLs fetched.
+             * @default 3
+             */
+            max_results?: number;
+            /**
+             * @description The text introducing the pages; `{date}` is replaced by today's date (UTC). Default: "The following
+             *     web pages were fetched on {date}. Use them to answer, and cite the pages you use as markdown links to
+             *     their URLs."
+             */
+            search_prompt?: string;
+        };
+        /**
+         * @deprecated
+         * @description Deprecated in favour of the `gateway:web_search` tool, and accepted all the same. Once per request,
+         *     before the model is called, searches the gateway's search backend (`server_tools.web_search`) with the
+         *     text of the last user turn and adds the results (numbered, with title, URL and snippet) to that turn as a
+         *     text block, introduced by `search_prompt`, which asks the model to cite the sources it uses as markdown
+         *     links. A failed search leaves the prompt as it was (`gateway_metadata.plugins` says so). A gateway
+         *     without a search backend answers 400.
+         */
+        WebPlugin: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "web";
+            /** @default true */
+            enabled?: boolean;
+            /** @description Results to add. Default and ceiling are the search backend's (`default_max_results`, `max_results`). */
+            max_results?: number;
+            /**
+             * @description The text introducing the results; `{date}` is replaced by today's date (UTC). Default: "A web search
+             *     was conducted on {date}. Use the following results to answer, and cite the sources you use as
+             *     markdown links to their URLs."
+             */
+            search_prompt?: string;
+        };
+        /**
+         * @description A plugin enabled for this request, identified by `id`, with `enabled` (default true) and its settings.
+         *     This gateway has `auto-router`, `response-healing`, `context-compression`, `file-parser`, `moderation`,
+         *     `web-fetch` and `web` (deprecated). An unknown `id` is a 400 naming it; the same `id` twice in one
+         *     request is a 400.
+         *
+         *     **Defaults.** `SWITCHBOARD_CONFIG` may list default plugins per workspace and per gateway key
+         *     (`plugins.defaults`). The request's own entries replace those defaults per `id`: an entry with
+         *     `enabled: false` turns a default off, an entry with settings replaces the default's settings.
+         *
+         *     **Order.** Plugins apply in a fixed order whatever their order in the list:
+         *     1. before routing, on the request as the client sent it: `file-parser` (PDFs to text, so endpoints without
+         *        PDF input become eligible), then `moderation` (the input, PDF text included, is screened; a flagged
+         *        input is answered at once), then `web-fetch` and `web` (the pages and results are added to the prompt);
+         *     2. routing: `auto-router` picks the model, then the plan of attempts is made;
+         *     3. per attempt, on the routed request (each attempt starts again from it): `file-parser` gives the
+         *        endpoint its PDFs natively when it reads PDFs and the engine is `native`, then `context-compression`
+         *        fits the prompt to that endpoint's context length;
+         *     4. after the answer: `response-healing` repairs the structured output.
+         */
+        Plugin: components["schemas"]["AutoRouterPlugin"] | components["schemas"]["ResponseHealingPlugin"] | components["schemas"]["ContextCompressionPlugin"] | components["schemas"]["FileParserPlugin"] | components["schemas"]["ModerationPlugin"] | components["schemas"]["WebFetchPlugin"] | components["schemas"]["WebPlugin"];
         /** @description Routing preferences that apply when several providers can serve a model. */
         ProviderPreferences: {
             /** @description Provider slugs to try first, in this order. */
@@ -1178,6 +1359,10 @@ export interface components {
             /** @description Models tried after `model`, in order. Cannot be combined with `fallbacks` (400). */
             models?: string[];
             output_config?: components["schemas"]["OutputConfig"];
+            /**
+             * @description Plugins to run for this request, each once (see `Plugin` for the ids, their settings and the fixed order
+             *     in which they apply). Defaults from `SWITCHBOARD_CONFIG` apply too, replaced per `id` by these entries.
+             */
             plugins?: components["schemas"]["Plugin"][];
             provider?: components["schemas"]["ProviderPreferences"];
             /**
@@ -1451,7 +1636,8 @@ export interface components {
          * @description How one attempt ended:
          *     - `success`: it answered;
          *     - `refusal`: the model refused (the other providers of that model are skipped);
-         *     - `unsupported`: the vendor cannot express a feature the request uses; nothing was sent to it;
+         *     - `unsupported`: the vendor cannot express a feature the request uses, or the prompt does not fit the
+         *       endpoint's known context length (see the `context-compression` plugin); nothing was sent to it;
          *     - `credential_unavailable`: the BYOK credential the plan chose was deleted before the attempt ran;
          *       nothing was sent, and the next attempt was tried;
          *     - otherwise how the upstream call failed: `rate_limited`, `overloaded`, `server_error`, `timeout`,
@@ -1461,6 +1647,96 @@ export interface components {
          * @enum {string}
          */
         AttemptStatus: "success" | "refusal" | "unsupported" | "credential_unavailable" | "rate_limited" | "overloaded" | "server_error" | "timeout" | "connection" | "invalid_request" | "authentication" | "not_found" | "malformed_response";
+        /** @description Why the plugin did what it did, in one line (set when it could not do its job). */
+        PluginNote: string;
+        ResponseHealingReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "response-healing";
+            /**
+             * @description `valid`: the output was schema-valid JSON and was left untouched; `healed`: it was repaired into
+             *     schema-valid JSON; `unhealable`: it could not be, and was returned as it came (`note` says why);
+             *     `not_applicable`: the request has no `json_schema` output format, or the answer no text.
+             * @enum {string}
+             */
+            status: "valid" | "healed" | "unhealable" | "not_applicable";
+            note?: components["schemas"]["PluginNote"];
+        };
+        ContextCompressionReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "context-compression";
+            /** @description Messages removed from the middle of the conversation for the attempt that answered. */
+            messages_removed: number;
+            /** @description The context length of the endpoint that answered; null when unknown (nothing was removed). */
+            context_length: number | null;
+            /** @description The prompt's estimated size as sent to that endpoint, after any removal. */
+            estimated_input_tokens: number;
+        };
+        FileParserReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "file-parser";
+            /** @enum {string} */
+            engine: "native" | "pdf-text";
+            /** @description PDF documents the endpoint that answered received as text. */
+            documents_as_text: number;
+            /** @description PDF documents it received as PDFs (engine `native`, an endpoint that reads PDFs). */
+            documents_native: number;
+        };
+        ModerationReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "moderation";
+            /**
+             * @description `passed`: the input was screened and not flagged; `failed_open`: screening failed and the request was served unscreened.
+             * @enum {string}
+             */
+            status: "passed" | "failed_open";
+            note?: components["schemas"]["PluginNote"];
+        };
+        WebFetchReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "web-fetch";
+            /**
+             * @description `added`: the pages (or why each could not be fetched) were added to the prompt; `skipped`: the last user turn names no URL.
+             * @enum {string}
+             */
+            status: "added" | "skipped";
+            /** @description Pages fetched and added. */
+            results: number;
+            /** @description The URLs tried, in order. */
+            urls?: string[];
+        };
+        WebReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "web";
+            /**
+             * @description `added`: results were added to the prompt; `failed`: the search failed (`note`); `skipped`: the last user turn has no text to search for.
+             * @enum {string}
+             */
+            status: "added" | "failed" | "skipped";
+            results: number;
+            /** @description What was searched for. */
+            query?: string;
+            note?: components["schemas"]["PluginNote"];
+        };
+        /** @description What one enabled plugin did, identified by `id`. */
+        PluginReport: components["schemas"]["ResponseHealingReport"] | components["schemas"]["ContextCompressionReport"] | components["schemas"]["FileParserReport"] | components["schemas"]["ModerationReport"] | components["schemas"]["WebFetchReport"] | components["schemas"]["WebReport"];
         /**
          * @description How the gateway routed the request. Present only when `X-Gateway-Metadata: enabled` (or the legacy
          *     `X-Gateway-Experimental-Metadata: enabled`) was sent; in a stream it rides the `message_stop` event.
@@ -1495,6 +1771,8 @@ export interface components {
                 is_byok?: boolean;
                 duration_ms?: number;
             }[];
+            /** @description What each enabled plugin did, in the order they applied; absent when no plugin was enabled. */
+            plugins?: components["schemas"]["PluginReport"][];
         };
         /**
          * @description The assistant's message. From Anthropic-format upstreams it is the upstream's own body with `model`
@@ -2466,7 +2744,10 @@ export interface components {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
-        /** @description Every provider for the request is overloaded or unreachable, or the time budget ran out. */
+        /**
+         * @description Every provider for the request is overloaded or unreachable, or the time budget ran out, or the
+         *     `moderation` plugin could not screen the input and the gateway is configured to fail closed.
+         */
         MessagesServiceUnavailable: {
             headers: {
                 "X-Generation-Id": components["headers"]["GenerationId"];

@@ -55,6 +55,23 @@ export class BadRequestError extends GatewayError {
  */
 export class UnsupportedFeatureError extends BadRequestError {}
 
+/**
+ * 400: the prompt's estimate exceeds the known context length of one endpoint, found before anything was sent
+ * to it. Skipped like an unsupported feature: a later attempt with a larger context may serve the request, and
+ * when none can, the first such error is the answer.
+ */
+export class ContextLengthExceededError extends UnsupportedFeatureError {}
+
+/**
+ * 503: the `moderation` plugin could not screen the input (its upstream failed, timed out or answered
+ * nonsense) and the gateway fails closed: no model was called.
+ */
+export class ModerationUnavailableError extends GatewayError {
+  constructor(reason: string, options: { cause?: unknown } = {}) {
+    super(503, `The moderation plugin could not screen the input (${reason}); the request was not sent to any model`, options);
+  }
+}
+
 /** 401: no credentials, or credentials the gateway does not know. */
 export class UnauthorizedError extends GatewayError {
   constructor(message: string = STANDARD_MESSAGES[401]) {

@@ -17,6 +17,7 @@ import { toModelList, type ModelListBody } from './models-view.ts';
 import { SecretValue } from './secret-value.ts';
 import { DEFAULT_SERVER_TOOLS_CONFIG, type ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
 import type { FileDestination } from '#src/observability/destinations/destination-config.ts';
+import { DEFAULT_PLUGINS_CONFIG, type PluginsConfig } from '#src/plugins/plugins-config.ts';
 
 /** The gateway's catalog: providers, models and their endpoints, indexed for O(1) lookups. */
 export interface Catalog {
@@ -42,6 +43,8 @@ export interface Catalog {
   readonly serverTools: ServerToolsConfig;
   /** Broadcast destinations the configuration file names for every workspace (or the listed ones). */
   readonly fileDestinations: readonly FileDestination[];
+  /** The configuration of the plugins (its `plugins:` section: defaults per workspace and key, the moderation model). */
+  readonly plugins: PluginsConfig;
 }
 
 function secret(value: string | undefined | null): SecretValue | null {
@@ -110,14 +113,21 @@ function freezeEndpoint(model: ModelData, data: EndpointData, provider: CatalogP
   });
 }
 
+/** The configuration file's sections besides providers and models, each with its defaults when absent. */
+export interface CatalogSections {
+  serverTools?: ServerToolsConfig;
+  fileDestinations?: readonly FileDestination[];
+  plugins?: PluginsConfig;
+}
+
 /** Builds the frozen catalog. Endpoints on providers that are not in `providers` (disabled ones) are dropped. */
 export function buildCatalog(
   providerDrafts: ReadonlyMap<string, ProviderDraft>,
   modelData: readonly ModelData[],
   sourceFile: string | null,
-  serverTools: ServerToolsConfig = DEFAULT_SERVER_TOOLS_CONFIG,
-  fileDestinations: readonly FileDestination[] = [],
+  sections: CatalogSections = {},
 ): Catalog {
+  const { serverTools = DEFAULT_SERVER_TOOLS_CONFIG, fileDestinations = [], plugins = DEFAULT_PLUGINS_CONFIG } = sections;
   const providers = new Map([...providerDrafts].map(([slug, draft]) => [slug, freezeProvider(draft)]));
   const models = new Map<string, CatalogModel>();
   const endpoints = new Map<string, CatalogEndpoint>();
@@ -163,5 +173,6 @@ export function buildCatalog(
     sourceFile,
     serverTools,
     fileDestinations: Object.freeze([...fileDestinations]),
+    plugins,
   });
 }

@@ -18,6 +18,7 @@ import {
 import { DATA_REGIONS } from '#src/data-region.ts';
 import { readServerToolsSection } from '#src/server-tools/server-tools-config-schema.ts';
 import { readObservabilityConfig } from '#src/observability/destinations/destination-config.ts';
+import { readPluginsSection } from '#src/plugins/plugins-config-schema.ts';
 
 /** Provider slugs: lowercase letters, digits and dashes. */
 export const PROVIDER_SLUG = /^[a-z0-9][a-z0-9-]*$/;
@@ -129,6 +130,7 @@ export const readCatalogConfig = record({
   server_tools: readServerToolsSection,
   // Broadcast destinations for every workspace: src/observability/destinations/destination-config.ts.
   observability: readObservabilityConfig,
+  plugins: readPluginsSection,
 });
 
 /** The configuration file after its shape was checked. */

@@ -18,6 +18,7 @@ import { mergeModels, mergeProviders } from './merge-config.ts';
 import { BUILT_IN_MODELS } from './models/index.ts';
 import { resolveServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
 import { fileDestinations } from '#src/observability/destinations/destination-config.ts';
+import { resolvePluginsConfig } from '#src/plugins/plugins-config.ts';
 
 /** Options of `loadCatalog`. */
 export interface LoadCatalogOptions {
@@ -56,8 +57,9 @@ export function catalogFromConfig(config: CatalogConfig, file: string | null, bu
   const models = mergeModels(builtIn.models, config, providers, problems);
   const serverTools = resolveServerToolsConfig(config.server_tools, problems);
   const destinations = fileDestinations(config.observability, problems);
+  const plugins = resolvePluginsConfig(config.plugins, { hasProvider: (slug) => providers.has(slug), hasModel: (slug) => models.some((model) => model.id === slug) }, problems);
   if (problems.length > 0) throw new CatalogConfigError(file ?? '(built-in catalog)', problems);
-  return buildCatalog(providers, models, file, serverTools, destinations);
+  return buildCatalog(providers, models, file, { serverTools, fileDestinations: destinations, plugins });
 }
 
 /** Loads the immutable, pre-indexed catalog. Synchronous: it runs once, before the server listens. */

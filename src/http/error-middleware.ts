@@ -25,6 +25,8 @@ export interface RenderedError {
 /** The parts of the failed request a message may name (its method, its Content-Type, the matched operation). */
 export interface FailedRequestContext extends BodyRequestContext {
   method: string;
+  /** The parsed body, when there is one (a message may name a value the client sent). */
+  body?: unknown;
 }
 
 interface ValidatorError {
@@ -52,7 +54,7 @@ function fromValidatorError(error: ValidatorError, request: FailedRequestContext
   switch (error.status) {
     case 400: {
       const details = pruneAlternatives((error.errors ?? []).map((item) => ({ path: item.path ?? '', message: item.message ?? 'is invalid' })));
-      const known = validationReason(details);
+      const known = validationReason(details, request?.body);
       return { status: 400, message: known ? `${STANDARD_MESSAGES[400]}: ${known}` : STANDARD_MESSAGES[400], details };
     }
     case 415:

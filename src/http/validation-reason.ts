@@ -1,10 +1,11 @@
 /**
  * Reasons for request-validator complaints whose own words ("must be string") do not tell a client what to
  * send instead. A complaint listed here makes the 400's message `Invalid request parameters: <reason>`; the
- * validator's details stay as they are.
+ * validator's details stay as they are. A plugin id the gateway does not have is named from the body.
  */
 import type { ErrorDetail } from '#src/errors.ts';
 import { KEY_MUST_BE_STRING } from '#src/byok/parse-provider-key.ts';
+import { KNOWN_PLUGIN_IDS, isKnownPluginId } from '#src/plugins/plugin-list.ts';
 
 interface FieldReason {
   path: string;
@@ -16,11 +17,25 @@ interface FieldReason {
 // region-bound form, now sent as JSON text inside the string.
 const FIELD_REASONS: readonly FieldReason[] = [{ path: '/body/key', message: 'must be string', reason: KEY_MUST_BE_STRING }];
 
+const PLUGIN_ID_PATH = /^\/body\/plugins\/(\d+)\/id$/;
+
+// A complaint about `plugins[i].id` whose value is not an id this gateway has: the reason names it.
+function unknownPluginReason(detail: ErrorDetail, body: unknown): string | null {
+  const index = PLUGIN_ID_PATH.exec(detail.path ?? '')?.[1];
+  if (index === undefined) return null;
+  const plugins = (body as { plugins?: unknown } | null)?.plugins;
+  const id = Array.isArray(plugins) ? (plugins[Number(index)] as { id?: unknown } | undefined)?.id : undefined;
+  if (id === undefined || isKnownPluginId(id)) return null;
+  return `plugins[${index}].id: unknown plugin ${JSON.stringify(id)} (this gateway has ${KNOWN_PLUGIN_IDS.join(', ')})`;
+}
+
 /** The reason for the first listed complaint among the details, or null when none is listed. */
-export function validationReason(details: readonly ErrorDetail[]): string | null {
+export function validationReason(details: readonly ErrorDetail[], body?: unknown): string | null {
   for (const detail of details) {
     const known = FIELD_REASONS.find((entry) => entry.path === detail.path && entry.message === detail.message);
     if (known) return known.reason;
+    const plugin = unknownPluginReason(detail, body);
+    if (plugin) return plugin;
   }
   return null;
 }

@@ -15,6 +15,8 @@ import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages/run-attempts.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import type { CredentialSource, RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
+import type { PluginDeps } from '#src/plugins/plugin-deps.ts';
+import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
 
 /** What the messages service needs. */
 export interface MessagesDeps {
@@ -23,6 +25,8 @@ export interface MessagesDeps {
   vault: Pick<CredentialSource, 'revealKey'>;
   adapterFor(family: ApiFamily): ProviderAdapter;
   logger: Logger;
+  /** The plugins' configuration and what they use (the gateway's tools, the moderation clients). */
+  plugins: PluginDeps;
 }
 
 /** A complete message, or an event stream whose first event has arrived. */
@@ -79,8 +83,11 @@ function settle<T>(deps: MessagesDeps, plan: RequestPlan, context: MessagesReque
 
 /** Creates one message through the gateway's routing. */
 export async function createMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
-  const plan = await deps.planner.plan(request, context);
-  const call = async (attempt: Attempt) => attemptCall(plan.request, attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
+  const prepared = await applyPluginsBeforeRouting(deps, request, context);
+  if (prepared.kind === 'answer') return prepared.outcome;
+  const plan = await deps.planner.plan(prepared.request, context);
+  const call = async (attempt: Attempt) =>
+    attemptCall(applyPluginsPerAttempt(plan.request, attempt, prepared.state), attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
 
   if (request.stream !== true) {
     const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await call(attempt));
@@ -90,7 +97,7 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
     });
     const { result, attempt, records } = settle(deps, plan, context, run, (answer) => answer.message.usage.output_tokens);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-    return { kind: 'message', message: finalizeMessage(result.message, additionsFor(plan, attempt, records, context)) };
+    return { kind: 'message', message: applyPluginsToMessage(finalizeMessage(result.message, additionsFor(plan, attempt, records, context)), prepared.state, attempt) };
   }
 
   const start = async (attempt: Attempt): Promise<StartedStream> => {
@@ -104,5 +111,5 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   };
   const { result, attempt, records } = settle(deps, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal }));
   logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-  return { kind: 'stream', events: amendStream(prepend(result.first, result.rest), additionsFor(plan, attempt, records, context)) };
+  return { kind: 'stream', events: applyPluginsToStream(amendStream(prepend(result.first, result.rest), additionsFor(plan, attempt, records, context)), prepared.state, attempt) };
 }

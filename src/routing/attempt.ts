@@ -31,6 +31,10 @@ export interface Attempt {
   credential: AttemptCredential;
   /** Position of this attempt's (model, provider) pair in the plan's `available` list. */
   availableIndex: number;
+  /** The endpoint's context length in tokens; null when unknown (a prompt is then never held to one). */
+  contextLength: number | null;
+  /** Whether the endpoint reads PDF documents natively (its `pdf` capability). */
+  pdfInput: boolean;
 }
 
 /** True when the caller's own key pays for the attempt. */
@@ -58,6 +62,8 @@ export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: 
     fast: planned.fast,
     credential: planned.credential,
     availableIndex: planned.availableIndex,
+    contextLength: endpoint.contextLength,
+    pdfInput: endpoint.catalog.capabilities.pdf,
   };
 }
 

@@ -2,7 +2,7 @@
  * The auto-router: picks the model for `model: "switchboard/auto"` or the `auto-router` plugin. Pure: the
  * caller passes the catalog's models as candidates and, with `pin_model`, the model chosen earlier in the
  * session.
- * @see AutoRouterPlugin in openapi/components/schemas/routing.yaml
+ * @see AutoRouterPlugin in openapi/components/schemas/plugins.yaml
  */
 import { BadRequestError } from '#src/errors.ts';
 import type { AutoRouterPlugin, MessageRequest } from '#src/api-types.ts';

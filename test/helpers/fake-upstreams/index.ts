@@ -6,6 +6,7 @@ export { startFakeAnthropic, anthropicMessagesFormat, type FakeAnthropicOptions 
 export { startFakeOpenAiChat, openAiChatFormat, type FakeOpenAiChatOptions } from './openai-chat.ts';
 export { startFakeOpenAiResponses, openAiResponsesFormat, type FakeOpenAiResponsesOptions } from './openai-responses.ts';
 export { startFakeGemini, geminiFormat, type FakeGeminiOptions } from './gemini.ts';
+export { startFakeOpenAiModerations, openAiModerationsFormat, moderationAnswer, moderationResult } from './openai-moderations.ts';
 export { startFakeBedrock, bedrockConverseFormat, splitBedrockEvent, type FakeBedrockOptions } from './bedrock-converse.ts';
 export { encodeEventStreamMessage, decodeEventStreamMessages, type EventStreamMessage } from './aws-event-stream.ts';
 export { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from './fake-server.ts';

@@ -26,7 +26,7 @@ describe('a bad configuration file stops start-up naming the file, the path and 
     ],
     ['a negative price', `models:\n  openai/gpt-5:\n    endpoints:\n      - { provider: openai, pricing: { output: -1 } }\n`, 'models.openai/gpt-5.endpoints[0].pricing.output: must be a number >= 0, got -1'],
     ['a misspelt field', `providers:\n  anthropic: { base_ulr: http://127.0.0.1:9001 }\n`, 'providers.anthropic.base_ulr: is not a known field (expected one of enabled, display_name, family, base_url'],
-    ['an unknown top-level section', 'model:\n  openai/gpt-5: {}\n', 'model: is not a known field (expected one of providers, models, server_tools, observability)'],
+    ['an unknown top-level section', 'model:\n  openai/gpt-5: {}\n', 'model: is not a known field (expected one of providers, models, server_tools, observability, plugins)'],
     ['a file that is not a mapping', '- providers\n', 'must be a mapping, got a list'],
     ['an invalid provider slug', 'providers:\n  My_Provider: { family: openai-compatible, base_url: http://127.0.0.1:1 }\n', 'providers.My_Provider: is not a provider slug'],
     ['a model slug without a vendor', 'models:\n  gpt-5: { context_length: 1000 }\n', 'models.gpt-5: is not a model slug of the form <vendor>/<model>'],

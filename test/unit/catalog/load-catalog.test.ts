@@ -117,5 +117,8 @@ describe('the example configuration file', () => {
       ['collector', 'otlp', null],
       ['langfuse', 'langfuse', ['26702b5a-4f17-4a26-bf0b-aeaaaed85465']],
     ]);
+    expect(catalog.plugins.moderation).toEqual({ engine: 'openai', provider: 'openai', model: 'omni-moderation-latest', failureMode: 'fail_closed', timeoutMs: 10_000 });
+    expect(catalog.plugins.defaults.workspaces.get('6f1c2a9e-3b7d-4c1e-9a2f-0d8e5b4c3a21')).toEqual([{ id: 'response-healing' }, { id: 'context-compression' }]);
+    expect(catalog.plugins.hasDefaults).toBe(true);
   });
 });

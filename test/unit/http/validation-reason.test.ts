@@ -14,3 +14,15 @@ describe('validationReason', () => {
     expect(validationReason(details)).toBe(reason);
   });
 });
+
+describe('validationReason for plugin ids', () => {
+  const complaint = [{ path: '/body/plugins/1/id', message: 'must be equal to constant' }];
+  it.each<[string, unknown, string | null]>([
+    ['an unknown id, named', { plugins: [{ id: 'web' }, { id: 'pdf-ocr' }] }, 'plugins[1].id: unknown plugin "pdf-ocr" (this gateway has auto-router, response-healing, context-compression, file-parser, moderation, web-fetch, web)'],
+    ['a known id (another complaint about the entry)', { plugins: [{ id: 'web' }, { id: 'moderation' }] }, null],
+    ['no id at that position', { plugins: [{ id: 'web' }] }, null],
+    ['no body', undefined, null],
+  ])('%s', (_name, body, reason) => {
+    expect(validationReason(complaint, body)).toBe(reason);
+  });
+});

@@ -38,6 +38,8 @@ export function attempt(model: string, on: string | CatalogProvider, overrides: 
     fast: false,
     credential: { kind: 'shared' },
     availableIndex: 0,
+    contextLength: null,
+    pdfInput: true,
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 /**
- * The heavy libraries of the gateway's tools (Readability and linkedom, PDF.js, the MCP SDK) cost tens of MB
- * of RSS each: they must load on a tool's first use, never when the gateway starts. A child process records
+ * The heavy libraries of the gateway's tools (Readability and linkedom, PDF.js, the MCP SDK) and of the
+ * moderation plugin (the OpenAI SDK) cost tens of MB of RSS each: they must load on first use, never when the
+ * gateway starts. A child process records
  * every module it resolves while importing the server and the tools, then uses the tools.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,7 @@ const SCRIPT = `
 import { registerHooks } from 'node:module';
 const resolved = [];
 registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context); resolved.push(result.url); return result; } });
-const heavy = () => [...new Set(resolved.flatMap((url) => { const match = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(url); return match && /^(linkedom|@mozilla\\/readability|unpdf|@modelcontextprotocol\\/sdk)$/.test(match[1]) ? [match[1]] : []; }))].sort();
+const heavy = () => [...new Set(resolved.flatMap((url) => { const match = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(url); return match && /^(linkedom|@mozilla\\/readability|unpdf|@modelcontextprotocol\\/sdk|openai)$/.test(match[1]) ? [match[1]] : []; }))].sort();
 await import('#src/server.ts');
 const tools = await import('#src/server-tools/index.ts');
 const atStart = heavy();

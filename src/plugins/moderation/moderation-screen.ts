@@ -1,0 +1,63 @@
+/**
+ * The `moderation` plugin's screening: the user turns' texts go to the configured engine (OpenAI's moderation
+ * endpoint, or a catalog model) under the configured time limit. A flagged verdict ends the request with a
+ * refusal; a failure of the screening itself fails closed (503, no model called) or open (served unscreened,
+ * reported), as configured. Failure reasons shown to clients never carry an upstream's words.
+ * @see ModerationPlugin in openapi/components/schemas/plugins.yaml
+ */
+import type { MessageRequest, ModerationReport } from '#src/api-types.ts';
+import { GatewayError, ModerationUnavailableError } from '#src/errors.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import type { PluginHookDeps } from '#src/plugins/plugin-deps.ts';
+import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
+import { screenWithModel } from '#src/plugins/moderation/model-moderation.ts';
+import { moderationTexts, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { screenWithOpenAi } from '#src/plugins/moderation/openai-moderation.ts';
+
+/** How screening ended when the request goes on. */
+export type ScreenOutcome = { kind: 'flagged'; verdict: ModerationVerdict } | { kind: 'passed'; report: ModerationReport };
+
+/** A client-safe reason for a screening failure: a status, a timeout or the gateway's own words, never an upstream body. */
+export function failureReason(error: unknown, timedOut: boolean, config: Pick<ModerationConfig, 'timeoutMs'>): string {
+  if (timedOut) return `the moderation upstream did not answer within ${config.timeoutMs} ms`;
+  if (error instanceof GatewayError) return error.publicMessage;
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number') return `the moderation upstream failed: ${status}`;
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'APIConnectionError' || name === 'APIConnectionTimeoutError') return 'the moderation upstream could not be reached';
+  return error instanceof Error && error.constructor === Error ? error.message : 'the moderation upstream failed';
+}
+
+async function verdictOf(deps: PluginHookDeps, config: ModerationConfig, texts: string[], context: MessagesRequestContext, signal: AbortSignal): Promise<ModerationVerdict> {
+  switch (config.engine) {
+    case 'openai': {
+      const provider = deps.plugins.catalog.getProvider(config.provider);
+      if (!provider) throw new Error(`the provider ${config.provider} is not in the catalog`);
+      return screenWithOpenAi({ texts, config, provider, clients: deps.plugins.moderationClients, signal });
+    }
+    case 'model':
+      return screenWithModel({ routing: deps, texts, config, context, signal });
+    default: {
+      const unreachable: never = config.engine;
+      throw new Error(`unknown moderation engine ${String(unreachable)}`);
+    }
+  }
+}
+
+/** Screens the request's input; throws `ModerationUnavailableError` when screening fails and the gateway fails closed. */
+export async function screenInput(deps: PluginHookDeps, config: ModerationConfig, request: MessageRequest, context: MessagesRequestContext): Promise<ScreenOutcome> {
+  const texts = moderationTexts(request);
+  if (texts.length === 0) return { kind: 'passed', report: { id: 'moderation', status: 'passed', note: 'the input has no text to screen' } };
+  const timeout = AbortSignal.timeout(config.timeoutMs);
+  const signal = AbortSignal.any([context.signal, timeout]);
+  try {
+    const verdict = await verdictOf(deps, config, texts, context, signal);
+    return verdict.flagged ? { kind: 'flagged', verdict } : { kind: 'passed', report: { id: 'moderation', status: 'passed' } };
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    const reason = failureReason(error, timeout.aborted, config);
+    deps.logger.warn('moderation screening failed', { generation_id: context.generationId, engine: config.engine, model: config.model, failure_mode: config.failureMode, reason, error_name: error instanceof Error ? error.name : typeof error });
+    if (config.failureMode === 'fail_open') return { kind: 'passed', report: { id: 'moderation', status: 'failed_open', note: reason } };
+    throw new ModerationUnavailableError(reason, { cause: error });
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * What the plugins need from the rest of the gateway, built once at start-up: their configuration, the
+ * gateway's tools (for `web` and `web-fetch`), the catalog's providers (for OpenAI's moderation endpoint), and
+ * the normal attempt path (planner, key vault, adapters) for a moderation model from the catalog.
+ */
+import type { Catalog } from '#src/catalog/index.ts';
+import type { Logger } from '#src/logger.ts';
+import type { ApiFamily, ProviderAdapter } from '#src/providers/provider-adapter.ts';
+import type { CredentialSource, RequestPlanner } from '#src/routing/plan-request.ts';
+import type { ServerToolRuntime } from '#src/server-tools/server-tool-runtime.ts';
+import type { ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
+import type { ModerationClients } from '#src/plugins/moderation/openai-moderation.ts';
+import type { PluginsConfig } from '#src/plugins/plugins-config.ts';
+
+/** The plugins' own dependencies. */
+export interface PluginDeps {
+  config: PluginsConfig;
+  serverTools: ServerToolsConfig;
+  /** The gateway's tools' shared state (HTTP clients, clock); the web plugins run the tools through it. */
+  toolRuntime: ServerToolRuntime;
+  catalog: Pick<Catalog, 'getProvider'>;
+  /** OpenAI SDK clients of the moderation endpoint, made on first use. */
+  moderationClients: ModerationClients;
+}
+
+/** The normal attempt path, as a moderation model from the catalog is called (the messages service's deps). */
+export interface ModelRouting {
+  planner: Pick<RequestPlanner, 'plan'>;
+  vault: Pick<CredentialSource, 'revealKey'>;
+  adapterFor(family: ApiFamily): ProviderAdapter;
+}
+
+/** What the plugin hooks take: the messages service's deps, which carry the plugins' own. */
+export interface PluginHookDeps extends ModelRouting {
+  plugins: PluginDeps;
+  logger: Logger;
+}
