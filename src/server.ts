@@ -19,6 +19,7 @@ import { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
 import { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 import { createCatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import { createRequestPlanner } from '#src/routing/plan-request.ts';
+import { createServerToolRuntime } from '#src/server-tools/index.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -71,6 +72,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     closers.push(() => stack.close());
     const pins = createPinStore({ redisUrl: config.redisUrl, logger });
     closers.push(() => pins.close());
+    // Cheap to create: its HTTP clients, MCP connections and heavy libraries come on a tool's first use.
+    const toolRuntime = createServerToolRuntime({ config: catalog.serverTools, logger, clientVersion: VERSION });
+    closers.push(() => toolRuntime.close());
 
     const app = createApp({
       logger,
@@ -92,6 +96,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         }),
         vault: stack.routingCredentials,
         adapterFor: createAdapterRegistry(),
+        serverTools: { config: catalog.serverTools, runtime: toolRuntime },
         logger,
       },
     });
