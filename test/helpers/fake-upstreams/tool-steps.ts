@@ -3,9 +3,10 @@
  * with the whole body and a streaming one with the events: a model that asks for tools (and may say
  * something first), or one that answers in text (which may cite search results). Shapes follow the recordings
  * in `test/fixtures/` (Anthropic `anthropic-json-tool.1`, Chat Completions `deepseek-tool-call`, Gemini
- * `google-tool-call`, Bedrock `amazon-bedrock-tool-call.1`). Queue them in order, one per upstream request.
+ * `google-tool-call`, Bedrock `amazon-bedrock-tool-call.1`). Queue them in order, one per upstream request;
+ * `delivery` applies to both forms (e.g. `{ split: { seed: 3 } }` re-cuts the stream's bytes).
  */
-import { reply, type EitherReply } from './fake-reply.ts';
+import { reply, type EitherReply, type ReplyDelivery } from './fake-reply.ts';
 
 /** A tool call the scripted model makes. */
 export interface ScriptedCall {
@@ -41,7 +42,7 @@ function halves(text: string): string[] {
 }
 
 /** An Anthropic Messages step. */
-export function anthropicStep(step: ScriptedStep): EitherReply {
+export function anthropicStep(step: ScriptedStep, delivery: ReplyDelivery = {}): EitherReply {
   const calls = (step.calls ?? []).map((call) => ({ ...call, id: call.id ?? nextId('toolu_01Scripted') }));
   const stopReason = step.stopReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn');
   const usage = { input_tokens: step.usage.input, cache_creation_input_tokens: step.usage.cacheWrite ?? 0, cache_read_input_tokens: step.usage.cacheRead ?? 0 };
@@ -80,11 +81,11 @@ export function anthropicStep(step: ScriptedStep): EitherReply {
   }
   events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: step.usage.output } });
   events.push({ type: 'message_stop' });
-  return reply.either(reply.json(json), reply.events(events));
+  return reply.either(reply.json(json, delivery), reply.events(events, delivery));
 }
 
 /** An OpenAI Chat Completions step. */
-export function openAiChatStep(step: ScriptedStep): EitherReply {
+export function openAiChatStep(step: ScriptedStep, delivery: ReplyDelivery = {}): EitherReply {
   const calls = (step.calls ?? []).map((call) => ({ ...call, id: call.id ?? nextId('call_scripted') }));
   const finishReason = calls.length > 0 ? 'tool_calls' : 'stop';
   const usage = {
@@ -116,11 +117,11 @@ export function openAiChatStep(step: ScriptedStep): EitherReply {
   });
   events.push(chunk({}, finishReason));
   events.push({ ...base, object: 'chat.completion.chunk', choices: [], usage });
-  return reply.either(reply.json(json), reply.events(events));
+  return reply.either(reply.json(json, delivery), reply.events(events, delivery));
 }
 
 /** A Gemini generateContent step. */
-export function geminiStep(step: ScriptedStep): EitherReply {
+export function geminiStep(step: ScriptedStep, delivery: ReplyDelivery = {}): EitherReply {
   const parts: Record<string, unknown>[] = [];
   if (step.text !== undefined) parts.push({ text: step.text });
   for (const call of step.calls ?? []) parts.push({ functionCall: { name: call.name, args: call.input } });
@@ -136,11 +137,11 @@ export function geminiStep(step: ScriptedStep): EitherReply {
   for (const piece of halves(step.text ?? '')) events.push({ candidates: [{ content: { parts: [{ text: piece }], role: 'model' }, index: 0 }], ...base });
   for (const call of step.calls ?? []) events.push({ candidates: [{ content: { parts: [{ functionCall: { name: call.name, args: call.input } }], role: 'model' }, index: 0 }], ...base });
   events.push({ candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata, ...base });
-  return reply.either(reply.json(json), reply.events(events));
+  return reply.either(reply.json(json, delivery), reply.events(events, delivery));
 }
 
 /** An Amazon Bedrock Converse step. */
-export function bedrockStep(step: ScriptedStep): EitherReply {
+export function bedrockStep(step: ScriptedStep, delivery: ReplyDelivery = {}): EitherReply {
   const calls = (step.calls ?? []).map((call) => ({ ...call, id: call.id ?? nextId('tooluse_scripted') }));
   const stopReason = calls.length > 0 ? 'tool_use' : 'end_turn';
   const content: Record<string, unknown>[] = [];
@@ -162,5 +163,5 @@ export function bedrockStep(step: ScriptedStep): EitherReply {
     index += 1;
   }
   events.push({ messageStop: { stopReason } }, { metadata: { usage, metrics: { latencyMs: 120 } } });
-  return reply.either(reply.json(json), reply.events(events));
+  return reply.either(reply.json(json, delivery), reply.events(events, delivery));
 }
