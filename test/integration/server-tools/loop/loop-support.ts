@@ -12,7 +12,10 @@ import { startFakeWebServer, type FakeWebServer, type Route } from '#test/helper
 import { startMcpTestServer, type McpTestServer } from '#test/helpers/fake-tool-servers/mcp-test-server.ts';
 import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-json-server.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+import type { Message, MessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { ToolLoopStep } from '#src/api-types.ts';
+import { anthropicClient, anthropicProviderYaml, catalogYaml, modelYaml, WITH_METADATA, type RoutingMetadata } from '#test/integration/routing/routing-support.ts';
+import { finalStreamUsage, type GatewayUsage } from '#test/integration/providers-e2e/e2e-support.ts';
 
 /** Everything a loop suite talks to. */
 export interface LoopGateway {
@@ -134,4 +137,29 @@ export function loopBody(model: string, tools: unknown[], extra: Record<string, 
 /** USD for token counts at a price pair (per million). */
 export function priceOf(input: number, output: number, price: readonly [number, number]): number {
   return (input * price[0] + output * price[1]) / 1e6;
+}
+
+/** What a client reads of one loop, JSON or stream, through the official SDK (metadata asked for). */
+export interface LoopAnswer {
+  message: Message;
+  /** The stream's events (empty for JSON). */
+  events: MessageStreamEvent[];
+  usage: GatewayUsage & { server_tool_use?: Record<string, number> };
+  metadata: RoutingMetadata & { steps: ToolLoopStep[] };
+}
+
+/** Sends a loop request through the Anthropic SDK, as JSON or as a stream, and reads what a client would. */
+export async function runLoop(gateway: TestGateway, body: Record<string, unknown>, stream: boolean): Promise<LoopAnswer> {
+  const client = anthropicClient(gateway, WITH_METADATA);
+  if (!stream) {
+    const message = await client.messages.create(body as never);
+    const raw = message as unknown as { usage: LoopAnswer['usage']; gateway_metadata: LoopAnswer['metadata'] };
+    return { message, events: [], usage: raw.usage, metadata: raw.gateway_metadata };
+  }
+  const running = client.messages.stream(body as never);
+  const events: MessageStreamEvent[] = [];
+  for await (const event of running) events.push(event);
+  const message = await running.finalMessage();
+  const stop = events.at(-1) as unknown as { gateway_metadata: LoopAnswer['metadata'] };
+  return { message, events, usage: finalStreamUsage(events), metadata: stop.gateway_metadata };
 }
