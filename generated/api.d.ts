@@ -905,6 +905,9 @@ export interface components {
             type: "finish_reason_is";
             /** @enum {string} */
             reason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
+        } | {
+            /** @example when_bored */
+            type: string;
         };
         /**
          * @description Trace metadata. `trace_id`, `trace_name`, `span_name`, `generation_name` and `parent_span_id` have special

@@ -8,6 +8,7 @@ import type { MessageRequest } from '#src/api-types.ts';
 import type { DataRegion } from '#src/data-region.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
 import { assertCacheBreakpointLimit, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
+import { knownStopConditions } from '#src/request/stop-conditions.ts';
 import { autoRouterSettings, chooseModel } from '#src/routing/auto-router/auto-router.ts';
 import { toAttempt, type Attempt, type AttemptOutcome } from '#src/routing/attempt.ts';
 import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
@@ -98,6 +99,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
     async plan(original, context) {
       // A request error every endpoint would answer alike is refused here, before any provider is called.
       assertCacheBreakpointLimit(original);
+      if (original.stop_server_tools_when !== undefined) knownStopConditions(original.stop_server_tools_when);
       const sticky = stickyKey(original, context.session, context.caller.accountId);
       const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.caller.accountId), deps.sessions.lookup(sticky.key)]);
       const chosen = autoRoute(deps.view, original, credentials, pin?.model);

@@ -6,7 +6,8 @@
  * also the maximum" (OpenRouter's API reference, `max_tool_calls`), so a request names at most 30 gateway tool
  * calls; that ceiling holds whatever the request says, stop conditions included.
  */
-import type { MessageRequest, StopCondition, StopReason } from '#src/api-types.ts';
+import type { MessageRequest, StopReason } from '#src/api-types.ts';
+import { knownStopConditions, type KnownStopCondition as StopCondition } from '#src/request/stop-conditions.ts';
 
 /** Gateway tool calls a request may make when it says nothing. */
 export const DEFAULT_MAX_TOOL_CALLS = 30;
@@ -44,7 +45,7 @@ export interface StepFacts {
 
 /** The request's limits: its conditions override `max_tool_calls`; the ceiling bounds both. */
 export function readLoopLimits(request: Pick<MessageRequest, 'stop_server_tools_when' | 'max_tool_calls'>): LoopLimits {
-  const conditions = request.stop_server_tools_when ?? [];
+  const conditions = request.stop_server_tools_when ? knownStopConditions(request.stop_server_tools_when) : [];
   if (conditions.length > 0) return { conditions, maxToolCalls: MAX_TOOL_CALLS_CEILING };
   return { conditions, maxToolCalls: Math.min(request.max_tool_calls ?? DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS_CEILING) };
 }

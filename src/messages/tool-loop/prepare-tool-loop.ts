@@ -4,7 +4,8 @@
  * tools the model is offered (each gateway entry replaced in place by its function tools) and the tools the
  * gateway runs, by model-facing name.
  */
-import type { MessageRequest, StopCondition, ToolDefinition } from '#src/api-types.ts';
+import type { MessageRequest, ToolDefinition } from '#src/api-types.ts';
+import type { KnownStopCondition as StopCondition } from '#src/request/stop-conditions.ts';
 import { BadRequestError } from '#src/errors.ts';
 import {
   isGatewayToolEntry,
