@@ -60,10 +60,16 @@ export function searchSources(outcomes: readonly GatewayToolOutcome[], into: Set
 
 type TextLike = { type: 'text'; text: string; citations?: unknown[] | null };
 
-/** A text block for the model's next turn: citations of the gateway's results dropped, as in a passed-back turn. */
+/**
+ * A text block for the model's next turn: citations of the gateway's results dropped, exactly as
+ * `convertToModelToolTurns` drops them from a passed-back turn, so the loop's turns and the client's next
+ * request read the same (and share the prompt cache).
+ */
 export function modelTextBlock(block: { type: 'text'; citations?: unknown }, sources: ReadonlySet<string>): ContentBlockParam {
-  const { citations, ...plain } = block;
-  const kept = Array.isArray(citations) ? citations.filter((citation) => !citesGatewayResult(citation, sources)) : [];
+  if (!Array.isArray(block.citations)) return block as ContentBlockParam;
+  const kept = block.citations.filter((citation) => !citesGatewayResult(citation, sources));
+  if (kept.length === block.citations.length) return block as ContentBlockParam;
+  const { citations: _dropped, ...plain } = block;
   return (kept.length > 0 ? { ...plain, citations: kept } : plain) as ContentBlockParam;
 }
 
