@@ -5,7 +5,7 @@
  * the loop stays on the provider that served step 1 unless it fails; the metadata lists each step.
  */
 import { describe, expect, it } from 'vitest';
-import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicStep, openAiChatStep, reply, type ByteSplit } from '#test/helpers/fake-upstreams/index.ts';
 import { eventPayload, metadataOf, postMessage, streamMessage, WITH_METADATA, type RoutingMetadata } from '#test/integration/routing/routing-support.ts';
 import { expectCost } from '#test/integration/providers-e2e/e2e-support.ts';
 import { bodyOf, loopBody, messagesOf, PRICES, priceOf, toolNamesOf, useLoopGateway } from './loop-support.ts';
@@ -15,11 +15,18 @@ const ALPHA_FIRST = { provider: { order: ['alpha', 'beta'] } };
 const DATETIME = { type: 'gateway:datetime', timezone: 'Europe/Paris' };
 const WEATHER = { name: 'weather', description: 'The weather in a city', input_schema: { type: 'object', properties: { city: { type: 'string' } } } };
 
-function scriptTwoSteps(): void {
+function scriptTwoSteps(split?: ByteSplit): void {
+  const delivery = split ? { split } : {};
   setup.alpha.enqueue(
-    anthropicStep({ text: 'Let me check the clock.', calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 1000, output: 40, cacheRead: 200, cacheWrite: 100 } }),
-    anthropicStep({ text: 'It is afternoon in Paris.', usage: { input: 1300, output: 20, cacheRead: 1100 } }),
+    anthropicStep({ text: 'Let me check the clock.', calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 1000, output: 40, cacheRead: 200, cacheWrite: 100 } }, delivery),
+    anthropicStep({ text: 'It is afternoon in Paris.', usage: { input: 1300, output: 20, cacheRead: 1100 } }, delivery),
   );
+}
+
+/** The events as (name, payload) with ids, clock readings and timings made stable, for comparisons. */
+function stable(events: { event: string; data: string }[]): unknown[] {
+  const text = JSON.stringify(events.map((event) => [event.event, JSON.parse(event.data) as unknown]));
+  return JSON.parse(text.replace(/srvtoolu_gw_[A-Za-z0-9_-]+/g, 'GATEWAY_ID').replace(/"msg_[A-Za-z0-9]+"/g, '"MSG"').replace(/"generation_time":\d+/g, '"generation_time":0').replace(/"duration_ms":\d+/g, '"duration_ms":0').replace(/"(datetime|unix_ms|utc_offset|day_of_week)":("[^"]*"|\d+)/g, '"$1":"X"')) as unknown[];
 }
 
 describe('the loop on an Anthropic-format upstream, JSON', () => {
@@ -136,5 +143,33 @@ describe('the loop on an Anthropic-format upstream, stream', () => {
     const second = messagesOf(setup.alpha.requests[1]);
     expect(second.map((turn) => turn.role)).toEqual(['user', 'assistant', 'user']);
     expect(bodyOf(setup.alpha.requests[1]).stream).toBe(true);
+  });
+});
+
+describe('stream well-formedness with the upstream\'s bytes cut at arbitrary boundaries', () => {
+  it.each([{ every: 1 }, { every: 7 }, { seed: 3, maxChunkBytes: 5 }, { seed: 11, maxChunkBytes: 64 }])('Anthropic-format upstream, bytes cut %j: the same events as whole', async (split) => {
+    scriptTwoSteps();
+    const whole = await streamMessage(setup.gateway, loopBody('test/claude', [DATETIME], ALPHA_FIRST));
+    scriptTwoSteps(split);
+    const cut = await streamMessage(setup.gateway, loopBody('test/claude', [DATETIME], ALPHA_FIRST));
+    expect(cut.events.length).toBeGreaterThan(15);
+    expect(stable(cut.events)).toEqual(stable(whole.events));
+  });
+
+  it.each([{ every: 2 }, { seed: 5, maxChunkBytes: 9 }])('OpenAI Chat Completions upstream, bytes cut %j: the same events as whole', async (split) => {
+    const script = (delivery: { split?: ByteSplit }) =>
+      setup.openai.enqueue(
+        openAiChatStep({ text: 'One moment.', calls: [{ name: 'datetime', input: { timezone: 'UTC' } }], usage: { input: 10, output: 5 } }, delivery),
+        openAiChatStep({ text: 'It is noon, UTC.', usage: { input: 20, output: 6 } }, delivery),
+      );
+    script({});
+    const whole = await streamMessage(setup.gateway, loopBody('test/gpt', [DATETIME]));
+    script({ split });
+    const cut = await streamMessage(setup.gateway, loopBody('test/gpt', [DATETIME]));
+    const names = cut.events.map((event) => event.event);
+    expect(names.filter((name) => name === 'message_start')).toHaveLength(1);
+    expect(names.filter((name) => name === 'message_delta')).toHaveLength(1);
+    expect(names.at(-1)).toBe('message_stop');
+    expect(stable(cut.events)).toEqual(stable(whole.events));
   });
 });
