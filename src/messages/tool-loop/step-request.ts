@@ -7,7 +7,7 @@
  */
 import type { ContentBlockParam, MessageParam, MessageRequest, ToolChoice } from '#src/api-types.ts';
 import type { ApiFamily } from '#src/providers/provider-adapter.ts';
-import { placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
+import { countCacheBreakpoints, MAX_CACHE_BREAKPOINTS, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
 import { convertToModelToolTurns, modelToolResultBlock, type GatewayToolOutcome } from '#src/server-tools/index.ts';
 import { convertToolBlocksToText } from './convert-tool-blocks-to-text.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
@@ -81,6 +81,20 @@ export function buildStepRequest(input: StepRequestInput): MessageRequest {
     const toolChoice = toolChoiceFor(original.tool_choice, input.turns.length === 0, toolsDisabled);
     request = { ...rest, messages, tools: setup.definitions, ...(toolChoice ? { tool_choice: toolChoice } : {}) };
   }
-  // The top-level marker lands on the growing conversation's last block, so each step reads the last one's cache.
+  return withTopLevelMarker(request);
+}
+
+/**
+ * The top-level `cache_control` placed on the growing conversation's last block, so each step reads the
+ * previous one's cache. With every breakpoint already taken, the planner accepted the original only because the
+ * marker fell on a block already marked; the conversation's new last block has no room for it, so it is left
+ * out rather than failing the step.
+ */
+function withTopLevelMarker(request: MessageRequest): MessageRequest {
+  if (!request.cache_control) return request;
+  if (countCacheBreakpoints(request) >= MAX_CACHE_BREAKPOINTS) {
+    const { cache_control: _full, ...rest } = request;
+    return rest as MessageRequest;
+  }
   return placeTopLevelCacheBreakpoint(request) as MessageRequest;
 }

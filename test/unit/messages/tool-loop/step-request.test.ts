@@ -100,6 +100,20 @@ describe('buildStepRequest', () => {
     expect(step.messages[0]).toEqual({ role: 'user', content: 'Search for alpha.' });
   });
 
+  it('with every breakpoint taken (the original\'s marker fell on a marked block), later steps leave it out', async () => {
+    const marked = { type: 'ephemeral' } as const;
+    const request = original({
+      cache_control: marked,
+      system: [1, 2, 3].map((n) => ({ type: 'text' as const, text: `rule ${n}`, cache_control: marked })),
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Search for alpha.', cache_control: marked }] }] as MessageRequest['messages'],
+    });
+    const first = await build(request, 'anthropic', []);
+    expect(first.cache_control).toBeUndefined();
+    const later = await build(request, 'anthropic', [turn]);
+    expect(later.cache_control).toBeUndefined();
+    expect(JSON.stringify(later.messages.slice(1))).not.toContain('cache_control');
+  });
+
   it('a passed-back conversation\'s gateway blocks become the tool turns the model saw', async () => {
     const request = original({
       messages: [
