@@ -77,7 +77,7 @@ describe('the loop on an Anthropic-format upstream, JSON', () => {
       ['Alpha Cloud', 'success', 1],
       ['Alpha Cloud', 'success', 2],
     ]);
-    expect(metadata.summary).toMatch(/^2 steps, 1 gateway tool call; /);
+    expect(metadata.summary).toBe('2 steps, 1 gateway tool call; served by test/claude on Alpha Cloud on the first attempt (order)');
   });
 
   it('a step whose provider fails moves to the next one, and the loop stays there', async () => {
@@ -99,6 +99,7 @@ describe('the loop on an Anthropic-format upstream, JSON', () => {
       ['Beta Cloud', 'success'],
     ]);
     expect(call.body.provider).toBe('Alpha Cloud');
+    expect(metadata.summary).toBe('3 steps, 2 gateway tool calls; test/claude on Alpha Cloud (overloaded) failed; served by test/claude on Beta Cloud');
   });
 });
 
