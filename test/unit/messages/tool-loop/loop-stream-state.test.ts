@@ -137,7 +137,10 @@ describe('LoopStreamState', () => {
   it.each([{ every: 1 }, { every: 3 }, { every: 17 }, { seed: 1 }, { seed: 7, maxChunkBytes: 5 }, { seed: 42, maxChunkBytes: 40 }])('the same events with the upstream bytes cut %j', async (split) => {
     const whole = await runLoop({ every: 1_000_000 });
     const cut = await runLoop(split);
-    const normalize = (events: Record<string, unknown>[], ids: (string | undefined)[]) => JSON.parse(ids.reduce((text, id, index) => text.replaceAll(String(id), `ID${index}`), JSON.stringify(events)).replace(/sbgw1\.[A-Za-z0-9_-]+/g, 'OPAQUE')) as unknown;
+    const normalize = (events: Record<string, unknown>[], ids: (string | undefined)[]) => {
+      const text = ids.reduce<string>((json, id, index) => json.replaceAll(String(id), `ID${index}`), JSON.stringify(events));
+      return JSON.parse(text.replace(/sbgw1\.[A-Za-z0-9_-]+/g, 'OPAQUE')) as unknown;
+    };
     expect(normalize(cut.out, cut.ids)).toEqual(normalize(whole.out, whole.ids));
   });
 });

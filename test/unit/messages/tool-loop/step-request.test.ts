@@ -34,7 +34,7 @@ const outcome: GatewayToolOutcome = {
   clientResult: { type: 'web_search_tool_result', tool_use_id: SEARCH_ID, content: [] },
   usage: { web_search_requests: 1 },
 };
-const turn: LoopTurn = { assistant: [{ type: 'text', text: 'Searching.' }, { type: 'tool_use', id: SEARCH_ID, name: 'web_search', input: { query: 'alpha' } }], outcomes: [outcome] };
+const turn: LoopTurn = { assistant: [{ type: 'text', text: 'Searching.' }, { type: 'tool_use', id: SEARCH_ID, name: 'web_search', input: { query: 'alpha' } }] as LoopTurn['assistant'], outcomes: [outcome] };
 
 async function build(request: MessageRequest, family: ApiFamily, turns: LoopTurn[], toolsDisabled = false): Promise<MessageRequest> {
   const setup = await setupOf(request);
