@@ -880,9 +880,34 @@ export interface components {
          *     `timezone`; a model-facing name that equals a client tool's name or another gateway tool's, or a client
          *     tool whose name starts with a requested MCP server's prefix (`mcp__<server>__`); the same MCP server twice.
          *
-         *     **What the client sees.** Each call shows as a use block followed by its result block: `server_tool_use`
-         *     then `web_search_tool_result`, `web_fetch_tool_result` or `datetime_tool_result`, and for MCP tools
-         *     `mcp_tool_use` then `mcp_tool_result`. `usage.server_tool_use` counts the calls per tool. A tool that fails
+         *     **The loop.** A request naming at least one gateway tool runs the server-side tool loop: the model is
+         *     called (a routed attempt with the request's fallbacks, staying on the provider and key that served the
+         *     previous step unless it fails), the gateway tools it asks for run concurrently, their results are
+         *     appended as a `tool_result` turn, and the model is called again, until it answers without gateway tool
+         *     calls, calls a client tool, or a stop condition fires (`stop_server_tools_when`, else `max_tool_calls`,
+         *     default 30; at most 30 gateway tool calls per request in any case; see those fields). The request's
+         *     `tool_choice` applies to the first step; later steps turn `any` and `tool` into `auto`, so a forced call
+         *     is not repeated. The request time budget (`SWITCHBOARD_REQUEST_TIMEOUT_MS`) covers the whole loop; a
+         *     client that disconnects aborts it and the tool calls running. Anthropic's own server tools
+         *     (`web_search_20250305`, ...) are not the gateway's: they pass through to Anthropic-format upstreams and
+         *     their blocks are shown as Anthropic sent them.
+         *
+         *     **Client tools.** Gateway tools and the client's own tools mix in one request. When the model calls a
+         *     client tool, the gateway calls of the same step run first; the response then ends with the client's
+         *     `tool_use` and `stop_reason: tool_use`. Pass the assistant message back unchanged with the client's
+         *     `tool_result`: the gateway's blocks in it become again the tool calls and results the model saw.
+         *
+         *     **What the client sees.** One message for the whole loop. Each step's blocks come in the order the model
+         *     produced them, a gateway call shown as `server_tool_use` (`mcp_tool_use` for MCP tools), followed by the
+         *     step's result blocks in call order: `web_search_tool_result`, `web_fetch_tool_result`,
+         *     `datetime_tool_result` or `mcp_tool_result`. Text citing a gateway search result carries
+         *     `web_search_result_location` citations. `usage` sums the steps' tokens and `usage.cost` their cost;
+         *     `usage.server_tool_use` counts the calls per tool; `gateway_metadata.steps` lists each step. A stream is
+         *     one Anthropic message: one `message_start`, block indexes continuous across steps, each step's deltas as
+         *     they arrive, result blocks as whole blocks (`content_block_start` then `content_block_stop`), one
+         *     `message_delta` with the summed usage and one `message_stop`; a failure mid-loop is an in-band `error`
+         *     event. When the final turn still asks for gateway tools, they do not run (error result
+         *     `max_uses_exceeded`) and `stop_reason` is `pause_turn`: send the message back to continue. A tool that fails
          *     (a refused address, a search backend error, an MCP server that is down or a tool that throws) gives the
          *     model an error result it can act on, and the client an error result block; it never fails the request.
          */
@@ -1232,7 +1257,12 @@ export interface components {
                 completion?: number;
             };
         };
-        /** @description One stop condition of the server-side tool loop. */
+        /**
+         * @description One stop condition of the server-side tool loop, checked after each step (one model call and the gateway
+         *     tool calls it asked for). When one fires while the model is still asking for gateway tools, those calls
+         *     run first, then one final turn is made with tool calls disabled, so the answer ends in natural language.
+         *     Every request also stays within the gateway's ceiling of 30 gateway tool calls, whatever its conditions.
+         */
         StopCondition: {
             /** @constant */
             type: "step_count_is";
@@ -1254,6 +1284,9 @@ export interface components {
             type: "finish_reason_is";
             /** @enum {string} */
             reason: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal";
+        } | {
+            /** @example when_bored */
+            type: string;
         };
         /**
          * @description Trace metadata. `trace_id`, `trace_name`, `span_name`, `generation_name` and `parent_span_id` have special
@@ -1388,13 +1421,23 @@ export interface components {
              */
             speed?: "fast" | "standard" | null;
             /**
-             * @description Stop conditions for the server-side tool loop. Any condition firing halts the loop (OR). When set, it
-             *     overrides `max_tool_calls`. When a condition fires while the model is still emitting tool calls, the
-             *     pending calls are executed, then one final turn runs with tools disabled so the answer ends in
-             *     natural language.
+             * @description Stop conditions for the server-side tool loop, which runs when `tools` names at least one gateway tool
+             *     (`gateway:<name>`); ignored otherwise. Any condition firing halts the loop (OR). When set, it overrides
+             *     `max_tool_calls`. When a condition fires while the model is still emitting tool calls, the pending
+             *     calls are executed, then one final turn runs with tools disabled so the answer ends in natural
+             *     language: `tool_choice: {type: none}` with the same tools where the vendor has it (Anthropic, OpenAI,
+             *     Gemini, OpenAI-compatible servers), else (Amazon Bedrock) no tools at all and the conversation's tool
+             *     calls and results given as text. The gateway's ceiling of 30 gateway tool calls per request applies
+             *     whatever the conditions say.
              */
             stop_server_tools_when?: components["schemas"]["StopCondition"][];
-            /** @description The most server-side tool calls the loop may make. Ignored when `stop_server_tools_when` is set. */
+            /**
+             * @description The most gateway tool calls the server-side tool loop may make, all steps together. Default 30, the
+             *     hosted service's default; a larger value is held to the gateway's ceiling of 30. Ignored when
+             *     `stop_server_tools_when` is set. When a step asks for more calls than remain, the first ones run, the
+             *     others get an error result (`max_uses_exceeded`) without running, and the final turn follows with
+             *     tools disabled; `0` makes the first turn that final turn.
+             */
             max_tool_calls?: number;
             trace?: components["schemas"]["Trace"];
             /** @description Identifies the application's end user, for abuse reports and BYOK `allowed_user_ids`. */
@@ -1465,7 +1508,8 @@ export interface components {
          * @description A failed server tool call. Known `error_code` values: `invalid_tool_input`, `unavailable` (the backend
          *     failed or is not reachable), `too_many_requests`, `query_too_long` (search), `url_not_allowed` (a refused
          *     scheme, domain or address), `url_not_accessible` (network error, timeout or an HTTP error status),
-         *     `url_too_long`, `unsupported_content_type`, `content_too_large` (fetch). Anthropic's tools may add others.
+         *     `url_too_long`, `unsupported_content_type`, `content_too_large` (fetch), `max_uses_exceeded` (not run: the
+         *     request's tool-call limit was reached). Anthropic's tools may add others.
          */
         ServerToolResultError: {
             /** @example web_fetch_tool_result_error */
@@ -1647,6 +1691,39 @@ export interface components {
          * @enum {string}
          */
         AttemptStatus: "success" | "refusal" | "unsupported" | "credential_unavailable" | "rate_limited" | "overloaded" | "server_error" | "timeout" | "connection" | "invalid_request" | "authentication" | "not_found" | "malformed_response";
+        /** @description One step of the server-side tool loop: one model call, served by one attempt, and the tool calls it made. */
+        ToolLoopStep: {
+            step: number;
+            /** @description The gateway slug of the model that served the step. */
+            model: string;
+            /** @description Display name of the provider that served the step. */
+            provider: string;
+            is_byok: boolean;
+            stop_reason: components["schemas"]["StopReason"];
+            /** @description The final turn, made with tool calls disabled after a stop condition or the tool-call limit. */
+            tools_disabled: boolean;
+            usage: {
+                input_tokens: number;
+                output_tokens: number;
+                cache_creation_input_tokens?: number | null;
+                cache_read_input_tokens?: number | null;
+            };
+            /** @description The step's cost in USD on the endpoint that served it. */
+            cost: number;
+            /**
+             * @description The model-facing names of the tools the model called in this step, in order: gateway tools (run by
+             *     the gateway unless over the limit) and client tools.
+             */
+            tools_called: string[];
+            /**
+             * @description Why the loop stopped offering tools after this step: the stop condition that fired (as the request gave
+             *     it), or `{type: max_tool_calls, max_tool_calls: n}` when the tool-call limit was reached.
+             */
+            stopped_by?: {
+                /** @example step_count_is */
+                type: string;
+            };
+        };
         /** @description Why the plugin did what it did, in one line (set when it could not do its job). */
         PluginNote: string;
         ResponseHealingReport: {
@@ -1740,6 +1817,9 @@ export interface components {
         /**
          * @description How the gateway routed the request. Present only when `X-Gateway-Metadata: enabled` (or the legacy
          *     `X-Gateway-Experimental-Metadata: enabled`) was sent; in a stream it rides the `message_stop` event.
+         *     With gateway tools, `attempts` lists the attempts of every step (each with its `step`), `attempt` and
+         *     `endpoints.available[].selected` point at the attempt that served the last step, and `steps` lists the
+         *     steps.
          */
         GatewayMetadata: {
             /** @description The 1-based number of the attempt that answered. */
@@ -1770,7 +1850,11 @@ export interface components {
                 http_status?: number | null;
                 is_byok?: boolean;
                 duration_ms?: number;
+                /** @description The tool-loop step the attempt was made for (present only with gateway tools). */
+                step?: number;
             }[];
+            /** @description The steps of the server-side tool loop, in order (present only with gateway tools). */
+            steps?: components["schemas"]["ToolLoopStep"][];
             /** @description What each enabled plugin did, in the order they applied; absent when no plugin was enabled. */
             plugins?: components["schemas"]["PluginReport"][];
         };
@@ -1778,6 +1862,11 @@ export interface components {
          * @description The assistant's message. From Anthropic-format upstreams it is the upstream's own body with `model`
          *     replaced by the gateway slug and the gateway's fields (`provider`, `usage.cost`, `usage.is_byok`,
          *     `gateway_metadata`) added; unknown upstream fields are kept.
+         *
+         *     With gateway tools (the server-side tool loop) it is one message for every step: `id`, `model`,
+         *     `provider` and `usage.is_byok` are those of the first step (what a stream's `message_start` announced),
+         *     `content` holds every step's blocks, `stop_reason` and `stop_sequence` are the last step's, and `usage`
+         *     sums the steps (see `gateway_metadata.steps` for each).
          */
         MessageResponse: {
             /** @example msg_01XFDUDYJgAACzvnptvVoYEL */
@@ -1847,6 +1936,20 @@ export interface components {
             type: "content_block_stop";
             index: number;
         };
+        /**
+         * @description Server tool calls made for this message. Anthropic's own tools report `web_search_requests` and
+         *     `web_fetch_requests`; the gateway's tools count every call it ran (failed calls included) in
+         *     `web_search_requests`, `web_fetch_requests`, `datetime_requests` and `mcp_requests`, summed over the
+         *     steps of the tool loop.
+         */
+        server_tool_use: {
+            web_search_requests?: number;
+            web_fetch_requests?: number;
+            /** @description Calls of `gateway:datetime`. */
+            datetime_requests?: number;
+            /** @description Calls of tools of MCP servers (`gateway:mcp`), every server together. */
+            mcp_requests?: number;
+        } | null;
         MessageDeltaEvent: {
             /** @constant */
             type: "message_delta";
@@ -1856,12 +1959,17 @@ export interface components {
                 refusal?: components["schemas"]["RefusalDetails"] | null;
                 container?: components["schemas"]["Container"] | null;
             };
-            /** @description Cumulative usage at the end of the message, with the gateway's `cost` and `is_byok`. */
+            /**
+             * @description Cumulative usage at the end of the message, with the gateway's `cost` and `is_byok`. After a
+             *     server-side tool loop it is the sum over the steps, with `server_tool_use` counting the gateway's
+             *     tool calls.
+             */
             usage: {
                 input_tokens?: number | null;
                 output_tokens: number;
                 cache_creation_input_tokens?: number | null;
                 cache_read_input_tokens?: number | null;
+                server_tool_use?: components["schemas"]["server_tool_use"];
                 cost?: number;
                 is_byok?: boolean;
             };

@@ -71,6 +71,7 @@ export type StopReason = Schemas['StopReason'];
 export type RefusalDetails = Schemas['RefusalDetails'];
 export type Usage = Schemas['Usage'];
 export type GatewayMetadata = Schemas['GatewayMetadata'];
+export type ToolLoopStep = Schemas['ToolLoopStep'];
 export type AttemptStatus = Schemas['AttemptStatus'];
 export type ResponseHealingReport = Schemas['ResponseHealingReport'];
 export type ContextCompressionReport = Schemas['ContextCompressionReport'];

@@ -22,7 +22,7 @@ import { createRequestPlanner } from '#src/routing/plan-request.ts';
 import { createObservability } from '#src/observability/index.ts';
 import { createGenerationService } from '#src/observability/generation-service.ts';
 import { startMetricsServer } from '#src/observability/metrics-server.ts';
-import { createServerToolRuntime } from '#src/server-tools/server-tool-runtime.ts';
+import { createServerToolRuntime } from '#src/server-tools/index.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -84,6 +84,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       closers.push(() => metricsServer.close());
       logger.info('metrics listening', { origin: metricsServer.origin });
     }
+    // Cheap to create: its HTTP clients, MCP connections and heavy libraries come on a tool's first use.
     const toolRuntime = createServerToolRuntime({ config: catalog.serverTools, logger, clientVersion: VERSION });
     closers.push(() => toolRuntime.close());
 
@@ -107,6 +108,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         }),
         vault: stack.routingCredentials,
         adapterFor: createAdapterRegistry(),
+        serverTools: { config: catalog.serverTools, runtime: toolRuntime },
         logger,
         plugins: { config: catalog.plugins, serverTools: catalog.serverTools, toolRuntime, catalog, moderationClients: new Map() },
       },

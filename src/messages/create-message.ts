@@ -4,19 +4,22 @@
  * its first event has arrived, so every failure before the first byte is still a failover.
  */
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
-import { UpstreamError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ApiFamily, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
 import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
+import { logWarnings, settle, startStream, streamEvents } from '#src/messages/attempt-answers.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
-import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages/run-attempts.ts';
+import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
+import type { ServerToolsDeps } from '#src/messages/tool-loop/prepare-tool-loop.ts';
+import { createToolLoopMessage } from '#src/messages/tool-loop/tool-loop-service.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import type { CredentialSource, RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
 import type { PluginDeps } from '#src/plugins/plugin-deps.ts';
 import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
+import { hasGatewayTools } from '#src/server-tools/index.ts';
 
 /** What the messages service needs. */
 export interface MessagesDeps {
@@ -24,6 +27,8 @@ export interface MessagesDeps {
   /** Decrypts a BYOK key for the attempt about to use it. */
   vault: Pick<CredentialSource, 'revealKey'>;
   adapterFor(family: ApiFamily): ProviderAdapter;
+  /** The gateway's own tools, for requests that name one (the server-side tool loop). */
+  serverTools: ServerToolsDeps;
   logger: Logger;
   /** The plugins' configuration and what they use (the gateway's tools, the moderation clients). */
   plugins: PluginDeps;
@@ -33,13 +38,6 @@ export interface MessagesDeps {
 export type CreateMessageOutcome =
   | { kind: 'message'; message: MessageResponse }
   | { kind: 'stream'; events: AsyncIterable<SseEvent> };
-
-/** A stream whose first event has arrived, so the attempt counts as answered. */
-interface StartedStream {
-  first: SseEvent;
-  rest: AsyncIterator<SseEvent>;
-  warnings: string[];
-}
 
 function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly AttemptRecord[], context: MessagesRequestContext): AdditionsContext {
   const additions: AdditionsContext = {
@@ -54,37 +52,12 @@ function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly Att
   return additions;
 }
 
-/** What an adapter dropped or changed to fit the vendor (a cache marker, an unsupported field) goes to the log. */
-function logWarnings(logger: Logger, attempt: Attempt, warnings: readonly string[], generationId: string): void {
-  if (warnings.length === 0) return;
-  logger.info('request adapted to the vendor', { generation_id: generationId, provider: attempt.provider.slug, model: attempt.model, warnings });
-}
-
-async function* prepend(first: SseEvent, rest: AsyncIterator<SseEvent>): AsyncGenerator<SseEvent> {
-  yield first;
-  try {
-    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
-  } finally {
-    await rest.return?.();
-  }
-}
-
-/**
- * Feeds the outcomes back to routing and into the request's trail (for its generation record), then answers
- * with the run's error when no attempt answered.
- */
-function settle<T>(deps: MessagesDeps, plan: RequestPlan, context: MessagesRequestContext, run: AttemptsRun<T>, outputTokens?: (result: T) => number): Extract<AttemptsRun<T>, { ok: true }> {
-  const served = run.ok ? { index: run.index, ...(outputTokens ? { outputTokens: outputTokens(run.result) } : {}) } : null;
-  deps.planner.recordOutcomes(plan, run.records, served);
-  context.trail = { strategy: plan.strategy, records: run.records, served: run.ok ? run.attempt : null };
-  if (!run.ok) throw run.error;
-  return run;
-}
-
-/** Creates one message through the gateway's routing. */
+/** Creates one message through the gateway's routing; a request naming a gateway tool runs the tool loop. */
 export async function createMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
   const prepared = await applyPluginsBeforeRouting(deps, request, context);
   if (prepared.kind === 'answer') return prepared.outcome;
+  // The one check a request without gateway tools pays: nothing else of the loop runs for it.
+  if (request.tools !== undefined && hasGatewayTools(request.tools)) return createToolLoopMessage(deps, prepared.request, context, prepared.state);
   const plan = await deps.planner.plan(prepared.request, context);
   const call = async (attempt: Attempt) =>
     attemptCall(applyPluginsPerAttempt(plan.request, attempt, prepared.state), attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
@@ -95,21 +68,13 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
       signal: context.signal,
       isRefusal: (result) => result.message.stop_reason === 'refusal',
     });
-    const { result, attempt, records } = settle(deps, plan, context, run, (answer) => answer.message.usage.output_tokens);
+    const { result, attempt, records } = settle(deps.planner, plan, context, run, (answer) => answer.message.usage.output_tokens);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
     return { kind: 'message', message: applyPluginsToMessage(finalizeMessage(result.message, additionsFor(plan, attempt, records, context)), prepared.state, attempt) };
   }
 
-  const start = async (attempt: Attempt): Promise<StartedStream> => {
-    const stream = await deps.adapterFor(attempt.provider.family).stream(await call(attempt));
-    const rest = stream.events[Symbol.asyncIterator]();
-    const first = await rest.next();
-    if (first.done) {
-      throw new UpstreamError({ provider: attempt.provider.slug, kind: 'malformed_response', message: `Upstream ${attempt.provider.slug} sent an empty stream` });
-    }
-    return { first: first.value, rest, warnings: stream.warnings };
-  };
-  const { result, attempt, records } = settle(deps, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal }));
+  const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
+  const { result, attempt, records } = settle(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal }));
   logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-  return { kind: 'stream', events: applyPluginsToStream(amendStream(prepend(result.first, result.rest), additionsFor(plan, attempt, records, context)), prepared.state, attempt) };
+  return { kind: 'stream', events: applyPluginsToStream(amendStream(streamEvents(result), additionsFor(plan, attempt, records, context)), prepared.state, attempt) };
 }

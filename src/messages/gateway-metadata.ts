@@ -28,7 +28,8 @@ function describe(record: AttemptRecord): string {
 }
 
 function summarize(input: MetadataInput, served: AttemptRecord | undefined): string {
-  const failures = input.records.filter((record) => record !== served);
+  // In a tool loop the earlier steps' answers are records too; only what did not answer is a failure.
+  const failures = input.records.filter((record) => record !== served && record.status !== 'success');
   const answered = served
     ? `served by ${describe(served)}${served.status === 'refusal' ? ' (refusal)' : ''}${isByok(input.served) ? ' with your key' : ''}`
     : 'not served';

@@ -5,10 +5,10 @@
  * How the attempts ended comes back as plain data too, to keep sticky pins and endpoint statistics current.
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import { BadRequestError } from '#src/errors.ts';
 import type { DataRegion } from '#src/data-region.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
 import { assertCacheBreakpointLimit, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
+import { knownStopConditions } from '#src/request/stop-conditions.ts';
 import { autoRouterSettings, chooseModel } from '#src/routing/auto-router/auto-router.ts';
 import { toAttempt, type Attempt, type AttemptOutcome } from '#src/routing/attempt.ts';
 import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
@@ -74,12 +74,6 @@ export interface RequestPlanner {
   recordOutcomes(plan: RequestPlan, outcomes: readonly AttemptOutcome[], served: ServedAttempt | null): void;
 }
 
-/** No gateway server tool is installed yet; a request naming one gets a 400 that says so. */
-function rejectGatewayTools(request: MessageRequest): void {
-  const names = (request.tools ?? []).map((tool) => ('type' in tool ? tool.type : undefined)).filter((type) => type?.startsWith('gateway:'));
-  if (names.length > 0) throw new BadRequestError(`gateway server tools are not available on this gateway: ${names.join(', ')}`);
-}
-
 /**
  * The auto-router's choice when the request asks for it (`switchboard/auto` or the plugin): candidates are
  * the models the caller can actually reach, through a shared key or one of its own.
@@ -103,9 +97,9 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
   const random = deps.random ?? Math.random;
   return {
     async plan(original, context) {
-      rejectGatewayTools(original);
       // A request error every endpoint would answer alike is refused here, before any provider is called.
       assertCacheBreakpointLimit(original);
+      if (original.stop_server_tools_when !== undefined) knownStopConditions(original.stop_server_tools_when);
       const sticky = stickyKey(original, context.session, context.caller.accountId);
       const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.caller.accountId), deps.sessions.lookup(sticky.key)]);
       const chosen = autoRoute(deps.view, original, credentials, pin?.model);

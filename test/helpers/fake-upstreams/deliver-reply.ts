@@ -25,7 +25,7 @@ function jsonBytes(body: unknown): Buffer {
   return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8');
 }
 
-function planFor(item: Exclude<FakeReply, { type: 'reset' }>, { format, request }: ReplyContext): ResponsePlan {
+function planFor(item: Exclude<FakeReply, { type: 'reset' } | { type: 'either' }>, { format, request }: ReplyContext): ResponsePlan {
   const json = { 'content-type': 'application/json' };
   const stream = { 'content-type': format.streamContentType, 'cache-control': 'no-cache' };
   switch (item.type) {
@@ -110,7 +110,7 @@ function piecesFor(plan: ResponsePlan, delivery: ReplyDelivery, context: ReplyCo
 }
 
 /** Sends one scripted reply with its timing and faults; resolves once the exchange is over. */
-export async function deliverReply(res: ServerResponse, item: FakeReply, context: ReplyContext): Promise<void> {
+export async function deliverReply(res: ServerResponse, item: Exclude<FakeReply, { type: 'either' }>, context: ReplyContext): Promise<void> {
   const { signal } = context;
   if (item.delayMs !== undefined) await pause(item.delayMs, signal);
   if (item.type !== 'reset' && item.until !== undefined) await held(item.until, signal);

@@ -72,8 +72,15 @@ export interface ResetReply {
   delayMs?: number;
 }
 
+/** One answer in two forms: `json` for a request that asks for a whole body, `stream` for one that streams. */
+export interface EitherReply {
+  type: 'either';
+  json: Exclude<FakeReply, EitherReply>;
+  stream: Exclude<FakeReply, EitherReply>;
+}
+
 /** Any scripted answer of a fake upstream. */
-export type FakeReply = FixtureReply | JsonReply | EventsReply | SseReply | ErrorReply | ResetReply;
+export type FakeReply = FixtureReply | JsonReply | EventsReply | SseReply | ErrorReply | ResetReply | EitherReply;
 
 /** Short constructors for scripted replies, e.g. `reply.error(529)` or `reply.fixture('anthropic-text')`. */
 export const reply = {
@@ -96,6 +103,10 @@ export const reply = {
   /** Answers with an HTTP error in the vendor's error shape. */
   error(status: number, options: Omit<ErrorReply, 'type' | 'status'> = {}): ErrorReply {
     return { type: 'error', status, ...options };
+  },
+  /** The same answer as a whole body or a stream, whichever the request asks for (a scripted tool-loop step). */
+  either(json: Exclude<FakeReply, EitherReply>, stream: Exclude<FakeReply, EitherReply>): EitherReply {
+    return { type: 'either', json, stream };
   },
   /** Resets the connection without answering. */
   reset(options: Omit<ResetReply, 'type'> = {}): ResetReply {

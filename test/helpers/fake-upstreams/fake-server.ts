@@ -93,7 +93,8 @@ export async function startFakeUpstream(
       await deliverReply(res, { type: 'json', status: direct.status, body: direct.body }, context);
       return;
     }
-    const next = queue.shift() ?? options.whenEmpty;
+    const scripted = queue.shift() ?? options.whenEmpty;
+    const next = scripted?.type === 'either' ? (request.streaming ? scripted.stream : scripted.json) : scripted;
     if (next === undefined) {
       const message = `fake upstream: no scripted reply left for ${method} ${url.pathname}`;
       await deliverReply(res, { type: 'error', status: 501, message }, context);

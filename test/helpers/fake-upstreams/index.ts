@@ -10,8 +10,9 @@ export { startFakeOpenAiModerations, openAiModerationsFormat, moderationAnswer, 
 export { startFakeBedrock, bedrockConverseFormat, splitBedrockEvent, type FakeBedrockOptions } from './bedrock-converse.ts';
 export { encodeEventStreamMessage, decodeEventStreamMessages, type EventStreamMessage } from './aws-event-stream.ts';
 export { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from './fake-server.ts';
-export { reply, type FakeReply, type ReplyDelivery } from './fake-reply.ts';
+export { reply, type FakeReply, type ReplyDelivery, type EitherReply } from './fake-reply.ts';
 export { readFixture, readChunks, readFixtureText, fixturePath, type FixtureVendor } from './fixtures.ts';
 export { splitBytes, everyTwoWaySplit, seededRandom, type ByteSplit } from './split-bytes.ts';
 export { encodeSseFrame } from './sse-frame.ts';
 export type { RecordedRequest, WireFormat } from './wire-format.ts';
+export { anthropicStep, openAiChatStep, geminiStep, bedrockStep, type ScriptedStep, type ScriptedCall } from './tool-steps.ts';

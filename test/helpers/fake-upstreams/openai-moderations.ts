@@ -8,7 +8,7 @@
  */
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from './fake-server.ts';
 import { openAiError } from './openai-error.ts';
-import { reply, type FakeReply } from './fake-reply.ts';
+import { reply, type JsonReply } from './fake-reply.ts';
 import type { WireFormat } from './wire-format.ts';
 
 /** The categories omni-moderation scores, and the input types each applies to. */
@@ -51,7 +51,7 @@ export function moderationResult(flagged: Record<string, number> = {}) {
 }
 
 /** A 200 answer with one result per entry of `results` (one per input the gateway sent). */
-export function moderationAnswer(results: ReturnType<typeof moderationResult>[]): FakeReply {
+export function moderationAnswer(results: ReturnType<typeof moderationResult>[]): JsonReply {
   return reply.json({ id: `modr-${Math.random().toString(16).slice(2, 14)}`, model: 'omni-moderation-latest', results });
 }
 

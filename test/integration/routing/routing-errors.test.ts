@@ -118,12 +118,14 @@ describe('a hard filter that leaves some endpoints', () => {
 });
 
 describe('gateway server tools', () => {
-  it('are refused with a 400 naming them until the tool loop installs them, and nothing is sent upstream', async () => {
-    const call = await postMessage(gateway, { ...messageBody('test/primary'), tools: [TOOL, { type: 'gateway:web_fetch' }] });
+  it('one this gateway is not configured for is a 400 naming it, and nothing is sent upstream', async () => {
+    const call = await postMessage(gateway, { ...messageBody('test/primary'), tools: [TOOL, { type: 'gateway:web_search' }] });
 
     expect(call.status).toBe(400);
-    expect(call.body.error).toMatchObject({ type: 'invalid_request_error', code: 400 });
-    expect(errorMessage(call)).toBe('Invalid request parameters: gateway server tools are not available on this gateway: gateway:web_fetch');
+    expect(call.body.error).toMatchObject({ type: 'invalid_request_error', code: 400, details: [{ path: '/body/tools/1/type' }] });
+    expect(errorMessage(call)).toBe(
+      'Invalid request parameters: tools[1].type: gateway:web_search is not available: this gateway has no search backend configured (server_tools.web_search)',
+    );
     expect(alpha.requests.length + beta.requests.length).toBe(0);
   });
 });

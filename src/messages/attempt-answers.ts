@@ -1,0 +1,66 @@
+/**
+ * What the messages service does with an attempt's answer, for a plain request and for every step of a tool
+ * loop alike: start a stream (an attempt answers once its first event has arrived, so every failure before
+ * the first byte is still a failover), settle a run (feed its outcomes back to routing, throw its error), log
+ * what an adapter changed to fit the vendor.
+ */
+import { UpstreamError } from '#src/errors.ts';
+import type { Logger } from '#src/logger.ts';
+import type { AdapterStream, SseEvent } from '#src/providers/provider-adapter.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
+import type { AttemptsRun } from '#src/messages/run-attempts.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+
+/** A stream whose first event has arrived, so the attempt counts as answered. */
+export interface StartedStream {
+  first: SseEvent;
+  rest: AsyncIterator<SseEvent>;
+  warnings: string[];
+}
+
+/** Waits for a stream's first event; a stream that ends before one is a malformed answer (a failover). */
+export async function startStream(attempt: Attempt, stream: AdapterStream): Promise<StartedStream> {
+  const rest = stream.events[Symbol.asyncIterator]();
+  const first = await rest.next();
+  if (first.done) {
+    throw new UpstreamError({ provider: attempt.provider.slug, kind: 'malformed_response', message: `Upstream ${attempt.provider.slug} sent an empty stream` });
+  }
+  return { first: first.value, rest, warnings: stream.warnings };
+}
+
+/** The started stream's events, the first one included; stops the upstream read when the consumer stops early. */
+export async function* streamEvents(started: StartedStream): AsyncGenerator<SseEvent> {
+  yield started.first;
+  const { rest } = started;
+  try {
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+  } finally {
+    await rest.return?.();
+  }
+}
+
+/**
+ * Feeds a run's outcomes back to routing and into the request's trail (its generation record: every run of a
+ * tool loop adds its attempts), then answers with the run's error when no attempt answered.
+ */
+export function settle<T>(
+  planner: RequestPlanner,
+  plan: RequestPlan,
+  context: MessagesRequestContext,
+  run: AttemptsRun<T>,
+  outputTokens?: (result: T) => number,
+): Extract<AttemptsRun<T>, { ok: true }> {
+  const served = run.ok ? { index: run.index, ...(outputTokens ? { outputTokens: outputTokens(run.result) } : {}) } : null;
+  planner.recordOutcomes(plan, run.records, served);
+  const records = context.trail.records.length === 0 ? run.records : [...context.trail.records, ...run.records];
+  context.trail = { strategy: plan.strategy, records, served: run.ok ? run.attempt : context.trail.served };
+  if (!run.ok) throw run.error;
+  return run;
+}
+
+/** What an adapter dropped or changed to fit the vendor (a cache marker, an unsupported field) goes to the log. */
+export function logWarnings(logger: Logger, attempt: Attempt, warnings: readonly string[], generationId: string): void {
+  if (warnings.length === 0) return;
+  logger.info('request adapted to the vendor', { generation_id: generationId, provider: attempt.provider.slug, model: attempt.model, warnings });
+}

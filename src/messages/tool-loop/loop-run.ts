@@ -1,0 +1,121 @@
+/**
+ * One running tool loop, as plain data, and the two things every step does whatever the answer's form (JSON
+ * or stream): build the adapter call of the next step for an attempt, and, once the step's content is read,
+ * run its gateway calls, record the step and decide whether the loop goes on, stops offering tools (a stop
+ * condition or the tool-call limit: the next step is the final turn) or ends.
+ */
+import type { MessageParam, MessageRequest, StopReason } from '#src/api-types.ts';
+import type { AttemptCall } from '#src/providers/provider-adapter.ts';
+import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
+import type { MessagesDeps } from '#src/messages/create-message.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import type { RequestPlan } from '#src/routing/plan-request.ts';
+import type { GatewayToolOutcome, ToolExecutionContext } from '#src/server-tools/index.ts';
+import { applyPluginsPerAttempt, type PluginState } from '#src/plugins/plugin-pipeline.ts';
+import { initialStopCause, stopCause, type StopCause } from './loop-limits.ts';
+import { newLoopTally, progressOf, recordOutcomes, stepCost, type LoopTally, type StepRecord, type StepUsage } from './loop-tally.ts';
+import type { ToolLoopSetup } from './prepare-tool-loop.ts';
+import { callsAfterStop, runStepTools } from './run-step-tools.ts';
+import type { StepReading } from './step-content.ts';
+import { buildStepRequest, modelHistory, usesSearchResultBlocks, type LoopTurn } from './step-request.ts';
+
+/** A tool loop in progress. */
+export interface LoopRun {
+  deps: MessagesDeps;
+  /** The client's validated request, never modified: every step's request is built from it. */
+  original: MessageRequest;
+  context: MessagesRequestContext;
+  plan: RequestPlan;
+  setup: ToolLoopSetup;
+  tally: LoopTally;
+  /** The finished steps, as the model gets them back. */
+  turns: LoopTurn[];
+  /** The original conversation as the model sees it, with and without `search_result` blocks (built once each). */
+  histories: Map<boolean, MessageParam[]>;
+  /** What the request's plugins prepared before routing; each step's request passes their per-attempt hook. */
+  plugins: PluginState;
+  /** Set once tools are disabled: the next step is the final turn. */
+  stop: StopCause | null;
+  /** The attempt that served the previous step, tried first for the next one. */
+  startWith?: number;
+}
+
+/** A new loop over a planned request. */
+export function newLoopRun(deps: MessagesDeps, original: MessageRequest, context: MessagesRequestContext, plan: RequestPlan, setup: ToolLoopSetup, plugins: PluginState): LoopRun {
+  return { deps, original, context, plan, setup, plugins, tally: newLoopTally(), turns: [], histories: new Map(), stop: initialStopCause(setup.limits) };
+}
+
+/** The adapter call of the loop's next step on one attempt; the attempt's key is revealed now. */
+export async function stepCall(run: LoopRun, attempt: Attempt): Promise<AttemptCall> {
+  const family = attempt.provider.family;
+  const flavour = usesSearchResultBlocks(family);
+  let history = run.histories.get(flavour);
+  if (!history) {
+    history = modelHistory(run.original, run.setup, family);
+    run.histories.set(flavour, history);
+  }
+  const request = buildStepRequest({ original: run.original, setup: run.setup, history, turns: run.turns, family, toolsDisabled: run.stop !== null });
+  return attemptCall(applyPluginsPerAttempt(request, attempt, run.plugins), attempt, run.context, await revealKey(attempt, run.context.caller.accountId, run.deps.vault));
+}
+
+/** What the gateway's tools run with during this request. */
+export function toolContext(run: LoopRun): ToolExecutionContext {
+  const { serverTools, logger } = run.deps;
+  return { signal: run.context.signal, config: serverTools.config, logger, runtime: serverTools.runtime };
+}
+
+/** One step's answer, read. */
+export interface StepAnswer {
+  attempt: Attempt;
+  /** The attempt's position in the plan. */
+  index: number;
+  records: AttemptRecord[];
+  reading: StepReading;
+  usage: StepUsage;
+  stopReason: StopReason;
+}
+
+/** What the step led to. */
+export interface StepOutcome {
+  /** The step's gateway calls' outcomes, in call order (their result blocks follow the step). */
+  outcomes: GatewayToolOutcome[];
+  /** The loop is over; `stopReason` is the response's. */
+  done: boolean;
+  stopReason: StopReason;
+}
+
+/** Runs the step's gateway calls (none once tools are disabled), records the step and decides what comes next. */
+export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<StepOutcome> {
+  const { tally, setup } = run;
+  const { gatewayCalls, clientToolCalls, toolsCalled } = answer.reading;
+  const toolsDisabled = run.stop !== null;
+  let outcomes: GatewayToolOutcome[];
+  let ran = 0;
+  if (toolsDisabled) outcomes = callsAfterStop(gatewayCalls);
+  else ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run)));
+  recordOutcomes(tally, outcomes, ran);
+  const record: StepRecord = {
+    step: tally.steps.length + 1,
+    attempt: answer.attempt,
+    records: answer.records,
+    stopReason: answer.stopReason,
+    usage: answer.usage,
+    cost: stepCost(answer.usage, answer.attempt),
+    toolsCalled,
+    toolsDisabled,
+  };
+  tally.steps.push(record);
+  run.startWith = answer.index;
+
+  if (gatewayCalls.length === 0 || clientToolCalls > 0 || toolsDisabled) {
+    // Gateway calls left on the final turn did not run: the client may send the message back to continue.
+    const paused = toolsDisabled && gatewayCalls.length > 0 && clientToolCalls === 0;
+    return { outcomes, done: true, stopReason: paused ? 'pause_turn' : answer.stopReason };
+  }
+  run.turns.push({ assistant: answer.reading.assistantTurn, outcomes });
+  run.stop = stopCause(setup.limits, progressOf(tally), { stopReason: answer.stopReason, toolsCalled });
+  if (run.stop) record.stoppedBy = run.stop;
+  return { outcomes, done: false, stopReason: answer.stopReason };
+}

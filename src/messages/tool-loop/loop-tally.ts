@@ -1,0 +1,128 @@
+/**
+ * The running account of a tool loop, as plain data: one record per step (which attempt served it, its
+ * usage and cost, the tools it called, why the loop stopped after it), the gateway tool calls run and their
+ * `server_tool_use` counters, and the search results the model may cite. The response's summed usage and the
+ * stop rule's progress are read from it.
+ */
+import type { StopReason, Usage } from '#src/api-types.ts';
+import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import { addServerToolUsage, type GatewayToolOutcome, type ServerToolUsage } from '#src/server-tools/index.ts';
+import type { LoopProgress, StopCause } from './loop-limits.ts';
+import { searchSources } from './step-content.ts';
+
+/** One step's usage in Anthropic's convention. */
+export interface StepUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  cache_creation?: Usage['cache_creation'];
+  /** Anthropic's own server tools' counters, as the upstream reported them. */
+  server_tool_use?: Usage['server_tool_use'];
+  output_tokens_details?: Usage['output_tokens_details'];
+}
+
+/** One step of the loop. */
+export interface StepRecord {
+  /** 1-based. */
+  step: number;
+  attempt: Attempt;
+  /** Every attempt made for the step (failovers included). */
+  records: AttemptRecord[];
+  stopReason: StopReason;
+  usage: StepUsage;
+  /** USD, on the endpoint that served the step. */
+  cost: number;
+  toolsCalled: string[];
+  toolsDisabled: boolean;
+  stoppedBy?: StopCause;
+}
+
+/** The loop's account so far. */
+export interface LoopTally {
+  steps: StepRecord[];
+  /** Gateway tool calls run. */
+  toolCalls: number;
+  /** The gateway's tool calls per tool (Anthropic's own are in each step's usage). */
+  gatewayToolUse: ServerToolUsage;
+  /** URLs of the gateway's search results, which the model's text may cite. */
+  sources: Set<string>;
+}
+
+/** An empty account. */
+export function newLoopTally(): LoopTally {
+  return { steps: [], toolCalls: 0, gatewayToolUse: {}, sources: new Set() };
+}
+
+/** A step's usage from what the upstream reported (a complete message's, or a stream's merged events). */
+export function stepUsageOf(usage: Partial<Usage> | undefined): StepUsage {
+  return {
+    input_tokens: usage?.input_tokens ?? 0,
+    output_tokens: usage?.output_tokens ?? 0,
+    cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? null,
+    cache_read_input_tokens: usage?.cache_read_input_tokens ?? null,
+    ...(usage?.cache_creation ? { cache_creation: usage.cache_creation } : {}),
+    ...(usage?.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
+    ...(usage?.output_tokens_details ? { output_tokens_details: usage.output_tokens_details } : {}),
+  };
+}
+
+/** The USD cost of a step's usage on the attempt that served it. */
+export function stepCost(usage: StepUsage, attempt: Pick<Attempt, 'pricing'>): number {
+  return computeCost(usageFromAnthropic(usage), attempt.pricing);
+}
+
+/** Records the outcomes of a step's gateway calls: the calls run, their counters, the results to cite. */
+export function recordOutcomes(tally: LoopTally, outcomes: readonly GatewayToolOutcome[], ran: number): void {
+  tally.toolCalls += ran;
+  for (const outcome of outcomes) tally.gatewayToolUse = addServerToolUsage(tally.gatewayToolUse, outcome.usage);
+  searchSources(outcomes, tally.sources);
+}
+
+function tokensOf(usage: StepUsage): number {
+  return usage.input_tokens + usage.output_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+}
+
+/** Where the loop stands, for the stop rule. */
+export function progressOf(tally: LoopTally): LoopProgress {
+  let costUsd = 0;
+  let tokens = 0;
+  for (const step of tally.steps) {
+    costUsd += step.cost;
+    tokens += tokensOf(step.usage);
+  }
+  return { steps: tally.steps.length, costUsd, tokens, toolCalls: tally.toolCalls };
+}
+
+function sumNullable(values: readonly (number | null | undefined)[]): number | null {
+  return values.some((value) => typeof value === 'number') ? values.reduce<number>((sum, value) => sum + (value ?? 0), 0) : null;
+}
+
+function sumCacheCreation(steps: readonly StepRecord[]): Usage['cache_creation'] | undefined {
+  const parts = steps.map((step) => step.usage.cache_creation).filter((part): part is NonNullable<Usage['cache_creation']> => Boolean(part));
+  if (parts.length === 0) return undefined;
+  const sum: Record<string, number> = {};
+  for (const part of parts) for (const [field, value] of Object.entries(part)) if (typeof value === 'number') sum[field] = (sum[field] ?? 0) + value;
+  return sum;
+}
+
+/** The usage of the whole loop: tokens and cost summed over the steps, tool calls per tool (the gateway's and Anthropic's). */
+export function summedUsage(tally: LoopTally): Usage {
+  const { steps } = tally;
+  let serverToolUse = tally.gatewayToolUse;
+  for (const step of steps) serverToolUse = addServerToolUsage(serverToolUse, step.usage.server_tool_use);
+  const reasoning = steps.map((step) => step.usage.output_tokens_details?.reasoning_tokens);
+  const cacheCreation = sumCacheCreation(steps);
+  return {
+    input_tokens: steps.reduce((sum, step) => sum + step.usage.input_tokens, 0),
+    output_tokens: steps.reduce((sum, step) => sum + step.usage.output_tokens, 0),
+    cache_creation_input_tokens: sumNullable(steps.map((step) => step.usage.cache_creation_input_tokens)),
+    cache_read_input_tokens: sumNullable(steps.map((step) => step.usage.cache_read_input_tokens)),
+    ...(cacheCreation ? { cache_creation: cacheCreation } : {}),
+    ...(reasoning.some((value) => typeof value === 'number') ? { output_tokens_details: { reasoning_tokens: sumNullable(reasoning) ?? 0 } } : {}),
+    ...(Object.keys(serverToolUse).length > 0 ? { server_tool_use: serverToolUse } : {}),
+    cost: steps.reduce((sum, step) => sum + step.cost, 0),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The request of one step of the tool loop, built fresh for each attempt from the client's original validated
+ * request (never modified): the gateway tools offered as function tools, the passed-back conversation's
+ * gateway blocks turned back into the tool turns the model saw, then one assistant turn and one tool-result
+ * turn per earlier step. The attempt's API family decides how search results travel (`search_result` blocks
+ * for Anthropic-format upstreams, text elsewhere) and how tools are disabled on the final turn.
+ */
+import type { ContentBlockParam, MessageParam, MessageRequest, ToolChoice } from '#src/api-types.ts';
+import type { ApiFamily } from '#src/providers/provider-adapter.ts';
+import { countCacheBreakpoints, MAX_CACHE_BREAKPOINTS, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
+import { convertToModelToolTurns, modelToolResultBlock, type GatewayToolOutcome } from '#src/server-tools/index.ts';
+import { convertToolBlocksToText } from './convert-tool-blocks-to-text.ts';
+import type { ToolLoopSetup } from './prepare-tool-loop.ts';
+
+/** One finished step, as the next steps send it back to the model. */
+export interface LoopTurn {
+  /** The step's content as the model produced it; its gateway calls carry the gateway's ids. */
+  assistant: ContentBlockParam[];
+  /** The step's gateway calls' outcomes, in call order. */
+  outcomes: GatewayToolOutcome[];
+}
+
+/** Everything one step's request is built from. */
+export interface StepRequestInput {
+  original: MessageRequest;
+  setup: ToolLoopSetup;
+  /** The original conversation as the model sees it, for this family (see `modelHistory`). */
+  history: readonly MessageParam[];
+  turns: readonly LoopTurn[];
+  family: ApiFamily;
+  /** The final turn: tool calls disabled so the answer ends in natural language. */
+  toolsDisabled: boolean;
+}
+
+/**
+ * Families without `tool_choice: none` (Bedrock's Converse API): their final turn offers no tools and gives the
+ * conversation's tool calls and results as text. Every other family disables tools with `tool_choice: none`.
+ */
+const NO_TOOL_CHOICE_NONE: ReadonlySet<ApiFamily> = new Set(['bedrock']);
+
+/** Whether search results travel as `search_result` blocks (Anthropic-format upstreams), so the model can cite them. */
+export function usesSearchResultBlocks(family: ApiFamily): boolean {
+  return family === 'anthropic';
+}
+
+/** The original conversation with its passed-back gateway blocks turned into the tool turns the model saw. */
+export function modelHistory(original: MessageRequest, setup: ToolLoopSetup, family: ApiFamily): MessageParam[] {
+  return convertToModelToolTurns(original.messages, { searchResultBlocks: usesSearchResultBlocks(family), mcpPrefixes: setup.mcpPrefixes });
+}
+
+/**
+ * The step's `tool_choice`: the client's on the first step; afterwards a forcing choice (`any`, `tool`) becomes
+ * `auto`, or the loop would force a call at every step; `none` on the final turn.
+ */
+function toolChoiceFor(original: ToolChoice | undefined, firstStep: boolean, toolsDisabled: boolean): ToolChoice | undefined {
+  if (toolsDisabled) return { type: 'none' };
+  if (original === undefined || firstStep) return original;
+  if (original.type !== 'any' && original.type !== 'tool') return original;
+  const disableParallel = (original as { disable_parallel_tool_use?: boolean }).disable_parallel_tool_use;
+  return { type: 'auto', ...(disableParallel ? { disable_parallel_tool_use: true } : {}) };
+}
+
+function appendTurns(history: readonly MessageParam[], turns: readonly LoopTurn[], searchResultBlocks: boolean): MessageParam[] {
+  const messages = history.slice();
+  for (const turn of turns) {
+    messages.push({ role: 'assistant', content: turn.assistant });
+    if (turn.outcomes.length > 0) messages.push({ role: 'user', content: turn.outcomes.map((outcome) => modelToolResultBlock(outcome, { searchResultBlocks })) });
+  }
+  return messages;
+}
+
+/** The request of one step for one attempt; the original request is not modified. */
+export function buildStepRequest(input: StepRequestInput): MessageRequest {
+  const { original, setup, family, toolsDisabled } = input;
+  const messages = appendTurns(input.history, input.turns, usesSearchResultBlocks(family));
+  const { tools: _tools, tool_choice: _choice, ...rest } = original;
+  let request: MessageRequest;
+  if (toolsDisabled && NO_TOOL_CHOICE_NONE.has(family)) {
+    request = { ...rest, messages: convertToolBlocksToText(messages) };
+  } else {
+    const toolChoice = toolChoiceFor(original.tool_choice, input.turns.length === 0, toolsDisabled);
+    request = { ...rest, messages, tools: setup.definitions, ...(toolChoice ? { tool_choice: toolChoice } : {}) };
+  }
+  return withTopLevelMarker(request);
+}
+
+/**
+ * The top-level `cache_control` placed on the growing conversation's last block, so each step reads the
+ * previous one's cache. With every breakpoint already taken, the planner accepted the original only because the
+ * marker fell on a block already marked; the conversation's new last block has no room for it, so it is left
+ * out rather than failing the step.
+ */
+function withTopLevelMarker(request: MessageRequest): MessageRequest {
+  if (!request.cache_control) return request;
+  if (countCacheBreakpoints(request) >= MAX_CACHE_BREAKPOINTS) {
+    const { cache_control: _full, ...rest } = request;
+    return rest as MessageRequest;
+  }
+  return placeTopLevelCacheBreakpoint(request) as MessageRequest;
+}

@@ -1,0 +1,85 @@
+/**
+ * `POST /messages` with gateway tools: the server-side tool loop. The rules are checked first (400s), the
+ * request is planned once, the MCP servers' tools are listed, then each step is a routed attempt over the same
+ * plan, starting with the attempt that served the previous step, until the model answers without gateway
+ * tool calls, calls a client tool, or the loop stops offering tools and makes its final turn. A JSON answer is
+ * one message for every step; a stream is returned once the first step's first event has arrived.
+ */
+import type { MessageRequest, MessageResponse, ResponseContentBlock } from '#src/api-types.ts';
+import type { AdapterMessage } from '#src/providers/provider-adapter.ts';
+import { logWarnings, settle } from '#src/messages/attempt-answers.ts';
+import type { CreateMessageOutcome, MessagesDeps } from '#src/messages/create-message.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import { runAttempts } from '#src/messages/run-attempts.ts';
+import { applyPluginsToMessage, type PluginState } from '#src/plugins/plugin-pipeline.ts';
+import { isByok, type Attempt } from '#src/routing/attempt.ts';
+import { buildLoopMetadata } from './loop-metadata.ts';
+import { finishStep, newLoopRun, stepCall, type LoopRun } from './loop-run.ts';
+import { summedUsage, stepUsageOf } from './loop-tally.ts';
+import { checkToolLoop, prepareToolLoop } from './prepare-tool-loop.ts';
+import { readStepContent } from './step-content.ts';
+import { streamToolLoop } from './tool-loop-stream.ts';
+
+/** Checks, plans and readies the loop of a request naming at least one gateway tool. */
+export async function startLoopRun(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState): Promise<LoopRun> {
+  const checked = checkToolLoop(request, deps.serverTools.config);
+  const plan = await deps.planner.plan(request, context);
+  const { setup, warnings } = await prepareToolLoop(request, checked, deps.serverTools.runtime);
+  if (warnings.length > 0) deps.logger.warn('gateway tools not offered', { generation_id: context.generationId, warnings });
+  return newLoopRun(deps, request, context, plan, setup, plugins);
+}
+
+/** Runs the tool loop of a request naming at least one gateway tool. */
+export async function createToolLoopMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState): Promise<CreateMessageOutcome> {
+  const run = await startLoopRun(deps, request, context, plugins);
+  if (request.stream === true) return { kind: 'stream', events: await streamToolLoop(run) };
+  const { message, attempt } = await runJsonLoop(run);
+  return { kind: 'message', message: applyPluginsToMessage(message, plugins, attempt) };
+}
+
+async function generateStep(run: LoopRun) {
+  const { deps, plan, context } = run;
+  const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await stepCall(run, attempt));
+  const answered = settle(
+    deps.planner,
+    plan,
+    context,
+    await runAttempts<AdapterMessage>(plan.attempts, generate, {
+      signal: context.signal,
+      isRefusal: (result) => result.message.stop_reason === 'refusal',
+      ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
+    }),
+    (answer) => answer.message.usage.output_tokens,
+  );
+  logWarnings(deps.logger, answered.attempt, answered.result.warnings, context.generationId);
+  return answered;
+}
+
+/** Runs the steps to the end: one message for every step, and the attempt that served the last one. */
+async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; attempt: Attempt }> {
+  const content: ResponseContentBlock[] = [];
+  let first: { message: MessageResponse; attempt: Attempt } | undefined;
+  for (;;) {
+    const { result, attempt, index, records } = await generateStep(run);
+    const { message } = result;
+    first ??= { message, attempt };
+    const reading = readStepContent(message.content, run.setup, run.tally.sources);
+    const outcome = await finishStep(run, { attempt, index, records, reading, usage: stepUsageOf(message.usage), stopReason: message.stop_reason });
+    content.push(...reading.clientBlocks, ...outcome.outcomes.map((entry) => entry.clientResult));
+    if (!outcome.done) continue;
+    const response: MessageResponse = {
+      id: first.message.id,
+      type: 'message',
+      role: 'assistant',
+      model: first.attempt.model,
+      provider: first.attempt.provider.displayName,
+      content,
+      stop_reason: outcome.stopReason,
+      stop_sequence: message.stop_sequence ?? null,
+      ...(message.container ? { container: message.container } : {}),
+      usage: { ...summedUsage(run.tally), service_tier: first.message.usage.service_tier ?? 'standard', is_byok: isByok(first.attempt) },
+    };
+    if (run.context.wantsMetadata) response.gateway_metadata = buildLoopMetadata(run.plan, run.tally, run.context.startedAt);
+    return { message: response, attempt };
+  }
+}
