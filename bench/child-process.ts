@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import type { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 
 /** A message from the parent to a child. */
@@ -119,6 +119,8 @@ export function serveParent(ready: unknown, close: () => Promise<void> | void): 
       const usage = process.cpuUsage();
       reply({ type: 'cpu', id: message.id, micros: usage.user + usage.system });
     } else if (message.type === 'profile-start') {
+      // Loaded on demand: a child's idle memory is part of what the bench measures.
+      const { Session } = await import('node:inspector/promises');
       session = new Session();
       session.connect();
       await session.post('Profiler.enable');
