@@ -2,8 +2,7 @@
  * The gateway's one SQL schema, shared by PGlite and PostgreSQL. Migrations under src/store/migrations are
  * generated from this file by drizzle-kit; never edit a generated migration, add a new one.
  */
-import { sql } from 'drizzle-orm';
-import { boolean, check, customType, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, customType, index, integer, pgTable, sql, text, timestamp, uuid } from '#src/store/drizzle.ts';
 
 /** PostgreSQL `bytea`, read and written as a Node Buffer on both drivers. */
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
