@@ -7,6 +7,7 @@ import { cpus, totalmem } from 'node:os';
 import type { LoadResult } from './load-generator.ts';
 import type { ProbeResult } from './stream-probe.ts';
 import { megabytes } from './process-stats.ts';
+import type { ChildMemory } from './child-process.ts';
 
 /** Which server a row measured. */
 export type TargetName = 'direct upstream' | 'pass-through floor' | 'gateway' | 'gateway, 2 workers' | 'gateway on PostgreSQL';
@@ -33,6 +34,8 @@ export interface MemoryResult {
   /** Highest RSS sampled while the target was under load; NaN when it was not driven. */
   peakBytes: number;
   afterBytes: number;
+  /** The process's own view at idle (single-process targets). */
+  idleBreakdown: ChildMemory | undefined;
 }
 
 /** The probe's figures for one target. */
@@ -100,9 +103,15 @@ export function renderMainTables(results: readonly ScenarioResult[], memory: rea
     '',
     `RSS of the target's processes from /proc (a cluster: primary plus workers): idle ${settings.idleSettleMs / 1000} s after it reported ready and before any load (the gateway has answered one BYOK request per worker by then), the highest value sampled every 250 ms under load, and 2 s after its last scenario.`,
     '',
-    '| target | database | idle MB | peak under load MB | after the run MB |',
-    '|---|---|--:|--:|--:|',
-    ...memory.map((row) => `| ${row.target} | ${row.database} | ${megabytes(row.idleBytes)} | ${megabytes(row.peakBytes)} | ${megabytes(row.afterBytes)} |`),
+    'At idle, the process\'s own view (`process.memoryUsage`, `v8.getHeapCodeStatistics`): V8 heap live and committed, bytecode and machine code inside it, and ArrayBuffers outside it. The rest of RSS is the Node binary\'s pages, malloc, WebAssembly memory and code.',
+    '',
+    '| target | database | idle MB | peak under load MB | after the run MB | idle: heap live / committed MB | idle: code MB | idle: ArrayBuffers MB |',
+    '|---|---|--:|--:|--:|--:|--:|--:|',
+    ...memory.map((row) => {
+      const heap = row.idleBreakdown;
+      const own = heap ? [`${megabytes(heap.heapUsed)} / ${megabytes(heap.heapTotal)}`, megabytes(heap.code), megabytes(heap.arrayBuffers)] : ['n/a', 'n/a', 'n/a'];
+      return `| ${row.target} | ${row.database} | ${megabytes(row.idleBytes)} | ${megabytes(row.peakBytes)} | ${megabytes(row.afterBytes)} | ${own.join(' | ')} |`;
+    }),
     '',
     '### Sequential streaming probe',
     '',

@@ -10,7 +10,7 @@
  * Options: `--duration <s>` (5), `--warmup <s>` (1), `--connections 1,16,64`, `--targets
  * direct,floor,gateway,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
  * (the gateway's; postgres reads DATABASE_URL), `--workers <n>` (2), `--idle <s>` (10), `--probe <s>` (3),
- * `--profile <dir>` (the gateway's measured windows with the V8 profiler, one `gateway-<mode>-<conns>.cpuprofile`
+ * `--gateway-flags <a,b>|none` (replace the gateway's Node flags), `--profile <dir>` (the gateway's measured windows with the V8 profiler, one `gateway-<mode>-<conns>.cpuprofile`
  * each; summarise with `node bench/profile-summary.ts <file>`), `--cpu-prof <dir>` (the gateway's whole life).
  * Modes: `--soak` (10 minutes, `--soak-minutes`, mixed JSON and streams at 32 connections, RSS every 5 s) and
  * `--streams <n>` (n streams held open at once), each against the gateway only.
@@ -43,6 +43,7 @@ const { values } = parseArgs({
     probe: { type: 'string', default: '3' },
     profile: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'gateway-flags': { type: 'string' },
     soak: { type: 'boolean', default: false },
     'soak-minutes': { type: 'string', default: '10' },
     streams: { type: 'string' },
@@ -65,6 +66,9 @@ const settings = {
 const profileDir = values.profile ? resolve(values.profile) : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 const gatewayExecArgv = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
+// The gateway's own Node flags and environment (src/serve/runtime-settings.ts) unless replaced, e.g. `--gateway-flags none`
+// runs it with neither, to see what they do.
+const gatewayNodeFlags = values['gateway-flags'] === undefined ? undefined : values['gateway-flags'] === 'none' ? [] : values['gateway-flags'].split(',');
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 console.error(`load average ${loadAverage.map((value) => value.toFixed(2)).join(' ')} on this machine; figures from a busy machine are noisy`);
@@ -75,7 +79,7 @@ try {
   const upstream = await startUpstream(trickle);
   stoppers.push(() => upstream.child.stop());
   const upstreamOrigin = upstream.child.ready.origin;
-  const gatewayOptions = { upstreamOrigin, database, workers: 1, execArgv: gatewayExecArgv } as const;
+  const gatewayOptions = { upstreamOrigin, database, workers: 1, execArgv: gatewayExecArgv, ...(gatewayNodeFlags ? { nodeFlags: gatewayNodeFlags } : {}) } as const;
 
   if (values.soak || values.streams) {
     const gateway = await startGateway({ ...gatewayOptions, name: 'gateway' });
@@ -111,7 +115,11 @@ try {
 
     // Every target idles together, so the wait is paid once.
     await sleep(settings.idleSettleMs);
-    const memory: MemoryResult[] = list.map(({ target, database: db }) => ({ target: target.name, database: db, idleBytes: rssBytes(processTree(target.pid)), peakBytes: Number.NaN, afterBytes: Number.NaN }));
+    const memory: MemoryResult[] = [];
+    for (const { target, database: db } of list) {
+      const idleBreakdown = target.name === 'gateway, 2 workers' ? undefined : await target.child.memory();
+      memory.push({ target: target.name, database: db, idleBytes: rssBytes(processTree(target.pid)), peakBytes: Number.NaN, afterBytes: Number.NaN, idleBreakdown });
+    }
     for (const entry of list.filter((candidate) => !candidate.loadDriven)) await entry.target.stop();
 
     const scenarios: ScenarioResult[] = [];

@@ -7,6 +7,7 @@
 import { request } from 'undici';
 import { startChild, type ChildServer } from './child-process.ts';
 import { cpuMicros, processTree } from './process-stats.ts';
+import { gatewayEnvironmentDefaults, GATEWAY_NODE_FLAGS } from '#src/serve/runtime-settings.ts';
 import { prepareGateway, type BenchDatabase } from './gateway-setup.ts';
 import { BENCH_MODEL, BENCH_PACED_MODEL, BENCH_SLOW_MODEL, PACED_MODEL, SLOW_MODEL } from './bench-models.ts';
 import type { UpstreamReady } from './fake-upstream.ts';
@@ -89,8 +90,10 @@ export interface GatewayTargetOptions {
   database: BenchDatabase;
   /** `SWITCHBOARD_WORKERS`; above 1 the CPU is read from /proc over the process tree. */
   workers: number;
-  /** Node flags of the gateway process (`--cpu-prof`). */
+  /** Extra Node flags of the gateway process (`--cpu-prof`). */
   execArgv?: string[];
+  /** The gateway's own Node flags; unless given, those and the environment `switchboard serve` runs with. */
+  nodeFlags?: readonly string[];
   /** Extra environment, e.g. REDIS_URL for a cluster. */
   env?: Record<string, string>;
 }
@@ -110,8 +113,8 @@ export async function startGateway(options: GatewayTargetOptions): Promise<Targe
     // REDIS_URL only when asked for: a single gateway keeps its pins in process, as the README's default does.
     child = await startChild<GatewayReady>({
       script: new URL('./gateway-process.ts', import.meta.url),
-      env: { REDIS_URL: '', DATABASE_URL: '', ...setup.env },
-      ...(options.execArgv ? { execArgv: options.execArgv } : {}),
+      env: { REDIS_URL: '', DATABASE_URL: '', ...(options.nodeFlags ? {} : gatewayEnvironmentDefaults()), ...setup.env },
+      execArgv: [...(options.nodeFlags ?? GATEWAY_NODE_FLAGS), ...(options.execArgv ?? [])],
     });
     const { origin } = child.ready;
     const created = await postJson(`${origin}/api/v1/byok`, setup.managementKey, { provider: 'anthropic', key: 'sk-ant-bench-byok-key-0000000002', name: 'bench' });
