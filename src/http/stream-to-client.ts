@@ -1,7 +1,9 @@
 /**
  * Sends an event stream to the client. The status and headers are already committed when the first event
  * is written, so a failure after that cannot change the status: it becomes an in-band Anthropic `error`
- * event with a safe message, and the stream ends cleanly.
+ * event with a safe message, and the stream ends cleanly. `message_stop` is the last event of a message: the
+ * response ends with it, in one write, without waiting for the upstream to close its side; what the
+ * upstream sends after it is read and dropped, so its connection returns to the pool rather than being cut.
  */
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
 import type { SseWriter } from '#src/http/sse-writer.ts';
@@ -13,16 +15,25 @@ const IN_BAND_TYPES: Record<number, string> = { 429: 'rate_limit_error', 503: 'o
 /** Writes every event, then ends the response; never throws. */
 export async function streamToClient(writer: SseWriter, events: AsyncIterable<SseEvent>, logger: Logger): Promise<void> {
   const iterator = events[Symbol.asyncIterator]();
+  let complete = false;
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      if (complete) continue;
       if (writer.closed) break;
-      await writer.write(next.value);
+      if (next.value.event === 'message_stop') {
+        writer.end(next.value);
+        complete = true;
+      } else await writer.write(next.value);
     }
   } catch (error) {
+    if (complete) {
+      logger.debug('upstream failed after the message was complete', { error });
+      return;
+    }
     const rendered = toRenderedError(error);
     logger.warn('stream failed after its first byte', { error });
     const type = IN_BAND_TYPES[rendered.status] ?? 'api_error';
-    await writer.write({ event: 'error', data: JSON.stringify({ type: 'error', error: { type, message: rendered.message } }) });
+    writer.end({ event: 'error', data: JSON.stringify({ type: 'error', error: { type, message: rendered.message } }) });
   } finally {
     // Stops the upstream read when the client went away mid-stream.
     await iterator.return?.().catch(() => undefined);
