@@ -64,10 +64,11 @@ export class RedisSharedEndpointStats extends EndpointStatsTracker {
     this.#channel = options.channel ?? ENDPOINT_STATS_CHANNEL;
     this.#flushEveryMs = options.flushEveryMs ?? 250;
     this.#logger = options.logger;
-    const settings = { commandTimeout: 500, maxRetriesPerRequest: 1, connectionName: 'switchboard-endpoint-stats' };
     const RedisClient = loadRedisClass();
-    this.#publisher = new RedisClient(options.url, settings);
-    this.#subscriber = new RedisClient(options.url, settings);
+    // A publish never holds anything up; the subscription waits for Redis as long as it takes (ioredis
+    // subscribes again after a reconnection).
+    this.#publisher = new RedisClient(options.url, { commandTimeout: 500, maxRetriesPerRequest: 1, connectionName: 'switchboard-endpoint-stats' });
+    this.#subscriber = new RedisClient(options.url, { connectionName: 'switchboard-endpoint-stats-subscriber' });
     for (const client of [this.#publisher, this.#subscriber]) client.on('error', (error: Error) => this.#down(error));
     this.#subscriber.on('message', (_channel: string, message: string) => {
       for (const { model, provider, ...sample } of parseSamples(message, this.#self)) super.record(model, provider, sample);
