@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,8 +134,13 @@ describe.skipIf((!REDIS_URL || !DATABASE_URL) && process.env.CI !== 'true')('two
     }
   }
 
-  it('runs a primary and two workers', () => {
-    expect(childProcesses(gateway.process.pid ?? -1)).toHaveLength(2);
+  it('runs a primary and two workers, all with the gateway flags and environment', () => {
+    const workers = childProcesses(gateway.process.pid ?? -1);
+    expect(workers).toHaveLength(2);
+    for (const pid of [gateway.process.pid ?? -1, ...workers]) {
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--liftoff-only');
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
+    }
   });
 
   it('a session pinned by one worker is served by the same provider on the other worker', async () => {
