@@ -10,7 +10,8 @@
  * Options: `--duration <s>` (5), `--warmup <s>` (1), `--connections 1,16,64`, `--targets
  * direct,floor,gateway,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
  * (the gateway's; postgres reads DATABASE_URL), `--workers <n>` (2), `--idle <s>` (10), `--probe <s>` (3),
- * `--gateway-flags <a,b>|none` (replace the gateway's Node flags), `--profile <dir>` (the gateway's measured windows with the V8 profiler, one `gateway-<mode>-<conns>.cpuprofile`
+ * `--gateway-flags <a,b>|none` (replace the gateway's Node flags), `--variant <a,b>|none` (repeatable: one more gateway
+ * with these flags instead of its own, driven alongside it), `--profile <dir>` (the gateway's measured windows with the V8 profiler, one `gateway-<mode>-<conns>.cpuprofile`
  * each; summarise with `node bench/profile-summary.ts <file>`), `--cpu-prof <dir>` (the gateway's whole life).
  * Modes: `--soak` (10 minutes, `--soak-minutes`, mixed JSON and streams at 32 connections, RSS every 5 s) and
  * `--streams <n>` (n streams held open at once), each against the gateway only.
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'gateway-flags': { type: 'string' },
+    variant: { type: 'string', multiple: true },
     soak: { type: 'boolean', default: false },
     'soak-minutes': { type: 'string', default: '10' },
     streams: { type: 'string' },
@@ -106,6 +108,12 @@ try {
       list.push({ target: await startGateway({ ...gatewayOptions, name: 'gateway' }), database, loadDriven: true });
       if (database === 'pglite' && hasPostgres) list.push({ target: await startGateway({ ...gatewayOptions, name: 'gateway on PostgreSQL', database: 'postgres' }), database: 'postgres', loadDriven: false });
     }
+    // Each `--variant <flags>` adds a gateway started with those Node flags instead of its own (same environment), driven
+    // like the gateway in the same run: what a flag costs or saves, as a ratio on one machine state.
+    for (const variant of values.variant ?? []) {
+      const nodeFlags = variant === 'none' ? [] : variant.split(',');
+      list.push({ target: await startGateway({ ...gatewayOptions, name: `gateway with ${variant}`, nodeFlags, keepEnvironment: true }), database, loadDriven: true });
+    }
     if (targets.has('workers') && hasPostgres) {
       const workers = Number(values.workers);
       const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
@@ -139,7 +147,7 @@ try {
     }
 
     const isFullRun =
-      !profileDir && !values['cpu-prof'] && values.duration === '5' && values.warmup === '1' && values.connections === '1,16,64' && values.modes === 'json,stream' && ['direct', 'floor', 'gateway'].every((name) => targets.has(name));
+      !profileDir && !values['cpu-prof'] && !values.variant && values['gateway-flags'] === undefined && values.duration === '5' && values.warmup === '1' && values.connections === '1,16,64' && values.modes === 'json,stream' && ['direct', 'floor', 'gateway'].every((name) => targets.has(name));
     const run = { ...settings, date: new Date(), loadAverage, elapsedMs: performance.now() - startedAt };
     const markdown = [...describeRun(run, 'npm run bench'), '', ...renderMainTables(scenarios, memory, probes, run)].join('\n');
     if (isFullRun) {

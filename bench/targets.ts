@@ -94,6 +94,8 @@ export interface GatewayTargetOptions {
   execArgv?: string[];
   /** The gateway's own Node flags; unless given, those and the environment `switchboard serve` runs with. */
   nodeFlags?: readonly string[];
+  /** With `nodeFlags`: keep the environment `switchboard serve` runs with (compare flags alone). */
+  keepEnvironment?: boolean;
   /** Extra environment, e.g. REDIS_URL for a cluster. */
   env?: Record<string, string>;
 }
@@ -113,7 +115,7 @@ export async function startGateway(options: GatewayTargetOptions): Promise<Targe
     // REDIS_URL only when asked for: a single gateway keeps its pins in process, as the README's default does.
     child = await startChild<GatewayReady>({
       script: new URL('./gateway-process.ts', import.meta.url),
-      env: { REDIS_URL: '', DATABASE_URL: '', ...(options.nodeFlags ? {} : gatewayEnvironmentDefaults()), ...setup.env },
+      env: { REDIS_URL: '', DATABASE_URL: '', ...(options.nodeFlags && !options.keepEnvironment ? {} : gatewayEnvironmentDefaults()), ...setup.env },
       execArgv: [...(options.nodeFlags ?? GATEWAY_NODE_FLAGS), ...(options.execArgv ?? [])],
     });
     const { origin } = child.ready;
