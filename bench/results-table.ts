@@ -101,7 +101,7 @@ export function renderMainTables(results: readonly ScenarioResult[], memory: rea
     '',
     '### Memory',
     '',
-    `RSS of the target's processes from /proc (a cluster: primary plus workers): idle ${settings.idleSettleMs / 1000} s after it reported ready and before any load (the gateway has answered one BYOK request per worker by then), the highest value sampled every 250 ms under load, and 2 s after its last scenario.`,
+    `RSS of the target's processes from /proc (a cluster: primary plus workers): idle ${settings.idleSettleMs / 1000} s after it reported ready and before any load (a gateway has stored a BYOK credential and answered two check requests per worker by then), the highest value sampled every 250 ms under load, and 2 s after its last scenario.`,
     '',
     'At idle, the process\'s own view (`process.memoryUsage`, `v8.getHeapCodeStatistics`): V8 heap live and committed, bytecode and machine code inside it, and ArrayBuffers outside it. The rest of RSS is the Node binary\'s pages, malloc, WebAssembly memory and code.',
     '',

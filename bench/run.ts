@@ -83,6 +83,8 @@ try {
   const upstreamOrigin = upstream.child.ready.origin;
   const gatewayOptions = { upstreamOrigin, database, workers: 1, execArgv: gatewayExecArgv, ...(gatewayNodeFlags ? { nodeFlags: gatewayNodeFlags } : {}) } as const;
 
+  // A soak or open-streams run is stored only for the gateway as it ships (its own Node flags).
+  const storable = values['gateway-flags'] === undefined && !values['cpu-prof'];
   if (values.soak || values.streams) {
     const gateway = await startGateway({ ...gatewayOptions, name: 'gateway' });
     stoppers.push(() => gateway.stop());
@@ -91,13 +93,13 @@ try {
       const minutes = Number(values['soak-minutes']);
       const soak = await runSoak(gateway, { durationMs: minutes * 60_000, connections: 32, sampleEveryMs: 5000, body: (stream) => requestBody(gateway.model, stream) });
       console.log(soak.markdown);
-      if (minutes === 10) storeSection('soak', { markdown: `${soak.markdown}\n\nGateway on ${database}; load average at the start ${loadAverage.map((value) => value.toFixed(2)).join(', ')}.`, figures: soak.figures });
+      if (minutes === 10 && storable) storeSection('soak', { markdown: `${soak.markdown}\n\nGateway on ${database}; load average at the start ${loadAverage.map((value) => value.toFixed(2)).join(', ')}.`, figures: soak.figures });
       if (soak.figures.errors > 0) process.exitCode = 1;
     } else {
       const streams = Number(values.streams);
       const outcome = await runOpenStreams(gateway, { streams, openTimeoutMs: 60_000, body: requestBody(gateway.slowModel, true) });
       console.log(outcome.markdown);
-      if (streams >= 1000) storeSection('openStreams', { markdown: `${outcome.markdown}\n\nGateway on ${database}; load average at the start ${loadAverage.map((value) => value.toFixed(2)).join(', ')}.`, figures: outcome.figures });
+      if (streams >= 1000 && storable) storeSection('openStreams', { markdown: `${outcome.markdown}\n\nGateway on ${database}; load average at the start ${loadAverage.map((value) => value.toFixed(2)).join(', ')}.`, figures: outcome.figures });
       if (outcome.figures.errors > 0) process.exitCode = 1;
     }
   } else {

@@ -4,7 +4,7 @@
  * climbing after the first minute; the aim is the end within 10% of the value after minute 1.
  */
 import { runLoad, type LoadResult } from './load-generator.ts';
-import { megabytes, RssSampler } from './process-stats.ts';
+import { megabytes, processTree, rssBytes, RssSampler } from './process-stats.ts';
 import { fixed } from './results-table.ts';
 import type { SoakFigures } from './aims.ts';
 import type { Target } from './targets.ts';
@@ -52,6 +52,10 @@ export async function runSoak(target: Target, options: SoakOptions): Promise<Soa
   sampler.start(options.sampleEveryMs);
   const [json, stream] = await Promise.all([drive(false), drive(true)]);
   sampler.stop();
+  // Idle again: what of the growth was garbage the gateway gives back (heap compaction checks every 5 s).
+  await new Promise((resolve) => setTimeout(resolve, 20_000));
+  const idleAfterBytes = rssBytes(processTree(target.pid));
+  const heapAfter = await target.child.memory();
   const samples = sampler.samples.filter((sample) => sample.atMs >= startedAt).map((sample) => ({ atMs: sample.atMs - startedAt, bytes: sample.bytes }));
   const afterFirstMinute = rssAt(samples, 60_000);
   const atEnd = samples.at(-1)?.bytes ?? Number.NaN;
@@ -65,6 +69,7 @@ export async function runSoak(target: Target, options: SoakOptions): Promise<Soa
     '',
     `- requests: ${json.requests} JSON (${fixed(json.requestsPerSecond, 0)}/s, p50 ${fixed(json.p50Ms, 2)} ms) and ${stream.requests} streams (${fixed(stream.requestsPerSecond, 0)}/s, p50 ${fixed(stream.p50Ms, 2)} ms); errors ${errors}${json.firstProblem ?? stream.firstProblem ? ` (first: ${json.firstProblem ?? stream.firstProblem})` : ''}`,
     `- RSS idle before the soak ${megabytes(idleBytes)} MB, after minute 1 ${megabytes(afterFirstMinute)} MB, at the end ${megabytes(atEnd)} MB (${drift >= 0 ? '+' : ''}${fixed(drift * 100, 1)}%), highest ${megabytes(Math.max(...samples.map((sample) => sample.bytes)))} MB`,
+    `- idle again 20 s after the soak: RSS ${megabytes(idleAfterBytes)} MB, V8 heap ${megabytes(heapAfter.heapUsed)} MB live of ${megabytes(heapAfter.heapTotal)} MB committed`,
     '',
     '| minute | RSS MB |',
     '|--:|--:|',
