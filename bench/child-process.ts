@@ -5,12 +5,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import type { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 
 /** A message from the parent to a child. */
 type ParentMessage =
   | { type: 'cpu'; id: number }
+  | { type: 'memory'; id: number }
   | { type: 'profile-start'; id: number }
   | { type: 'profile-stop'; id: number; path: string }
   | { type: 'stop' };
@@ -19,6 +20,7 @@ type ParentMessage =
 type ChildMessage =
   | { type: 'ready'; ready: unknown }
   | { type: 'cpu'; id: number; micros: number }
+  | { type: 'memory'; id: number; memory: ChildMemory }
   | { type: 'done'; id: number }
   | { type: 'failed'; message: string };
 
@@ -30,6 +32,18 @@ function isParentMessage(value: unknown): value is ParentMessage {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
+/** Where a child's memory is, in bytes: V8's heap (committed and live), code, and memory outside the heap. */
+export interface ChildMemory {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  /** Memory of objects V8 tracks outside its heap: ArrayBuffers, WebAssembly memories (reserved size). */
+  external: number;
+  arrayBuffers: number;
+  /** Bytecode and machine code in the heap. */
+  code: number;
+}
+
 /** A running child server, seen from the parent. */
 export interface ChildServer<Ready> {
   /** What the child reported once it was listening (its origin, keys). */
@@ -37,6 +51,8 @@ export interface ChildServer<Ready> {
   pid: number;
   /** User plus system CPU time the child has used since it started, in microseconds. */
   cpuMicros(): Promise<number>;
+  /** The child's own view of its memory. */
+  memory(): Promise<ChildMemory>;
   /** Starts the V8 CPU profiler in the child (the measured window only, unlike `--cpu-prof`). */
   startProfile(): Promise<void>;
   /** Stops the profiler and has the child write the `.cpuprofile` to `path`. */
@@ -62,7 +78,7 @@ export async function startChild<Ready>(options: StartChildOptions): Promise<Chi
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, ...options.env },
   });
-  const pending = new Map<number, (micros: number) => void>();
+  const pending = new Map<number, (answer: unknown) => void>();
   let nextId = 1;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
@@ -78,21 +94,22 @@ export async function startChild<Ready>(options: StartChildOptions): Promise<Chi
         clearTimeout(timer);
         reject(new Error(`${options.script.pathname}: ${message.message}`));
       } else {
-        pending.get(message.id)?.(message.type === 'cpu' ? message.micros : 0);
+        pending.get(message.id)?.(message.type === 'cpu' ? message.micros : message.type === 'memory' ? message.memory : 0);
         pending.delete(message.id);
       }
     });
   });
 
-  const ask = (message: ParentMessage & { id: number }): Promise<number> =>
-    new Promise<number>((resolve) => {
-      pending.set(message.id, resolve);
+  const ask = <T = number>(message: ParentMessage & { id: number }): Promise<T> =>
+    new Promise<T>((resolve) => {
+      pending.set(message.id, resolve as (answer: unknown) => void);
       child.send(message);
     });
   return {
     ready,
     pid: child.pid ?? -1,
     cpuMicros: () => ask({ type: 'cpu', id: nextId++ }),
+    memory: () => ask<ChildMemory>({ type: 'memory', id: nextId++ }),
     startProfile: async () => void (await ask({ type: 'profile-start', id: nextId++ })),
     stopProfile: async (path) => void (await ask({ type: 'profile-stop', id: nextId++, path })),
     async stop(graceMs = 10_000) {
@@ -118,7 +135,15 @@ export function serveParent(ready: unknown, close: () => Promise<void> | void): 
     if (message.type === 'cpu') {
       const usage = process.cpuUsage();
       reply({ type: 'cpu', id: message.id, micros: usage.user + usage.system });
+    } else if (message.type === 'memory') {
+      const usage = process.memoryUsage();
+      const { getHeapCodeStatistics } = await import('node:v8');
+      const code = getHeapCodeStatistics();
+      const memory = { ...usage, code: code.code_and_metadata_size + code.bytecode_and_metadata_size };
+      reply({ type: 'memory', id: message.id, memory });
     } else if (message.type === 'profile-start') {
+      // Loaded on demand: a child's idle memory is part of what the bench measures.
+      const { Session } = await import('node:inspector/promises');
       session = new Session();
       session.connect();
       await session.post('Profiler.enable');

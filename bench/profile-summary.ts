@@ -2,7 +2,8 @@
  * Summarises a V8 `.cpuprofile` (from `node --cpu-prof`, e.g. `npm run bench -- --targets gateway --profile
  * <dir>`): where the busy time went, as self time per function, and as self and inclusive time per area (a
  * package in node_modules, a file of src/, Node's internals, the garbage collector). Idle time is left out of
- * the percentages, so they read as "share of the CPU the process actually used".
+ * the percentages, so they read as "share of the CPU the process actually used"; so is the profiler's own
+ * work (the `node:inspector` session the bench drives over IPC, which serialises the profile when it stops).
  *
  * Usage: `node bench/profile-summary.ts <file.cpuprofile> [top=25]`
  */
@@ -61,6 +62,7 @@ export function summarizeProfile(profile: CpuProfile, count: number): string {
     if (!node) return;
     const { functionName, url, lineNumber } = node.callFrame;
     const area = areaOf(url, functionName);
+    if (area === 'node:inspector') return;
     const areas = stackAreas.includes(area) ? stackAreas : [...stackAreas, area];
     const micros = selfMicros.get(id) ?? 0;
     if (functionName === '(idle)') idle += micros;

@@ -1,39 +1,67 @@
 /**
- * Turns the bench's measurements into the markdown it prints and writes to bench/results.md: one table
- * row per target, mode and connection count, then the check against the aim (gateway CPU per request at
- * most twice the floor's; at most 0.5 ms added at p50 on one connection; zero errors).
+ * Turns one bench run's measurements into markdown: the load table (one row per target, mode and connection
+ * count), the memory table (RSS idle after start, peak under load, after the run) and the sequential
+ * streaming probe. The aims are checked in bench/aims.ts.
  */
 import { cpus, totalmem } from 'node:os';
 import type { LoadResult } from './load-generator.ts';
+import type { ProbeResult } from './stream-probe.ts';
+import { megabytes } from './process-stats.ts';
+import type { ChildMemory } from './child-process.ts';
 
 /** Which server a row measured. */
-export type TargetName = 'direct upstream' | 'pass-through floor' | 'gateway' | 'gateway + observability';
+export type TargetName = 'direct upstream' | 'pass-through floor' | 'gateway' | 'gateway, 2 workers' | 'gateway on PostgreSQL' | `gateway with ${string}`;
 
-/** One measured scenario. */
+/** One measured load scenario. */
 export interface ScenarioResult {
   target: TargetName;
   stream: boolean;
   connections: number;
   load: LoadResult;
-  /** CPU of the process under test per measured request, in microseconds. */
+  /** CPU of the process(es) under test per measured request, in microseconds. */
   cpuMicrosPerRequest: number;
   /** CPU of the upstream per request (the same as the above on the direct row). */
   upstreamCpuMicrosPerRequest: number;
-  /** CPU of the load generator (this process) per request. */
+  /** CPU of the load generator (the bench process) per request. */
   clientCpuMicrosPerRequest: number;
 }
 
-/** Settings shown above the table so a reader can reproduce the run. */
+/** Resident memory of one target (summed over its processes), in bytes. */
+export interface MemoryResult {
+  target: TargetName;
+  database: string;
+  idleBytes: number;
+  /** Highest RSS sampled while the target was under load; NaN when it was not driven. */
+  peakBytes: number;
+  afterBytes: number;
+  /** The process's own view at idle (single-process targets). */
+  idleBreakdown: ChildMemory | undefined;
+}
+
+/** The probe's figures for one target. */
+export interface ProbeRow {
+  target: TargetName;
+  result: ProbeResult;
+}
+
+/** Settings shown above the tables so a reader can reproduce the run. */
 export interface RunSettings {
   warmupMs: number;
   durationMs: number;
   maxRequests: number;
+  idleSettleMs: number;
+  probeMs: number;
   date: Date;
+  /** Load average when the run started (1, 5, 15 minutes). */
+  loadAverage: number[];
+  /** Wall-clock time of the whole run. */
+  elapsedMs: number;
 }
 
-const fixed = (value: number, digits: number): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+/** A number with fixed decimals, or n/a. */
+export const fixed = (value: number, digits: number): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
-function row(result: ScenarioResult): string {
+function loadRow(result: ScenarioResult): string {
   const { load } = result;
   return [
     result.target,
@@ -50,67 +78,50 @@ function row(result: ScenarioResult): string {
   ].join(' | ');
 }
 
-function find(results: readonly ScenarioResult[], target: TargetName, stream: boolean, connections: number): ScenarioResult | undefined {
-  return results.find((result) => result.target === target && result.stream === stream && result.connections === connections);
-}
-
-function aimLines(results: readonly ScenarioResult[]): string[] {
-  const lines: string[] = [];
-  for (const stream of [false, true]) {
-    const mode = stream ? 'streaming' : 'non-streaming';
-    for (const connections of [1, 64]) {
-      const gateway = find(results, 'gateway', stream, connections);
-      const floor = find(results, 'pass-through floor', stream, connections);
-      if (!gateway || !floor) continue;
-      const ratio = gateway.cpuMicrosPerRequest / floor.cpuMicrosPerRequest;
-      lines.push(`- CPU, ${mode}, ${connections} conn: gateway ${fixed(gateway.cpuMicrosPerRequest, 0)} µs vs floor ${fixed(floor.cpuMicrosPerRequest, 0)} µs = ${fixed(ratio, 2)}× (aim ≤ 2×): ${ratio <= 2 ? 'met' : 'NOT met'}`);
-    }
-    const gateway = find(results, 'gateway', stream, 1);
-    const direct = find(results, 'direct upstream', stream, 1);
-    if (gateway && direct) {
-      const added = gateway.load.p50Ms - direct.load.p50Ms;
-      lines.push(`- p50 added, ${mode}, 1 conn: ${fixed(gateway.load.p50Ms, 3)} − ${fixed(direct.load.p50Ms, 3)} = ${fixed(added, 3)} ms (aim ≤ 0.5 ms): ${added <= 0.5 ? 'met' : 'NOT met'}`);
-    }
-  }
-  for (const stream of [false, true]) {
-    for (const connections of [1, 64]) {
-      const plain = find(results, 'gateway', stream, connections);
-      const observed = find(results, 'gateway + observability', stream, connections);
-      if (!plain || !observed) continue;
-      const added = observed.cpuMicrosPerRequest - plain.cpuMicrosPerRequest;
-      lines.push(
-        `- CPU added by records and one OTLP destination, ${stream ? 'streaming' : 'non-streaming'}, ${connections} conn: ${fixed(observed.cpuMicrosPerRequest, 0)} − ${fixed(plain.cpuMicrosPerRequest, 0)} = ${fixed(added, 0)} µs (aim ≤ 20 µs): ${added <= 20 ? 'met' : 'NOT met'}`,
-      );
-    }
-  }
-  const errors = results.reduce((sum, result) => sum + result.load.non2xx + result.load.failures, 0);
-  lines.push(`- errors over all rows: ${errors} (aim 0): ${errors === 0 ? 'met' : 'NOT met'}`);
-  for (const result of results) {
-    if (result.load.firstProblem) lines.push(`  - first problem, ${result.target} ${result.stream ? 'stream' : 'json'} ${result.connections} conn: ${result.load.firstProblem}`);
-  }
-  return lines;
-}
-
-/** The whole markdown report: machine, settings, the table and the aim check. */
-export function renderResults(results: readonly ScenarioResult[], settings: RunSettings): string {
+/** The machine and settings paragraph. */
+export function describeRun(settings: RunSettings, command: string): string[] {
   const cpu = cpus();
   return [
-    '# Switchboard benchmark',
-    '',
-    `Run on ${settings.date.toISOString()} by \`npm run bench\`.`,
-    `Machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}.`,
+    `Run on ${settings.date.toISOString()} by \`${command}\` (${fixed(settings.elapsedMs / 1000, 0)} s in all).`,
+    `Machine: ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}; load average at the start ${settings.loadAverage.map((value) => value.toFixed(2)).join(', ')}.`,
+  ];
+}
+
+/** The load table, the memory table and the probe table. */
+export function renderMainTables(results: readonly ScenarioResult[], memory: readonly MemoryResult[], probes: readonly ProbeRow[], settings: RunSettings): string[] {
+  return [
     `Load: closed loop on one undici Pool per run, ${settings.warmupMs / 1000} s warm-up thrown away, then ${settings.durationMs / 1000} s measured (at most ${settings.maxRequests} requests).`,
     'Everything (upstream, server under test, load generator) shares the same cores on 127.0.0.1; each server runs in its own child process.',
     '',
-    'CPU µs/req is the user+system CPU time of the process under test (`process.cpuUsage` over IPC) over the measured window divided by the requests completed in it; for the direct row that is the upstream itself. The upstream and client columns show what the rest of the box spent per request.',
+    'CPU µs/req is the user+system CPU time of the server under test over the measured window divided by the requests completed in it (`process.cpuUsage` over IPC; for a cluster, /proc summed over the primary and its workers); for the direct row that is the upstream itself. The upstream and client columns show what the rest of the box spent per request.',
     '',
     '| target | mode | conns | req/s | p50 ms | p99 ms | CPU µs/req | upstream CPU µs/req | client CPU µs/req | requests | non-2xx / failures |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
-    ...results.map((result) => `| ${row(result)} |`),
+    ...results.map((result) => `| ${loadRow(result)} |`),
     '',
-    '## Against the aim',
+    '### Memory',
     '',
-    ...aimLines(results),
+    `RSS of the target's processes from /proc (a cluster: primary plus workers): idle ${settings.idleSettleMs / 1000} s after it reported ready and before any load (a gateway has stored a BYOK credential and answered two check requests per worker by then), the highest value sampled every 250 ms under load, and 2 s after its last scenario.`,
     '',
-  ].join('\n');
+    'At idle, the process\'s own view (`process.memoryUsage`, `v8.getHeapCodeStatistics`): V8 heap live and committed, bytecode and machine code inside it, and ArrayBuffers outside it. The rest of RSS is the Node binary\'s pages, malloc, WebAssembly memory and code.',
+    '',
+    '| target | database | idle MB | peak under load MB | after the run MB | idle: heap live / committed MB | idle: code MB | idle: ArrayBuffers MB |',
+    '|---|---|--:|--:|--:|--:|--:|--:|',
+    ...memory.map((row) => {
+      const heap = row.idleBreakdown;
+      const own = heap ? [`${megabytes(heap.heapUsed)} / ${megabytes(heap.heapTotal)}`, megabytes(heap.code), megabytes(heap.arrayBuffers)] : ['n/a', 'n/a', 'n/a'];
+      return `| ${row.target} | ${row.database} | ${megabytes(row.idleBytes)} | ${megabytes(row.peakBytes)} | ${megabytes(row.afterBytes)} | ${own.join(' | ')} |`;
+    }),
+    '',
+    '### Sequential streaming probe',
+    '',
+    `One connection, one streaming request at a time for ${settings.probeMs / 1000} s after a warm-up, the upstream writing each event in a packet of its own 1 ms apart (the first text delta is its third event); milliseconds from sending the request to the response headers, the first body byte, the first \`text_delta\` and the end of the stream (p50, p90 in parentheses).`,
+    '',
+    '| target | requests | headers ms | first byte ms | first delta ms | end ms | failures |',
+    '|---|--:|--:|--:|--:|--:|--:|',
+    ...probes.map(({ target, result }) => {
+      const cell = (name: keyof ProbeResult['p50']): string => `${fixed(result.p50[name], 3)} (${fixed(result.p90[name], 3)})`;
+      return `| ${target} | ${result.requests} | ${cell('headers')} | ${cell('firstByte')} | ${cell('firstDelta')} | ${cell('end')} | ${result.failures} |`;
+    }),
+  ];
 }

@@ -1,167 +1,167 @@
 /**
  * `npm run bench`: starts a fake Anthropic upstream, a pass-through floor proxy and the real gateway, each in
- * its own child process on 127.0.0.1, drives each with the closed-loop load generator (JSON and streaming, 1
- * and 64 connections), and prints requests/s, p50/p99 latency and CPU per request side by side. A full run
- * also writes the table to bench/results.md.
+ * its own child process on 127.0.0.1, measures each one's idle RSS, drives each with the closed-loop load
+ * generator (JSON and streaming at 1, 16 and 64 connections) while sampling its RSS, runs the sequential
+ * streaming probe, and prints requests/s, latency, CPU per request, memory and the aims side by side. With
+ * DATABASE_URL set it also measures a gateway's idle RSS on PostgreSQL and drives a 2-worker gateway
+ * (`SWITCHBOARD_WORKERS=2`, PostgreSQL, REDIS_URL when set). A full run takes about four minutes and writes
+ * bench/results.md.
  *
- * The `observed` target is the gateway again with generation records on and one OTLP destination (the plain
- * `gateway` target runs with records off), so the table shows what observability costs per request.
- *
- * Options: `--duration <s>` (5), `--warmup <s>` (1), `--connections 1,64`, `--targets direct,floor,gateway,observed`,
- * `--modes json,stream`, `--max-requests <n>`, `--profile <dir>` (profiles the gateway's measured windows with
- * the V8 profiler, one `gateway-<mode>-<conns>.cpuprofile` each in <dir>; summarise one with
- * `node bench/profile-summary.ts <file>`), `--cpu-prof <dir>` (the gateway's whole life, start-up included,
- * with `node --cpu-prof`).
+ * Options: `--duration <s>` (5), `--warmup <s>` (1), `--connections 1,16,64`, `--targets
+ * direct,floor,gateway,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
+ * (the gateway's; postgres reads DATABASE_URL), `--workers <n>` (2), `--idle <s>` (10), `--probe <s>` (3),
+ * `--gateway-flags <a,b>|none` (replace the gateway's Node flags), `--variant <a,b>|none` (repeatable: one more gateway
+ * with these flags instead of its own, driven alongside it), `--profile <dir>` (the gateway's measured windows with the V8 profiler, one `gateway-<mode>-<conns>.cpuprofile`
+ * each; summarise with `node bench/profile-summary.ts <file>`), `--cpu-prof <dir>` (the gateway's whole life).
+ * Modes: `--soak` (10 minutes, `--soak-minutes`, mixed JSON and streams at 32 connections, RSS every 5 s) and
+ * `--streams <n>` (n streams held open at once), each against the gateway only.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { join, resolve } from 'node:path';
-import { startChild, type ChildServer } from './child-process.ts';
-import { runLoad } from './load-generator.ts';
-import { renderResults, type ScenarioResult, type TargetName } from './results-table.ts';
-import type { UpstreamReady } from './fake-upstream.ts';
-import type { FloorReady } from './floor-proxy.ts';
-import type { GatewayReady } from './gateway-process.ts';
+import { resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { ChildServer } from './child-process.ts';
+import { startFloor, startGateway, startUpstream, type Target } from './targets.ts';
+import { rssBytes, processTree } from './process-stats.ts';
+import { describeRun, renderMainTables, type MemoryResult, type ProbeRow, type ScenarioResult } from './results-table.ts';
+import { measureTarget, requestBody } from './measure.ts';
+import { storeSection, readStoredResults, renderStoredResults } from './results-store.ts';
+import { runSoak } from './soak.ts';
+import { runOpenStreams } from './open-streams.ts';
+import type { BenchDatabase } from './gateway-setup.ts';
 
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
-    connections: { type: 'string', default: '1,64' },
-    targets: { type: 'string', default: 'direct,floor,gateway,observed' },
+    connections: { type: 'string', default: '1,16,64' },
+    targets: { type: 'string', default: 'direct,floor,gateway,workers' },
     modes: { type: 'string', default: 'json,stream' },
     'max-requests': { type: 'string', default: '200000' },
+    database: { type: 'string', default: 'pglite' },
+    workers: { type: 'string', default: '2' },
+    idle: { type: 'string', default: '10' },
+    probe: { type: 'string', default: '3' },
     profile: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'gateway-flags': { type: 'string' },
+    variant: { type: 'string', multiple: true },
+    soak: { type: 'boolean', default: false },
+    'soak-minutes': { type: 'string', default: '10' },
+    streams: { type: 'string' },
   },
 });
 
-const durationMs = Number(values.duration) * 1000;
-const warmupMs = Number(values.warmup) * 1000;
-const maxRequests = Number(values['max-requests']);
-const connectionCounts = values.connections.split(',').map(Number);
+const startedAt = performance.now();
+const loadAverage = loadavg();
+const database = values.database as BenchDatabase;
+if (database !== 'pglite' && database !== 'postgres') throw new Error('--database must be pglite or postgres');
+const hasPostgres = Boolean(process.env.DATABASE_URL);
 const targets = new Set(values.targets.split(','));
-const modes = values.modes.split(',').map((mode) => mode === 'stream');
+const settings = {
+  warmupMs: Number(values.warmup) * 1000,
+  durationMs: Number(values.duration) * 1000,
+  maxRequests: Number(values['max-requests']),
+  idleSettleMs: Number(values.idle) * 1000,
+  probeMs: Number(values.probe) * 1000,
+};
 const profileDir = values.profile ? resolve(values.profile) : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
-const isFullRun = !values.profile && !values['cpu-prof'] && values.duration === '5' && values.warmup === '1' && targets.size === 4 && modes.length === 2 && values.connections === '1,64';
+const gatewayExecArgv = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
+// The gateway's own Node flags and environment (src/serve/runtime-settings.ts) unless replaced, e.g. `--gateway-flags none`
+// runs it with neither, to see what they do.
+const gatewayNodeFlags = values['gateway-flags'] === undefined ? undefined : values['gateway-flags'] === 'none' ? [] : values['gateway-flags'].split(',');
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-/** One server to drive: where to send requests and whose CPU counts. */
-interface Target {
-  name: TargetName;
-  origin: string;
-  path: string;
-  headers: Record<string, string>;
-  model: string;
-  measured: ChildServer<unknown>;
-}
+console.error(`load average ${loadAverage.map((value) => value.toFixed(2)).join(' ')} on this machine; figures from a busy machine are noisy`);
 
-function requestBody(model: string, stream: boolean): string {
-  return JSON.stringify({
-    model,
-    max_tokens: 256,
-    ...(stream ? { stream: true } : {}),
-    messages: [{ role: 'user', content: 'Hello, how are you today?' }],
-  });
-}
-
-async function measure(target: Target, upstream: ChildServer<UpstreamReady>, stream: boolean, connections: number): Promise<ScenarioResult> {
-  const cpu = { measured: 0, upstream: 0, client: 0 };
-  const load = await runLoad({
-    origin: target.origin,
-    path: target.path,
-    headers: target.headers,
-    body: requestBody(target.model, stream),
-    connections,
-    warmupMs,
-    durationMs,
-    maxRequests,
-    stream,
-    async onMeasureStart() {
-      if (profileDir && target.name !== 'direct upstream' && target.name !== 'pass-through floor') await target.measured.startProfile();
-      [cpu.measured, cpu.upstream] = await Promise.all([target.measured.cpuMicros(), upstream.cpuMicros()]);
-      const own = process.cpuUsage();
-      cpu.client = own.user + own.system;
-    },
-    async onMeasureEnd() {
-      const own = process.cpuUsage();
-      const [measured, upstreamNow] = await Promise.all([target.measured.cpuMicros(), upstream.cpuMicros()]);
-      cpu.client = own.user + own.system - cpu.client;
-      cpu.measured = measured - cpu.measured;
-      cpu.upstream = upstreamNow - cpu.upstream;
-      if (profileDir && target.name !== 'direct upstream' && target.name !== 'pass-through floor') {
-        const prefix = target.name === 'gateway' ? 'gateway' : 'gateway-observed';
-        await target.measured.stopProfile(join(profileDir, `${prefix}-${stream ? 'stream' : 'json'}-${connections}.cpuprofile`));
-      }
-    },
-  });
-  const perRequest = (micros: number): number => (load.requests > 0 ? micros / load.requests : Number.NaN);
-  return {
-    target: target.name,
-    stream,
-    connections,
-    load,
-    cpuMicrosPerRequest: perRequest(cpu.measured),
-    upstreamCpuMicrosPerRequest: perRequest(cpu.upstream),
-    clientCpuMicrosPerRequest: perRequest(cpu.client),
-  };
-}
-
-const children: ChildServer<unknown>[] = [];
-const results: ScenarioResult[] = [];
+const stoppers: (() => Promise<void>)[] = [];
 try {
-  const upstream = await startChild<UpstreamReady>({ script: new URL('./fake-upstream.ts', import.meta.url) });
-  children.push(upstream);
-  const upstreamEnv = { BENCH_UPSTREAM_ORIGIN: upstream.ready.origin };
-  const anthropicHeaders = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
-  const list: Target[] = [];
-  if (targets.has('direct')) {
-    list.push({ name: 'direct upstream', origin: upstream.ready.origin, path: '/v1/messages', headers: { ...anthropicHeaders, 'x-api-key': 'sk-ant-bench-direct-0000000000' }, model: 'claude-sonnet-4-5', measured: upstream });
-  }
-  if (targets.has('floor')) {
-    const floor = await startChild<FloorReady>({ script: new URL('./floor-proxy.ts', import.meta.url), env: upstreamEnv });
-    children.push(floor);
-    list.push({ name: 'pass-through floor', origin: floor.ready.origin, path: '/v1/messages', headers: anthropicHeaders, model: 'claude-sonnet-4-5', measured: floor });
-  }
-  for (const [option, name, observability] of [['gateway', 'gateway', 'off'], ['observed', 'gateway + observability', 'on']] as const) {
-    if (!targets.has(option)) continue;
-    const gateway = await startChild<GatewayReady>({
-      script: new URL('./gateway-process.ts', import.meta.url),
-      env: { ...upstreamEnv, BENCH_OBSERVABILITY: observability },
-      execArgv: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [],
-    });
-    children.push(gateway);
-    list.push({
-      name,
-      origin: gateway.ready.origin,
-      path: '/api/v1/messages',
-      headers: { ...anthropicHeaders, authorization: `Bearer ${gateway.ready.apiKey}` },
-      model: gateway.ready.model,
-      measured: gateway,
-    });
-  }
+  const trickle: Record<string, string> = values.streams ? { BENCH_TRICKLE_INTERVAL_MS: '1000', BENCH_TRICKLE_DELTAS: '20' } : {};
+  const upstream = await startUpstream(trickle);
+  stoppers.push(() => upstream.child.stop());
+  const upstreamOrigin = upstream.child.ready.origin;
+  const gatewayOptions = { upstreamOrigin, database, workers: 1, execArgv: gatewayExecArgv, ...(gatewayNodeFlags ? { nodeFlags: gatewayNodeFlags } : {}) } as const;
 
-  for (const target of list) {
-    for (const stream of modes) {
-      for (const connections of connectionCounts) {
-        const result = await measure(target, upstream, stream, connections);
-        results.push(result);
-        const { load } = result;
-        console.error(
-          `${target.name} ${stream ? 'stream' : 'json'} ${connections} conn: ${load.requestsPerSecond.toFixed(0)} req/s, p50 ${load.p50Ms.toFixed(3)} ms, p99 ${load.p99Ms.toFixed(3)} ms, ${result.cpuMicrosPerRequest.toFixed(0)} µs CPU/req, errors ${load.non2xx}/${load.failures}`,
-        );
-      }
+  // A soak or open-streams run is stored only for the gateway as it ships (its own Node flags).
+  const storable = values['gateway-flags'] === undefined && !values['cpu-prof'];
+  if (values.soak || values.streams) {
+    const gateway = await startGateway({ ...gatewayOptions, name: 'gateway' });
+    stoppers.push(() => gateway.stop());
+    await sleep(settings.idleSettleMs);
+    if (values.soak) {
+      const minutes = Number(values['soak-minutes']);
+      const soak = await runSoak(gateway, { durationMs: minutes * 60_000, connections: 32, sampleEveryMs: 5000, body: (stream) => requestBody(gateway.model, stream) });
+      console.log(soak.markdown);
+      if (minutes === 10 && storable) storeSection('soak', { markdown: `${soak.markdown}\n\nGateway on ${database}; load average at the start ${loadAverage.map((value) => value.toFixed(2)).join(', ')}.`, figures: soak.figures });
+      if (soak.figures.errors > 0) process.exitCode = 1;
+    } else {
+      const streams = Number(values.streams);
+      const outcome = await runOpenStreams(gateway, { streams, openTimeoutMs: 60_000, body: requestBody(gateway.slowModel, true) });
+      console.log(outcome.markdown);
+      if (streams >= 1000 && storable) storeSection('openStreams', { markdown: `${outcome.markdown}\n\nGateway on ${database}; load average at the start ${loadAverage.map((value) => value.toFixed(2)).join(', ')}.`, figures: outcome.figures });
+      if (outcome.figures.errors > 0) process.exitCode = 1;
     }
+  } else {
+    const list: { target: Target; database: string; loadDriven: boolean }[] = [];
+    if (targets.has('direct')) list.push({ target: upstream.target, database: '-', loadDriven: true });
+    if (targets.has('floor')) list.push({ target: await startFloor(upstreamOrigin), database: '-', loadDriven: true });
+    if (targets.has('gateway')) {
+      list.push({ target: await startGateway({ ...gatewayOptions, name: 'gateway' }), database, loadDriven: true });
+      if (database === 'pglite' && hasPostgres) list.push({ target: await startGateway({ ...gatewayOptions, name: 'gateway on PostgreSQL', database: 'postgres' }), database: 'postgres', loadDriven: false });
+    }
+    // Each `--variant <flags>` adds a gateway started with those Node flags instead of its own (same environment), driven
+    // like the gateway in the same run: what a flag costs or saves, as a ratio on one machine state.
+    for (const variant of values.variant ?? []) {
+      const nodeFlags = variant === 'none' ? [] : variant.split(',');
+      list.push({ target: await startGateway({ ...gatewayOptions, name: `gateway with ${variant}`, nodeFlags, keepEnvironment: true }), database, loadDriven: true });
+    }
+    if (targets.has('workers') && hasPostgres) {
+      const workers = Number(values.workers);
+      const redis: Record<string, string> = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+      list.push({ target: await startGateway({ ...gatewayOptions, name: 'gateway, 2 workers', database: 'postgres', workers, env: redis }), database: 'postgres', loadDriven: true });
+    } else if (targets.has('workers')) console.error('the 2-worker row needs DATABASE_URL (workers share PostgreSQL); skipped');
+    for (const { target } of list) if (target !== upstream.target) stoppers.push(() => target.stop());
+
+    // Every target idles together, so the wait is paid once.
+    await sleep(settings.idleSettleMs);
+    const memory: MemoryResult[] = [];
+    for (const { target, database: db } of list) {
+      const idleBreakdown = target.name === 'gateway, 2 workers' ? undefined : await target.child.memory();
+      memory.push({ target: target.name, database: db, idleBytes: rssBytes(processTree(target.pid)), peakBytes: Number.NaN, afterBytes: Number.NaN, idleBreakdown });
+    }
+    for (const entry of list.filter((candidate) => !candidate.loadDriven)) await entry.target.stop();
+
+    const scenarios: ScenarioResult[] = [];
+    const probes: ProbeRow[] = [];
+    for (const { target } of list.filter((entry) => entry.loadDriven)) {
+      const measured = await measureTarget(target, upstream.child as ChildServer<unknown>, {
+        ...settings,
+        connectionCounts: values.connections.split(',').map(Number),
+        modes: values.modes.split(',').map((mode) => mode === 'stream'),
+        profileDir: target.name === 'gateway' ? profileDir : undefined,
+        probe: target.name !== 'gateway, 2 workers',
+      });
+      scenarios.push(...measured.scenarios);
+      if (measured.probe) probes.push({ target: target.name, result: measured.probe });
+      const row = memory.find((candidate) => candidate.target === target.name);
+      if (row) Object.assign(row, { peakBytes: measured.peakBytes, afterBytes: measured.afterBytes });
+    }
+
+    const isFullRun =
+      !profileDir && !values['cpu-prof'] && !values.variant && values['gateway-flags'] === undefined && values.duration === '5' && values.warmup === '1' && values.connections === '1,16,64' && values.modes === 'json,stream' && ['direct', 'floor', 'gateway'].every((name) => targets.has(name));
+    const run = { ...settings, date: new Date(), loadAverage, elapsedMs: performance.now() - startedAt };
+    const markdown = [...describeRun(run, 'npm run bench'), '', ...renderMainTables(scenarios, memory, probes, run)].join('\n');
+    if (isFullRun) {
+      storeSection('main', { markdown, scenarios, memory, probes });
+      console.log(renderStoredResults(readStoredResults()));
+      console.error('written to bench/results.md');
+    } else {
+      console.log(renderStoredResults({ main: { markdown, scenarios, memory, probes } }));
+    }
+    const errors = scenarios.reduce((sum, result) => sum + result.load.non2xx + result.load.failures, 0) + probes.reduce((sum, row) => sum + row.result.failures, 0);
+    if (errors > 0) process.exitCode = 1;
   }
 } finally {
-  for (const child of children.reverse()) await child.stop();
+  for (const stop of stoppers.reverse()) await stop().catch((error: unknown) => console.error(error));
 }
-
-const markdown = renderResults(results, { warmupMs, durationMs, maxRequests, date: new Date() });
-console.log(markdown);
-if (isFullRun) {
-  writeFileSync(new URL('./results.md', import.meta.url), markdown);
-  console.error('written to bench/results.md');
-}
-const errors = results.reduce((sum, result) => sum + result.load.non2xx + result.load.failures, 0);
-if (errors > 0) process.exitCode = 1;

@@ -1,22 +1,15 @@
 /**
- * `switchboard serve`: the hook from the command line to the gateway's own start function in src/server.ts.
- * It loads the configuration, starts the server, and stops it cleanly on SIGINT or SIGTERM (releasing the
- * PGlite data directory lock). A start failure (data directory in use, missing master key) is printed
- * without a stack trace, since it is meant for the operator.
+ * `switchboard serve`: the hook from the command line to src/serve/start-gateway.ts. It makes sure the
+ * process runs with the gateway's Node flags and environment (runtime-settings.ts), loads the configuration, starts the gateway
+ * (one process, or a cluster primary with `SWITCHBOARD_WORKERS` above 1; in a forked worker, that worker's
+ * gateway) and stops it cleanly on SIGINT or SIGTERM (releasing the PGlite data directory lock). A start
+ * failure (data directory in use, missing master key, workers without PostgreSQL) is printed without a stack
+ * trace, since it is meant for the operator.
  */
 import { loadConfig } from '#src/config.ts';
 import { createLogger } from '#src/logger.ts';
-
-/** What this hook needs from src/server.ts. */
-interface ServerModule {
-  startServer(options: { config: ReturnType<typeof loadConfig>; logger: ReturnType<typeof createLogger>; env: NodeJS.ProcessEnv }): Promise<{
-    origin: string;
-    close(): Promise<void>;
-  }>;
-}
-
-// Resolved at run time so the command line does not load the whole gateway for `init` and `keys`.
-const SERVER_MODULE = '#src/server.ts';
+import { ensureRuntimeSettings } from '#src/serve/runtime-settings.ts';
+import { isClusterWorker, runClusterWorker, startGateway, type ServingGateway } from '#src/serve/start-gateway.ts';
 
 /** Starts the gateway and resolves with the exit code once it has stopped. */
 export async function runServeCommand(args: string[]): Promise<number> {
@@ -24,12 +17,22 @@ export async function runServeCommand(args: string[]): Promise<number> {
     console.error(`switchboard serve takes no arguments (configure it with environment variables), got ${args.join(' ')}`);
     return 2;
   }
+  ensureRuntimeSettings();
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel });
-  const { startServer } = (await import(SERVER_MODULE)) as ServerModule;
-  let server: Awaited<ReturnType<ServerModule['startServer']>>;
+  if (isClusterWorker()) {
+    try {
+      await runClusterWorker({ config, logger, env: process.env });
+    } catch (error) {
+      console.error(`switchboard worker: ${(error as Error).message}`);
+      return 1;
+    }
+    // The worker serves until its primary stops it (it exits then).
+    return new Promise<number>(() => undefined);
+  }
+  let gateway: ServingGateway;
   try {
-    server = await startServer({ config, logger, env: process.env });
+    gateway = await startGateway({ config, logger, env: process.env });
   } catch (error) {
     console.error(`switchboard: ${(error as Error).message}`);
     return 1;
@@ -39,6 +42,6 @@ export async function runServeCommand(args: string[]): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   logger.info('stopping', { signal });
-  await server.close();
+  await gateway.close();
   return 0;
 }

@@ -5,10 +5,8 @@
  * process per data directory: while a gateway runs on it these commands refuse and point at the HTTP API.
  */
 import { parseArgs } from 'node:util';
-import { openDatabase, defaultDataDir, type Database } from '#src/store/database.ts';
+import type { Database } from '#src/store/database.ts';
 import { DataDirectoryInUseError } from '#src/store/data-dir-lock.ts';
-import { initAccount } from '#src/keys/accounts.ts';
-import { findLiveKey, issueApiKey, listApiKeys, revokeApiKey } from '#src/keys/key-service.ts';
 import { runServeCommand } from '#src/cli-serve.ts';
 import { runUsageCommand, UsageCommandError } from '#src/cli-usage.ts';
 
@@ -32,7 +30,10 @@ class UsageError extends Error {}
 
 type Output = (text: string) => void;
 
+// The store and key modules load only for the commands that use them: `serve` loads what it serves with,
+// and a cluster primary none of it.
 async function withDatabase<T>(dataDir: string | undefined, run: (database: Database) => Promise<T>): Promise<T> {
+  const { openDatabase, defaultDataDir } = await import('#src/store/database.ts');
   const database = await openDatabase({
     dataDir: dataDir ?? defaultDataDir(),
     databaseUrl: process.env.DATABASE_URL || undefined,
@@ -53,6 +54,7 @@ function required(value: string | undefined, name: string): string {
 async function runInit(args: string[], print: Output): Promise<void> {
   const { values } = parseArgs({ args, options: { name: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' } } });
   const name = required(values.name, 'name');
+  const { initAccount } = await import('#src/keys/accounts.ts');
   const result = await withDatabase(values['data-dir'], (database) => initAccount(database, { name }));
   if (values.json) {
     print(JSON.stringify(result, null, 2));
@@ -77,6 +79,7 @@ async function runKeys(args: string[], print: Output): Promise<void> {
     options: { account: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' } },
   });
   const dataDir = values['data-dir'];
+  const { findLiveKey, issueApiKey, listApiKeys, revokeApiKey } = await import('#src/keys/key-service.ts');
   if (action === 'create') {
     const accountId = required(values.account, 'account');
     const kind = values.kind;

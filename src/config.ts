@@ -1,6 +1,7 @@
 /**
  * Gateway configuration, read once from the environment at start. Nothing here is re-read per request.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { isResidencyRegion, type ResidencyRegion } from '#src/data-region.ts';
 
@@ -33,6 +34,8 @@ export interface Config {
   stickySessionTtlMs: number;
   /** Host names that imply a data region for requests arriving on them. */
   regionalHosts: ReadonlyMap<string, ResidencyRegion>;
+  /** Processes serving the port (`SWITCHBOARD_WORKERS`); above 1, a cluster primary forks that many workers. */
+  workers: number;
   /** Generation records, broadcast delivery and metrics. */
   observability: ObservabilityConfig;
 }
@@ -80,6 +83,21 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
+/**
+ * `SWITCHBOARD_WORKERS`: a positive integer, or `auto` for one per core. Workers share state through
+ * PostgreSQL (and Redis), never through PGlite, which one process owns: more than one needs DATABASE_URL.
+ */
+export function parseWorkers(raw: string | undefined, databaseUrl: string | undefined): number {
+  const workers = raw === undefined || raw === '' ? 1 : raw === 'auto' ? availableParallelism() : Number(raw);
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`SWITCHBOARD_WORKERS must be a positive integer or auto, got ${JSON.stringify(raw)}`);
+  if (workers > 1 && !databaseUrl) {
+    throw new Error(
+      `SWITCHBOARD_WORKERS=${raw} needs PostgreSQL (DATABASE_URL): the embedded PGlite database belongs to one process, so several workers cannot share it. Set DATABASE_URL, or run one worker.`,
+    );
+  }
+  return workers;
+}
+
 /** Reads the configuration from an environment (process.env by default), failing fast on a bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.SWITCHBOARD_LOG_LEVEL ?? 'info') as Config['logLevel'];
@@ -101,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamBodyTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS', 120_000),
     stickySessionTtlMs: integer(env, 'SWITCHBOARD_STICKY_TTL_MS', 10 * 60_000),
     regionalHosts: parseRegionalHosts(env.SWITCHBOARD_REGIONAL_HOSTS),
+    workers: parseWorkers(env.SWITCHBOARD_WORKERS, env.DATABASE_URL || undefined),
     observability: loadObservabilityConfig(env),
   };
 }

@@ -2,7 +2,8 @@
  * The composition root: opens the store, loads the catalog and the master key, builds every service once,
  * and serves the express app on `config.host:config.port`. Nothing here runs per request.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createServer } from '#src/http/node-http.ts';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { createApp } from '#src/app.ts';
@@ -16,7 +17,8 @@ import { configureUpstreamHttp, closeUpstreamHttp } from '#src/providers/http-cl
 import { createAdapterRegistry } from '#src/providers/adapter-registry.ts';
 import { createPinStore } from '#src/routing/sticky/redis-pin-store.ts';
 import { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
-import { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
+import { createEndpointStats } from '#src/routing/redis-endpoint-stats.ts';
+import { warmUpValidator } from '#src/http/warm-up-validator.ts';
 import { createCatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import { createRequestPlanner } from '#src/routing/plan-request.ts';
 import { createObservability } from '#src/observability/index.ts';
@@ -77,6 +79,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     closers.push(() => stack.close());
     const pins = createPinStore({ redisUrl: config.redisUrl, logger });
     closers.push(() => pins.close());
+    const stats = createEndpointStats({ redisUrl: config.redisUrl, logger });
+    closers.push(() => stats.close());
     const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, logger, version: VERSION });
     closers.push(() => observability.close());
     if (config.observability.metricsPort !== undefined) {
@@ -104,7 +108,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           view: createCatalogPlanView(catalog),
           credentials: stack.routingCredentials,
           sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
-          stats: new EndpointStatsTracker(),
+          stats,
         }),
         vault: stack.routingCredentials,
         adapterFor: createAdapterRegistry(),
@@ -119,6 +123,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       metrics: observability.metrics,
     });
 
+    await warmUpValidator(app, '/api/v1/health');
     const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -126,8 +131,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     const address = server.address() as AddressInfo;
     const origin = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
-    // The validator compiles the spec on its first request (~0.5 s): pay that now, not on a client's request.
-    await fetch(`${origin}/api/v1/health`).then((response) => response.arrayBuffer());
     logger.info('switchboard listening', { origin, database: database.driver, models: catalog.models.length, redis: Boolean(config.redisUrl) });
     return { origin, database, flushRecords: () => observability.flush(), close: () => shutdown(server, closers, ownsDatabase ? database : undefined) };
   } catch (error) {

@@ -5,7 +5,8 @@
  * change got there first, leaving the row exactly as that other change wrote it.
  */
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
+import { and, asc, count, eq } from '#src/store/drizzle.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
 import type { Caller } from '#src/http/caller.ts';
 import type { Database } from '#src/store/database.ts';

@@ -4,7 +4,7 @@
  * on other instances arrive through the change feed (LISTEN/NOTIFY), and while that feed is down every read
  * goes to the database. The cached entries hold the sealed envelope, never a decrypted key: `revealKey` decrypts one key, in memory, for the attempt about to call its provider.
  */
-import { eq } from 'drizzle-orm';
+import { eq } from '#src/store/drizzle.ts';
 import { CredentialUnavailableError } from '#src/errors.ts';
 import type { Database } from '#src/store/database.ts';
 import { byokCredentials } from '#src/store/schema.ts';

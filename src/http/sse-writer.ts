@@ -1,18 +1,21 @@
 /**
  * Writes Anthropic-format server-sent events to a client response: one helper, so framing, serialisation,
- * headers and back-pressure are handled in one place.
+ * headers and back-pressure are handled in one place. Nothing is held back, and nothing goes out alone that could go with
+ * what follows: the status line and headers leave with the first event, and the last event with the end of
+ * the chunked body. Each extra packet is one more wake-up and read a client must make before it sees the
+ * next event (a pass-through proxy sends a whole upstream chunk, headers included, in one write).
  */
 import type { Response } from 'express';
 import { isRawSseEvent, type SseEvent } from '#src/providers/provider-adapter.ts';
 
 /** A stream of server-sent events to one client. */
 export interface SseWriter {
-  /** Sends the status line and headers; call once, before the first event. */
+  /** Sets the status line and headers, which leave with the first event; call once, before it. */
   open(headers: Record<string, string>): void;
   /** Writes one event, waiting for the socket to drain when the client reads slower than we write. */
   write(event: SseEvent): Promise<void>;
-  /** Ends the response. */
-  end(): void;
+  /** Ends the response, writing `last` (the stream's final event) in the same write as the end. */
+  end(last?: SseEvent): void;
   /** Whether the client has gone away. */
   readonly closed: boolean;
 }
@@ -40,10 +43,9 @@ export function createSseWriter(res: Response): SseWriter {
       res.setHeader('Connection', 'keep-alive');
       res.setHeader('X-Accel-Buffering', 'no');
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-      res.flushHeaders();
     },
     async write(event) {
-      if (closed) return;
+      if (closed || res.writableEnded) return;
       if (!res.write(frame(event))) {
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -56,8 +58,10 @@ export function createSseWriter(res: Response): SseWriter {
         });
       }
     },
-    end() {
-      if (!res.writableEnded) res.end();
+    end(last) {
+      if (res.writableEnded) return;
+      if (last && !closed) res.end(frame(last));
+      else res.end();
     },
     get closed() {
       return closed;

@@ -3,7 +3,7 @@
  * an account with one management key and one inference key. `seedBootstrapManagementKey` makes the key an
  * operator put in `SWITCHBOARD_BOOTSTRAP_MANAGEMENT_KEY` work on the first start (containers).
  */
-import { eq, TransactionRollbackError } from 'drizzle-orm';
+import { eq, TransactionRollbackError } from '#src/store/drizzle.ts';
 import type { Database, Db } from '#src/store/database.ts';
 import { accounts, apiKeys, workspaces } from '#src/store/schema.ts';
 import { hashApiKey, suppliedKeyProblem } from '#src/keys/api-key.ts';

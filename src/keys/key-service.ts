@@ -3,7 +3,7 @@
  * of {@link issueApiKey}; the database holds its SHA-256. Every change is published on the change feed, so
  * key caches of every instance drop what they knew about the key.
  */
-import { and, count, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, ne, sql } from '#src/store/drizzle.ts';
 import { BadRequestError, NotFoundError } from '#src/errors.ts';
 import type { Database } from '#src/store/database.ts';
 import { accounts, apiKeys, workspaces, type ApiKeyRow } from '#src/store/schema.ts';

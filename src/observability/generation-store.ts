@@ -2,7 +2,7 @@
  * The `generations` table through the drizzle query layer (PGlite and PostgreSQL alike): batch inserts from
  * the record queue, and the tenant-scoped reads behind `GET /generations` and `GET /generations/{id}`.
  */
-import { and, count, desc, eq, getTableColumns, gte, lt, or, sql, sum, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, gte, lt, or, sql, sum, type SQL } from '#src/store/drizzle.ts';
 import type { GenerationTotals } from '#src/api-types.ts';
 import type { Database } from '#src/store/database.ts';
 import { generations } from '#src/store/schema.ts';

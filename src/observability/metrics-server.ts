@@ -2,7 +2,7 @@
  * The optional metrics listener (`SWITCHBOARD_METRICS_PORT`): `GET /metrics` without a key on a port of its
  * own, for a Prometheus that scrapes a private network rather than the API. Anything else is a 404.
  */
-import { createServer } from 'node:http';
+import { createServer } from '#src/http/node-http.ts';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 

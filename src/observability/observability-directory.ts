@@ -7,7 +7,7 @@
 import type { Logger } from '#src/logger.ts';
 import type { Database } from '#src/store/database.ts';
 import { observabilityDestinations, workspaceSettings } from '#src/store/schema.ts';
-import { eq } from 'drizzle-orm';
+import { eq } from '#src/store/drizzle.ts';
 import type { KeyVault } from '#src/byok/key-vault.ts';
 import type { ContentPolicy } from '#src/observability/build-generation-record.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';

@@ -2,7 +2,7 @@
  * `GET` and `PATCH /workspace/settings`: whether the management key's workspace stores prompts and
  * completions with its generation records, and for how many days. A workspace without a row has the defaults.
  */
-import { eq } from 'drizzle-orm';
+import { eq } from '#src/store/drizzle.ts';
 import type { WorkspaceSettings, WorkspaceSettingsPatch } from '#src/api-types.ts';
 import type { Caller } from '#src/http/caller.ts';
 import type { Database } from '#src/store/database.ts';

@@ -21,7 +21,9 @@ function createDispatcher(timeouts: UpstreamTimeouts): Agent {
   return new Agent({
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 600_000,
-    connections: 256,
+    // No cap per origin: each open stream holds one HTTP/1.1 connection for as long as the model writes, so a
+    // cap queues every stream past it behind streams that may last minutes (1,000 open streams: `--streams`).
+    connections: null,
     pipelining: 1,
     connect: { timeout: timeouts.connectTimeoutMs },
     headersTimeout: timeouts.headersTimeoutMs,

@@ -3,7 +3,7 @@
  * start on PostgreSQL without one, before connecting), the database with its migrations, the bootstrap
  * management key, and the services and caches built on them. The server and the CLI both start here.
  */
-import { count, ne } from 'drizzle-orm';
+import { count, ne } from '#src/store/drizzle.ts';
 import type { Logger } from '#src/logger.ts';
 import { openDatabase, type Database } from '#src/store/database.ts';
 import { byokCredentials } from '#src/store/schema.ts';

@@ -5,11 +5,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { drizzle as drizzleNodePostgres } from 'drizzle-orm/node-postgres';
+import type { PGlite } from '@electric-sql/pglite';
+import { loadNodePostgres, loadPglite } from '#src/store/drizzle.ts';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import pg from 'pg';
 import * as schema from '#src/store/schema.ts';
 import { acquireDataDirectoryLock, type DataDirectoryLock } from '#src/store/data-dir-lock.ts';
 import { createLocalChangeFeed, createPostgresChangeFeed, type ChangeFeed } from '#src/store/change-feed.ts';
@@ -53,12 +51,31 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
   return openPglite(resolve(options.dataDir ?? defaultDataDir()), options);
 }
 
+/**
+ * PostgreSQL's memory settings inside PGlite, on top of PGlite's own start parameters. Its defaults are sized
+ * for a server (shared_buffers 160 MB, which PGlite's single process touches at start): they made the
+ * embedded database the largest part of the gateway's memory. The gateway's tables are small and its hot reads
+ * are cached in process, so a few megabytes of buffers lose nothing (README, Performance).
+ */
+export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
+  'shared_buffers=2MB',
+  'wal_buffers=256kB',
+  'temp_buffers=1MB',
+  'work_mem=2MB',
+  'maintenance_work_mem=8MB',
+];
+
 async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Database> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock: DataDirectoryLock = acquireDataDirectoryLock(dataDir, options.purpose ?? 'gateway');
+  const { PGlite: PGliteClass, drizzlePglite } = loadPglite();
   let client: PGlite | undefined;
   try {
-    client = new PGlite({ dataDir: `${dataDir}/pgdata`, ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}) });
+    client = new PGliteClass({
+      dataDir: `${dataDir}/pgdata`,
+      startParams: [...PGliteClass.defaultStartParams, ...PGLITE_MEMORY_SETTINGS.flatMap((setting) => ['-c', setting])],
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
     await client.waitReady;
     const db = drizzlePglite({ client, schema });
     await applyMigrations({ driver: 'pglite', db });
@@ -83,6 +100,7 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
 }
 
 async function openPostgres(databaseUrl: string, options: DatabaseOptions): Promise<Database> {
+  const { pg, drizzleNodePostgres } = loadNodePostgres();
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   // An idle client's connection error would otherwise crash the process; the next query reports it.
   pool.on('error', (error) => options.onBackgroundError?.(error));

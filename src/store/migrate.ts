@@ -4,10 +4,9 @@
  * and each one applies only what is still missing.
  */
 import { fileURLToPath } from 'node:url';
-import { drizzle as drizzleNodePostgres, type NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { migrate as migrateNodePostgres } from 'drizzle-orm/node-postgres/migrator';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { loadNodePostgres, loadPglite } from '#src/store/drizzle.ts';
 import type { Pool } from 'pg';
 
 /** The folder of the generated migrations. */
@@ -24,9 +23,11 @@ export type MigrationTarget =
 /** Brings the schema up to date. Safe to call on every start. */
 export async function applyMigrations(target: MigrationTarget): Promise<void> {
   if (target.driver === 'pglite') {
+    const { migratePglite } = loadPglite();
     await migratePglite(target.db, { migrationsFolder: MIGRATIONS_FOLDER });
     return;
   }
+  const { drizzleNodePostgres, migrateNodePostgres } = loadNodePostgres();
   // Advisory locks belong to a session: lock, migrate and unlock on one connection.
   const client = await target.pool.connect();
   try {

@@ -4,7 +4,7 @@
  * cross-account attempts, and small helpers over the management API.
  */
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq } from '#src/store/drizzle.ts';
 import { expect } from 'vitest';
 import { initAccount, type InitializedAccount } from '#src/keys/accounts.ts';
 import { byokCredentials, type ByokCredentialRow } from '#src/store/schema.ts';

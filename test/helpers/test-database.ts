@@ -8,8 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle } from 'drizzle-orm/pglite';
+import { loadPglite } from '#src/store/drizzle.ts';
 import pg from 'pg';
 import { openDatabase, type Database } from '#src/store/database.ts';
 import { applyMigrations, MIGRATIONS_FOLDER } from '#src/store/migrate.ts';
@@ -54,8 +53,9 @@ function migrationsFingerprint(): string {
 async function pgliteTemplate(): Promise<Blob> {
   const file = join(tmpdir(), `switchboard-pglite-template-${migrationsFingerprint()}.tar`);
   if (!existsSync(file)) {
+    const { PGlite, drizzlePglite } = loadPglite();
     const client = new PGlite();
-    await applyMigrations({ driver: 'pglite', db: drizzle({ client }) });
+    await applyMigrations({ driver: 'pglite', db: drizzlePglite({ client }) });
     const dump = await client.dumpDataDir('none');
     await client.close();
     // Written aside and renamed: parallel workers building at once never read a half-written template.

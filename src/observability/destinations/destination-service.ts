@@ -5,7 +5,7 @@
  * After every change the directory is refreshed, so the next generation already goes where it should.
  */
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, type SQL } from '#src/store/drizzle.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
 import type { Caller } from '#src/http/caller.ts';
 import type { Database } from '#src/store/database.ts';

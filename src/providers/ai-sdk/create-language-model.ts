@@ -6,11 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
-import { createAzure } from '@ai-sdk/azure';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible, type OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
+import type { OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
+// Loaded on first use of their family, not at start (vendor-packages.ts says why).
+import { createAmazonBedrock, createAzure, createGoogleGenerativeAI, createOpenAI, createOpenAICompatible } from '#src/providers/ai-sdk/vendor-packages.ts';
 import { UpstreamError } from '#src/errors.ts';
 import { upstreamFetch } from '#src/providers/http-client.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';

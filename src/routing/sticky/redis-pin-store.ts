@@ -2,7 +2,8 @@
  * A sticky-session pin store in Redis, so that several gateway instances share their pins. Redis is an
  * optimisation here, never a dependency of a request: every failure is logged and read as "no pin".
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadRedisClass } from '#src/store/load-ioredis.ts';
 import type { Logger } from '#src/logger.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
 import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
@@ -51,7 +52,7 @@ export class RedisPinStore implements SessionPinStore {
     this.#ownsClient = options.client === undefined;
     this.#client =
       options.client ??
-      new Redis(options.url as string, {
+      new (loadRedisClass())(options.url as string, {
         // Commands wait for a (re)connection, but never longer than the timeout: a request is not held up.
         commandTimeout: options.commandTimeoutMs ?? 500,
         maxRetriesPerRequest: 1,

@@ -2,7 +2,7 @@
  * `PATCH /byok/{id}` over HTTP, on PGlite and PostgreSQL: every row of the interface's PATCH table, every rule
  * below it, and every error of its Errors table. A rejected change must leave the stored row untouched.
  */
-import { sql } from 'drizzle-orm';
+import { sql } from '#src/store/drizzle.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ByokCredential } from '#src/api-types.ts';
 import { startCredentialGateway, distinctiveKey, regionBoundKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';

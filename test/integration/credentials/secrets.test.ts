@@ -5,7 +5,7 @@
  * match none of the logger's redaction patterns, so a leak cannot hide behind redaction.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
+import { sql } from '#src/store/drizzle.ts';
 import { startCredentialGateway, distinctiveKey, regionBoundKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
 import { testDrivers } from '#test/helpers/test-database.ts';
 

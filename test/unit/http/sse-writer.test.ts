@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import { get, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Response } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSseWriter, type SseWriter } from '#src/http/sse-writer.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
@@ -15,9 +17,36 @@ afterEach(async () => {
   expect(failures.splice(0)).toEqual([]);
 });
 
+const responses = new WeakMap<SseWriter, Response>();
+
 async function serve(handle: (writer: SseWriter) => Promise<void>): Promise<string> {
-  server = await startSseTestServer(async (_req, res) => handle(createSseWriter(res)), failures);
+  server = await startSseTestServer(async (_req, res) => {
+    const writer = createSseWriter(res);
+    responses.set(writer, res);
+    await handle(writer);
+  }, failures);
   return server.url;
+}
+
+/**
+ * What the writer's socket is asked to write, one entry per write the socket makes (`_write` for one chunk,
+ * `_writev` for the chunks corked together in one tick): each is one system call and, on loopback, one packet.
+ */
+function recordSocketWrites(writer: SseWriter): string[] {
+  const socket = responses.get(writer)?.socket as (Socket & { _write: Socket['_write']; _writev?: Socket['_writev'] }) | null | undefined;
+  if (!socket?._writev) throw new Error('no socket to watch');
+  const writes: string[] = [];
+  const write = socket._write;
+  const writev = socket._writev;
+  socket._write = function (chunk: unknown, encoding: BufferEncoding, callback: (error?: Error | null) => void) {
+    writes.push(String(chunk));
+    write.call(this, chunk, encoding, callback);
+  };
+  socket._writev = function (chunks: { chunk: unknown; encoding: BufferEncoding }[], callback: (error?: Error | null) => void) {
+    writes.push(chunks.map(({ chunk }) => String(chunk)).join(''));
+    writev.call(this, chunks, callback);
+  };
+  return writes;
 }
 
 function request(url: string): Promise<IncomingMessage> {
@@ -37,11 +66,12 @@ async function eventsOf(response: IncomingMessage): Promise<RawSseEvent[]> {
 }
 
 describe('createSseWriter', () => {
-  it('sends status 200, the event-stream headers and the caller headers before any event', async () => {
+  it('sends status 200, the event-stream headers and the caller headers with the first event', async () => {
     let release: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     const url = await serve(async (writer) => {
       writer.open({ 'X-Generation-Id': 'gen-1' });
+      await writer.write({ event: 'message_start', data: '{}' });
       await released;
       writer.end();
     });
@@ -54,7 +84,37 @@ describe('createSseWriter', () => {
       'x-generation-id': 'gen-1',
     });
     release();
+    expect(await textOf(response)).toBe('event: message_start\ndata: {}\n\n');
+  });
+
+  it('sends the headers when the stream ends without any event', async () => {
+    const url = await serve(async (writer) => {
+      writer.open({ 'X-Generation-Id': 'gen-2' });
+      writer.end();
+    });
+    const response = await request(url);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-generation-id']).toBe('gen-2');
     expect(await textOf(response)).toBe('');
+  });
+
+  it('puts the headers and the first event in one socket write, and the last event and the end of the body in one', async () => {
+    let writes: string[] = [];
+    const url = await serve(async (writer) => {
+      writes = recordSocketWrites(writer);
+      writer.open({});
+      await writer.write({ event: 'message_start', data: '{"type":"message_start"}' });
+      // Each event arrives on its own turn of the event loop, as events from an upstream do.
+      await new Promise((resolve) => setImmediate(resolve));
+      await writer.write({ event: 'content_block_delta', data: '{"type":"content_block_delta"}' });
+      await new Promise((resolve) => setImmediate(resolve));
+      writer.end({ event: 'message_stop', data: '{"type":"message_stop"}' });
+    });
+    expect(await textOf(await request(url))).toContain('event: message_stop');
+    expect(writes).toHaveLength(3);
+    expect(writes[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n[0-9a-f]+\r\nevent: message_start\n/);
+    expect(writes[1]).toMatch(/^[0-9a-f]+\r\nevent: content_block_delta\n[\s\S]*\r\n$/);
+    expect(writes[2]).toMatch(/^[0-9a-f]+\r\nevent: message_stop\n[\s\S]*\r\n0\r\n\r\n$/);
   });
 
   it('frames each event as event:, data: and a blank line, then ends', async () => {
@@ -100,7 +160,7 @@ describe('createSseWriter', () => {
     let writesDone = 0;
     const url = await serve(async (writer) => {
       writer.open({});
-      for (let index = 0; index < 64; index += 1) {
+      for (let index = 0; index < 256; index += 1) {
         await writer.write({ event: `e${index}`, data: big });
         writesDone += 1;
       }
@@ -109,11 +169,11 @@ describe('createSseWriter', () => {
     const response = await request(url);
     response.pause();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    // 4 MiB in all: without back-pressure every write would have returned by now.
-    expect(writesDone).toBeLessThan(64);
+    // 16 MiB in all, more than loopback socket buffers hold: without back-pressure every write would have returned.
+    expect(writesDone).toBeLessThan(256);
     response.resume();
     const events = await eventsOf(response);
-    expect(events.map((event) => event.event)).toEqual(Array.from({ length: 64 }, (_unused, index) => `e${index}`));
+    expect(events.map((event) => event.event)).toEqual(Array.from({ length: 256 }, (_unused, index) => `e${index}`));
     expect(events.every((event) => event.data === big)).toBe(true);
   });
 

@@ -66,6 +66,40 @@ describe('streamToClient', () => {
     await done;
   });
 
+  it('ends the response with message_stop without waiting for the upstream to close, then reads the upstream to its end', async () => {
+    expect(upstreamEvents.at(-1)?.event).toBe('message_stop');
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let drained = false;
+    const { url, done } = await serve(async function* () {
+      yield* upstreamEvents;
+      // The upstream has sent its last event but not yet closed its side.
+      await released;
+      yield { event: 'ping', data: '{"type":"ping"}' };
+      drained = true;
+    });
+    const { events, completed } = await receive(url);
+    expect(events).toEqual(upstreamEvents);
+    expect(completed).toBe(true);
+    expect(drained).toBe(false);
+    release();
+    await done;
+    // Read to its end rather than abandoned, so an upstream connection goes back to its pool.
+    expect(drained).toBe(true);
+  });
+
+  it('does not turn a failure after message_stop into an error event', async () => {
+    const { url, done } = await serve(async function* () {
+      yield* upstreamEvents;
+      throw upstream('connection');
+    });
+    const { events, completed } = await receive(url);
+    expect(events).toEqual(upstreamEvents);
+    expect(completed).toBe(true);
+    await done;
+    expect(logLines.some((line) => line.includes('stream failed after its first byte'))).toBe(false);
+  });
+
   const upstream = (kind: UpstreamFailureKind) => new UpstreamError({ provider: 'anthropic', kind, rawBody: '{"secret":"upstream body"}' });
   it.each([
     ['a rate limit', upstream('rate_limited'), 'rate_limit_error', 'Upstream anthropic failed: rate limited'],

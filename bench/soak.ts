@@ -1,0 +1,79 @@
+/**
+ * `npm run bench -- --soak`: ten minutes of mixed load on the gateway (half the connections ask for JSON,
+ * half for streams; 32 in all), its RSS sampled every 5 s. A leak or unbounded cache shows as RSS still
+ * climbing after the first minute; the aim is the end within 10% of the value after minute 1.
+ */
+import { runLoad, type LoadResult } from './load-generator.ts';
+import { megabytes, processTree, rssBytes, RssSampler } from './process-stats.ts';
+import { fixed } from './results-table.ts';
+import type { SoakFigures } from './aims.ts';
+import type { Target } from './targets.ts';
+
+/** How long and how hard to soak. */
+export interface SoakOptions {
+  durationMs: number;
+  connections: number;
+  sampleEveryMs: number;
+  body(stream: boolean): string;
+}
+
+/** The soak's figures and its markdown section. */
+export interface SoakOutcome {
+  figures: SoakFigures;
+  markdown: string;
+}
+
+function rssAt(samples: readonly { atMs: number; bytes: number }[], atMs: number): number {
+  let best = samples[0];
+  for (const sample of samples) if (Math.abs(sample.atMs - atMs) < Math.abs((best?.atMs ?? 0) - atMs)) best = sample;
+  return best?.bytes ?? Number.NaN;
+}
+
+/** Runs the soak against one target and reports RSS over time. */
+export async function runSoak(target: Target, options: SoakOptions): Promise<SoakOutcome> {
+  const sampler = new RssSampler(target.pid);
+  const idleBytes = sampler.sample();
+  const startedAt = performance.now();
+  const half = Math.max(1, Math.floor(options.connections / 2));
+  const drive = (stream: boolean): Promise<LoadResult> =>
+    runLoad({
+      origin: target.origin,
+      path: target.path,
+      headers: target.headers,
+      body: options.body(stream),
+      connections: half,
+      warmupMs: 0,
+      durationMs: options.durationMs,
+      maxRequests: 20_000_000,
+      stream,
+      onMeasureStart: async () => undefined,
+      onMeasureEnd: async () => undefined,
+    });
+  sampler.start(options.sampleEveryMs);
+  const [json, stream] = await Promise.all([drive(false), drive(true)]);
+  sampler.stop();
+  // Idle again: what of the growth was garbage the gateway gives back (heap compaction checks every 5 s).
+  await new Promise((resolve) => setTimeout(resolve, 20_000));
+  const idleAfterBytes = rssBytes(processTree(target.pid));
+  const heapAfter = await target.child.memory();
+  const samples = sampler.samples.filter((sample) => sample.atMs >= startedAt).map((sample) => ({ atMs: sample.atMs - startedAt, bytes: sample.bytes }));
+  const afterFirstMinute = rssAt(samples, 60_000);
+  const atEnd = samples.at(-1)?.bytes ?? Number.NaN;
+  const errors = json.non2xx + json.failures + stream.non2xx + stream.failures;
+  const minutes = Math.floor(options.durationMs / 60_000);
+  const perMinute = Array.from({ length: minutes }, (_, index) => `| ${index + 1} | ${megabytes(rssAt(samples, (index + 1) * 60_000))} |`);
+  const date = new Date().toISOString();
+  const drift = atEnd / afterFirstMinute - 1;
+  const markdown = [
+    `Run on ${date}: ${fixed(options.durationMs / 60_000, 1)} minutes against the ${target.name}, ${half} connections asking for JSON and ${half} for streams at once, RSS sampled every ${options.sampleEveryMs / 1000} s.`,
+    '',
+    `- requests: ${json.requests} JSON (${fixed(json.requestsPerSecond, 0)}/s, p50 ${fixed(json.p50Ms, 2)} ms) and ${stream.requests} streams (${fixed(stream.requestsPerSecond, 0)}/s, p50 ${fixed(stream.p50Ms, 2)} ms); errors ${errors}${json.firstProblem ?? stream.firstProblem ? ` (first: ${json.firstProblem ?? stream.firstProblem})` : ''}`,
+    `- RSS idle before the soak ${megabytes(idleBytes)} MB, after minute 1 ${megabytes(afterFirstMinute)} MB, at the end ${megabytes(atEnd)} MB (${drift >= 0 ? '+' : ''}${fixed(drift * 100, 1)}%), highest ${megabytes(Math.max(...samples.map((sample) => sample.bytes)))} MB`,
+    `- idle again 20 s after the soak: RSS ${megabytes(idleAfterBytes)} MB, V8 heap ${megabytes(heapAfter.heapUsed)} MB live of ${megabytes(heapAfter.heapTotal)} MB committed`,
+    '',
+    '| minute | RSS MB |',
+    '|--:|--:|',
+    ...perMinute,
+  ].join('\n');
+  return { figures: { date, rssAfterFirstMinuteBytes: afterFirstMinute, rssAtEndBytes: atEnd, errors }, markdown };
+}

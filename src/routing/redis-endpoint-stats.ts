@@ -1,0 +1,129 @@
+/**
+ * Endpoint statistics shared through Redis, so that the workers of one gateway (and several instances)
+ * sort `sort: latency|throughput` by the same measurements. Each process keeps its moving averages in
+ * memory, as the planner reads them per request without waiting; every sample it records is also published
+ * (batched, a few times a second) and every other process applies it to its own averages. The averages then
+ * agree up to the order samples arrived in. Like the pin store, Redis is never a dependency of a request:
+ * an outage is logged once and each process keeps its own measurements meanwhile.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { loadRedisClass } from '#src/store/load-ioredis.ts';
+import type { Logger } from '#src/logger.ts';
+import { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
+
+/** The default pub/sub channel of endpoint samples. */
+export const ENDPOINT_STATS_CHANNEL = 'switchboard:endpoint-stats';
+
+/** One recorded call, as published. */
+interface Sample {
+  model: string;
+  provider: string;
+  latencyMs: number;
+  outputTokens?: number;
+  durationMs?: number;
+}
+
+/** Options of {@link RedisSharedEndpointStats}. */
+export interface RedisEndpointStatsOptions {
+  url: string;
+  logger: Logger;
+  channel?: string;
+  /** How long samples are gathered before one publish. */
+  flushEveryMs?: number;
+}
+
+const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+function parseSamples(message: string, self: string): Sample[] {
+  try {
+    const parsed = JSON.parse(message) as { from?: unknown; samples?: unknown };
+    if (parsed.from === self || !Array.isArray(parsed.samples)) return [];
+    return (parsed.samples as Partial<Sample>[]).filter(
+      (sample): sample is Sample => typeof sample.model === 'string' && typeof sample.provider === 'string' && finite(sample.latencyMs),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** An {@link EndpointStatsTracker} that also applies the samples every other process publishes. */
+export class RedisSharedEndpointStats extends EndpointStatsTracker {
+  readonly #publisher: Redis;
+  readonly #subscriber: Redis;
+  readonly #channel: string;
+  readonly #self = randomUUID();
+  readonly #flushEveryMs: number;
+  readonly #logger: Logger;
+  #pending: Sample[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #reportedDown = false;
+
+  constructor(options: RedisEndpointStatsOptions) {
+    super();
+    this.#channel = options.channel ?? ENDPOINT_STATS_CHANNEL;
+    this.#flushEveryMs = options.flushEveryMs ?? 250;
+    this.#logger = options.logger;
+    const RedisClient = loadRedisClass();
+    // A publish never holds anything up; the subscription waits for Redis as long as it takes (ioredis
+    // subscribes again after a reconnection).
+    this.#publisher = new RedisClient(options.url, { commandTimeout: 500, maxRetriesPerRequest: 1, connectionName: 'switchboard-endpoint-stats' });
+    this.#subscriber = new RedisClient(options.url, { connectionName: 'switchboard-endpoint-stats-subscriber' });
+    for (const client of [this.#publisher, this.#subscriber]) client.on('error', (error: Error) => this.#down(error));
+    this.#subscriber.on('message', (_channel: string, message: string) => {
+      for (const { model, provider, ...sample } of parseSamples(message, this.#self)) super.record(model, provider, sample);
+    });
+    this.#subscriber.subscribe(this.#channel).catch((error: unknown) => this.#down(error));
+  }
+
+  /** Resolves once the subscription is active (tests; requests never wait for it). */
+  async ready(): Promise<void> {
+    await this.#subscriber.subscribe(this.#channel);
+  }
+
+  override record(model: string, provider: string, sample: { latencyMs: number; outputTokens?: number; durationMs?: number }): void {
+    super.record(model, provider, sample);
+    this.#pending.push({ model, provider, ...sample });
+    this.#timer ??= setTimeout(() => this.#flush(), this.#flushEveryMs).unref();
+  }
+
+  /** Publishes what is pending and closes both connections. */
+  async close(): Promise<void> {
+    clearTimeout(this.#timer);
+    await this.#flush();
+    for (const client of [this.#subscriber, this.#publisher]) {
+      try {
+        await client.quit();
+      } catch {
+        client.disconnect();
+      }
+    }
+  }
+
+  async #flush(): Promise<void> {
+    this.#timer = undefined;
+    if (this.#pending.length === 0) return;
+    const samples = this.#pending;
+    this.#pending = [];
+    try {
+      await this.#publisher.publish(this.#channel, JSON.stringify({ from: this.#self, samples }));
+      this.#reportedDown = false;
+    } catch (error) {
+      this.#down(error);
+    }
+  }
+
+  #down(error: unknown): void {
+    if (this.#reportedDown) return;
+    this.#reportedDown = true;
+    this.#logger.warn('redis for endpoint statistics is unreachable; each process sorts by its own measurements', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/** Endpoint statistics shared through Redis when `REDIS_URL` is set, else in-process; `close` ends any connection. */
+export function createEndpointStats(options: { redisUrl: string | undefined; logger: Logger }): EndpointStatsTracker & { close(): Promise<void> } {
+  if (options.redisUrl) return new RedisSharedEndpointStats({ url: options.redisUrl, logger: options.logger });
+  return Object.assign(new EndpointStatsTracker(), { close: async () => undefined });
+}

@@ -1,0 +1,120 @@
+/**
+ * `SWITCHBOARD_WORKERS=N` with N above 1: a primary process forks N workers (node:cluster), each a whole
+ * gateway (`switchboard serve` in worker mode) on the one shared port; the primary hands out connections
+ * round-robin and does nothing else (it never loads the gateway). Workers share state the way separate
+ * instances do: PostgreSQL for data and its change feed for caches, Redis (REDIS_URL) for sticky pins and
+ * endpoint statistics. A worker that dies is replaced.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '#src/logger.ts';
+
+/** What a worker tells its primary. */
+type WorkerMessage = { type: 'switchboard:ready'; origin: string };
+
+/** What the primary tells a worker. */
+export type PrimaryMessage = { type: 'switchboard:shutdown' };
+
+const CLI_PATH = fileURLToPath(new URL('../cli.ts', import.meta.url));
+const RESTART_DELAY_MS = 1000;
+
+function isReady(message: unknown): message is WorkerMessage {
+  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'switchboard:ready';
+}
+
+/** A running cluster, seen from the primary. */
+export interface RunningCluster {
+  origin: string;
+  /** The workers' process ids (tests, the bench). */
+  pids(): number[];
+  close(graceMs?: number): Promise<void>;
+}
+
+function waitReady(worker: Worker): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: unknown) => {
+      if (!isReady(message)) return;
+      worker.off('exit', onExit);
+      worker.off('message', onMessage);
+      resolve(message.origin);
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      worker.off('message', onMessage);
+      reject(new Error(`a gateway worker exited (${signal ?? `code ${code}`}) before it served; its output above says why`));
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', onExit);
+  });
+}
+
+function stopWorker(worker: Worker, graceMs: number): Promise<void> {
+  if (worker.isDead()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => worker.process.kill('SIGKILL'), graceMs);
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    worker.send({ type: 'switchboard:shutdown' } satisfies PrimaryMessage);
+  });
+}
+
+/** Forks `count` workers running `switchboard serve` and resolves once every one of them serves. */
+export async function startCluster(options: { count: number; logger: Logger }): Promise<RunningCluster> {
+  const { count, logger } = options;
+  cluster.setupPrimary({ exec: CLI_PATH, args: ['serve'] });
+  const workers = new Set<Worker>();
+  let closing = false;
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    workers.add(worker);
+    worker.once('exit', (code, signal) => {
+      workers.delete(worker);
+      if (closing || !ready) return;
+      logger.error('a gateway worker died; starting another', { pid: worker.process.pid, code, signal });
+      setTimeout(() => {
+        if (!closing) fork();
+      }, RESTART_DELAY_MS).unref();
+    });
+    return worker;
+  };
+  let ready = false;
+  const first = Array.from({ length: count }, () => fork());
+  let origin: string;
+  try {
+    [origin = ''] = await Promise.all(first.map(waitReady));
+  } catch (error) {
+    closing = true;
+    await Promise.all([...workers].map((worker) => stopWorker(worker, 5000)));
+    throw error;
+  }
+  ready = true;
+  logger.info('switchboard workers serving', { origin, workers: count });
+  return {
+    origin,
+    pids: () => [...workers].map((worker) => worker.process.pid ?? -1),
+    async close(graceMs = 10_000) {
+      closing = true;
+      await Promise.all([...workers].map((worker) => stopWorker(worker, graceMs)));
+    },
+  };
+}
+
+/** In a worker: tells the primary it serves at `origin`, and calls `shutdown` when the primary asks. */
+export function serveAsWorker(origin: string, shutdown: () => Promise<void>): void {
+  process.send?.({ type: 'switchboard:ready', origin } satisfies WorkerMessage);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void shutdown().finally(() => process.exit(0));
+  };
+  process.on('message', (message: unknown) => {
+    if ((message as PrimaryMessage | undefined)?.type === 'switchboard:shutdown') stop();
+  });
+  // The primary is gone (killed): stop rather than serve on unsupervised.
+  process.on('disconnect', stop);
+  // Ctrl-C reaches the whole process group; a signal to the primary alone arrives as the message above.
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

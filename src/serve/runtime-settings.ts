@@ -1,0 +1,43 @@
+/**
+ * The Node flags and environment a gateway process runs with, and how `switchboard serve` gets them: a
+ * process started without them (`npm start`, `node src/cli.ts serve`, the `switchboard` bin) replaces itself
+ * with one that has them (`process.execve`: same pid, same signals, no parent left behind). Cluster workers
+ * inherit them. Nothing depends on them for correctness: tests start servers in-process without them. Each
+ * one was measured (README, Performance):
+ *
+ * - `--liftoff-only` keeps WebAssembly on V8's baseline compiler. The embedded PostgreSQL (PGlite) is 9 MB of
+ *   WebAssembly whose hot functions V8 otherwise recompiles with its optimizing tier: over 60 MB of code, and
+ *   above 500 MB of RSS while compiling, for queries the gateway mostly answers from its own caches.
+ * - `NODE_COMPILE_CACHE` lets Node keep the TypeScript-stripped and compiled form of the sources on disk: a
+ *   warm start loads neither the type stripper (a WebAssembly module and a 3.8 MB bundle) nor parses twice.
+ * - `MALLOC_ARENA_MAX=2` (glibc) bounds the per-thread malloc arenas whose free space is never returned.
+ *
+ * An explicitly set variable is kept as it is; `SWITCHBOARD_NODE_FLAGS=off` skips the re-exec entirely.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Flags of every gateway process. */
+export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only'];
+
+/** Environment of every gateway process, where the operator has not set the variable. */
+export function gatewayEnvironmentDefaults(): Record<string, string> {
+  return { NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache'), MALLOC_ARENA_MAX: '2' };
+}
+
+/** The flags missing from `execArgv` and the environment variables missing from `env`. */
+export function missingRuntimeSettings(execArgv: readonly string[], env: NodeJS.ProcessEnv): { flags: string[]; env: Record<string, string> } {
+  const missingEnv = Object.fromEntries(Object.entries(gatewayEnvironmentDefaults()).filter(([name]) => env[name] === undefined));
+  return { flags: GATEWAY_NODE_FLAGS.filter((flag) => !execArgv.includes(flag)), env: missingEnv };
+}
+
+/**
+ * Re-executes this process with the gateway's flags and environment when something is missing and the
+ * platform can (`process.execve`, Unix); otherwise returns and the gateway runs as it was started.
+ */
+export function ensureRuntimeSettings(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.SWITCHBOARD_NODE_FLAGS === 'off' || typeof process.execve !== 'function') return;
+  const missing = missingRuntimeSettings(process.execArgv, env);
+  if (missing.flags.length === 0 && Object.keys(missing.env).length === 0) return;
+  process.execve(process.execPath, [process.execPath, ...missing.flags, ...process.execArgv, ...process.argv.slice(1)], { ...env, ...missing.env });
+}

@@ -1,0 +1,57 @@
+/**
+ * What `switchboard serve` starts, for the command and for the bench alike: one gateway in this process, or
+ * with `SWITCHBOARD_WORKERS` above 1 a cluster primary and its workers. Either way each serving process
+ * gives its free heap back once it listens and whenever it goes idle (compact-heap.ts). The gateway itself is loaded only where it serves, so
+ * a cluster primary stays a small process.
+ */
+import cluster from 'node:cluster';
+import type { Config } from '#src/config.ts';
+import type { Logger } from '#src/logger.ts';
+import { compactHeapWhenIdle } from '#src/serve/compact-heap.ts';
+import { serveAsWorker, startCluster } from '#src/serve/cluster.ts';
+
+/** A serving gateway, seen from the process that started it. */
+export interface ServingGateway {
+  origin: string;
+  /** The pids of the processes serving requests (this one, or the workers). */
+  pids(): number[];
+  close(): Promise<void>;
+}
+
+/** What starting a gateway needs. */
+export interface StartGatewayOptions {
+  config: Config;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+}
+
+async function startInProcess(options: StartGatewayOptions): Promise<{ origin: string; close(): Promise<void> }> {
+  const { startServer } = await import('#src/server.ts');
+  const server = await startServer(options);
+  const stopCompacting = compactHeapWhenIdle();
+  return {
+    origin: server.origin,
+    close: async () => {
+      stopCompacting();
+      await server.close();
+    },
+  };
+}
+
+/** Starts the gateway as configured and resolves once it serves. */
+export async function startGateway(options: StartGatewayOptions): Promise<ServingGateway> {
+  if (options.config.workers > 1) return startCluster({ count: options.config.workers, logger: options.logger });
+  const server = await startInProcess(options);
+  return { origin: server.origin, pids: () => [process.pid], close: () => server.close() };
+}
+
+/** True in a process the cluster primary forked. */
+export function isClusterWorker(): boolean {
+  return cluster.isWorker;
+}
+
+/** In a forked worker: serves until the primary asks it to stop, then exits. */
+export async function runClusterWorker(options: StartGatewayOptions): Promise<void> {
+  const server = await startInProcess({ ...options, config: { ...options.config, workers: 1 } });
+  serveAsWorker(server.origin, () => server.close());
+}

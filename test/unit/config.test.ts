@@ -1,0 +1,31 @@
+/** `SWITCHBOARD_WORKERS`: what it accepts, and that several workers need PostgreSQL. */
+import { availableParallelism } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, parseWorkers } from '#src/config.ts';
+
+const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+
+describe('parseWorkers', () => {
+  it.each([
+    [undefined, undefined, 1],
+    ['', undefined, 1],
+    ['1', undefined, 1],
+    ['3', POSTGRES, 3],
+    ['auto', POSTGRES, availableParallelism()],
+  ])('SWITCHBOARD_WORKERS=%s (DATABASE_URL %s) runs %i', (raw, databaseUrl, expected) => {
+    expect(parseWorkers(raw, databaseUrl)).toBe(expected);
+  });
+
+  it.each([['0'], ['-2'], ['1.5'], ['two'], ['2x']])('refuses SWITCHBOARD_WORKERS=%s', (raw) => {
+    expect(() => parseWorkers(raw, POSTGRES)).toThrow(`SWITCHBOARD_WORKERS must be a positive integer or auto, got "${raw}"`);
+  });
+
+  it('refuses several workers on the embedded database and says what to do', () => {
+    expect(() => parseWorkers('2', undefined)).toThrow(/SWITCHBOARD_WORKERS=2 needs PostgreSQL \(DATABASE_URL\).*Set DATABASE_URL, or run one worker/);
+  });
+
+  it('is read by loadConfig', () => {
+    expect(loadConfig({ SWITCHBOARD_WORKERS: '2', DATABASE_URL: POSTGRES, SWITCHBOARD_MASTER_KEY: 'x' }).workers).toBe(2);
+    expect(loadConfig({}).workers).toBe(1);
+  });
+});
