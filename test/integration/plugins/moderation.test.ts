@@ -38,7 +38,7 @@ beforeAll(async () => {
   [moderations, model, guard] = await Promise.all([startFakeOpenAiModerations(), startFakeAnthropic(), startFakeAnthropic()]);
   const upstreams = { moderations, model, guard };
   [closed, open, byModel] = await Promise.all([
-    startTestGateway({ catalogYaml: catalog(upstreams, ['  moderation: { engine: openai, provider: moderator, model: omni-moderation-latest, timeout_ms: 500 }']) }),
+    startTestGateway({ catalogYaml: catalog(upstreams, ['  moderation: { engine: openai, provider: moderator, model: omni-moderation-latest, timeout_ms: 3000 }']) }),
     startTestGateway({ catalogYaml: catalog(upstreams, ['  moderation: { engine: openai, provider: moderator, model: omni-moderation-latest, failure_mode: fail_open }']) }),
     startTestGateway({ catalogYaml: catalog(upstreams, ['  moderation: { engine: model, model: test/guard }']) }),
   ]);
@@ -114,11 +114,11 @@ describe('moderation through OpenAI\'s moderation endpoint', () => {
   });
 
   it('fails closed when the moderation upstream is slower than timeout_ms', async () => {
-    moderations.enqueue({ ...moderationAnswer([moderationResult()]), delayMs: 2_000 });
+    moderations.enqueue({ ...moderationAnswer([moderationResult()]), delayMs: 10_000 });
     const call = await postMessage(closed, body());
 
     expect(call.status).toBe(503);
-    expect(errorMessage(call)).toMatch(/did not answer within 500 ms/);
+    expect(errorMessage(call)).toMatch(/did not answer within 3000 ms/);
     expect(model.requests).toHaveLength(0);
   });
 
