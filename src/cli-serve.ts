@@ -1,8 +1,10 @@
 /**
  * `switchboard serve`: the hook from the command line to the gateway's own start function in src/server.ts.
- * It loads the configuration, starts the server, and stops it cleanly on SIGINT or SIGTERM (releasing the
- * PGlite data directory lock). A start failure (data directory in use, missing master key) is printed
- * without a stack trace, since it is meant for the operator.
+ * It loads the configuration, starts the server, and on SIGINT or SIGTERM shuts it down gracefully (see
+ * src/lifecycle/graceful-shutdown.ts: requests in flight finish within `SWITCHBOARD_SHUTDOWN_GRACE_MS`,
+ * records are written, the PGlite data directory lock is released), then exits 0. A second signal ends the
+ * grace period at once. A start failure (data directory in use, missing master key) is printed without a
+ * stack trace, since it is meant for the operator.
  */
 import { loadConfig } from '#src/config.ts';
 import { createLogger } from '#src/logger.ts';
@@ -12,6 +14,7 @@ interface ServerModule {
   startServer(options: { config: ReturnType<typeof loadConfig>; logger: ReturnType<typeof createLogger>; env: NodeJS.ProcessEnv }): Promise<{
     origin: string;
     close(): Promise<void>;
+    hurry(): void;
   }>;
 }
 
@@ -38,7 +41,15 @@ export async function runServeCommand(args: string[]): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
-  logger.info('stopping', { signal });
+  logger.info('stopping', { signal, grace_ms: config.shutdownGraceMs });
+  const hurry = (again: NodeJS.Signals) => {
+    logger.warn('second signal: ending the requests in flight now', { signal: again });
+    server.hurry();
+  };
+  process.once('SIGINT', hurry);
+  process.once('SIGTERM', hurry);
   await server.close();
+  // Everything is closed; a handle some library left open must not keep the process from exiting 0.
+  setTimeout(() => process.exit(0), 1_000).unref();
   return 0;
 }

@@ -9,6 +9,8 @@ import { openDatabase, defaultDataDir, type Database } from '#src/store/database
 import { DataDirectoryInUseError } from '#src/store/data-dir-lock.ts';
 import { initAccount } from '#src/keys/accounts.ts';
 import { findLiveKey, issueApiKey, listApiKeys, revokeApiKey } from '#src/keys/key-service.ts';
+import { createKeyUsageReader } from '#src/limits/key-usage.ts';
+import { readSpend } from '#src/limits/spend-ledger.ts';
 import { runServeCommand } from '#src/cli-serve.ts';
 import { runUsageCommand, UsageCommandError } from '#src/cli-usage.ts';
 
@@ -87,7 +89,9 @@ async function runKeys(args: string[], print: Output): Promise<void> {
   }
   if (action === 'list') {
     const accountId = required(values.account, 'account');
-    const { keys } = await withDatabase(dataDir, (database) => listApiKeys(database, accountId, { offset: 0, limit: 10_000 }));
+    const { keys } = await withDatabase(dataDir, (database) =>
+      listApiKeys(database, accountId, { offset: 0, limit: 10_000 }, createKeyUsageReader({ ledger: { spendOf: (hashes, period) => readSpend(database, hashes, period) } })),
+    );
     if (values.json) print(JSON.stringify(keys, null, 2));
     else print(keys.map((key) => `${key.hash}  ${key.kind.padEnd(10)}  ${key.created_at}  ${key.name ?? ''}`).join('\n') || 'No live keys.');
     return;

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { createApp } from '#src/app.ts';
+import { API_PREFIX, createApp } from '#src/app.ts';
 import type { Config } from '#src/config.ts';
 import { createLogger, type Logger } from '#src/logger.ts';
 import { loadCatalog, type Catalog } from '#src/catalog/index.ts';
@@ -22,6 +22,17 @@ import { createRequestPlanner } from '#src/routing/plan-request.ts';
 import { createObservability } from '#src/observability/index.ts';
 import { createGenerationService } from '#src/observability/generation-service.ts';
 import { startMetricsServer } from '#src/observability/metrics-server.ts';
+import { RedisConnection } from '#src/redis/redis-connection.ts';
+import { SpendLedger } from '#src/limits/spend-ledger.ts';
+import { KeyLimiter } from '#src/limits/key-limiter.ts';
+import { createKeyUsageReader } from '#src/limits/key-usage.ts';
+import { createKeyService } from '#src/keys/key-service.ts';
+import { CircuitBreaker } from '#src/routing/circuit-breaker/circuit-breaker.ts';
+import { RedisCircuitShare } from '#src/routing/circuit-breaker/redis-circuit-share.ts';
+import { withCircuitBreaker } from '#src/routing/circuit-breaker/breaker-planner.ts';
+import { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
+import { shutDownGracefully } from '#src/lifecycle/graceful-shutdown.ts';
+import { applyServerLimits, installClientErrorHandler, serverOptions, type ServerLimits } from '#src/http/server-limits.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -41,9 +52,15 @@ export interface RunningServer {
   /** `http://host:port` */
   origin: string;
   database: Database;
-  /** Writes the generation records waiting in the queue now (tests; shutdown does it too). */
+  /** Writes the generation records and key spending waiting in memory now (tests; shutdown does it too). */
   flushRecords(): Promise<void>;
+  /**
+   * Shuts down gracefully (src/lifecycle/graceful-shutdown.ts): stops accepting, lets the requests in flight
+   * finish for up to `SWITCHBOARD_SHUTDOWN_GRACE_MS`, ends the rest, writes what waits, closes everything.
+   */
   close(): Promise<void>;
+  /** Ends the grace period now (a second signal): streams still open end with the shutdown error. */
+  hurry(): void;
 }
 
 /** Starts the gateway and resolves once it accepts connections. */
@@ -74,37 +91,69 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       isKnownProvider: (slug) => catalog.getProvider(slug) !== undefined,
     });
     closers.push(() => stack.close());
-    const pins = createPinStore({ redisUrl: config.redisUrl, logger });
-    closers.push(() => pins.close());
     const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, logger, version: VERSION });
     closers.push(() => observability.close());
+    const registry = observability.metrics.registry;
     if (config.observability.metricsPort !== undefined) {
-      const metricsServer = await startMetricsServer({ port: config.observability.metricsPort, host: config.host, registry: observability.metrics.registry });
+      const metricsServer = await startMetricsServer({ port: config.observability.metricsPort, host: config.host, registry });
       closers.push(() => metricsServer.close());
       logger.info('metrics listening', { origin: metricsServer.origin });
     }
+    // One Redis connection for pins, limits and circuits; the gateway starts (and serves) without it.
+    const redis = config.redisUrl ? new RedisConnection({ url: config.redisUrl, logger, registry }) : undefined;
+    if (redis) {
+      closers.push(() => redis.close());
+      await redis.ready(2_000);
+    }
+    const pins = createPinStore({ redis, logger });
+    closers.push(() => pins.close());
+    const ledger = new SpendLedger({ database, logger, flushIntervalMs: config.observability.recordFlushMs });
+    ledger.start();
+    closers.push(() => ledger.close(5_000));
+    // A reservation never settled (its instance died) stops counting once its request could not run any more.
+    const limiter = new KeyLimiter({ ledger, redis, logger, registry, holdMs: config.requestTimeoutMs + 60_000 });
+    closers.push(() => limiter.close(5_000));
+    observability.addOutcomeListener((outcome) => limiter.settle(outcome));
+    const breaker = new CircuitBreaker({
+      failures: config.circuitFailures,
+      cooldownMs: config.circuitCooldownMs,
+      logger,
+      registry,
+      ...(redis ? { share: new RedisCircuitShare(redis) } : {}),
+    });
+    closers.push(() => breaker.close());
+    const drainTracker = new DrainTracker({ healthPath: `${API_PREFIX}/health` });
 
     const app = createApp({
       logger,
       authenticate: stack.authenticator.authenticate,
       bodyLimitBytes: config.bodyLimitBytes,
+      maxHeaderCount: config.maxHeaderCount,
+      drainTracker,
       validateResponses: config.validateResponses,
       requestTimeoutMs: config.requestTimeoutMs,
       regionalHosts: config.regionalHosts,
       version: VERSION,
+      isDraining: () => drainTracker.draining,
+      streamGuard: drainTracker,
+      drain: drainTracker,
       catalog,
       byok: stack.byok,
-      keys: stack.keys,
+      keys: createKeyService(database, createKeyUsageReader({ ledger, store: () => limiter.currentStore(), shared: () => redis?.available() ?? false })),
       messages: {
-        planner: createRequestPlanner({
-          view: createCatalogPlanView(catalog),
-          credentials: stack.routingCredentials,
-          sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
-          stats: new EndpointStatsTracker(),
-        }),
+        planner: withCircuitBreaker(
+          createRequestPlanner({
+            view: createCatalogPlanView(catalog),
+            credentials: stack.routingCredentials,
+            sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
+            stats: new EndpointStatsTracker(),
+          }),
+          breaker,
+        ),
         vault: stack.routingCredentials,
         adapterFor: createAdapterRegistry(),
         logger,
+        admission: limiter,
       },
       observer: observability.observer,
       generations: createGenerationService(database),
@@ -113,7 +162,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       metrics: observability.metrics,
     });
 
-    const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
+    const limits: ServerLimits = {
+      headersTimeoutMs: config.headersTimeoutMs,
+      bodyTimeoutMs: config.bodyTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      maxHeaderCount: config.maxHeaderCount,
+    };
+    const server = createServer(serverOptions(limits), app);
+    applyServerLimits(server, limits);
+    installClientErrorHandler(server, limits, logger);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
@@ -123,7 +180,28 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // The validator compiles the spec on its first request (~0.5 s): pay that now, not on a client's request.
     await fetch(`${origin}/api/v1/health`).then((response) => response.arrayBuffer());
     logger.info('switchboard listening', { origin, database: database.driver, models: catalog.models.length, redis: Boolean(config.redisUrl) });
-    return { origin, database, flushRecords: () => observability.flush(), close: () => shutdown(server, closers, ownsDatabase ? database : undefined) };
+    let closing: Promise<void> | undefined;
+    return {
+      origin,
+      database,
+      flushRecords: async () => {
+        await observability.flush();
+        await ledger.flush();
+      },
+      close: () =>
+        (closing ??= shutDownGracefully({
+          server,
+          tracker: drainTracker,
+          graceMs: config.shutdownGraceMs,
+          logger,
+          closeServices: async () => {
+            await runClosers(closers);
+            await closeUpstreamHttp();
+            if (ownsDatabase) await database.close();
+          },
+        })),
+      hurry: () => drainTracker.passDeadline(),
+    };
   } catch (error) {
     await runClosers(closers);
     if (ownsDatabase) await database.close();
@@ -133,14 +211,4 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
 async function runClosers(closers: (() => Promise<void> | void)[]): Promise<void> {
   for (const close of closers.reverse()) await close();
-}
-
-async function shutdown(server: Server, closers: (() => Promise<void> | void)[], database: Database | undefined): Promise<void> {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-  await runClosers(closers);
-  await closeUpstreamHttp();
-  if (database) await database.close();
 }

@@ -23,6 +23,11 @@ export interface MessagesDeps {
   vault: Pick<CredentialSource, 'revealKey'>;
   adapterFor(family: ApiFamily): ProviderAdapter;
   logger: Logger;
+  /**
+   * Checks the caller's key limits once the plan is known and before anything is sent (src/limits/): throws
+   * the 402 or 429 to answer with. Absent: no limits.
+   */
+  admission?: { admit(plan: RequestPlan, context: MessagesRequestContext): Promise<void> };
 }
 
 /** A complete message, or an event stream whose first event has arrived. */
@@ -80,6 +85,7 @@ function settle<T>(deps: MessagesDeps, plan: RequestPlan, context: MessagesReque
 /** Creates one message through the gateway's routing. */
 export async function createMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
   const plan = await deps.planner.plan(request, context);
+  await deps.admission?.admit(plan, context);
   const call = async (attempt: Attempt) => attemptCall(plan.request, attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
 
   if (request.stream !== true) {

@@ -5,12 +5,14 @@ describe('anthropicErrorType', () => {
   it.each([
     [400, 'invalid_request_error'],
     [401, 'authentication_error'],
+    [402, 'billing_error'],
     [403, 'permission_error'],
     [404, 'not_found_error'],
     [405, 'invalid_request_error'],
     [413, 'request_too_large'],
     [415, 'invalid_request_error'],
     [429, 'rate_limit_error'],
+    [431, 'invalid_request_error'],
     [500, 'api_error'],
     [502, 'api_error'],
     [503, 'overloaded_error'],
@@ -33,7 +35,9 @@ describe('kindForErrorType', () => {
     ['timeout_error', 'timeout'],
     ['api_error', 'server_error'],
     ['overloaded_error', 'overloaded'],
-    ['billing_error', 'server_error'],
+    // An exhausted account: the next key or provider may answer.
+    ['billing_error', 'authentication'],
+    ['some_future_error', 'server_error'],
     [undefined, 'server_error'],
   ])('%s -> %s', (type, kind) => {
     expect(kindForErrorType(type)).toBe(kind);

@@ -1,0 +1,80 @@
+/**
+ * The node:http server's own defences against slow and greedy clients: headers must arrive within the
+ * header timeout and the whole request (headers and body) within the body timeout, or the connection gets a
+ * 408 and is closed (neither timeout touches a response: a long stream is never cut by them); idle
+ * keep-alive connections close after the keep-alive timeout; a request with more header fields than the limit
+ * answers 431. Failures found before a request exists are written in the `ErrorBody` shape.
+ */
+import type { Server, ServerOptions } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { RequestHandler } from 'express';
+import { STANDARD_MESSAGES, TooManyHeadersError } from '#src/errors.ts';
+import type { Logger } from '#src/logger.ts';
+
+/** The limits, from the configuration. */
+export interface ServerLimits {
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxHeaderCount: number;
+}
+
+/** Options for `createServer`. */
+export function serverOptions(limits: ServerLimits): ServerOptions {
+  const requestTimeout = limits.bodyTimeoutMs === 0 ? 0 : Math.max(limits.bodyTimeoutMs, limits.headersTimeoutMs);
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // How often the timeouts are checked: a slow client is cut at most this long after its timeout.
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+  };
+}
+
+/**
+ * Applies what `createServer` takes as properties: node keeps at most `maxHeadersCount` header fields (it drops
+ * the rest silently), so it is set one above the limit, for the limit itself to be enforced by
+ * {@link limitHeaderCount}.
+ */
+export function applyServerLimits(server: Server, limits: ServerLimits): void {
+  server.maxHeadersCount = limits.maxHeaderCount + 1;
+}
+
+/** Refuses a request with more header fields than `limit` (431 in the operation's error shape). */
+export function limitHeaderCount(limit: number): RequestHandler {
+  return (req, _res, next) => {
+    next(req.rawHeaders.length / 2 > limit ? new TooManyHeadersError(limit) : undefined);
+  };
+}
+
+function rawAnswer(status: number, reason: string, message: string): string {
+  const body = JSON.stringify({ error: { code: status, message } });
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** What a connection-level failure is answered with; undefined: just close the connection. */
+export function clientErrorAnswer(error: Error & { code?: string }, limits: ServerLimits): string | undefined {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return rawAnswer(408, 'Request Timeout', `Request Timeout: the request did not arrive in time (headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.bodyTimeoutMs} ms)`);
+    case 'HPE_HEADER_OVERFLOW':
+      return rawAnswer(431, 'Request Header Fields Too Large', `${STANDARD_MESSAGES[431]}: the header section is larger than the server accepts`);
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return undefined;
+    default:
+      return rawAnswer(400, 'Bad Request', `${STANDARD_MESSAGES[400]}: the request is not valid HTTP`);
+  }
+}
+
+/** Answers connection-level failures (timeouts, malformed requests) in the error shape, then closes. */
+export function installClientErrorHandler(server: Server, limits: ServerLimits, logger: Logger): void {
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    const answer = clientErrorAnswer(error, limits);
+    // A response already under way on this socket cannot take another status line.
+    const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    logger.debug('connection-level client error', { code: error.code, message: error.message });
+    if (answer && socket.writable && !busy) socket.end(answer);
+    else socket.destroy();
+  });
+}
