@@ -45,7 +45,7 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Most header fields a request may have. */
   maxHeaderCount: number;
-  /** Consecutive failures after which an endpoint's circuit opens. */
+  /** Consecutive failures after which an endpoint's circuit opens; 0 turns the breaker off. */
   circuitFailures: number;
   /** How long an open circuit keeps its endpoint at the back of every plan. */
   circuitCooldownMs: number;
@@ -121,7 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyTimeoutMs: integer(env, 'SWITCHBOARD_BODY_TIMEOUT_MS', 120_000),
     keepAliveTimeoutMs: integer(env, 'SWITCHBOARD_KEEP_ALIVE_TIMEOUT_MS', 65_000),
     maxHeaderCount: Math.max(1, integer(env, 'SWITCHBOARD_MAX_HEADER_COUNT', 100)),
-    circuitFailures: Math.max(1, integer(env, 'SWITCHBOARD_CIRCUIT_FAILURES', 5)),
+    circuitFailures: integer(env, 'SWITCHBOARD_CIRCUIT_FAILURES', 5),
     circuitCooldownMs: integer(env, 'SWITCHBOARD_CIRCUIT_COOLDOWN_MS', 30_000),
   };
 }

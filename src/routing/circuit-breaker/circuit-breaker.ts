@@ -19,7 +19,7 @@ export interface CircuitShare {
 
 /** Options of the breaker. */
 export interface CircuitBreakerOptions {
-  /** Consecutive failures that open a circuit. */
+  /** Consecutive failures that open a circuit; 0 never opens one. */
   failures: number;
   cooldownMs: number;
   logger: Logger;
@@ -81,6 +81,7 @@ export class CircuitBreaker {
 
   /** Counts how a request's attempts ended. */
   record(outcomes: readonly AttemptOutcome[]): void {
+    if (this.#options.failures === 0) return;
     for (const { attempt, status } of outcomes) {
       const verdict = verdictOf(status, attempt.credential.kind);
       if (verdict === 'neutral') continue;
