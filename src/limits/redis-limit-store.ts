@@ -14,7 +14,8 @@ const DAY_MS = 86_400_000;
 // A lifetime limit's spending stays in Redis while the key is used, and is seeded again after a week idle.
 const UNBOUNDED_PERIOD_TTL_MS = 7 * DAY_MS;
 
-type ScriptRunner = (keyCount: number, ...args: (string | number)[]) => Promise<unknown>;
+// The number of keys is the command's own (defineCommand); the keys come first, then the arguments.
+type ScriptRunner = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
 
 interface LimitCommands {
   switchboardAdmit: ScriptRunner;
@@ -46,7 +47,6 @@ export class RedisLimitStore implements LimitStore {
     const { credit } = request;
     const keys = limitKeys(request.keyHash, credit?.period.id ?? 'none');
     const reply = (await this.#client.switchboardAdmit(
-      7,
       ...keys,
       request.nowMs,
       request.id,
@@ -79,13 +79,12 @@ export class RedisLimitStore implements LimitStore {
 
   async seed(keyHash: string, period: LimitPeriod, spent: number): Promise<string> {
     const [spentKey] = limitKeys(keyHash, period.id);
-    return String(await this.#client.switchboardSeed(1, spentKey as string, spent, randomUUID(), Math.max(1, Math.round(spentTtlMs(period, Date.now())))));
+    return String(await this.#client.switchboardSeed(spentKey as string, spent, randomUUID(), Math.max(1, Math.round(spentTtlMs(period, Date.now())))));
   }
 
   async settle(hold: Hold, actual: { cost: number; tokens: number }, nowMs: number): Promise<void> {
     const keys = limitKeys(hold.keyHash, hold.credit?.period.id ?? 'none');
     await this.#client.switchboardSettle(
-      7,
       ...keys,
       hold.id,
       actual.cost,
