@@ -1675,7 +1675,7 @@ export interface components {
          * @description The error body of `/messages`: a superset of `ErrorBody` that Anthropic SDKs also parse.
          *     `error.type` is the Anthropic error type for the status (`invalid_request_error` 400,
          *     `authentication_error` 401, `billing_error` 402 (the key's credit limit), `permission_error` 403,
-         *     `not_found_error` 404, `invalid_request_error` 405, 415 and 431, `request_too_large` 413,
+         *     `not_found_error` 404, `invalid_request_error` 405 and 415, `request_too_large` 413,
          *     `rate_limit_error` 429, `api_error` 500 and 502, `overloaded_error` 503 and 529, `timeout_error` 504;
          *     `api_error` for any other). The same table names the type of an
          *     in-stream `error` event.

@@ -13,7 +13,6 @@ import { assignGenerationId } from '#src/http/generation-id.ts';
 import { canonicalJsonContentType } from '#src/http/canonical-content-type.ts';
 import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
 import { createBodyLimit } from '#src/http/body-limit.ts';
-import { limitHeaderCount } from '#src/http/server-limits.ts';
 import type { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
 
 /** The path prefix of the API, the path part of the spec's server URL. */
@@ -25,8 +24,6 @@ export interface AppDeps extends RouteDeps {
   authenticate: KeyAuthenticator;
   bodyLimitBytes: number;
   validateResponses: boolean;
-  /** Most header fields a request may have (431 beyond). */
-  maxHeaderCount?: number;
   /** Counts the requests in flight and refuses new ones while the server drains (src/lifecycle). */
   drainTracker?: DrainTracker;
 }
@@ -44,7 +41,6 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(`${API_PREFIX}/messages`, assignGenerationId, useMessagesErrorShape);
   if (deps.drainTracker) app.use(deps.drainTracker.middleware);
-  if (deps.maxHeaderCount !== undefined) app.use(limitHeaderCount(deps.maxHeaderCount));
   // Refuses a body over the limit from its Content-Length (or as it arrives), before the parser reads it.
   app.use(createBodyLimit(deps.bodyLimitBytes));
   app.use(express.json({ limit: deps.bodyLimitBytes }));

@@ -24,7 +24,6 @@ const ERROR_TYPE_BY_STATUS: Readonly<Record<number, AnthropicErrorType>> = {
   413: 'request_too_large',
   415: 'invalid_request_error',
   429: 'rate_limit_error',
-  431: 'invalid_request_error',
   500: 'api_error',
   502: 'api_error',
   503: 'overloaded_error',

@@ -232,10 +232,3 @@ export class BodyTooLargeError extends GatewayError {
     super(413, `${STANDARD_MESSAGES[413]}: at most ${limitBytes} bytes are accepted`);
   }
 }
-
-/** 431: the request has more header fields than the gateway accepts. */
-export class TooManyHeadersError extends GatewayError {
-  constructor(limit: number) {
-    super(431, `${STANDARD_MESSAGES[431]}: at most ${limit} header fields are accepted`);
-  }
-}

@@ -128,7 +128,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       logger,
       authenticate: stack.authenticator.authenticate,
       bodyLimitBytes: config.bodyLimitBytes,
-      maxHeaderCount: config.maxHeaderCount,
       drainTracker,
       validateResponses: config.validateResponses,
       requestTimeoutMs: config.requestTimeoutMs,

@@ -3,12 +3,12 @@
  * header timeout and the whole request (headers and body) within the body timeout, or the connection gets a
  * 408 and is closed (neither timeout touches a response: a long stream is never cut by them); idle
  * keep-alive connections close after the keep-alive timeout; a request with more header fields than the limit
- * answers 431. Failures found before a request exists are written in the `ErrorBody` shape.
+ * (or a header section over node's size limit) answers 431. These failures are found before a request
+ * exists, so they are written in the `ErrorBody` shape, whatever the path.
  */
-import type { Server, ServerOptions } from 'node:http';
+import { maxHeaderSize, type Server, type ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { RequestHandler } from 'express';
-import { STANDARD_MESSAGES, TooManyHeadersError } from '#src/errors.ts';
+import { STANDARD_MESSAGES } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 
 /** The limits, from the configuration. */
@@ -32,19 +32,12 @@ export function serverOptions(limits: ServerLimits): ServerOptions {
 }
 
 /**
- * Applies what `createServer` takes as properties: node keeps at most `maxHeadersCount` header fields (it drops
- * the rest silently), so it is set one above the limit, for the limit itself to be enforced by
- * {@link limitHeaderCount}.
+ * Applies what `createServer` takes as properties: node's parser refuses a request with more header fields
+ * than `maxHeadersCount` (as it refuses a header section over `maxHeaderSize`), which the client-error
+ * handler answers with 431.
  */
 export function applyServerLimits(server: Server, limits: ServerLimits): void {
-  server.maxHeadersCount = limits.maxHeaderCount + 1;
-}
-
-/** Refuses a request with more header fields than `limit` (431 in the operation's error shape). */
-export function limitHeaderCount(limit: number): RequestHandler {
-  return (req, _res, next) => {
-    next(req.rawHeaders.length / 2 > limit ? new TooManyHeadersError(limit) : undefined);
-  };
+  server.maxHeadersCount = limits.maxHeaderCount;
 }
 
 function rawAnswer(status: number, reason: string, message: string): string {
@@ -58,7 +51,11 @@ export function clientErrorAnswer(error: Error & { code?: string }, limits: Serv
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return rawAnswer(408, 'Request Timeout', `Request Timeout: the request did not arrive in time (headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.bodyTimeoutMs} ms)`);
     case 'HPE_HEADER_OVERFLOW':
-      return rawAnswer(431, 'Request Header Fields Too Large', `${STANDARD_MESSAGES[431]}: the header section is larger than the server accepts`);
+      return rawAnswer(
+        431,
+        'Request Header Fields Too Large',
+        `${STANDARD_MESSAGES[431]}: at most ${limits.maxHeaderCount} header fields and ${maxHeaderSize} bytes of headers are accepted`,
+      );
     case 'ECONNRESET':
     case 'EPIPE':
       return undefined;

@@ -12,7 +12,6 @@ describe('anthropicErrorType', () => {
     [413, 'request_too_large'],
     [415, 'invalid_request_error'],
     [429, 'rate_limit_error'],
-    [431, 'invalid_request_error'],
     [500, 'api_error'],
     [502, 'api_error'],
     [503, 'overloaded_error'],

@@ -9,7 +9,13 @@ import type { ReplyDelivery } from '#test/helpers/fake-upstreams/fake-reply.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
-import { anthropicProviderYaml, catalogYaml, modelYaml, type GatewayHandle } from '#test/integration/routing/routing-support.ts';
+import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+
+/** What the helpers need of a gateway (in process or a process of its own). */
+export interface GatewayHandle {
+  baseUrl: string;
+  management_key: string;
+}
 
 /** USD per million tokens of `test/limited`: input, output. */
 export const LIMITED_PRICES = { input: 1_000, output: 2_000 } as const;
