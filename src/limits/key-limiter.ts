@@ -73,6 +73,7 @@ export class KeyLimiter {
   #replay: { hold: Hold; actual: UsageAmounts; nowMs: number }[] = [];
   /** Settlements on their way to Redis: shutdown waits for them, or other instances would see the holds for minutes. */
   readonly #settling = new Set<Promise<void>>();
+  #replayTimer: NodeJS.Timeout | undefined;
   readonly #options: KeyLimiterOptions;
   readonly #now: () => number;
   readonly #refusals: Counter<'limit'> | undefined;
@@ -163,6 +164,7 @@ export class KeyLimiter {
   /** Waits (at most `timeoutMs`) for the settlements on their way to Redis. */
   async close(timeoutMs: number): Promise<void> {
     this.#stopReady?.();
+    clearTimeout(this.#replayTimer);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.#settling]), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
@@ -208,21 +210,33 @@ export class KeyLimiter {
   #queueReplay(hold: Hold, actual: UsageAmounts, nowMs: number): void {
     if (this.#replay.length >= REPLAY_LIMIT) this.#replay.shift();
     this.#replay.push({ hold, actual, nowMs });
+    // A single failed command (Redis still up) is retried soon, so its hold does not linger until it expires.
+    if (!this.#replayTimer) {
+      this.#replayTimer = setTimeout(() => {
+        this.#replayTimer = undefined;
+        if (this.#options.redis?.available()) void this.#flushReplay();
+      }, 1_000);
+      this.#replayTimer.unref();
+    }
   }
 
   async #redisReturned(): Promise<void> {
     // Counts made in process during the outage are not needed any more; the next outage starts from the database.
     this.memory.reset();
+    await this.#flushReplay();
+  }
+
+  async #flushReplay(): Promise<void> {
     const replay = this.#replay;
     this.#replay = [];
-    for (const entry of replay) {
+    for (const [index, entry] of replay.entries()) {
       try {
         await this.#shared?.settle(entry.hold, entry.actual, entry.nowMs);
       } catch {
-        this.#queueReplay(entry.hold, entry.actual, entry.nowMs);
+        for (const left of replay.slice(index)) this.#queueReplay(left.hold, left.actual, left.nowMs);
         return;
       }
     }
-    if (replay.length > 0) this.#options.logger.info('settlements made while redis was away were replayed', { settlements: replay.length });
+    if (replay.length > 0) this.#options.logger.info('settlements that could not reach redis were replayed', { settlements: replay.length });
   }
 }

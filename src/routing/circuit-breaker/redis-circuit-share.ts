@@ -33,8 +33,13 @@ export class RedisCircuitShare implements CircuitShare {
       const parsed = channel === CHANNEL ? parse(message) : undefined;
       if (parsed) this.#listener?.(parsed.key, parsed.until);
     });
-    // Circuits opened while this instance was not listening.
-    this.#subscriber.on('ready', () => void this.#load());
+    // (Re)subscribes after every (re)connection, a first one that failed included, and reads the circuits
+    // opened while this instance was not listening.
+    this.#subscriber.on('ready', () => {
+      if (!this.#listener) return;
+      this.#subscriber.subscribe(CHANNEL).catch(() => undefined);
+      void this.#load();
+    });
   }
 
   publish(key: string, until: number): void {
