@@ -1940,7 +1940,9 @@ export interface components {
          *     (`max_tokens` at the output price plus the estimated input, at the most expensive endpoint of its plan)
          *     and settles to its real cost when its usage is known; a request is admitted while the spending plus the
          *     open reservations are below the limit, so concurrent requests overshoot it by at most one request's
-         *     worst case. The same rule as OpenRouter's key `limit`.
+         *     worst case. When what is left is only held by requests in progress (the spending itself is under the
+         *     limit), the answer is 429 `rate_limit_error` with `retry-after: 1`: those requests settle within moments.
+         *     The same limit as OpenRouter's key `limit`.
          * @example 25
          */
         CreditLimit: number | null;
@@ -2603,8 +2605,8 @@ export interface components {
         };
         /**
          * @description The key's own rate limit was reached (its `requests_per_minute`, `tokens_per_minute` or
-         *     `max_concurrent_streams`; the message names which, and `retry-after` says when to retry), or every
-         *     attempt was rate limited upstream.
+         *     `max_concurrent_streams`, or its credit limit's rest is held by requests in progress; the message names
+         *     which, and `retry-after` says when to retry), or every attempt was rate limited upstream.
          */
         MessagesTooManyRequests: {
             headers: {
@@ -2876,9 +2878,9 @@ export interface components {
          */
         RequestId: string;
         /**
-         * @description Whole seconds to wait before retrying (RFC 9110), on a 429 for one of the key's own rate limits: when the
-         *     oldest request or tokens counted leave the 60-second window, or (concurrent streams) one second. The
-         *     Anthropic SDKs wait this long before their automatic retry.
+         * @description Whole seconds to wait before retrying (RFC 9110), on a 429 for one of the key's own limits: when the
+         *     oldest request or tokens counted leave the 60-second window, or one second (concurrent streams, a credit
+         *     limit held by requests in progress). The Anthropic SDKs wait this long before their automatic retry.
          * @example 12
          */
         RetryAfter: string;

@@ -40,20 +40,26 @@ export function createKeyUsageReader(options: { ledger: Pick<SpendLedger, 'spend
       for (const { period, hashes } of periods.values()) {
         for (const [hash, cost] of await options.ledger.spendOf(hashes, period)) spent.set(hash, cost);
       }
+      // The live counts of every limited key of the page, read together (one round trip each, in parallel).
+      const lives = await Promise.all(
+        subjects.map((subject) => {
+          const limits = subject.limits;
+          if (!limits || !options.store) return undefined;
+          return options.store().usage({
+            keyHash: subject.hash,
+            period: limits.creditLimit !== null && options.shared?.() ? (periodOf.get(subject.hash) ?? null) : null,
+            requests: limits.requestsPerMinute !== null,
+            tokens: limits.tokensPerMinute !== null,
+            streams: limits.maxConcurrentStreams !== null,
+            nowMs,
+          });
+        }),
+      );
       const usage = new Map<string, KeyUsage>();
-      for (const subject of subjects) {
+      for (const [index, subject] of subjects.entries()) {
         const period = periodOf.get(subject.hash) as LimitPeriod;
         const limits = subject.limits;
-        const live = limits && options.store
-          ? await options.store().usage({
-              keyHash: subject.hash,
-              period: limits.creditLimit !== null && options.shared?.() ? period : null,
-              requests: limits.requestsPerMinute !== null,
-              tokens: limits.tokensPerMinute !== null,
-              streams: limits.maxConcurrentStreams !== null,
-              nowMs,
-            })
-          : undefined;
+        const live = lives[index];
         const cost = live?.spent ?? spent.get(subject.hash) ?? 0;
         const creditLimit = limits?.creditLimit ?? null;
         usage.set(subject.hash, {

@@ -1,6 +1,7 @@
 /**
- * What a refused request is told: a 402 for a spent credit limit, a 429 with `retry-after` for a rate limit,
- * each naming the limit. Pure functions of the refusal and the key's limits.
+ * What a refused request is told: a 402 for a spent credit limit, a 429 with `retry-after` for a rate limit or
+ * for a credit limit whose rest is held by requests in progress, each naming the limit. Pure functions of the
+ * refusal and the key's limits.
  */
 import { CreditLimitExceededError, KeyRateLimitedError, type GatewayError } from '#src/errors.ts';
 import type { KeyLimits } from '#src/limits/key-limits.ts';
@@ -17,11 +18,14 @@ export function refusalError(refusal: Exclude<AdmissionRefusal, { limit: 'seed' 
   switch (refusal.limit) {
     case 'credit': {
       const limit = limits.creditLimit ?? 0;
-      const reserved = refusal.reserved > 0 && refusal.spent < limit ? ` and ${formatUsd(refusal.reserved)} reserved by requests in progress` : '';
+      const spent = `${formatUsd(refusal.spent)} of ${formatUsd(limit)} USD spent ${periodWords(limits.limitReset)}`;
+      // Not spent yet, only held by requests in progress: they settle (usually far below their worst case)
+      // within moments, so this is a "try again shortly", not an exhausted limit.
+      if (refusal.spent < limit) {
+        return new KeyRateLimitedError(`Credit limit nearly reached for this key: ${spent} and ${formatUsd(refusal.reserved)} reserved by requests in progress; retry in 1 s`, 1);
+      }
       const resets = period?.end ? `; it resets at ${period.end.toISOString()}` : '; raise the limit to spend more';
-      return new CreditLimitExceededError(
-        `Credit limit reached for this key: ${formatUsd(refusal.spent)} of ${formatUsd(limit)} USD spent ${periodWords(limits.limitReset)}${reserved}${resets}`,
-      );
+      return new CreditLimitExceededError(`Credit limit reached for this key: ${spent}${resets}`);
     }
     case 'streams':
       return new KeyRateLimitedError(`Rate limit reached for this key: ${refusal.open} concurrent streams are open (max_concurrent_streams ${limits.maxConcurrentStreams}); retry in 1 s`, 1);

@@ -93,7 +93,7 @@ describe.each(testDrivers())('key limits on one gateway (%s)', (driver) => {
       answered += 1;
       expect(answered).toBeLessThan(10);
     }
-    const spent = await recordedCost(gateway, issued.hash, answered + 1);
+    const spent = await recordedCost(gateway, issued.hash, answered, 'success');
     // Every request is admitted while the spending is under the limit: the last one may go over by its own cost.
     expect(spent).toBeGreaterThanOrEqual(limit);
     expect(spent).toBeLessThanOrEqual(limit + WORST_CASE_USD);
@@ -106,21 +106,29 @@ describe.each(testDrivers())('key limits on one gateway (%s)', (driver) => {
     expect((await postWithKey(gateway, issued.key)).status).toBe(402);
   });
 
-  it('holds 50 concurrent requests to one request’s worst case over a small credit limit', async () => {
+  it('holds 50 concurrent requests to one request’s worst case over a small credit limit (429 while held, 402 once spent)', async () => {
     const limit = 0.3;
     const issued = await issueLimitedKey(gateway, { limit, limit_reset: 'daily' });
     const calls = await Promise.all(Array.from({ length: 50 }, () => postWithKey(gateway, issued.key)));
     const answered = calls.filter((call) => call.status === 200).length;
     expect(answered).toBeGreaterThan(0);
-    expect(calls.filter((call) => call.status === 402)).toHaveLength(50 - answered);
+    // The others were refused while the admitted ones held the rest of the limit: 429, retry in a second.
+    const held = calls.filter((call) => call.status === 429);
+    expect(held).toHaveLength(50 - answered);
+    for (const call of held) {
+      expect(call.body.error.type).toBe('rate_limit_error');
+      expect(call.body.error.message).toMatch(/^Credit limit nearly reached for this key: [0-9.]+ of 0\.3 USD spent today and [0-9.]+ reserved by requests in progress; retry in 1 s$/);
+      expect(call.headers.get('retry-after')).toBe('1');
+    }
     // In flight together, each reserved its worst case: counting only what was spent, all 50 would have got in.
     expect(await recordedCost(gateway, issued.hash, 50)).toBeLessThanOrEqual(limit + WORST_CASE_USD);
     // Then more waves until the key is refused outright: the total never passes the limit by more than one worst case.
-    for (let wave = 0; wave < 10; wave += 1) {
+    let refusedOutright = false;
+    for (let wave = 0; wave < 10 && !refusedOutright; wave += 1) {
       const more = await Promise.all(Array.from({ length: 50 }, () => postWithKey(gateway, issued.key)));
-      const ok = more.filter((call) => call.status === 200).length;
-      if (ok === 0) break;
+      refusedOutright = more.every((call) => call.status === 402);
     }
+    expect(refusedOutright).toBe(true);
     const listed = await listedKey(gateway, issued.hash);
     const requests = (await callApi(gateway.baseUrl, 'GET', `/generations?key_hash=${issued.hash}&status=success&limit=1`, { key: gateway.management_key })).body;
     expect(listed.usage.cost).toBeGreaterThanOrEqual(limit);

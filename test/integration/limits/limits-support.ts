@@ -85,6 +85,20 @@ export async function postWithKey(gateway: GatewayHandle, key: string, extra: Re
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
 }
 
+/**
+ * Posts as the Anthropic SDKs do: a 429 is retried after its `retry-after` (up to three times). A credit
+ * limit whose rest is held by requests still settling answers 429, then 200 or 402 once they have.
+ */
+export async function postLikeSdk(gateway: GatewayHandle, key: string, extra: Record<string, unknown> = {}): Promise<KeyCall> {
+  let call = await postWithKey(gateway, key, extra);
+  for (let retry = 0; retry < 3 && call.status === 429; retry += 1) {
+    expect(call.body.error.message).toMatch(/^Credit limit nearly reached for this key: /);
+    await new Promise((resolve) => setTimeout(resolve, Number(call.headers.get('retry-after')) * 1000));
+    call = await postWithKey(gateway, key, extra);
+  }
+  return call;
+}
+
 /** A streamed call: its status and every event, read to the end (or the JSON error when refused). */
 export interface KeyStream {
   status: number;
@@ -108,11 +122,15 @@ export async function streamWithKey(gateway: GatewayHandle, key: string): Promis
   return { status: response.status, headers: response.headers, events };
 }
 
-/** The cost the generation records of the key add up to (`GET /generations` totals, polled until `requests` are in). */
-export async function recordedCost(gateway: GatewayHandle, hash: string, requests: number): Promise<number> {
+/**
+ * The cost the generation records of the key add up to (`GET /generations` totals), polled until `requests`
+ * records (of `status`, when given) are in.
+ */
+export async function recordedCost(gateway: GatewayHandle, hash: string, requests: number, status?: 'success'): Promise<number> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const response = await callApi<{ totals: { requests: number; cost: number } }>(gateway.baseUrl, 'GET', `/generations?key_hash=${hash}&limit=1`, { key: gateway.management_key });
+    const filter = status ? `&status=${status}` : '';
+    const response = await callApi<{ totals: { requests: number; cost: number } }>(gateway.baseUrl, 'GET', `/generations?key_hash=${hash}${filter}&limit=1`, { key: gateway.management_key });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     if (response.body.totals.requests >= requests) return response.body.totals.cost;
     if (Date.now() > deadline) throw new Error(`only ${response.body.totals.requests} of ${requests} records of key ${hash} arrived`);

@@ -11,9 +11,9 @@ describe('refusalError', () => {
     [{ ok: false, limit: 'credit', spent: 25.0012, reserved: 0 }, 402, undefined, 'Credit limit reached for this key: 25.0012 of 25 USD spent this month; it resets at 2025-12-01T00:00:00.000Z'],
     [
       { ok: false, limit: 'credit', spent: 20, reserved: 5.5 },
-      402,
-      undefined,
-      'Credit limit reached for this key: 20 of 25 USD spent this month and 5.5 reserved by requests in progress; it resets at 2025-12-01T00:00:00.000Z',
+      429,
+      '1',
+      'Credit limit nearly reached for this key: 20 of 25 USD spent this month and 5.5 reserved by requests in progress; retry in 1 s',
     ],
     [{ ok: false, limit: 'requests', retryAfterMs: 11_200 }, 429, '12', 'Rate limit reached for this key: 60 requests per minute; retry in 12 s'],
     [{ ok: false, limit: 'tokens', used: 1024, retryAfterMs: 1 }, 429, '1', 'Rate limit reached for this key: 1024 of 1000 tokens per minute (input plus output) used; retry in 1 s'],
