@@ -112,9 +112,12 @@ describe.each(testDrivers())('key limits on one gateway (%s)', (driver) => {
     const calls = await Promise.all(Array.from({ length: 50 }, () => postWithKey(gateway, issued.key)));
     const answered = calls.filter((call) => call.status === 200).length;
     expect(answered).toBeGreaterThan(0);
-    // The others were refused while the admitted ones held the rest of the limit: 429, retry in a second.
-    const held = calls.filter((call) => call.status === 429);
-    expect(held).toHaveLength(50 - answered);
+    // The others were refused while the admitted ones held the rest of the limit: 429, retry in a second
+    // (or 402, for any refused after the first answers had already spent the limit).
+    const refused = calls.filter((call) => call.status !== 200);
+    expect(refused.every((call) => call.status === 429 || call.status === 402)).toBe(true);
+    const held = refused.filter((call) => call.status === 429);
+    expect(held.length).toBeGreaterThan(0);
     for (const call of held) {
       expect(call.body.error.type).toBe('rate_limit_error');
       expect(call.body.error.message).toMatch(/^Credit limit nearly reached for this key: [0-9.]+ of 0\.3 USD spent today and [0-9.]+ reserved by requests in progress; retry in 1 s$/);
