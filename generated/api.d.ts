@@ -167,16 +167,19 @@ export interface paths {
         };
         /**
          * List gateway API keys
-         * @description Lists the live (not revoked) gateway API keys of the caller's account, newest first: hash, name, kind and
-         *     creation time. Raw keys are never listed. Requires a management key.
+         * @description Lists the live (not revoked) gateway API keys of the caller's account, newest first: hash, name, kind,
+         *     creation time, limits and their current usage (`usage`: the spending of the current `limit_reset`
+         *     period, what is left of the credit limit, and the counts of the rate limits the key has). Raw keys are
+         *     never listed. Requires a management key.
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
          * Issue a gateway API key
-         * @description Issues a key of the caller's account in the caller's workspace. The response carries the raw key once,
-         *     with its hash (the value `allowed_api_key_hashes` holds); only the hash is stored, so the raw key cannot
-         *     be shown again. Requires a management key.
+         * @description Issues a key of the caller's account in the caller's workspace, with optional limits (a credit limit in
+         *     USD with its `limit_reset`, requests and tokens per minute, concurrent streams; inference keys only). The
+         *     response carries the raw key once, with its hash (the value `allowed_api_key_hashes` holds); only the
+         *     hash is stored, so the raw key cannot be shown again. Requires a management key.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -205,7 +208,16 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a gateway API key's name or limits
+         * @description Changes the fields given and leaves the others unchanged; `null` removes a limit. The change reaches every
+         *     gateway instance before its next request with the key (instances sharing PostgreSQL hear of it within
+         *     moments). Counted usage is kept: lowering a credit limit below what was spent blocks the key until the
+         *     period resets, raising it lets the key spend again at once. Limits apply to inference keys only: a
+         *     limit on a management key answers 400. A key of another account, an unknown or a revoked key answers
+         *     404. Requires a management key.
+         */
+        patch: operations["updateApiKey"];
         trace?: never;
     };
     "/models": {
@@ -244,9 +256,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Liveness
-         * @description Answers while the gateway process serves requests; it checks no dependency, so a load balancer never
-         *     takes every instance out because a database or upstream is slow. It needs no key.
+         * Liveness and readiness
+         * @description Answers 200 `ok` while the gateway process serves requests; it checks no dependency, so a load balancer
+         *     never takes every instance out because a database or upstream is slow (the gateway keeps serving
+         *     inference through a database or Redis outage). It needs no key.
+         *
+         *     Once the instance has been told to stop (SIGTERM or SIGINT) it answers 503 `draining` on the connections
+         *     it still has open, while it finishes the requests in flight: a load balancer polling it takes the
+         *     instance out. New connections are refused from that moment.
          *
          *     Its one documented client error is real rather than a formality: the operation takes no parameters, and the
          *     gateway's request validation rejects any query parameter it does not declare with a 400. There is no 401
@@ -1857,6 +1874,22 @@ export interface components {
             steps?: components["schemas"]["ToolLoopStep"][];
             /** @description What each enabled plugin did, in the order they applied; absent when no plugin was enabled. */
             plugins?: components["schemas"]["PluginReport"][];
+            /**
+             * @description Endpoints of this plan whose circuit breaker is open: after consecutive failures (5xx, overloads,
+             *     timeouts, connection failures, and rate limits on the gateway's own keys) an endpoint is moved to the
+             *     back of every plan until `retry_at`, shared by every instance through Redis when `REDIS_URL` is set. It
+             *     is still tried, last. Present only when there is one.
+             */
+            circuit_open?: {
+                model: string;
+                /** @description Provider display name. */
+                provider: string;
+                /**
+                 * Format: date-time
+                 * @description When the cool-down ends and the endpoint takes its usual place again.
+                 */
+                retry_at: string;
+            }[];
         };
         /**
          * @description The assistant's message. From Anthropic-format upstreams it is the upstream's own body with `model`
@@ -1989,13 +2022,16 @@ export interface components {
          * @example overloaded_error
          * @enum {string}
          */
-        AnthropicErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "timeout_error" | "api_error" | "overloaded_error";
+        AnthropicErrorType: "invalid_request_error" | "authentication_error" | "billing_error" | "permission_error" | "not_found_error" | "request_too_large" | "rate_limit_error" | "timeout_error" | "api_error" | "overloaded_error";
         ErrorEvent: {
             /** @constant */
             type: "error";
             /**
              * @description A failure after the first event was sent (the status is already 200): the type is the one the same
              *     failure would have as a JSON error (see `MessagesErrorBody`), the message the same safe message.
+             *     A stream still open when its gateway instance shuts down and the shutdown grace period
+             *     (`SWITCHBOARD_SHUTDOWN_GRACE_MS`) runs out ends with `overloaded_error` "The gateway is shutting
+             *     down; retry the request": the request may be retried, on another instance.
              */
             error: {
                 type: components["schemas"]["AnthropicErrorType"];
@@ -2024,9 +2060,10 @@ export interface components {
         /**
          * @description The error body of `/messages`: a superset of `ErrorBody` that Anthropic SDKs also parse.
          *     `error.type` is the Anthropic error type for the status (`invalid_request_error` 400,
-         *     `authentication_error` 401, `permission_error` 403, `not_found_error` 404, `invalid_request_error` 405
-         *     and 415, `request_too_large` 413, `rate_limit_error` 429, `api_error` 500 and 502, `overloaded_error`
-         *     503 and 529, `timeout_error` 504; `api_error` for any other). The same table names the type of an
+         *     `authentication_error` 401, `billing_error` 402 (the key's credit limit), `permission_error` 403,
+         *     `not_found_error` 404, `invalid_request_error` 405 and 415, `request_too_large` 413,
+         *     `rate_limit_error` 429, `api_error` 500 and 502, `overloaded_error` 503 and 529, `timeout_error` 504;
+         *     `api_error` for any other). The same table names the type of an
          *     in-stream `error` event.
          */
         MessagesErrorBody: {
@@ -2281,7 +2318,75 @@ export interface components {
          * @enum {string}
          */
         KeyKind: "management" | "inference";
-        /** @description A gateway API key. The raw key is shown once, when it is created, and never again. */
+        /**
+         * @description Credit limit in USD: the most the key's requests may cost (`usage.cost` of its answers, as in its
+         *     generation records) within one `limit_reset` period, or over its whole life when `limit_reset` is null.
+         *     null is no limit. Once spending reaches it, `POST /messages` answers 402 (`billing_error`) until the
+         *     period resets or the limit is raised. Each request reserves its worst case before it is sent
+         *     (`max_tokens` at the output price plus the estimated input, at the most expensive endpoint of its plan)
+         *     and settles to its real cost when its usage is known; a request is admitted while the spending plus the
+         *     open reservations are below the limit, so concurrent requests overshoot it by at most one request's
+         *     worst case. When what is left is only held by requests in progress (the spending itself is under the
+         *     limit), the answer is 429 `rate_limit_error` with `retry-after: 1`: those requests settle within moments.
+         *     The same limit as OpenRouter's key `limit`.
+         * @example 25
+         */
+        CreditLimit: number | null;
+        /**
+         * @description When the credit limit's count starts over: every day, every week (Monday) or every month (the 1st), at
+         *     midnight UTC; null never. It also sets the period `usage.cost` covers. As OpenRouter's key `limit_reset`.
+         * @example monthly
+         * @enum {string|null}
+         */
+        LimitReset: "daily" | "weekly" | "monthly" | null;
+        /**
+         * @description Most `POST /messages` requests the key may start within any 60 seconds (counted in one-second steps);
+         *     null is no limit. Beyond it the answer is 429 `rate_limit_error` with `retry-after`.
+         * @example 60
+         */
+        RequestsPerMinute: number | null;
+        /**
+         * @description Most input plus output tokens (cache reads and writes included) the key's requests may use within any
+         *     60 seconds (counted in one-second steps); null is no limit. A request counts its estimated input plus
+         *     `max_tokens` when it starts and its real usage once known. A request is admitted while the count is
+         *     below the limit; beyond it the answer is 429 `rate_limit_error` with `retry-after`.
+         * @example 200000
+         */
+        TokensPerMinute: number | null;
+        /**
+         * @description Most streamed `POST /messages` requests (`stream: true`) the key may have open at once; null is no limit.
+         *     Beyond it the answer is 429 `rate_limit_error` with `retry-after`.
+         * @example 4
+         */
+        MaxConcurrentStreams: number | null;
+        /**
+         * @description What the key has used, as its limits count it. With `REDIS_URL` the counts are shared by every gateway
+         *     instance; without, each instance counts its own requests (the spending is read from the database either
+         *     way). The rate counts are null for a limit the key does not have (nothing is counted then).
+         */
+        KeyUsage: {
+            /** @description USD spent in the current `limit_reset` period (over the key's whole life when it is null). */
+            cost: number;
+            /** @description `limit` minus `cost`, never below 0; null without a credit limit. */
+            limit_remaining: number | null;
+            /**
+             * Format: date-time
+             * @description Start of the current period; null when `limit_reset` is null.
+             */
+            period_start: string | null;
+            /**
+             * Format: date-time
+             * @description When the current period ends and the count starts over; null when `limit_reset` is null.
+             */
+            resets_at: string | null;
+            requests_last_minute: number | null;
+            tokens_last_minute: number | null;
+            concurrent_streams: number | null;
+        };
+        /**
+         * @description A gateway API key with its limits and their current usage. The raw key is shown once, when it is created,
+         *     and never again.
+         */
         ApiKey: {
             hash: components["schemas"]["KeyHash"];
             name: string | null;
@@ -2293,6 +2398,12 @@ export interface components {
             workspace_id: string;
             /** Format: date-time */
             created_at: string;
+            limit: components["schemas"]["CreditLimit"];
+            limit_reset: components["schemas"]["LimitReset"];
+            requests_per_minute: components["schemas"]["RequestsPerMinute"];
+            tokens_per_minute: components["schemas"]["TokensPerMinute"];
+            max_concurrent_streams: components["schemas"]["MaxConcurrentStreams"];
+            usage: components["schemas"]["KeyUsage"];
         };
         /** @description One page of the caller's live (not revoked) keys, newest first. */
         ApiKeyPage: {
@@ -2301,10 +2412,19 @@ export interface components {
             offset: number;
             limit: number;
         };
-        /** @description A new gateway API key of the caller's account, in the caller's workspace. */
+        /**
+         * @description A new gateway API key of the caller's account, in the caller's workspace. The limits are optional (an
+         *     omitted or null limit is no limit) and apply to inference keys only: a management key with a limit
+         *     answers 400.
+         */
         ApiKeyCreate: {
             kind: components["schemas"]["KeyKind"];
             name?: string | null;
+            limit?: components["schemas"]["CreditLimit"];
+            limit_reset?: components["schemas"]["LimitReset"];
+            requests_per_minute?: components["schemas"]["RequestsPerMinute"];
+            tokens_per_minute?: components["schemas"]["TokensPerMinute"];
+            max_concurrent_streams?: components["schemas"]["MaxConcurrentStreams"];
         };
         /** @description A newly issued gateway API key, with the raw key. Store `key` now; it is never shown again. */
         CreatedApiKey: {
@@ -2317,9 +2437,31 @@ export interface components {
             workspace_id: string;
             /** Format: date-time */
             created_at: string;
+            limit: components["schemas"]["CreditLimit"];
+            limit_reset: components["schemas"]["LimitReset"];
+            requests_per_minute: components["schemas"]["RequestsPerMinute"];
+            tokens_per_minute: components["schemas"]["TokensPerMinute"];
+            max_concurrent_streams: components["schemas"]["MaxConcurrentStreams"];
         };
         CreatedApiKeyEnvelope: {
             data: components["schemas"]["CreatedApiKey"];
+        };
+        /**
+         * @description Changes to a key: an omitted field keeps its stored value, `null` clears it (removes that limit). At least
+         *     one field. Limits apply to inference keys only: setting one on a management key answers 400. A change
+         *     takes effect on the next request, on every gateway instance; the usage already counted is kept (raising
+         *     a credit limit lets an exhausted key spend again at once).
+         */
+        ApiKeyPatch: {
+            name?: string | null;
+            limit?: components["schemas"]["CreditLimit"];
+            limit_reset?: components["schemas"]["LimitReset"];
+            requests_per_minute?: components["schemas"]["RequestsPerMinute"];
+            tokens_per_minute?: components["schemas"]["TokensPerMinute"];
+            max_concurrent_streams?: components["schemas"]["MaxConcurrentStreams"];
+        };
+        ApiKeyEnvelope: {
+            data: components["schemas"]["ApiKey"];
         };
         /** @description What a model (or one endpoint of it) can do. */
         ModelCapabilities: {
@@ -2462,6 +2604,19 @@ export interface components {
         /** @description The gateway's model catalog (built-in models plus those of the configuration file). */
         ModelList: {
             data: components["schemas"]["Model"][];
+        };
+        /** @description The state of one gateway instance. */
+        Health: {
+            /**
+             * @description `ok` while serving; `draining` once shutting down (new connections refused, requests in flight finishing).
+             * @enum {string}
+             */
+            status: "ok" | "draining";
+            /**
+             * @description The gateway's version (its package version).
+             * @example 0.1.0
+             */
+            version: string;
         };
         /**
          * @description How the request ended: `success` (an answer was sent), `refusal` (every model that answered refused),
@@ -2772,6 +2927,21 @@ export interface components {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
+        /**
+         * @description The key's credit limit is used up for its current period (`limit` and `limit_reset` of the key). The
+         *     message says how much was spent of the limit and when the period resets; raising the limit
+         *     (`PATCH /keys/{hash}`) lets the key spend again at once.
+         */
+        MessagesPaymentRequired: {
+            headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
         /** @description A management key was used; management keys cannot create messages. */
         MessagesForbidden: {
             headers: {
@@ -2819,11 +2989,16 @@ export interface components {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
-        /** @description Every attempt was rate limited upstream, or the caller's own rate limit was reached. */
+        /**
+         * @description The key's own rate limit was reached (its `requests_per_minute`, `tokens_per_minute` or
+         *     `max_concurrent_streams`, or its credit limit's rest is held by requests in progress; the message names
+         *     which, and `retry-after` says when to retry), or every attempt was rate limited upstream.
+         */
         MessagesTooManyRequests: {
             headers: {
                 "X-Generation-Id": components["headers"]["GenerationId"];
                 "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -2853,8 +3028,10 @@ export interface components {
             };
         };
         /**
-         * @description Every provider for the request is overloaded or unreachable, or the time budget ran out, or the
-         *     `moderation` plugin could not screen the input and the gateway is configured to fail closed.
+         * @description Every provider for the request is overloaded or unreachable, the time budget ran out, the instance is
+         *     shutting down (retry on another instance), the key could not be checked because the database is
+         *     unreachable and the key is not in the instance's cache, or the `moderation` plugin could not screen the
+         *     input and the gateway is configured to fail closed.
          */
         MessagesServiceUnavailable: {
             headers: {
@@ -2898,6 +3075,19 @@ export interface components {
         };
         /** @description A server failure. Nothing about its cause is disclosed; the gateway's log has it. */
         InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description The gateway cannot serve the operation now: its database is unreachable (management operations need it;
+         *     inference goes on from the gateway's caches), or the instance is shutting down. Retry later, or on
+         *     another instance.
+         */
+        ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3074,6 +3264,13 @@ export interface components {
          * @example gen_9fQm2vXc1LzA7dT0bKe4sHnR
          */
         RequestId: string;
+        /**
+         * @description Whole seconds to wait before retrying (RFC 9110), on a 429 for one of the key's own limits: when the
+         *     oldest request or tokens counted leave the 60-second window, or one second (concurrent streams, a credit
+         *     limit held by requests in progress). The Anthropic SDKs wait this long before their automatic retry.
+         * @example 12
+         */
+        RetryAfter: string;
     };
     pathItems: never;
 }
@@ -3136,6 +3333,7 @@ export interface operations {
             };
             400: components["responses"]["MessagesBadRequest"];
             401: components["responses"]["MessagesUnauthorized"];
+            402: components["responses"]["MessagesPaymentRequired"];
             403: components["responses"]["MessagesForbidden"];
             404: components["responses"]["MessagesNotFound"];
             413: components["responses"]["MessagesPayloadTooLarge"];
@@ -3197,6 +3395,7 @@ export interface operations {
             415: components["responses"]["MessagesUnsupportedMediaType"];
             500: components["responses"]["MessagesInternalError"];
             502: components["responses"]["MessagesBadGateway"];
+            503: components["responses"]["MessagesServiceUnavailable"];
         };
     };
     listByokCredentials: {
@@ -3242,6 +3441,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createByokCredential: {
@@ -3283,6 +3483,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getByokCredential: {
@@ -3314,6 +3515,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteByokCredential: {
@@ -3343,6 +3545,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateByokCredential: {
@@ -3393,6 +3596,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listApiKeys: {
@@ -3428,6 +3632,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createApiKey: {
@@ -3458,6 +3663,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeApiKey: {
@@ -3495,6 +3701,53 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key's SHA-256 hash, 64 lowercase hexadecimal characters.
+                 * @example 7442f9aba55fdc9a523f433fdd3eaa9ff91b0b62e6bd3582ca93d9428ebe0b1b
+                 */
+                hash: components["schemas"]["KeyHash"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyPatch"];
+            };
+        };
+        responses: {
+            /** @description The key after the change, with its current usage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyEnvelope"];
+                };
+            };
+            /** @description An invalid hash or body, or a limit on a management key. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listModels: {
@@ -3518,6 +3771,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getHealth: {
@@ -3535,18 +3789,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ok";
-                        /**
-                         * @description The gateway's version (its package version).
-                         * @example 0.1.0
-                         */
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description The instance is shutting down and finishing the requests in flight. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
         };
     };
     listGenerations: {
@@ -3622,6 +3877,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getGeneration: {
@@ -3653,6 +3909,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getWorkspaceSettings: {
@@ -3677,6 +3934,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateWorkspaceSettings: {
@@ -3707,6 +3965,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listObservabilityDestinations: {
@@ -3742,6 +4001,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createObservabilityDestination: {
@@ -3772,6 +4032,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getObservabilityDestination: {
@@ -3803,6 +4064,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteObservabilityDestination: {
@@ -3832,6 +4094,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateObservabilityDestination: {
@@ -3870,6 +4133,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMetrics: {
@@ -3894,6 +4158,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     generationCompletedWebhook: {

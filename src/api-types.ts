@@ -107,6 +107,10 @@ export type ApiKeyCreate = Schemas['ApiKeyCreate'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
 export type CreatedApiKeyEnvelope = Schemas['CreatedApiKeyEnvelope'];
 export type ApiKeyPage = Schemas['ApiKeyPage'];
+export type ApiKeyPatch = Schemas['ApiKeyPatch'];
+export type ApiKeyEnvelope = Schemas['ApiKeyEnvelope'];
+export type KeyUsage = Schemas['KeyUsage'];
+export type Health = Schemas['Health'];
 
 export type ErrorBody = Schemas['ErrorBody'];
 export type MessagesErrorBody = Schemas['MessagesErrorBody'];

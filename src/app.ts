@@ -12,6 +12,8 @@ import { createErrorMiddleware, useMessagesErrorShape } from '#src/http/error-mi
 import { assignGenerationId } from '#src/http/generation-id.ts';
 import { canonicalJsonContentType } from '#src/http/canonical-content-type.ts';
 import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
+import { createBodyLimit } from '#src/http/body-limit.ts';
+import type { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
 
 /** The path prefix of the API, the path part of the spec's server URL. */
 export const API_PREFIX = '/api/v1';
@@ -22,6 +24,8 @@ export interface AppDeps extends RouteDeps {
   authenticate: KeyAuthenticator;
   bodyLimitBytes: number;
   validateResponses: boolean;
+  /** Counts the requests in flight and refuses new ones while the server drains (src/lifecycle). */
+  drainTracker?: DrainTracker;
 }
 
 /** Builds the express application. Listening and shutdown are the server's business. */
@@ -36,6 +40,9 @@ export function createApp(deps: AppDeps): Express {
   });
 
   app.use(`${API_PREFIX}/messages`, assignGenerationId, useMessagesErrorShape);
+  if (deps.drainTracker) app.use(deps.drainTracker.middleware);
+  // Refuses a body over the limit from its Content-Length (or as it arrives), before the parser reads it.
+  app.use(createBodyLimit(deps.bodyLimitBytes));
   app.use(express.json({ limit: deps.bodyLimitBytes }));
   app.use(canonicalJsonContentType);
   app.use(createOpenApiValidator({ authenticate: deps.authenticate, validateResponses: deps.validateResponses }));

@@ -2,7 +2,9 @@
  * `switchboard serve`: the hook from the command line to src/serve/start-gateway.ts. It makes sure the
  * process runs with the gateway's Node flags and environment (runtime-settings.ts), loads the configuration, starts the gateway
  * (one process, or a cluster primary with `SWITCHBOARD_WORKERS` above 1; in a forked worker, that worker's
- * gateway) and stops it cleanly on SIGINT or SIGTERM (releasing the PGlite data directory lock). A start
+ * gateway) and on SIGINT or SIGTERM shuts it down gracefully (src/lifecycle/graceful-shutdown.ts: requests in
+ * flight finish within `SWITCHBOARD_SHUTDOWN_GRACE_MS`, records are written, the PGlite data directory lock is
+ * released), then exits 0; a second signal ends the grace period at once. A start
  * failure (data directory in use, missing master key, workers without PostgreSQL) is printed without a stack
  * trace, since it is meant for the operator.
  */
@@ -41,7 +43,15 @@ export async function runServeCommand(args: string[]): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
-  logger.info('stopping', { signal });
+  logger.info('stopping', { signal, grace_ms: config.shutdownGraceMs });
+  const hurry = (again: NodeJS.Signals) => {
+    logger.warn('second signal: ending the requests in flight now', { signal: again });
+    gateway.hurry();
+  };
+  process.once('SIGINT', hurry);
+  process.once('SIGTERM', hurry);
   await gateway.close();
+  // Everything is closed; a handle some library left open must not keep the process from exiting 0.
+  setTimeout(() => process.exit(0), 1_000).unref();
   return 0;
 }

@@ -90,7 +90,10 @@ async function runKeys(args: string[], print: Output): Promise<void> {
   }
   if (action === 'list') {
     const accountId = required(values.account, 'account');
-    const { keys } = await withDatabase(dataDir, (database) => listApiKeys(database, accountId, { offset: 0, limit: 10_000 }));
+    const [{ createKeyUsageReader }, { readSpend }] = await Promise.all([import('#src/limits/key-usage.ts'), import('#src/limits/spend-ledger.ts')]);
+    const { keys } = await withDatabase(dataDir, (database) =>
+      listApiKeys(database, accountId, { offset: 0, limit: 10_000 }, createKeyUsageReader({ ledger: { spendOf: (hashes, period) => readSpend(database, hashes, period) } })),
+    );
     if (values.json) print(JSON.stringify(keys, null, 2));
     else print(keys.map((key) => `${key.hash}  ${key.kind.padEnd(10)}  ${key.created_at}  ${key.name ?? ''}`).join('\n') || 'No live keys.');
     return;

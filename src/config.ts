@@ -38,6 +38,20 @@ export interface Config {
   workers: number;
   /** Generation records, broadcast delivery and metrics. */
   observability: ObservabilityConfig;
+  /** How long a shutdown waits for requests in flight before ending them. */
+  shutdownGraceMs: number;
+  /** Time a client has to send its request headers. */
+  headersTimeoutMs: number;
+  /** Time a client has to send its whole request (headers and body); 0 for no limit. Responses are not timed. */
+  bodyTimeoutMs: number;
+  /** Idle time after which a keep-alive connection is closed. */
+  keepAliveTimeoutMs: number;
+  /** Most header fields a request may have. */
+  maxHeaderCount: number;
+  /** Consecutive failures after which an endpoint's circuit opens; 0 turns the breaker off. */
+  circuitFailures: number;
+  /** How long an open circuit keeps its endpoint at the back of every plan. */
+  circuitCooldownMs: number;
 }
 
 /** The observability settings of the environment (see README, "Observability"). */
@@ -121,6 +135,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     regionalHosts: parseRegionalHosts(env.SWITCHBOARD_REGIONAL_HOSTS),
     workers: parseWorkers(env.SWITCHBOARD_WORKERS, env.DATABASE_URL || undefined),
     observability: loadObservabilityConfig(env),
+    shutdownGraceMs: integer(env, 'SWITCHBOARD_SHUTDOWN_GRACE_MS', 25_000),
+    headersTimeoutMs: Math.max(100, integer(env, 'SWITCHBOARD_HEADERS_TIMEOUT_MS', 20_000)),
+    bodyTimeoutMs: integer(env, 'SWITCHBOARD_BODY_TIMEOUT_MS', 120_000),
+    keepAliveTimeoutMs: integer(env, 'SWITCHBOARD_KEEP_ALIVE_TIMEOUT_MS', 65_000),
+    maxHeaderCount: Math.max(1, integer(env, 'SWITCHBOARD_MAX_HEADER_COUNT', 100)),
+    circuitFailures: integer(env, 'SWITCHBOARD_CIRCUIT_FAILURES', 5),
+    circuitCooldownMs: integer(env, 'SWITCHBOARD_CIRCUIT_COOLDOWN_MS', 30_000),
   };
 }
 

@@ -17,6 +17,7 @@ export type UpstreamFailureKind = Exclude<AttemptStatus, 'success' | 'unsupporte
 const ERROR_TYPE_BY_STATUS: Readonly<Record<number, AnthropicErrorType>> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
+  402: 'billing_error',
   403: 'permission_error',
   404: 'not_found_error',
   405: 'invalid_request_error',
@@ -38,6 +39,8 @@ export function anthropicErrorType(status: number): AnthropicErrorType {
 const KIND_BY_ERROR_TYPE: Readonly<Record<AnthropicErrorType, UpstreamFailureKind>> = {
   invalid_request_error: 'invalid_request',
   authentication_error: 'authentication',
+  // An exhausted account: another key or provider may well answer.
+  billing_error: 'authentication',
   permission_error: 'authentication',
   not_found_error: 'not_found',
   request_too_large: 'invalid_request',

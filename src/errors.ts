@@ -23,6 +23,7 @@ export const STANDARD_MESSAGES = {
   404: 'Resource not found',
   409: 'Resource conflict. Please try again later.',
   413: 'Request body too large',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
 } as const;
 
@@ -31,13 +32,16 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly publicMessage: string;
   readonly details: ErrorDetail[] | undefined;
+  /** Response headers the answer carries (`retry-after` on a rate limit). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(status: number, publicMessage: string, options: { details?: ErrorDetail[]; cause?: unknown } = {}) {
+  constructor(status: number, publicMessage: string, options: { details?: ErrorDetail[]; cause?: unknown; headers?: Record<string, string> } = {}) {
     super(publicMessage, { cause: options.cause });
     this.name = new.target.name;
     this.status = status;
     this.publicMessage = publicMessage;
     this.details = options.details;
+    this.headers = options.headers;
   }
 }
 
@@ -201,5 +205,47 @@ export class AllAttemptsFailedError extends GatewayError {
   constructor(tried: readonly TriedAttempt[], failures: readonly GatewayError[]) {
     const parts = tried.map((attempt) => `${attempt.model} on ${attempt.provider}: ${attempt.status.replaceAll('_', ' ')}${attempt.httpStatus ? ` (${attempt.httpStatus})` : ''}`);
     super(statusForFailures(failures.map((failure) => failure.status)), `Every attempt failed: ${parts.join('; ')}`);
+  }
+}
+
+/** 402: the calling key's credit limit is used up for its period; the message says how much and until when. */
+export class CreditLimitExceededError extends GatewayError {
+  constructor(message: string) {
+    super(402, message);
+  }
+}
+
+/** 429: one of the calling key's own rate limits is reached; `retry-after` says when to try again. */
+export class KeyRateLimitedError extends GatewayError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(429, message, { headers: { 'retry-after': String(seconds) } });
+    this.retryAfterSeconds = seconds;
+  }
+}
+
+/**
+ * 503: this instance is shutting down. New requests on connections still open get it at once; a stream still
+ * open when the grace period ends gets it as an in-band `overloaded_error` event. Either may be retried.
+ */
+export class ShuttingDownError extends GatewayError {
+  constructor() {
+    super(503, 'The gateway is shutting down; retry the request');
+  }
+}
+
+/** 503: the database is unreachable and the operation cannot be served from memory. */
+export class DatabaseUnavailableError extends GatewayError {
+  constructor(options: { cause?: unknown } = {}) {
+    super(503, 'The database is unavailable; retry later', options);
+  }
+}
+
+/** 413: the request body is larger than the gateway accepts; the rest of it is never read. */
+export class BodyTooLargeError extends GatewayError {
+  constructor(limitBytes: number) {
+    super(413, `${STANDARD_MESSAGES[413]}: at most ${limitBytes} bytes are accepted`);
   }
 }

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import { createServer } from '#src/http/node-http.ts';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { createApp } from '#src/app.ts';
+import { API_PREFIX, createApp } from '#src/app.ts';
 import type { Config } from '#src/config.ts';
 import { createLogger, type Logger } from '#src/logger.ts';
 import { loadCatalog, type Catalog } from '#src/catalog/index.ts';
@@ -25,6 +25,17 @@ import { createObservability } from '#src/observability/index.ts';
 import { createGenerationService } from '#src/observability/generation-service.ts';
 import { startMetricsServer } from '#src/observability/metrics-server.ts';
 import { createServerToolRuntime } from '#src/server-tools/index.ts';
+import { RedisConnection } from '#src/redis/redis-connection.ts';
+import { SpendLedger } from '#src/limits/spend-ledger.ts';
+import { KeyLimiter } from '#src/limits/key-limiter.ts';
+import { createKeyUsageReader } from '#src/limits/key-usage.ts';
+import { createKeyService } from '#src/keys/key-service.ts';
+import { CircuitBreaker } from '#src/routing/circuit-breaker/circuit-breaker.ts';
+import { RedisCircuitShare } from '#src/routing/circuit-breaker/redis-circuit-share.ts';
+import { withCircuitBreaker } from '#src/routing/circuit-breaker/breaker-planner.ts';
+import { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
+import { shutDownGracefully } from '#src/lifecycle/graceful-shutdown.ts';
+import { applyServerLimits, installClientErrorHandler, serverOptions, type ServerLimits } from '#src/http/server-limits.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -44,9 +55,15 @@ export interface RunningServer {
   /** `http://host:port` */
   origin: string;
   database: Database;
-  /** Writes the generation records waiting in the queue now (tests; shutdown does it too). */
+  /** Writes the generation records and key spending waiting in memory now (tests; shutdown does it too). */
   flushRecords(): Promise<void>;
+  /**
+   * Shuts down gracefully (src/lifecycle/graceful-shutdown.ts): stops accepting, lets the requests in flight
+   * finish for up to `SWITCHBOARD_SHUTDOWN_GRACE_MS`, ends the rest, writes what waits, closes everything.
+   */
   close(): Promise<void>;
+  /** Ends the grace period now (a second signal): streams still open end with the shutdown error. */
+  hurry(): void;
 }
 
 /** Starts the gateway and resolves once it accepts connections. */
@@ -77,17 +94,41 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       isKnownProvider: (slug) => catalog.getProvider(slug) !== undefined,
     });
     closers.push(() => stack.close());
-    const pins = createPinStore({ redisUrl: config.redisUrl, logger });
-    closers.push(() => pins.close());
-    const stats = createEndpointStats({ redisUrl: config.redisUrl, logger });
-    closers.push(() => stats.close());
     const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, logger, version: VERSION });
     closers.push(() => observability.close());
+    const registry = observability.metrics.registry;
     if (config.observability.metricsPort !== undefined) {
-      const metricsServer = await startMetricsServer({ port: config.observability.metricsPort, host: config.host, registry: observability.metrics.registry });
+      const metricsServer = await startMetricsServer({ port: config.observability.metricsPort, host: config.host, registry });
       closers.push(() => metricsServer.close());
       logger.info('metrics listening', { origin: metricsServer.origin });
     }
+    // One Redis connection for pins, limits and circuits; the gateway starts (and serves) without it.
+    const redis = config.redisUrl ? new RedisConnection({ url: config.redisUrl, logger, registry }) : undefined;
+    if (redis) {
+      closers.push(() => redis.close());
+      await redis.ready(2_000);
+    }
+    const pins = createPinStore({ redis, logger });
+    closers.push(() => pins.close());
+    // Samples travel on a publish/subscribe pair of its own (a subscribing connection serves nothing else).
+    const stats = createEndpointStats({ redisUrl: config.redisUrl, logger });
+    closers.push(() => stats.close());
+    const ledger = new SpendLedger({ database, logger, flushIntervalMs: config.observability.recordFlushMs });
+    ledger.start();
+    closers.push(() => ledger.close(5_000));
+    // A reservation never settled (its instance died) stops counting once its request could not run any more.
+    const limiter = new KeyLimiter({ ledger, redis, logger, registry, holdMs: config.requestTimeoutMs + 60_000 });
+    closers.push(() => limiter.close(5_000));
+    observability.addOutcomeListener((outcome) => limiter.settle(outcome));
+    const breaker = new CircuitBreaker({
+      failures: config.circuitFailures,
+      cooldownMs: config.circuitCooldownMs,
+      logger,
+      registry,
+      ...(redis ? { share: new RedisCircuitShare(redis) } : {}),
+    });
+    closers.push(() => breaker.close());
+    const drainTracker = new DrainTracker({ healthPath: `${API_PREFIX}/health` });
     // Cheap to create: its HTTP clients, MCP connections and heavy libraries come on a tool's first use.
     const toolRuntime = createServerToolRuntime({ config: catalog.serverTools, logger, clientVersion: VERSION });
     closers.push(() => toolRuntime.close());
@@ -96,25 +137,33 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       logger,
       authenticate: stack.authenticator.authenticate,
       bodyLimitBytes: config.bodyLimitBytes,
+      drainTracker,
       validateResponses: config.validateResponses,
       requestTimeoutMs: config.requestTimeoutMs,
       regionalHosts: config.regionalHosts,
       version: VERSION,
+      isDraining: () => drainTracker.draining,
+      streamGuard: drainTracker,
+      drain: drainTracker,
       catalog,
       byok: stack.byok,
-      keys: stack.keys,
+      keys: createKeyService(database, createKeyUsageReader({ ledger, store: () => limiter.currentStore(), shared: () => redis?.available() ?? false })),
       messages: {
-        planner: createRequestPlanner({
-          view: createCatalogPlanView(catalog),
-          credentials: stack.routingCredentials,
-          sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
-          stats,
-        }),
+        planner: withCircuitBreaker(
+          createRequestPlanner({
+            view: createCatalogPlanView(catalog),
+            credentials: stack.routingCredentials,
+            sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
+            stats,
+          }),
+          breaker,
+        ),
         vault: stack.routingCredentials,
         adapterFor: createAdapterRegistry(),
         serverTools: { config: catalog.serverTools, runtime: toolRuntime },
         logger,
         plugins: { config: catalog.plugins, serverTools: catalog.serverTools, toolRuntime, catalog, moderationClients: new Map() },
+        admission: limiter,
       },
       observer: observability.observer,
       generations: createGenerationService(database),
@@ -124,7 +173,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
 
     await warmUpValidator(app, '/api/v1/health');
-    const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
+    const limits: ServerLimits = {
+      headersTimeoutMs: config.headersTimeoutMs,
+      bodyTimeoutMs: config.bodyTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      maxHeaderCount: config.maxHeaderCount,
+    };
+    const server = createServer(serverOptions(limits), app);
+    applyServerLimits(server, limits);
+    installClientErrorHandler(server, limits, logger);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
@@ -132,7 +189,28 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const address = server.address() as AddressInfo;
     const origin = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
     logger.info('switchboard listening', { origin, database: database.driver, models: catalog.models.length, redis: Boolean(config.redisUrl) });
-    return { origin, database, flushRecords: () => observability.flush(), close: () => shutdown(server, closers, ownsDatabase ? database : undefined) };
+    let closing: Promise<void> | undefined;
+    return {
+      origin,
+      database,
+      flushRecords: async () => {
+        await observability.flush();
+        await ledger.flush();
+      },
+      close: () =>
+        (closing ??= shutDownGracefully({
+          server,
+          tracker: drainTracker,
+          graceMs: config.shutdownGraceMs,
+          logger,
+          closeServices: async () => {
+            await runClosers(closers);
+            await closeUpstreamHttp();
+            if (ownsDatabase) await database.close();
+          },
+        })),
+      hurry: () => drainTracker.passDeadline(),
+    };
   } catch (error) {
     await runClosers(closers);
     if (ownsDatabase) await database.close();
@@ -142,14 +220,4 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
 async function runClosers(closers: (() => Promise<void> | void)[]): Promise<void> {
   for (const close of closers.reverse()) await close();
-}
-
-async function shutdown(server: Server, closers: (() => Promise<void> | void)[], database: Database | undefined): Promise<void> {
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-  await runClosers(closers);
-  await closeUpstreamHttp();
-  if (database) await database.close();
 }

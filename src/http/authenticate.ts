@@ -55,8 +55,9 @@ function attemptFor(req: Request, authenticate: KeyAuthenticator, security: Secu
   if (!attempt) {
     const created: Attempt = {
       promise: authenticateRequest(req, authenticate, security)
-        // A failed key lookup (the database is down) is the gateway's failure, not a 401 for the client.
-        .catch((cause: unknown): Outcome => ({ error: new GatewayError(500, STANDARD_MESSAGES[500], { cause }) }))
+        // A failed key lookup is the gateway's failure, not a 401 for the client: a 503 when the database is
+        // unreachable (and the key is not in the cache), else a 500.
+        .catch((cause: unknown): Outcome => ({ error: cause instanceof GatewayError ? cause : new GatewayError(500, STANDARD_MESSAGES[500], { cause }) }))
         .then((outcome) => {
           // Set before anyone awaiting the promise resumes, so the error handler below can read it.
           created.settled = outcome;

@@ -1,3 +1,5 @@
+import type { KeyLimits } from '#src/limits/key-limits.ts';
+
 /** Who is calling: resolved from the bearer key by the authentication middleware, once per request. */
 export interface Caller {
   accountId: string;
@@ -5,6 +7,8 @@ export interface Caller {
   /** SHA-256 of the raw key, 64 lowercase hex: the value `allowed_api_key_hashes` holds. */
   keyHash: string;
   kind: 'management' | 'inference';
+  /** The key's limits, cached with it; null when it has none. */
+  limits: KeyLimits | null;
 }
 
 /** Resolves a raw bearer key to its caller, or undefined for an unknown or revoked key. Must be cheap: it runs per request. */

@@ -6,7 +6,8 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { ErrorBody, MessagesErrorBody } from '#src/api-types.ts';
-import { GatewayError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.ts';
+import { DatabaseUnavailableError, GatewayError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.ts';
+import { isDatabaseUnavailable } from '#src/store/database-availability.ts';
 import { anthropicErrorType } from '#src/error-vocabulary.ts';
 import type { Logger } from '#src/logger.ts';
 import { pruneAlternatives } from '#src/http/validation-details.ts';
@@ -43,10 +44,12 @@ function isValidatorError(error: unknown): error is ValidatorError {
 /** Maps any thrown value to the status and safe message a client sees; `request` lets a message name what was sent. */
 export function toRenderedError(error: unknown, request?: FailedRequestContext): RenderedError {
   if (error instanceof GatewayError) {
-    return { status: error.status, message: error.publicMessage, ...(error.details ? { details: error.details } : {}) };
+    return { status: error.status, message: error.publicMessage, ...(error.details ? { details: error.details } : {}), ...(error.headers ? { headers: { ...error.headers } } : {}) };
   }
   if (isBodyParserError(error)) return fromBodyParserError(error);
   if (isValidatorError(error)) return fromValidatorError(error, request);
+  // A management operation (or an uncached key) while the database is unreachable: retryable, not a 500.
+  if (isDatabaseUnavailable(error)) return { status: 503, message: new DatabaseUnavailableError().publicMessage };
   return { status: 500, message: STANDARD_MESSAGES[500] };
 }
 
@@ -107,12 +110,18 @@ export function sendError(res: Response, rendered: RenderedError): void {
 export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     const rendered = toRenderedError(error, req);
-    if (rendered.status >= 500) {
+    if (rendered.status === 503) {
+      logger.warn('request answered 503', { method: req.method, path: req.path, message: rendered.message, error });
+    } else if (rendered.status >= 500) {
       logger.error('request failed', { method: req.method, path: req.path, error });
     } else {
       logger.debug('request rejected', { method: req.method, path: req.path, status: rendered.status, message: rendered.message });
     }
-    if (res.headersSent) return next(error);
+    if (res.headersSent) {
+      // A body refused as too large was answered already; the parser's own complaint about it is expected.
+      if (res.locals.bodyRefused === true) return;
+      return next(error);
+    }
     sendError(res, rendered);
   };
 }

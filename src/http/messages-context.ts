@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import { isDataRegion, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
 import { callerOf } from '#src/http/caller.ts';
-import { requestSignal } from '#src/http/request-signal.ts';
+import { requestSignal, type ShutdownDeadline } from '#src/http/request-signal.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { NamedSession } from '#src/routing/sticky/pin-key.ts';
 
@@ -18,6 +18,8 @@ export interface MessagesContextOptions {
   regionalHosts: ReadonlyMap<string, ResidencyRegion>;
   /** Upper bound on the whole request, all attempts included. */
   requestTimeoutMs: number;
+  /** The server's shutdown deadline, which aborts the request when the grace period ends. */
+  drain?: ShutdownDeadline;
 }
 
 /** The parts of the context read from the headers (and the body's `session_id`, which wins over them). */
@@ -75,12 +77,12 @@ export function readHeaderContext(
 /** The context of one `/messages` request; call first thing in the route, so `startedAt` is its start. */
 export function readMessagesContext(req: Request<Record<string, string>, unknown, { session_id?: string }>, res: Response, options: MessagesContextOptions): MessagesRequestContext {
   const startedAt = performance.now();
-  const { accountId, workspaceId, keyHash } = callerOf(res);
+  const { accountId, workspaceId, keyHash, limits } = callerOf(res);
   return {
-    caller: { accountId, workspaceId, keyHash },
+    caller: { accountId, workspaceId, keyHash, limits },
     generationId: res.locals.generationId as string,
     startedAt,
-    signal: requestSignal(req, res, options.requestTimeoutMs),
+    signal: requestSignal(req, res, options.requestTimeoutMs, options.drain),
     ...readHeaderContext(req.headers, req.body.session_id, options.regionalHosts),
     trail: { strategy: null, records: [], served: null },
   };

@@ -6,5 +6,5 @@
  */
 const http = process.getBuiltinModule('node:http');
 
-/** `http.createServer` and `http.request`. */
-export const { createServer, request } = http;
+/** `http.createServer`, `http.request` and `http.maxHeaderSize`. */
+export const { createServer, request, maxHeaderSize } = http;

@@ -1,13 +1,20 @@
 /**
- * The abort signal of one request: fires when the client disconnects before the answer is complete, or
- * when the request's whole time budget is spent, so upstream calls stop as soon as nobody waits for them.
+ * The abort signal of one request: fires when the client disconnects before the answer is complete, when
+ * the request's whole time budget is spent, or when the gateway's shutdown grace period ends, so upstream
+ * calls stop as soon as nobody waits for them.
  * One controller and one timer per request (cheaper than `AbortSignal.any` with `AbortSignal.timeout`).
  */
 import type { Request, Response } from 'express';
 
-/** An AbortSignal tied to the client connection and a time budget. */
-export function requestSignal(_req: Request, res: Response, timeoutMs: number): AbortSignal {
+/** Where a request registers what to do when a shutdown's grace period ends (src/lifecycle/drain-tracker.ts). */
+export interface ShutdownDeadline {
+  onDeadline(res: Response, hook: (error: Error) => void): void;
+}
+
+/** An AbortSignal tied to the client connection, a time budget and, when given, a shutdown's deadline. */
+export function requestSignal(_req: Request, res: Response, timeoutMs: number, shutdown?: ShutdownDeadline): AbortSignal {
   const controller = new AbortController();
+  shutdown?.onDeadline(res, (error) => controller.abort(error));
   const timer =
     timeoutMs > 0
       ? setTimeout(() => controller.abort(new DOMException(`The request exceeded its time budget of ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)

@@ -1,18 +1,54 @@
 /**
- * Issuing, listing and revoking gateway API keys of one account. The raw key exists only in the return value
- * of {@link issueApiKey}; the database holds its SHA-256. Every change is published on the change feed, so
- * key caches of every instance drop what they knew about the key.
+ * Issuing, listing, changing and revoking gateway API keys of one account. The raw key exists only in the
+ * return value of {@link issueApiKey}; the database holds its SHA-256. Every change is published on the change
+ * feed, so key caches of every instance drop what they knew about the key (its limits included).
  */
 import { and, count, desc, eq, inArray, isNull, ne, sql } from '#src/store/drizzle.ts';
 import { BadRequestError, NotFoundError } from '#src/errors.ts';
 import type { Database } from '#src/store/database.ts';
 import { accounts, apiKeys, workspaces, type ApiKeyRow } from '#src/store/schema.ts';
 import { generateRawApiKey, hashApiKey, type ApiKeyKind } from '#src/keys/api-key.ts';
-import type { ApiKey, CreatedApiKey } from '#src/api-types.ts';
+import { keyLimitsOf } from '#src/limits/key-limits.ts';
+import type { KeyUsageReader } from '#src/limits/key-usage.ts';
+import type { ApiKey, ApiKeyPatch, CreatedApiKey } from '#src/api-types.ts';
 
-/** The wire form of a stored key (never the raw key). */
-export function toApiKey(row: ApiKeyRow): ApiKey {
-  return { hash: row.hash, name: row.name, kind: row.kind, workspace_id: row.workspaceId, created_at: row.createdAt.toISOString() };
+/** A key as stored, on the wire: everything but its usage. */
+export type StoredApiKey = Omit<ApiKey, 'usage'>;
+
+/** The limit fields of the wire (`POST /keys`, `PATCH /keys/{hash}`). */
+export type KeyLimitFields = Pick<ApiKeyPatch, 'limit' | 'limit_reset' | 'requests_per_minute' | 'tokens_per_minute' | 'max_concurrent_streams'>;
+
+/** The wire form of a stored key (never the raw key), without its usage. */
+export function toApiKey(row: ApiKeyRow): StoredApiKey {
+  return {
+    hash: row.hash,
+    name: row.name,
+    kind: row.kind,
+    workspace_id: row.workspaceId,
+    created_at: row.createdAt.toISOString(),
+    limit: row.creditLimit,
+    limit_reset: row.limitReset,
+    requests_per_minute: row.requestsPerMinute,
+    tokens_per_minute: row.tokensPerMinute,
+    max_concurrent_streams: row.maxConcurrentStreams,
+  };
+}
+
+/** The columns the wire's limit fields set; an omitted field is left out (unchanged on update). */
+function limitColumns(fields: KeyLimitFields): Partial<Pick<ApiKeyRow, 'creditLimit' | 'limitReset' | 'requestsPerMinute' | 'tokensPerMinute' | 'maxConcurrentStreams'>> {
+  return {
+    ...(fields.limit !== undefined ? { creditLimit: fields.limit } : {}),
+    ...(fields.limit_reset !== undefined ? { limitReset: fields.limit_reset } : {}),
+    ...(fields.requests_per_minute !== undefined ? { requestsPerMinute: fields.requests_per_minute } : {}),
+    ...(fields.tokens_per_minute !== undefined ? { tokensPerMinute: fields.tokens_per_minute } : {}),
+    ...(fields.max_concurrent_streams !== undefined ? { maxConcurrentStreams: fields.max_concurrent_streams } : {}),
+  };
+}
+
+/** Limits mean nothing on a management key (it cannot call `/messages`): setting one is a client mistake. */
+function assertLimitsFit(kind: ApiKeyKind, fields: KeyLimitFields): void {
+  const set = Object.entries(limitColumns(fields)).filter(([, value]) => value !== null);
+  if (kind === 'management' && set.length > 0) throw new BadRequestError('limits apply to inference keys only; this is a management key');
 }
 
 /** The account's default workspace, or NotFoundError when the account does not exist. */
@@ -32,13 +68,14 @@ export async function defaultWorkspaceOf(database: Database, accountId: string):
  */
 export async function issueApiKey(
   database: Database,
-  options: { accountId: string; workspaceId?: string; kind: ApiKeyKind; name?: string | null; rawKey?: string },
+  options: { accountId: string; workspaceId?: string; kind: ApiKeyKind; name?: string | null; rawKey?: string; limits?: KeyLimitFields },
 ): Promise<CreatedApiKey> {
+  assertLimitsFit(options.kind, options.limits ?? {});
   const workspaceId = options.workspaceId ?? (await defaultWorkspaceOf(database, options.accountId));
   const rawKey = options.rawKey ?? generateRawApiKey();
   const [row] = await database.db
     .insert(apiKeys)
-    .values({ hash: hashApiKey(rawKey), accountId: options.accountId, workspaceId, kind: options.kind, name: options.name ?? null })
+    .values({ hash: hashApiKey(rawKey), accountId: options.accountId, workspaceId, kind: options.kind, name: options.name ?? null, ...limitColumns(options.limits ?? {}) })
     .returning();
   if (!row) throw new Error('issueApiKey: the insert returned no row');
   // A negative cache entry for this hash (someone tried it before it existed) must go.
@@ -46,11 +83,22 @@ export async function issueApiKey(
   return { key: rawKey, ...toApiKey(row) };
 }
 
-/** One page of the account's live keys, newest first. */
+/** Adds each key's usage; without a reader (the CLI) the usage is read from the database's ledger alone. */
+async function withUsage(rows: readonly ApiKeyRow[], usage: KeyUsageReader): Promise<ApiKey[]> {
+  const usages = await usage.usageOf(rows.map((row) => ({ hash: row.hash, limitReset: row.limitReset, limits: keyLimitsOf(row) })));
+  return rows.map((row) => {
+    const found = usages.get(row.hash);
+    if (!found) throw new Error(`no usage was read for key ${row.hash}`);
+    return { ...toApiKey(row), usage: found };
+  });
+}
+
+/** One page of the account's live keys, newest first, with their usage. */
 export async function listApiKeys(
   database: Database,
   accountId: string,
   page: { offset: number; limit: number },
+  usage: KeyUsageReader,
 ): Promise<{ keys: ApiKey[]; total: number }> {
   const live = and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt));
   const rows = await database.db
@@ -61,7 +109,31 @@ export async function listApiKeys(
     .offset(page.offset)
     .limit(page.limit);
   const [totals] = await database.db.select({ total: count() }).from(apiKeys).where(live);
-  return { keys: rows.map(toApiKey), total: totals?.total ?? 0 };
+  return { keys: await withUsage(rows, usage), total: totals?.total ?? 0 };
+}
+
+/**
+ * Changes the name or limits of a live key of the account: NotFoundError for an unknown, revoked or foreign
+ * key; BadRequestError for a limit on a management key. Published on the change feed, so every instance
+ * applies the new limits from its next request.
+ */
+export async function updateApiKey(database: Database, accountId: string, hash: string, patch: ApiKeyPatch, usage: KeyUsageReader): Promise<ApiKey> {
+  const [key] = await database.db
+    .select({ kind: apiKeys.kind })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)));
+  if (!key) throw new NotFoundError();
+  assertLimitsFit(key.kind, patch);
+  const [row] = await database.db
+    .update(apiKeys)
+    .set({ ...(patch.name !== undefined ? { name: patch.name } : {}), ...limitColumns(patch) })
+    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+    .returning();
+  // Revoked between the two statements.
+  if (!row) throw new NotFoundError();
+  await database.changes.publish({ kind: 'api-key', hash });
+  const [updated] = await withUsage([row], usage);
+  return updated as ApiKey;
 }
 
 /**
@@ -113,16 +185,18 @@ export async function findLiveKey(database: Database, hash: string): Promise<Api
 
 /** The operations behind `/keys`, bound to one database. */
 export interface KeyService {
-  issue(options: { accountId: string; workspaceId?: string; kind: ApiKeyKind; name?: string | null }): Promise<CreatedApiKey>;
+  issue(options: { accountId: string; workspaceId?: string; kind: ApiKeyKind; name?: string | null; limits?: KeyLimitFields }): Promise<CreatedApiKey>;
   list(accountId: string, page: { offset: number; limit: number }): Promise<{ keys: ApiKey[]; total: number }>;
+  update(accountId: string, hash: string, patch: ApiKeyPatch): Promise<ApiKey>;
   revoke(accountId: string, hash: string): Promise<void>;
 }
 
-/** Creates the key service over a database. */
-export function createKeyService(database: Database): KeyService {
+/** Creates the key service over a database; `usage` reads the usage shown with each key. */
+export function createKeyService(database: Database, usage: KeyUsageReader): KeyService {
   return {
     issue: (options) => issueApiKey(database, options),
-    list: (accountId, page) => listApiKeys(database, accountId, page),
+    list: (accountId, page) => listApiKeys(database, accountId, page, usage),
+    update: (accountId, hash, patch) => updateApiKey(database, accountId, hash, patch, usage),
     revoke: (accountId, hash) => revokeApiKey(database, accountId, hash),
   };
 }

@@ -32,6 +32,11 @@ export interface MessagesDeps {
   logger: Logger;
   /** The plugins' configuration and what they use (the gateway's tools, the moderation clients). */
   plugins: PluginDeps;
+  /**
+   * Checks the caller's key limits once the plan is known and before anything is sent (src/limits/): throws
+   * the 402 or 429 to answer with. Absent: no limits.
+   */
+  admission?: { admit(plan: RequestPlan, context: MessagesRequestContext): Promise<void> };
 }
 
 /** A complete message, or an event stream whose first event has arrived. */
@@ -59,6 +64,7 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   // The one check a request without gateway tools pays: nothing else of the loop runs for it.
   if (request.tools !== undefined && hasGatewayTools(request.tools)) return createToolLoopMessage(deps, prepared.request, context, prepared.state);
   const plan = await deps.planner.plan(prepared.request, context);
+  await deps.admission?.admit(plan, context);
   const call = async (attempt: Attempt) =>
     attemptCall(applyPluginsPerAttempt(plan.request, attempt, prepared.state), attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
 

@@ -9,7 +9,7 @@ import type { RequestPlan } from '#src/routing/plan-request.ts';
 
 /** Everything the metadata is derived from. */
 export interface MetadataInput {
-  plan: Pick<RequestPlan, 'requested' | 'region' | 'strategy' | 'available'>;
+  plan: Pick<RequestPlan, 'requested' | 'region' | 'strategy' | 'available' | 'circuitOpen'>;
   /** The attempt that answered (an answer, or the refusal returned). */
   served: Pick<Attempt, 'availableIndex' | 'credential'>;
   records: readonly AttemptRecord[];
@@ -33,9 +33,12 @@ function summarize(input: MetadataInput, served: AttemptRecord | undefined): str
   const answered = served
     ? `served by ${describe(served)}${served.status === 'refusal' ? ' (refusal)' : ''}${isByok(input.served) ? ' with your key' : ''}`
     : 'not served';
-  if (failures.length === 0) return `${answered} on the first attempt (${input.plan.strategy})`;
+  const circuits = input.plan.circuitOpen?.length
+    ? `; ${input.plan.circuitOpen.map((endpoint) => `${endpoint.model} on ${endpoint.provider}`).join(', ')} moved last (circuit open)`
+    : '';
+  if (failures.length === 0) return `${answered} on the first attempt (${input.plan.strategy})${circuits}`;
   const failed = failures.map((record) => `${describe(record)} (${record.status.replaceAll('_', ' ')})`).join(', ');
-  return `${failed} failed; ${answered}`;
+  return `${failed} failed; ${answered}${circuits}`;
 }
 
 /** The `gateway_metadata` object of one response. */
@@ -62,5 +65,8 @@ export function buildGatewayMetadata(input: MetadataInput): GatewayMetadata {
       is_byok: isByok(record.attempt),
       duration_ms: record.durationMs,
     })),
+    ...(plan.circuitOpen?.length
+      ? { circuit_open: plan.circuitOpen.map((endpoint) => ({ model: endpoint.model, provider: endpoint.provider, retry_at: new Date(endpoint.retryAt).toISOString() })) }
+      : {}),
   };
 }

@@ -6,6 +6,7 @@ import type { DataRegion } from '#src/data-region.ts';
 import type { NamedSession } from '#src/routing/sticky/pin-key.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import type { KeyLimits } from '#src/limits/key-limits.ts';
 
 /** The authenticated caller, as routing and BYOK rules match it. */
 export interface RequestCaller {
@@ -13,6 +14,8 @@ export interface RequestCaller {
   workspaceId: string;
   /** SHA-256 hex of the calling gateway key, matched against `allowed_api_key_hashes`. */
   keyHash: string;
+  /** The key's limits (null or absent: none), checked before anything is sent. */
+  limits?: KeyLimits | null;
 }
 
 /** The typed context of one `/messages` or `/messages/count_tokens` request. */

@@ -11,10 +11,10 @@ import type { AttemptStatus } from '#src/api-types.ts';
 import {
   AllAttemptsFailedError,
   CredentialUnavailableError,
+  GatewayError,
   OutOfTimeError,
   UnsupportedFeatureError,
   UpstreamError,
-  type GatewayError,
 } from '#src/errors.ts';
 import type { Attempt, AttemptOutcome } from '#src/routing/attempt.ts';
 
@@ -104,6 +104,8 @@ export async function runAttempts<T>(
     }
   }
   if (refused) return { ok: true, ...refused, records };
+  // Aborted for a reason the gateway names (its shutdown): that is the answer, whatever the attempts said.
+  if (options.signal.aborted && options.signal.reason instanceof GatewayError) return { ok: false, error: options.signal.reason, records };
   if (unsupported && failures.length === 0) return { ok: false, error: unsupported, records };
   if (options.signal.aborted && failures.length === 0) return { ok: false, error: new OutOfTimeError(), records };
   const tried = records.map((entry) => ({ model: entry.attempt.model, provider: entry.attempt.provider.displayName, status: entry.status, httpStatus: entry.httpStatus }));

@@ -10,6 +10,7 @@ import type { KeyVault } from '#src/byok/key-vault.ts';
 import type { Catalog } from '#src/catalog/index.ts';
 import { GenerationObserver } from '#src/observability/generation-observer.ts';
 import { GenerationPipeline } from '#src/observability/generation-pipeline.ts';
+import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import { RecordQueue } from '#src/observability/record-queue.ts';
 import { insertGenerations } from '#src/observability/generation-store.ts';
 import { GatewayMetrics } from '#src/observability/gateway-metrics.ts';
@@ -26,6 +27,11 @@ export interface Observability {
   settings: WorkspaceSettingsService;
   destinations: DestinationService;
   database: Database;
+  /**
+   * Hands every request's outcome to `listener` too, synchronously as it is observed (the key limits settle
+   * from it); the listener must return at once.
+   */
+  addOutcomeListener(listener: (outcome: GenerationOutcome) => void): void;
   /** Writes what is queued (tests, shutdown). */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -87,8 +93,20 @@ export async function createObservability(options: ObservabilityOptions): Promis
   const stopRetention = startContentRetention(database, config.contentSweepMs, logger);
 
   const pipeline = new GenerationPipeline({ directory, queue, metrics, broadcaster: () => broadcaster, logger });
+  const listeners: ((outcome: GenerationOutcome) => void)[] = [];
+  const sink = (outcome: GenerationOutcome) => {
+    for (const listener of listeners) {
+      try {
+        listener(outcome);
+      } catch (error) {
+        logger.error('an outcome listener failed', { generation_id: outcome.id, error });
+      }
+    }
+    pipeline.accept(outcome);
+  };
   return {
-    observer: new GenerationObserver(pipeline.accept, (workspaceId) => directory.policyFor(workspaceId).capturesContent),
+    observer: new GenerationObserver(sink, (workspaceId) => directory.policyFor(workspaceId).capturesContent),
+    addOutcomeListener: (listener) => void listeners.push(listener),
     metrics,
     settings: createWorkspaceSettingsService({ database, changed }),
     destinations: createDestinationService({ database, vault: options.vault, changed }),

@@ -10,11 +10,12 @@ import { bindDeleteByokByIdRoute } from '#src/routes/delete-byok-by-id.ts';
 import { bindGetKeysRoute, type KeysRouteDeps } from '#src/routes/get-keys.ts';
 import { bindPostKeysRoute } from '#src/routes/post-keys.ts';
 import { bindDeleteKeysByHashRoute } from '#src/routes/delete-keys-by-hash.ts';
+import { bindPatchKeysByHashRoute } from '#src/routes/patch-keys-by-hash.ts';
 
 /** What the credential routes need. */
 export interface CredentialRouteDeps extends ByokRouteDeps, KeysRouteDeps {}
 
-/** Binds `/byok`, `/byok/{id}`, `/keys` and `/keys/{hash}`. */
+/** Binds `/byok`, `/byok/{id}`, `/keys` and `/keys/{hash}` (PATCH, DELETE). */
 export function bindCredentialRoutes(router: Router, deps: CredentialRouteDeps): void {
   bindGetByokRoute(router, deps);
   bindPostByokRoute(router, deps);
@@ -23,5 +24,6 @@ export function bindCredentialRoutes(router: Router, deps: CredentialRouteDeps):
   bindDeleteByokByIdRoute(router, deps);
   bindGetKeysRoute(router, deps);
   bindPostKeysRoute(router, deps);
+  bindPatchKeysByHashRoute(router, deps);
   bindDeleteKeysByHashRoute(router, deps);
 }

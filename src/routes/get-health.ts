@@ -1,18 +1,20 @@
-/** `GET /health`: unauthenticated liveness. */
+/** `GET /health`: unauthenticated liveness, and `draining` (503) once the instance is shutting down. */
 import type { Router } from 'express';
-import type { operations } from '#src/api-types.ts';
-
-type HealthResponse = operations['getHealth']['responses'][200]['content']['application/json'];
+import type { Health } from '#src/api-types.ts';
 
 /** Dependencies of the health route. */
 export interface HealthRouteDeps {
   version: string;
+  /** True once the instance is shutting down (src/lifecycle). */
+  isDraining?: () => boolean;
 }
 
 /** Binds `GET /health`. */
 export function bindGetHealthRoute(router: Router, deps: HealthRouteDeps): void {
-  const body: HealthResponse = { status: 'ok', version: deps.version };
+  const ok: Health = { status: 'ok', version: deps.version };
+  const draining: Health = { status: 'draining', version: deps.version };
   router.get('/health', (_req, res) => {
-    res.json(body);
+    if (deps.isDraining?.()) res.status(503).json(draining);
+    else res.json(ok);
   });
 }

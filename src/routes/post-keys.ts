@@ -8,7 +8,8 @@ import type { KeysRouteDeps } from '#src/routes/get-keys.ts';
 export function bindPostKeysRoute(router: Router, deps: KeysRouteDeps): void {
   router.post('/keys', async (req: Request<Record<string, string>, unknown, ApiKeyCreate>, res) => {
     const caller = callerOf(res);
-    const issued = await deps.keys.issue({ accountId: caller.accountId, workspaceId: caller.workspaceId, kind: req.body.kind, name: req.body.name ?? null });
+    const { kind, name, ...limits } = req.body;
+    const issued = await deps.keys.issue({ accountId: caller.accountId, workspaceId: caller.workspaceId, kind, name: name ?? null, limits });
     const body: CreatedApiKeyEnvelope = { data: issued };
     res.status(201).json(body);
   });

@@ -7,6 +7,7 @@ import { streamToClient } from '#src/http/stream-to-client.ts';
 import { createMessage, type MessagesDeps } from '#src/messages/create-message.ts';
 import type { Logger } from '#src/logger.ts';
 import type { GenerationObserver } from '#src/observability/generation-observer.ts';
+import type { SseEvent } from '#src/providers/provider-adapter.ts';
 
 /** Dependencies of the messages routes. */
 export interface MessagesRouteDeps extends MessagesContextOptions {
@@ -14,6 +15,8 @@ export interface MessagesRouteDeps extends MessagesContextOptions {
   logger: Logger;
   /** Records every request's outcome (off the request path). */
   observer: GenerationObserver;
+  /** Ends a stream with the shutdown error once the shutdown grace period is over. */
+  streamGuard?: { guardStream(events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> };
 }
 
 /** Binds `POST /messages`. */
@@ -29,6 +32,8 @@ export function bindPostMessagesRoute(router: Router, deps: MessagesRouteDeps): 
     }
     const writer = createSseWriter(res);
     writer.open({});
-    await streamToClient(writer, deps.observer.observeStream(observed, outcome.events), deps.logger);
+    // At a shutdown's deadline a stream still open ends with an in-band overloaded_error (src/lifecycle).
+    const events = deps.streamGuard ? deps.streamGuard.guardStream(outcome.events) : outcome.events;
+    await streamToClient(writer, deps.observer.observeStream(observed, events), deps.logger);
   });
 }

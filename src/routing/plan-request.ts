@@ -54,6 +54,8 @@ export interface RequestPlan {
   attempts: readonly Attempt[];
   /** The session's key in the pin store and the pin the plan was made with. */
   sticky: { key: string; pin: StickyPin | null };
+  /** Endpoints moved to the back because their circuit is open (src/routing/circuit-breaker), when any. */
+  circuitOpen?: readonly { model: string; provider: string; retryAt: number }[];
 }
 
 /** The attempt that answered (an answer or the refusal returned), for pins and statistics. */

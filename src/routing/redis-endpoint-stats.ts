@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { loadRedisClass } from '#src/store/load-ioredis.ts';
+import { loadRedisClass } from '#src/redis/load-ioredis.ts';
 import type { Logger } from '#src/logger.ts';
 import { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 

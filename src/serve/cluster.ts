@@ -27,7 +27,10 @@ export interface RunningCluster {
   origin: string;
   /** The workers' process ids (tests, the bench). */
   pids(): number[];
-  close(graceMs?: number): Promise<void>;
+  /** Stops every worker gracefully; a worker still running `graceMs` later is killed. */
+  close(): Promise<void>;
+  /** A second signal: every worker ends its requests in flight now. */
+  hurry(): void;
 }
 
 function waitReady(worker: Worker): Promise<string> {
@@ -60,8 +63,8 @@ function stopWorker(worker: Worker, graceMs: number): Promise<void> {
 }
 
 /** Forks `count` workers running `switchboard serve` and resolves once every one of them serves. */
-export async function startCluster(options: { count: number; logger: Logger }): Promise<RunningCluster> {
-  const { count, logger } = options;
+export async function startCluster(options: { count: number; logger: Logger; graceMs: number }): Promise<RunningCluster> {
+  const { count, logger, graceMs } = options;
   cluster.setupPrimary({ exec: CLI_PATH, args: ['serve'] });
   const workers = new Set<Worker>();
   let closing = false;
@@ -93,19 +96,28 @@ export async function startCluster(options: { count: number; logger: Logger }): 
   return {
     origin,
     pids: () => [...workers].map((worker) => worker.process.pid ?? -1),
-    async close(graceMs = 10_000) {
+    async close() {
       closing = true;
       await Promise.all([...workers].map((worker) => stopWorker(worker, graceMs)));
+    },
+    hurry() {
+      for (const worker of workers) if (!worker.isDead()) worker.send({ type: 'switchboard:shutdown' } satisfies PrimaryMessage);
     },
   };
 }
 
-/** In a worker: tells the primary it serves at `origin`, and calls `shutdown` when the primary asks. */
-export function serveAsWorker(origin: string, shutdown: () => Promise<void>): void {
+/**
+ * In a worker: tells the primary it serves at `origin`, and calls `shutdown` when the primary asks (a second
+ * request, or a second signal, calls `hurry`: the requests in flight end now).
+ */
+export function serveAsWorker(origin: string, shutdown: () => Promise<void>, hurry: () => void): void {
   process.send?.({ type: 'switchboard:ready', origin } satisfies WorkerMessage);
   let stopping = false;
   const stop = () => {
-    if (stopping) return;
+    if (stopping) {
+      hurry();
+      return;
+    }
     stopping = true;
     void shutdown().finally(() => process.exit(0));
   };
@@ -115,6 +127,6 @@ export function serveAsWorker(origin: string, shutdown: () => Promise<void>): vo
   // The primary is gone (killed): stop rather than serve on unsupervised.
   process.on('disconnect', stop);
   // Ctrl-C reaches the whole process group; a signal to the primary alone arrives as the message above.
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }

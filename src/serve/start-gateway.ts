@@ -15,7 +15,10 @@ export interface ServingGateway {
   origin: string;
   /** The pids of the processes serving requests (this one, or the workers). */
   pids(): number[];
+  /** Stops gracefully: requests in flight get `SWITCHBOARD_SHUTDOWN_GRACE_MS` (src/lifecycle/). */
   close(): Promise<void>;
+  /** A second signal: the requests in flight end now. */
+  hurry(): void;
 }
 
 /** What starting a gateway needs. */
@@ -25,7 +28,7 @@ export interface StartGatewayOptions {
   env: NodeJS.ProcessEnv;
 }
 
-async function startInProcess(options: StartGatewayOptions): Promise<{ origin: string; close(): Promise<void> }> {
+async function startInProcess(options: StartGatewayOptions): Promise<{ origin: string; close(): Promise<void>; hurry(): void }> {
   const { startServer } = await import('#src/server.ts');
   const server = await startServer(options);
   const stopCompacting = compactHeapWhenIdle();
@@ -35,14 +38,17 @@ async function startInProcess(options: StartGatewayOptions): Promise<{ origin: s
       stopCompacting();
       await server.close();
     },
+    hurry: () => server.hurry(),
   };
 }
 
 /** Starts the gateway as configured and resolves once it serves. */
 export async function startGateway(options: StartGatewayOptions): Promise<ServingGateway> {
-  if (options.config.workers > 1) return startCluster({ count: options.config.workers, logger: options.logger });
+  const { config, logger } = options;
+  // A worker gets the grace period, then its last records and settlements are written: give that time too.
+  if (config.workers > 1) return startCluster({ count: config.workers, logger, graceMs: config.shutdownGraceMs + 10_000 });
   const server = await startInProcess(options);
-  return { origin: server.origin, pids: () => [process.pid], close: () => server.close() };
+  return { origin: server.origin, pids: () => [process.pid], close: () => server.close(), hurry: () => server.hurry() };
 }
 
 /** True in a process the cluster primary forked. */
@@ -53,5 +59,5 @@ export function isClusterWorker(): boolean {
 /** In a forked worker: serves until the primary asks it to stop, then exits. */
 export async function runClusterWorker(options: StartGatewayOptions): Promise<void> {
   const server = await startInProcess({ ...options, config: { ...options.config, workers: 1 } });
-  serveAsWorker(server.origin, () => server.close());
+  serveAsWorker(server.origin, () => server.close(), () => server.hurry());
 }

@@ -6,6 +6,7 @@
 import { count, ne } from '#src/store/drizzle.ts';
 import type { Logger } from '#src/logger.ts';
 import { openDatabase, type Database } from '#src/store/database.ts';
+import { DatabaseAvailability } from '#src/store/database-availability.ts';
 import { byokCredentials } from '#src/store/schema.ts';
 import { loadMasterKey } from '#src/byok/master-key.ts';
 import { createKeyVault, type KeyVault } from '#src/byok/key-vault.ts';
@@ -14,6 +15,8 @@ import { createRoutingCredentials, type RoutingCredentials } from '#src/byok/rou
 import { createKeyAuthenticator, type CachedKeyAuthenticator } from '#src/keys/key-authenticator.ts';
 import { createKeyService, type KeyService } from '#src/keys/key-service.ts';
 import { seedBootstrapManagementKey } from '#src/keys/accounts.ts';
+import { createKeyUsageReader } from '#src/limits/key-usage.ts';
+import { readSpend } from '#src/limits/spend-ledger.ts';
 
 /** Where the data lives and which secrets protect it (the matching fields of the gateway's Config). */
 export interface CredentialStackOptions extends CredentialSecrets {
@@ -67,13 +70,16 @@ export async function createCredentialStack(database: Database, options: Credent
     if (seeded) options.logger?.info('seeded the bootstrap management key (SWITCHBOARD_BOOTSTRAP_MANAGEMENT_KEY)');
   }
   const vault = createKeyVault(masterKey);
-  const authenticator = createKeyAuthenticator(database);
-  const routingCredentials = createRoutingCredentials({ database, vault });
+  // One view of the database's reachability: both caches serve what they last read while it is away.
+  const availability = new DatabaseAvailability();
+  const authenticator = createKeyAuthenticator(database, { availability });
+  const routingCredentials = createRoutingCredentials({ database, vault, availability });
   return {
     database,
     vault,
     byok: createByokService({ database, vault, ...(options.isKnownProvider ? { isKnownProvider: options.isKnownProvider } : {}) }),
-    keys: createKeyService(database),
+    // The gateway gives its routes a key service reading live usage (src/server.ts); this one reads the database.
+    keys: createKeyService(database, createKeyUsageReader({ ledger: { spendOf: (hashes, period) => readSpend(database, hashes, period) } })),
     authenticator,
     routingCredentials,
     close: async () => {

@@ -101,7 +101,9 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
 
 async function openPostgres(databaseUrl: string, options: DatabaseOptions): Promise<Database> {
   const { pg, drizzleNodePostgres } = loadNodePostgres();
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // A database that stops answering (a partition, not a refusal) must fail a connection attempt in seconds, so
+  // the key and credential caches can serve what they last read (src/store/database-availability.ts).
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, keepAlive: true });
   // An idle client's connection error would otherwise crash the process; the next query reports it.
   pool.on('error', (error) => options.onBackgroundError?.(error));
   try {

@@ -2,7 +2,7 @@
  * The gateway's one SQL schema, shared by PGlite and PostgreSQL. Migrations under src/store/migrations are
  * generated from this file by drizzle-kit; never edit a generated migration, add a new one.
  */
-import { boolean, check, customType, doublePrecision, index, integer, jsonb, pgTable, sql, text, timestamp, uuid } from '#src/store/drizzle.ts';
+import { boolean, check, customType, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, sql, text, timestamp, uuid } from '#src/store/drizzle.ts';
 import { DATA_REGIONS, RESIDENCY_REGIONS } from '#src/data-region.ts';
 
 /** PostgreSQL `bytea`, read and written as a Node Buffer on both drivers. */
@@ -35,7 +35,13 @@ export const workspaces = pgTable(
   (table) => [index('workspaces_account_idx').on(table.accountId)],
 );
 
-/** A gateway API key, stored only as the SHA-256 hex of the raw key. */
+/** The periods after which a key's credit limit starts over (OpenRouter's `limit_reset`); null is never. */
+export const LIMIT_RESETS = ['daily', 'weekly', 'monthly'] as const;
+
+/**
+ * A gateway API key, stored only as the SHA-256 hex of the raw key, with its limits (all null: no limit). What
+ * the key has spent is in `key_spend`; rate counts live in Redis or in each process.
+ */
 export const apiKeys = pgTable(
   'api_keys',
   {
@@ -50,12 +56,37 @@ export const apiKeys = pgTable(
     name: text('name'),
     createdAt: createdAt(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    /** Credit limit in USD per `limit_reset` period (or for the key's life). */
+    creditLimit: doublePrecision('credit_limit'),
+    limitReset: text('limit_reset', { enum: LIMIT_RESETS }),
+    requestsPerMinute: integer('requests_per_minute'),
+    tokensPerMinute: integer('tokens_per_minute'),
+    maxConcurrentStreams: integer('max_concurrent_streams'),
   },
   (table) => [
     index('api_keys_account_idx').on(table.accountId),
     check('api_keys_hash_format', sql`${table.hash} ~ '^[a-f0-9]{64}$'`),
     check('api_keys_kind_values', sql`${table.kind} in ('management', 'inference')`),
+    check('api_keys_limit_reset_values', sql`${table.limitReset} in ('daily', 'weekly', 'monthly')`),
+    check('api_keys_credit_limit_range', sql`${table.creditLimit} >= 0`),
   ],
+);
+
+/**
+ * What each key spent per UTC day (the sum of `usage.cost` of its requests, by the day they started): the
+ * durable count behind credit limits, so a restart (or a lost Redis) does not reset a monthly limit. Written
+ * in batches off the request path; a period's spending is the sum of its days.
+ */
+export const keySpend = pgTable(
+  'key_spend',
+  {
+    keyHash: text('key_hash')
+      .notNull()
+      .references(() => apiKeys.hash, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    cost: doublePrecision('cost').notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.keyHash, table.day] })],
 );
 
 /**
@@ -214,6 +245,8 @@ export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 /** A stored credential row, envelope included: never send one to a client as is. */
 export type ByokCredentialRow = typeof byokCredentials.$inferSelect;
+/** A stored row of one key's spending on one day. */
+export type KeySpendRow = typeof keySpend.$inferSelect;
 /** A stored generation record row. */
 export type GenerationRow = typeof generations.$inferSelect;
 /** A generation record as inserted. */

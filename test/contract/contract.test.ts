@@ -154,6 +154,7 @@ function defineContractSuite(name: ContractTarget['name'], start: () => Promise<
       ['POST', '/byok', '/byok', { provider: 'openai', key: 'sk-x' }],
       ['PATCH', '/byok/{id}', '/byok/3f0c1f7e-6f7d-4a34-9a51-8f3c2b8e1a10', { name: 'x' }],
       ['GET', '/keys', '/keys', undefined],
+      ['PATCH', '/keys/{hash}', `/keys/${HASH}`, { limit: 5 }],
       ['DELETE', '/keys/{hash}', `/keys/${HASH}`, undefined],
     ])('%s %s without Authorization is 401', async (method, template, path, body) => {
       const result = await call(target, method, path, body === undefined ? {} : { body });
@@ -245,6 +246,19 @@ function defineContractSuite(name: ContractTarget['name'], start: () => Promise<
       expectConforms(list, '/keys', 'get');
       const revoked = await call(target, 'DELETE', `/keys/${hash}`, { key: target.managementKey });
       expect(revoked.status).toBe(204);
+    });
+
+    it('POST /keys with limits, PATCH /keys/{hash} changes them (200), a negative limit is 400', async () => {
+      const created = await call(target, 'POST', '/keys', { key: target.managementKey, body: { kind: 'inference', name: 'limited', limit: 25, limit_reset: 'monthly', requests_per_minute: 60 } });
+      expect(created.status).toBe(201);
+      expectConforms(created, '/keys', 'post');
+      const { hash } = (created.body as { data: { hash: string } }).data;
+      const patched = await call(target, 'PATCH', `/keys/${hash}`, { key: target.managementKey, body: { limit: 5, limit_reset: 'daily', max_concurrent_streams: 2 } });
+      expect(patched.status).toBe(200);
+      expectConforms(patched, '/keys/{hash}', 'patch');
+      const invalid = await call(target, 'PATCH', `/keys/${hash}`, { key: target.managementKey, body: { limit: -1 } });
+      expect(invalid.status).toBe(400);
+      expectConforms(invalid, '/keys/{hash}', 'patch');
     });
 
     it('a management key cannot create messages (403)', async () => {

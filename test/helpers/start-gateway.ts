@@ -40,6 +40,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     PORT: '0',
     SWITCHBOARD_VALIDATE_RESPONSES: 'true',
     SWITCHBOARD_MASTER_KEY: 'zZ8xQm3r5kq7b1vY2n0cL4sW6tH9uJ3eA5dF7gK1pR8=',
+    // Suites that script failures must see plain plan order; the breaker's own tests turn it on.
+    SWITCHBOARD_CIRCUIT_FAILURES: '0',
     SWITCHBOARD_LOG_LEVEL: 'debug',
     ...options.env,
   };

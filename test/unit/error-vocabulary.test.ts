@@ -5,6 +5,7 @@ describe('anthropicErrorType', () => {
   it.each([
     [400, 'invalid_request_error'],
     [401, 'authentication_error'],
+    [402, 'billing_error'],
     [403, 'permission_error'],
     [404, 'not_found_error'],
     [405, 'invalid_request_error'],
@@ -33,7 +34,9 @@ describe('kindForErrorType', () => {
     ['timeout_error', 'timeout'],
     ['api_error', 'server_error'],
     ['overloaded_error', 'overloaded'],
-    ['billing_error', 'server_error'],
+    // An exhausted account: the next key or provider may answer.
+    ['billing_error', 'authentication'],
+    ['some_future_error', 'server_error'],
     [undefined, 'server_error'],
   ])('%s -> %s', (type, kind) => {
     expect(kindForErrorType(type)).toBe(kind);

@@ -24,6 +24,8 @@ import { streamToolLoop } from './tool-loop-stream.ts';
 export async function startLoopRun(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState): Promise<LoopRun> {
   const checked = checkToolLoop(request, deps.serverTools.config);
   const plan = await deps.planner.plan(request, context);
+  // One reservation covers the whole loop: the limits settle to its summed cost once it ends.
+  await deps.admission?.admit(plan, context);
   const { setup, warnings } = await prepareToolLoop(request, checked, deps.serverTools.runtime);
   if (warnings.length > 0) deps.logger.warn('gateway tools not offered', { generation_id: context.generationId, warnings });
   return newLoopRun(deps, request, context, plan, setup, plugins);

@@ -3,10 +3,12 @@
  * optimisation here, never a dependency of a request: every failure is logged and read as "no pin".
  */
 import type { Redis } from 'ioredis';
-import { loadRedisClass } from '#src/store/load-ioredis.ts';
+import { loadRedisClass } from '#src/redis/load-ioredis.ts';
 import type { Logger } from '#src/logger.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
 import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
+import { FallbackPinStore } from '#src/routing/sticky/fallback-pin-store.ts';
+import type { RedisConnection } from '#src/redis/redis-connection.ts';
 
 /** The default prefix of every pin key in Redis. */
 export const STICKY_KEY_PREFIX = 'switchboard:sticky:';
@@ -21,6 +23,8 @@ export interface RedisPinStoreOptions {
   /** How long one command may take, queued while reconnecting included, before it counts as failed. */
   commandTimeoutMs?: number;
   logger: Logger;
+  /** Let failures reach the caller (a fallback store behind it) instead of reading them as "no pin". */
+  throwOnFailure?: boolean;
 }
 
 function parsePin(raw: string | null): StickyPin | undefined {
@@ -43,12 +47,14 @@ export class RedisPinStore implements SessionPinStore {
   readonly #ownsClient: boolean;
   readonly #prefix: string;
   readonly #logger: Logger;
+  readonly #throwOnFailure: boolean;
   #reportedDown = false;
 
   constructor(options: RedisPinStoreOptions) {
     if (options.client === undefined && options.url === undefined) throw new Error('RedisPinStore needs a url or a client');
     this.#prefix = options.prefix ?? STICKY_KEY_PREFIX;
     this.#logger = options.logger;
+    this.#throwOnFailure = options.throwOnFailure ?? false;
     this.#ownsClient = options.client === undefined;
     this.#client =
       options.client ??
@@ -58,6 +64,8 @@ export class RedisPinStore implements SessionPinStore {
         maxRetriesPerRequest: 1,
         connectionName: 'switchboard-sticky',
       });
+    // A shared client is watched by its owner (src/redis/redis-connection.ts).
+    if (!this.#ownsClient) return;
     // Without a listener an unreachable Redis would crash the process; report the outage once, not per retry.
     this.#client.on('error', (error: Error) => {
       if (this.#reportedDown) return;
@@ -105,11 +113,17 @@ export class RedisPinStore implements SessionPinStore {
   }
 
   #failed(operation: string, error: unknown): void {
+    if (this.#throwOnFailure) throw error;
     this.#logger.warn(`sticky pin ${operation} in redis failed`, { error: error instanceof Error ? error.message : String(error) });
   }
 }
 
-/** The pin store the configuration asks for: Redis when `REDIS_URL` is set, in-process otherwise. */
-export function createPinStore(options: { redisUrl: string | undefined; logger: Logger }): SessionPinStore {
-  return options.redisUrl ? new RedisPinStore({ url: options.redisUrl, logger: options.logger }) : new MemoryPinStore();
+/**
+ * The pin store the configuration asks for: Redis (falling back to the process while it is unreachable) when
+ * the gateway has a Redis connection, in-process otherwise.
+ */
+export function createPinStore(options: { redis: RedisConnection | undefined; logger: Logger }): SessionPinStore {
+  if (!options.redis) return new MemoryPinStore();
+  const shared = new RedisPinStore({ client: options.redis.client, logger: options.logger, throwOnFailure: true });
+  return new FallbackPinStore({ redis: options.redis, shared });
 }

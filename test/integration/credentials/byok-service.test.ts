@@ -20,7 +20,7 @@ describe.each(testDrivers())('BYOK service on %s', (driver) => {
   beforeAll(async () => {
     testDatabase = await openTestDatabase(driver);
     const account = await initAccount(testDatabase.database, { name: 'service' });
-    caller = { accountId: account.account_id, workspaceId: account.workspace_id, keyHash: hashApiKey(account.management_key), kind: 'management' };
+    caller = { accountId: account.account_id, workspaceId: account.workspace_id, keyHash: hashApiKey(account.management_key), kind: 'management', limits: null };
   });
   afterAll(async () => {
     await testDatabase?.drop();

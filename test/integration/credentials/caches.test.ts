@@ -32,7 +32,7 @@ describe.each(testDrivers())('credential caches on %s', (driver) => {
     testDatabase = await openTestDatabase(driver);
     stack = await createCredentialStack(testDatabase.database, { masterKey: MASTER_KEY });
     account = await initAccount(testDatabase.database, { name: 'caches' });
-    management = { accountId: account.account_id, workspaceId: account.workspace_id, keyHash: hashApiKey(account.management_key), kind: 'management' };
+    management = { accountId: account.account_id, workspaceId: account.workspace_id, keyHash: hashApiKey(account.management_key), kind: 'management', limits: null };
   });
   afterAll(async () => {
     await stack?.close();

@@ -67,6 +67,7 @@ describe.each(testDrivers())('concurrent PATCHes on %s', (driver) => {
       workspaceId: context.gateway.workspace_id,
       keyHash: hashApiKey(context.gateway.management_key),
       kind: 'management',
+      limits: null,
     };
     const created = await service.create(caller, { provider: 'anthropic', key: distinctiveKey('sk-') });
     const results = await Promise.allSettled([
@@ -90,6 +91,7 @@ describe.each(testDrivers())('concurrent PATCHes on %s', (driver) => {
       workspaceId: context.gateway.workspace_id,
       keyHash: hashApiKey(context.gateway.management_key),
       kind: 'management',
+      limits: null,
     };
     const created = await service.create(caller, { provider: 'anthropic', key: distinctiveKey('sk-') });
     const [update] = await Promise.allSettled([service.update(caller, created.id, { key: distinctiveKey('sk-') }), service.remove(caller, created.id)]);

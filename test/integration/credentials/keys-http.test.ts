@@ -41,11 +41,20 @@ describe.each(testDrivers())('gateway API keys on %s', (driver) => {
       kind: 'inference',
       workspace_id: context.gateway.workspace_id,
       created_at: expect.any(String),
+      limit: null,
+      limit_reset: null,
+      requests_per_minute: null,
+      tokens_per_minute: null,
+      max_concurrent_streams: null,
     });
     const listed = await context.call<{ data: Record<string, unknown>[]; total: number }>('GET', '/keys?limit=100');
     expect(listed.status).toBe(200);
     const entry = listed.body.data.find((key) => key.hash === issued.hash);
-    expect(entry).toEqual({ hash: issued.hash, name: 'ci', kind: 'inference', workspace_id: context.gateway.workspace_id, created_at: issued.created_at });
+    const { key: _key, ...stored } = issued;
+    expect(entry).toEqual({
+      ...stored,
+      usage: { cost: 0, limit_remaining: null, period_start: null, resets_at: null, requests_last_minute: null, tokens_last_minute: null, concurrent_streams: null },
+    });
     expect(JSON.stringify(listed.body)).not.toContain(issued.key);
     expect(JSON.stringify(listed.body)).not.toContain(context.gateway.management_key);
   });

@@ -38,6 +38,8 @@ export async function startGatewayPair(options: { catalogYaml: string; env: Reco
     PORT: '0',
     SWITCHBOARD_VALIDATE_RESPONSES: 'true',
     SWITCHBOARD_MASTER_KEY: 'zZ8xQm3r5kq7b1vY2n0cL4sW6tH9uJ3eA5dF7gK1pR8=',
+    // Suites that script failures must see plain plan order; the breaker's own tests turn it on.
+    SWITCHBOARD_CIRCUIT_FAILURES: '0',
     SWITCHBOARD_CONFIG: catalogFile,
     ...options.env,
   };

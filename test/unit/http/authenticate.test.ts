@@ -9,8 +9,8 @@ import { loadSecurityModel } from '#src/http/security-model.ts';
 const INFERENCE = 'sb-inference-key-000000000000000000000000000000';
 const MANAGEMENT = 'sb-management-key-00000000000000000000000000000';
 const callers: Record<string, Caller> = {
-  [INFERENCE]: { accountId: 'a', workspaceId: 'w', keyHash: 'i'.repeat(64), kind: 'inference' },
-  [MANAGEMENT]: { accountId: 'a', workspaceId: 'w', keyHash: 'm'.repeat(64), kind: 'management' },
+  [INFERENCE]: { accountId: 'a', workspaceId: 'w', keyHash: 'i'.repeat(64), kind: 'inference', limits: null },
+  [MANAGEMENT]: { accountId: 'a', workspaceId: 'w', keyHash: 'm'.repeat(64), kind: 'management', limits: null },
 };
 
 function counting(): { authenticate: KeyAuthenticator; lookups: string[] } {

@@ -1,0 +1,109 @@
+/**
+ * What a shutdown needs to know about the requests in flight, and how it reaches them. Mounted first on the
+ * app, the tracker counts every request until its response closes. Once draining, a new request on a
+ * connection still open answers 503 (with `Connection: close`), except `GET /health`, which says `draining`.
+ * At the grace deadline each request still in flight is ended through what it registered: streams end with an
+ * in-band `overloaded_error` event (see `guardStream`), and every request's abort signal fires, so upstream
+ * calls stop and JSON requests answer 503.
+ */
+import type { RequestHandler, Response } from 'express';
+import { ShuttingDownError } from '#src/errors.ts';
+import type { SseEvent } from '#src/providers/provider-adapter.ts';
+
+/** What one request in flight registers: called at the grace deadline. */
+type DeadlineHook = (error: ShuttingDownError) => void;
+
+interface InFlight {
+  hooks: DeadlineHook[];
+}
+
+const LOCALS_KEY = 'drain';
+
+/** The drain state of one server. */
+export class DrainTracker {
+  readonly #inFlight = new Set<InFlight>();
+  readonly #idleWaiters = new Set<() => void>();
+  #draining = false;
+  #deadlinePassed = false;
+  readonly #healthPath: string;
+
+  /** `healthPath` is the one path still answered (by its route) while draining. */
+  constructor(options: { healthPath: string }) {
+    this.#healthPath = options.healthPath;
+  }
+
+  /** Requests whose responses have not closed yet. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** The middleware counting requests and refusing new ones while draining. */
+  readonly middleware: RequestHandler = (req, res, next) => {
+    if (this.#draining) {
+      res.setHeader('Connection', 'close');
+      if (req.path !== this.#healthPath) {
+        next(new ShuttingDownError());
+        return;
+      }
+    }
+    const entry: InFlight = { hooks: [] };
+    this.#inFlight.add(entry);
+    res.locals[LOCALS_KEY] = entry;
+    res.once('close', () => {
+      this.#inFlight.delete(entry);
+      if (this.#inFlight.size === 0) for (const resolve of this.#idleWaiters) resolve();
+    });
+    next();
+  };
+
+  /** Starts draining: new requests are refused from now on. */
+  beginDrain(): void {
+    this.#draining = true;
+  }
+
+  /** Resolves once no request is in flight, or after `timeoutMs`; true when idle. */
+  whenIdle(timeoutMs: number): Promise<boolean> {
+    if (this.#inFlight.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (idle: boolean) => {
+        clearTimeout(timer);
+        this.#idleWaiters.delete(onIdle);
+        resolve(idle);
+      };
+      const onIdle = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.#idleWaiters.add(onIdle);
+    });
+  }
+
+  /** The grace period is over: every request still in flight is told, streams first. */
+  passDeadline(): void {
+    this.#deadlinePassed = true;
+    const error = new ShuttingDownError();
+    for (const entry of this.#inFlight) for (const hook of entry.hooks) hook(error);
+  }
+
+  /** Registers what to do for this response at the deadline (the request's abort, say). */
+  onDeadline(res: Response, hook: DeadlineHook): void {
+    (res.locals[LOCALS_KEY] as InFlight | undefined)?.hooks.push(hook);
+  }
+
+  /**
+   * A stream's events, ending with the shutdown error once the deadline has passed: the error the stream's
+   * reader sees then (its upstream read aborted) becomes the in-band `overloaded_error` event.
+   */
+  async *guardStream(events: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
+    try {
+      for await (const event of events) {
+        if (this.#deadlinePassed) throw new ShuttingDownError();
+        yield event;
+      }
+    } catch (error) {
+      throw this.#deadlinePassed ? new ShuttingDownError() : error;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * What a refused request is told: a 402 for a spent credit limit, a 429 with `retry-after` for a rate limit or
+ * for a credit limit whose rest is held by requests in progress, each naming the limit. Pure functions of the
+ * refusal and the key's limits.
+ */
+import { CreditLimitExceededError, KeyRateLimitedError, type GatewayError } from '#src/errors.ts';
+import type { KeyLimits } from '#src/limits/key-limits.ts';
+import { periodWords, type LimitPeriod } from '#src/limits/limit-period.ts';
+import type { AdmissionRefusal } from '#src/limits/limit-store.ts';
+
+/** A USD amount as a message shows it: at most six decimals, no trailing zeros. */
+export function formatUsd(amount: number): string {
+  return String(Number(amount.toFixed(6)));
+}
+
+/** The error a refusal answers with. */
+export function refusalError(refusal: Exclude<AdmissionRefusal, { limit: 'seed' }>, limits: KeyLimits, period: LimitPeriod | null): GatewayError {
+  switch (refusal.limit) {
+    case 'credit': {
+      const limit = limits.creditLimit ?? 0;
+      const spent = `${formatUsd(refusal.spent)} of ${formatUsd(limit)} USD spent ${periodWords(limits.limitReset)}`;
+      // Not spent yet, only held by requests in progress: they settle (usually far below their worst case)
+      // within moments, so this is a "try again shortly", not an exhausted limit.
+      if (refusal.spent < limit) {
+        return new KeyRateLimitedError(`Credit limit nearly reached for this key: ${spent} and ${formatUsd(refusal.reserved)} reserved by requests in progress; retry in 1 s`, 1);
+      }
+      const resets = period?.end ? `; it resets at ${period.end.toISOString()}` : '; raise the limit to spend more';
+      return new CreditLimitExceededError(`Credit limit reached for this key: ${spent}${resets}`);
+    }
+    case 'streams':
+      return new KeyRateLimitedError(`Rate limit reached for this key: ${refusal.open} concurrent streams are open (max_concurrent_streams ${limits.maxConcurrentStreams}); retry in 1 s`, 1);
+    case 'requests': {
+      const seconds = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
+      return new KeyRateLimitedError(`Rate limit reached for this key: ${limits.requestsPerMinute} requests per minute; retry in ${seconds} s`, seconds);
+    }
+    case 'tokens': {
+      const seconds = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
+      return new KeyRateLimitedError(
+        `Rate limit reached for this key: ${refusal.used} of ${limits.tokensPerMinute} tokens per minute (input plus output) used; retry in ${seconds} s`,
+        seconds,
+      );
+    }
+    default: {
+      const unreachable: never = refusal;
+      throw new Error(`unknown refusal ${JSON.stringify(unreachable)}`);
+    }
+  }
+}

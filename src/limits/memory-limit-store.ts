@@ -1,0 +1,111 @@
+/**
+ * Key limits counted in this process: exact for one instance (the check and the taking happen in one
+ * synchronous step), and what every instance falls back to while Redis is unreachable.
+ */
+import type { LimitPeriod } from '#src/limits/limit-period.ts';
+import type { AdmissionRequest, AdmissionResult, Hold, LimitStore, StoreUsage, UsageQuery } from '#src/limits/limit-store.ts';
+import { retryAfterMs, secondOf, windowTotal } from '#src/limits/minute-window.ts';
+
+interface KeyState {
+  /** Spending per period id, seeded from the database on first use. */
+  spent: Map<string, number>;
+  /** Open reservations: cost and when they stop counting. */
+  holds: Map<string, { cost: number; expiresAt: number }>;
+  /** Open streams and when they stop counting. */
+  streams: Map<string, number>;
+  requests: Map<number, number>;
+  tokens: Map<number, number>;
+}
+
+const MEMORY_SEED = 'process';
+
+/** The in-process store. */
+export class MemoryLimitStore implements LimitStore {
+  readonly #keys = new Map<string, KeyState>();
+
+  async admit(request: AdmissionRequest): Promise<AdmissionResult> {
+    return this.admitNow(request);
+  }
+
+  /** The admission, synchronously: nothing can run between the checks and the taking. */
+  admitNow(request: AdmissionRequest): AdmissionResult {
+    const state = this.#state(request.keyHash);
+    const now = request.nowMs;
+    const second = secondOf(now);
+    for (const [id, hold] of state.holds) if (hold.expiresAt <= now) state.holds.delete(id);
+    for (const [id, expiresAt] of state.streams) if (expiresAt <= now) state.streams.delete(id);
+
+    if (request.credit) {
+      const spent = state.spent.get(request.credit.period.id);
+      if (spent === undefined) return { ok: false, limit: 'seed' };
+      let reserved = 0;
+      for (const hold of state.holds.values()) reserved += hold.cost;
+      if (spent + reserved >= request.credit.limit) return { ok: false, limit: 'credit', spent, reserved };
+    }
+    if (request.streams && state.streams.size >= request.streams.max) return { ok: false, limit: 'streams', open: state.streams.size };
+    if (request.requestsPerMinute !== null && windowTotal(state.requests, second) >= request.requestsPerMinute) {
+      return { ok: false, limit: 'requests', retryAfterMs: retryAfterMs(state.requests, now, request.requestsPerMinute) };
+    }
+    if (request.tokens) {
+      const used = windowTotal(state.tokens, second);
+      if (used >= request.tokens.limit) return { ok: false, limit: 'tokens', used, retryAfterMs: retryAfterMs(state.tokens, now, request.tokens.limit) };
+    }
+
+    if (request.credit) state.holds.set(request.id, { cost: request.credit.cost, expiresAt: request.expiresAtMs });
+    if (request.streams) state.streams.set(request.id, request.expiresAtMs);
+    if (request.requestsPerMinute !== null) state.requests.set(second, (state.requests.get(second) ?? 0) + 1);
+    if (request.tokens) state.tokens.set(second, (state.tokens.get(second) ?? 0) + request.tokens.amount);
+    return { ok: true, seed: request.credit ? MEMORY_SEED : null };
+  }
+
+  async seed(keyHash: string, period: LimitPeriod, spent: number): Promise<string> {
+    const state = this.#state(keyHash);
+    if (!state.spent.has(period.id)) {
+      // Only the current period is ever asked for again.
+      state.spent.clear();
+      state.spent.set(period.id, spent);
+    }
+    return MEMORY_SEED;
+  }
+
+  async settle(hold: Hold, actual: { cost: number; tokens: number }, nowMs: number): Promise<void> {
+    const state = this.#keys.get(hold.keyHash);
+    if (!state) return;
+    state.holds.delete(hold.id);
+    state.streams.delete(hold.id);
+    if (hold.credit) {
+      const spent = state.spent.get(hold.credit.period.id);
+      if (spent !== undefined) state.spent.set(hold.credit.period.id, spent + actual.cost);
+    }
+    if (hold.tokens && state.tokens.has(hold.tokens.second) && hold.tokens.second > secondOf(nowMs) - 60) {
+      const counted = state.tokens.get(hold.tokens.second) ?? 0;
+      state.tokens.set(hold.tokens.second, Math.max(0, counted + actual.tokens - hold.tokens.amount));
+    }
+  }
+
+  async usage(query: UsageQuery): Promise<StoreUsage> {
+    const state = this.#keys.get(query.keyHash);
+    const second = secondOf(query.nowMs);
+    const streams = state ? [...state.streams.values()].filter((expiresAt) => expiresAt > query.nowMs).length : 0;
+    return {
+      spent: query.period ? (state?.spent.get(query.period.id) ?? null) : null,
+      requests: query.requests ? (state ? windowTotal(state.requests, second) : 0) : null,
+      tokens: query.tokens ? (state ? windowTotal(state.tokens, second) : 0) : null,
+      streams: query.streams ? streams : null,
+    };
+  }
+
+  /** Forgets every count (Redis is back: the next outage starts from the database's spending again). */
+  reset(): void {
+    this.#keys.clear();
+  }
+
+  #state(keyHash: string): KeyState {
+    let state = this.#keys.get(keyHash);
+    if (!state) {
+      state = { spent: new Map(), holds: new Map(), streams: new Map(), requests: new Map(), tokens: new Map() };
+      this.#keys.set(keyHash, state);
+    }
+    return state;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The Lua scripts of the Redis limit store. Each runs atomically in Redis, so the check and the taking of an
+ * admission cannot interleave with another instance's: that is what makes the limits exact across instances.
+ * The one-second window is minute-window.ts's rule, written again in Lua. Lua numbers are returned as strings
+ * (Redis would truncate them to integers).
+ *
+ * Keys, all under the key hash's hash tag (one cluster slot): 1 the period's spending (hash: spent, seed),
+ * 2 open reservations (hash: id -> cost), 3 their expiry (sorted set), 4 their total, 5 open streams (sorted
+ * set: id -> expiry), 6 requests per second (hash), 7 tokens per second (hash).
+ */
+
+/** The keys of one gateway key's limits, in the scripts' order. */
+export function limitKeys(keyHash: string, periodId: string): string[] {
+  const base = `switchboard:limits:{${keyHash}}`;
+  return [`${base}:spent:${periodId}`, `${base}:holds`, `${base}:hold-expiry`, `${base}:reserved`, `${base}:streams`, `${base}:requests`, `${base}:tokens`];
+}
+
+const WINDOW_FUNCTIONS = `
+local function window(key, oldest)
+  local fields = redis.call('HGETALL', key)
+  local total = 0
+  local buckets = {}
+  for i = 1, #fields, 2 do
+    local second = tonumber(fields[i])
+    if second < oldest then
+      redis.call('HDEL', key, fields[i])
+    else
+      local amount = tonumber(fields[i + 1])
+      total = total + amount
+      buckets[#buckets + 1] = { second, amount }
+    end
+  end
+  return total, buckets
+end
+local function retry_after(buckets, total, limit, now)
+  table.sort(buckets, function(left, right) return left[1] < right[1] end)
+  local remaining = total
+  for _, bucket in ipairs(buckets) do
+    remaining = remaining - bucket[2]
+    if remaining < limit then
+      local wait = (bucket[1] + 60) * 1000 - now
+      if wait < 1 then wait = 1 end
+      return wait
+    end
+  end
+  return 1000
+end
+`;
+
+/**
+ * Admission. ARGV: now (ms), id, credit limit ('' for none), reserved cost, expiry of the hold (ms), stream
+ * maximum ('' for none or not a stream), requests per minute (''), tokens per minute (''), tokens, ttl of an
+ * unbounded period's spending (ms, '0' for a calendar period). Returns {'ok', seed, second} or the refusal.
+ */
+export const ADMIT_SCRIPT = `${WINDOW_FUNCTIONS}
+local now = tonumber(ARGV[1])
+local id = ARGV[2]
+local second = math.floor(now / 1000)
+local oldest = second - 59
+local hold_ttl = tonumber(ARGV[5]) - now + 60000
+
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
+for _, held in ipairs(expired) do
+  local amount = redis.call('HGET', KEYS[2], held)
+  if amount then
+    redis.call('INCRBYFLOAT', KEYS[4], -tonumber(amount))
+    redis.call('HDEL', KEYS[2], held)
+  end
+end
+if #expired > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now) end
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+
+if ARGV[3] ~= '' then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return { 'seed' } end
+  local spent = tonumber(redis.call('HGET', KEYS[1], 'spent') or '0')
+  local reserved = tonumber(redis.call('GET', KEYS[4]) or '0')
+  if reserved < 0 then reserved = 0 end
+  if spent + reserved >= tonumber(ARGV[3]) then return { 'credit', tostring(spent), tostring(reserved) } end
+end
+if ARGV[6] ~= '' then
+  local open = redis.call('ZCARD', KEYS[5])
+  if open >= tonumber(ARGV[6]) then return { 'streams', tostring(open) } end
+end
+if ARGV[7] ~= '' then
+  local limit = tonumber(ARGV[7])
+  local total, buckets = window(KEYS[6], oldest)
+  if total >= limit then return { 'requests', tostring(retry_after(buckets, total, limit, now)) } end
+end
+if ARGV[8] ~= '' then
+  local limit = tonumber(ARGV[8])
+  local total, buckets = window(KEYS[7], oldest)
+  if total >= limit then return { 'tokens', tostring(retry_after(buckets, total, limit, now)), tostring(total) } end
+end
+
+local seed = ''
+if ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[2], id, ARGV[4])
+  redis.call('ZADD', KEYS[3], ARGV[5], id)
+  redis.call('INCRBYFLOAT', KEYS[4], ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], hold_ttl)
+  redis.call('PEXPIRE', KEYS[3], hold_ttl)
+  redis.call('PEXPIRE', KEYS[4], hold_ttl)
+  seed = redis.call('HGET', KEYS[1], 'seed') or ''
+  if ARGV[10] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[10]) end
+end
+if ARGV[6] ~= '' then
+  redis.call('ZADD', KEYS[5], ARGV[5], id)
+  redis.call('PEXPIRE', KEYS[5], hold_ttl)
+end
+if ARGV[7] ~= '' then
+  redis.call('HINCRBY', KEYS[6], second, 1)
+  redis.call('PEXPIRE', KEYS[6], 61000)
+end
+if ARGV[8] ~= '' then
+  redis.call('HINCRBY', KEYS[7], second, ARGV[9])
+  redis.call('PEXPIRE', KEYS[7], 61000)
+end
+return { 'ok', seed, tostring(second) }
+`;
+
+/**
+ * Settlement. ARGV: id, real cost, seed of the reservation ('' when the key has no credit limit), second the
+ * tokens were counted in (''), real minus reserved tokens, now (ms). The cost counts only into the spending
+ * the reservation saw: if Redis lost it meanwhile, the spending was seeded again from the database, which
+ * has (or will have) this cost already.
+ */
+export const SETTLE_SCRIPT = `
+local amount = redis.call('HGET', KEYS[2], ARGV[1])
+if amount then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  if redis.call('HLEN', KEYS[2]) == 0 then
+    redis.call('DEL', KEYS[4])
+  else
+    redis.call('INCRBYFLOAT', KEYS[4], -tonumber(amount))
+  end
+end
+if ARGV[3] ~= '' and redis.call('HGET', KEYS[1], 'seed') == ARGV[3] then
+  redis.call('HINCRBYFLOAT', KEYS[1], 'spent', ARGV[2])
+end
+redis.call('ZREM', KEYS[5], ARGV[1])
+if ARGV[4] ~= '' and tonumber(ARGV[4]) >= math.floor(tonumber(ARGV[6]) / 1000) - 59 then
+  local counted = redis.call('HGET', KEYS[7], ARGV[4])
+  if counted then
+    local value = tonumber(counted) + tonumber(ARGV[5])
+    if value < 0 then value = 0 end
+    redis.call('HSET', KEYS[7], ARGV[4], value)
+  end
+end
+return 1
+`;
+
+/** Seeding. ARGV: spent, a new seed id, ttl (ms). Returns the seed in force (this one, or an earlier one). */
+export const SEED_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'spent', ARGV[1], 'seed', ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+return redis.call('HGET', KEYS[1], 'seed')
+`;

@@ -1,0 +1,46 @@
+/**
+ * What a request counts against its key's limits, before and after: the worst case it reserves before it is
+ * sent, and the usage it settles to once its answer is known. Pure functions.
+ */
+import type { MessageRequest } from '#src/api-types.ts';
+import { computeCost } from '#src/catalog/pricing.ts';
+import type { Pricing } from '#src/catalog/catalog-types.ts';
+import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import type { AnswerUsage } from '#src/observability/generation-outcome.ts';
+
+/** A cost in USD and a number of tokens (input plus output, cache reads and writes included). */
+export interface UsageAmounts {
+  cost: number;
+  tokens: number;
+}
+
+/**
+ * The most the request can cost: the estimated input plus `max_tokens` of output, at the dearest of the
+ * plan's prices. Input is priced at the dearest input rate of each price list (a one-hour cache write can
+ * cost twice the plain input), so the estimate is a ceiling whatever the request caches.
+ */
+export function worstCase(request: Pick<MessageRequest, 'system' | 'messages' | 'tools' | 'max_tokens'>, pricings: readonly Readonly<Pricing>[]): UsageAmounts {
+  const input = estimateInputTokens(request);
+  const output = Math.max(0, request.max_tokens);
+  let cost = 0;
+  for (const pricing of pricings) {
+    const plain = computeCost({ inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0 }, pricing);
+    const written = computeCost({ inputTokens: 0, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: input, cacheWrite1hTokens: input }, pricing);
+    cost = Math.max(cost, plain, written);
+  }
+  return { cost, tokens: input + output };
+}
+
+function count(value: number | null | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+}
+
+/**
+ * What an answer used, read as its generation record reads it: `usage.cost` as the client was told (0 when
+ * there is none, e.g. a request that failed), and its tokens.
+ */
+export function settledAmounts(usage: AnswerUsage | null): UsageAmounts {
+  const cost = typeof usage?.cost === 'number' && Number.isFinite(usage.cost) && usage.cost > 0 ? usage.cost : 0;
+  const tokens = count(usage?.input_tokens) + count(usage?.output_tokens) + count(usage?.cache_read_input_tokens) + count(usage?.cache_creation_input_tokens);
+  return { cost, tokens };
+}

@@ -1,0 +1,119 @@
+/**
+ * The circuit breaker: counts each endpoint's consecutive failures and, past the threshold, opens its circuit
+ * for a cool-down, during which every plan tries the endpoint last. After the cool-down the endpoint takes its
+ * place again; one more failure reopens it at once, one success closes it. Counting is per instance; an
+ * opened (or closed) circuit is shared with every instance through Redis when there is one.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Logger } from '#src/logger.ts';
+import type { AttemptOutcome } from '#src/routing/attempt.ts';
+import { endpointKey, verdictOf } from '#src/routing/circuit-breaker/circuit-rules.ts';
+
+/** Where open circuits are shared: `publish` tells the other instances, `subscribe` hears them. */
+export interface CircuitShare {
+  /** `until` 0 closes the circuit. */
+  publish(key: string, until: number): void;
+  subscribe(listener: (key: string, until: number) => void): void;
+  close(): Promise<void>;
+}
+
+/** Options of the breaker. */
+export interface CircuitBreakerOptions {
+  /** Consecutive failures that open a circuit; 0 never opens one. */
+  failures: number;
+  cooldownMs: number;
+  logger: Logger;
+  share?: CircuitShare;
+  registry?: Registry;
+  now?: () => number;
+}
+
+/** The breaker of one gateway instance. */
+export class CircuitBreaker {
+  readonly #failures = new Map<string, number>();
+  readonly #open = new Map<string, number>();
+  readonly #options: CircuitBreakerOptions;
+  readonly #now: () => number;
+  readonly #opened: Counter<'provider'> | undefined;
+
+  constructor(options: CircuitBreakerOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    const registers = options.registry ? [options.registry] : [];
+    this.#opened = options.registry
+      ? new Counter({ name: 'switchboard_circuit_opened_total', help: 'Endpoint circuits opened by this instance after consecutive failures, by provider.', labelNames: ['provider'] as const, registers })
+      : undefined;
+    if (options.registry) {
+      const breaker = this;
+      new Gauge({
+        name: 'switchboard_circuits_open',
+        help: 'Endpoints currently moved to the back of every plan (their circuit is open).',
+        registers,
+        collect() {
+          this.set(breaker.openCount());
+        },
+      });
+    }
+    options.share?.subscribe((key, until) => this.#apply(key, until));
+  }
+
+  /** When the endpoint's cool-down ends, or undefined when its circuit is closed. */
+  openUntil(key: string): number | undefined {
+    if (this.#open.size === 0) return undefined;
+    const until = this.#open.get(key);
+    if (until === undefined) return undefined;
+    if (until > this.#now()) return until;
+    this.#open.delete(key);
+    return undefined;
+  }
+
+  /** Whether any circuit may be open (a plan need not be looked at otherwise). */
+  anyOpen(): boolean {
+    return this.#open.size > 0;
+  }
+
+  openCount(): number {
+    const now = this.#now();
+    let open = 0;
+    for (const until of this.#open.values()) if (until > now) open += 1;
+    return open;
+  }
+
+  /** Counts how a request's attempts ended. */
+  record(outcomes: readonly AttemptOutcome[]): void {
+    if (this.#options.failures === 0) return;
+    for (const { attempt, status } of outcomes) {
+      const verdict = verdictOf(status, attempt.credential.kind);
+      if (verdict === 'neutral') continue;
+      const key = endpointKey(attempt.model, attempt.provider.slug);
+      if (verdict === 'healthy') {
+        this.#failures.delete(key);
+        if (this.#open.delete(key)) this.#options.share?.publish(key, 0);
+        continue;
+      }
+      const failures = (this.#failures.get(key) ?? 0) + 1;
+      this.#failures.set(key, failures);
+      if (failures >= this.#options.failures && this.openUntil(key) === undefined) {
+        const until = this.#now() + this.#options.cooldownMs;
+        this.#open.set(key, until);
+        this.#opened?.inc({ provider: attempt.provider.slug });
+        this.#options.logger.warn('circuit opened: endpoint moved to the back of every plan', {
+          model: attempt.model,
+          provider: attempt.provider.slug,
+          consecutive_failures: failures,
+          retry_at: new Date(until).toISOString(),
+        });
+        this.#options.share?.publish(key, until);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#options.share?.close();
+  }
+
+  #apply(key: string, until: number): void {
+    if (until > this.#now()) this.#open.set(key, until);
+    else this.#open.delete(key);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Open circuits shared through Redis: an instance that opens (or closes) a circuit writes it under
+ * `switchboard:circuit:<model>|<provider>` (expiring with the cool-down) and publishes it; every instance
+ * subscribes, and reads the open circuits when its subscription starts (at start, after a Redis outage).
+ * Nothing here is on a request's path; failures only mean each instance decides alone for a while.
+ */
+import type { Redis } from 'ioredis';
+import type { RedisConnection } from '#src/redis/redis-connection.ts';
+import type { CircuitShare } from '#src/routing/circuit-breaker/circuit-breaker.ts';
+
+const CHANNEL = 'switchboard:circuits';
+const KEY_PREFIX = 'switchboard:circuit:';
+
+function parse(message: string): { key: string; until: number } | undefined {
+  try {
+    const value = JSON.parse(message) as { key?: unknown; until?: unknown };
+    return typeof value.key === 'string' && typeof value.until === 'number' ? { key: value.key, until: value.until } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Redis share of a gateway with `REDIS_URL`. */
+export class RedisCircuitShare implements CircuitShare {
+  readonly #redis: RedisConnection;
+  readonly #subscriber: Redis;
+  #listener: ((key: string, until: number) => void) | undefined;
+
+  constructor(redis: RedisConnection) {
+    this.#redis = redis;
+    this.#subscriber = redis.duplicate('switchboard-circuits');
+    this.#subscriber.on('message', (channel: string, message: string) => {
+      const parsed = channel === CHANNEL ? parse(message) : undefined;
+      if (parsed) this.#listener?.(parsed.key, parsed.until);
+    });
+    // (Re)subscribes after every (re)connection, a first one that failed included, and reads the circuits
+    // opened while this instance was not listening.
+    this.#subscriber.on('ready', () => {
+      if (!this.#listener) return;
+      this.#subscriber.subscribe(CHANNEL).catch(() => undefined);
+      void this.#load();
+    });
+  }
+
+  publish(key: string, until: number): void {
+    if (!this.#redis.available()) {
+      this.#redis.fellBack('circuit_breaker');
+      return;
+    }
+    const write = until > Date.now() ? this.#redis.client.set(KEY_PREFIX + key, String(until), 'PXAT', until) : this.#redis.client.del(KEY_PREFIX + key);
+    write
+      .then(() => this.#redis.client.publish(CHANNEL, JSON.stringify({ key, until })))
+      .catch((error: unknown) => this.#redis.fellBack('circuit_breaker', error));
+  }
+
+  subscribe(listener: (key: string, until: number) => void): void {
+    this.#listener = listener;
+    this.#subscriber.subscribe(CHANNEL).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.#listener = undefined;
+    try {
+      await this.#subscriber.quit();
+    } catch {
+      this.#subscriber.disconnect();
+    }
+  }
+
+  async #load(): Promise<void> {
+    if (!this.#redis.available()) return;
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.#redis.client.scan(cursor, 'MATCH', `${KEY_PREFIX}*`, 'COUNT', 100);
+        cursor = next;
+        if (keys.length === 0) continue;
+        const values = await this.#redis.client.mget(...keys);
+        keys.forEach((name, index) => {
+          const until = Number(values[index]);
+          if (Number.isFinite(until)) this.#listener?.(name.slice(KEY_PREFIX.length), until);
+        });
+      } while (cursor !== '0');
+    } catch (error) {
+      this.#redis.fellBack('circuit_breaker', error);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The circuit breaker over HTTP: after three consecutive failures of Alpha (the cheaper, so usually first,
+ * endpoint of `test/breaker`), Alpha is moved to the back of every plan for the cool-down, `gateway_metadata`
+ * names it in `circuit_open`, and requests are served by Beta without waiting on Alpha; once the cool-down
+ * ends Alpha takes its place again. With Redis the opened circuit reaches the second instance too.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
+import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
+import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
+
+const COOLDOWN_MS = 1_500;
+const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: String(COOLDOWN_MS) };
+const redisUrl = redisUrlForTests();
+
+let alpha: FakeUpstream;
+let beta: FakeUpstream;
+
+function catalog(): string {
+  return catalogYaml(
+    [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
+    [
+      modelYaml('test/breaker', [
+        { provider: 'alpha', model: 'up-breaker-alpha', price: [0.001, 0.001] },
+        { provider: 'beta', model: 'up-breaker-beta', price: [50, 50] },
+      ]),
+    ],
+  );
+}
+
+beforeAll(async () => {
+  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
+});
+afterAll(async () => {
+  await Promise.all([alpha?.close(), beta?.close()]);
+});
+beforeEach(() => resetFakes(alpha, beta));
+
+async function send(gateway: GatewayHandle) {
+  // A session of its own per request: no sticky pin may decide the order here.
+  const call = await postMessage(gateway, messageBody('test/breaker', { session_id: randomUUID() }), WITH_METADATA);
+  expect(call.status, JSON.stringify(call.body)).toBe(200);
+  return metadataOf(call) as ReturnType<typeof metadataOf> & { circuit_open?: { model: string; provider: string; retry_at: string }[] };
+}
+
+/** Three requests on which Alpha fails with a 500 and Beta answers. */
+async function failAlphaThrice(gateway: GatewayHandle): Promise<void> {
+  for (let index = 0; index < 3; index += 1) {
+    alpha.enqueue(reply.error(500));
+    const metadata = await send(gateway);
+    expect(metadata.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`)).toEqual(['Alpha Cloud server_error', 'Beta Cloud success']);
+    expect(metadata.circuit_open).toBeUndefined();
+  }
+}
+
+async function expectCircuitOpen(gateway: GatewayHandle, since: number): Promise<void> {
+  const called = alpha.requests.length;
+  const metadata = await send(gateway);
+  expect(metadata.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`)).toEqual(['Beta Cloud success']);
+  expect(metadata.circuit_open).toEqual([{ model: 'test/breaker', provider: 'Alpha Cloud', retry_at: expect.any(String) }]);
+  const retryAt = Date.parse(metadata.circuit_open?.[0]?.retry_at ?? '');
+  expect(retryAt).toBeGreaterThanOrEqual(since + COOLDOWN_MS - 50);
+  expect(retryAt).toBeLessThanOrEqual(Date.now() + COOLDOWN_MS);
+  expect(metadata.summary).toContain('test/breaker on Alpha Cloud moved last (circuit open)');
+  expect(alpha.requests.length).toBe(called);
+}
+
+describe('circuit breaker on one gateway', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ catalogYaml: catalog(), env: BREAKER_ENV });
+  });
+  afterAll(() => gateway?.close());
+
+  it('moves an endpoint to the back after three consecutive failures, names it, and takes it back after the cool-down', async () => {
+    alpha.enqueue(reply.fixture('anthropic-text'));
+    expect((await send(gateway)).attempts.map((attempt) => attempt.provider)).toEqual(['Alpha Cloud']);
+    const openedAfter = Date.now();
+    await failAlphaThrice(gateway);
+    await expectCircuitOpen(gateway, openedAfter);
+    await expectCircuitOpen(gateway, openedAfter);
+
+    await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS));
+    alpha.enqueue(reply.fixture('anthropic-text'));
+    const back = await send(gateway);
+    expect(back.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`)).toEqual(['Alpha Cloud success']);
+    expect(back.circuit_open).toBeUndefined();
+    const metrics = await (await fetch(`${gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${gateway.management_key}` } })).text();
+    expect(metrics).toMatch(/switchboard_circuit_opened_total\{provider="alpha"\} 1\b/);
+  });
+});
+
+describe.skipIf(redisUrl === undefined)('circuit breaker shared through Redis', () => {
+  let pair: GatewayPair;
+  beforeAll(async () => {
+    pair = await startGatewayPair({ catalogYaml: catalog(), env: { ...BREAKER_ENV, REDIS_URL: redisUrl as string } });
+  });
+  afterAll(() => pair?.close());
+
+  it('opens the circuit on the instance that never saw the failures too', async () => {
+    const openedAfter = Date.now();
+    await failAlphaThrice(pair.first);
+    await expectCircuitOpen(pair.first, openedAfter);
+    // Published through Redis: the second instance moves Alpha back within moments.
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      alpha.enqueue(reply.fixture('anthropic-text'));
+      const metadata = await send(pair.second);
+      if (metadata.circuit_open) break;
+      resetFakes(alpha);
+      if (Date.now() > deadline) throw new Error('the second instance never heard of the open circuit');
+    }
+    resetFakes(alpha);
+    await expectCircuitOpen(pair.second, openedAfter);
+  });
+});

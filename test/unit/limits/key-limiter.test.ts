@@ -1,0 +1,63 @@
+import { describe, expect, it, vi } from 'vitest';
+import { KeyLimiter, type AdmissionContext, type AdmissionPlan } from '#src/limits/key-limiter.ts';
+import { createLogger } from '#src/logger.ts';
+import type { SpendLedger } from '#src/limits/spend-ledger.ts';
+
+const KEY = 'h'.repeat(64);
+const PLAN: AdmissionPlan = { request: { max_tokens: 100, messages: [{ role: 'user', content: 'Hello there' }], stream: true }, attempts: [{ pricing: { input: 1_000, output: 2_000, cache_read: null, cache_write: null } }] };
+
+function ledger(spent = 0) {
+  const added: [string, string, number][] = [];
+  const periodSpend = vi.fn(async () => spent);
+  const fake = { add: (hash: string, day: string, cost: number) => void added.push([hash, day, cost]), periodSpend } as unknown as SpendLedger;
+  return { fake, added, periodSpend };
+}
+
+function context(id: string, limits: AdmissionContext['caller']['limits']): AdmissionContext {
+  return { caller: { keyHash: KEY, limits }, generationId: id };
+}
+
+describe('KeyLimiter in process', () => {
+  it('costs a key without limits nothing but the ledger entry of its spending', async () => {
+    const { fake, added, periodSpend } = ledger();
+    const limiter = new KeyLimiter({ ledger: fake, redis: undefined, logger: createLogger({ level: 'error' }), holdMs: 60_000 });
+    const admit = vi.spyOn(limiter.memory, 'admit');
+    const admitNow = vi.spyOn(limiter.memory, 'admitNow');
+    await limiter.admit(PLAN, context('g1', null));
+    await limiter.admit(PLAN, context('g2', undefined));
+    // A key whose only limit is on streams pays nothing for a JSON request either.
+    await limiter.admit({ ...PLAN, request: { ...PLAN.request, stream: false } }, context('g3', { creditLimit: null, limitReset: null, requestsPerMinute: null, tokensPerMinute: null, maxConcurrentStreams: 2 }));
+    expect(admit).not.toHaveBeenCalled();
+    expect(admitNow).not.toHaveBeenCalled();
+    expect(periodSpend).not.toHaveBeenCalled();
+    expect(limiter.openHolds).toBe(0);
+    limiter.settle({ id: 'g1', keyHash: KEY, startedAt: Date.parse('2025-11-21T10:00:00Z'), usage: { input_tokens: 10, output_tokens: 5, cost: 0.02 } });
+    expect(added).toEqual([[KEY, '2025-11-21', 0.02]]);
+  });
+
+  it('seeds a period from the ledger once, reserves, and settles to the real cost', async () => {
+    const { fake, periodSpend } = ledger(0.5);
+    const limiter = new KeyLimiter({ ledger: fake, redis: undefined, logger: createLogger({ level: 'error' }), holdMs: 60_000 });
+    const limits = { creditLimit: 0.8, limitReset: 'monthly' as const, requestsPerMinute: null, tokensPerMinute: null, maxConcurrentStreams: null };
+    // Worst case: (3 * 1000 + 100 * 2000) / 1e6 = 0.203.
+    await limiter.admit(PLAN, context('a', limits));
+    await limiter.admit(PLAN, context('b', limits));
+    // 0.5 spent and 0.406 held: the rest is held by requests in progress, so "retry shortly".
+    await expect(limiter.admit(PLAN, context('c', limits))).rejects.toMatchObject({ status: 429 });
+    expect(periodSpend).toHaveBeenCalledTimes(1);
+    expect(limiter.openHolds).toBe(2);
+    limiter.settle({ id: 'a', keyHash: KEY, startedAt: Date.now(), usage: { cost: 0.01 } });
+    limiter.settle({ id: 'b', keyHash: KEY, startedAt: Date.now(), usage: { cost: 0.01 } });
+    expect(limiter.openHolds).toBe(0);
+    await limiter.admit(PLAN, context('c', limits));
+  });
+
+  it('fails open when the database cannot tell the period spending', async () => {
+    const { fake, periodSpend } = ledger();
+    periodSpend.mockRejectedValue(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    const lines: string[] = [];
+    const limiter = new KeyLimiter({ ledger: fake, redis: undefined, logger: createLogger({ level: 'warn', sink: (line) => lines.push(line) }), holdMs: 60_000 });
+    await limiter.admit(PLAN, context('a', { creditLimit: 1, limitReset: null, requestsPerMinute: null, tokensPerMinute: null, maxConcurrentStreams: null }));
+    expect(lines.join('\n')).toContain('credit limit counted from this instance alone');
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
+import { limitPeriod } from '#src/limits/limit-period.ts';
+import type { AdmissionRequest } from '#src/limits/limit-store.ts';
+
+const NOW = Date.parse('2025-11-21T10:00:00Z');
+const PERIOD = limitPeriod('monthly', NOW);
+const KEY = 'k'.repeat(64);
+
+function request(id: string, overrides: Partial<AdmissionRequest> = {}): AdmissionRequest {
+  return { keyHash: KEY, id, nowMs: NOW, credit: null, requestsPerMinute: null, tokens: null, streams: null, expiresAtMs: NOW + 60_000, ...overrides };
+}
+
+describe('MemoryLimitStore', () => {
+  it('asks for the period to be seeded first, then admits while spending plus reservations stay under the limit', async () => {
+    const store = new MemoryLimitStore();
+    const credit = { limit: 1, period: PERIOD, cost: 0.4 };
+    expect(store.admitNow(request('a', { credit }))).toEqual({ ok: false, limit: 'seed' });
+    await store.seed(KEY, PERIOD, 0.1);
+    expect(store.admitNow(request('a', { credit }))).toEqual({ ok: true, seed: 'process' });
+    expect(store.admitNow(request('b', { credit }))).toEqual({ ok: true, seed: 'process' });
+    // 0.1 spent + 0.8 reserved < 1: one more, which may take it over by its own worst case.
+    expect(store.admitNow(request('c', { credit }))).toEqual({ ok: true, seed: 'process' });
+    expect(store.admitNow(request('d', { credit }))).toEqual({ ok: false, limit: 'credit', spent: 0.1, reserved: expect.closeTo(1.2, 9) });
+    // Settling gives back what was not used.
+    for (const id of ['a', 'b', 'c']) await store.settle({ keyHash: KEY, id, credit: { period: PERIOD, cost: 0.4 }, tokens: null, stream: false, seed: 'process' }, { cost: 0.05, tokens: 0 }, NOW);
+    expect(store.admitNow(request('d', { credit }))).toEqual({ ok: true, seed: 'process' });
+    expect((await store.usage({ keyHash: KEY, period: PERIOD, requests: false, tokens: false, streams: false, nowMs: NOW })).spent).toBeCloseTo(0.25, 9);
+  });
+
+  it('lets reservations of requests that never settled expire', async () => {
+    const store = new MemoryLimitStore();
+    await store.seed(KEY, PERIOD, 0);
+    const credit = { limit: 1, period: PERIOD, cost: 2 };
+    expect(store.admitNow(request('lost', { credit })).ok).toBe(true);
+    expect(store.admitNow(request('next', { credit, nowMs: NOW + 1_000 })).ok).toBe(false);
+    expect(store.admitNow(request('next', { credit, nowMs: NOW + 60_001 })).ok).toBe(true);
+  });
+
+  it('counts requests and streams exactly, and refuses nothing it did not take', async () => {
+    const store = new MemoryLimitStore();
+    const results = Array.from({ length: 5 }, (_, index) => store.admitNow(request(`r${index}`, { requestsPerMinute: 3, streams: { max: 10 } })));
+    expect(results.map((result) => result.ok)).toEqual([true, true, true, false, false]);
+    expect(results[3]).toEqual({ ok: false, limit: 'requests', retryAfterMs: 60_000 });
+    // The refused requests took no stream slot.
+    expect((await store.usage({ keyHash: KEY, period: null, requests: true, tokens: false, streams: true, nowMs: NOW })).streams).toBe(3);
+    const streams = Array.from({ length: 4 }, (_, index) => store.admitNow(request(`s${index}`, { streams: { max: 5 } })));
+    expect(streams.map((result) => (result.ok ? 'ok' : result.limit))).toEqual(['ok', 'ok', 'streams', 'streams']);
+    await store.settle({ keyHash: KEY, id: 's0', credit: null, tokens: null, stream: true, seed: null }, { cost: 0, tokens: 0 }, NOW);
+    expect(store.admitNow(request('s4', { streams: { max: 5 } })).ok).toBe(true);
+  });
+
+  it('replaces reserved tokens by the real ones in the second they were counted', async () => {
+    const store = new MemoryLimitStore();
+    const tokens = { limit: 100, amount: 90 };
+    expect(store.admitNow(request('t1', { tokens })).ok).toBe(true);
+    expect(store.admitNow(request('t2', { tokens })).ok).toBe(true);
+    expect(store.admitNow(request('t3', { tokens }))).toEqual({ ok: false, limit: 'tokens', used: 180, retryAfterMs: 60_000 });
+    const second = Math.floor(NOW / 1000);
+    await store.settle({ keyHash: KEY, id: 't1', credit: null, tokens: { second, amount: 90 }, stream: false, seed: null }, { cost: 0, tokens: 5 }, NOW);
+    await store.settle({ keyHash: KEY, id: 't2', credit: null, tokens: { second, amount: 90 }, stream: false, seed: null }, { cost: 0, tokens: 5 }, NOW);
+    expect((await store.usage({ keyHash: KEY, period: null, requests: false, tokens: true, streams: false, nowMs: NOW })).tokens).toBe(10);
+    expect(store.admitNow(request('t3', { tokens })).ok).toBe(true);
+  });
+});

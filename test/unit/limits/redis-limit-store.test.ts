@@ -1,0 +1,76 @@
+/**
+ * The Lua scripts against a real Redis, through two connections as two gateway instances would have: admissions
+ * are exact under concurrency, settlements count only into the spending their reservation saw, and
+ * reservations of a dead instance expire. Skipped only in local development without REDIS_URL.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
+import { limitPeriod } from '#src/limits/limit-period.ts';
+import type { AdmissionRequest } from '#src/limits/limit-store.ts';
+import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
+
+const redisUrl = redisUrlForTests();
+
+describe.skipIf(redisUrl === undefined)('RedisLimitStore against a real Redis', () => {
+  let clients: Redis[];
+  let stores: RedisLimitStore[];
+  beforeAll(() => {
+    clients = [new Redis(redisUrl as string), new Redis(redisUrl as string)];
+    stores = clients.map((client) => new RedisLimitStore(client));
+  });
+  afterAll(() => Promise.all(clients.map((client) => client.quit())));
+
+  const keyHash = () => randomBytes(32).toString('hex');
+  const base = (hash: string, id: string, overrides: Partial<AdmissionRequest> = {}): AdmissionRequest => ({
+    keyHash: hash,
+    id,
+    nowMs: Date.now(),
+    credit: null,
+    requestsPerMinute: null,
+    tokens: null,
+    streams: null,
+    expiresAtMs: Date.now() + 60_000,
+    ...overrides,
+  });
+
+  it('admits exactly the limit of 60 concurrent admissions from two connections', async () => {
+    const hash = keyHash();
+    const results = await Promise.all(Array.from({ length: 60 }, (_, index) => (stores[index % 2] as RedisLimitStore).admit(base(hash, `r${index}`, { requestsPerMinute: 25, streams: { max: 40 } }))));
+    expect(results.filter((result) => result.ok)).toHaveLength(25);
+    const usage = await (stores[0] as RedisLimitStore).usage({ keyHash: hash, period: null, requests: true, tokens: false, streams: true, nowMs: Date.now() });
+    expect(usage).toMatchObject({ requests: 25, streams: 25 });
+  });
+
+  it('seeds once, holds the worst case, and settles only into the spending its reservation saw', async () => {
+    const hash = keyHash();
+    const [first, second] = stores as [RedisLimitStore, RedisLimitStore];
+    const period = limitPeriod('daily', Date.now());
+    const credit = { limit: 1, period, cost: 0.3 };
+    expect(await first.admit(base(hash, 'a', { credit }))).toEqual({ ok: false, limit: 'seed' });
+    const seed = await first.seed(hash, period, 0.2);
+    expect(await second.seed(hash, period, 99)).toBe(seed);
+    const admitted = await first.admit(base(hash, 'a', { credit }));
+    expect(admitted).toEqual({ ok: true, seed });
+    expect((await second.admit(base(hash, 'b', { credit }))).ok).toBe(true);
+    expect((await second.admit(base(hash, 'c', { credit }))).ok).toBe(true);
+    expect(await first.admit(base(hash, 'd', { credit }))).toEqual({ ok: false, limit: 'credit', spent: 0.2, reserved: expect.closeTo(0.9, 9) });
+    await first.settle({ keyHash: hash, id: 'a', credit: { period, cost: 0.3 }, tokens: null, stream: false, seed }, { cost: 0.05, tokens: 0 }, Date.now());
+    // A settlement made against a spending Redis has lost since (another seed) does not count twice.
+    await first.settle({ keyHash: hash, id: 'b', credit: { period, cost: 0.3 }, tokens: null, stream: false, seed: 'an-older-seed' }, { cost: 0.05, tokens: 0 }, Date.now());
+    const usage = await second.usage({ keyHash: hash, period, requests: false, tokens: false, streams: false, nowMs: Date.now() });
+    expect(usage.spent).toBeCloseTo(0.25, 9);
+  });
+
+  it('lets the reservation of an instance that died expire', async () => {
+    const hash = keyHash();
+    const [first] = stores as [RedisLimitStore];
+    const period = limitPeriod(null, 0);
+    await first.seed(hash, period, 0);
+    const now = Date.now();
+    expect((await first.admit(base(hash, 'lost', { credit: { limit: 1, period, cost: 5 }, nowMs: now, expiresAtMs: now + 200 }))).ok).toBe(true);
+    expect((await first.admit(base(hash, 'next', { credit: { limit: 1, period, cost: 5 }, nowMs: now + 100 }))).ok).toBe(false);
+    expect((await first.admit(base(hash, 'next', { credit: { limit: 1, period, cost: 5 }, nowMs: now + 300 }))).ok).toBe(true);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { settledAmounts, worstCase } from '#src/limits/usage-amounts.ts';
+import type { Pricing } from '#src/catalog/catalog-types.ts';
+
+const price = (input: number, output: number): Pricing => ({ input, output, cache_read: null, cache_write: null });
+
+// "Hello there" is 11 characters: 3 tokens by the gateway's estimate.
+const REQUEST = { max_tokens: 100, messages: [{ role: 'user' as const, content: 'Hello there' }] };
+
+describe('worstCase', () => {
+  it.each<[string, Pricing[], number]>([
+    ['no endpoint price', [], 0],
+    ['one price: input estimate plus max_tokens of output', [price(3, 15)], (3 * 3 + 100 * 15) / 1e6],
+    ['the dearest of the plan', [price(3, 15), price(10, 30)], (3 * 10 + 100 * 30) / 1e6],
+    ['input at the one-hour cache write price when it is dearer', [{ ...price(3, 15), cache_write: 3.75, cache_write_1h: 6 }], (3 * 6 + 100 * 15) / 1e6],
+    ['input at the cache write price without a one-hour price', [{ ...price(3, 15), cache_write: 3.75 }], (3 * 3.75 + 100 * 15) / 1e6],
+  ])('%s', (_name, pricings, cost) => {
+    const worst = worstCase(REQUEST, pricings);
+    expect(worst.cost).toBeCloseTo(cost, 12);
+    expect(worst.tokens).toBe(103);
+  });
+
+  it('counts system text, tools and images in the estimate', () => {
+    const tokens = worstCase(
+      { max_tokens: 10, system: 'x'.repeat(40), tools: [], messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.org/a.png' } }] }] },
+      [],
+    ).tokens;
+    expect(tokens).toBe(10 + 10 + 1_600);
+  });
+});
+
+describe('settledAmounts', () => {
+  it.each([
+    ['an answer', { input_tokens: 12, output_tokens: 30, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, cost: 0.0012 }, { cost: 0.0012, tokens: 147 }],
+    ['a failure before any usage', null, { cost: 0, tokens: 0 }],
+    ['a stream cut before its message_delta', { input_tokens: 12 }, { cost: 0, tokens: 12 }],
+    ['nonsense', { input_tokens: -3, output_tokens: Number.NaN, cost: Number.POSITIVE_INFINITY }, { cost: 0, tokens: 0 }],
+  ])('%s', (_name, usage, amounts) => {
+    expect(settledAmounts(usage as never)).toEqual(amounts);
+  });
+});
