@@ -1,5 +1,5 @@
 /**
- * The aims of issue 12, checked against one run's figures: CPU per request and throughput against the floor,
+ * The aims of issue 12 (and issue 11's observability CPU), checked against one run's figures: CPU per request and throughput against the floor,
  * added latency at one connection, time to the first streamed byte and delta, idle RSS on both databases,
  * the soak's drift, the RSS with 1,000 open streams, and zero errors. Ratios only mean something within one
  * run, so every comparison reads figures of the same run (the soak and the open streams are their own runs,
@@ -103,6 +103,23 @@ function memoryAims(inputs: AimInputs): string[] {
   return lines;
 }
 
+/** Issue 11: records on and one OTLP destination cost at most 20 µs of CPU per request over the same gateway without. */
+function observabilityAims(scenarios: readonly ScenarioResult[]): string[] {
+  const lines: string[] = [];
+  for (const stream of [false, true]) {
+    for (const connections of [1, 16, 64]) {
+      const plain = find(scenarios, 'gateway, observability off', stream, connections);
+      const observed = find(scenarios, 'gateway + observability', stream, connections);
+      if (!plain || !observed) continue;
+      const added = observed.cpuMicrosPerRequest - plain.cpuMicrosPerRequest;
+      lines.push(
+        `- CPU added by records and one OTLP destination, ${stream ? 'stream' : 'JSON'}, ${connections} conn${connections === 1 ? '' : 's'}: ${fixed(observed.cpuMicrosPerRequest, 0)} − ${fixed(plain.cpuMicrosPerRequest, 0)} = ${fixed(added, 0)} µs (aim ≤ 20 µs): ${verdict(added <= 20)}`,
+      );
+    }
+  }
+  return lines;
+}
+
 /** The aims' lines, one per aim, each saying met or NOT met with its figures. */
 export function aimLines(inputs: AimInputs): string[] {
   const errors =
@@ -110,7 +127,7 @@ export function aimLines(inputs: AimInputs): string[] {
     inputs.probes.reduce((sum, row) => sum + row.result.failures, 0) +
     (inputs.soak?.errors ?? 0) +
     (inputs.openStreams?.errors ?? 0);
-  const lines = [...loadAims(inputs.scenarios), ...probeAims(inputs.probes), ...memoryAims(inputs)];
+  const lines = [...loadAims(inputs.scenarios), ...observabilityAims(inputs.scenarios), ...probeAims(inputs.probes), ...memoryAims(inputs)];
   lines.push(`- errors over every row, the probe${inputs.soak ? ', the soak' : ''}${inputs.openStreams ? ', the open streams' : ''}: ${errors} (aim 0): ${verdict(errors === 0)}`);
   for (const result of inputs.scenarios) {
     if (result.load.firstProblem) lines.push(`  - first problem, ${result.target} ${result.stream ? 'stream' : 'json'} ${result.connections} conns: ${result.load.firstProblem}`);

@@ -30,7 +30,7 @@ export interface MeasureOptions {
   connectionCounts: readonly number[];
   /** `true` for streaming, `false` for JSON. */
   modes: readonly boolean[];
-  /** Writes `gateway-<mode>-<conns>.cpuprofile` files here when set. */
+  /** Writes `gateway-<mode>-<conns>.cpuprofile` files here when set (other gateway targets: their name, dashed). */
   profileDir: string | undefined;
   probe: boolean;
 }
@@ -67,7 +67,7 @@ async function scenario(target: Target, upstream: ChildServer<unknown>, stream: 
       cpu.client = own.user + own.system - cpu.client;
       cpu.measured = measured - cpu.measured;
       cpu.upstream = upstreamNow - cpu.upstream;
-      if (options.profileDir) await target.child.stopProfile(join(options.profileDir, `gateway-${stream ? 'stream' : 'json'}-${connections}.cpuprofile`));
+      if (options.profileDir) await target.child.stopProfile(join(options.profileDir, `${target.name === 'gateway' ? 'gateway' : target.name.replace(/[^a-z0-9]+/g, '-')}-${stream ? 'stream' : 'json'}-${connections}.cpuprofile`));
     },
   });
   const perRequest = (micros: number): number => (load.requests > 0 ? micros / load.requests : Number.NaN);

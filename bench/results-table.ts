@@ -10,7 +10,15 @@ import { megabytes } from './process-stats.ts';
 import type { ChildMemory } from './child-process.ts';
 
 /** Which server a row measured. */
-export type TargetName = 'direct upstream' | 'pass-through floor' | 'gateway' | 'gateway, 2 workers' | 'gateway on PostgreSQL' | `gateway with ${string}`;
+export type TargetName =
+  | 'direct upstream'
+  | 'pass-through floor'
+  | 'gateway'
+  | 'gateway, observability off'
+  | 'gateway + observability'
+  | 'gateway, 2 workers'
+  | 'gateway on PostgreSQL'
+  | `gateway with ${string}`;
 
 /** One measured load scenario. */
 export interface ScenarioResult {

@@ -7,8 +7,13 @@
  * (`SWITCHBOARD_WORKERS=2`, PostgreSQL, REDIS_URL when set). A full run takes about four minutes and writes
  * bench/results.md.
  *
+ * The `observed` target is two more gateways driven in the same run: one with generation records off and no
+ * destination, one with records on and one OTLP/HTTP destination (sampling 1, protobuf) on a receiver in the
+ * fake upstream's process; the aim of issue 11 reads the CPU between the two. On a busy machine that
+ * difference is noisy; `node bench/observability-cost.ts` measures the same added CPU in one process alone.
+ *
  * Options: `--duration <s>` (5), `--warmup <s>` (1), `--connections 1,16,64`, `--targets
- * direct,floor,gateway,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
+ * direct,floor,gateway,observed,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
  * (the gateway's; postgres reads DATABASE_URL), `--workers <n>` (2), `--idle <s>` (10), `--probe <s>` (3),
  * `--gateway-flags <a,b>|none` (replace the gateway's Node flags), `--variant <a,b>|none` (repeatable: one more gateway
  * with these flags instead of its own, driven alongside it), `--profile <dir>` (the gateway's measured windows with the V8 profiler, one `gateway-<mode>-<conns>.cpuprofile`
@@ -35,7 +40,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '1,16,64' },
-    targets: { type: 'string', default: 'direct,floor,gateway,workers' },
+    targets: { type: 'string', default: 'direct,floor,gateway,observed,workers' },
     modes: { type: 'string', default: 'json,stream' },
     'max-requests': { type: 'string', default: '200000' },
     database: { type: 'string', default: 'pglite' },
@@ -110,6 +115,20 @@ try {
       list.push({ target: await startGateway({ ...gatewayOptions, name: 'gateway' }), database, loadDriven: true });
       if (database === 'pglite' && hasPostgres) list.push({ target: await startGateway({ ...gatewayOptions, name: 'gateway on PostgreSQL', database: 'postgres' }), database: 'postgres', loadDriven: false });
     }
+    if (targets.has('observed')) {
+      list.push({ target: await startGateway({ ...gatewayOptions, name: 'gateway, observability off', env: { SWITCHBOARD_GENERATION_RECORDS: 'off' } }), database, loadDriven: true });
+      list.push({
+        target: await startGateway({
+          ...gatewayOptions,
+          name: 'gateway + observability',
+          // The receiver is on 127.0.0.1: private destinations are allowed explicitly, as the README says.
+          env: { SWITCHBOARD_GENERATION_RECORDS: 'on', SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS: 'true' },
+          otlpDestination: `${upstreamOrigin}/v1/traces`,
+        }),
+        database,
+        loadDriven: true,
+      });
+    }
     // Each `--variant <flags>` adds a gateway started with those Node flags instead of its own (same environment), driven
     // like the gateway in the same run: what a flag costs or saves, as a ratio on one machine state.
     for (const variant of values.variant ?? []) {
@@ -139,8 +158,8 @@ try {
         ...settings,
         connectionCounts: values.connections.split(',').map(Number),
         modes: values.modes.split(',').map((mode) => mode === 'stream'),
-        profileDir: target.name === 'gateway' ? profileDir : undefined,
-        probe: target.name !== 'gateway, 2 workers',
+        profileDir: target.name === 'gateway' || target.name.startsWith('gateway, observability') || target.name === 'gateway + observability' ? profileDir : undefined,
+        probe: target.name !== 'gateway, 2 workers' && !target.name.startsWith('gateway, observability') && target.name !== 'gateway + observability',
       });
       scenarios.push(...measured.scenarios);
       if (measured.probe) probes.push({ target: target.name, result: measured.probe });

@@ -98,6 +98,8 @@ export interface GatewayTargetOptions {
   keepEnvironment?: boolean;
   /** Extra environment, e.g. REDIS_URL for a cluster. */
   env?: Record<string, string>;
+  /** An OTLP/HTTP traces endpoint added as the account's one broadcast destination (sampling 1). */
+  otlpDestination?: string;
 }
 
 /**
@@ -121,6 +123,16 @@ export async function startGateway(options: GatewayTargetOptions): Promise<Targe
     const { origin } = child.ready;
     const created = await postJson(`${origin}/api/v1/byok`, setup.managementKey, { provider: 'anthropic', key: 'sk-ant-bench-byok-key-0000000002', name: 'bench' });
     if (created.status !== 201) throw new Error(`POST /byok answered ${created.status}: ${created.text}`);
+    if (options.otlpDestination) {
+      const destination = await postJson(`${origin}/api/v1/observability/destinations`, setup.managementKey, {
+        name: 'bench collector',
+        kind: 'otlp',
+        endpoint: options.otlpDestination,
+        protocol: 'http/protobuf',
+        sampling_rate: 1,
+      });
+      if (destination.status !== 201) throw new Error(`POST /observability/destinations answered ${destination.status}: ${destination.text}`);
+    }
     // Once per worker at least: connections are spread over the workers.
     for (let check = 0; check < Math.max(1, options.workers) * 2; check += 1) {
       const checked = await postJson(

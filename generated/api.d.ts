@@ -67,6 +67,11 @@ export interface paths {
          *     for every vendor: text (tool calls and definitions as their JSON) at four characters a token, an image at
          *     1,600 tokens, a PDF at 3,000 tokens a page with a page counted as 100 KB (one page when only its URL is
          *     given). Authentication, `X-Generation-Id` and `request-id` are as for `POST /messages`.
+         *
+         *     The request is counted as the model would read it: the `file-parser` and `context-compression` plugins
+         *     (given in `plugins` or on by default for the workspace or key) are applied as `POST /messages` applies
+         *     them. `moderation`, `web` and `web-fetch` call other services and are not run for a count (the results
+         *     `web` and `web-fetch` would add to the prompt are not counted).
          */
         post: operations["countMessageTokens"];
         delete?: never;
@@ -381,6 +386,12 @@ export interface paths {
          *     `trace` keys (`trace_id` and `parent_span_id`, or a W3C `traceparent` header, join the caller's trace;
          *     `trace_name`, `span_name` and `generation_name` name the spans; any other key is custom metadata), its
          *     `user` and session id. Prompts and completions only with `include_content`. Keys never.
+         *
+         *     The endpoint must reach a public address unless the gateway allows private destinations
+         *     (`SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS`): a loopback, private, link-local or metadata address (or
+         *     `localhost`) is a 400 naming the reason, e.g. `Invalid request parameters: endpoint 127.0.0.1 is a loopback
+         *     address; destinations on non-public addresses need SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS on the gateway`.
+         *     Host names are judged again on every connection (DNS rebinding).
          */
         post: operations["createObservabilityDestination"];
         delete?: never;
@@ -420,7 +431,8 @@ export interface paths {
         /**
          * Update a trace broadcast destination
          * @description Changes the fields given; omitted fields keep their value. A secret given replaces the stored one. A field
-         *     of another kind than the destination's is a 400 naming it. Requires a management key.
+         *     of another kind than the destination's is a 400 naming it. A new `endpoint` on a non-public address is a
+         *     400 naming the reason, as on creation. Requires a management key.
          */
         patch: operations["updateObservabilityDestination"];
         trace?: never;
@@ -785,8 +797,9 @@ export interface components {
          * @description Web search through the search backend named in `SWITCHBOARD_CONFIG` (`server_tools.web_search`: SearXNG's
          *     JSON API or the Brave Search API). The model sends `{"query": "..."}` and reads the results (title, URL,
          *     page age, snippet); on Anthropic-format upstreams they are `search_result` blocks, so the model's text
-         *     cites them and the response carries `web_search_result_location` citations. Counted in
-         *     `usage.server_tool_use.web_search_requests`.
+         *     cites them and the response carries `web_search_result_location` citations, except when the request asks
+         *     for structured output (`output_config.format`), which Anthropic does not combine with citations: the
+         *     results are then text, as on other vendors. Counted in `usage.server_tool_use.web_search_requests`.
          */
         GatewayWebSearchTool: {
             /** @constant */
@@ -904,15 +917,37 @@ export interface components {
          *     calls, calls a client tool, or a stop condition fires (`stop_server_tools_when`, else `max_tool_calls`,
          *     default 30; at most 30 gateway tool calls per request in any case; see those fields). The request's
          *     `tool_choice` applies to the first step; later steps turn `any` and `tool` into `auto`, so a forced call
-         *     is not repeated. The request time budget (`SWITCHBOARD_REQUEST_TIMEOUT_MS`) covers the whole loop; a
-         *     client that disconnects aborts it and the tool calls running. Anthropic's own server tools
+         *     is not repeated. The request time budget (`SWITCHBOARD_REQUEST_TIMEOUT_MS`) covers the whole loop; when it
+         *     runs out, the running call is aborted and the answer is a 503 `overloaded_error` (in a stream already
+         *     started, the in-band `error` event) whose message names the step and what was running, e.g. "The request
+         *     exceeded its time budget of 600000 ms during the tool loop's step 2, while the gateway tool web_fetch ran"
+         *     or "… step 3, while openai/gpt-5 on OpenAI was answering". A client that disconnects aborts the loop and
+         *     the tool calls running. Anthropic's own server tools
          *     (`web_search_20250305`, ...) are not the gateway's: they pass through to Anthropic-format upstreams and
          *     their blocks are shown as Anthropic sent them.
+         *
+         *     **Plugins in the loop.** The plugins that change the request (`file-parser`, `moderation`, `web-fetch`,
+         *     `web`) run once, before the loop: the input is screened once (a flagged input runs no step and no tool),
+         *     the web results are added once and every step's prompt carries them. `file-parser`'s per-endpoint choice
+         *     and `context-compression` apply to each step's request on each attempt, since the conversation grows with
+         *     every step and a fallback may have another context length: the loop's own tool turns are the most recent
+         *     turns and are kept whole. `response-healing` heals the final text, the text blocks after the last
+         *     `server_tool_use` or result block, never what the model said before calling a tool.
          *
          *     **Client tools.** Gateway tools and the client's own tools mix in one request. When the model calls a
          *     client tool, the gateway calls of the same step run first; the response then ends with the client's
          *     `tool_use` and `stop_reason: tool_use`. Pass the assistant message back unchanged with the client's
          *     `tool_result`: the gateway's blocks in it become again the tool calls and results the model saw.
+         *
+         *     **Passed back on a later turn.** A conversation holding a tool-loop answer (the gateway's
+         *     `server_tool_use`, `mcp_tool_use` and result blocks, text citing its search results) is accepted on every
+         *     provider family. With gateway tools in the request, those blocks are sent as the tool calls and results
+         *     the model saw, in the vendor's own shape (a call of a gateway tool this request does not offer, with its
+         *     result, as the text below: a vendor may refuse a call of a tool it was not given). Without, each becomes
+         *     a text block where it stood
+         *     (`[Tool call <id>: <name>(<input>)]`, `[Tool result <id>]` followed by the result as the model read it),
+         *     since no vendor can read them as they are and tool turns would need the tools offered; citations of the
+         *     gateway's search results are dropped. Anthropic's own server tool blocks are never changed.
          *
          *     **What the client sees.** One message for the whole loop. Each step's blocks come in the order the model
          *     produced them, a gateway call shown as `server_tool_use` (`mcp_tool_use` for MCP tools), followed by the
@@ -1053,7 +1088,10 @@ export interface components {
         };
         /**
          * @description Repairs the answer's structured output. When the request asks for it (`output_config.format` of type
-         *     `json_schema`), the text of each text block is parsed as JSON and checked against `schema`:
+         *     `json_schema`), the final text of the answer is parsed as JSON and checked against `schema`: the text
+         *     blocks after the last server tool block (`server_tool_use`, `mcp_tool_use` or a `*_tool_result`), so
+         *     that in a tool loop only the last step's text is healed, never what the model said before calling a tool.
+         *     Each such block:
          *     - valid JSON matching the schema is left exactly as it came;
          *     - otherwise it is repaired (a fenced markdown code block or prose around the JSON removed, trailing
          *       commas dropped, single quotes made double, an answer cut off closed) and, when the repaired JSON matches
@@ -1062,10 +1100,11 @@ export interface components {
          *       `gateway_metadata.plugins` says why (`status: unhealable`, `note`).
          *
          *     **Streaming.** With the plugin on and a `json_schema` format, each text block is held back until it is
-         *     complete (its `content_block_stop`); the block is then sent as `content_block_start` with empty text, one
-         *     `text_delta` carrying the whole healed (or, when unhealable, original) text, and `content_block_stop`.
-         *     Every other event (thinking, tool use, `message_delta`, pings) passes as it comes. Without a `json_schema`
-         *     format the plugin changes nothing and holds nothing back.
+         *     complete (its `content_block_stop`) and the next block that is not text starts, or the message ends. Text
+         *     followed by a server tool block is sent as it came; final text is sent as `content_block_start` with empty
+         *     text, one `text_delta` carrying the whole healed (or, when unhealable, original) text, and
+         *     `content_block_stop`. Every other event (thinking, tool use, `message_delta`, pings) passes as it comes.
+         *     Without a `json_schema` format the plugin changes nothing and holds nothing back.
          */
         ResponseHealingPlugin: {
             /**
@@ -2835,7 +2874,15 @@ export interface components {
         ObservabilityDestinationCreate: {
             name: string;
             kind: components["schemas"]["DestinationKind"];
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where generations are sent. Must reach a public address: an address literal on a loopback, private,
+             *     link-local, unique-local, carrier-grade NAT or cloud metadata range, or `localhost`, is refused with a
+             *     400 naming the reason, and a host name is resolved on every connection, each of its addresses judged
+             *     before a socket opens (a name that resolves to such an address is never reached; the delivery is
+             *     dropped and counted). The gateway's `SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS` (`true`, or a list of
+             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly.
+             */
             endpoint: string;
             /**
              * Format: uuid
@@ -2862,7 +2909,15 @@ export interface components {
          */
         ObservabilityDestinationPatch: {
             name?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where generations are sent. Must reach a public address: an address literal on a loopback, private,
+             *     link-local, unique-local, carrier-grade NAT or cloud metadata range, or `localhost`, is refused with a
+             *     400 naming the reason, and a host name is resolved on every connection, each of its addresses judged
+             *     before a socket opens (a name that resolves to such an address is never reached; the delivery is
+             *     dropped and counted). The gateway's `SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS` (`true`, or a list of
+             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly.
+             */
             endpoint?: string;
             protocol?: components["schemas"]["OtlpProtocol"];
             headers?: components["schemas"]["DestinationHeaders"];
@@ -3028,7 +3083,8 @@ export interface components {
             };
         };
         /**
-         * @description Every provider for the request is overloaded or unreachable, the time budget ran out, the instance is
+         * @description Every provider for the request is overloaded or unreachable, the time budget ran out (in a tool loop the
+         *     message names the step and what was running: the model on its provider, or the gateway tools), the instance is
          *     shutting down (retry on another instance), the key could not be checked because the database is
          *     unreachable and the key is not in the instance's cache, or the `moderation` plugin could not screen the
          *     input and the gateway is configured to fail closed.

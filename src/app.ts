@@ -7,12 +7,14 @@ import express, { type Express, type Router } from 'express';
 import { NotFoundError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
-import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
+import { BUNDLED_SPEC_PATH, createOpenApiValidator } from '#src/http/openapi-validator.ts';
+import { createMethodSemantics } from '#src/http/method-semantics.ts';
 import { createErrorMiddleware, useMessagesErrorShape } from '#src/http/error-middleware.ts';
 import { assignGenerationId } from '#src/http/generation-id.ts';
 import { canonicalJsonContentType } from '#src/http/canonical-content-type.ts';
 import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
 import { createBodyLimit } from '#src/http/body-limit.ts';
+import { createJsonBodyParser } from '#src/http/json-body.ts';
 import type { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
 
 /** The path prefix of the API, the path part of the spec's server URL. */
@@ -43,9 +45,17 @@ export function createApp(deps: AppDeps): Express {
   if (deps.drainTracker) app.use(deps.drainTracker.middleware);
   // Refuses a body over the limit from its Content-Length (or as it arrives), before the parser reads it.
   app.use(createBodyLimit(deps.bodyLimitBytes));
-  app.use(express.json({ limit: deps.bodyLimitBytes }));
+  app.use(createJsonBodyParser({ limitBytes: deps.bodyLimitBytes, url: `${API_PREFIX}/messages` }));
   app.use(canonicalJsonContentType);
-  app.use(createOpenApiValidator({ authenticate: deps.authenticate, validateResponses: deps.validateResponses }));
+  // HEAD where GET is, OPTIONS answered with Allow: before the validator, which knows neither.
+  app.use(createMethodSemantics(BUNDLED_SPEC_PATH, API_PREFIX));
+  app.use(
+    createOpenApiValidator({
+      authenticate: deps.authenticate,
+      validateResponses: deps.validateResponses,
+      fastPath: { method: 'POST', url: `${API_PREFIX}/messages` },
+    }),
+  );
 
   const router: Router = express.Router();
   bindAllRoutes(router, deps);

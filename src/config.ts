@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { isResidencyRegion, type ResidencyRegion } from '#src/data-region.ts';
+import { parseAllowlistEntry, type AllowlistEntry } from '#src/server-tools/web-fetch/address-policy.ts';
 
 /** Everything the gateway reads from its environment. */
 export interface Config {
@@ -72,6 +73,23 @@ export interface ObservabilityConfig {
   broadcastRetryMs: number;
   /** How often stored prompts and completions past their retention are deleted. */
   contentSweepMs: number;
+  /**
+   * Non-public addresses a broadcast destination may reach (`SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS`: `true`
+   * for any, or CIDRs, addresses and host names separated by commas). Empty: public addresses only.
+   */
+  privateDestinations: readonly AllowlistEntry[];
+}
+
+/** Reads `SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS`: unset or `false` allows none, `true` every address, else a list. */
+export function parsePrivateDestinations(raw: string | undefined): AllowlistEntry[] {
+  const text = (raw ?? '').trim();
+  if (text === '' || text === 'false') return [];
+  if (text === 'true') return [{ kind: 'cidr', range: '0.0.0.0/0' }, { kind: 'cidr', range: '::/0' }];
+  return text.split(',').map((entry) => {
+    const parsed = parseAllowlistEntry(entry);
+    if ('error' in parsed) throw new Error(`SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS: an entry ${parsed.error}`);
+    return parsed;
+  });
 }
 
 /** Parses `europe=eu.gw.example.com,us=us.gw.example.com` into host name -> region. */
@@ -158,5 +176,6 @@ function loadObservabilityConfig(env: NodeJS.ProcessEnv): ObservabilityConfig {
     broadcastTimeoutMs: Math.max(1, integer(env, 'SWITCHBOARD_BROADCAST_TIMEOUT_MS', 10_000)),
     broadcastRetryMs: integer(env, 'SWITCHBOARD_BROADCAST_RETRY_MS', 1_000),
     contentSweepMs: Math.max(1_000, integer(env, 'SWITCHBOARD_CONTENT_SWEEP_MS', 3_600_000)),
+    privateDestinations: parsePrivateDestinations(env.SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS),
   };
 }

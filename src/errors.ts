@@ -188,6 +188,29 @@ export class OutOfTimeError extends GatewayError {
   }
 }
 
+/**
+ * The abort reason of a request whose time budget (`SWITCHBOARD_REQUEST_TIMEOUT_MS`) is spent: a DOMException
+ * named `TimeoutError`, as fetch and undici read it, that says which budget it was.
+ */
+export class TimeBudgetSpent extends DOMException {
+  readonly budgetMs: number;
+
+  constructor(budgetMs: number) {
+    super(`The request exceeded its time budget of ${budgetMs} ms`, 'TimeoutError');
+    this.budgetMs = budgetMs;
+  }
+}
+
+/**
+ * 503: the request's time budget ran out in the middle of a server-side tool loop; the message says at which
+ * step and what was running (the model's answer, or which gateway tools).
+ */
+export class ToolLoopTimeoutError extends GatewayError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(503, message, options);
+  }
+}
+
 /** One tried attempt as the all-failed message names it. */
 export interface TriedAttempt {
   model: string;

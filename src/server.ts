@@ -36,6 +36,7 @@ import { withCircuitBreaker } from '#src/routing/circuit-breaker/breaker-planner
 import { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
 import { shutDownGracefully } from '#src/lifecycle/graceful-shutdown.ts';
 import { applyServerLimits, installClientErrorHandler, serverOptions, type ServerLimits } from '#src/http/server-limits.ts';
+import type { LookupAll } from '#src/server-tools/web-fetch/guarded-dispatcher.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -48,6 +49,8 @@ export interface StartServerOptions {
   catalog?: Catalog;
   /** Where `${VAR}` in the catalog file is looked up. */
   env?: NodeJS.ProcessEnv;
+  /** How broadcast destinations' host names are resolved (tests); the system resolver otherwise. */
+  resolveHost?: LookupAll;
 }
 
 /** A running gateway. */
@@ -94,7 +97,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       isKnownProvider: (slug) => catalog.getProvider(slug) !== undefined,
     });
     closers.push(() => stack.close());
-    const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, logger, version: VERSION });
+    const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, logger, version: VERSION, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
     closers.push(() => observability.close());
     const registry = observability.metrics.registry;
     if (config.observability.metricsPort !== undefined) {

@@ -17,7 +17,8 @@ interface OperationWithKeyKind {
   'x-switchboard-key-kind'?: 'management' | 'inference';
 }
 
-type Outcome = { caller: Caller } | { error: GatewayError };
+/** A request's authentication: the caller, or the error the client is told. */
+export type Outcome = { caller: Caller } | { error: GatewayError };
 
 interface Attempt {
   promise: Promise<Outcome>;
@@ -50,7 +51,11 @@ async function authenticateRequest(req: Request, authenticate: KeyAuthenticator,
   return { error: new UnauthorizedError('Invalid API key') };
 }
 
-function attemptFor(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Promise<Outcome> {
+/**
+ * The request's authentication outcome, computed once per request whoever asks first (a security handler of
+ * the validator, or the validated fast path of src/http/validated-fast-path.ts).
+ */
+export function authenticationOutcome(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Promise<Outcome> {
   let attempt = attempts.get(req);
   if (!attempt) {
     const created: Attempt = {
@@ -73,7 +78,7 @@ function attemptFor(req: Request, authenticate: KeyAuthenticator, security: Secu
 /** The validator's security handlers: the same handler under every scheme name the spec defines. */
 export function createSecurityHandlers(authenticate: KeyAuthenticator, security: SecurityModel): Record<string, SecurityHandler> {
   const handler: SecurityHandler = async (req) => {
-    const outcome = await attemptFor(req, authenticate, security);
+    const outcome = await authenticationOutcome(req, authenticate, security);
     if ('error' in outcome) throw outcome.error;
     (req.res as Response).locals.caller = outcome.caller;
     return true;

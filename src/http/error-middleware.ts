@@ -13,6 +13,7 @@ import type { Logger } from '#src/logger.ts';
 import { pruneAlternatives } from '#src/http/validation-details.ts';
 import { validationReason } from '#src/http/validation-reason.ts';
 import { fromBodyParserError, isBodyParserError, unsupportedMediaTypeMessage, type BodyRequestContext } from '#src/http/body-errors.ts';
+import { withImpliedMethods } from '#src/http/method-semantics.ts';
 
 /** What a client is shown for one failure. */
 export interface RenderedError {
@@ -71,8 +72,8 @@ function fromValidatorError(error: ValidatorError, request: FailedRequestContext
     case 404:
       return { status: 404, message: STANDARD_MESSAGES[404] };
     case 405: {
-      // The validator lists the methods the spec gives the path.
-      const allow = error.headers?.Allow ?? '';
+      // The validator lists the methods the spec gives the path; HEAD (where GET is) and OPTIONS are allowed too.
+      const allow = withImpliedMethods(error.headers?.Allow ?? '');
       const accepted = allow ? `; this path accepts ${allow.split(/\s*,\s*/).join(', ')}` : '';
       return { status: 405, message: `Method not allowed: ${request?.method ?? 'this method'}${accepted}`, headers: { Allow: allow } };
     }

@@ -6,10 +6,11 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as OpenApiValidator from 'express-openapi-validator';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
 import { createSecurityHandlers, preferAuthenticationFailure } from '#src/http/authenticate.ts';
 import { loadSecurityModel } from '#src/http/security-model.ts';
+import { createValidatedFastPath } from '#src/http/validated-fast-path.ts';
 
 /** The bundled spec produced by `npm run generate`. */
 export const BUNDLED_SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.yaml', import.meta.url));
@@ -45,26 +46,52 @@ function cacheRouteMatchers(): void {
   library.pathToRegexp = cached;
 }
 
+/** One named step of the validator's chain (express-openapi-validator names them); throws if it is gone. */
+function validatorStep(chain: readonly RequestHandler[], name: string): RequestHandler {
+  const step = chain.find((middleware) => middleware.name === name);
+  if (!step) throw new Error(`express-openapi-validator has no ${name} step: the validated fast path needs it`);
+  return step;
+}
+
 /** Options of the validator middleware. */
 export interface ValidatorOptions {
   authenticate: KeyAuthenticator;
   /** Validate every JSON response against the spec too; on in tests, off in production (it costs per request). */
   validateResponses: boolean;
+  /** The hot operation given a fast path through the validator's compiled output (`POST /api/v1/messages`). */
+  fastPath?: { method: string; url: string };
 }
 
 /**
- * The validator middleware chain: route matching, security, request validation, optional response
- * validation, then the handler that reports a failed authentication as it failed.
+ * The validator middleware: route matching, security, request validation, optional response validation,
+ * then the handler that reports a failed authentication as it failed. With `fastPath`, requests of that
+ * operation the validator has accepted before in the same shape skip the chain's per-request lookups
+ * (src/http/validated-fast-path.ts); everything else, every refusal included, goes through the whole chain.
  */
-export function createOpenApiValidator(options: ValidatorOptions): (RequestHandler | ErrorRequestHandler)[] {
+export function createOpenApiValidator(options: ValidatorOptions): RequestHandler {
   cacheRouteMatchers();
+  const security = loadSecurityModel(BUNDLED_SPEC_PATH);
   const validator = OpenApiValidator.middleware({
     apiSpec: BUNDLED_SPEC_PATH,
     validateApiSpec: false,
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
     validateResponses: options.validateResponses ? { removeAdditional: false, coerceTypes: false } : false,
-    validateSecurity: { handlers: createSecurityHandlers(options.authenticate, loadSecurityModel(BUNDLED_SPEC_PATH)) },
+    validateSecurity: { handlers: createSecurityHandlers(options.authenticate, security) },
     validateFormats: true,
   }) as RequestHandler[];
-  return [...validator, preferAuthenticationFailure];
+  const chain = Router();
+  if (!options.fastPath) {
+    chain.use(validator, preferAuthenticationFailure as ErrorRequestHandler);
+    return chain;
+  }
+  const fastPath = createValidatedFastPath({
+    ...options.fastPath,
+    authenticate: options.authenticate,
+    security,
+    requestValidation: validatorStep(validator, 'requestMiddleware'),
+    responseValidation: options.validateResponses ? validatorStep(validator, 'responseMiddleware') : undefined,
+    chain,
+  });
+  chain.use(validator, fastPath.learn, preferAuthenticationFailure as ErrorRequestHandler);
+  return fastPath.handle;
 }

@@ -5,6 +5,7 @@
  * One controller and one timer per request (cheaper than `AbortSignal.any` with `AbortSignal.timeout`).
  */
 import type { Request, Response } from 'express';
+import { TimeBudgetSpent } from '#src/errors.ts';
 
 /** Where a request registers what to do when a shutdown's grace period ends (src/lifecycle/drain-tracker.ts). */
 export interface ShutdownDeadline {
@@ -17,7 +18,7 @@ export function requestSignal(_req: Request, res: Response, timeoutMs: number, s
   shutdown?.onDeadline(res, (error) => controller.abort(error));
   const timer =
     timeoutMs > 0
-      ? setTimeout(() => controller.abort(new DOMException(`The request exceeded its time budget of ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)
+      ? setTimeout(() => controller.abort(new TimeBudgetSpent(timeoutMs)), timeoutMs)
       : undefined;
   res.once('close', () => {
     clearTimeout(timer);

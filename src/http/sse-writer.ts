@@ -1,40 +1,76 @@
 /**
  * Writes Anthropic-format server-sent events to a client response: one helper, so framing, serialisation,
- * headers and back-pressure are handled in one place. Nothing is held back, and nothing goes out alone that could go with
- * what follows: the status line and headers leave with the first event, and the last event with the end of
- * the chunked body. Each extra packet is one more wake-up and read a client must make before it sees the
- * next event (a pass-through proxy sends a whole upstream chunk, headers included, in one write).
+ * headers and back-pressure are handled in one place. An upstream's event goes out as the bytes it came in;
+ * an event the gateway built or amended is serialised here, once. Nothing is held back past the current turn
+ * of the event loop, and what is ready within one turn leaves in one write, as one chunk: the events of one
+ * upstream packet together (as a pass-through proxy writes each upstream chunk once), the status line and
+ * headers with the first of them, the last event with the end of the body. Each extra write is one more
+ * system call here and one more wake-up and read for the client.
  */
 import type { Response } from 'express';
-import { isRawSseEvent, type SseEvent } from '#src/providers/provider-adapter.ts';
+import type { SseEvent } from '#src/providers/provider-adapter.ts';
 
 /** A stream of server-sent events to one client. */
 export interface SseWriter {
   /** Sets the status line and headers, which leave with the first event; call once, before it. */
   open(headers: Record<string, string>): void;
-  /** Writes one event, waiting for the socket to drain when the client reads slower than we write. */
-  write(event: SseEvent): Promise<void>;
+  /**
+   * Queues one event for this turn's write. Returns a promise only when the client reads slower than we
+   * write: wait for it before the next event.
+   */
+  write(event: SseEvent): Promise<void> | undefined;
   /** Ends the response, writing `last` (the stream's final event) in the same write as the end. */
   end(last?: SseEvent): void;
   /** Whether the client has gone away. */
   readonly closed: boolean;
 }
 
-// An upstream's event goes out as its text. Data with line breaks (an upstream may send JSON over several
-// `data:` lines, which the reader joins with \n) needs one `data:` field per line, or the client reads the rest
-// as unknown fields and loses it. A typed event is serialised here, once; JSON text never holds a line break.
-function frame(event: SseEvent): string {
-  if (!isRawSseEvent(event)) return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+// A batch this large goes out at once rather than at the end of the turn, so a burst never piles up unbounded.
+const FLUSH_BYTES = 16 * 1024;
+
+// An event the gateway made, or one without its upstream bytes, is framed from its name and data. Data with
+// line breaks (an upstream may send JSON over several `data:` lines, which the reader joins with \n) needs one
+// `data:` field per line, or the client reads the rest as unknown fields and loses it. JSON.stringify never
+// writes a line break.
+function bytesOf(event: SseEvent): Uint8Array {
+  if (!('data' in event)) return Buffer.from(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  if (event.raw) return event.raw;
   const data = event.data.includes('\n') || event.data.includes('\r') ? event.data.split(/\r\n|\r|\n/).join('\ndata: ') : event.data;
-  return `event: ${event.event}\ndata: ${data}\n\n`;
+  return Buffer.from(`event: ${event.event}\ndata: ${data}\n\n`);
 }
 
 /** Wraps an express response as an SSE writer. */
 export function createSseWriter(res: Response): SseWriter {
   let closed = false;
+  let batch: Uint8Array[] = [];
+  let batchBytes = 0;
+  let flushQueued = false;
   res.on('close', () => {
     closed = true;
   });
+
+  const take = (): Uint8Array | undefined => {
+    const taken = batch.length <= 1 ? batch[0] : Buffer.concat(batch, batchBytes);
+    batch = [];
+    batchBytes = 0;
+    return taken;
+  };
+  const flush = (): void => {
+    flushQueued = false;
+    const body = take();
+    if (body && !closed && !res.writableEnded) res.write(body);
+  };
+  const drained = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+
   return {
     open(headers) {
       res.status(200);
@@ -44,23 +80,28 @@ export function createSseWriter(res: Response): SseWriter {
       res.setHeader('X-Accel-Buffering', 'no');
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     },
-    async write(event) {
-      if (closed || res.writableEnded) return;
-      if (!res.write(frame(event))) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off('drain', done);
-            res.off('close', done);
-            resolve();
-          };
-          res.on('drain', done);
-          res.on('close', done);
-        });
+    write(event) {
+      if (closed || res.writableEnded) return undefined;
+      const bytes = bytesOf(event);
+      batch.push(bytes);
+      batchBytes += bytes.byteLength;
+      if (batchBytes >= FLUSH_BYTES) flush();
+      else if (!flushQueued) {
+        flushQueued = true;
+        // After this turn's promise callbacks: every event already on its way through the pipeline joins.
+        process.nextTick(flush);
       }
+      return res.writableNeedDrain ? drained() : undefined;
     },
     end(last) {
       if (res.writableEnded) return;
-      if (last && !closed) res.end(frame(last));
+      if (last && !closed) {
+        const bytes = bytesOf(last);
+        batch.push(bytes);
+        batchBytes += bytes.byteLength;
+      }
+      const body = take();
+      if (body && !closed) res.end(body);
       else res.end();
     },
     get closed() {

@@ -24,7 +24,10 @@ export async function streamToClient(writer: SseWriter, events: AsyncIterable<Ss
       if (sseEventName(next.value) === 'message_stop') {
         writer.end(next.value);
         complete = true;
-      } else await writer.write(next.value);
+        continue;
+      }
+      const backPressure = writer.write(next.value);
+      if (backPressure) await backPressure;
     }
   } catch (error) {
     if (complete) {

@@ -9,53 +9,15 @@
  * returns. Spending is written to the database (spend-ledger.ts) for every key, so periods survive restarts.
  * A key without limits costs a request one null check here.
  */
-import { Counter, type Registry } from 'prom-client';
-import type { Logger } from '#src/logger.ts';
-import type { MessageRequest } from '#src/api-types.ts';
-import type { Pricing } from '#src/catalog/catalog-types.ts';
-import type { RedisConnection } from '#src/redis/redis-connection.ts';
-import type { KeyLimits } from '#src/limits/key-limits.ts';
+import { Counter } from 'prom-client';
 import { limitPeriod, utcDay } from '#src/limits/limit-period.ts';
 import type { AdmissionRequest, AdmissionResult, Hold, LimitStore } from '#src/limits/limit-store.ts';
 import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
 import { refusalError } from '#src/limits/limit-answers.ts';
 import { secondOf } from '#src/limits/minute-window.ts';
-import type { SpendLedger } from '#src/limits/spend-ledger.ts';
 import { settledAmounts, worstCase, type UsageAmounts } from '#src/limits/usage-amounts.ts';
-import type { AnswerUsage } from '#src/observability/generation-outcome.ts';
-
-/** What admission reads of a planned request. */
-export interface AdmissionPlan {
-  request: Pick<MessageRequest, 'system' | 'messages' | 'tools' | 'max_tokens' | 'stream'>;
-  attempts: readonly { pricing: Readonly<Pricing> }[];
-}
-
-/** What admission reads of the request's context. */
-export interface AdmissionContext {
-  caller: { keyHash: string; limits?: KeyLimits | null | undefined };
-  generationId: string;
-}
-
-/** What settlement reads of a finished request (a generation outcome). */
-export interface SettledRequest {
-  id: string;
-  keyHash: string;
-  /** Epoch ms the request arrived: its day in the spending ledger. */
-  startedAt: number;
-  usage: AnswerUsage | null;
-}
-
-/** Options of the limiter. */
-export interface KeyLimiterOptions {
-  ledger: SpendLedger;
-  redis: RedisConnection | undefined;
-  logger: Logger;
-  registry?: Registry;
-  /** How long a reservation that is never settled (its instance died) keeps counting. */
-  holdMs: number;
-  now?: () => number;
-}
+import type { AdmissionContext, AdmissionPlan, KeyLimiterOptions, SettledRequest } from '#src/limits/key-limiter-types.ts';
 
 type HeldBy = 'redis' | 'process';
 
@@ -68,6 +30,8 @@ export class KeyLimiter {
   readonly memory = new MemoryLimitStore();
   readonly #shared: RedisLimitStore | undefined;
   readonly #holds = new Map<string, Hold & { heldBy: HeldBy }>();
+  /** The step holds of tool loops in progress, by generation id. */
+  readonly #loopSteps = new Map<string, Set<string>>();
   /** The last seed Redis reported per key and period, for replaying settlements made in process. */
   readonly #seeds = new Map<string, string>();
   #replay: { hold: Hold; actual: UsageAmounts; nowMs: number }[] = [];
@@ -96,21 +60,64 @@ export class KeyLimiter {
 
   /** Admits a planned request or throws the 402 or 429 that names the limit it hit. */
   async admit(plan: AdmissionPlan, context: AdmissionContext): Promise<void> {
-    const limits = context.caller.limits;
-    if (!limits) return;
-    const streams = plan.request.stream === true && limits.maxConcurrentStreams !== null ? { max: limits.maxConcurrentStreams } : null;
-    if (limits.creditLimit === null && limits.requestsPerMinute === null && limits.tokensPerMinute === null && streams === null) return;
+    await this.#admitHold(plan, context, context.generationId, { credit: true, requests: true, tokens: true, streams: true });
+  }
+
+  /**
+   * Admits one upstream call of a tool loop: each step reserves its own worst case (credit and tokens) and
+   * counts as a request, under the hold `<generation id>:step-<n>`, and settles to its real cost with
+   * `settleStep` as soon as it is answered. A streamed loop takes its stream slot once, before the first step
+   * (`admitLoopStream`). Returns the step's hold id, or undefined when the key has nothing to hold.
+   */
+  async admitStep(plan: AdmissionPlan, context: AdmissionContext, step: number): Promise<string | undefined> {
+    const holdId = `${context.generationId}:step-${step}`;
+    const held = await this.#admitHold(plan, context, holdId, { credit: true, requests: true, tokens: true, streams: false });
+    if (!held) return undefined;
+    const open = this.#loopSteps.get(context.generationId);
+    if (open) open.add(holdId);
+    else this.#loopSteps.set(context.generationId, new Set([holdId]));
+    return holdId;
+  }
+
+  /** Takes a streamed tool loop's one stream slot (released when the loop's outcome settles). */
+  async admitLoopStream(plan: AdmissionPlan, context: AdmissionContext): Promise<void> {
+    await this.#admitHold(plan, context, context.generationId, { credit: false, requests: false, tokens: false, streams: true });
+  }
+
+  /**
+   * Settles one tool-loop step to what it used, the spending ledger included: a loop refused or failed at a
+   * later step has still spent what its earlier steps cost.
+   */
+  settleStep(generationId: string, holdId: string, actual: UsageAmounts): void {
+    this.#loopSteps.get(generationId)?.delete(holdId);
+    const hold = this.#holds.get(holdId);
+    if (!hold) return;
+    this.#holds.delete(holdId);
     const nowMs = this.#now();
-    const needsWorstCase = limits.creditLimit !== null || limits.tokensPerMinute !== null;
+    this.#options.ledger.add(hold.keyHash, utcDay(nowMs), actual.cost);
+    this.#release(hold, actual, nowMs);
+  }
+
+  /** Takes the holds `which` asks for, if the key has such limits; false when nothing was held. */
+  async #admitHold(plan: AdmissionPlan, context: AdmissionContext, holdId: string, which: { credit: boolean; requests: boolean; tokens: boolean; streams: boolean }): Promise<boolean> {
+    const limits = context.caller.limits;
+    if (!limits) return false;
+    const streams = which.streams && plan.request.stream === true && limits.maxConcurrentStreams !== null ? { max: limits.maxConcurrentStreams } : null;
+    const creditLimit = which.credit ? limits.creditLimit : null;
+    const requestsPerMinute = which.requests ? limits.requestsPerMinute : null;
+    const tokensPerMinute = which.tokens ? limits.tokensPerMinute : null;
+    if (creditLimit === null && requestsPerMinute === null && tokensPerMinute === null && streams === null) return false;
+    const nowMs = this.#now();
+    const needsWorstCase = creditLimit !== null || tokensPerMinute !== null;
     const worst = needsWorstCase ? worstCase(plan.request, plan.attempts.map((attempt) => attempt.pricing)) : { cost: 0, tokens: 0 };
-    const period = limits.creditLimit !== null ? limitPeriod(limits.limitReset, nowMs) : null;
+    const period = creditLimit !== null ? limitPeriod(limits.limitReset, nowMs) : null;
     const request: AdmissionRequest = {
       keyHash: context.caller.keyHash,
-      id: context.generationId,
+      id: holdId,
       nowMs,
-      credit: period && limits.creditLimit !== null ? { limit: limits.creditLimit, period, cost: worst.cost } : null,
-      requestsPerMinute: limits.requestsPerMinute,
-      tokens: limits.tokensPerMinute !== null ? { limit: limits.tokensPerMinute, amount: worst.tokens } : null,
+      credit: period && creditLimit !== null ? { limit: creditLimit, period, cost: worst.cost } : null,
+      requestsPerMinute,
+      tokens: tokensPerMinute !== null ? { limit: tokensPerMinute, amount: worst.tokens } : null,
       streams,
       expiresAtMs: nowMs + this.#options.holdMs,
     };
@@ -130,16 +137,34 @@ export class KeyLimiter {
       seed: result.seed,
       heldBy,
     });
+    return true;
   }
 
   /** Settles a finished request: its cost joins the ledger, its hold (if any) is released to its real usage. Returns at once. */
   settle(finished: SettledRequest): void {
     const actual = settledAmounts(finished.usage);
-    this.#options.ledger.add(finished.keyHash, utcDay(finished.startedAt), actual.cost);
+    const nowMs = this.#now();
+    // A tool loop's steps settled one by one, into the ledger too; one still open (a cancelled step) is released now.
+    const steps = this.#loopSteps.get(finished.id);
+    if (!steps) this.#options.ledger.add(finished.keyHash, utcDay(finished.startedAt), actual.cost);
+    if (steps) {
+      this.#loopSteps.delete(finished.id);
+      for (const holdId of steps) {
+        const open = this.#holds.get(holdId);
+        if (!open) continue;
+        this.#holds.delete(holdId);
+        this.#release(open, { cost: 0, tokens: 0 }, nowMs);
+      }
+    }
     const hold = this.#holds.get(finished.id);
     if (!hold) return;
     this.#holds.delete(finished.id);
-    const nowMs = this.#now();
+    // A loop's own hold is its stream slot: its cost was settled step by step.
+    this.#release(hold, steps ? { cost: 0, tokens: 0 } : actual, nowMs);
+  }
+
+  /** Releases a hold to its real usage, in the store that holds it. */
+  #release(hold: Hold & { heldBy: HeldBy }, actual: UsageAmounts, nowMs: number): void {
     if (hold.heldBy === 'process') {
       void this.memory.settle(hold, actual, nowMs);
       // The shared count misses this cost: replay it into the spending Redis had when we last saw it.

@@ -6,13 +6,20 @@
  *
  * Keys, all under the key hash's hash tag (one cluster slot): 1 the period's spending (hash: spent, seed),
  * 2 open reservations (hash: id -> cost), 3 their expiry (sorted set), 4 their total, 5 open streams (sorted
- * set: id -> expiry), 6 requests per second (hash), 7 tokens per second (hash).
+ * set: id -> expiry), 6 requests per second (hash), 7 tokens per second (hash), 8 the holds settled lately
+ * (sorted set: id -> when), which makes a settlement idempotent.
  */
+
+/**
+ * How long a settled hold id is remembered: a settlement sent again within this time (its reply was lost,
+ * the connection dropped after the script ran, and the limiter replays it) is not counted twice.
+ */
+export const SETTLED_MEMORY_MS = 600_000;
 
 /** The keys of one gateway key's limits, in the scripts' order. */
 export function limitKeys(keyHash: string, periodId: string): string[] {
   const base = `switchboard:limits:{${keyHash}}`;
-  return [`${base}:spent:${periodId}`, `${base}:holds`, `${base}:hold-expiry`, `${base}:reserved`, `${base}:streams`, `${base}:requests`, `${base}:tokens`];
+  return [`${base}:spent:${periodId}`, `${base}:holds`, `${base}:hold-expiry`, `${base}:reserved`, `${base}:streams`, `${base}:requests`, `${base}:tokens`, `${base}:settled`];
 }
 
 const WINDOW_FUNCTIONS = `
@@ -120,11 +127,17 @@ return { 'ok', seed, tostring(second) }
 
 /**
  * Settlement. ARGV: id, real cost, seed of the reservation ('' when the key has no credit limit), second the
- * tokens were counted in (''), real minus reserved tokens, now (ms). The cost counts only into the spending
- * the reservation saw: if Redis lost it meanwhile, the spending was seeded again from the database, which
- * has (or will have) this cost already.
+ * tokens were counted in (''), real minus reserved tokens, now (ms), how long settled ids are remembered (ms).
+ * The cost counts only into the spending the reservation saw: if Redis lost it meanwhile, the spending was
+ * seeded again from the database, which has (or will have) this cost already. A hold id settled before (a
+ * retry whose first reply was lost) changes nothing and returns 0.
  */
 export const SETTLE_SCRIPT = `
+if redis.call('ZSCORE', KEYS[8], ARGV[1]) then return 0 end
+local now = tonumber(ARGV[6])
+redis.call('ZADD', KEYS[8], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[8], '-inf', now - tonumber(ARGV[7]))
+redis.call('PEXPIRE', KEYS[8], ARGV[7])
 local amount = redis.call('HGET', KEYS[2], ARGV[1])
 if amount then
   redis.call('HDEL', KEYS[2], ARGV[1])

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { LimitPeriod } from '#src/limits/limit-period.ts';
 import type { AdmissionRequest, AdmissionResult, Hold, LimitStore, StoreUsage, UsageQuery } from '#src/limits/limit-store.ts';
-import { ADMIT_SCRIPT, limitKeys, SEED_SCRIPT, SETTLE_SCRIPT } from '#src/limits/redis-limit-scripts.ts';
+import { ADMIT_SCRIPT, limitKeys, SEED_SCRIPT, SETTLE_SCRIPT, SETTLED_MEMORY_MS } from '#src/limits/redis-limit-scripts.ts';
 import { secondOf, windowTotal } from '#src/limits/minute-window.ts';
 
 const DAY_MS = 86_400_000;
@@ -38,14 +38,14 @@ export class RedisLimitStore implements LimitStore {
 
   constructor(client: Redis) {
     client.defineCommand('switchboardAdmit', { numberOfKeys: 7, lua: ADMIT_SCRIPT });
-    client.defineCommand('switchboardSettle', { numberOfKeys: 7, lua: SETTLE_SCRIPT });
+    client.defineCommand('switchboardSettle', { numberOfKeys: 8, lua: SETTLE_SCRIPT });
     client.defineCommand('switchboardSeed', { numberOfKeys: 1, lua: SEED_SCRIPT });
     this.#client = client as Redis & LimitCommands;
   }
 
   async admit(request: AdmissionRequest): Promise<AdmissionResult> {
     const { credit } = request;
-    const keys = limitKeys(request.keyHash, credit?.period.id ?? 'none');
+    const keys = limitKeys(request.keyHash, credit?.period.id ?? 'none').slice(0, 7);
     const reply = (await this.#client.switchboardAdmit(
       ...keys,
       request.nowMs,
@@ -92,6 +92,7 @@ export class RedisLimitStore implements LimitStore {
       hold.tokens ? hold.tokens.second : '',
       hold.tokens ? actual.tokens - hold.tokens.amount : 0,
       nowMs,
+      SETTLED_MEMORY_MS,
     );
   }
 

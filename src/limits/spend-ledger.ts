@@ -4,11 +4,16 @@
  * written as one upsert on a timer, off the request path. While the database is unreachable the tally waits
  * and grows by keys and days, never by requests. A period's spending is the database's sum plus what waits
  * here: exact for this instance; another instance's last second of spending may still be on its way.
+ *
+ * Each write is a batch with an id, claimed in `key_spend_batches` in the same statement: a batch whose
+ * commit's reply was lost (the connection dropped after the database committed) is written again with the
+ * same id and adds nothing the second time, so spending is never counted twice.
  */
+import { randomUUID } from 'node:crypto';
 import { and, gte, inArray, lt, sql, sum, type SQL } from '#src/store/drizzle.ts';
 import type { Logger } from '#src/logger.ts';
 import type { Database } from '#src/store/database.ts';
-import { keySpend } from '#src/store/schema.ts';
+import { keySpend, keySpendBatches } from '#src/store/schema.ts';
 import { isPermanentWriteFailure } from '#src/observability/record-queue.ts';
 import { utcDay, type LimitPeriod } from '#src/limits/limit-period.ts';
 
@@ -32,6 +37,9 @@ export class SpendLedger {
   #pending = new Map<string, Entry>();
   /** The batch being written: still counted by reads until it has committed (a read may count it twice then, never miss it). */
   #inFlight: readonly Entry[] = [];
+  /** A batch whose write failed for want of the database: written again first, with its id, before anything new. */
+  #unconfirmed: { id: string; entries: Entry[] } | undefined;
+  #lastPrune = 0;
   #writing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #failing = false;
@@ -73,7 +81,8 @@ export class SpendLedger {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
-    if (this.#pending.size > 0) this.#logger.warn('key spending not written at shutdown', { entries: this.#pending.size });
+    const left = this.#pending.size + (this.#unconfirmed?.entries.length ?? 0);
+    if (left > 0) this.#logger.warn('key spending not written at shutdown', { entries: left });
   }
 
   /** What the key spent in the period: the database's sum plus what waits here. Throws when the database fails. */
@@ -87,7 +96,7 @@ export class SpendLedger {
     const totals = await readSpend(this.#database, keyHashes, period);
     const { from, to } = dayBounds(period);
     const wanted = new Set(keyHashes);
-    for (const entry of [...this.#pending.values(), ...this.#inFlight]) {
+    for (const entry of [...this.#pending.values(), ...this.#inFlight, ...(this.#unconfirmed?.entries ?? [])]) {
       if (!wanted.has(entry.keyHash) || (from && entry.day < from) || (to && entry.day >= to)) continue;
       totals.set(entry.keyHash, (totals.get(entry.keyHash) ?? 0) + entry.cost);
     }
@@ -95,31 +104,62 @@ export class SpendLedger {
   }
 
   async #write(): Promise<void> {
+    // A batch that may or may not have committed goes again, alone and with its id, before anything new.
+    if (this.#unconfirmed) {
+      const { id, entries } = this.#unconfirmed;
+      if (!(await this.#writeBatch(id, entries))) return;
+      this.#unconfirmed = undefined;
+    }
     if (this.#pending.size === 0) return;
     const batch = [...this.#pending.values()];
     this.#pending = new Map();
+    await this.#writeBatch(randomUUID(), batch);
+  }
+
+  /** Writes one batch; false when it must wait (kept as the unconfirmed batch). */
+  async #writeBatch(id: string, batch: Entry[]): Promise<boolean> {
     this.#inFlight = batch;
     try {
-      await this.#upsert(batch);
+      await this.#upsert(id, batch);
     } catch (error) {
       this.#inFlight = [];
-      const left = isPermanentWriteFailure(error) ? await this.#writeOneByOne(batch) : batch;
-      for (const entry of left) this.add(entry.keyHash, entry.day, entry.cost);
-      if (left.length > 0 && !this.#failing) this.#logger.warn('key spending cannot be written; it waits and is retried', { entries: left.length, error });
-      this.#failing = left.length > 0;
-      return;
+      if (isPermanentWriteFailure(error)) {
+        // Refused as a whole, so nothing of it was added: row by row, each with an id of its own.
+        const left = await this.#writeOneByOne(batch);
+        if (left.length > 0) this.#unconfirmed = { id: randomUUID(), entries: left };
+      } else {
+        this.#unconfirmed = { id, entries: batch };
+      }
+      const waiting = this.#unconfirmed?.entries.length ?? 0;
+      if (waiting > 0 && !this.#failing) this.#logger.warn('key spending cannot be written; it waits and is retried', { entries: waiting, error });
+      this.#failing = waiting > 0;
+      return waiting === 0;
     }
     this.#inFlight = [];
     if (this.#failing) this.#logger.info('key spending is written again');
     this.#failing = false;
+    await this.#prune();
+    return true;
   }
 
-  async #upsert(entries: readonly Entry[]): Promise<void> {
+  async #upsert(id: string, entries: readonly Entry[]): Promise<void> {
     const rows = JSON.stringify(entries.map((entry) => ({ key_hash: entry.keyHash, day: entry.day, cost: entry.cost })));
     await this.#database.db.execute(sql`
+      with claimed as (insert into ${keySpendBatches} (id) values (${id}) on conflict (id) do nothing returning id)
       insert into ${keySpend} (key_hash, day, cost)
       select key_hash, day, cost from jsonb_to_recordset(${rows}::jsonb) as spend(key_hash text, day date, cost double precision)
+      where exists (select 1 from claimed)
       on conflict (key_hash, day) do update set cost = ${keySpend}.cost + excluded.cost`);
+  }
+
+  /** Forgets batch ids older than a day (a batch is retried within seconds or minutes), at most hourly. */
+  async #prune(): Promise<void> {
+    const now = Date.now();
+    if (now - this.#lastPrune < 3_600_000) return;
+    this.#lastPrune = now;
+    await this.#database.db.execute(sql`delete from ${keySpendBatches} where written_at < now() - interval '1 day'`).catch((error: unknown) => {
+      this.#logger.warn('old key spending batch ids could not be deleted', { error });
+    });
   }
 
   /** Writes a refused batch row by row, dropping rows the database refuses (a key deleted with its account). */
@@ -127,7 +167,7 @@ export class SpendLedger {
     const left: Entry[] = [];
     for (const [index, entry] of batch.entries()) {
       try {
-        await this.#upsert([entry]);
+        await this.#upsert(randomUUID(), [entry]);
       } catch (error) {
         if (!isPermanentWriteFailure(error)) return [...left, ...batch.slice(index)];
         this.#logger.warn('key spending refused by the database and dropped', { key_hash: entry.keyHash, day: entry.day, error });

@@ -29,15 +29,29 @@ export async function startStream(attempt: Attempt, stream: AdapterStream): Prom
   return { first: first.value, rest, warnings: stream.warnings };
 }
 
-/** The started stream's events, the first one included; stops the upstream read when the consumer stops early. */
-export async function* streamEvents(started: StartedStream): AsyncGenerator<SseEvent> {
-  yield started.first;
+/**
+ * The started stream's events, the first one included; stops the upstream read when the consumer stops early.
+ * A plain iterator over the adapter's own, not one more generator every event passes through.
+ */
+export function streamEvents(started: StartedStream): AsyncIterableIterator<SseEvent> {
   const { rest } = started;
-  try {
-    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
-  } finally {
-    await rest.return?.();
-  }
+  let first: SseEvent | undefined = started.first;
+  const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
+  const iterator: AsyncIterableIterator<SseEvent> = {
+    next() {
+      if (first === undefined) return rest.next();
+      const value = first;
+      first = undefined;
+      return Promise.resolve({ done: false, value });
+    },
+    async return() {
+      first = undefined;
+      await rest.return?.();
+      return done;
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
 }
 
 /**
@@ -52,7 +66,8 @@ export function settle<T>(
   outputTokens?: (result: T) => number,
 ): Extract<AttemptsRun<T>, { ok: true }> {
   const served = run.ok ? { index: run.index, ...(outputTokens ? { outputTokens: outputTokens(run.result) } : {}) } : null;
-  planner.recordOutcomes(plan, run.records, served);
+  // An attempt cancelled under the request (the client left) says nothing about its endpoint's health.
+  planner.recordOutcomes(plan, run.records.some((record) => record.cancelled) ? run.records.filter((record) => !record.cancelled) : run.records, served);
   const records = context.trail.records.length === 0 ? run.records : [...context.trail.records, ...run.records];
   context.trail = { strategy: plan.strategy, records, served: run.ok ? run.attempt : context.trail.served };
   if (!run.ok) throw run.error;

@@ -2,23 +2,58 @@
  * `POST /messages/count_tokens` as a service: counts on the first endpoint the routing plan would use,
  * falling through the plan on retryable failures exactly like a message would, with the same adapter call.
  * With gateway tools, what is counted is what the model's first step would read: the gateway tools as the
- * function tools offered, and a passed-back conversation's gateway blocks as the tool turns the model saw.
+ * function tools offered, and a passed-back conversation's gateway blocks as the tool turns the model saw;
+ * without, those blocks as the text a message would send.
  */
 import type { CountTokensRequest, MessageRequest } from '#src/api-types.ts';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
 import type { MessagesDeps } from '#src/messages/create-message.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
+import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import { checkToolLoop, prepareToolLoop, type ToolLoopSetup } from '#src/messages/tool-loop/prepare-tool-loop.ts';
 import { modelHistory } from '#src/messages/tool-loop/step-request.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import { hasGatewayTools } from '#src/server-tools/index.ts';
+import { ContextLengthExceededError } from '#src/errors.ts';
+import { parsePdfs } from '#src/plugins/file-parser.ts';
+import { applyPluginsPerAttempt } from '#src/plugins/plugin-pipeline.ts';
+import { effectivePluginList, enabledPlugins } from '#src/plugins/plugin-list.ts';
+import { newPluginState, type PluginState } from '#src/plugins/plugin-state.ts';
 
 /** The request as the model would read it on an attempt's family. */
 function countedRequest(request: CountTokensRequest, setup: ToolLoopSetup | undefined, attempt: Attempt): CountTokensRequest {
-  if (!setup) return request;
+  if (!setup) return withGatewayBlocksAsText(request);
   const messages = modelHistory(request as MessageRequest, setup, attempt.provider.family);
   return { ...request, tools: setup.definitions, messages };
+}
+
+/**
+ * The plugins that change what the model reads without calling anything (file-parser's PDFs as text,
+ * context-compression's trimmed middle), prepared as `POST /messages` prepares them; null when neither is on.
+ * Moderation, web and web-fetch call out to other services: a count does not run them (web and web-fetch
+ * would add their results to the prompt, so a count of such a request is lower than the message's input).
+ */
+async function countedPlugins(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<{ request: MessageRequest; state: PluginState } | null> {
+  const { config } = deps.plugins;
+  if (request.plugins === undefined && !config.hasDefaults) return null;
+  const enabled = enabledPlugins(effectivePluginList(request.plugins, config.defaults, context.caller));
+  if (!enabled['file-parser'] && !enabled['context-compression']) return null;
+  const state = newPluginState(enabled);
+  if (!enabled['file-parser']) return { request, state };
+  const parsed = await parsePdfs(request);
+  state.parsedPdfs = parsed.parsed;
+  return { request: parsed.request, state };
+}
+
+/** The request one attempt would be sent, plugins applied; a prompt too long even so is counted as it is. */
+function pluginRequest(prepared: { request: MessageRequest; state: PluginState }, attempt: Attempt): MessageRequest {
+  try {
+    return applyPluginsPerAttempt(prepared.request, attempt, prepared.state);
+  } catch (error) {
+    if (error instanceof ContextLengthExceededError) return prepared.request;
+    throw error;
+  }
 }
 
 /** Counts the input tokens of a request on the model it names. */
@@ -28,10 +63,12 @@ export async function countTokens(deps: MessagesDeps, request: CountTokensReques
   const checked = request.tools !== undefined && hasGatewayTools(request.tools) ? checkToolLoop(asMessage, deps.serverTools.config) : undefined;
   const plan = await deps.planner.plan(asMessage, context);
   const setup = checked ? (await prepareToolLoop(asMessage, checked, deps.serverTools.runtime)).setup : undefined;
+  const plugins = await countedPlugins(deps, asMessage, context);
   const count = async (attempt: Attempt): Promise<number> => {
     // Counting has no fast mode: the call goes without the fast-mode flag (and its beta header).
     const key = await revealKey(attempt, context.caller.accountId, deps.vault);
-    const { fast: _fast, ...call } = attemptCall(countedRequest(request, setup, attempt), attempt, context, key);
+    const counted = plugins ? (pluginRequest(plugins, attempt) as CountTokensRequest) : request;
+    const { fast: _fast, ...call } = attemptCall(countedRequest(counted, setup, attempt), attempt, context, key);
     return deps.adapterFor(attempt.provider.family).countTokens(call);
   };
   const run = await runAttempts(plan.attempts, count, { signal: context.signal });

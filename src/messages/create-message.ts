@@ -11,6 +11,7 @@ import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
 import { logWarnings, settle, startStream, streamEvents } from '#src/messages/attempt-answers.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
+import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { ServerToolsDeps } from '#src/messages/tool-loop/prepare-tool-loop.ts';
@@ -36,7 +37,20 @@ export interface MessagesDeps {
    * Checks the caller's key limits once the plan is known and before anything is sent (src/limits/): throws
    * the 402 or 429 to answer with. Absent: no limits.
    */
-  admission?: { admit(plan: RequestPlan, context: MessagesRequestContext): Promise<void> };
+  admission?: Admission;
+}
+
+/**
+ * The key limits as the messages service sees them (src/limits/key-limiter.ts). A plain request is admitted
+ * once; a tool loop admits every step (each upstream call reserves its worst case and settles to its real
+ * cost), and a streamed loop takes its stream slot once.
+ */
+export interface Admission {
+  admit(plan: RequestPlan, context: MessagesRequestContext): Promise<void>;
+  /** Returns the step's hold id, or undefined when nothing is held. */
+  admitStep(plan: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext, step: number): Promise<string | undefined>;
+  admitLoopStream(plan: RequestPlan, context: MessagesRequestContext): Promise<void>;
+  settleStep(generationId: string, holdId: string, actual: { cost: number; tokens: number }): void;
 }
 
 /** A complete message, or an event stream whose first event has arrived. */
@@ -63,7 +77,8 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   if (prepared.kind === 'answer') return prepared.outcome;
   // The one check a request without gateway tools pays: nothing else of the loop runs for it.
   if (request.tools !== undefined && hasGatewayTools(request.tools)) return createToolLoopMessage(deps, prepared.request, context, prepared.state);
-  const plan = await deps.planner.plan(prepared.request, context);
+  // A conversation passed back from a tool-loop answer: its gateway blocks become text every vendor reads.
+  const plan = await deps.planner.plan(withGatewayBlocksAsText(prepared.request), context);
   await deps.admission?.admit(plan, context);
   const call = async (attempt: Attempt) =>
     attemptCall(applyPluginsPerAttempt(plan.request, attempt, prepared.state), attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));

@@ -2,7 +2,7 @@
  * Builds `gateway_metadata`: how the gateway routed one request, in the interface's fields plus the list
  * of attempts. Only built when the client opted in with `X-Gateway-Metadata: enabled`.
  */
-import type { GatewayMetadata } from '#src/api-types.ts';
+import type { GatewayMetadata, GenerationAttempt } from '#src/api-types.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan } from '#src/routing/plan-request.ts';
@@ -41,6 +41,18 @@ function summarize(input: MetadataInput, served: AttemptRecord | undefined): str
   return `${failed} failed; ${answered}${circuits}`;
 }
 
+/** One attempt as `gateway_metadata.attempts` and the generation record show it. */
+export function toGenerationAttempt(record: AttemptRecord): GenerationAttempt {
+  return {
+    provider: record.attempt.provider.displayName,
+    model: record.attempt.model,
+    status: record.status,
+    http_status: record.httpStatus,
+    is_byok: isByok(record.attempt),
+    duration_ms: record.durationMs,
+  };
+}
+
 /** The `gateway_metadata` object of one response. */
 export function buildGatewayMetadata(input: MetadataInput): GatewayMetadata {
   const { plan } = input;
@@ -57,14 +69,7 @@ export function buildGatewayMetadata(input: MetadataInput): GatewayMetadata {
     requested: plan.requested,
     strategy: plan.strategy,
     summary: summarize(input, served),
-    attempts: input.records.map((record) => ({
-      provider: record.attempt.provider.displayName,
-      model: record.attempt.model,
-      status: record.status,
-      http_status: record.httpStatus,
-      is_byok: isByok(record.attempt),
-      duration_ms: record.durationMs,
-    })),
+    attempts: input.records.map(toGenerationAttempt),
     ...(plan.circuitOpen?.length
       ? { circuit_open: plan.circuitOpen.map((endpoint) => ({ model: endpoint.model, provider: endpoint.provider, retry_at: new Date(endpoint.retryAt).toISOString() })) }
       : {}),

@@ -22,6 +22,17 @@ import type { Attempt, AttemptOutcome } from '#src/routing/attempt.ts';
 export interface AttemptRecord extends AttemptOutcome {
   /** The upstream's HTTP status: 200 for an answer or a refusal, null when none arrived or nothing was sent. */
   httpStatus: number | null;
+  /**
+   * The attempt failed because the request was cancelled under it (the client left, or the gateway is
+   * shutting down), not because of its endpoint: routing's health counts (the circuit breaker, endpoint
+   * statistics) do not hear of it. A request out of its time budget is not a cancellation: the endpoint was slow.
+   */
+  cancelled?: true;
+}
+
+/** Whether the signal was aborted by a cancellation rather than by the request's time budget. */
+export function isCancellation(signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name !== 'TimeoutError';
 }
 
 /** How a run ended: the answer and the attempt that gave it, or the error to answer with; every attempt's record either way. */
@@ -98,6 +109,7 @@ export async function runAttempts<T>(
       const status = skippedStatus(error);
       if (status === null) return { ok: false, error, records };
       record(status, error instanceof UpstreamError ? (error.upstreamStatus ?? null) : null);
+      if (isCancellation(options.signal)) (records[records.length - 1] as AttemptRecord).cancelled = true;
       if (error instanceof UnsupportedFeatureError) unsupported ??= error;
       else if (error instanceof UpstreamError && !error.fallbackEligible) return { ok: false, error, records };
       else failures.push(error as GatewayError);

@@ -2,8 +2,8 @@
  * Builds the generation record (one row of `generations`) from a request's outcome: a pure function of plain
  * data, run off the request path. Prompts and completions are kept only under a workspace's content policy.
  */
-import type { GenerationAttempt } from '#src/api-types.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import { toGenerationAttempt } from '#src/messages/gateway-metadata.ts';
 import { isByok } from '#src/routing/attempt.ts';
 import type { GenerationRow } from '#src/store/schema.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
@@ -43,18 +43,6 @@ function traceOf(outcome: GenerationOutcome): Record<string, unknown> | null {
   const trace = outcome.request.trace;
   if (!trace && !outcome.traceparent) return null;
   return { ...trace, ...(outcome.traceparent ? { traceparent: outcome.traceparent } : {}) };
-}
-
-/** One attempt as the record (and `gateway_metadata.attempts`) shows it. */
-export function toGenerationAttempt(record: AttemptRecord): GenerationAttempt {
-  return {
-    provider: record.attempt.provider.displayName,
-    model: record.attempt.model,
-    status: record.status,
-    http_status: record.httpStatus,
-    is_byok: isByok(record.attempt),
-    duration_ms: record.durationMs,
-  };
 }
 
 /** Builds the record of one request. */

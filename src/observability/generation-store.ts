@@ -23,18 +23,60 @@ export interface GenerationFilter {
   status?: GenerationRecord['status'] | undefined;
 }
 
-// Record field -> column name, from the schema, so the JSON rows below always match the table.
+// Record field -> column name, from the schema, so the rows below always match the table.
 const COLUMN_NAMES = Object.entries(getTableColumns(generations)).map(([field, column]) => [field, column.name] as const);
+const FIELDS = COLUMN_NAMES.map(([field]) => field as keyof GenerationRecord);
+const JSON_FIELDS = new Set(Object.entries(getTableColumns(generations)).filter(([, column]) => column.columnType === 'PgJsonb').map(([field]) => field));
+const TABLE_NAME = 'generations';
+// The batch is the records as they are, one JSON array: `json_to_recordset` reads each record's own field
+// names (typed from the schema), so no row object is built per record. The lists are SQL built once.
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const COLUMN_LIST = sql.raw(COLUMN_NAMES.map(([, name]) => quoted(name)).join(', '));
+const FIELD_LIST = sql.raw(COLUMN_NAMES.map(([field]) => quoted(field)).join(', '));
+const FIELD_TYPES = sql.raw(Object.entries(getTableColumns(generations)).map(([field, column]) => `${quoted(field)} ${column.getSQLType()}`).join(', '));
+
+/** One CSV field (RFC 4180 quoting, as PostgreSQL's `format csv` reads it): empty and unquoted is NULL. */
+function csvField(field: keyof GenerationRecord, value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return value.toISOString();
+  if (JSON_FIELDS.has(field)) return `"${JSON.stringify(value).replaceAll('"', '""')}"`;
+  if (typeof value === 'string') return `"${value.replaceAll('"', '""')}"`;
+  return String(value);
+}
+
+/** The batch as CSV rows in the table's column order. */
+export function generationsCsv(records: readonly GenerationRecord[]): string {
+  let csv = '';
+  for (const record of records) {
+    let line = '';
+    for (let index = 0; index < FIELDS.length; index += 1) {
+      const field = FIELDS[index] as keyof GenerationRecord;
+      line += index === 0 ? csvField(field, record[field]) : `,${csvField(field, record[field])}`;
+    }
+    csv += `${line}\n`;
+  }
+  return csv;
+}
 
 /**
- * Inserts a batch; a record already stored (a retried batch that had committed) is skipped. The batch travels
- * as one JSON parameter expanded by `jsonb_populate_recordset`: building a 32-column multi-row VALUES list
- * cost about 115 µs of CPU per record in the query builder, the JSON a few.
+ * Inserts a batch in one statement; a record already stored (a retried batch that had committed) is skipped.
+ * On embedded PGlite the batch is one `COPY` of CSV rows (about 30 µs of CPU per record against 42 µs for the
+ * INSERT below, measured at 500 records a batch); a COPY that fails (a record already stored, a bad value) is
+ * written again with the INSERT, whose errors the record queue reads. Otherwise the batch travels as one JSON
+ * parameter expanded by `json_to_recordset`: building a 32-column multi-row VALUES list cost about 115 µs of
+ * CPU per record in the query builder, the JSON a few.
  */
 export async function insertGenerations(database: Database, records: readonly GenerationRecord[]): Promise<void> {
   if (records.length === 0) return;
-  const rows = records.map((record) => Object.fromEntries(COLUMN_NAMES.map(([field, name]) => [name, record[field as keyof GenerationRecord]])));
-  await database.db.execute(sql`insert into ${generations} select * from jsonb_populate_recordset(null::${generations}, ${JSON.stringify(rows)}::jsonb) on conflict (id) do nothing`);
+  if (database.copyCsv) {
+    try {
+      await database.copyCsv(TABLE_NAME, COLUMN_NAMES.map(([, name]) => name), generationsCsv(records));
+      return;
+    } catch {
+      // Written again below, where a duplicate is skipped and a bad row reports its SQLSTATE.
+    }
+  }
+  await database.db.execute(sql`insert into ${generations} (${COLUMN_LIST}) select ${FIELD_LIST} from json_to_recordset(${JSON.stringify(records)}::json) as record(${FIELD_TYPES}) on conflict (id) do nothing`);
 }
 
 /** The SQL conditions of a filter. */

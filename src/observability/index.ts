@@ -19,6 +19,8 @@ import { startContentRetention } from '#src/observability/content-retention.ts';
 import { createWorkspaceSettingsService, type WorkspaceSettingsService } from '#src/observability/workspace-settings-service.ts';
 import { createDestinationService, type DestinationService } from '#src/observability/destinations/destination-service.ts';
 import type { Broadcaster } from '#src/observability/broadcast/broadcast-types.ts';
+import { createDestinationNetwork, destinationUrlProblem } from '#src/observability/destinations/destination-address.ts';
+import type { LookupAll } from '#src/server-tools/web-fetch/guarded-dispatcher.ts';
 
 /** Everything observability gives the rest of the gateway. */
 export interface Observability {
@@ -45,6 +47,8 @@ export interface ObservabilityOptions {
   catalog: Catalog;
   logger: Logger;
   version: string;
+  /** How destination host names are resolved (tests map names to addresses); the system resolver otherwise. */
+  resolveHost?: LookupAll;
 }
 
 const BROADCASTER_MODULE = '#src/observability/broadcast/broadcaster.ts';
@@ -52,6 +56,7 @@ const BROADCASTER_MODULE = '#src/observability/broadcast/broadcaster.ts';
 /** Builds and starts observability. */
 export async function createObservability(options: ObservabilityOptions): Promise<Observability> {
   const { config, database, logger } = options;
+  const network = createDestinationNetwork(config.privateDestinations, options.resolveHost);
   let broadcaster: Broadcaster | undefined;
   let queue: RecordQueue | undefined;
   const metrics = new GatewayMetrics({
@@ -75,7 +80,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
     if (!broadcaster) {
       const module = (await import(BROADCASTER_MODULE)) as typeof import('#src/observability/broadcast/broadcaster.ts');
       broadcaster ??= module.createBroadcaster(
-        { queueLimit: config.broadcastQueueLimit, timeoutMs: config.broadcastTimeoutMs, retryBaseMs: config.broadcastRetryMs, retries: 3, version: options.version },
+        { queueLimit: config.broadcastQueueLimit, timeoutMs: config.broadcastTimeoutMs, retryBaseMs: config.broadcastRetryMs, retries: 3, version: options.version, network },
         { sent: (kind, count) => metrics.broadcastSent.inc({ kind }, count), dropped: (kind, reason, count) => metrics.broadcastDropped.inc({ kind, reason }, count) },
         logger,
       );
@@ -109,7 +114,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
     addOutcomeListener: (listener) => void listeners.push(listener),
     metrics,
     settings: createWorkspaceSettingsService({ database, changed }),
-    destinations: createDestinationService({ database, vault: options.vault, changed }),
+    destinations: createDestinationService({ database, vault: options.vault, changed, endpointProblem: (endpoint) => destinationUrlProblem(endpoint, network.allowlist) }),
     database,
     async flush() {
       pipeline.drain();

@@ -37,12 +37,16 @@ async function* addReportsAtStop(events: AsyncIterable<SseEvent>, reports: () =>
   }
 }
 
-/** The plugins' pass over an event stream answered by `attempt`. */
-export function applyPluginsToStream(events: AsyncIterable<SseEvent>, state: PluginState, attempt: Attempt): AsyncIterable<SseEvent> {
+/**
+ * The plugins' pass over an event stream answered by `attempt`: an attempt, or for a tool loop whose steps may
+ * fall over to another attempt, a function read at the end giving the attempt that served the last step.
+ */
+export function applyPluginsToStream(events: AsyncIterable<SseEvent>, state: PluginState, attempt: Attempt | (() => Attempt)): AsyncIterable<SseEvent> {
   if (noPluginEnabled(state.enabled)) return events;
-  if (!state.enabled['response-healing']) return addReportsAtStop(events, () => reportsFor(state, attempt));
-  if (state.outputSchema === undefined) return addReportsAtStop(events, () => reportsFor(state, attempt, [NOT_APPLICABLE]));
+  const served = typeof attempt === 'function' ? attempt : () => attempt;
+  if (!state.enabled['response-healing']) return addReportsAtStop(events, () => reportsFor(state, served()));
+  if (state.outputSchema === undefined) return addReportsAtStop(events, () => reportsFor(state, served(), [NOT_APPLICABLE]));
   const outcomes: HealOutcome[] = [];
   const healed = healStream(events, schemaCheck(state.outputSchema), outcomes);
-  return addReportsAtStop(healed, () => reportsFor(state, attempt, [healingReport(outcomes) satisfies ResponseHealingReport]));
+  return addReportsAtStop(healed, () => reportsFor(state, served(), [healingReport(outcomes) satisfies ResponseHealingReport]));
 }

@@ -1,9 +1,13 @@
 /**
- * The `response-healing` plugin on an answer: each text block of a complete message is healed (see
- * json-healing.ts); in a stream, each text block is held back until its `content_block_stop` and then sent
- * again healed, as `content_block_start` with empty text, one `text_delta` with the whole text and
- * `content_block_stop`. A block that was valid or cannot be healed goes out exactly as it came. Every other
- * event passes as it comes.
+ * The `response-healing` plugin on an answer. What is healed is the answer's final text: its text blocks after
+ * the last server tool block (`server_tool_use`, `mcp_tool_use`, a `*_tool_result`), so that the words a model
+ * says before a tool call (the tool loop's earlier steps, an Anthropic server tool's preamble) are neither
+ * healed nor reported as unhealable. Each final text block of a complete message is healed (see
+ * json-healing.ts). In a stream, each text block is held back until it is complete and the next block that is
+ * not text starts (or the message ends): held text followed by a server tool block goes out as it came, any
+ * other is final text and is sent again healed, as `content_block_start` with empty text, one `text_delta`
+ * with the whole text and `content_block_stop`. A block that was valid or cannot be healed goes out exactly as
+ * it came. Every other event passes as it comes.
  * @see ResponseHealingPlugin in openapi/components/schemas/plugins.yaml
  */
 import type { ContentBlockDeltaEvent, ContentBlockStartEvent, MessageResponse, ResponseContentBlock, ResponseHealingReport, TextBlock } from '#src/api-types.ts';
@@ -26,11 +30,17 @@ function isTextBlock(block: ResponseContentBlock): block is TextBlock {
   return block.type === 'text' && typeof (block as { text?: unknown }).text === 'string';
 }
 
-/** Heals the text blocks of a complete message. */
+/** A server tool's call or result: what the answer's final text comes after. */
+function isServerToolBlock(type: string): boolean {
+  return type === 'server_tool_use' || type === 'mcp_tool_use' || type.endsWith('_tool_result');
+}
+
+/** Heals the final text blocks of a complete message (those after its last server tool block). */
 export function healMessage(message: MessageResponse, check: SchemaCheck): { message: MessageResponse; report: ResponseHealingReport } {
   const outcomes: HealOutcome[] = [];
-  const content = message.content.map((block) => {
-    if (!isTextBlock(block)) return block;
+  const finalFrom = message.content.findLastIndex((block) => isServerToolBlock(block.type)) + 1;
+  const content = message.content.map((block, index) => {
+    if (index < finalFrom || !isTextBlock(block)) return block;
     const outcome = healJson(block.text, check);
     outcomes.push(outcome);
     // A healed text no longer has the spans its citations pointed at.
@@ -51,45 +61,78 @@ interface HeldBlock {
   text: string;
 }
 
+/** The events of a held block as they came. */
+function* asTheyCame(blocks: readonly HeldBlock[]): Generator<SseEvent> {
+  for (const block of blocks) yield* block.events;
+}
+
+/** The events of held final text blocks, each healed when it needs it; their outcomes go to `outcomes`. */
+function* healed(blocks: readonly HeldBlock[], check: SchemaCheck, outcomes: HealOutcome[]): Generator<SseEvent> {
+  for (const block of blocks) {
+    const outcome = healJson(block.text, check);
+    outcomes.push(outcome);
+    if (outcome.status !== 'healed') {
+      yield* block.events;
+      continue;
+    }
+    yield { type: 'content_block_start', index: block.index, content_block: { type: 'text', text: '' } };
+    yield { type: 'content_block_delta', index: block.index, delta: { type: 'text_delta', text: outcome.text } };
+    yield { type: 'content_block_stop', index: block.index };
+  }
+}
+
 /**
- * Heals the text blocks of a stream; `outcomes` receives each block's outcome as it completes, so the
- * report is whole by the time `message_stop` passes.
+ * Heals the final text blocks of a stream; `outcomes` receives each final block's outcome as it is decided,
+ * so the report is whole by the time `message_stop` passes.
  */
 export async function* healStream(events: AsyncIterable<SseEvent>, check: SchemaCheck, outcomes: HealOutcome[]): AsyncGenerator<SseEvent> {
-  let held: HeldBlock | null = null;
+  // The text block arriving, and the complete ones waiting to learn whether a server tool block follows them.
+  let open: HeldBlock | null = null;
+  let complete: HeldBlock[] = [];
   for await (const event of events) {
     const name = sseEventName(event);
-    if (held === null) {
-      const start = name === 'content_block_start' ? typed<ContentBlockStartEvent>(event) : null;
-      if (start && isTextBlock(start.content_block)) held = { index: start.index, events: [event], text: start.content_block.text };
-      else yield event;
-      continue;
-    }
-    const delta = name === 'content_block_delta' ? typed<ContentBlockDeltaEvent>(event) : null;
-    if (delta?.index === held.index) {
-      if (delta.delta.type === 'text_delta') held.text += delta.delta.text;
-      held.events.push(event);
-      continue;
-    }
-    if (name === 'content_block_stop') {
-      const outcome = healJson(held.text, check);
-      outcomes.push(outcome);
-      if (outcome.status === 'healed') {
-        yield { type: 'content_block_start', index: held.index, content_block: { type: 'text', text: '' } };
-        yield { type: 'content_block_delta', index: held.index, delta: { type: 'text_delta', text: outcome.text } };
-      } else {
-        yield* held.events;
+    if (open !== null) {
+      const delta = name === 'content_block_delta' ? typed<ContentBlockDeltaEvent>(event) : null;
+      if (delta?.index === open.index) {
+        if (delta.delta.type === 'text_delta') open.text += delta.delta.text;
+        open.events.push(event);
+        continue;
       }
-      held = null;
+      if (name === 'content_block_stop') {
+        open.events.push(event);
+        complete.push(open);
+        open = null;
+        continue;
+      }
+      if (name === 'ping') {
+        yield event;
+        continue;
+      }
+      // An error (or anything unexpected) inside a block: what was held goes out first, as it came.
+      yield* asTheyCame([...complete, open]);
+      complete = [];
+      open = null;
       yield event;
       continue;
     }
-    // An error (or anything unexpected) while a block is held: what was held goes out first, as it came.
-    if (name !== 'ping') {
-      yield* held.events;
-      held = null;
+    if (name === 'content_block_start') {
+      const start = typed<ContentBlockStartEvent>(event);
+      const block = start.content_block;
+      if (isTextBlock(block)) {
+        open = { index: start.index, events: [event], text: block.text };
+        continue;
+      }
+      if (complete.length > 0) yield* isServerToolBlock(block.type) ? asTheyCame(complete) : healed(complete, check, outcomes);
+      complete = [];
+      yield event;
+      continue;
+    }
+    if (complete.length > 0 && name !== 'ping') {
+      // The message ends (message_delta) or fails (error) after the held text: final text, or text as it came.
+      yield* name === 'error' ? asTheyCame(complete) : healed(complete, check, outcomes);
+      complete = [];
     }
     yield event;
   }
-  if (held !== null) yield* held.events;
+  yield* asTheyCame(open ? [...complete, open] : complete);
 }

@@ -55,8 +55,14 @@ export interface AttemptCall {
 /** A server-sent event as an Anthropic-format upstream sent it: its name and its data, kept as text. */
 export interface RawSseEvent {
   event: string;
-  /** The raw JSON of the `data:` line, forwarded byte for byte unless the gateway must amend it. */
+  /** The raw JSON of the `data:` line(s), parsed only where the gateway must amend or read the event. */
   data: string;
+  /**
+   * The event's bytes exactly as the upstream sent them, blank line included (src/providers/sse-reader.ts):
+   * written to the client as they are, so an event whose data the gateway changes is a new object without
+   * them. Absent, the event is framed from its name and data.
+   */
+  raw?: Uint8Array;
 }
 
 /**

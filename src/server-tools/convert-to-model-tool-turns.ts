@@ -86,7 +86,8 @@ export function modelToolResultFromBlock(block: Block, options: ModelTurnOptions
   }
 }
 
-function withoutGatewayCitations(block: Block): Block {
+/** A text block without its citations of the gateway's search results (Anthropic could not read them); any other block as it is. */
+export function withoutGatewayCitations(block: Block): Block {
   if (block.type !== 'text' || !Array.isArray(block.citations)) return block;
   const citations = (block.citations as unknown[]).filter((citation) => !isGatewayCitation(citation));
   if (citations.length === block.citations.length) return block;

@@ -11,7 +11,8 @@ export { resolveGatewayTools, type ResolvedGatewayTools } from './resolve-gatewa
 export { executeGatewayTool, executeGatewayTools, modelToolDefinition, BUILT_IN_TOOLS, GATEWAY_TOOL_TYPES } from './gateway-tool-registry.ts';
 export { clientToolUseBlock, modelToolResultBlock, addServerToolUsage, errorOutcome } from './tool-outcome.ts';
 export { newGatewayToolUseId, isGatewayToolUseId } from './gateway-tool-use-id.ts';
-export { convertToModelToolTurns, type ModelTurnOptions } from './convert-to-model-tool-turns.ts';
+export { convertToModelToolTurns, modelToolResultFromBlock, withoutGatewayCitations, type ModelTurnOptions } from './convert-to-model-tool-turns.ts';
+export { defaultMcpPrefix } from './mcp/mcp-tool.ts';
 export { mapSearchResultCitation, isGatewayCitation, type WebSearchResultLocationCitation } from './map-search-result-citation.ts';
 export { createServerToolRuntime, type ServerToolRuntime, type ServerToolRuntimeOptions } from './server-tool-runtime.ts';
 export { DEFAULT_SERVER_TOOLS_CONFIG, type ServerToolsConfig, type WebSearchConfig, type WebFetchConfig, type McpServerConfig } from './server-tools-config.ts';

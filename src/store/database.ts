@@ -23,6 +23,11 @@ export interface Database {
   /** The PGlite data directory; undefined on PostgreSQL. */
   dataDir: string | undefined;
   changes: ChangeFeed;
+  /**
+   * Embedded PGlite only: loads CSV rows into a table with `COPY … FROM` in one statement (about a third less
+   * CPU per row than an INSERT, which matters because PGlite's work is the gateway's own CPU).
+   */
+  copyCsv?: (table: string, columns: readonly string[], csv: string) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -86,6 +91,10 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
       driver: 'pglite',
       dataDir,
       changes,
+      copyCsv: async (table, columns, csv) => {
+        const list = columns.map((column) => `"${column}"`).join(', ');
+        await opened.query(`copy "${table}" (${list}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+      },
       close: async () => {
         await changes.close();
         await opened.close();

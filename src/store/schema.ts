@@ -90,6 +90,15 @@ export const keySpend = pgTable(
 );
 
 /**
+ * The spending batches already added to `key_spend`, by the batch's id: a batch written again because the
+ * reply to its commit was lost adds nothing the second time. Rows older than a day are deleted.
+ */
+export const keySpendBatches = pgTable('key_spend_batches', {
+  id: text('id').primaryKey(),
+  writtenAt: timestamp('written_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/**
  * A bring-your-own-key provider credential. The provider key is stored only as an AES-256-GCM envelope: the key
  * encrypted under a per-credential data key, and the data key encrypted under the master key (see key-vault.ts).
  * `version` grows by one on every change: updates are conditional on it (optimistic concurrency).

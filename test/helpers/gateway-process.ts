@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callApi } from '#test/helpers/management-api.ts';
 import { openTestDatabase, type TestDatabase } from '#test/helpers/test-database.ts';
+import { TEST_GATEWAY_ENV } from '#test/helpers/test-gateway-env.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
@@ -63,12 +64,10 @@ export async function startGatewayProcess(options: { env: Record<string, string>
     PATH: process.env.PATH,
     HOME: directory,
     HOST: '127.0.0.1',
-    PORT: '0',
+    ...TEST_GATEWAY_ENV,
     SWITCHBOARD_MASTER_KEY: PROCESS_MASTER_KEY,
     SWITCHBOARD_BOOTSTRAP_MANAGEMENT_KEY: managementKey,
-    SWITCHBOARD_VALIDATE_RESPONSES: 'true',
     SWITCHBOARD_LOG_LEVEL: 'info',
-    SWITCHBOARD_CIRCUIT_FAILURES: '0',
     ...options.env,
   };
   if (options.catalogYaml !== undefined) {

@@ -3,6 +3,7 @@
  * (PGlite by default, PostgreSQL with `driver: 'postgres'`), a catalog file pointing providers at fake
  * upstreams, and one account with a management key and an inference key. Log lines are captured.
  */
+import type { LookupAll } from '#src/server-tools/web-fetch/guarded-dispatcher.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { createLogger } from '#src/logger.ts';
 import { startServer, type RunningServer } from '#src/server.ts';
 import { initAccount, type InitializedAccount } from '#src/keys/accounts.ts';
 import { openTestDatabase, type TestDatabase, type TestDatabaseDriver } from '#test/helpers/test-database.ts';
+import { TEST_GATEWAY_ENV } from '#test/helpers/test-gateway-env.ts';
 
 /** A gateway running for one test file. */
 export interface TestGateway extends InitializedAccount {
@@ -31,17 +33,16 @@ export interface TestGatewayOptions {
   catalogYaml?: string;
   driver?: TestDatabaseDriver;
   env?: Record<string, string>;
+  /** How destination host names resolve (a test maps a name to 127.0.0.1 without any DNS). */
+  resolveHost?: LookupAll;
 }
 
 /** Starts a gateway; call `close()` in `afterAll`. */
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const directory = mkdtempSync(join(tmpdir(), 'switchboard-gateway-'));
   const env: NodeJS.ProcessEnv = {
-    PORT: '0',
-    SWITCHBOARD_VALIDATE_RESPONSES: 'true',
+    ...TEST_GATEWAY_ENV,
     SWITCHBOARD_MASTER_KEY: 'zZ8xQm3r5kq7b1vY2n0cL4sW6tH9uJ3eA5dF7gK1pR8=',
-    // Suites that script failures must see plain plan order; the breaker's own tests turn it on.
-    SWITCHBOARD_CIRCUIT_FAILURES: '0',
     SWITCHBOARD_LOG_LEVEL: 'debug',
     ...options.env,
   };
@@ -54,7 +55,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
   const database = await openTestDatabase(options.driver ?? 'pglite');
-  const server = await startServer({ config, logger, database: database.database, env });
+  const server = await startServer({ config, logger, database: database.database, env, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
   const account = await initAccount(database.database, { name: 'contract' });
   return {
     ...account,

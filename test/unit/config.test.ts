@@ -1,7 +1,7 @@
 /** `SWITCHBOARD_WORKERS`: what it accepts, and that several workers need PostgreSQL. */
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseWorkers } from '#src/config.ts';
+import { loadConfig, parsePrivateDestinations, parseWorkers } from '#src/config.ts';
 
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -27,5 +27,21 @@ describe('parseWorkers', () => {
   it('is read by loadConfig', () => {
     expect(loadConfig({ SWITCHBOARD_WORKERS: '2', DATABASE_URL: POSTGRES, SWITCHBOARD_MASTER_KEY: 'x' }).workers).toBe(2);
     expect(loadConfig({}).workers).toBe(1);
+  });
+});
+
+describe('SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS', () => {
+  it.each([
+    [undefined, []],
+    ['', []],
+    ['false', []],
+    ['true', [{ kind: 'cidr', range: '0.0.0.0/0' }, { kind: 'cidr', range: '::/0' }]],
+    ['127.0.0.1, 10.0.0.0/8,collector.internal', [{ kind: 'cidr', range: '127.0.0.1/32' }, { kind: 'cidr', range: '10.0.0.0/8' }, { kind: 'host', host: 'collector.internal' }]],
+  ])('reads %j', (raw, expected) => {
+    expect(parsePrivateDestinations(raw)).toEqual(expected);
+  });
+
+  it('refuses an entry that is neither an address, a range nor a host name', () => {
+    expect(() => parsePrivateDestinations('10.0.0.0/99')).toThrow(/SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS: an entry is not a valid CIDR range/);
   });
 });

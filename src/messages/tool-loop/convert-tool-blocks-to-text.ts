@@ -5,6 +5,7 @@
  * and with them the results the answer needs). The model still reads every call and result.
  */
 import type { ContentBlockParam, MessageParam } from '#src/api-types.ts';
+import { isGatewayToolUseId } from '#src/server-tools/index.ts';
 
 type Block = Record<string, unknown> & { type: string };
 
@@ -23,8 +24,8 @@ function resultText(content: unknown): string {
     .join('\n\n');
 }
 
-/** One tool block as text; any other block as it is. */
-function asText(block: Block): ContentBlockParam {
+/** One `tool_use` or `tool_result` block as a text block; any other block as it is. */
+export function toolBlockAsText(block: Block): ContentBlockParam {
   if (block.type === 'tool_use') {
     return { type: 'text', text: `[Tool call ${String(block.id)}: ${String(block.name)}(${JSON.stringify(block.input ?? {})})]` };
   }
@@ -45,6 +46,30 @@ export function convertToolBlocksToText(messages: readonly MessageParam[]): Mess
   return messages.map((message) => {
     if (!hasToolBlock(message)) return message;
     const content = (message as { content: Block[] }).content;
-    return { ...message, content: content.map(asText) } as MessageParam;
+    return { ...message, content: content.map(toolBlockAsText) } as MessageParam;
+  });
+}
+
+/**
+ * A passed-back conversation's gateway calls whose tool this request does not offer (a web search passed back
+ * to a request that offers only `datetime`), with their results, as text: a vendor may refuse a tool call
+ * naming a tool it was not given, and the model reads the text all the same. The same messages when there are
+ * none.
+ */
+export function convertUnofferedGatewayCallsToText(messages: readonly MessageParam[], offered: ReadonlySet<string>): MessageParam[] {
+  const unoffered = new Set<unknown>();
+  for (const message of messages) {
+    const content = (message as { content?: unknown }).content;
+    if (!Array.isArray(content)) continue;
+    for (const block of content as Block[]) {
+      if (block.type === 'tool_use' && isGatewayToolUseId(block.id) && !offered.has(String(block.name))) unoffered.add(block.id);
+    }
+  }
+  if (unoffered.size === 0) return messages as MessageParam[];
+  const isUnoffered = (block: Block) => (block.type === 'tool_use' && unoffered.has(block.id)) || (block.type === 'tool_result' && unoffered.has(block.tool_use_id));
+  return messages.map((message) => {
+    const content = (message as { content?: unknown }).content;
+    if (!Array.isArray(content) || !(content as Block[]).some(isUnoffered)) return message;
+    return { ...message, content: (content as Block[]).map((block) => (isUnoffered(block) ? toolBlockAsText(block) : block)) } as MessageParam;
   });
 }

@@ -15,6 +15,7 @@ import type { RequestPlan } from '#src/routing/plan-request.ts';
 import type { GatewayToolOutcome, ToolExecutionContext } from '#src/server-tools/index.ts';
 import { applyPluginsPerAttempt, type PluginState } from '#src/plugins/plugin-pipeline.ts';
 import { initialStopCause, stopCause, type StopCause } from './loop-limits.ts';
+import type { LoopActivity } from './loop-timeout.ts';
 import { newLoopTally, progressOf, recordOutcomes, stepCost, type LoopTally, type StepRecord, type StepUsage } from './loop-tally.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
 import { callsAfterStop, runStepTools } from './run-step-tools.ts';
@@ -40,23 +41,50 @@ export interface LoopRun {
   stop: StopCause | null;
   /** The attempt that served the previous step, tried first for the next one. */
   startWith?: number;
+  /** What the loop is doing now (the current step's model call, or its gateway tools), for a timeout's message. */
+  activity: LoopActivity | null;
 }
 
 /** A new loop over a planned request. */
 export function newLoopRun(deps: MessagesDeps, original: MessageRequest, context: MessagesRequestContext, plan: RequestPlan, setup: ToolLoopSetup, plugins: PluginState): LoopRun {
-  return { deps, original, context, plan, setup, plugins, tally: newLoopTally(), turns: [], histories: new Map(), stop: initialStopCause(setup.limits) };
+  return { deps, original, context, plan, setup, plugins, tally: newLoopTally(), turns: [], histories: new Map(), stop: initialStopCause(setup.limits), activity: null };
 }
 
-/** The adapter call of the loop's next step on one attempt; the attempt's key is revealed now. */
-export async function stepCall(run: LoopRun, attempt: Attempt): Promise<AttemptCall> {
+function stepRequest(run: LoopRun, attempt: Attempt): MessageRequest {
   const family = attempt.provider.family;
-  const flavour = usesSearchResultBlocks(family);
+  const flavour = usesSearchResultBlocks(family, run.original);
   let history = run.histories.get(flavour);
   if (!history) {
     history = modelHistory(run.original, run.setup, family);
     run.histories.set(flavour, history);
   }
-  const request = buildStepRequest({ original: run.original, setup: run.setup, history, turns: run.turns, family, toolsDisabled: run.stop !== null });
+  return buildStepRequest({ original: run.original, setup: run.setup, history, turns: run.turns, family, toolsDisabled: run.stop !== null });
+}
+
+/**
+ * Reserves the next step against the key's limits before any of its attempts is sent: its worst case is read
+ * from the step's own request (the conversation so far, tool results included), as the attempt tried first
+ * gets it. Throws the 402 or 429 of a spent limit. Returns the hold to settle, if one was taken.
+ */
+export async function admitStep(run: LoopRun): Promise<string | undefined> {
+  const admission = run.deps.admission;
+  if (!admission || !run.context.caller.limits) return undefined;
+  const first = run.plan.attempts[run.startWith ?? 0] ?? run.plan.attempts[0];
+  const request = first ? stepRequest(run, first) : run.original;
+  return admission.admitStep({ request, attempts: run.plan.attempts }, run.context, run.tally.steps.length + 1);
+}
+
+/** Settles a step's hold to what it used (nothing, when it failed before an answer). */
+export function settleStepHold(run: LoopRun, holdId: string | undefined, usage: StepUsage | undefined, cost: number): void {
+  if (holdId === undefined) return;
+  const tokens = usage ? usage.input_tokens + usage.output_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) : 0;
+  run.deps.admission?.settleStep(run.context.generationId, holdId, { cost, tokens });
+}
+
+/** The adapter call of the loop's next step on one attempt; the attempt's key is revealed now. */
+export async function stepCall(run: LoopRun, attempt: Attempt): Promise<AttemptCall> {
+  run.activity = { kind: 'model', step: run.tally.steps.length + 1, attempt };
+  const request = stepRequest(run, attempt);
   return attemptCall(applyPluginsPerAttempt(request, attempt, run.plugins), attempt, run.context, await revealKey(attempt, run.context.caller.accountId, run.deps.vault));
 }
 
@@ -75,6 +103,8 @@ export interface StepAnswer {
   reading: StepReading;
   usage: StepUsage;
   stopReason: StopReason;
+  /** The step's hold against the key's limits (admitStep), settled here. */
+  holdId?: string | undefined;
 }
 
 /** What the step led to. */
@@ -94,7 +124,10 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
   let outcomes: GatewayToolOutcome[];
   let ran = 0;
   if (toolsDisabled) outcomes = callsAfterStop(gatewayCalls);
-  else ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run)));
+  else {
+    if (gatewayCalls.length > 0) run.activity = { kind: 'tools', step: tally.steps.length + 1, tools: gatewayCalls.map((call) => call.tool.modelName) };
+    ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run)));
+  }
   recordOutcomes(tally, outcomes, ran);
   const record: StepRecord = {
     step: tally.steps.length + 1,
@@ -108,6 +141,7 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
   };
   tally.steps.push(record);
   run.startWith = answer.index;
+  settleStepHold(run, answer.holdId, answer.usage, record.cost);
 
   if (gatewayCalls.length === 0 || clientToolCalls > 0 || toolsDisabled) {
     // Gateway calls left on the final turn did not run: the client may send the message back to continue.

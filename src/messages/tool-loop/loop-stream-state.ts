@@ -103,6 +103,11 @@ export class LoopStreamState {
     }
   }
 
+  /** Whether the current step's stream has said how it ended (its `message_delta`), i.e. was not cut short. */
+  get stepEnded(): boolean {
+    return this.stopReason !== null;
+  }
+
   /** Ends the current step: what it asked for and said. The next step's events may follow. */
   endStep(): StreamedStep {
     const step: StreamedStep = { reading: this.reading, usage: stepUsageOf(this.usage), stopReason: this.stopReason ?? 'end_turn', stopSequence: this.stopSequence };

@@ -3,13 +3,14 @@
  * request (never modified): the gateway tools offered as function tools, the passed-back conversation's
  * gateway blocks turned back into the tool turns the model saw, then one assistant turn and one tool-result
  * turn per earlier step. The attempt's API family decides how search results travel (`search_result` blocks
- * for Anthropic-format upstreams, text elsewhere) and how tools are disabled on the final turn.
+ * for Anthropic-format upstreams unless structured output is asked for, text elsewhere) and how tools are
+ * disabled on the final turn.
  */
 import type { ContentBlockParam, MessageParam, MessageRequest, ToolChoice } from '#src/api-types.ts';
 import type { ApiFamily } from '#src/providers/provider-adapter.ts';
 import { countCacheBreakpoints, MAX_CACHE_BREAKPOINTS, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
 import { convertToModelToolTurns, modelToolResultBlock, type GatewayToolOutcome } from '#src/server-tools/index.ts';
-import { convertToolBlocksToText } from './convert-tool-blocks-to-text.ts';
+import { convertToolBlocksToText, convertUnofferedGatewayCallsToText } from './convert-tool-blocks-to-text.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
 
 /** One finished step, as the next steps send it back to the model. */
@@ -38,14 +39,23 @@ export interface StepRequestInput {
  */
 const NO_TOOL_CHOICE_NONE: ReadonlySet<ApiFamily> = new Set(['bedrock']);
 
-/** Whether search results travel as `search_result` blocks (Anthropic-format upstreams), so the model can cite them. */
-export function usesSearchResultBlocks(family: ApiFamily): boolean {
-  return family === 'anthropic';
+/**
+ * Whether search results travel as `search_result` blocks (Anthropic-format upstreams), so the model can cite
+ * them. Not when the request asks for structured output (`output_config.format`): Anthropic does not combine
+ * citations with it, so the results go as text there too.
+ */
+export function usesSearchResultBlocks(family: ApiFamily, request: Pick<MessageRequest, 'output_config'>): boolean {
+  return family === 'anthropic' && !request.output_config?.format;
 }
 
-/** The original conversation with its passed-back gateway blocks turned into the tool turns the model saw. */
+/**
+ * The original conversation with its passed-back gateway blocks turned into the tool turns the model saw;
+ * those of a tool this request does not offer, as text.
+ */
 export function modelHistory(original: MessageRequest, setup: ToolLoopSetup, family: ApiFamily): MessageParam[] {
-  return convertToModelToolTurns(original.messages, { searchResultBlocks: usesSearchResultBlocks(family), mcpPrefixes: setup.mcpPrefixes });
+  const turns = convertToModelToolTurns(original.messages, { searchResultBlocks: usesSearchResultBlocks(family, original), mcpPrefixes: setup.mcpPrefixes });
+  const offered = new Set(setup.definitions.flatMap((tool) => (typeof tool.name === 'string' ? [tool.name] : [])));
+  return convertUnofferedGatewayCallsToText(turns, offered);
 }
 
 /**
@@ -72,7 +82,7 @@ function appendTurns(history: readonly MessageParam[], turns: readonly LoopTurn[
 /** The request of one step for one attempt; the original request is not modified. */
 export function buildStepRequest(input: StepRequestInput): MessageRequest {
   const { original, setup, family, toolsDisabled } = input;
-  const messages = appendTurns(input.history, input.turns, usesSearchResultBlocks(family));
+  const messages = appendTurns(input.history, input.turns, usesSearchResultBlocks(family, original));
   const { tools: _tools, tool_choice: _choice, ...rest } = original;
   let request: MessageRequest;
   if (toolsDisabled && NO_TOOL_CHOICE_NONE.has(family)) {

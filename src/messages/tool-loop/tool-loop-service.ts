@@ -14,8 +14,9 @@ import { runAttempts } from '#src/messages/run-attempts.ts';
 import { applyPluginsToMessage, type PluginState } from '#src/plugins/plugin-pipeline.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
-import { finishStep, newLoopRun, stepCall, type LoopRun } from './loop-run.ts';
+import { admitStep, finishStep, newLoopRun, settleStepHold, stepCall, type LoopRun } from './loop-run.ts';
 import { summedUsage, stepUsageOf } from './loop-tally.ts';
+import { loopTimeout } from './loop-timeout.ts';
 import { checkToolLoop, prepareToolLoop } from './prepare-tool-loop.ts';
 import { readStepContent } from './step-content.ts';
 import { streamToolLoop } from './tool-loop-stream.ts';
@@ -24,8 +25,9 @@ import { streamToolLoop } from './tool-loop-stream.ts';
 export async function startLoopRun(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState): Promise<LoopRun> {
   const checked = checkToolLoop(request, deps.serverTools.config);
   const plan = await deps.planner.plan(request, context);
-  // One reservation covers the whole loop: the limits settle to its summed cost once it ends.
-  await deps.admission?.admit(plan, context);
+  // Each step reserves its own worst case against the key's limits (admitStep); a streamed loop takes its one
+  // stream slot here, before anything is sent.
+  if (request.stream === true && context.caller.limits) await deps.admission?.admitLoopStream(plan, context);
   const { setup, warnings } = await prepareToolLoop(request, checked, deps.serverTools.runtime);
   if (warnings.length > 0) deps.logger.warn('gateway tools not offered', { generation_id: context.generationId, warnings });
   return newLoopRun(deps, request, context, plan, setup, plugins);
@@ -42,19 +44,27 @@ export async function createToolLoopMessage(deps: MessagesDeps, request: Message
 async function generateStep(run: LoopRun) {
   const { deps, plan, context } = run;
   const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await stepCall(run, attempt));
-  const answered = settle(
-    deps.planner,
-    plan,
-    context,
-    await runAttempts<AdapterMessage>(plan.attempts, generate, {
-      signal: context.signal,
-      isRefusal: (result) => result.message.stop_reason === 'refusal',
-      ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
-    }),
-    (answer) => answer.message.usage.output_tokens,
-  );
+  const holdId = await admitStep(run);
+  let answered;
+  try {
+    answered = settle(
+      deps.planner,
+      plan,
+      context,
+      await runAttempts<AdapterMessage>(plan.attempts, generate, {
+        signal: context.signal,
+        isRefusal: (result) => result.message.stop_reason === 'refusal',
+        ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
+      }),
+      (answer) => answer.message.usage.output_tokens,
+    );
+  } catch (error) {
+    settleStepHold(run, holdId, undefined, 0);
+    // The budget ran out during this step's call, or during the previous step's tools: say which.
+    throw loopTimeout(context.signal, run.activity, error) ?? error;
+  }
   logWarnings(deps.logger, answered.attempt, answered.result.warnings, context.generationId);
-  return answered;
+  return { ...answered, holdId };
 }
 
 /** Runs the steps to the end: one message for every step, and the attempt that served the last one. */
@@ -62,11 +72,11 @@ async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; at
   const content: ResponseContentBlock[] = [];
   let first: { message: MessageResponse; attempt: Attempt } | undefined;
   for (;;) {
-    const { result, attempt, index, records } = await generateStep(run);
+    const { result, attempt, index, records, holdId } = await generateStep(run);
     const { message } = result;
     first ??= { message, attempt };
     const reading = readStepContent(message.content, run.setup, run.tally.sources);
-    const outcome = await finishStep(run, { attempt, index, records, reading, usage: stepUsageOf(message.usage), stopReason: message.stop_reason });
+    const outcome = await finishStep(run, { attempt, index, records, reading, usage: stepUsageOf(message.usage), stopReason: message.stop_reason, holdId });
     content.push(...reading.clientBlocks, ...outcome.outcomes.map((entry) => entry.clientResult));
     if (!outcome.done) continue;
     const response: MessageResponse = {

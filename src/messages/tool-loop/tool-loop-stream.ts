@@ -2,8 +2,9 @@
  * The tool loop as one event stream. The first step is started before the response is committed (a failure
  * before its first event is still a failover, or an HTTP error); after that each step's events go out as they
  * arrive through the loop's stream state, the gateway calls run between steps and their result blocks follow,
- * and the next step starts on the attempt that served the previous one. A step that fails on every attempt
- * ends the stream with an in-band `error` event (thrown to the route's stream writer).
+ * and the next step starts on the attempt that served the previous one. A step that fails on every attempt,
+ * or the request's time budget running out (loop-timeout.ts), ends the stream with an in-band `error` event
+ * (thrown to the route's stream writer).
  */
 import { logWarnings, settle, startStream, streamEvents, type StartedStream } from '#src/messages/attempt-answers.ts';
 import { runAttempts, type AttemptsRun } from '#src/messages/run-attempts.ts';
@@ -11,24 +12,35 @@ import { applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
-import { finishStep, stepCall, type LoopRun } from './loop-run.ts';
+import { admitStep, finishStep, settleStepHold, stepCall, type LoopRun } from './loop-run.ts';
 import { LoopStreamState } from './loop-stream-state.ts';
 import { summedUsage } from './loop-tally.ts';
+import { loopTimeout } from './loop-timeout.ts';
 
-type StartedStep = Extract<AttemptsRun<StartedStream>, { ok: true }>;
+type StartedStep = Extract<AttemptsRun<StartedStream>, { ok: true }> & { holdId: string | undefined };
 
-/** Starts the loop's next step: its attempts in order (the previous step's first) until one's stream begins. */
+/**
+ * Starts the loop's next step: reserves it against the key's limits, then tries its attempts in order (the
+ * previous step's first) until one's stream begins.
+ */
 async function startStep(run: LoopRun): Promise<StartedStep> {
   const { deps, plan, context } = run;
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await stepCall(run, attempt)));
-  const started = settle(
-    deps.planner,
-    plan,
-    context,
-    await runAttempts(plan.attempts, start, { signal: context.signal, ...(run.startWith !== undefined ? { startWith: run.startWith } : {}) }),
-  );
+  const holdId = await admitStep(run);
+  let started: Extract<AttemptsRun<StartedStream>, { ok: true }>;
+  try {
+    started = settle(
+      deps.planner,
+      plan,
+      context,
+      await runAttempts(plan.attempts, start, { signal: context.signal, ...(run.startWith !== undefined ? { startWith: run.startWith } : {}) }),
+    );
+  } catch (error) {
+    settleStepHold(run, holdId, undefined, 0);
+    throw loopTimeout(context.signal, run.activity, error) ?? error;
+  }
   logWarnings(deps.logger, started.attempt, started.result.warnings, context.generationId);
-  return started;
+  return { ...started, holdId };
 }
 
 async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator<SseEvent> {
@@ -36,10 +48,17 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
   const state = new LoopStreamState({ setup: run.setup, sources: run.tally.sources, model: first.model, provider: first.provider.displayName });
   let current = firstStep;
   for (;;) {
-    for await (const event of streamEvents(current.result)) yield* state.push(event);
+    try {
+      for await (const event of streamEvents(current.result)) yield* state.push(event);
+    } catch (error) {
+      throw loopTimeout(run.context.signal, run.activity, error) ?? error;
+    }
+    // A step's stream cut by the budget may end without an error: it is not a step to act on.
+    const late = state.stepEnded ? null : loopTimeout(run.context.signal, run.activity);
+    if (late) throw late;
     const step = state.endStep();
-    const { attempt, index, records } = current;
-    const outcome = await finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, stopReason: step.stopReason });
+    const { attempt, index, records, holdId } = current;
+    const outcome = await finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, stopReason: step.stopReason, holdId });
     yield* state.toolResults(outcome.outcomes);
     if (outcome.done) {
       yield* state.finish({
@@ -58,5 +77,7 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
 /** Starts the loop's stream: resolves once the first step's first event has arrived. */
 export async function streamToolLoop(run: LoopRun): Promise<AsyncIterable<SseEvent>> {
   const first = await startStep(run);
-  return applyPluginsToStream(loopEvents(run, first), run.plugins, first.attempt);
+  // The plugins report for the attempt that served the last step (a later step may have fallen over).
+  const lastServed = () => run.plan.attempts[run.startWith ?? first.index] ?? first.attempt;
+  return applyPluginsToStream(loopEvents(run, first), run.plugins, lastServed);
 }

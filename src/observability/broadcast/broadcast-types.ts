@@ -3,6 +3,7 @@
  * behind it) is loaded only once some workspace has a destination, so a gateway without destinations never
  * loads the OpenTelemetry packages.
  */
+import type { DestinationNetwork } from '#src/observability/destinations/destination-address.ts';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
@@ -37,6 +38,8 @@ export interface BroadcastSettings {
   retries: number;
   /** The gateway's version, for the OpenTelemetry resource. */
   version: string;
+  /** Which addresses deliveries may connect to, and the connections that enforce it (SSRF guard). */
+  network: DestinationNetwork;
 }
 
 /** The broadcaster. */
@@ -50,5 +53,9 @@ export interface Broadcaster {
   close(): Promise<void>;
 }
 
-/** Spans of at most this many generations go in one OTLP export. */
-export const OTLP_BATCH_SIZE = 64;
+/**
+ * Spans of at most this many generations go in one OTLP export (the BatchSpanProcessor's default export batch
+ * is 512 spans). Each export has a fixed cost (an HTTP request, the resource and scope serialized again): at
+ * 64 a generation cost about 39 µs of CPU in the exporter path, at 512 about 30 µs.
+ */
+export const OTLP_BATCH_SIZE = 512;

@@ -6,7 +6,7 @@
  * (or `traceparent`) is the parent of the topmost span.
  */
 import { SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type SpanContext } from '@opentelemetry/api';
-import { millisToHrTime, type InstrumentationScope } from '@opentelemetry/core';
+import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { isByok } from '#src/routing/attempt.ts';
@@ -40,29 +40,61 @@ function attributeValue(value: unknown): AttributeValue {
   return JSON.stringify(value);
 }
 
+const NO_LINKS: ReadableSpan['links'] = [];
+const NO_EVENTS: ReadableSpan['events'] = [];
+const UNSET_STATUS = { code: SpanStatusCode.UNSET } as const;
+
+/** [seconds, nanoseconds] of epoch milliseconds, as OpenTelemetry's HrTime. */
+function hrTime(epochMs: number): [number, number] {
+  const seconds = Math.trunc(epochMs / 1000);
+  return [seconds, Math.round((epochMs - seconds * 1000) * 1e6)];
+}
+
+/**
+ * A finished span as plain data for the exporter. A class rather than an object literal so `spanContext` is
+ * one shared method, not a closure per span.
+ */
+class ExportedSpan implements ReadableSpan {
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly parentSpanContext: SpanContext | undefined;
+  readonly startTime: [number, number];
+  readonly endTime: [number, number];
+  readonly duration: [number, number];
+  readonly status: ReadableSpan['status'];
+  readonly attributes: Attributes;
+  readonly links = NO_LINKS;
+  readonly events = NO_EVENTS;
+  readonly ended = true;
+  readonly resource: Resource;
+  readonly instrumentationScope: InstrumentationScope;
+  readonly droppedAttributesCount = 0;
+  readonly droppedEventsCount = 0;
+  readonly droppedLinksCount = 0;
+  readonly #context: SpanContext;
+
+  constructor(traceId: string, input: SpanInput, environment: SpanEnvironment) {
+    this.#context = { traceId, spanId: input.spanId, traceFlags: 1 };
+    this.name = input.name;
+    this.kind = input.kind;
+    this.parentSpanContext = input.parentSpanId ? { traceId, spanId: input.parentSpanId, traceFlags: 1, isRemote: true } : undefined;
+    const { start, end } = input.window;
+    this.startTime = hrTime(start);
+    this.endTime = hrTime(Math.max(start, end));
+    this.duration = hrTime(Math.max(0, end - start));
+    this.status = input.failed ? { code: SpanStatusCode.ERROR, ...(input.statusMessage ? { message: input.statusMessage } : {}) } : UNSET_STATUS;
+    this.attributes = input.attributes;
+    this.resource = environment.resource;
+    this.instrumentationScope = environment.scope;
+  }
+
+  spanContext(): SpanContext {
+    return this.#context;
+  }
+}
+
 function toSpan(traceId: string, input: SpanInput, environment: SpanEnvironment): ReadableSpan {
-  const context: SpanContext = { traceId, spanId: input.spanId, traceFlags: 1 };
-  const startTime = millisToHrTime(input.window.start);
-  const endTime = millisToHrTime(Math.max(input.window.start, input.window.end));
-  return {
-    name: input.name,
-    kind: input.kind,
-    spanContext: () => context,
-    ...(input.parentSpanId ? { parentSpanContext: { traceId, spanId: input.parentSpanId, traceFlags: 1, isRemote: true } } : {}),
-    startTime,
-    endTime,
-    duration: millisToHrTime(Math.max(0, input.window.end - input.window.start)),
-    status: input.failed ? { code: SpanStatusCode.ERROR, ...(input.statusMessage ? { message: input.statusMessage } : {}) } : { code: SpanStatusCode.UNSET },
-    attributes: input.attributes,
-    links: [],
-    events: [],
-    ended: true,
-    resource: environment.resource,
-    instrumentationScope: environment.scope,
-    droppedAttributesCount: 0,
-    droppedEventsCount: 0,
-    droppedLinksCount: 0,
-  };
+  return new ExportedSpan(traceId, input, environment);
 }
 
 function generationAttributes(item: TracedItem, metadata: Record<string, unknown>, includeContent: boolean): Attributes {

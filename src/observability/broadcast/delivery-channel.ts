@@ -8,7 +8,8 @@ import type { ActiveDestination } from '#src/observability/destinations/active-d
 import type { BroadcastHooks, TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import type { Sender } from '#src/observability/broadcast/sender.ts';
 
-const LINGER_MS = 50;
+// How long a batching sender waits for a batch to fill: under load a batch is full sooner; idle, a span is 0.2 s late.
+const LINGER_MS = 200;
 
 /** The channel of one destination revision. */
 export class DeliveryChannel {

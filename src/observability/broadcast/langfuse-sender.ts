@@ -21,7 +21,7 @@ export function createLangfuseSender(destination: ActiveDestination, settings: B
     async send(items) {
       const batch = items.flatMap((item) => convertToLangfuseEvents(item, { includeContent: destination.includeContent }));
       const body = JSON.stringify({ batch, metadata: { sdk_name: 'switchboard', sdk_integration: 'switchboard-gateway' } });
-      const result = await deliverWithRetries(() => postJson(url, body, { authorization: authorization() }, settings.timeoutMs), settings);
+      const result = await deliverWithRetries(() => postJson(url, body, { authorization: authorization() }, settings.timeoutMs, settings.network.dispatcher()), settings);
       if (!result.ok) throw new DeliveryFailedError(`langfuse delivery failed after ${result.attempts} attempts (${result.last})`);
       if (result.last === '207') logger.debug('langfuse accepted the batch with per-event results', { destination_id: destination.id, events: batch.length });
     },

@@ -6,13 +6,15 @@
  */
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import type { AgentOptions } from 'node:http';
+import { checkLiteralEndpoint } from '#src/observability/destinations/destination-address.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import { OTLP_BATCH_SIZE, type BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
 import { convertToOtelSpans, type SpanEnvironment } from '#src/observability/broadcast/convert-to-otel-spans.ts';
 import { DeliveryFailedError, type Sender } from '#src/observability/broadcast/sender.ts';
 
 interface ExporterModule {
-  OTLPTraceExporter: new (config: { url: string; headers: Record<string, string>; timeoutMillis: number }) => SpanExporter;
+  OTLPTraceExporter: new (config: { url: string; headers: Record<string, string>; timeoutMillis: number; httpAgentOptions: AgentOptions }) => SpanExporter;
 }
 
 async function loadExporter(protocol: ActiveDestination['protocol']): Promise<ExporterModule> {
@@ -34,7 +36,8 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
   const setup = async () => {
     const [{ OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([loadExporter(destination.protocol), import('@opentelemetry/resources')]);
     const headers = Object.fromEntries(Object.entries(destination.secrets.headers).map(([name, value]) => [name, value.reveal()]));
-    const exporter = new OTLPTraceExporter({ url: destination.endpoint, headers, timeoutMillis: settings.timeoutMs });
+    // The agent resolves names through the guarded lookup: a name whose address is not allowed never connects.
+    const exporter = new OTLPTraceExporter({ url: destination.endpoint, headers, timeoutMillis: settings.timeoutMs, httpAgentOptions: settings.network.agentOptions() });
     const scope: InstrumentationScope = { name: 'switchboard-gateway', version: settings.version };
     const resource = resourceFromAttributes({ 'service.name': 'switchboard', 'service.version': settings.version });
     return { exporter, environment: { resource, scope, includeContent: destination.includeContent } };
@@ -42,6 +45,11 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
   return {
     batchSize: OTLP_BATCH_SIZE,
     async send(items) {
+      try {
+        checkLiteralEndpoint(destination.endpoint, settings.network.allowlist);
+      } catch (error) {
+        throw new DeliveryFailedError(`OTLP export refused (${(error as Error).message})`);
+      }
       ready ??= setup();
       const { exporter, environment } = await ready;
       const spans = items.flatMap((item) => convertToOtelSpans(item, environment));

@@ -1,17 +1,18 @@
 /**
- * Posting a JSON body to a destination (webhook, Langfuse) through undici, on a connection pool of its own so
- * deliveries never compete with upstream calls, with a time limit per attempt and retries with exponential
+ * Posting a JSON body to a destination (webhook, Langfuse) through undici, on the destinations' own guarded
+ * connection pool (never to a refused address, and never competing with upstream calls), with a time limit per attempt and retries with exponential
  * backoff and jitter on anything but a 2xx.
  */
-import { Agent, request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
-
-/** One attempt: the status, or a thrown network or timeout error. */
-export async function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {
+/**
+ * One attempt: the status, or a thrown network or timeout error. `dispatcher` is the destinations' guarded
+ * one (destination-address.ts): it connects only to allowed addresses.
+ */
+export async function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number, dispatcher: Dispatcher): Promise<number> {
   const response = await request(url, {
     method: 'POST',
-    dispatcher: agent,
+    dispatcher,
     headers: { 'content-type': 'application/json', 'user-agent': 'switchboard-broadcast', ...headers },
     body,
     headersTimeout: timeoutMs,

@@ -18,7 +18,7 @@ export function createWebhookSender(destination: ActiveDestination, settings: Br
       for (const item of items) {
         const body = JSON.stringify(convertToWebhookEvent(item, { includeContent: destination.includeContent, now: new Date() }));
         const result = await deliverWithRetries(
-          () => postJson(destination.endpoint, body, { [SIGNATURE_HEADER]: signWebhookBody(secret.reveal(), body, Math.floor(Date.now() / 1000)) }, settings.timeoutMs),
+          () => postJson(destination.endpoint, body, { [SIGNATURE_HEADER]: signWebhookBody(secret.reveal(), body, Math.floor(Date.now() / 1000)) }, settings.timeoutMs, settings.network.dispatcher()),
           settings,
         );
         if (!result.ok) throw new DeliveryFailedError(`webhook delivery failed after ${result.attempts} attempts (${result.last})`);

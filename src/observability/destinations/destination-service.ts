@@ -37,6 +37,8 @@ export interface DestinationServiceDeps {
   vault: KeyVault;
   /** Called after a change committed: refreshes this instance and tells the others. */
   changed(): Promise<void>;
+  /** Why an endpoint may not be used (a non-public address the gateway does not allow), or null. */
+  endpointProblem(endpoint: string): string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -79,6 +81,10 @@ function secretsOf(input: ObservabilityDestinationCreate | ObservabilityDestinat
 /** Creates the destination service. */
 export function createDestinationService(deps: DestinationServiceDeps): DestinationService {
   const { database, vault } = deps;
+  const checkEndpoint = (endpoint: string): void => {
+    const problem = deps.endpointProblem(endpoint);
+    if (problem) throw new DestinationRuleViolation(problem);
+  };
   const owned = (caller: Caller, id: string): SQL | undefined => and(eq(observabilityDestinations.id, id), eq(observabilityDestinations.accountId, caller.accountId));
 
   const findOwned = async (caller: Caller, id: string): Promise<ObservabilityDestinationRow> => {
@@ -104,6 +110,7 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
         checkFieldsOfKind(input.kind, input);
         checkRequiredSecrets(input.kind, input);
         checkHeaderNames(input.headers);
+        checkEndpoint(input.endpoint);
       });
       const id = randomUUID();
       const workspaceId = await workspaceOf(caller, input.workspace_id);
@@ -151,6 +158,7 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       enforce(() => {
         checkFieldsOfKind(row.kind, patch);
         checkHeaderNames(patch.headers);
+        if (patch.endpoint !== undefined) checkEndpoint(patch.endpoint);
       });
       if (Object.keys(patch).length === 0) return toDestinationView(row);
       const changedSecrets = secretsOf(patch);

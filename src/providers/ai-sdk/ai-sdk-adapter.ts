@@ -109,15 +109,19 @@ async function* translateStream(options: {
   let completed = false;
   try {
     for (;;) {
-      const next = await reader.read().catch((error: unknown) => {
+      let next: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        next = await reader.read();
+      } catch (error) {
         throw mapAiSdkError(error, call.provider);
-      });
+      }
       if (next.done) break;
       const events = state.push(toClient.size === 0 ? next.value : restoreStreamToolCallId(next.value, toClient));
       if (state.warnings.length > 0) warnings.push(...state.warnings.splice(0));
-      yield* events;
+      // A plain loop: `yield*` over an array wraps it in an async iterator for every part, events or not.
+      for (const event of events) yield event;
     }
-    yield* state.end();
+    for (const event of state.end()) yield event;
     completed = true;
   } finally {
     // The consumer stopped early (client gone) or the translation failed: let the upstream go. Cancelling a

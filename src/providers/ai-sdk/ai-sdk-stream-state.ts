@@ -15,24 +15,9 @@ import { formatWarning, newMessageId, parseToolInput, reasoningBlock, stopSequen
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
+import { mergeMetadata, type Segment, type SegmentKind } from '#src/providers/ai-sdk/stream-segment.ts';
 
-// `signature`: an empty thinking block carrying the signature of the tool call after it (Gemini).
-type SegmentKind = 'text' | 'reasoning' | 'tool' | 'signature';
-
-interface Segment {
-  kind: SegmentKind;
-  /** Text, reasoning or tool input received and not yet emitted. */
-  pending: string;
-  /** Everything received, for tool input validation. */
-  received: string;
-  ended: boolean;
-  /** The Anthropic index once `content_block_start` went out. */
-  index?: number;
-  toolCallId?: string;
-  toolName?: string;
-  metadata?: SharedV4ProviderMetadata;
-  signature?: string;
-}
+const NO_EVENTS: MessageStreamEvent[] = [];
 
 /** Options of one translation. */
 export interface AiSdkStreamStateOptions {
@@ -52,6 +37,8 @@ export class AiSdkStreamState {
   private readonly latest = new Map<string, Segment>();
   private finish: { usage: LanguageModelV4Usage; finishReason: LanguageModelV4FinishReason; providerMetadata?: SharedV4ProviderMetadata } | undefined;
   private out: MessageStreamEvent[] = [];
+  /** The segment the last part went to: deltas come in runs, so most parts find theirs here. */
+  private current: Segment | undefined;
 
   constructor(options: AiSdkStreamStateOptions) {
     this.options = options;
@@ -149,24 +136,31 @@ export class AiSdkStreamState {
   }
 
   private segmentFor(kind: SegmentKind, id: string, metadata: SharedV4ProviderMetadata | undefined, toolName?: string): Segment {
+    const { current } = this;
+    if (current !== undefined && current.kind === kind && current.id === id && !current.ended) {
+      mergeMetadata(current, metadata);
+      return current;
+    }
     const key = `${kind}:${id}`;
     const existing = this.latest.get(key);
     if (existing && !existing.ended) {
       mergeMetadata(existing, metadata);
+      this.current = existing;
       return existing;
     }
     // Anything new ends an open text or reasoning segment; a later delta of that id opens a fresh block.
     for (const segment of this.queue) if (segment.kind !== 'tool') segment.ended = true;
-    const segment: Segment = { kind, pending: '', received: '', ended: false, ...(kind === 'tool' ? { toolCallId: id, toolName } : {}) };
+    const segment: Segment = { kind, id, pending: '', received: '', ended: false, ...(kind === 'tool' ? { toolCallId: id, toolName } : {}) };
     mergeMetadata(segment, metadata);
     this.queue.push(segment);
     this.latest.set(key, segment);
+    this.current = segment;
     return segment;
   }
 
   private append(segment: Segment, delta: string): void {
     segment.pending += delta;
-    segment.received += delta;
+    if (segment.kind !== 'text') segment.received += delta;
   }
 
   private completeToolCall(toolCallId: string, toolName: string, input: string, metadata: SharedV4ProviderMetadata | undefined): void {
@@ -281,15 +275,10 @@ export class AiSdkStreamState {
   }
 
   private take(): MessageStreamEvent[] {
+    // Most parts (a delta whose block is open) give one event; many give none, and share one empty array.
+    if (this.out.length === 0) return NO_EVENTS;
     const events = this.out;
     this.out = [];
     return events;
   }
-}
-
-function mergeMetadata(segment: Segment, metadata: SharedV4ProviderMetadata | undefined): void {
-  if (!metadata) return;
-  const merged: SharedV4ProviderMetadata = { ...segment.metadata };
-  for (const [namespace, values] of Object.entries(metadata)) merged[namespace] = { ...merged[namespace], ...values };
-  segment.metadata = merged;
 }

@@ -9,7 +9,7 @@ import { UpstreamError } from '#src/errors.ts';
 import { kindForErrorType } from '#src/error-vocabulary.ts';
 import type { AdapterMessage, AdapterStream, AttemptCall, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
 import { upstreamRequest } from '#src/providers/http-client.ts';
-import { readSseEvents } from '#src/providers/sse-reader.ts';
+import { SseEventSplitter } from '#src/providers/sse-reader.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 import { convertToAnthropicBody, convertToAnthropicCountTokensBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
 
@@ -69,13 +69,22 @@ function vendorMessageOf(text: string): string | undefined {
   }
 }
 
+// The upstream's events keep their bytes (the SSE writer forwards them as they came); only the name of each is
+// read here, and the data of an `error` event.
 async function* passEvents(call: AttemptCall, response: Dispatcher.ResponseData): AsyncGenerator<SseEvent> {
+  const splitter = new SseEventSplitter();
   let stopped = false;
   try {
-    for await (const event of readSseEvents(response.body)) {
-      if (event.event === 'error') {
-        throw new UpstreamError({ provider: call.provider, kind: kindForErrorType(vendorErrorType(event.data)), rawBody: event.data });
+    for await (const chunk of response.body) {
+      for (const event of splitter.push(chunk as Buffer)) {
+        if (event.event === 'error') {
+          throw new UpstreamError({ provider: call.provider, kind: kindForErrorType(vendorErrorType(event.data)), rawBody: event.data });
+        }
+        if (event.event === 'message_stop') stopped = true;
+        yield event;
       }
+    }
+    for (const event of splitter.end()) {
       if (event.event === 'message_stop') stopped = true;
       yield event;
     }

@@ -1,6 +1,6 @@
 /**
  * HTTP details a spec-driven fuzzer checks, against the real gateway: a method a path does not have is a 405
- * whose `Allow` lists the methods the spec gives that path; `?beta=` with an empty value is accepted like
+ * whose `Allow` lists the methods the spec gives that path (with HEAD where GET is, and OPTIONS); `?beta=` with an empty value is accepted like
  * `?beta=true`; a body sent as anything but JSON is a 415 naming the type received (or saying none was sent);
  * the error bodies keep their two shapes; `/messages` errors carry `request-id`.
  */
@@ -46,7 +46,8 @@ describe('405 Method Not Allowed', () => {
     const result = await send(method, path, { headers: { authorization: `Bearer ${gateway.api_key}` } });
     expect(result.status, result.text).toBe(405);
     const allow = (result.headers.get('allow') ?? '').split(/\s*,\s*/).filter(Boolean);
-    expect(new Set(allow)).toEqual(new Set(allowed));
+    // The spec's methods, HEAD wherever GET is, and OPTIONS (head-and-options.test.ts).
+    expect(new Set(allow)).toEqual(new Set([...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS']));
     const messages = template.startsWith('/messages');
     const check = checkComponentSchema(messages ? 'MessagesErrorBody' : 'ErrorBody', result.body);
     expect(check.errors, result.text).toEqual([]);

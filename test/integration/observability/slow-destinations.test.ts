@@ -4,7 +4,7 @@
  * and the medians are compared with a generous bound. A hanging destination's queue fills up, and what does
  * not fit is dropped and counted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
@@ -63,7 +63,10 @@ describe('slow and failing destinations', () => {
     expect(scrape.value('switchboard_broadcast_dropped_total', { kind: 'webhook', reason: 'queue_full' })).toBeGreaterThan(0);
     expect(scrape.value('switchboard_broadcast_dropped_total', { kind: 'otlp', reason: 'queue_full' })).toBeGreaterThan(0);
     expect(scrape.value('switchboard_broadcast_queue_depth', { kind: 'webhook' })).toBeGreaterThan(0);
-    expect(hanging.requests.length).toBeGreaterThan(0);
-    expect(failing.requests.length).toBeGreaterThan(0);
+    // Delivery is asynchronous, and a batch waits a moment to fill before it is sent.
+    await vi.waitFor(() => {
+      expect(hanging.requests.length).toBeGreaterThan(0);
+      expect(failing.requests.length).toBeGreaterThan(0);
+    }, { timeout: 5_000, interval: 50 });
   }, 120_000);
 });

@@ -168,3 +168,27 @@ describe('an over-long prompt without the plugin', () => {
     expect(labels(small.lastRequest())).toEqual(['u6', 'a7', 'u8']);
   });
 });
+
+describe('count_tokens with context-compression', () => {
+  it('counts the prompt the model would read: compressed as POST /messages compresses it, whole without the plugin', async () => {
+    const count = async (extra: Record<string, unknown>) => {
+      // With the message's max_tokens: compression keeps room for the answer, as the message's did.
+      const { session_id: _session, ...request } = body(extra);
+      const response = await fetch(`${gateway.baseUrl}/messages/count_tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...request, provider: { order: ['alpha'] } }),
+      });
+      expect(response.status).toBe(200);
+      expect(small.lastRequest().operation).toBe('count_tokens');
+      return labels(small.lastRequest());
+    };
+    small.enqueue(reply.fixture('anthropic-text'));
+    const answered = await postMessage(gateway, body({ plugins: [{ id: 'context-compression' }] }), WITH_METADATA);
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    const sent = labels(small.lastRequest());
+    expect(sent.length).toBeLessThan(CONVERSATION.length);
+    expect(await count({ plugins: [{ id: 'context-compression' }] })).toEqual(sent);
+    expect(await count({})).toHaveLength(CONVERSATION.length);
+  });
+});

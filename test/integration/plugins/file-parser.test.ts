@@ -114,6 +114,28 @@ describe('file-parser', () => {
     expect(chat.lastRequest()?.rawBody).toContain(LINES[2]);
   });
 
+  it('counts tokens (POST /messages/count_tokens) as the model would read the request: the PDF as its text', async () => {
+    const count = async (model: string, extra: Record<string, unknown> = {}) => {
+      const { max_tokens: _max, session_id: _session, ...request } = body(model, extra);
+      const response = await fetch(`${gateway.baseUrl}/messages/count_tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { input_tokens: number }).input_tokens;
+    };
+    // The estimate counts a PDF at 3,000 tokens a page (a page per 100 KB); its text is a few dozen characters.
+    expect(await count('openai/text-only')).toBeGreaterThanOrEqual(3000);
+    expect(await count('openai/text-only', { plugins: [{ id: 'file-parser', pdf: { engine: 'pdf-text' } }] })).toBeLessThan(100);
+    // An upstream that counts for itself is asked about the request the message would send it.
+    await count('test/reads-pdf', { plugins: [{ id: 'file-parser', pdf: { engine: 'pdf-text' } }] });
+    const counted = JSON.stringify(anthropic.lastRequest().body);
+    expect(anthropic.lastRequest().operation).toBe('count_tokens');
+    expect(counted).toContain('Total due: 1,234.56 EUR');
+    expect(counted).not.toContain('application/pdf');
+  });
+
   it('answers 400 naming the block of a corrupt PDF, before any upstream call', async () => {
     const corrupt = Buffer.from('%PDF-1.7\nthis is not really a PDF at all\n%%EOF').toString('base64');
     const messages = [{ role: 'user', content: [{ type: 'text', text: 'Read this.' }, pdfBlock(corrupt)] }];

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { KeyLimiter, type AdmissionContext, type AdmissionPlan } from '#src/limits/key-limiter.ts';
+import { KeyLimiter } from '#src/limits/key-limiter.ts';
+import type { AdmissionContext, AdmissionPlan } from '#src/limits/key-limiter-types.ts';
 import { createLogger } from '#src/logger.ts';
 import type { SpendLedger } from '#src/limits/spend-ledger.ts';
 

@@ -63,6 +63,21 @@ describe.skipIf(redisUrl === undefined)('RedisLimitStore against a real Redis', 
     expect(usage.spent).toBeCloseTo(0.25, 9);
   });
 
+  it('settles a hold once: the same settlement sent again (its reply was lost) counts neither cost nor tokens twice', async () => {
+    const hash = keyHash();
+    const [first, second] = stores as [RedisLimitStore, RedisLimitStore];
+    const period = limitPeriod('daily', Date.now());
+    const seed = await first.seed(hash, period, 0);
+    const nowMs = Date.now();
+    expect((await first.admit(base(hash, 'once', { credit: { limit: 1, period, cost: 0.3 }, tokens: { limit: 10_000, amount: 500 }, nowMs }))).ok).toBe(true);
+    const hold = { keyHash: hash, id: 'once', credit: { period, cost: 0.3 }, tokens: { second: Math.floor(nowMs / 1000), amount: 500 }, stream: false, seed };
+    await first.settle(hold, { cost: 0.05, tokens: 120 }, nowMs);
+    await second.settle(hold, { cost: 0.05, tokens: 120 }, nowMs + 5);
+    const usage = await second.usage({ keyHash: hash, period, requests: false, tokens: true, streams: false, nowMs: nowMs + 10 });
+    expect(usage.spent).toBeCloseTo(0.05, 9);
+    expect(usage.tokens).toBe(120);
+  });
+
   it('lets the reservation of an instance that died expire', async () => {
     const hash = keyHash();
     const [first] = stores as [RedisLimitStore];

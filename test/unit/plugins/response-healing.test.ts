@@ -92,3 +92,48 @@ describe('healStream', () => {
     expect(out.map(wireEvent).map((event) => event.event).slice(-2)).toEqual(['content_block_start', 'content_block_delta']);
   });
 });
+
+describe('the final text only', () => {
+  const use = { type: 'server_tool_use' as const, id: 'srvtoolu_gw_1', name: 'datetime', input: {} };
+  const result = { type: 'datetime_tool_result', tool_use_id: 'srvtoolu_gw_1', content: { type: 'datetime_result' } } as never;
+
+  it('heals only the text after the last server tool block of a message', () => {
+    const before = { type: 'text' as const, text: 'Let me look at the clock.', citations: null };
+    const answer: MessageResponse = { ...message('{"n": 1,}'), content: [before, use, result, { type: 'text', text: '{"n": 1,}', citations: null }] };
+    const healed = healMessage(answer, check);
+    expect(healed.report).toEqual({ id: 'response-healing', status: 'healed' });
+    expect(healed.message.content[0]).toBe(before);
+    expect(healed.message.content[3]).toEqual({ type: 'text', text: '{"n": 1}', citations: null });
+    const unfinished: MessageResponse = { ...answer, content: [before, use, result] };
+    expect(healMessage(unfinished, check).report).toEqual({ id: 'response-healing', status: 'not_applicable', note: 'the answer has no text' });
+  });
+
+  it('in a stream, sends text followed by a server tool block as it came and heals the text after it', async () => {
+    const text = (index: number, value: string) => [
+      raw({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+      raw({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: value } }),
+      raw({ type: 'content_block_stop', index }),
+    ];
+    const preamble = text(0, 'Let me look at the clock.');
+    const events = [
+      raw({ type: 'message_start', message: {} }),
+      ...preamble,
+      raw({ type: 'content_block_start', index: 1, content_block: use }),
+      raw({ type: 'content_block_stop', index: 1 }),
+      raw({ type: 'content_block_start', index: 2, content_block: result }),
+      raw({ type: 'content_block_stop', index: 2 }),
+      ...text(3, '{"n": 1,}'),
+      raw({ type: 'message_delta', delta: { stop_reason: 'end_turn' } }),
+      raw({ type: 'message_stop' }),
+    ];
+    const { out, outcomes } = await run(events);
+    expect(out.slice(0, 4)).toEqual([events[0], ...preamble]);
+    expect(out.slice(8, 11)).toEqual([
+      { type: 'content_block_start', index: 3, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 3, delta: { type: 'text_delta', text: '{"n": 1}' } },
+      { type: 'content_block_stop', index: 3 },
+    ]);
+    expect(out.slice(11).map(wireEvent).map((event) => event.event)).toEqual(['message_delta', 'message_stop']);
+    expect(outcomes).toEqual([{ status: 'healed', text: '{"n": 1}' }]);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSseEvents } from '#src/providers/sse-reader.ts';
+import { readSseEvents, SseEventSplitter, type UpstreamSseEvent } from '#src/providers/sse-reader.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { encodeSseFrame, everyTwoWaySplit, readChunks, splitBytes } from '#test/helpers/fake-upstreams/index.ts';
 
@@ -88,3 +88,73 @@ describe('readSseEvents', () => {
     expect(events).toEqual([{ event: 'a', data: '{}' }]);
   });
 });
+
+/** Pushes the pieces through one splitter and ends it; every event it gave, in order. */
+function split(pieces: readonly (Uint8Array | string)[]): UpstreamSseEvent[] {
+  const splitter = new SseEventSplitter();
+  return [...pieces.flatMap((piece) => splitter.push(piece)), ...splitter.end()];
+}
+
+describe('SseEventSplitter', () => {
+  // Each block as the upstream framed it; null where the block dispatches no event and is not forwarded.
+  const blocks: [string, string | null][] = [
+    [': a comment alone\n\n', null],
+    ['event:message_start\r\ndata:{"type":"message_start"}\r\n\r\n', 'message_start'],
+    ['data: {"type": "content_block_start"}\nid: 4\n: note\nevent: content_block_start\n\n', 'content_block_start'],
+    ['event: ping\n\n', null],
+    ['event: content_block_delta\ndata: {"text":"caf\u00e9 \ud83d\ude00 \u65e5\u672c"}  \n\n', 'content_block_delta'],
+    ['event: x\ndata: {"a":\ndata: 1}\n\n', 'x'],
+    ['data: {"unnamed":true}\n\n', 'message'],
+    ['event: content_block_stop\rdata: {}\r\r', 'content_block_stop'],
+    ['event:  spaced\ndata\n\n', ' spaced'],
+    ['event: message_stop\r\ndata: {"type":"message_stop"}\r\n\r\n', 'message_stop'],
+  ];
+  const wire = Buffer.from(blocks.map(([text]) => text).join(''), 'utf8');
+  const expected = blocks.filter(([, name]) => name !== null).map(([text, name]) => ({ event: name, raw: text }));
+  const seen = (events: UpstreamSseEvent[]) => events.map((event) => ({ event: event.event, raw: event.raw.toString('utf8') }));
+
+  it('gives each event its name and its exact bytes, and drops blocks that dispatch nothing', () => {
+    expect(seen(split([wire]))).toEqual(expected);
+  });
+
+  it.each([1, 2, 3, 7, 64])('gives the same bytes when they arrive %i at a time', (every) => {
+    expect(seen(split(splitBytes(wire, { every })))).toEqual(expected);
+  });
+
+  it.each([1, 2, 3, 4, 5, 6])('gives the same bytes for random cuts (seed %i)', (seed) => {
+    expect(seen(split(splitBytes(wire, { seed, maxChunkBytes: 9 })))).toEqual(expected);
+  });
+
+  it('gives the same bytes for every two-way cut', () => {
+    for (const pieces of everyTwoWaySplit(wire)) expect(seen(split(pieces))).toEqual(expected);
+  });
+
+  it('reads the data only when asked, as an SSE client reads it', () => {
+    const [multi] = split(['event: x\ndata: {"a":\r\ndata:1}\n\n']);
+    expect(multi?.data).toBe('{"a":\n1}');
+  });
+
+  it('waits for the LF of a CRLF blank line cut from its CR, then hands the event over whole', () => {
+    const splitter = new SseEventSplitter();
+    expect(splitter.push('event: a\r\ndata: {}\r\n\r')).toEqual([]);
+    const [first, second] = splitter.push('\nevent: b\r\ndata: {}\r\n\r\n');
+    expect(first?.raw.toString()).toBe('event: a\r\ndata: {}\r\n\r\n');
+    expect(second?.raw.toString()).toBe('event: b\r\ndata: {}\r\n\r\n');
+  });
+
+  it('hands over an event cut after the CR of its blank line when the stream ends there', () => {
+    const splitter = new SseEventSplitter();
+    expect(splitter.push('event: a\r\ndata: {}\r\n\r')).toEqual([]);
+    expect(splitter.end().map((event) => event.raw.toString())).toEqual(['event: a\r\ndata: {}\r\n\r']);
+  });
+
+  it('does not wait on a stream framed with CR alone', () => {
+    const splitter = new SseEventSplitter();
+    expect(splitter.push('event: a\rdata: {}\r\r').map((event) => event.event)).toEqual(['a']);
+  });
+
+  it('drops a leading byte-order mark and an event the stream ends inside', () => {
+    expect(seen(split(['\uFEFFevent: a\ndata: {}\n\nevent: b\ndata: {']))).toEqual([{ event: 'a', raw: 'event: a\ndata: {}\n\n' }]);
+  });
+});
+

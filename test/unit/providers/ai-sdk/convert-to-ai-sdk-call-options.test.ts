@@ -1,8 +1,13 @@
+/**
+ * convertToAiSdkCallOptions on the prompt: a full tool round trip per vendor, cache breakpoints (top-level,
+ * explicit, inside tool results) and their limit, tool results, and tool-call signatures. Reasoning, output
+ * and speed controls are in convert-to-ai-sdk-call-options-controls.test.ts; what a vendor cannot express in
+ * convert-to-ai-sdk-call-options-refusals.test.ts.
+ */
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
-import { BadRequestError, UnsupportedFeatureError } from '#src/errors.ts';
 import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { convertToAiSdkCallOptions, safetyIdentifier } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
+import { convertToAiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { encodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
 
 const PNG = 'iVBORw0KGgo=';
@@ -163,42 +168,6 @@ describe('convertToAiSdkCallOptions', () => {
     );
   });
 
-  it.each([
-    ['openai-chat', { thinking: { type: 'enabled', budget_tokens: 2048 } }, { reasoning: 'low' }],
-    ['openai-chat', { thinking: { type: 'enabled', budget_tokens: 10_000 } }, { reasoning: 'medium' }],
-    ['openai-responses', { thinking: { type: 'enabled', budget_tokens: 32_000 } }, { reasoning: 'high', providerOptions: { openai: { store: false } } }],
-    ['openai-chat', { output_config: { effort: 'xhigh' } }, { reasoning: 'xhigh' }],
-    ['openai-chat', { thinking: { type: 'disabled' } }, { reasoning: 'none' }],
-    ['openai-compatible', { output_config: { effort: 'low' } }, { reasoning: 'low' }],
-    ['openai-compatible', { thinking: { type: 'disabled' } }, {}],
-    ['google', { thinking: { type: 'enabled', budget_tokens: 4096 } }, { providerOptions: { google: { thinkingConfig: { thinkingBudget: 4096, includeThoughts: true } } } }],
-    ['google', { thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }, { reasoning: 'high', providerOptions: { google: { thinkingConfig: { includeThoughts: true } } } }],
-    ['google', { thinking: { type: 'disabled' } }, { reasoning: 'none' }],
-    ['bedrock', { thinking: { type: 'enabled', budget_tokens: 2000 } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'enabled', budgetTokens: 2000 } } } }],
-    ['bedrock', { thinking: { type: 'adaptive' }, output_config: { effort: 'max' } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'adaptive', maxReasoningEffort: 'max' } } } }],
-    ['bedrock', { output_config: { effort: 'medium' } }, { reasoning: 'medium' }],
-  ] as const)('maps reasoning controls for %s: %j', (family, request, expected) => {
-    const { value } = convert(family, request as Partial<MessageRequest>);
-    expect({ reasoning: value.reasoning, providerOptions: value.providerOptions }).toEqual({ reasoning: undefined, providerOptions: undefined, ...expected });
-  });
-
-  it('maps structured output, tool choice variants and parallel tool use', () => {
-    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
-    const { value } = convert('openai-chat', {
-      output_config: { format: { type: 'json_schema', schema: schema as never } },
-      tools: [{ name: 'a', input_schema: { type: 'object' } as never }],
-      tool_choice: { type: 'tool', name: 'a', disable_parallel_tool_use: true },
-      metadata: { user_id: 'end-user-7' },
-    });
-    expect(value.responseFormat).toEqual({ type: 'json', schema, name: 'response' });
-    expect(value.toolChoice).toEqual({ type: 'tool', toolName: 'a' });
-    expect(value.providerOptions).toEqual({ openai: { parallelToolCalls: false, safetyIdentifier: safetyIdentifier('end-user-7') } });
-    expect(convert('openai-compatible', { tools: [{ name: 'a', input_schema: {} as never }], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }).value.providerOptions).toEqual({
-      openaiCompatible: { parallel_tool_calls: false },
-    });
-    expect(convert('openai-chat', { tool_choice: { type: 'none' }, tools: [{ name: 'a', input_schema: {} as never }] }).value.toolChoice).toEqual({ type: 'none' });
-  });
-
   it('turns is_error tool results into error text and rich results into content', () => {
     const { value } = convert('openai-responses', {
       messages: [
@@ -226,54 +195,6 @@ describe('convertToAiSdkCallOptions', () => {
     });
   });
 
-  it.each([
-    ['openai-chat', { tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tool type web_search_20250305 (an Anthropic tool) is not supported by OpenAI Chat Completions'],
-    ['bedrock', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] }, 'image URL sources (send the image as base64) is not supported by Amazon Bedrock'],
-    ['openai-chat', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } }] }] }, 'PDF URL sources (send the PDF as base64) is not supported by OpenAI Chat Completions'],
-    ['google', { messages: [{ role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] }] }, 'server_tool_use blocks in assistant messages (messages[0].content[0]) is not supported by Google Gemini'],
-  ] as const)('rejects what %s cannot express with an UnsupportedFeatureError naming it', (family, request, reason) => {
-    let error: unknown;
-    try {
-      convert(family, request as unknown as Partial<MessageRequest>);
-    } catch (thrown) {
-      error = thrown;
-    }
-    expect(error).toBeInstanceOf(UnsupportedFeatureError);
-    expect((error as BadRequestError).publicMessage).toBe(`Invalid request parameters: ${reason}`);
-  });
-
-  it('answers a client mistake with a plain 400, which no other endpoint would accept either', () => {
-    let error: unknown;
-    try {
-      convert('google', { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'nowhere', content: 'x' }] }] });
-    } catch (thrown) {
-      error = thrown;
-    }
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect(error).not.toBeInstanceOf(UnsupportedFeatureError);
-    expect((error as BadRequestError).publicMessage).toBe('Invalid request parameters: tool_result nowhere does not answer a tool_use of an earlier assistant turn');
-  });
-
-  it('skips gateway tools and drops Anthropic-only fields with warnings, never silently', () => {
-    const { value, warnings } = convert('google', {
-      tools: [{ type: 'gateway:web_fetch' }, { name: 'a', input_schema: {} as never, cache_control: { type: 'ephemeral' } }],
-      context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
-      messages: [
-        { role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF }, context: 'ctx', citations: { enabled: true } }] },
-        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'opaque' }, { type: 'text', text: 'ok' }] },
-      ],
-    });
-    expect(value.tools).toEqual([{ type: 'function', name: 'a', inputSchema: {} }]);
-    expect(value.prompt[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'ok' }] });
-    expect(warnings).toEqual([
-      'context_management dropped: Anthropic context editing has no counterpart',
-      'messages[0].content[0].context dropped: document context is Anthropic’s',
-      'messages[0].content[0].citations dropped: citations are Anthropic’s',
-      'redacted_thinking block dropped: it was not produced by Google Gemini',
-      'gateway tool gateway:web_fetch not sent upstream: it is run by the gateway',
-      'cache_control on tool a dropped: Google Gemini has no tool cache breakpoints',
-    ]);
-  });
 });
 
 describe('cache breakpoints inside tool results', () => {
@@ -307,21 +228,5 @@ describe('tool-call signatures', () => {
       content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'f', input: {}, providerOptions: { google: { thoughtSignature: 'g-sig' } } }],
     });
     expect(convert('bedrock', turn('google')).value.prompt[1]).toEqual({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'f', input: {} }] });
-  });
-});
-
-describe('speed: fast', () => {
-  const request: MessageRequest = { model: 'openai/gpt-5', max_tokens: 512, messages: [{ role: 'user', content: 'Hi' }] };
-
-  it.each([['openai-chat'], ['openai-responses'], ['azure']] as const)('asks %s for priority processing', (family) => {
-    const { value } = convertToAiSdkCallOptions({ request, profile: vendorProfile(family), fast: true });
-    const namespace = vendorProfile(family).namespace;
-    expect(value.providerOptions?.[namespace]).toMatchObject({ serviceTier: 'priority' });
-  });
-
-  it('changes nothing at standard speed or for vendors without a priority tier', () => {
-    expect(convertToAiSdkCallOptions({ request, profile: vendorProfile('openai-chat') }).value.providerOptions?.openai).toBeUndefined();
-    const google = convertToAiSdkCallOptions({ request, profile: vendorProfile('google'), fast: true }).value;
-    expect(JSON.stringify(google.providerOptions ?? {})).not.toContain('priority');
   });
 });

@@ -36,10 +36,14 @@ export function attemptCall(fake: FakeUpstream, overrides: Partial<AttemptCall> 
   };
 }
 
-/** The passthrough forwards the upstream's events as text: a typed (rebuilt) event fails the test. */
+/**
+ * The passthrough forwards the upstream's events as they came: a typed (rebuilt) event, or one without its
+ * upstream bytes, fails the test. Returns the event's name and data, as a client reads them.
+ */
 export function upstreamText(event: SseEvent): RawSseEvent {
   if (!isRawSseEvent(event)) throw new Error(`the passthrough rebuilt ${event.type} instead of forwarding its text`);
-  return event;
+  if (!event.raw) throw new Error(`the passthrough lost the upstream bytes of ${event.event}`);
+  return { event: event.event, data: event.data };
 }
 
 /** Reads a whole adapter stream. */

@@ -1,0 +1,14 @@
+/**
+ * The environment every test gateway starts with, in process (start-gateway.ts) or as a process of its own
+ * (gateway-process.ts): responses validated against the spec, plain plan order, and 127.0.0.1 receivers
+ * allowed as trace destinations.
+ */
+export const TEST_GATEWAY_ENV = {
+  PORT: '0',
+  SWITCHBOARD_VALIDATE_RESPONSES: 'true',
+  // Suites that script failures must see plain plan order; the breaker's own tests turn it on.
+  SWITCHBOARD_CIRCUIT_FAILURES: '0',
+  // Destinations in tests are receivers on 127.0.0.1: allowed explicitly, as an operator would; the SSRF
+  // guard's own tests set it otherwise.
+  SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS: 'true',
+} as const;

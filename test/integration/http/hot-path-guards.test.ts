@@ -1,0 +1,102 @@
+/**
+ * Regression guards for the `/messages` hot path, counted rather than timed: once the validator has accepted a
+ * request, later valid requests compile no schema, skip the validator's per-request chain (route lookup,
+ * security alternatives, query re-parsing) and parse their JSON body exactly once. A refused request still
+ * goes through the whole chain, and still compiles nothing.
+ */
+import { createRequire } from 'node:module';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+
+const validatorRequire = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+const ajvCompile = validatorRequire('ajv/dist/compile/index.js') as { compileSchema: (...args: unknown[]) => unknown };
+const requestValidator = validatorRequire('./middlewares/openapi.request.validator') as { RequestValidator: { prototype: { validate: (...args: unknown[]) => unknown } } };
+// The validator's route lookup compiles (through src/http/openapi-validator.ts's cache) one pattern per route it scans.
+const routePatterns = validatorRequire('path-to-regexp') as { pathToRegexp: (...args: unknown[]) => unknown };
+
+const MESSAGE = { model: 'anthropic/claude-sonnet-4.5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
+const REQUESTS = 12;
+
+let upstream: FakeUpstream;
+let gateway: TestGateway;
+const restore: (() => void)[] = [];
+
+/** Counts calls of `owner[name]` until the test ends. */
+function count<T extends object>(owner: T, name: keyof T & string, when: (args: unknown[]) => boolean = () => true): { calls: number } {
+  const counter = { calls: 0 };
+  const original = owner[name] as (...args: unknown[]) => unknown;
+  (owner as Record<string, unknown>)[name] = function counted(this: unknown, ...args: unknown[]) {
+    if (when(args)) counter.calls += 1;
+    return original.apply(this, args);
+  };
+  restore.push(() => {
+    (owner as Record<string, unknown>)[name] = original;
+  });
+  return counter;
+}
+
+async function post(body: unknown, headers: Record<string, string> = { authorization: `Bearer ${gateway.api_key}` }, query = ''): Promise<number> {
+  const response = await fetch(`${gateway.baseUrl}/messages${query}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+beforeAll(async () => {
+  upstream = await startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') });
+  gateway = await startTestGateway({ catalogYaml: `providers:\n  anthropic: { base_url: "${upstream.url}", api_key: "sk-ant-shared-hot-path-0001" }\n` });
+  // The first accepted request and a first refusal: whatever the validator compiles, it compiles here.
+  expect(await post(MESSAGE)).toBe(200);
+  expect(await post({ ...MESSAGE, max_tokens: 'many' })).toBe(400);
+});
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+afterEach(() => {
+  for (const undo of restore.splice(0).reverse()) undo();
+});
+
+describe('the /messages hot path', () => {
+  it('compiles no schema and skips the validator chain for valid requests, Bearer or x-api-key', async () => {
+    const compiled = count(ajvCompile, 'compileSchema');
+    const chained = count(requestValidator.RequestValidator.prototype, 'validate');
+    const lookups = count(routePatterns, 'pathToRegexp');
+    for (let index = 0; index < REQUESTS; index += 1) {
+      const headers: Record<string, string> = index % 2 === 0 ? { authorization: `Bearer ${gateway.api_key}` } : { 'x-api-key': gateway.api_key };
+      expect(await post({ ...MESSAGE, max_tokens: 64 + index }, headers)).toBe(200);
+    }
+    expect(compiled.calls).toBe(0);
+    expect(chained.calls).toBe(0);
+    expect(lookups.calls).toBe(0);
+  });
+
+  it("with Claude Code's ?beta=true, skips the route lookup and compiles nothing; the query is still validated", async () => {
+    const compiled = count(ajvCompile, 'compileSchema');
+    const lookups = count(routePatterns, 'pathToRegexp');
+    for (let index = 0; index < REQUESTS; index += 1) expect(await post(MESSAGE, undefined, '?beta=true')).toBe(200);
+    expect(await post(MESSAGE, undefined, '?beta=')).toBe(200);
+    expect(lookups.calls).toBe(0);
+    // An undeclared parameter is refused as before, by the validator's own request step.
+    expect(await post(MESSAGE, undefined, '?beta=true&other=1')).toBe(400);
+    expect(compiled.calls).toBe(0);
+  });
+
+  it('parses each request body once', async () => {
+    const bodies = new Set(Array.from({ length: REQUESTS }, (_, index) => JSON.stringify({ ...MESSAGE, max_tokens: 100 + index })));
+    const parsed = count(JSON, 'parse', ([text]) => typeof text === 'string' && bodies.has(text));
+    for (const body of bodies) expect(await post(body)).toBe(200);
+    expect(parsed.calls).toBe(REQUESTS);
+  });
+
+  it('sends refusals through the whole validator chain, without compiling anything', async () => {
+    const compiled = count(ajvCompile, 'compileSchema');
+    const chained = count(requestValidator.RequestValidator.prototype, 'validate');
+    expect(await post({ ...MESSAGE, max_tokens: 'many' })).toBe(400);
+    expect(await post({ ...MESSAGE, messages: 'Hello' })).toBe(400);
+    expect(await post(MESSAGE, { authorization: 'Bearer sb-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })).toBe(401);
+    // Refused by authentication before validation: the chain stops at its security step.
+    expect(chained.calls).toBe(2);
+    expect(compiled.calls).toBe(0);
+  });
+});

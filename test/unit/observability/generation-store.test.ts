@@ -1,0 +1,78 @@
+/**
+ * The `generations` batch insert on both drivers (PGlite writes a batch as one CSV `COPY`): every value
+ * reads back exactly as written (quotes, commas, newlines, empty strings against NULL, JSON strings and
+ * objects, timestamps, fractions), and a batch written again after it had committed is skipped.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { findGeneration, insertGenerations } from '#src/observability/generation-store.ts';
+import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
+import { initAccount } from '#src/keys/accounts.ts';
+import { openTestDatabase, testDrivers, type TestDatabase } from '#test/helpers/test-database.ts';
+
+describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
+  let test: TestDatabase;
+  let account: Awaited<ReturnType<typeof initAccount>>;
+
+  beforeAll(async () => {
+    test = await openTestDatabase(driver);
+    account = await initAccount(test.database, { name: 'store' });
+  }, 60_000);
+  afterAll(() => test?.drop());
+
+  const record = (overrides: Partial<GenerationRecord> = {}): GenerationRecord => ({
+    id: `gen_${randomUUID()}`,
+    accountId: account.account_id,
+    workspaceId: account.workspace_id,
+    keyHash: account.api_key_hash,
+    createdAt: new Date(Date.UTC(2026, 10, 23, 12, 0, 0, 123)),
+    requestedModel: 'test/m',
+    model: null,
+    provider: null,
+    providerName: null,
+    isByok: false,
+    stream: true,
+    status: 'error',
+    httpStatus: 502,
+    stopReason: null,
+    errorType: 'UpstreamError:server',
+    errorMessage: 'a "quoted", comma\nand newline',
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    cost: 1.234e-7,
+    timeToFirstByteMs: null,
+    totalMs: 17,
+    sessionId: '',
+    userId: 'ünïcode "user", \\ back',
+    trace: { custom: 'a,"b"', nested: { list: [1, null, 'x'] } },
+    attempts: [{ provider: 'p', status: 'server_error' }],
+    toolSteps: null,
+    prompt: { messages: [{ role: 'user', content: 'line one\r\nline "two"' }] },
+    completion: 'a JSON string' as unknown as GenerationRecord['completion'],
+    contentExpiresAt: new Date(Date.UTC(2026, 11, 23, 0, 0, 0, 1)),
+    ...overrides,
+  });
+
+  it('reads every value back as written', async () => {
+    const written = [record(), record({ status: 'success', httpStatus: 200, stopReason: 'end_turn', errorType: null, errorMessage: null, sessionId: null, trace: null, prompt: null, completion: null, contentExpiresAt: null, cost: 0.5, model: 'test/m', provider: 'p', providerName: 'P, Inc.', isByok: true, timeToFirstByteMs: 3 })];
+    // On PGlite the batch must have gone in by COPY (not by the INSERT it falls back to).
+    let copied = 0;
+    const { copyCsv } = test.database;
+    const database = copyCsv ? { ...test.database, copyCsv: async (...args: Parameters<typeof copyCsv>) => void (await copyCsv(...args), (copied += 1)) } : test.database;
+    await insertGenerations(database, written);
+    expect(copied).toBe(driver === 'pglite' ? 1 : 0);
+    for (const expected of written) expect(await findGeneration(test.database, account.account_id, expected.id)).toEqual(expected);
+  });
+
+  it('skips a batch written again after it had committed, and writes its new records', async () => {
+    const first = record();
+    await insertGenerations(test.database, [first]);
+    const second = record();
+    await insertGenerations(test.database, [first, second]);
+    expect(await findGeneration(test.database, account.account_id, first.id)).toEqual(first);
+    expect(await findGeneration(test.database, account.account_id, second.id)).toEqual(second);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * convertToAiSdkCallOptions on the request's controls: reasoning (thinking and effort) per vendor, structured
+ * output, tool choice and parallel tool use, the end-user identifier, and `speed: fast`.
+ */
+import { describe, expect, it } from 'vitest';
+import type { MessageRequest } from '#src/api-types.ts';
+import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { convertToAiSdkCallOptions, safetyIdentifier } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
+
+function convert(family: AiSdkFamily, request: Partial<MessageRequest>) {
+  return convertToAiSdkCallOptions({
+    request: { model: 'vendor/model', max_tokens: 512, messages: [{ role: 'user', content: 'Hi' }], ...request },
+    profile: vendorProfile(family),
+  });
+}
+
+describe('reasoning, output and tool choice', () => {
+  it.each([
+    ['openai-chat', { thinking: { type: 'enabled', budget_tokens: 2048 } }, { reasoning: 'low' }],
+    ['openai-chat', { thinking: { type: 'enabled', budget_tokens: 10_000 } }, { reasoning: 'medium' }],
+    ['openai-responses', { thinking: { type: 'enabled', budget_tokens: 32_000 } }, { reasoning: 'high', providerOptions: { openai: { store: false } } }],
+    ['openai-chat', { output_config: { effort: 'xhigh' } }, { reasoning: 'xhigh' }],
+    ['openai-chat', { thinking: { type: 'disabled' } }, { reasoning: 'none' }],
+    ['openai-compatible', { output_config: { effort: 'low' } }, { reasoning: 'low' }],
+    ['openai-compatible', { thinking: { type: 'disabled' } }, {}],
+    ['google', { thinking: { type: 'enabled', budget_tokens: 4096 } }, { providerOptions: { google: { thinkingConfig: { thinkingBudget: 4096, includeThoughts: true } } } }],
+    ['google', { thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }, { reasoning: 'high', providerOptions: { google: { thinkingConfig: { includeThoughts: true } } } }],
+    ['google', { thinking: { type: 'disabled' } }, { reasoning: 'none' }],
+    ['bedrock', { thinking: { type: 'enabled', budget_tokens: 2000 } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'enabled', budgetTokens: 2000 } } } }],
+    ['bedrock', { thinking: { type: 'adaptive' }, output_config: { effort: 'max' } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'adaptive', maxReasoningEffort: 'max' } } } }],
+    ['bedrock', { output_config: { effort: 'medium' } }, { reasoning: 'medium' }],
+  ] as const)('maps reasoning controls for %s: %j', (family, request, expected) => {
+    const { value } = convert(family, request as Partial<MessageRequest>);
+    expect({ reasoning: value.reasoning, providerOptions: value.providerOptions }).toEqual({ reasoning: undefined, providerOptions: undefined, ...expected });
+  });
+
+  it('maps structured output, tool choice variants and parallel tool use', () => {
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+    const { value } = convert('openai-chat', {
+      output_config: { format: { type: 'json_schema', schema: schema as never } },
+      tools: [{ name: 'a', input_schema: { type: 'object' } as never }],
+      tool_choice: { type: 'tool', name: 'a', disable_parallel_tool_use: true },
+      metadata: { user_id: 'end-user-7' },
+    });
+    expect(value.responseFormat).toEqual({ type: 'json', schema, name: 'response' });
+    expect(value.toolChoice).toEqual({ type: 'tool', toolName: 'a' });
+    expect(value.providerOptions).toEqual({ openai: { parallelToolCalls: false, safetyIdentifier: safetyIdentifier('end-user-7') } });
+    expect(convert('openai-compatible', { tools: [{ name: 'a', input_schema: {} as never }], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }).value.providerOptions).toEqual({
+      openaiCompatible: { parallel_tool_calls: false },
+    });
+    expect(convert('openai-chat', { tool_choice: { type: 'none' }, tools: [{ name: 'a', input_schema: {} as never }] }).value.toolChoice).toEqual({ type: 'none' });
+  });
+
+});
+
+describe('speed: fast', () => {
+  const request: MessageRequest = { model: 'openai/gpt-5', max_tokens: 512, messages: [{ role: 'user', content: 'Hi' }] };
+
+  it.each([['openai-chat'], ['openai-responses'], ['azure']] as const)('asks %s for priority processing', (family) => {
+    const { value } = convertToAiSdkCallOptions({ request, profile: vendorProfile(family), fast: true });
+    const namespace = vendorProfile(family).namespace;
+    expect(value.providerOptions?.[namespace]).toMatchObject({ serviceTier: 'priority' });
+  });
+
+  it('changes nothing at standard speed or for vendors without a priority tier', () => {
+    expect(convertToAiSdkCallOptions({ request, profile: vendorProfile('openai-chat') }).value.providerOptions?.openai).toBeUndefined();
+    const google = convertToAiSdkCallOptions({ request, profile: vendorProfile('google'), fast: true }).value;
+    expect(JSON.stringify(google.providerOptions ?? {})).not.toContain('priority');
+  });
+});
