@@ -42,6 +42,8 @@ function openStream(baseUrl: string, key: string): OpenStream {
     }
     return events;
   })();
+  // When an earlier assertion fails, the cleanup kills the gateway under these streams; that is not news.
+  ended.catch(() => undefined);
   return { started: startedPromise, ended };
 }
 
@@ -58,7 +60,7 @@ function halfSentRequest(origin: string): { finish(path: string): Promise<string
   return {
     async finish(path) {
       socket.write(`${path} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 3_000))]);
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
       return received;
     },
   };
@@ -77,12 +79,16 @@ function connectOutcome(origin: string): Promise<string> {
   });
 }
 
-async function waitForLog(gateway: GatewayProcess, text: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!gateway.logs.some((line) => line.includes(text))) {
-    if (Date.now() > deadline) throw new Error(`no log line with ${text}:\n${gateway.logs.join('\n')}`);
+async function waitFor(condition: () => boolean, what: () => string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+async function waitForLog(gateway: GatewayProcess, text: string): Promise<void> {
+  await waitFor(() => gateway.logs.some((line) => line.includes(text)), () => `a log line has ${text}:\n${gateway.logs.join('\n')}`);
 }
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -95,8 +101,8 @@ afterEach(async () => {
 describe.each(testDrivers())('graceful shutdown of a gateway process on %s', (driver) => {
   it('refuses new requests, lets streams finish or ends them at the deadline, writes every record, exits 0', async () => {
     const upstream: FakeUpstream = await startFakeAnthropic();
-    // Half the answers trickle for 1.6 s (they finish within the grace period), half for 11 s (they do not).
-    for (let index = 0; index < 22; index += 1) upstream.enqueue(reply.fixture('anthropic-text', { chunkDelayMs: index % 2 === 0 ? 150 : 1_000, delayMs: 100 }));
+    // The two JSON answers come after 1.5 s, so they are in flight at the signal and finish within the grace period.
+    upstream.enqueue(reply.fixture('anthropic-text', { delayMs: 1_500 }), reply.fixture('anthropic-text', { delayMs: 1_500 }));
     const store: ProcessStore = await processStore(driver);
     let gateway: GatewayProcess | undefined;
     cleanup = async () => {
@@ -110,10 +116,15 @@ describe.each(testDrivers())('graceful shutdown of a gateway process on %s', (dr
     });
     const { key } = await issueInferenceKey(gateway);
 
-    const streams = Array.from({ length: 20 }, () => openStream(gateway!.baseUrl, key));
     const json = Array.from({ length: 2 }, () =>
       fetch(`${gateway!.baseUrl}/messages`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(LIMITED_REQUEST) }),
     );
+    // The streams' answers are queued only once both JSON requests took theirs, so which stream gets which is
+    // decided by the stream's own arrival: half trickle for 1.6 s (they finish within the grace period), half
+    // for 11 s (they do not).
+    await waitFor(() => upstream.requests.length >= 2, () => 'the two JSON requests reach the upstream');
+    for (let index = 0; index < 20; index += 1) upstream.enqueue(reply.fixture('anthropic-text', { chunkDelayMs: index % 2 === 0 ? 150 : 1_000, delayMs: 100 }));
+    const streams = Array.from({ length: 20 }, () => openStream(gateway!.baseUrl, key));
     await Promise.all(streams.map((stream) => stream.started));
     const pending = halfSentRequest(gateway.origin);
     await new Promise((resolve) => setTimeout(resolve, 100));
