@@ -8,8 +8,46 @@ import { createByokService } from '#src/byok/byok-service.ts';
 import { ConflictError, NotFoundError } from '#src/errors.ts';
 import { hashApiKey } from '#src/keys/api-key.ts';
 import type { Caller } from '#src/http/caller.ts';
+import type { Database } from '#src/store/database.ts';
 import { startCredentialGateway, distinctiveKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
 import { testDrivers } from '#test/helpers/test-database.ts';
+
+/**
+ * The database, except that each `update` statement is held until `parties` of them are waiting: with two
+ * parties, two changes computed from one version both reach their conditional write.
+ */
+function writesAfterBarrier(database: Database, parties: number): Database {
+  let arrive!: () => void;
+  let arrived = 0;
+  const allArrived = new Promise<void>((resolve) => (arrive = resolve));
+  // Each step of drizzle's update builder returns the next step; the statement runs when it is awaited.
+  const held = (step: object): object =>
+    new Proxy(step, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        if (property === 'then') {
+          return (onFulfilled?: (result: unknown) => unknown, onRejected?: (error: unknown) => unknown) => {
+            arrived += 1;
+            if (arrived >= parties) arrive();
+            return allArrived.then(() => (value as PromiseLike<unknown>['then']).call(target, onFulfilled, onRejected));
+          };
+        }
+        return (...args: unknown[]) => {
+          const result = (value as (...args: unknown[]) => unknown).apply(target, args);
+          return typeof result === 'object' && result !== null ? held(result) : result;
+        };
+      },
+    });
+  const db = new Proxy(database.db, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (property === 'update') return (...args: unknown[]) => held((value as (...args: unknown[]) => object).apply(target, args));
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { ...database, db };
+}
 
 describe.each(testDrivers())('concurrent PATCHes on %s', (driver) => {
   let context: CredentialGateway;
@@ -61,7 +99,8 @@ describe.each(testDrivers())('concurrent PATCHes on %s', (driver) => {
   });
 
   it('two changes computed from one version: the second answers 409 and writes nothing of its own', async () => {
-    const service = createByokService({ database: context.database, vault: context.vault });
+    // Both changes must have read the row before either writes, however the two are scheduled.
+    const service = createByokService({ database: writesAfterBarrier(context.database, 2), vault: context.vault });
     const caller: Caller = {
       accountId: context.gateway.account_id,
       workspaceId: context.gateway.workspace_id,
