@@ -1346,7 +1346,9 @@ export interface components {
         };
         /**
          * @description Trace metadata. `trace_id`, `trace_name`, `span_name`, `generation_name` and `parent_span_id` have special
-         *     handling; any other key is custom metadata passed through to the configured broadcast destinations.
+         *     handling; any other key is custom metadata passed through to the configured broadcast destinations. On an
+         *     OTLP destination the generation is one span with a child span per attempt; with the server-side tool loop,
+         *     a child span per finished step (`step <n>`), whose attempts are its children.
          */
         Trace: {
             trace_id?: string;
