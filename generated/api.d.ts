@@ -1346,7 +1346,9 @@ export interface components {
         };
         /**
          * @description Trace metadata. `trace_id`, `trace_name`, `span_name`, `generation_name` and `parent_span_id` have special
-         *     handling; any other key is custom metadata passed through to the configured broadcast destinations.
+         *     handling; any other key is custom metadata passed through to the configured broadcast destinations. On an
+         *     OTLP destination the generation is one span with a child span per attempt; with the server-side tool loop,
+         *     a child span per finished step (`step <n>`), whose attempts are its children.
          */
         Trace: {
             trace_id?: string;
@@ -2671,7 +2673,9 @@ export interface components {
         GenerationId: string;
         /**
          * @description Tokens of the attempt that answered, in Anthropic's convention: `input_tokens` excludes cache reads and
-         *     writes; `reasoning_tokens` is the part of `output_tokens` spent thinking, when the vendor reports it.
+         *     writes; `reasoning_tokens` is the part of `output_tokens` spent thinking, when the vendor reports it. For a
+         *     server-side tool loop, the sum over its steps (as the answer's `usage`), also when the loop failed partway:
+         *     then the steps that finished, which the key was charged for.
          */
         GenerationUsage: {
             input_tokens: number;
@@ -2738,7 +2742,10 @@ export interface components {
                 message: string;
             };
             usage: components["schemas"]["GenerationUsage"];
-            /** @description USD, as in `usage.cost` of the answer. */
+            /**
+             * @description USD, as in `usage.cost` of the answer. For a tool loop that failed or was cut partway, the cost of the
+             *     steps that finished (each was served and charged to the key).
+             */
             cost: number;
             /** @description From the request's arrival to the first byte of the answer (the whole JSON answer, or the first event of a stream). */
             time_to_first_byte_ms: number | null;
@@ -2750,8 +2757,12 @@ export interface components {
             user: string | null;
             trace: null | components["schemas"]["GenerationTrace"];
             attempts: components["schemas"]["GenerationAttempt"][];
-            /** @description Reserved for the steps of the server-side tool loop; null until it exists. */
-            tool_steps: null | Record<string, never>[];
+            /**
+             * @description The steps of the server-side tool loop that finished, as the answer's `gateway_metadata.steps` lists
+             *     them (also when the loop failed partway); null for a request without gateway tools or whose loop
+             *     failed in its first step.
+             */
+            tool_steps: null | components["schemas"]["ToolLoopStep"][];
             /** @description `system` and `messages` of the request, when the workspace stores content. */
             prompt?: {
                 system?: unknown;

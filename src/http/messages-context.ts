@@ -85,5 +85,6 @@ export function readMessagesContext(req: Request<Record<string, string>, unknown
     signal: requestSignal(req, res, options.requestTimeoutMs, options.drain),
     ...readHeaderContext(req.headers, req.body.session_id, options.regionalHosts),
     trail: { strategy: null, records: [], served: null },
+    loopSteps: null,
   };
 }

@@ -7,6 +7,7 @@ import type { NamedSession } from '#src/routing/sticky/pin-key.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { KeyLimits } from '#src/limits/key-limits.ts';
+import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 
 /** The authenticated caller, as routing and BYOK rules match it. */
 export interface RequestCaller {
@@ -41,6 +42,11 @@ export interface MessagesRequestContext {
   traceparent: string | null;
   /** How the request was routed, filled in by the service as it runs; the route hands it to observability. */
   trail: RoutingTrail;
+  /**
+   * The steps of the server-side tool loop so far (the loop's own list, appended to as steps finish), so a
+   * record of a loop that failed partway still has the steps the key was charged for; null without a loop.
+   */
+  loopSteps?: readonly StepRecord[] | null;
 }
 
 /** The routing of one request so far: the plan's strategy, every attempt's record, the attempt that answered. */

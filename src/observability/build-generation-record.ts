@@ -6,7 +6,9 @@ import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { toGenerationAttempt } from '#src/messages/gateway-metadata.ts';
 import { isByok } from '#src/routing/attempt.ts';
 import type { GenerationRow } from '#src/store/schema.ts';
-import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
+import type { AnswerUsage, GenerationOutcome } from '#src/observability/generation-outcome.ts';
+import { describeStep } from '#src/messages/tool-loop/loop-metadata.ts';
+import { summedStepUsage } from '#src/messages/tool-loop/loop-tally.ts';
 
 /** A generation record: exactly the stored row. */
 export type GenerationRecord = GenerationRow;
@@ -45,9 +47,15 @@ function traceOf(outcome: GenerationOutcome): Record<string, unknown> | null {
   return { ...trace, ...(outcome.traceparent ? { traceparent: outcome.traceparent } : {}) };
 }
 
+function hasCost(usage: AnswerUsage | null): usage is AnswerUsage & { cost: number } {
+  return typeof usage?.cost === 'number' && Number.isFinite(usage.cost);
+}
+
 /** Builds the record of one request. */
 export function buildGenerationRecord(outcome: GenerationOutcome, policy: ContentPolicy): GenerationRecord {
-  const usage = outcome.usage;
+  const steps = outcome.steps !== null && outcome.steps.length > 0 ? outcome.steps : null;
+  // A loop that failed or was cut partway has no answer's usage, but its finished steps were served and charged.
+  const usage: AnswerUsage | null = steps && !hasCost(outcome.usage) ? summedStepUsage(steps) : outcome.usage;
   const content = policy.storeContent ? generationContent(outcome) : null;
   return {
     id: outcome.id,
@@ -71,14 +79,14 @@ export function buildGenerationRecord(outcome: GenerationOutcome, policy: Conten
     cacheReadTokens: count(usage?.cache_read_input_tokens),
     cacheWriteTokens: count(usage?.cache_creation_input_tokens),
     reasoningTokens: count(usage?.output_tokens_details?.reasoning_tokens),
-    cost: typeof usage?.cost === 'number' && Number.isFinite(usage.cost) ? usage.cost : 0,
+    cost: hasCost(usage) ? usage.cost : 0,
     timeToFirstByteMs: outcome.timeToFirstByteMs === null ? null : Math.round(outcome.timeToFirstByteMs),
     totalMs: Math.round(outcome.totalMs),
     sessionId: outcome.sessionId,
     userId: outcome.request.user ?? null,
     trace: traceOf(outcome),
     attempts: outcome.attempts.map(toGenerationAttempt),
-    toolSteps: null,
+    toolSteps: steps ? steps.map(describeStep) : null,
     prompt: content?.prompt ?? null,
     completion: content?.completion ?? null,
     contentExpiresAt: content ? new Date(outcome.startedAt + policy.retentionDays * DAY_MS) : null,

@@ -111,6 +111,7 @@ export class GenerationObserver {
       strategy: context.trail.strategy,
       attempts: context.trail.records,
       served: context.trail.served,
+      steps: context.loopSteps ?? null,
     };
   }
 

@@ -47,7 +47,9 @@ export interface LoopRun {
 
 /** A new loop over a planned request. */
 export function newLoopRun(deps: MessagesDeps, original: MessageRequest, context: MessagesRequestContext, plan: RequestPlan, setup: ToolLoopSetup, plugins: PluginState): LoopRun {
-  return { deps, original, context, plan, setup, plugins, tally: newLoopTally(), turns: [], histories: new Map(), stop: initialStopCause(setup.limits), activity: null };
+  const tally = newLoopTally();
+  context.loopSteps = tally.steps;
+  return { deps, original, context, plan, setup, plugins, tally, turns: [], histories: new Map(), stop: initialStopCause(setup.limits), activity: null };
 }
 
 function stepRequest(run: LoopRun, attempt: Attempt): MessageRequest {

@@ -108,11 +108,7 @@ function sumCacheCreation(steps: readonly StepRecord[]): Usage['cache_creation']
   return sum;
 }
 
-/** The usage of the whole loop: tokens and cost summed over the steps, tool calls per tool (the gateway's and Anthropic's). */
-export function summedUsage(tally: LoopTally): Usage {
-  const { steps } = tally;
-  let serverToolUse = tally.gatewayToolUse;
-  for (const step of steps) serverToolUse = addServerToolUsage(serverToolUse, step.usage.server_tool_use);
+function stepTokens(steps: readonly StepRecord[]): Omit<Usage, 'server_tool_use' | 'cost'> {
   const reasoning = steps.map((step) => step.usage.output_tokens_details?.reasoning_tokens);
   const cacheCreation = sumCacheCreation(steps);
   return {
@@ -122,7 +118,26 @@ export function summedUsage(tally: LoopTally): Usage {
     cache_read_input_tokens: sumNullable(steps.map((step) => step.usage.cache_read_input_tokens)),
     ...(cacheCreation ? { cache_creation: cacheCreation } : {}),
     ...(reasoning.some((value) => typeof value === 'number') ? { output_tokens_details: { reasoning_tokens: sumNullable(reasoning) ?? 0 } } : {}),
+  };
+}
+
+function stepsCost(steps: readonly StepRecord[]): number {
+  return steps.reduce((sum, step) => sum + step.cost, 0);
+}
+
+/** The tokens and cost of the steps that finished: what a loop that failed partway was charged. */
+export function summedStepUsage(steps: readonly StepRecord[]): Omit<Usage, 'server_tool_use'> {
+  return { ...stepTokens(steps), cost: stepsCost(steps) };
+}
+
+/** The usage of the whole loop: tokens and cost summed over the steps, tool calls per tool (the gateway's and Anthropic's). */
+export function summedUsage(tally: LoopTally): Usage {
+  const { steps } = tally;
+  let serverToolUse = tally.gatewayToolUse;
+  for (const step of steps) serverToolUse = addServerToolUsage(serverToolUse, step.usage.server_tool_use);
+  return {
+    ...stepTokens(steps),
     ...(Object.keys(serverToolUse).length > 0 ? { server_tool_use: serverToolUse } : {}),
-    cost: steps.reduce((sum, step) => sum + step.cost, 0),
+    cost: stepsCost(steps),
   };
 }

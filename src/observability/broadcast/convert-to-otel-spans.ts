@@ -2,8 +2,10 @@
  * A generation as OpenTelemetry spans, built as plain `ReadableSpan` data for the official OTLP exporters.
  * The tree: an optional root named `trace_name` (only when the generation starts its own trace), an optional
  * span named `span_name`, the generation span (named `generation_name`, else `chat <model>`) carrying the
- * GenAI attributes of the whole request, and one child span per attempt. The caller's `parent_span_id`
- * (or `traceparent`) is the parent of the topmost span.
+ * GenAI attributes of the whole request, and one child span per attempt. With the server-side tool loop, each
+ * finished step is a child span of the generation (its model, usage, cost, finish reason and the tools it
+ * called) and its attempts are the step's children; attempts of a step that did not finish stay under the
+ * generation. The caller's `parent_span_id` (or `traceparent`) is the parent of the topmost span.
  */
 import { SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type SpanContext } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
@@ -13,7 +15,8 @@ import { isByok } from '#src/routing/attempt.ts';
 import { generationContent } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
-import { generationTimeline, type TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
+import { generationTimeline, type GenerationTimeline, type TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/broadcast/genai-attributes.ts';
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
 
@@ -138,6 +141,39 @@ function generationAttributes(item: TracedItem, metadata: Record<string, unknown
   return attributes;
 }
 
+/**
+ * One span per finished tool-loop step under the generation span, appended to `spans`; returns the step span
+ * each of the steps' attempts belongs under. A step lasts from its first attempt's start to its last one's end.
+ */
+function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpanId: string, spans: ReadableSpan[], environment: SpanEnvironment): Map<AttemptRecord, string> {
+  const parents = new Map<AttemptRecord, string>();
+  const steps = item.outcome.steps;
+  if (!steps || steps.length === 0) return parents;
+  const indexOf = new Map(item.outcome.attempts.map((tried, index) => [tried, index]));
+  for (const step of steps) {
+    const spanId = spanIdFor(item.record.id, SPAN_ROLE.step + step.step);
+    const windows = step.records.map((tried) => timeline.attempts[indexOf.get(tried) ?? -1]).filter((window): window is TimeWindow => window !== undefined);
+    const window = windows.length > 0 ? { start: windows[0]!.start, end: windows.at(-1)!.end } : timeline.generation;
+    const { usage } = step;
+    const attributes: Attributes = {
+      [GEN_AI.operationName]: CHAT_OPERATION,
+      [GEN_AI.providerName]: genAiProviderName(step.attempt.provider.slug),
+      [GEN_AI.responseModel]: step.attempt.model,
+      [GEN_AI.responseFinishReasons]: [step.stopReason],
+      [GEN_AI.usageInputTokens]: usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
+      [GEN_AI.usageOutputTokens]: usage.output_tokens,
+      'switchboard.step': step.step,
+      'switchboard.step.tools_called': step.toolsCalled,
+      'switchboard.step.tools_disabled': step.toolsDisabled,
+      'switchboard.cost_usd': step.cost,
+      'switchboard.is_byok': isByok(step.attempt),
+    };
+    spans.push(toSpan(item.trace.traceId, { name: `step ${step.step}`, spanId, parentSpanId: generationSpanId, kind: SpanKind.INTERNAL, window, attributes, failed: false }, environment));
+    for (const tried of step.records) parents.set(tried, spanId);
+  }
+  return parents;
+}
+
 /** The spans of one generation, topmost first. */
 export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironment): ReadableSpan[] {
   const { record } = item;
@@ -170,6 +206,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
       environment,
     ),
   );
+  const parentOfAttempt = stepSpans(item, timeline, generationSpanId, spans, environment);
   item.outcome.attempts.forEach((tried, index) => {
     const attemptFailed = tried.status !== 'success' && tried.status !== 'refusal';
     const attributes: Attributes = {
@@ -186,7 +223,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
     if (attemptFailed) attributes['error.type'] = tried.status;
     const window = timeline.attempts[index] ?? timeline.generation;
     spans.push(
-      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.model}`, spanId: spanIdFor(record.id, SPAN_ROLE.attempt + index), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
+      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.model}`, spanId: spanIdFor(record.id, SPAN_ROLE.attempt + index), parentSpanId: parentOfAttempt.get(tried) ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
     );
   });
   return spans;

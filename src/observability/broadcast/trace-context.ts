@@ -44,8 +44,11 @@ function hex(text: string, length: number): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);
 }
 
-/** The roles of the gateway's own spans (an attempt's role is its 0-based index plus ATTEMPT). */
-export const SPAN_ROLE = { trace: 1, span: 2, generation: 3, attempt: 4 } as const;
+/**
+ * The roles of the gateway's own spans: an attempt's role is its 0-based index plus `attempt`, a tool-loop
+ * step's its 1-based number plus `step` (a loop has at most a few dozen of either, so the two never meet).
+ */
+export const SPAN_ROLE = { trace: 1, span: 2, generation: 3, attempt: 4, step: 128 } as const;
 
 function idBytes(generationId: string): Buffer {
   const bytes = Buffer.from(generationId.slice(generationId.indexOf('_') + 1), 'base64url');

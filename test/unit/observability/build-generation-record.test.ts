@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildGenerationRecord, generationContent } from '#src/observability/build-generation-record.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
+import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 
 // Only the fields a record reads; the rest of an attempt (pricing, base URL, quirks) does not reach it.
 const served = { model: 'test/m', upstreamModel: 'up-m', provider: { slug: 'p', displayName: 'P' }, credential: { kind: 'byok', id: 'c1' } } as unknown as Attempt;
@@ -20,6 +21,7 @@ const outcome = (overrides: Partial<GenerationOutcome> = {}): GenerationOutcome 
   strategy: 'price',
   attempts: [{ attempt: served, index: 0, status: 'success', httpStatus: 200, durationMs: 12 }],
   served,
+  steps: null,
   usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3, cache_creation_input_tokens: 2, cost: 0.0125, output_tokens_details: { reasoning_tokens: 4 } },
   stopReason: 'end_turn',
   completion: [{ type: 'text', text: 'Hello' }],
@@ -88,6 +90,41 @@ describe('buildGenerationRecord', () => {
     expect(record.prompt).toEqual({ system: 'Sys', messages: [{ role: 'user', content: 'Hi' }] });
     expect(record.completion).toEqual([{ type: 'text', text: 'Hello' }]);
     expect(record.contentExpiresAt).toEqual(new Date(Date.UTC(2025, 10, 27, 12, 0, 0)));
+  });
+
+  describe('a server-side tool loop', () => {
+    const step = (number: number, input: number, output: number, cost: number, toolsCalled: string[]): StepRecord => ({
+      step: number,
+      attempt: served,
+      records: [],
+      stopReason: toolsCalled.length > 0 ? 'tool_use' : 'end_turn',
+      usage: { input_tokens: input, output_tokens: output, cache_creation_input_tokens: null, cache_read_input_tokens: 7 },
+      cost,
+      toolsCalled,
+      toolsDisabled: false,
+    });
+    const steps = [step(1, 100, 20, 0.0006, ['web_search']), step(2, 300, 30, 0.00135, [])];
+
+    it('lists every step as gateway_metadata.steps does, and keeps the answer usage of a finished loop', () => {
+      const record = buildGenerationRecord(outcome({ steps }), noContent);
+      expect(record.toolSteps).toEqual([
+        { step: 1, model: 'test/m', provider: 'P', is_byok: true, stop_reason: 'tool_use', tools_disabled: false, usage: { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: null, cache_read_input_tokens: 7 }, cost: 0.0006, tools_called: ['web_search'] },
+        { step: 2, model: 'test/m', provider: 'P', is_byok: true, stop_reason: 'end_turn', tools_disabled: false, usage: { input_tokens: 300, output_tokens: 30, cache_creation_input_tokens: null, cache_read_input_tokens: 7 }, cost: 0.00135, tools_called: [] },
+      ]);
+      expect(record).toMatchObject({ inputTokens: 10, outputTokens: 5, cost: 0.0125 });
+    });
+
+    it('counts the finished steps of a loop that failed partway: what the key was charged', () => {
+      const failed = outcome({ steps: steps.slice(0, 1), usage: null, status: 'error', httpStatus: 502, error: { type: 'AllAttemptsFailedError', message: 'Every attempt failed' } });
+      expect(buildGenerationRecord(failed, noContent)).toMatchObject({ inputTokens: 100, outputTokens: 20, cacheReadTokens: 7, cost: 0.0006, status: 'error', toolSteps: [{ step: 1, cost: 0.0006 }] });
+      // A stream cut in its second step: the partial usage of the events carries no cost, the steps do.
+      const cut = outcome({ steps, usage: { input_tokens: 100 }, status: 'cancelled' });
+      expect(buildGenerationRecord(cut, noContent)).toMatchObject({ inputTokens: 400, outputTokens: 50, cost: 0.0006 + 0.00135 });
+    });
+
+    it('an empty list (the loop failed in its first step) is no steps', () => {
+      expect(buildGenerationRecord(outcome({ steps: [], usage: null }), noContent)).toMatchObject({ toolSteps: null, cost: 0 });
+    });
   });
 
   it('generationContent omits an absent system prompt and a missing completion', () => {

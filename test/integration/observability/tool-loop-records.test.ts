@@ -1,0 +1,123 @@
+/**
+ * The generation record of a server-side tool loop, read back over HTTP with `GET /generations/{id}`: every
+ * step as the answer's `gateway_metadata.steps` lists it, tokens and cost summed over the steps; and a loop
+ * that fails in its second step still records the first step, its tokens and its cost (what the key was
+ * charged), JSON and stream alike. Over OTLP, each finished step is a span under the generation span, with
+ * the step's attempts under it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi } from '#test/helpers/management-api.ts';
+import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
+import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import { anthropicStep, reply, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
+import { readSseEvents } from '#src/providers/sse-reader.ts';
+import { generationOf } from './observability-support.ts';
+import { loopBody, useLoopGateway } from '#test/integration/server-tools/loop/loop-support.ts';
+
+const setup = useLoopGateway();
+let collector: CaptureServer;
+
+beforeAll(async () => {
+  collector = await startCaptureServer({ status: 200, body: {} });
+  const body = { name: 'traces', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' };
+  const created = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+});
+afterAll(() => collector?.close());
+
+/** The spans of one generation's trace, once the collector has them. */
+async function spansOf(generationId: string): Promise<DecodedSpan[]> {
+  await setup.gateway.server.flushRecords();
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const spans = collector.requests.flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
+    const generation = spans.find((span) => span.attributes['switchboard.generation.id'] === generationId);
+    if (generation) return spans.filter((span) => span.traceId === generation.traceId);
+    if (Date.now() > deadline) throw new Error(`no span of ${generationId} arrived`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+const DATETIME = { type: 'gateway:datetime' };
+// On test/claude ($3 in, $15 out per million): 1000 x 3 + 100 x 15 = 4500 micro-dollars, then 3600 + 150.
+const TOOL_STEP: ScriptedStep = { text: 'Checking.', calls: [{ name: 'datetime', input: { timezone: 'UTC' } }], usage: { input: 1000, output: 100 } };
+const ANSWER: ScriptedStep = { text: 'It is noon.', usage: { input: 1200, output: 10 } };
+const ONLY_ALPHA = { provider: { order: ['alpha'], allow_fallbacks: false } };
+
+/** Sends a loop request on Alpha alone as the client would, and returns its generation id, status and what it read. */
+function send(stream: boolean): Promise<{ id: string; status: number; body: string }> {
+  return sendBody(loopBody('test/claude', [DATETIME], { ...ONLY_ALPHA, stream }));
+}
+
+async function sendBody(request: Record<string, unknown>): Promise<{ id: string; status: number; body: string }> {
+  const stream = request.stream === true;
+  const response = await fetch(`${setup.gateway.baseUrl}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${setup.gateway.api_key}`, 'content-type': 'application/json', 'x-gateway-metadata': 'enabled' },
+    body: JSON.stringify(request),
+  });
+  let body = '';
+  if (stream && response.status === 200) {
+    for await (const event of readSseEvents(response.body as ReadableStream<Uint8Array>)) body += `${event.event}\n${event.data}\n`;
+  } else {
+    body = await response.text();
+  }
+  return { id: response.headers.get('request-id') ?? '', status: response.status, body };
+}
+
+describe.each([false, true])('the record of a tool loop (stream: %s)', (stream) => {
+  it('lists each step as gateway_metadata.steps does, with tokens and cost summed over the steps', async () => {
+    setup.alpha.enqueue(anthropicStep(TOOL_STEP), anthropicStep(ANSWER));
+    const sent = await send(stream);
+    expect(sent.status, sent.body).toBe(200);
+    const record = await generationOf(setup.gateway, sent.id);
+
+    expect(record.status).toBe('success');
+    expect(record.tool_steps).toHaveLength(2);
+    expect(record.tool_steps[0]).toMatchObject({ step: 1, model: 'test/claude', provider: 'Alpha Cloud', stop_reason: 'tool_use', tools_called: ['datetime'], cost: 0.0045 });
+    expect(record.tool_steps[1]).toMatchObject({ step: 2, stop_reason: 'end_turn', tools_called: [], usage: { input_tokens: 1200, output_tokens: 10 } });
+    expect(record.tool_steps[1].cost).toBeCloseTo(0.00375, 12);
+    expect(record.usage).toMatchObject({ input_tokens: 2200, output_tokens: 110 });
+    expect(record.cost).toBeCloseTo(0.00825, 12);
+    // The same steps the client was shown.
+    const lastJson = stream ? sent.body.trim().split('\n').at(-1) ?? '{}' : sent.body;
+    expect((JSON.parse(lastJson) as { gateway_metadata: { steps: unknown } }).gateway_metadata.steps).toEqual(record.tool_steps);
+  });
+
+  it('a loop failing in its second step records the first: its tokens, its cost, the failure', async () => {
+    setup.alpha.enqueue(anthropicStep(TOOL_STEP), reply.error(500));
+    const sent = await send(stream);
+    // JSON: the error answer; a stream had started with the first step, so it ends with an in-band error.
+    if (stream) {
+      expect(sent.status).toBe(200);
+      expect(sent.body.split('\n')).toContain('error');
+    } else {
+      expect(sent.status).toBeGreaterThanOrEqual(500);
+    }
+    const record = await generationOf(setup.gateway, sent.id);
+
+    expect(record.status).toBe('error');
+    expect(record.tool_steps).toEqual([expect.objectContaining({ step: 1, tools_called: ['datetime'], cost: 0.0045 })]);
+    expect(record.usage).toMatchObject({ input_tokens: 1000, output_tokens: 100 });
+    expect(record.cost).toBe(0.0045);
+    expect(record.attempts.map((attempt: { status: string }) => attempt.status)).toEqual(['success', expect.not.stringMatching(/^success$/)]);
+  });
+
+  it('each finished step is a span under the generation, with its attempts under it', async () => {
+    setup.alpha.enqueue(anthropicStep(TOOL_STEP), reply.error(529));
+    setup.beta.enqueue(anthropicStep(ANSWER));
+    const sent = await sendBody(loopBody('test/claude', [DATETIME], { provider: { order: ['alpha', 'beta'] }, stream }));
+    expect(sent.status, sent.body).toBe(200);
+    const spans = await spansOf(sent.id);
+    const generation = spans.find((span) => span.attributes['switchboard.generation.id'] === sent.id)!;
+    const steps = spans.filter((span) => span.parentSpanId === generation.spanId);
+    expect(steps.map((span) => [span.name, span.attributes['switchboard.step'], span.attributes['gen_ai.provider.name'], span.attributes['switchboard.step.tools_called']])).toEqual([
+      ['step 1', 1, 'alpha', ['datetime']],
+      ['step 2', 2, 'beta', []],
+    ]);
+    expect(steps[0]!.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 1000, 'gen_ai.usage.output_tokens': 100, 'switchboard.cost_usd': 0.0045, 'gen_ai.response.finish_reasons': ['tool_use'] });
+    const under = (step: DecodedSpan) => spans.filter((span) => span.parentSpanId === step.spanId).map((span) => [span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status']]);
+    expect(under(steps[0]!)).toEqual([['alpha', 'success']]);
+    // Step 2 failed over from Alpha (529) to Beta: both attempts are the step's.
+    expect(under(steps[1]!)).toEqual([['alpha', 'overloaded'], ['beta', 'success']]);
+  });
+});
