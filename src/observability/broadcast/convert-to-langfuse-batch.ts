@@ -2,6 +2,9 @@
  * Generations as a Langfuse ingestion batch (`POST /api/public/ingestion`): per generation a `trace-create`
  * (the trace: name, user, session, custom metadata), a `span-create` when the request named a `span_name`,
  * and a `generation-create` with the model, parameters, usage, cost and timing, its attempts in metadata.
+ * A request that ran the server-side tool loop is a `span-create` instead (its totals in metadata) with one
+ * `generation-create` per finished step under it (langfuse-step-events.ts): Langfuse sums the costs of a
+ * trace's generations, so each model call is counted once.
  * Trace and observation ids are the caller's (`trace_id`, `parent_span_id`) where given, so the events join
  * the caller's own Langfuse trace; event ids are derived from the generation id, so a retry is deduplicated.
  */
@@ -9,16 +12,9 @@ import { generationContent } from '#src/observability/build-generation-record.ts
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
 import { generationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
+import { iso, stepEvents, usageDetails, type LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
 
-/** One event of an ingestion batch. */
-export interface LangfuseEvent {
-  id: string;
-  type: 'trace-create' | 'span-create' | 'generation-create';
-  timestamp: string;
-  body: Record<string, unknown>;
-}
-
-const iso = (epochMs: number) => new Date(epochMs).toISOString();
+export type { LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
 
 function modelParameters(request: TracedItem['outcome']['request']): Record<string, string | number | boolean> {
   const parameters: Record<string, string | number | boolean> = { max_tokens: request.max_tokens };
@@ -65,32 +61,37 @@ export function convertToLangfuseEvents(item: TracedItem, options: { includeCont
     parent = spanId;
   }
   const failed = record.status === 'error' || record.status === 'cancelled';
+  const parameters = modelParameters(item.outcome.request);
+  const usage = usageDetails({ input: record.inputTokens, output: record.outputTokens, cacheRead: record.cacheReadTokens, cacheWrite: record.cacheWriteTokens, reasoning: record.reasoningTokens });
+  const status = {
+    level: failed ? 'ERROR' : record.status === 'refusal' ? 'WARNING' : 'DEFAULT',
+    ...(record.errorMessage ? { statusMessage: record.errorMessage } : record.stopReason ? { statusMessage: record.stopReason } : {}),
+    ...(parent ? { parentObservationId: parent } : {}),
+    ...(content ? { input: content.prompt, output: content.completion } : {}),
+  };
+  const head = { id: record.id, traceId: trace.externalTraceId, name: trace.generationName ?? `chat ${record.requestedModel}`, startTime: created, endTime: iso(timeline.generation.end) };
+  const model = record.model ?? record.requestedModel;
+  const shared = { provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status };
+  if (item.outcome.steps && item.outcome.steps.length > 0) {
+    // The steps are the model calls and carry the costs; the request groups them and shows the totals.
+    const metadata = { ...trace.metadata, ...shared, model, steps: item.outcome.steps.length, usage, cost: record.cost, attempts: record.attempts };
+    events.push({ id: `${record.id}-generation`, type: 'span-create', timestamp: created, body: { ...head, metadata, ...status } });
+    events.push(...stepEvents(item, timeline, record.id, parameters));
+    return events;
+  }
   events.push({
     id: `${record.id}-generation`,
     type: 'generation-create',
     timestamp: created,
     body: {
-      id: record.id,
-      traceId: trace.externalTraceId,
-      name: trace.generationName ?? `chat ${record.requestedModel}`,
-      startTime: created,
-      endTime: iso(timeline.generation.end),
+      ...head,
       ...(timeline.firstByteAt !== null ? { completionStartTime: iso(timeline.firstByteAt) } : {}),
-      model: record.model ?? record.requestedModel,
-      modelParameters: modelParameters(item.outcome.request),
-      usageDetails: {
-        input: record.inputTokens,
-        output: record.outputTokens,
-        cache_read_input_tokens: record.cacheReadTokens,
-        cache_creation_input_tokens: record.cacheWriteTokens,
-        ...(record.reasoningTokens > 0 ? { reasoning_tokens: record.reasoningTokens } : {}),
-      },
+      model,
+      modelParameters: parameters,
+      usageDetails: usage,
       costDetails: { total: record.cost },
-      metadata: { ...trace.metadata, provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status, attempts: record.attempts },
-      level: failed ? 'ERROR' : record.status === 'refusal' ? 'WARNING' : 'DEFAULT',
-      ...(record.errorMessage ? { statusMessage: record.errorMessage } : record.stopReason ? { statusMessage: record.stopReason } : {}),
-      ...(parent ? { parentObservationId: parent } : {}),
-      ...(content ? { input: content.prompt, output: content.completion } : {}),
+      metadata: { ...trace.metadata, ...shared, attempts: record.attempts },
+      ...status,
     },
   });
   return events;
