@@ -8,10 +8,10 @@
  * Trace and observation ids are the caller's (`trace_id`, `parent_span_id`) where given, so the events join
  * the caller's own Langfuse trace; event ids are derived from the generation id, so a retry is deduplicated.
  */
-import { generationContent } from '#src/observability/build-generation-record.ts';
+import { generationContent, type GenerationContent } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
-import { generationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
+import { generationTimeline, type GenerationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
 import { iso, stepEvents, usageDetails, type LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
 
 export type { LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
@@ -26,12 +26,9 @@ function modelParameters(request: TracedItem['outcome']['request']): Record<stri
   return parameters;
 }
 
-/** The events of one generation. */
-export function convertToLangfuseEvents(item: TracedItem, options: { includeContent: boolean }): LangfuseEvent[] {
-  const { record } = item;
-  const { trace } = item;
-  const timeline = generationTimeline(record);
-  const content = options.includeContent ? generationContent(item.outcome) : null;
+/** The events above the request's observation (the trace, the `span_name` span), and that observation's parent. */
+function traceEvents(item: TracedItem, timeline: GenerationTimeline, content: GenerationContent | null): { events: LangfuseEvent[]; parent: string | null } {
+  const { record, trace } = item;
   const created = iso(timeline.generation.start);
   const events: LangfuseEvent[] = [
     {
@@ -49,50 +46,60 @@ export function convertToLangfuseEvents(item: TracedItem, options: { includeCont
       },
     },
   ];
-  let parent = trace.externalParentId;
-  if (trace.spanName) {
-    const spanId = spanIdFor(record.id, SPAN_ROLE.span);
-    events.push({
-      id: `${record.id}-span`,
-      type: 'span-create',
-      timestamp: created,
-      body: { id: spanId, traceId: trace.externalTraceId, name: trace.spanName, startTime: created, endTime: iso(timeline.generation.end), ...(parent ? { parentObservationId: parent } : {}) },
-    });
-    parent = spanId;
-  }
+  const parent = trace.externalParentId;
+  if (!trace.spanName) return { events, parent };
+  const spanId = spanIdFor(record.id, SPAN_ROLE.span);
+  events.push({
+    id: `${record.id}-span`,
+    type: 'span-create',
+    timestamp: created,
+    body: { id: spanId, traceId: trace.externalTraceId, name: trace.spanName, startTime: created, endTime: iso(timeline.generation.end), ...(parent ? { parentObservationId: parent } : {}) },
+  });
+  return { events, parent: spanId };
+}
+
+/**
+ * The request's own observation: a generation with the request's totals, or, when a tool loop finished
+ * steps, a span showing the totals in metadata with the steps' generations under it (the steps are the model
+ * calls and carry the costs, which Langfuse sums over a trace's generations).
+ */
+function requestEvents(item: TracedItem, timeline: GenerationTimeline, content: GenerationContent | null, parent: string | null): LangfuseEvent[] {
+  const { record, trace } = item;
+  const created = iso(timeline.generation.start);
   const failed = record.status === 'error' || record.status === 'cancelled';
   const parameters = modelParameters(item.outcome.request);
   const usage = usageDetails({ input: record.inputTokens, output: record.outputTokens, cacheRead: record.cacheReadTokens, cacheWrite: record.cacheWriteTokens, reasoning: record.reasoningTokens });
-  const status = {
+  const head = { id: record.id, traceId: trace.externalTraceId, name: trace.generationName ?? `chat ${record.requestedModel}`, startTime: created, endTime: iso(timeline.generation.end) };
+  const tail = {
     level: failed ? 'ERROR' : record.status === 'refusal' ? 'WARNING' : 'DEFAULT',
     ...(record.errorMessage ? { statusMessage: record.errorMessage } : record.stopReason ? { statusMessage: record.stopReason } : {}),
     ...(parent ? { parentObservationId: parent } : {}),
     ...(content ? { input: content.prompt, output: content.completion } : {}),
   };
-  const head = { id: record.id, traceId: trace.externalTraceId, name: trace.generationName ?? `chat ${record.requestedModel}`, startTime: created, endTime: iso(timeline.generation.end) };
   const model = record.model ?? record.requestedModel;
-  const shared = { provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status };
-  if (item.outcome.steps && item.outcome.steps.length > 0) {
-    // The steps are the model calls and carry the costs; the request groups them and shows the totals.
-    const metadata = { ...trace.metadata, ...shared, model, steps: item.outcome.steps.length, usage, cost: record.cost, attempts: record.attempts };
-    events.push({ id: `${record.id}-generation`, type: 'span-create', timestamp: created, body: { ...head, metadata, ...status } });
-    events.push(...stepEvents(item, timeline, record.id, parameters));
-    return events;
+  const described = { provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status };
+  const steps = item.outcome.steps ?? [];
+  if (steps.length > 0) {
+    const metadata = { ...trace.metadata, ...described, model, steps: steps.length, usage, cost: record.cost, attempts: record.attempts };
+    return [{ id: `${record.id}-generation`, type: 'span-create', timestamp: created, body: { ...head, metadata, ...tail } }, ...stepEvents(item, timeline, record.id, parameters)];
   }
-  events.push({
-    id: `${record.id}-generation`,
-    type: 'generation-create',
-    timestamp: created,
-    body: {
-      ...head,
-      ...(timeline.firstByteAt !== null ? { completionStartTime: iso(timeline.firstByteAt) } : {}),
-      model,
-      modelParameters: parameters,
-      usageDetails: usage,
-      costDetails: { total: record.cost },
-      metadata: { ...trace.metadata, ...shared, attempts: record.attempts },
-      ...status,
-    },
-  });
-  return events;
+  const body = {
+    ...head,
+    ...(timeline.firstByteAt !== null ? { completionStartTime: iso(timeline.firstByteAt) } : {}),
+    model,
+    modelParameters: parameters,
+    usageDetails: usage,
+    costDetails: { total: record.cost },
+    metadata: { ...trace.metadata, ...described, attempts: record.attempts },
+    ...tail,
+  };
+  return [{ id: `${record.id}-generation`, type: 'generation-create', timestamp: created, body }];
+}
+
+/** The events of one generation. */
+export function convertToLangfuseEvents(item: TracedItem, options: { includeContent: boolean }): LangfuseEvent[] {
+  const timeline = generationTimeline(item.record);
+  const content = options.includeContent ? generationContent(item.outcome) : null;
+  const above = traceEvents(item, timeline, content);
+  return [...above.events, ...requestEvents(item, timeline, content, above.parent)];
 }

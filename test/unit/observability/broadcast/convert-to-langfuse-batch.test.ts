@@ -74,8 +74,9 @@ function events(outcome: GenerationOutcome, includeContent = false): LangfuseEve
 }
 
 describe('convertToLangfuseEvents', () => {
-  it('without a tool loop sends the trace and one generation with the totals, as before', () => {
-    expect(events(plain())).toEqual([
+  it('without a tool loop sends the trace and one generation with the totals, byte for byte as before', () => {
+    // Compared as JSON text, so the order of the fields is held too.
+    expect(JSON.stringify(events(plain()))).toBe(JSON.stringify([
       { id: `${ID}-trace`, type: 'trace-create', timestamp: at(0), body: { id: 'run-1', timestamp: at(0), userId: 'u1', sessionId: 's1', metadata: { team: 'search' } } },
       {
         id: `${ID}-generation`,
@@ -97,7 +98,7 @@ describe('convertToLangfuseEvents', () => {
           statusMessage: 'end_turn',
         },
       },
-    ]);
+    ]));
   });
 
   it('with a tool loop sends the request as a span and each finished step as a generation under it', () => {
@@ -164,8 +165,10 @@ describe('convertToLangfuseEvents', () => {
     expect(request!.body).not.toHaveProperty('usageDetails');
     expect((first!.body.costDetails as { total: number }).total + (second!.body.costDetails as { total: number }).total).toBe(0.0045 + 0.00375);
     // Content only on the request's observation.
-    for (const step of [first!, second!]) expect(Object.keys(step.body)).not.toEqual(expect.arrayContaining(['input']));
-    for (const step of [first!, second!]) expect(step.body).not.toHaveProperty('output');
+    for (const step of [first!, second!]) {
+      expect(step.body).not.toHaveProperty('input');
+      expect(step.body).not.toHaveProperty('output');
+    }
   });
 
   it('names the same events the same way every time, so a retried delivery is deduplicated', () => {
