@@ -67,12 +67,12 @@ export function stepEvents(item: TracedItem, timeline: GenerationTimeline, paren
   const windows = stepWindows(timeline, item.outcome.attempts, steps);
   const { record, trace } = item;
   const firstByteAt = timeline.firstByteAt;
-  let firstByteStep: number | null = null;
+  let firstByteTaken = false;
   return steps.map((step, position) => {
     const window = windows[position] ?? timeline.generation;
     const id = stepObservationId(record.id, step.step);
-    const holdsFirstByte = firstByteAt !== null && firstByteStep === null && firstByteAt >= window.start && firstByteAt <= window.end;
-    if (holdsFirstByte) firstByteStep = step.step;
+    const holdsFirstByte = firstByteAt !== null && !firstByteTaken && firstByteAt >= window.start && firstByteAt <= window.end;
+    firstByteTaken ||= holdsFirstByte;
     return {
       id,
       type: 'generation-create',
