@@ -2824,7 +2824,14 @@ export interface components {
         /**
          * @description `otlp`: OpenTelemetry traces over OTLP/HTTP (`endpoint` is the full traces URL, e.g.
          *     `http://collector:4318/v1/traces`), with the GenAI semantic conventions. `langfuse`: Langfuse's public
-         *     ingestion API (`endpoint` is the Langfuse base URL). `webhook`: a signed JSON POST per generation.
+         *     ingestion API (`endpoint` is the Langfuse base URL): per generation a `trace-create`, a `span-create` for
+         *     `span_name`, and a `generation-create` with the model, parameters, usage, cost and timing. A request
+         *     that ran the server-side tool loop is a `span-create` instead (the same id, name, times and status, its
+         *     totals and attempts in `metadata`), with one `generation-create` per finished step under it
+         *     (`parentObservationId`): the step's model, usage, cost, window and metadata (`step`, `provider`,
+         *     `is_byok`, `stop_reason`, `tools_called`, `tools_disabled`, its `attempts`), so Langfuse's sum of a
+         *     trace's generation costs counts each step once. Prompt and completion (`include_content`) go only on
+         *     the request's observation. `webhook`: a signed JSON POST per generation.
          * @enum {string}
          */
         DestinationKind: "otlp" | "langfuse" | "webhook";

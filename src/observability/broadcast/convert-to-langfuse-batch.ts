@@ -2,23 +2,19 @@
  * Generations as a Langfuse ingestion batch (`POST /api/public/ingestion`): per generation a `trace-create`
  * (the trace: name, user, session, custom metadata), a `span-create` when the request named a `span_name`,
  * and a `generation-create` with the model, parameters, usage, cost and timing, its attempts in metadata.
+ * A request that ran the server-side tool loop is a `span-create` instead (its totals in metadata) with one
+ * `generation-create` per finished step under it (langfuse-step-events.ts): Langfuse sums the costs of a
+ * trace's generations, so each model call is counted once.
  * Trace and observation ids are the caller's (`trace_id`, `parent_span_id`) where given, so the events join
  * the caller's own Langfuse trace; event ids are derived from the generation id, so a retry is deduplicated.
  */
-import { generationContent } from '#src/observability/build-generation-record.ts';
+import { generationContent, type GenerationContent } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
-import { generationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
+import { generationTimeline, type GenerationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
+import { iso, stepEvents, usageDetails, type LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
 
-/** One event of an ingestion batch. */
-export interface LangfuseEvent {
-  id: string;
-  type: 'trace-create' | 'span-create' | 'generation-create';
-  timestamp: string;
-  body: Record<string, unknown>;
-}
-
-const iso = (epochMs: number) => new Date(epochMs).toISOString();
+export type { LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
 
 function modelParameters(request: TracedItem['outcome']['request']): Record<string, string | number | boolean> {
   const parameters: Record<string, string | number | boolean> = { max_tokens: request.max_tokens };
@@ -30,12 +26,9 @@ function modelParameters(request: TracedItem['outcome']['request']): Record<stri
   return parameters;
 }
 
-/** The events of one generation. */
-export function convertToLangfuseEvents(item: TracedItem, options: { includeContent: boolean }): LangfuseEvent[] {
-  const { record } = item;
-  const { trace } = item;
-  const timeline = generationTimeline(record);
-  const content = options.includeContent ? generationContent(item.outcome) : null;
+/** The events above the request's observation (the trace, the `span_name` span), and that observation's parent. */
+function traceEvents(item: TracedItem, timeline: GenerationTimeline, content: GenerationContent | null): { events: LangfuseEvent[]; parent: string | null } {
+  const { record, trace } = item;
   const created = iso(timeline.generation.start);
   const events: LangfuseEvent[] = [
     {
@@ -53,45 +46,60 @@ export function convertToLangfuseEvents(item: TracedItem, options: { includeCont
       },
     },
   ];
-  let parent = trace.externalParentId;
-  if (trace.spanName) {
-    const spanId = spanIdFor(record.id, SPAN_ROLE.span);
-    events.push({
-      id: `${record.id}-span`,
-      type: 'span-create',
-      timestamp: created,
-      body: { id: spanId, traceId: trace.externalTraceId, name: trace.spanName, startTime: created, endTime: iso(timeline.generation.end), ...(parent ? { parentObservationId: parent } : {}) },
-    });
-    parent = spanId;
-  }
-  const failed = record.status === 'error' || record.status === 'cancelled';
+  const parent = trace.externalParentId;
+  if (!trace.spanName) return { events, parent };
+  const spanId = spanIdFor(record.id, SPAN_ROLE.span);
   events.push({
-    id: `${record.id}-generation`,
-    type: 'generation-create',
+    id: `${record.id}-span`,
+    type: 'span-create',
     timestamp: created,
-    body: {
-      id: record.id,
-      traceId: trace.externalTraceId,
-      name: trace.generationName ?? `chat ${record.requestedModel}`,
-      startTime: created,
-      endTime: iso(timeline.generation.end),
-      ...(timeline.firstByteAt !== null ? { completionStartTime: iso(timeline.firstByteAt) } : {}),
-      model: record.model ?? record.requestedModel,
-      modelParameters: modelParameters(item.outcome.request),
-      usageDetails: {
-        input: record.inputTokens,
-        output: record.outputTokens,
-        cache_read_input_tokens: record.cacheReadTokens,
-        cache_creation_input_tokens: record.cacheWriteTokens,
-        ...(record.reasoningTokens > 0 ? { reasoning_tokens: record.reasoningTokens } : {}),
-      },
-      costDetails: { total: record.cost },
-      metadata: { ...trace.metadata, provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status, attempts: record.attempts },
-      level: failed ? 'ERROR' : record.status === 'refusal' ? 'WARNING' : 'DEFAULT',
-      ...(record.errorMessage ? { statusMessage: record.errorMessage } : record.stopReason ? { statusMessage: record.stopReason } : {}),
-      ...(parent ? { parentObservationId: parent } : {}),
-      ...(content ? { input: content.prompt, output: content.completion } : {}),
-    },
+    body: { id: spanId, traceId: trace.externalTraceId, name: trace.spanName, startTime: created, endTime: iso(timeline.generation.end), ...(parent ? { parentObservationId: parent } : {}) },
   });
-  return events;
+  return { events, parent: spanId };
+}
+
+/**
+ * The request's own observation: a generation with the request's totals, or, when a tool loop finished
+ * steps, a span showing the totals in metadata with the steps' generations under it (the steps are the model
+ * calls and carry the costs, which Langfuse sums over a trace's generations).
+ */
+function requestEvents(item: TracedItem, timeline: GenerationTimeline, content: GenerationContent | null, parent: string | null): LangfuseEvent[] {
+  const { record, trace } = item;
+  const created = iso(timeline.generation.start);
+  const failed = record.status === 'error' || record.status === 'cancelled';
+  const parameters = modelParameters(item.outcome.request);
+  const usage = usageDetails({ input: record.inputTokens, output: record.outputTokens, cacheRead: record.cacheReadTokens, cacheWrite: record.cacheWriteTokens, reasoning: record.reasoningTokens });
+  const head = { id: record.id, traceId: trace.externalTraceId, name: trace.generationName ?? `chat ${record.requestedModel}`, startTime: created, endTime: iso(timeline.generation.end) };
+  const tail = {
+    level: failed ? 'ERROR' : record.status === 'refusal' ? 'WARNING' : 'DEFAULT',
+    ...(record.errorMessage ? { statusMessage: record.errorMessage } : record.stopReason ? { statusMessage: record.stopReason } : {}),
+    ...(parent ? { parentObservationId: parent } : {}),
+    ...(content ? { input: content.prompt, output: content.completion } : {}),
+  };
+  const model = record.model ?? record.requestedModel;
+  const described = { provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status };
+  const steps = item.outcome.steps ?? [];
+  if (steps.length > 0) {
+    const metadata = { ...trace.metadata, ...described, model, steps: steps.length, usage, cost: record.cost, attempts: record.attempts };
+    return [{ id: `${record.id}-generation`, type: 'span-create', timestamp: created, body: { ...head, metadata, ...tail } }, ...stepEvents(item, timeline, record.id, parameters)];
+  }
+  const body = {
+    ...head,
+    ...(timeline.firstByteAt !== null ? { completionStartTime: iso(timeline.firstByteAt) } : {}),
+    model,
+    modelParameters: parameters,
+    usageDetails: usage,
+    costDetails: { total: record.cost },
+    metadata: { ...trace.metadata, ...described, attempts: record.attempts },
+    ...tail,
+  };
+  return [{ id: `${record.id}-generation`, type: 'generation-create', timestamp: created, body }];
+}
+
+/** The events of one generation. */
+export function convertToLangfuseEvents(item: TracedItem, options: { includeContent: boolean }): LangfuseEvent[] {
+  const timeline = generationTimeline(item.record);
+  const content = options.includeContent ? generationContent(item.outcome) : null;
+  const above = traceEvents(item, timeline, content);
+  return [...above.events, ...requestEvents(item, timeline, content, above.parent)];
 }

@@ -15,7 +15,7 @@ import { isByok } from '#src/routing/attempt.ts';
 import { generationContent } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
-import { generationTimeline, type GenerationTimeline, type TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
+import { generationTimeline, stepWindows, type GenerationTimeline, type TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/broadcast/genai-attributes.ts';
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
@@ -149,11 +149,10 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
   const parents = new Map<AttemptRecord, string>();
   const steps = item.outcome.steps;
   if (!steps || steps.length === 0) return parents;
-  const indexOf = new Map(item.outcome.attempts.map((tried, index) => [tried, index]));
-  for (const step of steps) {
+  const windows = stepWindows(timeline, item.outcome.attempts, steps);
+  steps.forEach((step, position) => {
     const spanId = spanIdFor(item.record.id, SPAN_ROLE.step + step.step);
-    const windows = step.records.map((tried) => timeline.attempts[indexOf.get(tried) ?? -1]).filter((window): window is TimeWindow => window !== undefined);
-    const window = windows.length > 0 ? { start: windows[0]!.start, end: windows.at(-1)!.end } : timeline.generation;
+    const window = windows[position] ?? timeline.generation;
     const { usage } = step;
     const attributes: Attributes = {
       [GEN_AI.operationName]: CHAT_OPERATION,
@@ -170,7 +169,7 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
     };
     spans.push(toSpan(item.trace.traceId, { name: `step ${step.step}`, spanId, parentSpanId: generationSpanId, kind: SpanKind.INTERNAL, window, attributes, failed: false }, environment));
     for (const tried of step.records) parents.set(tried, spanId);
-  }
+  });
   return parents;
 }
 

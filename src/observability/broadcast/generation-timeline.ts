@@ -37,3 +37,15 @@ export function generationTimeline(record: Pick<GenerationRecord, 'createdAt' | 
   });
   return { generation: { start, end }, firstByteAt: record.timeToFirstByteMs === null ? null : start + record.timeToFirstByteMs, attempts };
 }
+
+/**
+ * The window of each tool-loop step: from its first attempt's start to its last one's end, the attempts found
+ * by identity in the request's list (whose order the timeline's windows follow); the whole generation when none is.
+ */
+export function stepWindows<T>(timeline: GenerationTimeline, attempts: readonly T[], steps: readonly { records: readonly T[] }[]): TimeWindow[] {
+  const indexOf = new Map(attempts.map((tried, index) => [tried, index]));
+  return steps.map((step) => {
+    const windows = step.records.map((tried) => timeline.attempts[indexOf.get(tried) ?? -1]).filter((window): window is TimeWindow => window !== undefined);
+    return windows.length > 0 ? { start: windows[0]!.start, end: windows.at(-1)!.end } : timeline.generation;
+  });
+}

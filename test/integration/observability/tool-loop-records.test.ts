@@ -3,7 +3,8 @@
  * step as the answer's `gateway_metadata.steps` lists it, tokens and cost summed over the steps; and a loop
  * that fails in its second step still records the first step, its tokens and its cost (what the key was
  * charged), JSON and stream alike. Over OTLP, each finished step is a span under the generation span, with
- * the step's attempts under it.
+ * the step's attempts under it; over Langfuse, the request is a span and each finished step a generation
+ * under it with its own usage and cost (Langfuse sums a trace's generation costs: the steps add up to the answer's).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi } from '#test/helpers/management-api.ts';
@@ -16,14 +17,22 @@ import { loopBody, useLoopGateway } from '#test/integration/server-tools/loop/lo
 
 const setup = useLoopGateway();
 let collector: CaptureServer;
+let langfuse: CaptureServer;
 
 beforeAll(async () => {
-  collector = await startCaptureServer({ status: 200, body: {} });
-  const body = { name: 'traces', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' };
-  const created = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  [collector, langfuse] = await Promise.all([startCaptureServer({ status: 200, body: {} }), startCaptureServer({ status: 207, body: { successes: [], errors: [] } })]);
+  const destinations = [
+    { name: 'traces', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' },
+    { name: 'lf', kind: 'langfuse', endpoint: langfuse.url, public_key: 'pk-lf-loop', secret_key: 'sk-lf-loop-secret', include_content: true },
+  ];
+  for (const body of destinations) {
+    const created = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  }
 });
-afterAll(() => collector?.close());
+afterAll(async () => {
+  await Promise.all([collector?.close(), langfuse?.close()]);
+});
 
 /** The spans of one generation's trace, once the collector has them. */
 async function spansOf(generationId: string): Promise<DecodedSpan[]> {
@@ -36,6 +45,33 @@ async function spansOf(generationId: string): Promise<DecodedSpan[]> {
     if (Date.now() > deadline) throw new Error(`no span of ${generationId} arrived`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+/** A Langfuse ingestion event as the receiver got it. */
+interface IngestionEvent {
+  id: string;
+  type: string;
+  body: Record<string, any>;
+}
+
+/** The Langfuse events of one generation, once the receiver has its request's observation (a generation's events travel in one batch). */
+async function langfuseEventsOf(generationId: string): Promise<IngestionEvent[]> {
+  await setup.gateway.server.flushRecords();
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const batch = langfuse.requests.filter((request) => request.path === '/api/public/ingestion').flatMap((request) => JSON.parse(request.body.toString()).batch as IngestionEvent[]);
+    const events = batch.filter((event) => event.id.startsWith(generationId));
+    if (events.some((event) => event.body.id === generationId)) return events;
+    if (Date.now() > deadline) throw new Error(`no Langfuse events of ${generationId} arrived`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The answer's `usage.cost`: the JSON body's, or a stream's `message_delta`'s. */
+function answerCost(body: string, stream: boolean): number {
+  if (!stream) return (JSON.parse(body) as { usage: { cost: number } }).usage.cost;
+  const lines = body.trim().split('\n');
+  const delta = lines[lines.lastIndexOf('message_delta') + 1] ?? '{}';
+  return (JSON.parse(delta) as { usage: { cost: number } }).usage.cost;
 }
 const DATETIME = { type: 'gateway:datetime' };
 // On test/claude ($3 in, $15 out per million): 1000 x 3 + 100 x 15 = 4500 micro-dollars, then 3600 + 150.
@@ -119,5 +155,30 @@ describe.each([false, true])('the record of a tool loop (stream: %s)', (stream) 
     expect(under(steps[0]!)).toEqual([['alpha', 'success']]);
     // Step 2 failed over from Alpha (529) to Beta: both attempts are the step's.
     expect(under(steps[1]!)).toEqual([['alpha', 'overloaded'], ['beta', 'success']]);
+  });
+
+  it('over Langfuse the request is a span and each finished step a generation under it, the step costs adding up to the answer', async () => {
+    setup.alpha.enqueue(anthropicStep(TOOL_STEP), anthropicStep(ANSWER));
+    const sent = await send(stream);
+    expect(sent.status, sent.body).toBe(200);
+    const events = await langfuseEventsOf(sent.id);
+    expect(events.map((event) => event.type)).toEqual(['trace-create', 'span-create', 'generation-create', 'generation-create']);
+    const [, request, ...steps] = events;
+    expect(request!.body).toMatchObject({ id: sent.id, name: 'chat test/claude', level: 'DEFAULT', metadata: { steps: 2, status: 'success', usage: { input: 2200, output: 110 } } });
+    expect(request!.body).not.toHaveProperty('costDetails');
+    // The destination opted into content: on the request's observation only.
+    expect(request!.body.input).toMatchObject({ messages: [{ role: 'user', content: 'What time is it in Paris?' }] });
+    expect(steps.map((step) => [step.body.name, step.body.parentObservationId, step.body.traceId, step.body.model])).toEqual([
+      ['step 1', sent.id, request!.body.traceId, 'test/claude'],
+      ['step 2', sent.id, request!.body.traceId, 'test/claude'],
+    ]);
+    expect(steps[0]!.body).toMatchObject({ usageDetails: { input: 1000, output: 100 }, costDetails: { total: 0.0045 }, metadata: { step: 1, provider: 'alpha', stop_reason: 'tool_use', tools_called: ['datetime'] } });
+    expect(steps[1]!.body).toMatchObject({ usageDetails: { input: 1200, output: 10 }, metadata: { step: 2, stop_reason: 'end_turn', tools_called: [] } });
+    expect(steps[1]!.body.costDetails.total).toBeCloseTo(0.00375, 12);
+    for (const step of steps) {
+      expect(step.body).not.toHaveProperty('input');
+      expect(Date.parse(step.body.endTime)).toBeGreaterThanOrEqual(Date.parse(step.body.startTime));
+    }
+    expect(steps[0]!.body.costDetails.total + steps[1]!.body.costDetails.total).toBe(answerCost(sent.body, stream));
   });
 });
