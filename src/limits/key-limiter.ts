@@ -21,17 +21,35 @@ import type { AdmissionContext, AdmissionPlan, KeyLimiterOptions, SettledRequest
 
 type HeldBy = 'redis' | 'process';
 
+/**
+ * The calls of one request settled before the request itself (a tool loop's steps, the moderation screening):
+ * their holds still open, and what of the answer's usage they already put into the ledger.
+ */
+interface SettledParts {
+  open: Set<string>;
+  counted: UsageAmounts;
+}
+
+// A remainder below this is rounding (a sum of step costs against the same sum): nothing is left to settle.
+const ROUNDING_USD = 1e-12;
+
 // Settlements waiting for Redis to return; beyond this many the oldest are dropped (their cost is in the
 // database either way, only the shared count misses it until the period's spending is seeded again).
 const REPLAY_LIMIT = 10_000;
+
+/** What of the answer's usage is left once its parts' settlements are taken off (a failed request's: nothing). */
+function remainder(actual: UsageAmounts, counted: UsageAmounts): UsageAmounts {
+  const cost = actual.cost - counted.cost;
+  return { cost: cost > ROUNDING_USD ? cost : 0, tokens: Math.max(0, actual.tokens - counted.tokens) };
+}
 
 /** The limiter of one gateway instance. */
 export class KeyLimiter {
   readonly memory = new MemoryLimitStore();
   readonly #shared: RedisLimitStore | undefined;
   readonly #holds = new Map<string, Hold & { heldBy: HeldBy }>();
-  /** The step holds of tool loops in progress, by generation id. */
-  readonly #loopSteps = new Map<string, Set<string>>();
+  /** The parts (tool-loop steps, the moderation screening) of requests in progress, by generation id. */
+  readonly #parts = new Map<string, SettledParts>();
   /** The last seed Redis reported per key and period, for replaying settlements made in process. */
   readonly #seeds = new Map<string, string>();
   #replay: { hold: Hold; actual: UsageAmounts; nowMs: number }[] = [];
@@ -73,10 +91,49 @@ export class KeyLimiter {
     const holdId = `${context.generationId}:step-${step}`;
     const held = await this.#admitHold(plan, context, holdId, { credit: true, requests: true, tokens: true, streams: false });
     if (!held) return undefined;
-    const open = this.#loopSteps.get(context.generationId);
-    if (open) open.add(holdId);
-    else this.#loopSteps.set(context.generationId, new Set([holdId]));
+    this.#partsOf(context.generationId).open.add(holdId);
     return holdId;
+  }
+
+  /**
+   * Admits the `moderation` plugin's screening call by a catalog model before it is sent: it reserves its own
+   * worst case (credit and tokens) under the hold `<generation id>:moderation`. It counts as a request only
+   * when asked (a tool loop, where every upstream call does; a plain request was counted by `admit`, taken
+   * before the screening). Returns the hold id, or undefined when the key has nothing to hold.
+   */
+  async admitScreening(plan: AdmissionPlan, context: AdmissionContext, options: { countsRequest: boolean }): Promise<string | undefined> {
+    const holdId = `${context.generationId}:moderation`;
+    const held = await this.#admitHold(plan, context, holdId, { credit: true, requests: options.countsRequest, tokens: true, streams: false });
+    if (!held) return undefined;
+    this.#partsOf(context.generationId).open.add(holdId);
+    return holdId;
+  }
+
+  /**
+   * Settles the screening call as soon as it has ended, the spending ledger included (every key, limited or
+   * not): a request that fails or is refused after it has still spent it. Its cost is part of the answer's
+   * `usage.cost`, its tokens are not, so the request's own settlement later counts only the rest.
+   */
+  settleScreening(context: AdmissionContext, holdId: string | undefined, actual: UsageAmounts): void {
+    const nowMs = this.#now();
+    this.#options.ledger.add(context.caller.keyHash, utcDay(nowMs), actual.cost);
+    const parts = this.#partsOf(context.generationId);
+    parts.counted = { cost: parts.counted.cost + actual.cost, tokens: parts.counted.tokens };
+    if (holdId === undefined) return;
+    parts.open.delete(holdId);
+    const hold = this.#holds.get(holdId);
+    if (!hold) return;
+    this.#holds.delete(holdId);
+    this.#release(hold, actual, nowMs);
+  }
+
+  #partsOf(generationId: string): SettledParts {
+    let parts = this.#parts.get(generationId);
+    if (!parts) {
+      parts = { open: new Set(), counted: { cost: 0, tokens: 0 } };
+      this.#parts.set(generationId, parts);
+    }
+    return parts;
   }
 
   /** Takes a streamed tool loop's one stream slot (released when the loop's outcome settles). */
@@ -89,7 +146,8 @@ export class KeyLimiter {
    * later step has still spent what its earlier steps cost.
    */
   settleStep(generationId: string, holdId: string, actual: UsageAmounts): void {
-    this.#loopSteps.get(generationId)?.delete(holdId);
+    const parts = this.#parts.get(generationId);
+    if (parts?.open.delete(holdId)) parts.counted = { cost: parts.counted.cost + actual.cost, tokens: parts.counted.tokens + actual.tokens };
     const hold = this.#holds.get(holdId);
     if (!hold) return;
     this.#holds.delete(holdId);
@@ -140,16 +198,20 @@ export class KeyLimiter {
     return true;
   }
 
-  /** Settles a finished request: its cost joins the ledger, its hold (if any) is released to its real usage. Returns at once. */
+  /**
+   * Settles a finished request: its cost joins the ledger, its hold (if any) is released to its real usage.
+   * What its parts (a tool loop's steps, the moderation screening) settled already is not counted again.
+   * Returns at once.
+   */
   settle(finished: SettledRequest): void {
-    const actual = settledAmounts(finished.usage);
     const nowMs = this.#now();
-    // A tool loop's steps settled one by one, into the ledger too; one still open (a cancelled step) is released now.
-    const steps = this.#loopSteps.get(finished.id);
-    if (!steps) this.#options.ledger.add(finished.keyHash, utcDay(finished.startedAt), actual.cost);
-    if (steps) {
-      this.#loopSteps.delete(finished.id);
-      for (const holdId of steps) {
+    const parts = this.#parts.get(finished.id);
+    const actual = parts ? remainder(settledAmounts(finished.usage), parts.counted) : settledAmounts(finished.usage);
+    this.#options.ledger.add(finished.keyHash, utcDay(finished.startedAt), actual.cost);
+    if (parts) {
+      // A part still open (a cancelled step) is released now.
+      this.#parts.delete(finished.id);
+      for (const holdId of parts.open) {
         const open = this.#holds.get(holdId);
         if (!open) continue;
         this.#holds.delete(holdId);
@@ -159,8 +221,7 @@ export class KeyLimiter {
     const hold = this.#holds.get(finished.id);
     if (!hold) return;
     this.#holds.delete(finished.id);
-    // A loop's own hold is its stream slot: its cost was settled step by step.
-    this.#release(hold, steps ? { cost: 0, tokens: 0 } : actual, nowMs);
+    this.#release(hold, actual, nowMs);
   }
 
   /** Releases a hold to its real usage, in the store that holds it. */

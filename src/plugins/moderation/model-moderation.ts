@@ -2,7 +2,9 @@
  * Screening with a catalog model: the input is sent to the configured model, routed like any request (its
  * endpoints, the caller's BYOK keys, fallbacks between them), with a prompt asking for a JSON verdict. The
  * session is not passed on, so the moderation call never moves the conversation's sticky pin, and its
- * outcome is not recorded for routing.
+ * outcome is not recorded for routing. The call is charged to the key like any model call: it reserves its
+ * worst case before it is sent and settles to its cost once answered, and the answer's cost is kept on the
+ * request's context for the response, the record and the plugin report.
  */
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import { jsonrepair } from 'jsonrepair';
@@ -12,6 +14,7 @@ import { runAttempts } from '#src/messages/run-attempts.ts';
 import type { ModelRouting } from '#src/plugins/plugin-deps.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
 import type { ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { screeningCharge, screeningTokens } from '#src/plugins/moderation/screening-charge.ts';
 
 /** The instructions the moderation model reads. */
 export const MODERATION_PROMPT = [
@@ -52,22 +55,32 @@ export function verdictOfAnswer(message: MessageResponse, model: string): Modera
   return { flagged: true, category: typeof category === 'string' && category.trim() !== '' ? category.trim() : 'flagged', explanation: `The input was flagged by moderation (${model}).${reason}` };
 }
 
-/** Screens the texts with the catalog model; throws the run's error when no attempt answered. */
+/**
+ * Screens the texts with the catalog model; throws the run's error when no attempt answered, and the 402 or
+ * 429 of a spent key limit before anything is sent.
+ */
 export async function screenWithModel(options: {
   routing: ModelRouting;
   texts: string[];
   config: ModerationConfig;
   context: MessagesRequestContext;
   signal: AbortSignal;
+  /** The screening counts as a request against the key's requests per minute (a tool loop's calls each do). */
+  countsRequest: boolean;
 }): Promise<ModerationVerdict> {
   const { routing, context, signal } = options;
   const plan = await routing.planner.plan(moderationRequest(options.config.model, options.texts), { ...context, session: null });
+  const holdId = await routing.admission?.admitScreening(plan, context, { countsRequest: options.countsRequest });
   const callContext = { forwardHeaders: {}, signal };
   const run = await runAttempts(
     plan.attempts,
     async (attempt) => routing.adapterFor(attempt.provider.family).generate(attemptCall(plan.request, attempt, callContext, await revealKey(attempt, context.caller.accountId, routing.vault))),
     { signal },
   );
+  // Answered is charged, whatever the answer says (a verdict, a refusal, no verdict at all).
+  const charge = run.ok ? screeningCharge(run.attempt, run.result.message.usage) : null;
+  context.screening = charge;
+  routing.admission?.settleScreening(context, holdId, charge ? { cost: charge.cost, tokens: screeningTokens(charge) } : { cost: 0, tokens: 0 });
   if (!run.ok) throw run.error;
   return verdictOfAnswer(run.result.message, options.config.model);
 }

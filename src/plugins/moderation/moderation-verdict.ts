@@ -46,8 +46,11 @@ export function refusalDetails(verdict: ModerationVerdict): RefusalDetails {
   return { type: 'refusal', category: verdict.category ?? 'flagged', explanation: verdict.explanation };
 }
 
-/** The message a flagged input is answered with: no content, `stop_reason: refusal`, zero usage. */
-export function refusalMessage(request: Pick<MessageRequest, 'model'>, verdict: ModerationVerdict, generationId: string): MessageResponse {
+/**
+ * The message a flagged input is answered with: no content, `stop_reason: refusal`, zero tokens; `cost` is
+ * what the screening was charged (a moderation model's call; OpenAI's endpoint is free).
+ */
+export function refusalMessage(request: Pick<MessageRequest, 'model'>, verdict: ModerationVerdict, generationId: string, cost = 0): MessageResponse {
   return {
     id: `msg_${generationId}`,
     type: 'message',
@@ -57,7 +60,7 @@ export function refusalMessage(request: Pick<MessageRequest, 'model'>, verdict: 
     stop_reason: 'refusal',
     stop_sequence: null,
     refusal: refusalDetails(verdict),
-    usage: { input_tokens: 0, output_tokens: 0, cost: 0, is_byok: false },
+    usage: { input_tokens: 0, output_tokens: 0, cost, is_byok: false },
   };
 }
 
@@ -66,7 +69,7 @@ export function refusalEvents(message: MessageResponse): MessageStreamEvent[] {
   const { refusal, stop_reason: _stop, ...rest } = message;
   return [
     { type: 'message_start', message: { ...rest, content: [], stop_reason: null, usage: { input_tokens: 0, output_tokens: 0 } } },
-    { type: 'message_delta', delta: { stop_reason: 'refusal', stop_sequence: null, ...(refusal ? { refusal } : {}) }, usage: { output_tokens: 0, cost: 0, is_byok: false } },
+    { type: 'message_delta', delta: { stop_reason: 'refusal', stop_sequence: null, ...(refusal ? { refusal } : {}) }, usage: { output_tokens: 0, cost: message.usage.cost ?? 0, is_byok: false } },
     { type: 'message_stop' },
   ];
 }
