@@ -17,39 +17,22 @@ import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
 import { refusalError } from '#src/limits/limit-answers.ts';
 import { secondOf } from '#src/limits/minute-window.ts';
 import { settledAmounts, worstCase, type UsageAmounts } from '#src/limits/usage-amounts.ts';
+import { remainder, RequestParts } from '#src/limits/request-parts.ts';
 import type { AdmissionContext, AdmissionPlan, KeyLimiterOptions, SettledRequest } from '#src/limits/key-limiter-types.ts';
 
 type HeldBy = 'redis' | 'process';
 
-/**
- * The calls of one request settled before the request itself (a tool loop's steps, the moderation screening):
- * their holds still open, and what of the answer's usage they already put into the ledger.
- */
-interface SettledParts {
-  open: Set<string>;
-  counted: UsageAmounts;
-}
-
-// A remainder below this is rounding (a sum of step costs against the same sum): nothing is left to settle.
-const ROUNDING_USD = 1e-12;
-
 // Settlements waiting for Redis to return; beyond this many the oldest are dropped (their cost is in the
 // database either way, only the shared count misses it until the period's spending is seeded again).
 const REPLAY_LIMIT = 10_000;
-
-/** What of the answer's usage is left once its parts' settlements are taken off (a failed request's: nothing). */
-function remainder(actual: UsageAmounts, counted: UsageAmounts): UsageAmounts {
-  const cost = actual.cost - counted.cost;
-  return { cost: cost > ROUNDING_USD ? cost : 0, tokens: Math.max(0, actual.tokens - counted.tokens) };
-}
 
 /** The limiter of one gateway instance. */
 export class KeyLimiter {
   readonly memory = new MemoryLimitStore();
   readonly #shared: RedisLimitStore | undefined;
   readonly #holds = new Map<string, Hold & { heldBy: HeldBy }>();
-  /** The parts (tool-loop steps, the moderation screening) of requests in progress, by generation id. */
-  readonly #parts = new Map<string, SettledParts>();
+  /** The parts (tool-loop steps, the moderation screening) of requests in progress. */
+  readonly #parts = new RequestParts();
   /** The last seed Redis reported per key and period, for replaying settlements made in process. */
   readonly #seeds = new Map<string, string>();
   #replay: { hold: Hold; actual: UsageAmounts; nowMs: number }[] = [];
@@ -91,7 +74,7 @@ export class KeyLimiter {
     const holdId = `${context.generationId}:step-${step}`;
     const held = await this.#admitHold(plan, context, holdId, { credit: true, requests: true, tokens: true, streams: false });
     if (!held) return undefined;
-    this.#partsOf(context.generationId).open.add(holdId);
+    this.#parts.opened(context.generationId, holdId);
     return holdId;
   }
 
@@ -105,7 +88,7 @@ export class KeyLimiter {
     const holdId = `${context.generationId}:moderation`;
     const held = await this.#admitHold(plan, context, holdId, { credit: true, requests: options.countsRequest, tokens: true, streams: false });
     if (!held) return undefined;
-    this.#partsOf(context.generationId).open.add(holdId);
+    this.#parts.opened(context.generationId, holdId);
     return holdId;
   }
 
@@ -117,23 +100,12 @@ export class KeyLimiter {
   settleScreening(context: AdmissionContext, holdId: string | undefined, actual: UsageAmounts): void {
     const nowMs = this.#now();
     this.#options.ledger.add(context.caller.keyHash, utcDay(nowMs), actual.cost);
-    const parts = this.#partsOf(context.generationId);
-    parts.counted = { cost: parts.counted.cost + actual.cost, tokens: parts.counted.tokens };
+    this.#parts.settled(context.generationId, holdId, { cost: actual.cost, tokens: 0 });
     if (holdId === undefined) return;
-    parts.open.delete(holdId);
     const hold = this.#holds.get(holdId);
     if (!hold) return;
     this.#holds.delete(holdId);
     this.#release(hold, actual, nowMs);
-  }
-
-  #partsOf(generationId: string): SettledParts {
-    let parts = this.#parts.get(generationId);
-    if (!parts) {
-      parts = { open: new Set(), counted: { cost: 0, tokens: 0 } };
-      this.#parts.set(generationId, parts);
-    }
-    return parts;
   }
 
   /** Takes a streamed tool loop's one stream slot (released when the loop's outcome settles). */
@@ -146,8 +118,7 @@ export class KeyLimiter {
    * later step has still spent what its earlier steps cost.
    */
   settleStep(generationId: string, holdId: string, actual: UsageAmounts): void {
-    const parts = this.#parts.get(generationId);
-    if (parts?.open.delete(holdId)) parts.counted = { cost: parts.counted.cost + actual.cost, tokens: parts.counted.tokens + actual.tokens };
+    if (this.#parts.isOpen(generationId, holdId)) this.#parts.settled(generationId, holdId, actual);
     const hold = this.#holds.get(holdId);
     if (!hold) return;
     this.#holds.delete(holdId);
@@ -205,12 +176,11 @@ export class KeyLimiter {
    */
   settle(finished: SettledRequest): void {
     const nowMs = this.#now();
-    const parts = this.#parts.get(finished.id);
+    const parts = this.#parts.take(finished.id);
     const actual = parts ? remainder(settledAmounts(finished.usage), parts.counted) : settledAmounts(finished.usage);
     this.#options.ledger.add(finished.keyHash, utcDay(finished.startedAt), actual.cost);
     if (parts) {
       // A part still open (a cancelled step) is released now.
-      this.#parts.delete(finished.id);
       for (const holdId of parts.open) {
         const open = this.#holds.get(holdId);
         if (!open) continue;
