@@ -61,4 +61,28 @@ describe('KeyLimiter in process', () => {
     await limiter.admit(PLAN, context('a', { creditLimit: 1, limitReset: null, requestsPerMinute: null, tokensPerMinute: null, maxConcurrentStreams: null }));
     expect(lines.join('\n')).toContain('credit limit counted from this instance alone');
   });
+
+  it('settles a moderation screening at once and the request only for what its answer adds, limited key or not', async () => {
+    const { fake, added } = ledger();
+    const limiter = new KeyLimiter({ ledger: fake, redis: undefined, logger: createLogger({ level: 'error' }), holdMs: 60_000 });
+    const limits = { creditLimit: 5, limitReset: null, requestsPerMinute: 10, tokensPerMinute: null, maxConcurrentStreams: null };
+    const startedAt = Date.now();
+    for (const [id, keyLimits] of [['limited', limits], ['unlimited', null]] as const) {
+      await limiter.admit(PLAN, context(id, keyLimits));
+      const holdId = await limiter.admitScreening(PLAN, context(id, keyLimits), { countsRequest: false });
+      expect(holdId).toBe(keyLimits ? `${id}:moderation` : undefined);
+      limiter.settleScreening(context(id, keyLimits), holdId, { cost: 0.03, tokens: 100 });
+      // The answer's usage.cost is the screening plus the model.
+      limiter.settle({ id, keyHash: KEY, startedAt, usage: { input_tokens: 10, output_tokens: 5, cost: 0.03 + 0.02 } });
+    }
+    expect(added.map(([, , cost]) => cost)).toEqual([0.03, expect.closeTo(0.02, 12), 0.03, expect.closeTo(0.02, 12)]);
+    expect(limiter.openHolds).toBe(0);
+    // A request that fails after its screening has spent the screening, nothing more.
+    await limiter.admit(PLAN, context('failed', limits));
+    limiter.settleScreening(context('failed', limits), await limiter.admitScreening(PLAN, context('failed', limits), { countsRequest: false }), { cost: 0.03, tokens: 100 });
+    limiter.settle({ id: 'failed', keyHash: KEY, startedAt, usage: null });
+    // (The real ledger ignores a zero.)
+    expect(added.slice(4).map(([, , cost]) => cost).filter((cost) => cost > 0)).toEqual([0.03]);
+    expect(limiter.openHolds).toBe(0);
+  });
 });
