@@ -8,7 +8,7 @@ import type { Attempt } from '#src/routing/attempt.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { KeyLimits } from '#src/limits/key-limits.ts';
 import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
-import type { ScreeningCharge } from '#src/plugins/moderation/screening-charge.ts';
+import type { ScreeningCharge } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** The authenticated caller, as routing and BYOK rules match it. */
 export interface RequestCaller {

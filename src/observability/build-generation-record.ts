@@ -9,7 +9,7 @@ import type { GenerationRow } from '#src/store/schema.ts';
 import type { AnswerUsage, GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import { describeStep } from '#src/messages/tool-loop/loop-metadata.ts';
 import { summedStepUsage, type StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
-import { describeScreening } from '#src/plugins/moderation/screening-charge.ts';
+import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** A generation record: exactly the stored row. */
 export type GenerationRecord = GenerationRow;

@@ -7,7 +7,7 @@ import type { MessageRequest, Usage } from '#src/api-types.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
-import type { ScreeningCharge } from '#src/plugins/moderation/screening-charge.ts';
+import type { ScreeningCharge } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** How a request ended, as stored in the record (`GenerationStatus` in the spec). */
 export type GenerationOutcomeStatus = 'success' | 'refusal' | 'error' | 'cancelled';

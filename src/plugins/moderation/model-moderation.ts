@@ -13,8 +13,7 @@ import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import type { ModelRouting } from '#src/plugins/plugin-deps.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
-import type { ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
-import { screeningCharge, screeningTokens } from '#src/plugins/moderation/screening-charge.ts';
+import { screeningCharge, screeningTokens, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** The instructions the moderation model reads. */
 export const MODERATION_PROMPT = [

@@ -11,9 +11,8 @@ import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { PluginHookDeps } from '#src/plugins/plugin-deps.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
 import { screenWithModel } from '#src/plugins/moderation/model-moderation.ts';
-import { moderationTexts, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { describeScreening, moderationTexts, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
 import { screenWithOpenAi } from '#src/plugins/moderation/openai-moderation.ts';
-import { describeScreening } from '#src/plugins/moderation/screening-charge.ts';
 
 /** How screening ended when the request goes on. */
 export type ScreenOutcome = { kind: 'flagged'; verdict: ModerationVerdict } | { kind: 'passed'; report: ModerationReport };
