@@ -1188,12 +1188,12 @@ export interface components {
          *
          *     **Limits and cost.** The gateway key's limits are checked before the input is screened: a request its
          *     credit limit (402) or rate limits (429) refuse calls no upstream, the moderation model included. A
-         *     catalog model's screening call is charged to the key like any model call (it reserves its worst case and
-         *     settles to its cost as soon as it is answered): `usage.cost` of the answer includes it (of a flagged
-         *     input's refusal too), and so do the generation record (`cost`, and `moderation` with its model, tokens and
-         *     cost) and the key's spending in `GET /keys`. In a tool loop the screening counts as a request against
-         *     `requests_per_minute`, as each step does; a plain request counts once. OpenAI's moderation endpoint is
-         *     free: nothing is charged for it.
+         *     catalog model's screening call is charged to the key like any model call (its worst case is reserved with
+         *     the request's, and its cost is spent as soon as it is answered): `usage.cost` of the answer includes it
+         *     (of a flagged input's refusal too), and so do the generation record (`cost`, and `moderation` with its
+         *     model, tokens and cost) and the key's spending in `GET /keys`. A plain request and its screening count as
+         *     one request against `requests_per_minute`; in a tool loop the screening counts as one, as each step does.
+         *     OpenAI's moderation endpoint is free: nothing is charged for it.
          */
         ModerationPlugin: {
             /**
