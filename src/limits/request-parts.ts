@@ -12,10 +12,20 @@ export interface SettledParts {
   open: Set<string>;
   /** What of the answer's usage the settled parts already counted (a step: cost and tokens; the screening: its cost). */
   counted: UsageAmounts;
+  /**
+   * What settled parts used that the request's own hold reserved for them (a plain request's screening): the
+   * request's settlement releases it into the store with the rest.
+   */
+  carried: UsageAmounts;
 }
 
 // A remainder below this is rounding (a sum of step costs against the same sum): nothing is left to settle.
 const ROUNDING_USD = 1e-12;
+
+/** The sum of two amounts. */
+export function add(one: UsageAmounts, other: UsageAmounts): UsageAmounts {
+  return { cost: one.cost + other.cost, tokens: one.tokens + other.tokens };
+}
 
 /** What of the answer's usage is left once its parts' settlements are taken off (a failed request's: nothing). */
 export function remainder(actual: UsageAmounts, counted: UsageAmounts): UsageAmounts {
@@ -32,11 +42,15 @@ export class RequestParts {
     this.#of(generationId).open.add(holdId);
   }
 
-  /** Notes a settled part (its hold, if it had one) and what it counted of the answer's usage. */
-  settled(generationId: string, holdId: string | undefined, counted: UsageAmounts): void {
+  /**
+   * Notes a settled part: its own hold, or `carried` (what it used, for the request's own hold to release), and
+   * what it counted of the answer's usage.
+   */
+  settled(generationId: string, part: { holdId: string } | { carried: UsageAmounts }, counted: UsageAmounts): void {
     const parts = this.#of(generationId);
-    if (holdId !== undefined) parts.open.delete(holdId);
-    parts.counted = { cost: parts.counted.cost + counted.cost, tokens: parts.counted.tokens + counted.tokens };
+    if ('holdId' in part) parts.open.delete(part.holdId);
+    else parts.carried = add(parts.carried, part.carried);
+    parts.counted = add(parts.counted, counted);
   }
 
   /** Whether the hold is an open part of the request. */
@@ -54,7 +68,7 @@ export class RequestParts {
   #of(generationId: string): SettledParts {
     let parts = this.#parts.get(generationId);
     if (!parts) {
-      parts = { open: new Set(), counted: { cost: 0, tokens: 0 } };
+      parts = { open: new Set(), counted: { cost: 0, tokens: 0 }, carried: { cost: 0, tokens: 0 } };
       this.#parts.set(generationId, parts);
     }
     return parts;

@@ -19,7 +19,7 @@ import { createToolLoopMessage } from '#src/messages/tool-loop/tool-loop-service
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import type { CredentialSource, RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
 import type { PluginDeps } from '#src/plugins/plugin-deps.ts';
-import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream, preparePlugins } from '#src/plugins/plugin-pipeline.ts';
+import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream, preparePlugins, type PreparedPlugins } from '#src/plugins/plugin-pipeline.ts';
 import type { ScreeningAdmission } from '#src/plugins/plugin-deps.ts';
 import { hasGatewayTools } from '#src/server-tools/index.ts';
 
@@ -48,7 +48,8 @@ export interface MessagesDeps {
  * screening by a catalog model reserves and settles its own cost (ScreeningAdmission).
  */
 export interface Admission extends ScreeningAdmission {
-  admit(plan: RequestPlan, context: MessagesRequestContext): Promise<void>;
+  /** `screening`: the moderation model's screening call, reserved with the request. */
+  admit(plan: RequestPlan, context: MessagesRequestContext, screening?: Pick<RequestPlan, 'request' | 'attempts'>): Promise<void>;
   /** Returns the step's hold id, or undefined when nothing is held. */
   admitStep(plan: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext, step: number): Promise<string | undefined>;
   admitLoopStream(plan: RequestPlan, context: MessagesRequestContext): Promise<void>;
@@ -74,11 +75,15 @@ function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly Att
   return additions;
 }
 
-/** Plans the request and admits it against the key's limits (the 402 or 429 is thrown). */
-async function planAndAdmit(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<RequestPlan> {
+/**
+ * Plans the request and admits it against the key's limits (the 402 or 429 is thrown), reserving the
+ * moderation model's screening with it: one check and one request for both.
+ */
+async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, context: MessagesRequestContext): Promise<RequestPlan> {
   // A conversation passed back from a tool-loop answer: its gateway blocks become text every vendor reads.
-  const plan = await deps.planner.plan(withGatewayBlocksAsText(request), context);
-  await deps.admission?.admit(plan, context);
+  const plan = await deps.planner.plan(withGatewayBlocksAsText(prepared.request), context);
+  const screening = prepared.screening?.kind === 'planned' ? prepared.screening.plan : undefined;
+  await deps.admission?.admit(plan, context, screening);
   return plan;
 }
 
@@ -89,8 +94,8 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   const loop = request.tools !== undefined && hasGatewayTools(request.tools);
   // A plain request is admitted before any upstream call, the moderation screening's included, so a key its
   // limits refuse costs nothing; a tool loop admits each call as it comes (the screening first).
-  const admitted = loop ? null : await planAndAdmit(deps, prepared.request, context);
-  const routed = await applyPluginsBeforeRouting(deps, prepared, context, { loop });
+  const admitted = loop ? null : await planAndAdmit(deps, prepared, context);
+  const routed = await applyPluginsBeforeRouting(deps, prepared, context, { admitted: !loop });
   if (routed.kind === 'answer') return routed.outcome;
   if (loop) return createToolLoopMessage(deps, routed.request, context, routed.state);
   // The web plugins' pages and results change the prompt: it is planned again (and sent) with them.

@@ -26,11 +26,12 @@ export interface PluginDeps {
 
 /**
  * The key limits as a moderation model's screening call meets them (src/limits/key-limiter.ts): reserved
- * before it is sent, settled (the spending ledger included) as soon as it has ended.
+ * before it is sent (a plain request's with the request itself, a tool loop's on its own), settled (the
+ * spending ledger included) as soon as it has ended.
  */
 export interface ScreeningAdmission {
-  /** Throws the 402 or 429 of a spent limit; returns the hold id, or undefined when nothing is held. */
-  admitScreening(plan: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext, options: { countsRequest: boolean }): Promise<string | undefined>;
+  /** A tool loop's screening: throws the 402 or 429 of a spent limit; returns the hold id, or undefined when nothing is held. */
+  admitScreening(plan: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext): Promise<string | undefined>;
   settleScreening(context: MessagesRequestContext, holdId: string | undefined, actual: { cost: number; tokens: number }): void;
 }
 

@@ -25,7 +25,8 @@ import type { Attempt } from '#src/routing/attempt.ts';
 import { fitToContext } from '#src/plugins/context-fit.ts';
 import { parsePdfs, restorePdfs } from '#src/plugins/file-parser.ts';
 import { requestedSchema } from '#src/plugins/json-healing.ts';
-import { screenInput } from '#src/plugins/moderation/moderation-screen.ts';
+import { planModelScreening, screenInput } from '#src/plugins/moderation/moderation-screen.ts';
+import type { PlannedScreening } from '#src/plugins/moderation/model-moderation.ts';
 import { refusalEvents, refusalMessage } from '#src/plugins/moderation/moderation-verdict.ts';
 import type { PluginHookDeps } from '#src/plugins/plugin-deps.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
@@ -55,20 +56,23 @@ export interface PreparedPlugins {
   state: PluginState;
   /** The moderation model to screen with, when the plugin is enabled. */
   moderation: ModerationConfig | null;
+  /** A moderation model's screening (`engine: model`), planned so that the key's limits reserve it with the request. */
+  screening: PlannedScreening | null;
 }
 
 /**
  * The first half of the hook before routing, which calls no upstream (so it runs before the key's limits are
- * checked): the effective plugin list, its 400s for what the gateway cannot serve, the PDFs read.
+ * checked): the effective plugin list, its 400s for what the gateway cannot serve, the PDFs read, the plan of
+ * a moderation model's screening.
  */
 export async function preparePlugins(deps: PluginHookDeps, request: MessageRequest, context: MessagesRequestContext): Promise<PreparedPlugins> {
   const { config } = deps.plugins;
-  if (request.plugins === undefined && !config.hasDefaults) return { original: request, request, state: newPluginState({}), moderation: null };
+  if (request.plugins === undefined && !config.hasDefaults) return { original: request, request, state: newPluginState({}), moderation: null, screening: null };
   const list = effectivePluginList(request.plugins, config.defaults, context.caller);
   const enabled = enabledPlugins(list);
   let routed: MessageRequest = list === request.plugins || list.length === 0 ? request : { ...request, plugins: [...list] };
   const state = newPluginState(enabled);
-  if (noPluginEnabled(enabled)) return { original: request, request: routed, state, moderation: null };
+  if (noPluginEnabled(enabled)) return { original: request, request: routed, state, moderation: null, screening: null };
 
   const moderation = enabled.moderation ? config.moderation : null;
   if (enabled.moderation && !moderation) throw new BadRequestError('the moderation plugin is not available: this gateway has no moderation model configured (plugins.moderation)');
@@ -80,20 +84,22 @@ export async function preparePlugins(deps: PluginHookDeps, request: MessageReque
     routed = parsed.request;
     state.parsedPdfs = parsed.parsed;
   }
-  return { original: request, request: routed, state, moderation };
+  // The input as screened: the PDFs' text included.
+  const screening = moderation ? await planModelScreening(deps, moderation, routed, context) : null;
+  return { original: request, request: routed, state, moderation, screening };
 }
 
 /**
  * The second half of the hook before routing, run once the key's limits admitted the request: the plugins
- * that call upstreams (`moderation`, `web-fetch`, `web`). `loop`: the request runs the tool loop, whose calls
- * each count as a request (the screening too).
+ * that call upstreams (`moderation`, `web-fetch`, `web`). `admitted`: the request's admission reserved the
+ * screening with itself (a plain request); a tool loop's screening is admitted on its own, as a step.
  */
-export async function applyPluginsBeforeRouting(deps: PluginHookDeps, prepared: PreparedPlugins, context: MessagesRequestContext, options: { loop: boolean }): Promise<BeforeRouting> {
+export async function applyPluginsBeforeRouting(deps: PluginHookDeps, prepared: PreparedPlugins, context: MessagesRequestContext, options: { admitted: boolean }): Promise<BeforeRouting> {
   const { original: request, moderation, state } = prepared;
   const { enabled } = state;
   let routed = prepared.request;
   if (moderation) {
-    const screened = await screenInput(deps, moderation, routed, context, { countsRequest: options.loop });
+    const screened = await screenInput(deps, moderation, routed, context, { planned: prepared.screening, admitted: options.admitted });
     if (screened.kind === 'flagged') {
       const message = refusalMessage(request, screened.verdict, context.generationId, context.screening?.cost ?? 0);
       return { kind: 'answer', outcome: request.stream === true ? { kind: 'stream', events: eventsOf(refusalEvents(message)) } : { kind: 'message', message } };

@@ -12,6 +12,7 @@ import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import type { ModelRouting } from '#src/plugins/plugin-deps.ts';
+import type { RequestPlan } from '#src/routing/plan-request.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
 import { screeningCharge, screeningTokens, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
 
@@ -55,21 +56,37 @@ export function verdictOfAnswer(message: MessageResponse, model: string): Modera
 }
 
 /**
- * Screens the texts with the catalog model; throws the run's error when no attempt answered, and the 402 or
- * 429 of a spent key limit before anything is sent.
+ * The screening of a request by the catalog model, planned before the request is admitted (so its admission
+ * can reserve it): the plan, or why there is none (a screening failure, answered as the failure mode says).
+ */
+export type PlannedScreening = { kind: 'planned'; plan: RequestPlan } | { kind: 'unplannable'; error: unknown };
+
+/** Plans the screening of the texts; never throws. */
+export async function planScreening(routing: ModelRouting, config: ModerationConfig, texts: readonly string[], context: MessagesRequestContext): Promise<PlannedScreening> {
+  try {
+    return { kind: 'planned', plan: await routing.planner.plan(moderationRequest(config.model, texts), { ...context, session: null }) };
+  } catch (error) {
+    return { kind: 'unplannable', error };
+  }
+}
+
+/**
+ * Screens the texts with the catalog model as planned; throws the run's error when no attempt answered, and
+ * the 402 or 429 of a spent key limit before anything is sent. `admitted`: the request's own admission
+ * reserved the screening (a plain request); otherwise (a tool loop) it is admitted here, as a step is.
  */
 export async function screenWithModel(options: {
   routing: ModelRouting;
-  texts: string[];
+  planned: PlannedScreening;
   config: ModerationConfig;
   context: MessagesRequestContext;
   signal: AbortSignal;
-  /** The screening counts as a request against the key's requests per minute (a tool loop's calls each do). */
-  countsRequest: boolean;
+  admitted: boolean;
 }): Promise<ModerationVerdict> {
-  const { routing, context, signal } = options;
-  const plan = await routing.planner.plan(moderationRequest(options.config.model, options.texts), { ...context, session: null });
-  const holdId = await routing.admission?.admitScreening(plan, context, { countsRequest: options.countsRequest });
+  const { routing, context, signal, planned } = options;
+  if (planned.kind === 'unplannable') throw planned.error;
+  const { plan } = planned;
+  const holdId = options.admitted ? undefined : await routing.admission?.admitScreening(plan, context);
   const callContext = { forwardHeaders: {}, signal };
   const run = await runAttempts(
     plan.attempts,

@@ -122,7 +122,9 @@ describe('the key limits come before the moderation screening', () => {
 
 describe('the moderation model\'s screening call is charged to the key', () => {
   it('adds the screening to usage.cost, the generation record and the key\'s spending, JSON and stream alike', async () => {
-    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    // Below the request's worst case with its screening's: admitted all the same (nothing is spent yet), and
+    // the request's own reservation does not refuse its screening (one check for both).
+    const issued = await issueLimitedKey(gateway, { limit: 0.12 });
     guard.enqueue(verdict(false), verdict(false));
     model.enqueue(answer(), answer());
 
@@ -151,7 +153,7 @@ describe('the moderation model\'s screening call is charged to the key', () => {
   });
 
   it('charges a flagged input the screening: the refusal\'s usage.cost, its record and the key say so', async () => {
-    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    const issued = await issueLimitedKey(gateway, { limit: 10, tokens_per_minute: 60 });
     guard.enqueue(verdict(true));
     const call = await post(issued.key, { ...MODERATED, messages: [{ role: 'user', content: 'I will hurt you.' }] });
 
