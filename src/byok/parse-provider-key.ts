@@ -3,7 +3,7 @@
  * JSON text of a region-bound key, `{"api_key": "…", "region": "us"|"europe"}` (the form the hosted service
  * whose interface the gateway implements takes); any other string is the key itself. Every reason given is
  * safe to show: it never repeats the key, nor a JSON parser's message (which quotes the input).
- * @see ProviderKey in openapi/components/schemas/byok.yaml
+ * @see ProviderKey in openapi/components/schemas/byok-fields.yaml
  */
 import type { ProviderKeyMaterial } from '#src/byok/key-vault.ts';
 import { REGIONAL_KEY_PROVIDERS, RuleViolation } from '#src/byok/rules.ts';

@@ -15,9 +15,18 @@ export interface LimitPeriod {
 
 const DAY_MS = 86_400_000;
 
+// Every settled request names its day; formatting a Date costs more than the rest of the ledger entry.
+let lastDay = Number.NaN;
+let lastDayText = '';
+
 /** The UTC day (`YYYY-MM-DD`) of an instant: the unit the spending ledger is kept in. */
 export function utcDay(epochMs: number): string {
-  return new Date(epochMs).toISOString().slice(0, 10);
+  const day = Math.floor(epochMs / DAY_MS);
+  if (day !== lastDay) {
+    lastDayText = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    lastDay = day;
+  }
+  return lastDayText;
 }
 
 function midnight(epochMs: number): number {

@@ -1,7 +1,7 @@
 /** Reading `offset` and `limit` of list operations (validated by the spec; defaults applied here). */
 import type { Request } from 'express';
 
-/** The spec's default page size. @see openapi/components/parameters/pagination.yaml */
+/** The spec's default page size. @see Limit in openapi/components/parameters/management.yaml */
 export const DEFAULT_PAGE_LIMIT = 50;
 
 function integerParameter(value: unknown, fallback: number): number {
