@@ -45,7 +45,8 @@ export interface MessagesDeps {
  * The key limits as the messages service sees them (src/limits/key-limiter.ts). A plain request is admitted
  * once, before its plugins call any upstream; a tool loop admits every step (each upstream call reserves its
  * worst case and settles to its real cost), and a streamed loop takes its stream slot once. The moderation
- * screening by a catalog model reserves and settles its own cost (ScreeningAdmission).
+ * screening by a catalog model is reserved with a plain request (`admit`), as a step in a tool loop
+ * (`admitScreening`), and its cost is spent as soon as it is answered (`settleScreening`).
  */
 export interface Admission extends ScreeningAdmission {
   /** `screening`: the moderation model's screening call, reserved with the request. */
