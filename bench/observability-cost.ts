@@ -95,7 +95,7 @@ function generation(): BroadcastItem {
     stopReason: 'end_turn', errorType: null, errorMessage: null, inputTokens: 12, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: 0.000186,
     timeToFirstByteMs: 3, totalMs: 3, sessionId: null, userId: null, trace: null,
     attempts: [{ provider: 'Anthropic', model: 'bench/model', status: 'success', http_status: 200, is_byok: true, duration_ms: 2 }],
-    toolSteps: null, prompt: null, completion: null, contentExpiresAt: null,
+    toolSteps: null, moderation: null, prompt: null, completion: null, contentExpiresAt: null,
   };
   const outcome = { request: { model: 'bench/model', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }, attempts: [{ attempt, status: 'success', httpStatus: 200 }] };
   return { record, outcome } as unknown as BroadcastItem;

@@ -1181,10 +1181,19 @@ export interface components {
          *
          *     A flagged input is answered at once with a normal message (status 200, or a stream with `stream: true`):
          *     `content` empty, `stop_reason: refusal`, `refusal` holding `category` (the moderation category, such as
-         *     `violence`) and `explanation`, zero usage. No other upstream is called. When screening itself fails (the
+         *     `violence`) and `explanation`, zero tokens. No other upstream is called. When screening itself fails (the
          *     moderation upstream is down, slow or answers nonsense), the configuration decides: `fail_closed` (the
          *     default) answers 503 without calling any model; `fail_open` serves the request unscreened and reports
          *     `status: failed_open` in `gateway_metadata.plugins`. A gateway without `plugins.moderation` answers 400.
+         *
+         *     **Limits and cost.** The gateway key's limits are checked before the input is screened: a request its
+         *     credit limit (402) or rate limits (429) refuse calls no upstream, the moderation model included. A
+         *     catalog model's screening call is charged to the key like any model call (its worst case is reserved with
+         *     the request's, and its cost is spent as soon as it is answered): `usage.cost` of the answer includes it
+         *     (of a flagged input's refusal too), and so do the generation record (`cost`, and `moderation` with its
+         *     model, tokens and cost) and the key's spending in `GET /keys`. A plain request and its screening count as
+         *     one request against `requests_per_minute`; in a tool loop the screening counts as one, as each step does.
+         *     OpenAI's moderation endpoint is free: nothing is charged for it.
          */
         ModerationPlugin: {
             /**
@@ -1729,7 +1738,12 @@ export interface components {
             } | null;
             /** @example standard */
             service_tier?: string | null;
-            /** @description Cost of this request in USD, from the endpoint's pricing (cache reads and writes priced separately, `fast` at its premium). */
+            /**
+             * @description Cost of this request in USD, from the endpoint's pricing (cache reads and writes priced separately,
+             *     `fast` at its premium): what the key is charged. It includes the `moderation` plugin's screening call
+             *     when a catalog model screened the input (`engine: model`; its tokens are not in this `usage`, they are in
+             *     the generation record's `moderation`), also for a flagged input, whose refusal has zero tokens.
+             */
             cost?: number;
             /** @description Whether the caller's own provider key served the request. */
             is_byok?: boolean;
@@ -1825,6 +1839,27 @@ export interface components {
             /** @description PDF documents it received as PDFs (engine `native`, an endpoint that reads PDFs). */
             documents_native: number;
         };
+        /**
+         * @description The screening call of `engine: model`: the catalog model that screened the input, where, its tokens and
+         *     its cost, which the key is charged and `usage.cost` includes. Also when the model's answer held no
+         *     verdict (it was still served and charged). OpenAI's moderation endpoint (`engine: openai`) is free and has
+         *     none.
+         */
+        ModerationScreening: {
+            /** @description The gateway slug of the moderation model. */
+            model: string;
+            /** @description Display name of the provider that served the screening. */
+            provider: string;
+            is_byok: boolean;
+            usage: {
+                input_tokens: number;
+                output_tokens: number;
+                cache_creation_input_tokens?: number | null;
+                cache_read_input_tokens?: number | null;
+            };
+            /** @description USD, on the endpoint that served the screening. */
+            cost: number;
+        };
         ModerationReport: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1837,6 +1872,7 @@ export interface components {
              */
             status: "passed" | "failed_open";
             note?: components["schemas"]["PluginNote"];
+            screening?: components["schemas"]["ModerationScreening"];
         };
         WebFetchReport: {
             /**
@@ -2675,7 +2711,8 @@ export interface components {
          * @description Tokens of the attempt that answered, in Anthropic's convention: `input_tokens` excludes cache reads and
          *     writes; `reasoning_tokens` is the part of `output_tokens` spent thinking, when the vendor reports it. For a
          *     server-side tool loop, the sum over its steps (as the answer's `usage`), also when the loop failed partway:
-         *     then the steps that finished, which the key was charged for.
+         *     then the steps that finished, which the key was charged for. The `moderation` plugin's screening call has
+         *     its own tokens, in `moderation`.
          */
         GenerationUsage: {
             input_tokens: number;
@@ -2743,8 +2780,10 @@ export interface components {
             };
             usage: components["schemas"]["GenerationUsage"];
             /**
-             * @description USD, as in `usage.cost` of the answer. For a tool loop that failed or was cut partway, the cost of the
-             *     steps that finished (each was served and charged to the key).
+             * @description USD, as in `usage.cost` of the answer: what the key was charged, the `moderation` plugin's screening
+             *     call included (`moderation`). For a request that failed after its screening, or a tool loop that failed
+             *     or was cut partway, the cost of the calls that were answered (the screening, the steps that finished),
+             *     each charged to the key.
              */
             cost: number;
             /** @description From the request's arrival to the first byte of the answer (the whole JSON answer, or the first event of a stream). */
@@ -2763,6 +2802,12 @@ export interface components {
              *     failed in its first step.
              */
             tool_steps: null | components["schemas"]["ToolLoopStep"][];
+            /**
+             * @description The `moderation` plugin's screening call when a catalog model screened the input (`engine: model`):
+             *     which model, its tokens and its cost (included in `cost`), also for a flagged input (answered with a
+             *     refusal, no other model called) or a request that failed after it. Null otherwise.
+             */
+            moderation: null | components["schemas"]["ModerationScreening"];
             /** @description `system` and `messages` of the request, when the workspace stores content. */
             prompt?: {
                 system?: unknown;

@@ -77,6 +77,7 @@ export type ResponseHealingReport = Schemas['ResponseHealingReport'];
 export type ContextCompressionReport = Schemas['ContextCompressionReport'];
 export type FileParserReport = Schemas['FileParserReport'];
 export type ModerationReport = Schemas['ModerationReport'];
+export type ModerationScreening = Schemas['ModerationScreening'];
 export type WebReport = Schemas['WebReport'];
 export type WebFetchReport = Schemas['WebFetchReport'];
 

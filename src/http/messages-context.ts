@@ -86,5 +86,6 @@ export function readMessagesContext(req: Request<Record<string, string>, unknown
     ...readHeaderContext(req.headers, req.body.session_id, options.regionalHosts),
     trail: { strategy: null, records: [], served: null },
     loopSteps: null,
+    screening: null,
   };
 }

@@ -16,7 +16,8 @@ import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
 import { refusalError } from '#src/limits/limit-answers.ts';
 import { secondOf } from '#src/limits/minute-window.ts';
-import { settledAmounts, worstCase, type UsageAmounts } from '#src/limits/usage-amounts.ts';
+import { settledAmounts, worstCaseOfCalls, type UsageAmounts } from '#src/limits/usage-amounts.ts';
+import { add, remainder, RequestParts } from '#src/limits/request-parts.ts';
 import type { AdmissionContext, AdmissionPlan, KeyLimiterOptions, SettledRequest } from '#src/limits/key-limiter-types.ts';
 
 type HeldBy = 'redis' | 'process';
@@ -30,8 +31,8 @@ export class KeyLimiter {
   readonly memory = new MemoryLimitStore();
   readonly #shared: RedisLimitStore | undefined;
   readonly #holds = new Map<string, Hold & { heldBy: HeldBy }>();
-  /** The step holds of tool loops in progress, by generation id. */
-  readonly #loopSteps = new Map<string, Set<string>>();
+  /** The parts (tool-loop steps, the moderation screening) of requests in progress. */
+  readonly #parts = new RequestParts();
   /** The last seed Redis reported per key and period, for replaying settlements made in process. */
   readonly #seeds = new Map<string, string>();
   #replay: { hold: Hold; actual: UsageAmounts; nowMs: number }[] = [];
@@ -58,9 +59,12 @@ export class KeyLimiter {
     return this.#shared && this.#options.redis?.available() ? this.#shared : this.memory;
   }
 
-  /** Admits a planned request or throws the 402 or 429 that names the limit it hit. */
-  async admit(plan: AdmissionPlan, context: AdmissionContext): Promise<void> {
-    await this.#admitHold(plan, context, context.generationId, { credit: true, requests: true, tokens: true, streams: true });
+  /**
+   * Admits a planned request or throws the 402 or 429 that names the limit it hit. `screening`: the
+   * moderation model's screening call it makes first, reserved in the same hold (one check, one request).
+   */
+  async admit(plan: AdmissionPlan, context: AdmissionContext, screening?: AdmissionPlan): Promise<void> {
+    await this.#admitHold(plan, context, context.generationId, { credit: true, requests: true, tokens: true, streams: true }, screening);
   }
 
   /**
@@ -69,14 +73,43 @@ export class KeyLimiter {
    * `settleStep` as soon as it is answered. A streamed loop takes its stream slot once, before the first step
    * (`admitLoopStream`). Returns the step's hold id, or undefined when the key has nothing to hold.
    */
-  async admitStep(plan: AdmissionPlan, context: AdmissionContext, step: number): Promise<string | undefined> {
-    const holdId = `${context.generationId}:step-${step}`;
+  admitStep(plan: AdmissionPlan, context: AdmissionContext, step: number): Promise<string | undefined> {
+    return this.#admitPart(plan, context, `${context.generationId}:step-${step}`);
+  }
+
+  /**
+   * Admits the `moderation` plugin's screening call of a tool loop before it is sent, as a step: it reserves
+   * its own worst case (credit and tokens) under the hold `<generation id>:moderation` and counts as a request,
+   * as every upstream call of a loop does. (A plain request reserves its screening with itself, in `admit`.)
+   * Returns the hold id, or undefined when the key has nothing to hold.
+   */
+  admitScreening(plan: AdmissionPlan, context: AdmissionContext): Promise<string | undefined> {
+    return this.#admitPart(plan, context, `${context.generationId}:moderation`);
+  }
+
+  /** Admits a call settled before its request (a loop's step or screening): its worst case, and a request. */
+  async #admitPart(plan: AdmissionPlan, context: AdmissionContext, holdId: string): Promise<string | undefined> {
     const held = await this.#admitHold(plan, context, holdId, { credit: true, requests: true, tokens: true, streams: false });
     if (!held) return undefined;
-    const open = this.#loopSteps.get(context.generationId);
-    if (open) open.add(holdId);
-    else this.#loopSteps.set(context.generationId, new Set([holdId]));
+    this.#parts.opened(context.generationId, holdId);
     return holdId;
+  }
+
+  /**
+   * Settles the screening call as soon as it has ended, the spending ledger included (every key, limited or
+   * not): a request that fails or is refused after it has still spent it. Its cost is part of the answer's
+   * `usage.cost`, its tokens are not, so the request's own settlement later counts only the rest. Without a
+   * hold of its own (a plain request's, reserved with the request), the request's hold releases its usage.
+   */
+  settleScreening(context: AdmissionContext, holdId: string | undefined, actual: UsageAmounts): void {
+    const nowMs = this.#now();
+    this.#options.ledger.add(context.caller.keyHash, utcDay(nowMs), actual.cost);
+    this.#parts.settled(context.generationId, holdId === undefined ? { carried: actual } : { holdId }, { cost: actual.cost, tokens: 0 });
+    if (holdId === undefined) return;
+    const hold = this.#holds.get(holdId);
+    if (!hold) return;
+    this.#holds.delete(holdId);
+    this.#release(hold, actual, nowMs);
   }
 
   /** Takes a streamed tool loop's one stream slot (released when the loop's outcome settles). */
@@ -89,7 +122,7 @@ export class KeyLimiter {
    * later step has still spent what its earlier steps cost.
    */
   settleStep(generationId: string, holdId: string, actual: UsageAmounts): void {
-    this.#loopSteps.get(generationId)?.delete(holdId);
+    if (this.#parts.isOpen(generationId, holdId)) this.#parts.settled(generationId, { holdId }, actual);
     const hold = this.#holds.get(holdId);
     if (!hold) return;
     this.#holds.delete(holdId);
@@ -98,8 +131,8 @@ export class KeyLimiter {
     this.#release(hold, actual, nowMs);
   }
 
-  /** Takes the holds `which` asks for, if the key has such limits; false when nothing was held. */
-  async #admitHold(plan: AdmissionPlan, context: AdmissionContext, holdId: string, which: { credit: boolean; requests: boolean; tokens: boolean; streams: boolean }): Promise<boolean> {
+  /** Takes the holds `which` asks for (reserving the worst case of `plan`, and of `also`), if the key has such limits; false when nothing was held. */
+  async #admitHold(plan: AdmissionPlan, context: AdmissionContext, holdId: string, which: { credit: boolean; requests: boolean; tokens: boolean; streams: boolean }, also?: AdmissionPlan): Promise<boolean> {
     const limits = context.caller.limits;
     if (!limits) return false;
     const streams = which.streams && plan.request.stream === true && limits.maxConcurrentStreams !== null ? { max: limits.maxConcurrentStreams } : null;
@@ -109,7 +142,7 @@ export class KeyLimiter {
     if (creditLimit === null && requestsPerMinute === null && tokensPerMinute === null && streams === null) return false;
     const nowMs = this.#now();
     const needsWorstCase = creditLimit !== null || tokensPerMinute !== null;
-    const worst = needsWorstCase ? worstCase(plan.request, plan.attempts.map((attempt) => attempt.pricing)) : { cost: 0, tokens: 0 };
+    const worst = needsWorstCase ? worstCaseOfCalls(also ? [plan, also] : [plan]) : { cost: 0, tokens: 0 };
     const period = creditLimit !== null ? limitPeriod(limits.limitReset, nowMs) : null;
     const request: AdmissionRequest = {
       keyHash: context.caller.keyHash,
@@ -140,27 +173,27 @@ export class KeyLimiter {
     return true;
   }
 
-  /** Settles a finished request: its cost joins the ledger, its hold (if any) is released to its real usage. Returns at once. */
+  /**
+   * Settles a finished request: its cost joins the ledger, its hold (if any) is released to its real usage.
+   * What its parts (a tool loop's steps, the moderation screening) settled already is not counted again.
+   * Returns at once.
+   */
   settle(finished: SettledRequest): void {
-    const actual = settledAmounts(finished.usage);
     const nowMs = this.#now();
-    // A tool loop's steps settled one by one, into the ledger too; one still open (a cancelled step) is released now.
-    const steps = this.#loopSteps.get(finished.id);
-    if (!steps) this.#options.ledger.add(finished.keyHash, utcDay(finished.startedAt), actual.cost);
-    if (steps) {
-      this.#loopSteps.delete(finished.id);
-      for (const holdId of steps) {
-        const open = this.#holds.get(holdId);
-        if (!open) continue;
-        this.#holds.delete(holdId);
-        this.#release(open, { cost: 0, tokens: 0 }, nowMs);
-      }
+    const parts = this.#parts.take(finished.id);
+    const actual = parts ? remainder(settledAmounts(finished.usage), parts.counted) : settledAmounts(finished.usage);
+    this.#options.ledger.add(finished.keyHash, utcDay(finished.startedAt), actual.cost);
+    // A part still open (a cancelled step) is released now.
+    for (const holdId of parts?.open ?? []) {
+      const open = this.#holds.get(holdId);
+      if (!open) continue;
+      this.#holds.delete(holdId);
+      this.#release(open, { cost: 0, tokens: 0 }, nowMs);
     }
     const hold = this.#holds.get(finished.id);
     if (!hold) return;
     this.#holds.delete(finished.id);
-    // A loop's own hold is its stream slot: its cost was settled step by step.
-    this.#release(hold, steps ? { cost: 0, tokens: 0 } : actual, nowMs);
+    this.#release(hold, parts ? add(actual, parts.carried) : actual, nowMs);
   }
 
   /** Releases a hold to its real usage, in the store that holds it. */

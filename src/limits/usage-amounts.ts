@@ -31,6 +31,16 @@ export function worstCase(request: Pick<MessageRequest, 'system' | 'messages' | 
   return { cost, tokens: input + output };
 }
 
+/** The worst case of calls reserved together (a request and its moderation screening), each at its plan's prices. */
+export function worstCaseOfCalls(calls: readonly { request: Parameters<typeof worstCase>[0]; attempts: readonly { pricing: Readonly<Pricing> }[] }[]): UsageAmounts {
+  let total: UsageAmounts = { cost: 0, tokens: 0 };
+  for (const call of calls) {
+    const worst = worstCase(call.request, call.attempts.map((attempt) => attempt.pricing));
+    total = { cost: total.cost + worst.cost, tokens: total.tokens + worst.tokens };
+  }
+  return total;
+}
+
 function count(value: number | null | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 }

@@ -19,7 +19,8 @@ import { createToolLoopMessage } from '#src/messages/tool-loop/tool-loop-service
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import type { CredentialSource, RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
 import type { PluginDeps } from '#src/plugins/plugin-deps.ts';
-import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
+import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream, preparePlugins, type PreparedPlugins } from '#src/plugins/plugin-pipeline.ts';
+import type { ScreeningAdmission } from '#src/plugins/plugin-deps.ts';
 import { hasGatewayTools } from '#src/server-tools/index.ts';
 
 /** What the messages service needs. */
@@ -34,19 +35,22 @@ export interface MessagesDeps {
   /** The plugins' configuration and what they use (the gateway's tools, the moderation clients). */
   plugins: PluginDeps;
   /**
-   * Checks the caller's key limits once the plan is known and before anything is sent (src/limits/): throws
-   * the 402 or 429 to answer with. Absent: no limits.
+   * Checks the caller's key limits once the plan is known and before anything is sent, the plugins' upstream
+   * calls included (src/limits/): throws the 402 or 429 to answer with. Absent: no limits.
    */
   admission?: Admission;
 }
 
 /**
  * The key limits as the messages service sees them (src/limits/key-limiter.ts). A plain request is admitted
- * once; a tool loop admits every step (each upstream call reserves its worst case and settles to its real
- * cost), and a streamed loop takes its stream slot once.
+ * once, before its plugins call any upstream; a tool loop admits every step (each upstream call reserves its
+ * worst case and settles to its real cost), and a streamed loop takes its stream slot once. The moderation
+ * screening by a catalog model is reserved with a plain request (`admit`), as a step in a tool loop
+ * (`admitScreening`), and its cost is spent as soon as it is answered (`settleScreening`).
  */
-export interface Admission {
-  admit(plan: RequestPlan, context: MessagesRequestContext): Promise<void>;
+export interface Admission extends ScreeningAdmission {
+  /** `screening`: the moderation model's screening call, reserved with the request. */
+  admit(plan: RequestPlan, context: MessagesRequestContext, screening?: Pick<RequestPlan, 'request' | 'attempts'>): Promise<void>;
   /** Returns the step's hold id, or undefined when nothing is held. */
   admitStep(plan: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext, step: number): Promise<string | undefined>;
   admitLoopStream(plan: RequestPlan, context: MessagesRequestContext): Promise<void>;
@@ -63,7 +67,8 @@ function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly Att
     model: attempt.model,
     providerName: attempt.provider.displayName,
     isByok: isByok(attempt),
-    priceUsage: (usage) => computeCost(usageFromAnthropic(usage), attempt.pricing),
+    // The key was charged the moderation screening too: the answer's cost is all it was charged.
+    priceUsage: (usage) => computeCost(usageFromAnthropic(usage), attempt.pricing) + (context.screening?.cost ?? 0),
   };
   if (context.wantsMetadata) {
     additions.metadata = () => buildGatewayMetadata({ plan, served: attempt, records, startedAt: context.startedAt });
@@ -71,17 +76,34 @@ function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly Att
   return additions;
 }
 
-/** Creates one message through the gateway's routing; a request naming a gateway tool runs the tool loop. */
-export async function createMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
-  const prepared = await applyPluginsBeforeRouting(deps, request, context);
-  if (prepared.kind === 'answer') return prepared.outcome;
-  // The one check a request without gateway tools pays: nothing else of the loop runs for it.
-  if (request.tools !== undefined && hasGatewayTools(request.tools)) return createToolLoopMessage(deps, prepared.request, context, prepared.state);
+/**
+ * Plans the request and admits it against the key's limits (the 402 or 429 is thrown), reserving the
+ * moderation model's screening with it: one check and one request for both.
+ */
+async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, context: MessagesRequestContext): Promise<RequestPlan> {
   // A conversation passed back from a tool-loop answer: its gateway blocks become text every vendor reads.
   const plan = await deps.planner.plan(withGatewayBlocksAsText(prepared.request), context);
-  await deps.admission?.admit(plan, context);
+  const screening = prepared.screening?.kind === 'planned' ? prepared.screening.plan : undefined;
+  await deps.admission?.admit(plan, context, screening);
+  return plan;
+}
+
+/** Creates one message through the gateway's routing; a request naming a gateway tool runs the tool loop. */
+export async function createMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
+  const prepared = await preparePlugins(deps, request, context);
+  // The one check a request without gateway tools pays: nothing else of the loop runs for it.
+  const loop = request.tools !== undefined && hasGatewayTools(request.tools);
+  // A plain request is admitted before any upstream call, the moderation screening's included, so a key its
+  // limits refuse costs nothing; a tool loop admits each call as it comes (the screening first).
+  const admitted = loop ? null : await planAndAdmit(deps, prepared, context);
+  const routed = await applyPluginsBeforeRouting(deps, prepared, context, { admitted: !loop });
+  if (routed.kind === 'answer') return routed.outcome;
+  if (loop) return createToolLoopMessage(deps, routed.request, context, routed.state);
+  // The web plugins' pages and results change the prompt: it is planned again (and sent) with them.
+  const plan = admitted && routed.request === prepared.request ? admitted : await deps.planner.plan(withGatewayBlocksAsText(routed.request), context);
+  const state = routed.state;
   const call = async (attempt: Attempt) =>
-    attemptCall(applyPluginsPerAttempt(plan.request, attempt, prepared.state), attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
+    attemptCall(applyPluginsPerAttempt(plan.request, attempt, state), attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
 
   if (request.stream !== true) {
     const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await call(attempt));
@@ -91,11 +113,11 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
     });
     const { result, attempt, records } = settle(deps.planner, plan, context, run, (answer) => answer.message.usage.output_tokens);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-    return { kind: 'message', message: applyPluginsToMessage(finalizeMessage(result.message, additionsFor(plan, attempt, records, context)), prepared.state, attempt) };
+    return { kind: 'message', message: applyPluginsToMessage(finalizeMessage(result.message, additionsFor(plan, attempt, records, context)), state, attempt) };
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
   const { result, attempt, records } = settle(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal }));
   logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-  return { kind: 'stream', events: applyPluginsToStream(amendStream(streamEvents(result), additionsFor(plan, attempt, records, context)), prepared.state, attempt) };
+  return { kind: 'stream', events: applyPluginsToStream(amendStream(streamEvents(result), additionsFor(plan, attempt, records, context)), state, attempt) };
 }

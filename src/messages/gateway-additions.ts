@@ -15,7 +15,7 @@ export interface AdditionsContext {
   model: string;
   providerName: string;
   isByok: boolean;
-  /** USD cost of the usage on the serving endpoint. */
+  /** USD the key is charged for the answer: its usage on the serving endpoint, plus what was charged before it (the moderation screening). */
   priceUsage(usage: UsageForCost): number;
   /** Built lazily at the very end, so `generation_time` covers the whole answer. */
   metadata?: () => GatewayMetadata;

@@ -8,6 +8,7 @@ import type { Attempt } from '#src/routing/attempt.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { KeyLimits } from '#src/limits/key-limits.ts';
 import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
+import type { ScreeningCharge } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** The authenticated caller, as routing and BYOK rules match it. */
 export interface RequestCaller {
@@ -47,6 +48,11 @@ export interface MessagesRequestContext {
    * record of a loop that failed partway still has the steps the key was charged for; null without a loop.
    */
   loopSteps?: readonly StepRecord[] | null;
+  /**
+   * The `moderation` plugin's screening call by a catalog model, once answered: charged to the key whatever
+   * follows, so the answer's cost and the record (of a failed request too) include it; null without one.
+   */
+  screening?: ScreeningCharge | null;
 }
 
 /** The routing of one request so far: the plan's strategy, every attempt's record, the attempt that answered. */

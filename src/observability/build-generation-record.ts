@@ -8,7 +8,8 @@ import { isByok } from '#src/routing/attempt.ts';
 import type { GenerationRow } from '#src/store/schema.ts';
 import type { AnswerUsage, GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import { describeStep } from '#src/messages/tool-loop/loop-metadata.ts';
-import { summedStepUsage } from '#src/messages/tool-loop/loop-tally.ts';
+import { summedStepUsage, type StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
+import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** A generation record: exactly the stored row. */
 export type GenerationRecord = GenerationRow;
@@ -51,11 +52,25 @@ function hasCost(usage: AnswerUsage | null): usage is AnswerUsage & { cost: numb
   return typeof usage?.cost === 'number' && Number.isFinite(usage.cost);
 }
 
+/**
+ * What the key was charged: the answer's usage (its cost includes the moderation screening), or, without an
+ * answer's cost (a failure, a cancelled stream), the calls that were answered all the same: the finished
+ * steps of a tool loop and the screening.
+ */
+function chargedUsage(outcome: GenerationOutcome, steps: readonly StepRecord[] | null): AnswerUsage | null {
+  if (hasCost(outcome.usage)) return outcome.usage;
+  const screeningCost = outcome.screening?.cost ?? 0;
+  if (steps) {
+    const summed = summedStepUsage(steps);
+    return { ...summed, cost: (summed.cost ?? 0) + screeningCost };
+  }
+  return outcome.screening ? { ...outcome.usage, cost: screeningCost } : outcome.usage;
+}
+
 /** Builds the record of one request. */
 export function buildGenerationRecord(outcome: GenerationOutcome, policy: ContentPolicy): GenerationRecord {
   const steps = outcome.steps !== null && outcome.steps.length > 0 ? outcome.steps : null;
-  // A loop that failed or was cut partway has no answer's usage, but its finished steps were served and charged.
-  const usage: AnswerUsage | null = steps && !hasCost(outcome.usage) ? summedStepUsage(steps) : outcome.usage;
+  const usage = chargedUsage(outcome, steps);
   const content = policy.storeContent ? generationContent(outcome) : null;
   return {
     id: outcome.id,
@@ -87,6 +102,7 @@ export function buildGenerationRecord(outcome: GenerationOutcome, policy: Conten
     trace: traceOf(outcome),
     attempts: outcome.attempts.map(toGenerationAttempt),
     toolSteps: steps ? steps.map(describeStep) : null,
+    moderation: outcome.screening ? describeScreening(outcome.screening) : null,
     prompt: content?.prompt ?? null,
     completion: content?.completion ?? null,
     contentExpiresAt: content ? new Date(outcome.startedAt + policy.retentionDays * DAY_MS) : null,

@@ -112,6 +112,7 @@ export class GenerationObserver {
       attempts: context.trail.records,
       served: context.trail.served,
       steps: context.loopSteps ?? null,
+      screening: context.screening ?? null,
     };
   }
 

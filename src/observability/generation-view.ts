@@ -37,6 +37,7 @@ export function toGenerationView(record: GenerationRecord, options: { withConten
     trace: (record.trace as Generation['trace']) ?? null,
     attempts: record.attempts as GenerationAttempt[],
     tool_steps: (record.toolSteps as Generation['tool_steps']) ?? null,
+    moderation: (record.moderation as Generation['moderation']) ?? null,
   };
   if (options.withContent && record.prompt !== null) view.prompt = record.prompt as NonNullable<Generation['prompt']>;
   if (options.withContent && record.completion !== null) view.completion = record.completion as NonNullable<Generation['completion']>;

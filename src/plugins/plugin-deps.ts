@@ -6,7 +6,8 @@
 import type { Catalog } from '#src/catalog/index.ts';
 import type { Logger } from '#src/logger.ts';
 import type { ApiFamily, ProviderAdapter } from '#src/providers/provider-adapter.ts';
-import type { CredentialSource, RequestPlanner } from '#src/routing/plan-request.ts';
+import type { CredentialSource, RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { ServerToolRuntime } from '#src/server-tools/server-tool-runtime.ts';
 import type { ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
 import type { ModerationClients } from '#src/plugins/moderation/openai-moderation.ts';
@@ -23,11 +24,24 @@ export interface PluginDeps {
   moderationClients: ModerationClients;
 }
 
+/**
+ * The key limits as a moderation model's screening call meets them (src/limits/key-limiter.ts): reserved
+ * before it is sent (a plain request's with the request itself, a tool loop's on its own), settled (the
+ * spending ledger included) as soon as it has ended.
+ */
+export interface ScreeningAdmission {
+  /** A tool loop's screening: throws the 402 or 429 of a spent limit; returns the hold id, or undefined when nothing is held. */
+  admitScreening(plan: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext): Promise<string | undefined>;
+  settleScreening(context: MessagesRequestContext, holdId: string | undefined, actual: { cost: number; tokens: number }): void;
+}
+
 /** The normal attempt path, as a moderation model from the catalog is called (the messages service's deps). */
 export interface ModelRouting {
   planner: Pick<RequestPlanner, 'plan'>;
   vault: Pick<CredentialSource, 'revealKey'>;
   adapterFor(family: ApiFamily): ProviderAdapter;
+  /** The key limits; absent: none. */
+  admission?: ScreeningAdmission;
 }
 
 /** What the plugin hooks take: the messages service's deps, which carry the plugins' own. */

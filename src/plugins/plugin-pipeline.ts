@@ -2,9 +2,10 @@
  * The plugin pipeline: the three points where plugins touch a `/messages` request, and the one fixed order in
  * which they apply (documented in the spec's `Plugin`):
  *
- * 1. before routing (`applyPluginsBeforeRouting`, request → request, or a refusal): `file-parser` reads the
- *    PDFs, `moderation` screens the input (a flagged input is answered here), `web-fetch` and `web` add
- *    pages and results to the last user turn;
+ * 1. before routing, in two halves around the key's limits: `preparePlugins` does what costs no upstream
+ *    call (the list, its 400s, `file-parser` reading the PDFs), then, once the request is admitted,
+ *    `applyPluginsBeforeRouting` (request → request, or a refusal): `moderation` screens the input (a
+ *    flagged input is answered here), `web-fetch` and `web` add pages and results to the last user turn;
  * 2. routing: the planner (the `auto-router` plugin is the planner's);
  * 3. per attempt (`applyPluginsPerAttempt`, request + attempt → request): `file-parser` gives an endpoint
  *    that reads PDFs the PDFs back (engine `native`), then the context-length rule, which every request
@@ -24,9 +25,11 @@ import type { Attempt } from '#src/routing/attempt.ts';
 import { fitToContext } from '#src/plugins/context-fit.ts';
 import { parsePdfs, restorePdfs } from '#src/plugins/file-parser.ts';
 import { requestedSchema } from '#src/plugins/json-healing.ts';
-import { screenInput } from '#src/plugins/moderation/moderation-screen.ts';
+import { planModelScreening, screenInput } from '#src/plugins/moderation/moderation-screen.ts';
+import type { PlannedScreening } from '#src/plugins/moderation/model-moderation.ts';
 import { refusalEvents, refusalMessage } from '#src/plugins/moderation/moderation-verdict.ts';
 import type { PluginHookDeps } from '#src/plugins/plugin-deps.ts';
+import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
 import { effectivePluginList, enabledPlugins, noPluginEnabled } from '#src/plugins/plugin-list.ts';
 import { newPluginState, type PluginState } from '#src/plugins/plugin-state.ts';
 import { lastUserText } from '#src/plugins/web/prompt-context.ts';
@@ -44,15 +47,32 @@ async function* eventsOf(events: readonly SseEvent[]): AsyncGenerator<SseEvent> 
   yield* events;
 }
 
-/** Runs the plugins that apply before routing; 400s for what the gateway cannot serve come before any work. */
-export async function applyPluginsBeforeRouting(deps: PluginHookDeps, request: MessageRequest, context: MessagesRequestContext): Promise<BeforeRouting> {
+/** A request after the plugins' work that calls no upstream: plain data for the rest of the hook. */
+export interface PreparedPlugins {
+  /** The request as the client sent it. */
+  original: MessageRequest;
+  /** The request with the effective plugin list and the PDFs read. */
+  request: MessageRequest;
+  state: PluginState;
+  /** The moderation model to screen with, when the plugin is enabled. */
+  moderation: ModerationConfig | null;
+  /** A moderation model's screening (`engine: model`), planned so that the key's limits reserve it with the request. */
+  screening: PlannedScreening | null;
+}
+
+/**
+ * The first half of the hook before routing, which calls no upstream (so it runs before the key's limits are
+ * checked): the effective plugin list, its 400s for what the gateway cannot serve, the PDFs read, the plan of
+ * a moderation model's screening.
+ */
+export async function preparePlugins(deps: PluginHookDeps, request: MessageRequest, context: MessagesRequestContext): Promise<PreparedPlugins> {
   const { config } = deps.plugins;
-  if (request.plugins === undefined && !config.hasDefaults) return { kind: 'continue', request, state: newPluginState({}) };
+  if (request.plugins === undefined && !config.hasDefaults) return { original: request, request, state: newPluginState({}), moderation: null, screening: null };
   const list = effectivePluginList(request.plugins, config.defaults, context.caller);
   const enabled = enabledPlugins(list);
   let routed: MessageRequest = list === request.plugins || list.length === 0 ? request : { ...request, plugins: [...list] };
   const state = newPluginState(enabled);
-  if (noPluginEnabled(enabled)) return { kind: 'continue', request: routed, state };
+  if (noPluginEnabled(enabled)) return { original: request, request: routed, state, moderation: null, screening: null };
 
   const moderation = enabled.moderation ? config.moderation : null;
   if (enabled.moderation && !moderation) throw new BadRequestError('the moderation plugin is not available: this gateway has no moderation model configured (plugins.moderation)');
@@ -64,17 +84,32 @@ export async function applyPluginsBeforeRouting(deps: PluginHookDeps, request: M
     routed = parsed.request;
     state.parsedPdfs = parsed.parsed;
   }
+  // The input as screened: the PDFs' text included.
+  const screening = moderation ? await planModelScreening(deps, moderation, routed, context) : null;
+  return { original: request, request: routed, state, moderation, screening };
+}
+
+/**
+ * The second half of the hook before routing, run once the key's limits admitted the request: the plugins
+ * that call upstreams (`moderation`, `web-fetch`, `web`). `admitted`: the request's admission reserved the
+ * screening with itself (a plain request); a tool loop's screening is admitted on its own, as a step.
+ */
+export async function applyPluginsBeforeRouting(deps: PluginHookDeps, prepared: PreparedPlugins, context: MessagesRequestContext, options: { admitted: boolean }): Promise<BeforeRouting> {
+  const { original: request, moderation, state } = prepared;
+  const { enabled } = state;
+  let routed = prepared.request;
   if (moderation) {
-    const screened = await screenInput(deps, moderation, routed, context);
+    const screened = await screenInput(deps, moderation, routed, context, { planned: prepared.screening, admitted: options.admitted });
     if (screened.kind === 'flagged') {
-      const message = refusalMessage(request, screened.verdict, context.generationId);
+      const message = refusalMessage(request, screened.verdict, context.generationId, context.screening?.cost ?? 0);
       return { kind: 'answer', outcome: request.stream === true ? { kind: 'stream', events: eventsOf(refusalEvents(message)) } : { kind: 'message', message } };
     }
     state.reports.push(screened.report);
   }
+  if (!enabled['web-fetch'] && !enabled.web) return { kind: 'continue', request: routed, state };
   const tools = { signal: context.signal, config: deps.plugins.serverTools, logger: deps.logger, runtime: deps.plugins.toolRuntime };
   // Both read the turn as the client wrote it, not with the other's additions.
-  const turn = enabled['web-fetch'] || enabled.web ? lastUserText(request.messages) : null;
+  const turn = lastUserText(request.messages);
   if (enabled['web-fetch']) {
     const fetched = await addFetchedPages(routed, turn, enabled['web-fetch'], tools);
     routed = fetched.request;

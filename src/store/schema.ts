@@ -146,7 +146,7 @@ export const byokCredentials = pgTable(
 /**
  * One generation record per `POST /messages` request, written in batches off the request path (see
  * src/observability/record-queue.ts). Rows are never updated except to drop expired prompt and completion text.
- * `attempts`, `trace` and `tool_steps` are plain JSON in the shapes of the spec's `Generation` schema.
+ * `attempts`, `trace`, `tool_steps` and `moderation` are plain JSON in the shapes of the spec's `Generation` schema.
  */
 export const generations = pgTable(
   'generations',
@@ -183,6 +183,8 @@ export const generations = pgTable(
     attempts: jsonb('attempts').notNull(),
     /** Reserved for the server-tool loop's steps. */
     toolSteps: jsonb('tool_steps'),
+    /** The moderation plugin's screening call by a catalog model (charged to the key), or null. */
+    moderation: jsonb('moderation'),
     prompt: jsonb('prompt'),
     completion: jsonb('completion'),
     /** When the stored prompt and completion are deleted (the workspace's retention period). */

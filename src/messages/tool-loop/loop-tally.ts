@@ -130,14 +130,17 @@ export function summedStepUsage(steps: readonly StepRecord[]): Omit<Usage, 'serv
   return { ...stepTokens(steps), cost: stepsCost(steps) };
 }
 
-/** The usage of the whole loop: tokens and cost summed over the steps, tool calls per tool (the gateway's and Anthropic's). */
-export function summedUsage(tally: LoopTally): Usage {
+/**
+ * The usage of the whole loop: tokens and cost summed over the steps, tool calls per tool (the gateway's and
+ * Anthropic's); `chargedBefore` (the moderation screening's cost) joins the cost, all the key was charged.
+ */
+export function summedUsage(tally: LoopTally, chargedBefore = 0): Usage {
   const { steps } = tally;
   let serverToolUse = tally.gatewayToolUse;
   for (const step of steps) serverToolUse = addServerToolUsage(serverToolUse, step.usage.server_tool_use);
   return {
     ...stepTokens(steps),
     ...(Object.keys(serverToolUse).length > 0 ? { server_tool_use: serverToolUse } : {}),
-    cost: stepsCost(steps),
+    cost: stepsCost(steps) + chargedBefore,
   };
 }

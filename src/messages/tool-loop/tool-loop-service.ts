@@ -89,7 +89,7 @@ async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; at
       stop_reason: outcome.stopReason,
       stop_sequence: message.stop_sequence ?? null,
       ...(message.container ? { container: message.container } : {}),
-      usage: { ...summedUsage(run.tally), service_tier: first.message.usage.service_tier ?? 'standard', is_byok: isByok(first.attempt) },
+      usage: { ...summedUsage(run.tally, run.context.screening?.cost ?? 0), service_tier: first.message.usage.service_tier ?? 'standard', is_byok: isByok(first.attempt) },
     };
     if (run.context.wantsMetadata) response.gateway_metadata = buildLoopMetadata(run.plan, run.tally, run.context.startedAt);
     return { message: response, attempt };

@@ -64,7 +64,7 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
       yield* state.finish({
         stopReason: outcome.stopReason,
         stopSequence: step.stopSequence,
-        usage: summedUsage(run.tally),
+        usage: summedUsage(run.tally, run.context.screening?.cost ?? 0),
         isByok: isByok(first),
         ...(run.context.wantsMetadata ? { metadata: buildLoopMetadata(run.plan, run.tally, run.context.startedAt) } : {}),
       });

@@ -2,7 +2,9 @@
  * Screening with a catalog model: the input is sent to the configured model, routed like any request (its
  * endpoints, the caller's BYOK keys, fallbacks between them), with a prompt asking for a JSON verdict. The
  * session is not passed on, so the moderation call never moves the conversation's sticky pin, and its
- * outcome is not recorded for routing.
+ * outcome is not recorded for routing. The call is charged to the key like any model call: it reserves its
+ * worst case before it is sent and settles to its cost once answered, and the answer's cost is kept on the
+ * request's context for the response, the record and the plugin report.
  */
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import { jsonrepair } from 'jsonrepair';
@@ -10,8 +12,9 @@ import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import type { ModelRouting } from '#src/plugins/plugin-deps.ts';
+import type { RequestPlan } from '#src/routing/plan-request.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
-import type { ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { screeningCharge, screeningTokens, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** The instructions the moderation model reads. */
 export const MODERATION_PROMPT = [
@@ -52,22 +55,48 @@ export function verdictOfAnswer(message: MessageResponse, model: string): Modera
   return { flagged: true, category: typeof category === 'string' && category.trim() !== '' ? category.trim() : 'flagged', explanation: `The input was flagged by moderation (${model}).${reason}` };
 }
 
-/** Screens the texts with the catalog model; throws the run's error when no attempt answered. */
+/**
+ * The screening of a request by the catalog model, planned before the request is admitted (so its admission
+ * can reserve it): the plan, or why there is none (a screening failure, answered as the failure mode says).
+ */
+export type PlannedScreening = { kind: 'planned'; plan: RequestPlan } | { kind: 'unplannable'; error: unknown };
+
+/** Plans the screening of the texts; never throws. */
+export async function planScreening(routing: ModelRouting, config: ModerationConfig, texts: readonly string[], context: MessagesRequestContext): Promise<PlannedScreening> {
+  try {
+    return { kind: 'planned', plan: await routing.planner.plan(moderationRequest(config.model, texts), { ...context, session: null }) };
+  } catch (error) {
+    return { kind: 'unplannable', error };
+  }
+}
+
+/**
+ * Screens the texts with the catalog model as planned; throws the run's error when no attempt answered, and
+ * the 402 or 429 of a spent key limit before anything is sent. `admitted`: the request's own admission
+ * reserved the screening (a plain request); otherwise (a tool loop) it is admitted here, as a step is.
+ */
 export async function screenWithModel(options: {
   routing: ModelRouting;
-  texts: string[];
+  planned: PlannedScreening;
   config: ModerationConfig;
   context: MessagesRequestContext;
   signal: AbortSignal;
+  admitted: boolean;
 }): Promise<ModerationVerdict> {
-  const { routing, context, signal } = options;
-  const plan = await routing.planner.plan(moderationRequest(options.config.model, options.texts), { ...context, session: null });
+  const { routing, context, signal, planned } = options;
+  if (planned.kind === 'unplannable') throw planned.error;
+  const { plan } = planned;
+  const holdId = options.admitted ? undefined : await routing.admission?.admitScreening(plan, context);
   const callContext = { forwardHeaders: {}, signal };
   const run = await runAttempts(
     plan.attempts,
     async (attempt) => routing.adapterFor(attempt.provider.family).generate(attemptCall(plan.request, attempt, callContext, await revealKey(attempt, context.caller.accountId, routing.vault))),
     { signal },
   );
+  // Answered is charged, whatever the answer says (a verdict, a refusal, no verdict at all).
+  const charge = run.ok ? screeningCharge(run.attempt, run.result.message.usage) : null;
+  context.screening = charge;
+  routing.admission?.settleScreening(context, holdId, charge ? { cost: charge.cost, tokens: screeningTokens(charge) } : { cost: 0, tokens: 0 });
   if (!run.ok) throw run.error;
   return verdictOfAnswer(run.result.message, options.config.model);
 }

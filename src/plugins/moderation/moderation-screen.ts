@@ -6,12 +6,12 @@
  * @see ModerationPlugin in openapi/components/schemas/plugins.yaml
  */
 import type { MessageRequest, ModerationReport } from '#src/api-types.ts';
-import { GatewayError, ModerationUnavailableError } from '#src/errors.ts';
+import { CreditLimitExceededError, GatewayError, KeyRateLimitedError, ModerationUnavailableError } from '#src/errors.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { PluginHookDeps } from '#src/plugins/plugin-deps.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
-import { screenWithModel } from '#src/plugins/moderation/model-moderation.ts';
-import { moderationTexts, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { planScreening, screenWithModel, type PlannedScreening } from '#src/plugins/moderation/model-moderation.ts';
+import { describeScreening, moderationTexts, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
 import { screenWithOpenAi } from '#src/plugins/moderation/openai-moderation.ts';
 
 /** How screening ended when the request goes on. */
@@ -28,7 +28,24 @@ export function failureReason(error: unknown, timedOut: boolean, config: Pick<Mo
   return error instanceof Error && error.constructor === Error ? error.message : 'the moderation upstream failed';
 }
 
-async function verdictOf(deps: PluginHookDeps, config: ModerationConfig, texts: string[], context: MessagesRequestContext, signal: AbortSignal): Promise<ModerationVerdict> {
+/** The screening to run: as planned before admission (null: plan it now), and whether the request's admission reserved it. */
+export interface ScreeningRun {
+  planned: PlannedScreening | null;
+  /** The request's admission reserved the screening with itself (a plain request); a tool loop's is admitted on its own. */
+  admitted: boolean;
+}
+
+/**
+ * Plans the moderation model's screening of the request before the key's limits admit it (they reserve it
+ * with the request); null for OpenAI's endpoint (free) or an input without text.
+ */
+export async function planModelScreening(deps: PluginHookDeps, config: ModerationConfig, request: MessageRequest, context: MessagesRequestContext): Promise<PlannedScreening | null> {
+  if (config.engine !== 'model') return null;
+  const texts = moderationTexts(request);
+  return texts.length === 0 ? null : planScreening(deps, config, texts, context);
+}
+
+async function verdictOf(deps: PluginHookDeps, config: ModerationConfig, texts: string[], context: MessagesRequestContext, signal: AbortSignal, screening: ScreeningRun): Promise<ModerationVerdict> {
   switch (config.engine) {
     case 'openai': {
       const provider = deps.plugins.catalog.getProvider(config.provider);
@@ -36,7 +53,7 @@ async function verdictOf(deps: PluginHookDeps, config: ModerationConfig, texts: 
       return screenWithOpenAi({ texts, config, provider, clients: deps.plugins.moderationClients, signal });
     }
     case 'model':
-      return screenWithModel({ routing: deps, texts, config, context, signal });
+      return screenWithModel({ routing: deps, planned: screening.planned ?? (await planScreening(deps, config, texts, context)), config, context, signal, admitted: screening.admitted });
     default: {
       const unreachable: never = config.engine;
       throw new Error(`unknown moderation engine ${String(unreachable)}`);
@@ -44,20 +61,28 @@ async function verdictOf(deps: PluginHookDeps, config: ModerationConfig, texts: 
   }
 }
 
-/** Screens the request's input; throws `ModerationUnavailableError` when screening fails and the gateway fails closed. */
-export async function screenInput(deps: PluginHookDeps, config: ModerationConfig, request: MessageRequest, context: MessagesRequestContext): Promise<ScreenOutcome> {
+/** The report of a screening that let the request through, with the model's screening call when one was charged. */
+function report(status: ModerationReport['status'], context: MessagesRequestContext, note?: string): ModerationReport {
+  return { id: 'moderation', status, ...(note !== undefined ? { note } : {}), ...(context.screening ? { screening: describeScreening(context.screening) } : {}) };
+}
+
+/**
+ * Screens the request's input; throws `ModerationUnavailableError` when screening fails and the gateway fails
+ * closed, and the key's 402 or 429 (never failed open) when its limits refuse the screening call.
+ */
+export async function screenInput(deps: PluginHookDeps, config: ModerationConfig, request: MessageRequest, context: MessagesRequestContext, screening: ScreeningRun): Promise<ScreenOutcome> {
   const texts = moderationTexts(request);
   if (texts.length === 0) return { kind: 'passed', report: { id: 'moderation', status: 'passed', note: 'the input has no text to screen' } };
   const timeout = AbortSignal.timeout(config.timeoutMs);
   const signal = AbortSignal.any([context.signal, timeout]);
   try {
-    const verdict = await verdictOf(deps, config, texts, context, signal);
-    return verdict.flagged ? { kind: 'flagged', verdict } : { kind: 'passed', report: { id: 'moderation', status: 'passed' } };
+    const verdict = await verdictOf(deps, config, texts, context, signal, screening);
+    return verdict.flagged ? { kind: 'flagged', verdict } : { kind: 'passed', report: report('passed', context) };
   } catch (error) {
-    if (context.signal.aborted) throw error;
+    if (context.signal.aborted || error instanceof CreditLimitExceededError || error instanceof KeyRateLimitedError) throw error;
     const reason = failureReason(error, timeout.aborted, config);
     deps.logger.warn('moderation screening failed', { generation_id: context.generationId, engine: config.engine, model: config.model, failure_mode: config.failureMode, reason, error_name: error instanceof Error ? error.name : typeof error });
-    if (config.failureMode === 'fail_open') return { kind: 'passed', report: { id: 'moderation', status: 'failed_open', note: reason } };
+    if (config.failureMode === 'fail_open') return { kind: 'passed', report: report('failed_open', context, reason) };
     throw new ModerationUnavailableError(reason, { cause: error });
   }
 }

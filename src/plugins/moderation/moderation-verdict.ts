@@ -1,10 +1,15 @@
 /**
  * What the `moderation` plugin screens and what it answers: the texts of the user turns, the verdict every
- * engine gives, and the refusal a flagged input gets (a normal message, or its event stream), built without
- * calling any model. Pure.
+ * engine gives, the refusal a flagged input gets (a normal message, or its event stream), built without
+ * calling any model, and what a screening by a catalog model (`engine: model`) costs: the attempt that
+ * answered, its tokens and its price, charged to the gateway key like any model call (so the answer's
+ * `usage.cost`, the generation record and the key's spending all include it). Pure.
  * @see ModerationPlugin in openapi/components/schemas/plugins.yaml
+ * @see ModerationScreening in openapi/components/schemas/plugin-reports.yaml
  */
-import type { MessageRequest, MessageResponse, MessageStreamEvent, RefusalDetails } from '#src/api-types.ts';
+import type { MessageRequest, MessageResponse, MessageStreamEvent, ModerationScreening, RefusalDetails, Usage } from '#src/api-types.ts';
+import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
+import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { contentBlocks, stringContent } from '#src/request/message-content.ts';
 
 /** An engine's verdict on the input. */
@@ -46,8 +51,11 @@ export function refusalDetails(verdict: ModerationVerdict): RefusalDetails {
   return { type: 'refusal', category: verdict.category ?? 'flagged', explanation: verdict.explanation };
 }
 
-/** The message a flagged input is answered with: no content, `stop_reason: refusal`, zero usage. */
-export function refusalMessage(request: Pick<MessageRequest, 'model'>, verdict: ModerationVerdict, generationId: string): MessageResponse {
+/**
+ * The message a flagged input is answered with: no content, `stop_reason: refusal`, zero tokens; `cost` is
+ * what the screening was charged (a moderation model's call; OpenAI's endpoint is free).
+ */
+export function refusalMessage(request: Pick<MessageRequest, 'model'>, verdict: ModerationVerdict, generationId: string, cost = 0): MessageResponse {
   return {
     id: `msg_${generationId}`,
     type: 'message',
@@ -57,7 +65,7 @@ export function refusalMessage(request: Pick<MessageRequest, 'model'>, verdict: 
     stop_reason: 'refusal',
     stop_sequence: null,
     refusal: refusalDetails(verdict),
-    usage: { input_tokens: 0, output_tokens: 0, cost: 0, is_byok: false },
+    usage: { input_tokens: 0, output_tokens: 0, cost, is_byok: false },
   };
 }
 
@@ -66,7 +74,47 @@ export function refusalEvents(message: MessageResponse): MessageStreamEvent[] {
   const { refusal, stop_reason: _stop, ...rest } = message;
   return [
     { type: 'message_start', message: { ...rest, content: [], stop_reason: null, usage: { input_tokens: 0, output_tokens: 0 } } },
-    { type: 'message_delta', delta: { stop_reason: 'refusal', stop_sequence: null, ...(refusal ? { refusal } : {}) }, usage: { output_tokens: 0, cost: 0, is_byok: false } },
+    { type: 'message_delta', delta: { stop_reason: 'refusal', stop_sequence: null, ...(refusal ? { refusal } : {}) }, usage: { output_tokens: 0, cost: message.usage.cost ?? 0, is_byok: false } },
     { type: 'message_stop' },
   ];
+}
+
+/** The tokens of the screening call, in Anthropic's convention. */
+export type ScreeningUsage = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens'>;
+
+/** One answered screening call and what it cost. */
+export interface ScreeningCharge {
+  /** The attempt that answered the screening. */
+  attempt: Attempt;
+  usage: ScreeningUsage;
+  /** USD, on the endpoint that served the screening. */
+  cost: number;
+}
+
+/** The charge of a screening answer with this usage on this attempt. */
+export function screeningCharge(attempt: Attempt, usage: Partial<Usage>): ScreeningCharge {
+  const counted: ScreeningUsage = {
+    input_tokens: usage.input_tokens ?? 0,
+    output_tokens: usage.output_tokens ?? 0,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
+  };
+  return { attempt, usage: counted, cost: computeCost(usageFromAnthropic(counted), attempt.pricing) };
+}
+
+/** The tokens a screening counts against a tokens-per-minute limit (input plus output, cache reads and writes included). */
+export function screeningTokens(charge: ScreeningCharge): number {
+  const { usage } = charge;
+  return usage.input_tokens + usage.output_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+}
+
+/** The screening as the plugin report and the generation record show it. */
+export function describeScreening(charge: ScreeningCharge): ModerationScreening {
+  return {
+    model: charge.attempt.model,
+    provider: charge.attempt.provider.displayName,
+    is_byok: isByok(charge.attempt),
+    usage: { ...charge.usage },
+    cost: charge.cost,
+  };
 }

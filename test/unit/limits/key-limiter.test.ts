@@ -61,4 +61,33 @@ describe('KeyLimiter in process', () => {
     await limiter.admit(PLAN, context('a', { creditLimit: 1, limitReset: null, requestsPerMinute: null, tokensPerMinute: null, maxConcurrentStreams: null }));
     expect(lines.join('\n')).toContain('credit limit counted from this instance alone');
   });
+
+  it('settles a moderation screening at once and the request only for what its answer adds, limited key or not', async () => {
+    const { fake, added } = ledger();
+    const limiter = new KeyLimiter({ ledger: fake, redis: undefined, logger: createLogger({ level: 'error' }), holdMs: 60_000 });
+    const limits = { creditLimit: 5, limitReset: null, requestsPerMinute: 10, tokensPerMinute: null, maxConcurrentStreams: null };
+    const startedAt = Date.now();
+    const costs = () => added.map(([, , cost]) => cost).filter((cost) => cost > 0);
+    // A plain request reserves its screening with itself; a tool loop's screening has a hold of its own.
+    for (const [id, keyLimits] of [['limited', limits], ['unlimited', null]] as const) {
+      await limiter.admit(PLAN, context(id, keyLimits), PLAN);
+      limiter.settleScreening(context(id, keyLimits), undefined, { cost: 0.03, tokens: 100 });
+      // The answer's usage.cost is the screening plus the model.
+      limiter.settle({ id, keyHash: KEY, startedAt, usage: { input_tokens: 10, output_tokens: 5, cost: 0.03 + 0.02 } });
+    }
+    const holdId = await limiter.admitScreening(PLAN, context('loop', limits));
+    expect(holdId).toBe('loop:moderation');
+    limiter.settleScreening(context('loop', limits), holdId, { cost: 0.03, tokens: 100 });
+    limiter.settle({ id: 'loop', keyHash: KEY, startedAt, usage: { cost: 0.03 } });
+    expect(costs()).toEqual([0.03, expect.closeTo(0.02, 12), 0.03, expect.closeTo(0.02, 12), 0.03]);
+    expect(limiter.openHolds).toBe(0);
+    // The store counted the screening too: 0.03 + 0.02 + 0.03 spent of 5.
+    expect((await limiter.memory.usage({ keyHash: KEY, period: null, requests: true, tokens: false, streams: false, nowMs: Date.now() })).requests).toBe(2);
+    // A request that fails after its screening has spent the screening, nothing more.
+    await limiter.admit(PLAN, context('failed', limits), PLAN);
+    limiter.settleScreening(context('failed', limits), undefined, { cost: 0.03, tokens: 100 });
+    limiter.settle({ id: 'failed', keyHash: KEY, startedAt, usage: null });
+    expect(costs()).toHaveLength(6);
+    expect(limiter.openHolds).toBe(0);
+  });
 });

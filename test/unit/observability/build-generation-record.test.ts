@@ -67,6 +67,7 @@ describe('buildGenerationRecord', () => {
       trace: { trace_name: 't', custom: 1 },
       attempts: [{ provider: 'P', model: 'test/m', status: 'success', http_status: 200, is_byok: true, duration_ms: 12 }],
       toolSteps: null,
+      moderation: null,
       prompt: null,
       completion: null,
       contentExpiresAt: null,
@@ -124,6 +125,21 @@ describe('buildGenerationRecord', () => {
 
     it('an empty list (the loop failed in its first step) is no steps', () => {
       expect(buildGenerationRecord(outcome({ steps: [], usage: null }), noContent)).toMatchObject({ toolSteps: null, cost: 0 });
+    });
+  });
+
+  describe('a moderation screening by a catalog model', () => {
+    const screening = { attempt: served, usage: { input_tokens: 90, output_tokens: 12, cache_creation_input_tokens: null, cache_read_input_tokens: null }, cost: 0.0002 };
+
+    it('names the model that screened, with its tokens and cost, and keeps the answer cost (which includes it)', () => {
+      const record = buildGenerationRecord(outcome({ screening, usage: { input_tokens: 10, output_tokens: 5, cost: 0.0127 } }), noContent);
+      expect(record.moderation).toEqual({ model: 'test/m', provider: 'P', is_byok: true, usage: screening.usage, cost: 0.0002 });
+      expect(record).toMatchObject({ inputTokens: 10, outputTokens: 5, cost: 0.0127 });
+    });
+
+    it('charges the screening to a request that failed after it', () => {
+      const failed = outcome({ screening, usage: null, status: 'error', httpStatus: 502, error: { type: 'AllAttemptsFailedError', message: 'Every attempt failed' } });
+      expect(buildGenerationRecord(failed, noContent)).toMatchObject({ inputTokens: 0, cost: 0.0002, moderation: { cost: 0.0002 } });
     });
   });
 

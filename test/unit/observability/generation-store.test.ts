@@ -50,6 +50,7 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
     trace: { custom: 'a,"b"', nested: { list: [1, null, 'x'] } },
     attempts: [{ provider: 'p', status: 'server_error' }],
     toolSteps: null,
+    moderation: null,
     prompt: { messages: [{ role: 'user', content: 'line one\r\nline "two"' }] },
     completion: 'a JSON string' as unknown as GenerationRecord['completion'],
     contentExpiresAt: new Date(Date.UTC(2026, 11, 23, 0, 0, 0, 1)),
