@@ -22,6 +22,7 @@ import { warmUpValidator } from '#src/http/warm-up-validator.ts';
 import { createCatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import { createRequestPlanner } from '#src/routing/plan-request.ts';
 import { createObservability } from '#src/observability/index.ts';
+import { chargedUsage } from '#src/observability/build-generation-record.ts';
 import { createGenerationService } from '#src/observability/generation-service.ts';
 import { startMetricsServer } from '#src/observability/metrics-server.ts';
 import { createServerToolRuntime } from '#src/server-tools/index.ts';
@@ -122,7 +123,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // A reservation never settled (its instance died) stops counting once its request could not run any more.
     const limiter = new KeyLimiter({ ledger, redis, logger, registry, holdMs: config.requestTimeoutMs + 60_000 });
     closers.push(() => limiter.close(5_000));
-    observability.addOutcomeListener((outcome) => limiter.settle(outcome));
+    // Settled from what the record shows: a loop that failed partway was still charged its finished steps.
+    observability.addOutcomeListener((outcome) =>
+      limiter.settle({ id: outcome.id, keyHash: outcome.keyHash, startedAt: outcome.startedAt, usage: chargedUsage(outcome) }),
+    );
     const breaker = new CircuitBreaker({
       failures: config.circuitFailures,
       cooldownMs: config.circuitCooldownMs,

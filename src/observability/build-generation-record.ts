@@ -52,12 +52,16 @@ function hasCost(usage: AnswerUsage | null): usage is AnswerUsage & { cost: numb
   return typeof usage?.cost === 'number' && Number.isFinite(usage.cost);
 }
 
+function finishedSteps(outcome: Pick<GenerationOutcome, 'steps'>): readonly StepRecord[] | null {
+  return outcome.steps !== null && outcome.steps.length > 0 ? outcome.steps : null;
+}
+
 /**
- * What the key was charged: the answer's usage (its cost includes the moderation screening), or, without an
+ * What the key was charged (what the record shows and the key limits settle): the answer's usage (its cost includes the moderation screening), or, without an
  * answer's cost (a failure, a cancelled stream), the calls that were answered all the same: the finished
  * steps of a tool loop and the screening.
  */
-function chargedUsage(outcome: GenerationOutcome, steps: readonly StepRecord[] | null): AnswerUsage | null {
+export function chargedUsage(outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps'>, steps = finishedSteps(outcome)): AnswerUsage | null {
   if (hasCost(outcome.usage)) return outcome.usage;
   const screeningCost = outcome.screening?.cost ?? 0;
   if (steps) {
@@ -69,7 +73,7 @@ function chargedUsage(outcome: GenerationOutcome, steps: readonly StepRecord[] |
 
 /** Builds the record of one request. */
 export function buildGenerationRecord(outcome: GenerationOutcome, policy: ContentPolicy): GenerationRecord {
-  const steps = outcome.steps !== null && outcome.steps.length > 0 ? outcome.steps : null;
+  const steps = finishedSteps(outcome);
   const usage = chargedUsage(outcome, steps);
   const content = policy.storeContent ? generationContent(outcome) : null;
   return {

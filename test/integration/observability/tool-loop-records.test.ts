@@ -79,6 +79,13 @@ const TOOL_STEP: ScriptedStep = { text: 'Checking.', calls: [{ name: 'datetime',
 const ANSWER: ScriptedStep = { text: 'It is noon.', usage: { input: 1200, output: 10 } };
 const ONLY_ALPHA = { provider: { order: ['alpha'], allow_fallbacks: false } };
 
+/** The spending of the period `GET /keys` shows, summed over the account's keys (only the test's inference key spends). */
+async function keysSpending(): Promise<number> {
+  const listed = await callApi<{ data: { usage?: { cost: number } | null }[] }>(setup.gateway.baseUrl, 'GET', '/keys?limit=100', { key: setup.gateway.management_key });
+  expect(listed.status).toBe(200);
+  return listed.body.data.reduce((sum, key) => sum + (key.usage?.cost ?? 0), 0);
+}
+
 /** Sends a loop request on Alpha alone as the client would, and returns its generation id, status and what it read. */
 function send(stream: boolean): Promise<{ id: string; status: number; body: string }> {
   return sendBody(loopBody('test/claude', [DATETIME], { ...ONLY_ALPHA, stream }));
@@ -119,7 +126,8 @@ describe.each([false, true])('the record of a tool loop (stream: %s)', (stream) 
     expect((JSON.parse(lastJson) as { gateway_metadata: { steps: unknown } }).gateway_metadata.steps).toEqual(record.tool_steps);
   });
 
-  it('a loop failing in its second step records the first: its tokens, its cost, the failure', async () => {
+  it('a loop failing in its second step records the first: its tokens, its cost, the failure; the key is charged the same', async () => {
+    const spentBefore = await keysSpending();
     setup.alpha.enqueue(anthropicStep(TOOL_STEP), reply.error(500));
     const sent = await send(stream);
     // JSON: the error answer; a stream had started with the first step, so it ends with an in-band error.
@@ -136,6 +144,8 @@ describe.each([false, true])('the record of a tool loop (stream: %s)', (stream) 
     expect(record.usage).toMatchObject({ input_tokens: 1000, output_tokens: 100 });
     expect(record.cost).toBe(0.0045);
     expect(record.attempts.map((attempt: { status: string }) => attempt.status)).toEqual(['success', expect.not.stringMatching(/^success$/)]);
+    // GET /keys shows the key's spending (a key without limits too): the step it was answered.
+    await expect.poll(async () => (await keysSpending()) - spentBefore, { timeout: 10_000 }).toBeCloseTo(0.0045, 12);
   });
 
   it('each finished step is a span under the generation, with its attempts under it', async () => {
