@@ -68,8 +68,7 @@ export class RedisConnection {
     }
     this.client.on('ready', () => {
       this.#suspendedUntil = 0;
-      if (this.#reportedDown) this.#logger.info('redis is back: sticky sessions, key limits and circuit breakers are shared again');
-      this.#reportedDown = false;
+      this.#back();
       for (const listener of this.#readyListeners) listener();
     });
     // Without an error listener an unreachable Redis would crash the process; 'close' reports the outage.
@@ -79,7 +78,14 @@ export class RedisConnection {
 
   /** True when a command may be sent now. */
   available(): boolean {
-    return this.client.status === 'ready' && Date.now() >= this.#suspendedUntil;
+    if (this.client.status !== 'ready') return false;
+    if (this.#suspendedUntil !== 0) {
+      if (Date.now() < this.#suspendedUntil) return false;
+      // The connection never closed (a command timed out, often the event loop held up): no 'ready' will say so.
+      this.#suspendedUntil = 0;
+      this.#back();
+    }
+    return true;
   }
 
   /** Resolves once connected, or after `timeoutMs` (the gateway starts without Redis rather than wait). */
@@ -127,6 +133,12 @@ export class RedisConnection {
     } catch {
       this.client.disconnect();
     }
+  }
+
+  #back(): void {
+    if (!this.#reportedDown) return;
+    this.#reportedDown = false;
+    this.#logger.info('redis is back: sticky sessions, key limits and circuit breakers are shared again');
   }
 
   #down(): void {

@@ -143,7 +143,25 @@ describe.skipIf((!REDIS_URL || !DATABASE_URL) && process.env.CI !== 'true')('two
     }
   });
 
+  /**
+   * Sends requests until every worker that gave Redis up for a moment has it back. A worker whose event loop
+   * was held up at start (loading modules on a busy machine) sees its Redis commands time out and works in
+   * process for a second; a pin it wrote then would stay its own, and the test would see routing, not Redis.
+   */
+  async function untilRedisShared(): Promise<void> {
+    const count = (text: string) => gateway.output.filter((line) => line.includes(text)).length;
+    const deadline = Date.now() + 15_000;
+    for (let round = 0; round < 2 || count('redis is unreachable') > count('redis is back'); round += 1) {
+      if (Date.now() > deadline) throw new Error(`a worker did not get Redis back:\n${gateway.output.slice(-40).join('\n')}`);
+      alpha.enqueue(reply.fixture('anthropic-text'));
+      expect((await send(randomUUID())).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    resetFakes(alpha, beta);
+  }
+
   it('a session pinned by one worker is served by the same provider on the other worker', async () => {
+    await untilRedisShared();
     const session = randomUUID();
     alpha.enqueue(reply.error(529));
     beta.enqueue(reply.fixture('anthropic-text'));
