@@ -74,6 +74,8 @@ describe.skipIf(!drivers.includes('postgres'))('PostgreSQL lost under traffic', 
     await upstream?.close();
   });
 
+  const gatewayConnections = async () =>
+    Number((await admin.query('select count(*) as open from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')).rows[0].open);
   const terminateGatewayConnections = () =>
     admin.query('select count(pg_terminate_backend(pid)) as killed from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
   const recordsOf = async (ids: readonly string[]) => (await admin.query('select count(*)::int as found from generations where id = any($1)', [ids])).rows[0].found as number;
@@ -84,6 +86,8 @@ describe.skipIf(!drivers.includes('postgres'))('PostgreSQL lost under traffic', 
     try {
       await until(() => load.statuses.length >= 30, 'traffic before');
       for (let round = 0; round < 5; round += 1) {
+        // Each round kills the connections the gateway made again since the last (a busy machine may take a moment).
+        await until(async () => (await gatewayConnections()) > 0, `the gateway's connections before round ${round + 1}`);
         const killed = await terminateGatewayConnections();
         expect(Number(killed.rows[0].killed)).toBeGreaterThan(0);
         await new Promise((resolve) => setTimeout(resolve, 150));
