@@ -2,7 +2,7 @@
  * Gateway API keys: `sb-` followed by 43 base64url characters (32 random bytes). Only the SHA-256 of the raw
  * key is ever stored; it is also the key's public identifier (`allowed_api_key_hashes`, `DELETE /keys/{hash}`).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** The prefix of every generated key, so leaked keys are recognisable (and redacted by the logger). */
 export const API_KEY_PREFIX = 'sb-';
@@ -17,7 +17,7 @@ export function generateRawApiKey(): string {
 
 /** SHA-256 of the raw key as 64 lowercase hex characters. */
 export function hashApiKey(rawKey: string): string {
-  return createHash('sha256').update(rawKey, 'utf8').digest('hex');
+  return hash('sha256', rawKey, 'hex');
 }
 
 /** The shortest key accepted from outside (`SWITCHBOARD_BOOTSTRAP_MANAGEMENT_KEY`): guessable keys are refused. */

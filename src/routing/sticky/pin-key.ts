@@ -2,7 +2,7 @@
  * The key under which a session's pin is stored: the session's own id when it has one, else a hash of how the
  * conversation starts, scoped by account and requested model.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { MessageRequest } from '#src/api-types.ts';
 import { systemText } from '#src/routing/request-parameters.ts';
 
@@ -39,6 +39,6 @@ function firstUserContent(request: MessageRequest): string {
 export function stickyKey(request: MessageRequest, session: NamedSession | null, accountId: string): StickyKey {
   const source: StickySource = session?.source ?? 'content';
   const value = session?.id ?? `${systemText(request)}\u0000${firstUserContent(request)}`;
-  const digest = createHash('sha256').update(`${request.model}\u0000${session ? 'session' : 'content'}\u0000${value}`).digest('hex');
+  const digest = hash('sha256', `${request.model}\u0000${session ? 'session' : 'content'}\u0000${value}`, 'hex');
   return { key: `${accountId}:${digest}`, source };
 }
