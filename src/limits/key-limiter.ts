@@ -16,8 +16,8 @@ import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
 import { refusalError } from '#src/limits/limit-answers.ts';
 import { secondOf } from '#src/limits/minute-window.ts';
-import { settledAmounts, worstCaseOfCalls, type UsageAmounts } from '#src/limits/usage-amounts.ts';
-import { add, remainder, RequestParts } from '#src/limits/request-parts.ts';
+import { add, settledAmounts, worstCaseOfCalls, type UsageAmounts } from '#src/limits/usage-amounts.ts';
+import { remainder, RequestParts } from '#src/limits/request-parts.ts';
 import type { AdmissionContext, AdmissionPlan, KeyLimiterOptions, SettledRequest } from '#src/limits/key-limiter-types.ts';
 
 type HeldBy = 'redis' | 'process';

@@ -4,7 +4,7 @@
  * ledger included) as soon as it has ended, so a request that fails or is refused later has still spent
  * them; the request's own settlement then counts only what its answer's usage adds to theirs.
  */
-import type { UsageAmounts } from '#src/limits/usage-amounts.ts';
+import { add, type UsageAmounts } from '#src/limits/usage-amounts.ts';
 
 /** What one request's parts hold and have settled. */
 export interface SettledParts {
@@ -21,11 +21,6 @@ export interface SettledParts {
 
 // A remainder below this is rounding (a sum of step costs against the same sum): nothing is left to settle.
 const ROUNDING_USD = 1e-12;
-
-/** The sum of two amounts. */
-export function add(one: UsageAmounts, other: UsageAmounts): UsageAmounts {
-  return { cost: one.cost + other.cost, tokens: one.tokens + other.tokens };
-}
 
 /** What of the answer's usage is left once its parts' settlements are taken off (a failed request's: nothing). */
 export function remainder(actual: UsageAmounts, counted: UsageAmounts): UsageAmounts {

@@ -31,13 +31,15 @@ export function worstCase(request: Pick<MessageRequest, 'system' | 'messages' | 
   return { cost, tokens: input + output };
 }
 
+/** The sum of two amounts. */
+export function add(one: UsageAmounts, other: UsageAmounts): UsageAmounts {
+  return { cost: one.cost + other.cost, tokens: one.tokens + other.tokens };
+}
+
 /** The worst case of calls reserved together (a request and its moderation screening), each at its plan's prices. */
 export function worstCaseOfCalls(calls: readonly { request: Parameters<typeof worstCase>[0]; attempts: readonly { pricing: Readonly<Pricing> }[] }[]): UsageAmounts {
   let total: UsageAmounts = { cost: 0, tokens: 0 };
-  for (const call of calls) {
-    const worst = worstCase(call.request, call.attempts.map((attempt) => attempt.pricing));
-    total = { cost: total.cost + worst.cost, tokens: total.tokens + worst.tokens };
-  }
+  for (const call of calls) total = add(total, worstCase(call.request, call.attempts.map((attempt) => attempt.pricing)));
   return total;
 }
 

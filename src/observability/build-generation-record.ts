@@ -57,9 +57,9 @@ function finishedSteps(outcome: Pick<GenerationOutcome, 'steps'>): readonly Step
 }
 
 /**
- * What the key was charged (what the record shows and the key limits settle): the answer's usage (its cost includes the moderation screening), or, without an
- * answer's cost (a failure, a cancelled stream), the calls that were answered all the same: the finished
- * steps of a tool loop and the screening.
+ * What the key was charged, which the record shows and the key limits settle: the answer's usage (its cost
+ * includes the moderation screening), or, without an answer's cost (a failure, a cancelled stream), the calls
+ * that were answered all the same: the finished steps of a tool loop and the screening.
  */
 export function chargedUsage(outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps'>, steps = finishedSteps(outcome)): AnswerUsage | null {
   if (hasCost(outcome.usage)) return outcome.usage;

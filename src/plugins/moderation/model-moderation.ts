@@ -14,7 +14,8 @@ import { runAttempts } from '#src/messages/run-attempts.ts';
 import type { ModelRouting } from '#src/plugins/plugin-deps.ts';
 import type { RequestPlan } from '#src/routing/plan-request.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
-import { screeningCharge, screeningTokens, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { screeningCharge, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { settledAmounts } from '#src/limits/usage-amounts.ts';
 
 /** The instructions the moderation model reads. */
 export const MODERATION_PROMPT = [
@@ -96,7 +97,7 @@ export async function screenWithModel(options: {
   // Answered is charged, whatever the answer says (a verdict, a refusal, no verdict at all).
   const charge = run.ok ? screeningCharge(run.attempt, run.result.message.usage) : null;
   context.screening = charge;
-  routing.admission?.settleScreening(context, holdId, charge ? { cost: charge.cost, tokens: screeningTokens(charge) } : { cost: 0, tokens: 0 });
+  routing.admission?.settleScreening(context, holdId, settledAmounts(charge ? { ...charge.usage, cost: charge.cost } : null));
   if (!run.ok) throw run.error;
   return verdictOfAnswer(run.result.message, options.config.model);
 }

@@ -102,12 +102,6 @@ export function screeningCharge(attempt: Attempt, usage: Partial<Usage>): Screen
   return { attempt, usage: counted, cost: computeCost(usageFromAnthropic(counted), attempt.pricing) };
 }
 
-/** The tokens a screening counts against a tokens-per-minute limit (input plus output, cache reads and writes included). */
-export function screeningTokens(charge: ScreeningCharge): number {
-  const { usage } = charge;
-  return usage.input_tokens + usage.output_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
-}
-
 /** The screening as the plugin report and the generation record show it. */
 export function describeScreening(charge: ScreeningCharge): ModerationScreening {
   return {
