@@ -23,6 +23,7 @@ import { RecordQueue } from '#src/observability/record-queue.ts';
 import { createBroadcaster } from '#src/observability/broadcast/broadcaster.ts';
 import { createDestinationNetwork } from '#src/observability/destinations/destination-address.ts';
 import { createLogger } from '#src/logger.ts';
+import { newGenerationId } from '#src/http/generation-id.ts';
 
 const mode = process.argv[2] ?? 'both';
 const count = Number(process.argv[3] ?? 10_000);
@@ -90,7 +91,7 @@ broadcaster.sync([destination]);
 const attempt = { provider: { slug: 'anthropic', displayName: 'Anthropic' }, upstreamModel: 'claude-sonnet-4-5', model: 'bench/model', credential: { kind: 'byok' } };
 function generation(): BroadcastItem {
   const record: GenerationRecord = {
-    id: `gen_${randomUUID()}`, accountId: account.account_id, workspaceId: account.workspace_id, keyHash: account.api_key_hash, createdAt: new Date(),
+    id: newGenerationId(), accountId: account.account_id, workspaceId: account.workspace_id, keyHash: account.api_key_hash, createdAt: new Date(),
     requestedModel: 'bench/model', model: 'bench/model', provider: 'anthropic', providerName: 'Anthropic', isByok: true, stream: false, status: 'success', httpStatus: 200,
     stopReason: 'end_turn', errorType: null, errorMessage: null, inputTokens: 12, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: 0.000186,
     timeToFirstByteMs: 3, totalMs: 3, sessionId: null, userId: null, trace: null,

@@ -2703,8 +2703,10 @@ export interface components {
          */
         GenerationStatus: "success" | "refusal" | "error" | "cancelled";
         /**
-         * @description A generation id, as sent in `X-Generation-Id` and `request-id` on every `/messages` answer.
-         * @example gen_Qm9vYmFyYmF6cXV4cXV1eHh4
+         * @description A generation id, as sent in `X-Generation-Id` and `request-id` on every `/messages` answer. After `gen_`
+         *     come nine characters of creation time (milliseconds since 1970 in base 36: digits and lowercase letters)
+         *     and fifteen random ones, so ids sort by the time they were made.
+         * @example gen_0mwwoigezQm9vYmFyYmF6cXV
          */
         GenerationId: string;
         /**

@@ -5,21 +5,32 @@
 import { randomFillSync } from 'node:crypto';
 import type { RequestHandler } from 'express';
 
-const ID_BYTES = 18;
+// 12 random bytes give 16 base64url characters; an id takes the first 15 (90 random bits).
+const RANDOM_BYTES = 12;
+const RANDOM_CHARACTERS = 15;
+// Milliseconds since 1970 in base 36 fill nine characters until the year 5138.
+const TIME_CHARACTERS = 9;
 // One CSPRNG call per 512 ids: a `randomBytes` call per request cost more than the rest of this middleware
-// (bench/ profile); each id still takes 18 fresh random bytes that no other id shares.
-const pool = Buffer.allocUnsafe(ID_BYTES * 512);
+// (bench/ profile); each id still takes fresh random bytes that no other id shares.
+const pool = Buffer.allocUnsafe(RANDOM_BYTES * 512);
 let offset = pool.length;
 
-/** A new generation id: `gen_` and 24 random base64url characters. */
+/**
+ * A new generation id: `gen_`, the time in milliseconds as nine base-36 characters (digits and lowercase
+ * letters, which sort the same in the C and the usual libc/ICU collations), then 15 random base64url
+ * characters. Ids sort by time, so the records' primary-key index takes each new id at its right edge:
+ * with random ids every insert touched a random index page, and on embedded PGlite, whose buffers are small
+ * (src/store/database.ts), that meant reading and writing back an 8 kB page per record (bench/
+ * observability-cost.ts).
+ */
 export function newGenerationId(): string {
   if (offset >= pool.length) {
     randomFillSync(pool);
     offset = 0;
   }
-  const id = `gen_${pool.toString('base64url', offset, offset + ID_BYTES)}`;
-  offset += ID_BYTES;
-  return id;
+  const random = pool.toString('base64url', offset, offset + RANDOM_BYTES);
+  offset += RANDOM_BYTES;
+  return `gen_${Date.now().toString(36).padStart(TIME_CHARACTERS, '0')}${random.slice(0, RANDOM_CHARACTERS)}`;
 }
 
 /** Middleware setting `X-Generation-Id`, `request-id` and `res.locals.generationId`. */

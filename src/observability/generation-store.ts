@@ -35,25 +35,30 @@ const COLUMN_LIST = sql.raw(COLUMN_NAMES.map(([, name]) => quoted(name)).join(',
 const FIELD_LIST = sql.raw(COLUMN_NAMES.map(([field]) => quoted(field)).join(', '));
 const FIELD_TYPES = sql.raw(Object.entries(getTableColumns(generations)).map(([field, column]) => `${quoted(field)} ${column.getSQLType()}`).join(', '));
 
-/** One CSV field (RFC 4180 quoting, as PostgreSQL's `format csv` reads it): empty and unquoted is NULL. */
-function csvField(field: keyof GenerationRecord, value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  if (JSON_FIELDS.has(field)) return `"${JSON.stringify(value).replaceAll('"', '""')}"`;
-  if (typeof value === 'string') return `"${value.replaceAll('"', '""')}"`;
-  return String(value);
+/** Quotes a text for CSV (RFC 4180, as PostgreSQL's `format csv` reads it): a quoted empty text is not NULL. */
+function quote(text: string): string {
+  return text.includes('"') ? `"${text.replaceAll('"', '""')}"` : `"${text}"`;
 }
+
+type CsvEncoder = (value: unknown) => string;
+const jsonField: CsvEncoder = (value) => (value === null || value === undefined ? '' : quote(JSON.stringify(value)));
+const scalarField: CsvEncoder = (value) => {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return quote(value);
+  return value instanceof Date ? value.toISOString() : String(value);
+};
+// One encoder per column, in the table's order, chosen once from the schema (empty and unquoted is NULL).
+const ENCODERS: readonly CsvEncoder[] = FIELDS.map((field) => (JSON_FIELDS.has(field) ? jsonField : scalarField));
 
 /** The batch as CSV rows in the table's column order. */
 export function generationsCsv(records: readonly GenerationRecord[]): string {
   let csv = '';
   for (const record of records) {
-    let line = '';
     for (let index = 0; index < FIELDS.length; index += 1) {
-      const field = FIELDS[index] as keyof GenerationRecord;
-      line += index === 0 ? csvField(field, record[field]) : `,${csvField(field, record[field])}`;
+      const value = (ENCODERS[index] as CsvEncoder)(record[FIELDS[index] as keyof GenerationRecord]);
+      csv += index === 0 ? value : `,${value}`;
     }
-    csv += `${line}\n`;
+    csv += '\n';
   }
   return csv;
 }
