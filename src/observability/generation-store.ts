@@ -26,7 +26,7 @@ export interface GenerationFilter {
 // Record field -> column name, from the schema, so the rows below always match the table.
 const COLUMN_NAMES = Object.entries(getTableColumns(generations)).map(([field, column]) => [field, column.name] as const);
 const FIELDS = COLUMN_NAMES.map(([field]) => field as keyof GenerationRecord);
-const JSON_FIELDS = new Set(Object.entries(getTableColumns(generations)).filter(([, column]) => column.columnType === 'PgJsonb').map(([field]) => field));
+const JSON_FIELDS = new Set(Object.entries(getTableColumns(generations)).filter(([, column]) => column.columnType === 'PgJson').map(([field]) => field));
 const TABLE_NAME = 'generations';
 // The batch is the records as they are, one JSON array: `json_to_recordset` reads each record's own field
 // names (typed from the schema), so no row object is built per record. The lists are SQL built once.
