@@ -5,7 +5,9 @@
  * Generation records go through the real record queue and batch insert (PGlite in a temporary data
  * directory, or a fresh database on DATABASE_URL's server with `postgres`), spans through the real broadcaster
  * and OpenTelemetry exporter to a receiver in a child process on 127.0.0.1. Generations arrive 100 a tick;
- * the figure is total CPU over generations, measured three times after a warm-up.
+ * the figure is total CPU over generations, measured three times after a warm-up. The script runs with the
+ * gateway's own Node flags (it re-executes itself with them, as `switchboard serve` does): PGlite's cost
+ * depends on them (`--liftoff-only` keeps its WebAssembly on V8's baseline tier).
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +26,9 @@ import { createBroadcaster } from '#src/observability/broadcast/broadcaster.ts';
 import { createDestinationNetwork } from '#src/observability/destinations/destination-address.ts';
 import { createLogger } from '#src/logger.ts';
 import { newGenerationId } from '#src/http/generation-id.ts';
+import { ensureRuntimeSettings } from '#src/serve/runtime-settings.ts';
+
+ensureRuntimeSettings();
 
 const mode = process.argv[2] ?? 'both';
 const count = Number(process.argv[3] ?? 10_000);
