@@ -28,7 +28,7 @@ export interface RecordQueueOptions {
   writeTimeoutMs: number;
 }
 
-// SQLSTATE classes of a batch that will never be written as it is (a bad value, a vanished account): the
+// SQLSTATE classes of a batch that will never be written as it is (a bad value, a broken constraint): the
 // rows are then tried one by one and the rejected ones dropped. Anything else (connection, shutdown, a
 // missing table during a restore) is an outage: the batch waits.
 const PERMANENT_SQLSTATE_CLASSES = new Set(['22', '23']);
