@@ -18,7 +18,9 @@ export const beta = { model: 'test/claude', upstreamModel: 'up-b', provider: { s
 /** The moderation model's attempt, on Anthropic with a pool key. */
 export const guard = { model: 'test/guard', upstreamModel: 'claude-guard', provider: { slug: 'anthropic', displayName: 'Anthropic' }, credential: { kind: 'pool', id: 'k2' } } as unknown as Attempt;
 
+/** The generation id (its span ids are cut from it). */
 export const ID = `gen_${'b'.repeat(24)}`;
+/** When the request arrived, in epoch milliseconds. */
 export const STARTED = Date.UTC(2025, 10, 20, 12, 0, 0);
 /** The ISO time `ms` after STARTED. */
 export const at = (ms: number) => new Date(STARTED + ms).toISOString();
