@@ -1357,7 +1357,10 @@ export interface components {
          * @description Trace metadata. `trace_id`, `trace_name`, `span_name`, `generation_name` and `parent_span_id` have special
          *     handling; any other key is custom metadata passed through to the configured broadcast destinations. On an
          *     OTLP destination the generation is one span with a child span per attempt; with the server-side tool loop,
-         *     a child span per finished step (`step <n>`), whose attempts are its children.
+         *     a child span per finished step (`step <n>`), whose attempts are its children. A screening by the
+         *     `moderation` plugin's catalog model (`engine: model`) is a child span of the generation too
+         *     (`moderation <model>`: its provider, model, tokens, cost, `is_byok` and `switchboard.plugin: moderation`,
+         *     from when the screening call started to when it ended); the generation span's window holds it.
          */
         Trace: {
             trace_id?: string;
@@ -2877,8 +2880,13 @@ export interface components {
          *     totals and attempts in `metadata`), with one `generation-create` per finished step under it
          *     (`parentObservationId`): the step's model, usage, cost, window and metadata (`step`, `provider`,
          *     `is_byok`, `stop_reason`, `tools_called`, `tools_disabled`, its `attempts`), so Langfuse's sum of a
-         *     trace's generation costs counts each step once. Prompt and completion (`include_content`) go only on
-         *     the request's observation. `webhook`: a signed JSON POST per generation.
+         *     trace's generation costs counts each step once. A screening by the `moderation` plugin's catalog model
+         *     (`engine: model`) is one more `generation-create` under the request's observation (`moderation
+         *     <model>`: its model, usage, cost, window, and in metadata `plugin: moderation`, `provider`, `is_byok`).
+         *     It carries the screening's cost; the request's own generation (or its steps) carries the rest of what the
+         *     key was charged, its `metadata.cost` the whole charge. So Langfuse's sum of the generation costs is what
+         *     the key was charged, the screening counted once. Prompt and completion (`include_content`) go only on the
+         *     request's observation. `webhook`: a signed JSON POST per generation.
          * @enum {string}
          */
         DestinationKind: "otlp" | "langfuse" | "webhook";

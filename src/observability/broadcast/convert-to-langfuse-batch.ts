@@ -4,7 +4,9 @@
  * and a `generation-create` with the model, parameters, usage, cost and timing, its attempts in metadata.
  * A request that ran the server-side tool loop is a `span-create` instead (its totals in metadata) with one
  * `generation-create` per finished step under it (langfuse-step-events.ts): Langfuse sums the costs of a
- * trace's generations, so each model call is counted once.
+ * trace's generations, so each model call is counted once. A screening by the `moderation` plugin's catalog
+ * model is one more `generation-create` under the request's observation, carrying the screening's cost,
+ * which the request's own generation then leaves out (screening-observation.ts).
  * Trace and observation ids are the caller's (`trace_id`, `parent_span_id`) where given, so the events join
  * the caller's own Langfuse trace; event ids are derived from the generation id, so a retry is deduplicated.
  */
@@ -13,6 +15,7 @@ import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts
 import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
 import { generationTimeline, type GenerationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
 import { iso, stepEvents, usageDetails, type LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
+import { requestOwnCost, screeningEvent } from '#src/observability/broadcast/screening-observation.ts';
 
 export type { LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
 
@@ -79,9 +82,10 @@ function requestEvents(item: TracedItem, timeline: GenerationTimeline, content: 
   const model = record.model ?? record.requestedModel;
   const described = { provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status };
   const steps = item.outcome.steps ?? [];
+  const screening = screeningEvent(item, timeline, record.id);
   if (steps.length > 0) {
     const metadata = { ...trace.metadata, ...described, model, steps: steps.length, usage, cost: record.cost, attempts: record.attempts };
-    return [{ id: `${record.id}-generation`, type: 'span-create', timestamp: created, body: { ...head, metadata, ...tail } }, ...stepEvents(item, timeline, record.id, parameters)];
+    return [{ id: `${record.id}-generation`, type: 'span-create', timestamp: created, body: { ...head, metadata, ...tail } }, ...screening, ...stepEvents(item, timeline, record.id, parameters)];
   }
   const body = {
     ...head,
@@ -89,16 +93,18 @@ function requestEvents(item: TracedItem, timeline: GenerationTimeline, content: 
     model,
     modelParameters: parameters,
     usageDetails: usage,
-    costDetails: { total: record.cost },
-    metadata: { ...trace.metadata, ...described, attempts: record.attempts },
+    // The screening's event carries its cost: this one the rest, so Langfuse's sum is the key's charge.
+    costDetails: { total: requestOwnCost(record, item.outcome.screening) },
+    // With a screening, the whole charge stays readable here (the spec's `metadata.cost`).
+    metadata: { ...trace.metadata, ...described, ...(screening.length > 0 ? { cost: record.cost } : {}), attempts: record.attempts },
     ...tail,
   };
-  return [{ id: `${record.id}-generation`, type: 'generation-create', timestamp: created, body }];
+  return [{ id: `${record.id}-generation`, type: 'generation-create', timestamp: created, body }, ...screening];
 }
 
 /** The events of one generation. */
 export function convertToLangfuseEvents(item: TracedItem, options: { includeContent: boolean }): LangfuseEvent[] {
-  const timeline = generationTimeline(item.record);
+  const timeline = generationTimeline(item.record, item.outcome.screening);
   const content = options.includeContent ? generationContent(item.outcome) : null;
   const above = traceEvents(item, timeline, content);
   return [...above.events, ...requestEvents(item, timeline, content, above.parent)];

@@ -5,7 +5,9 @@
  * GenAI attributes of the whole request, and one child span per attempt. With the server-side tool loop, each
  * finished step is a child span of the generation (its model, usage, cost, finish reason and the tools it
  * called) and its attempts are the step's children; attempts of a step that did not finish stay under the
- * generation. The caller's `parent_span_id` (or `traceparent`) is the parent of the topmost span.
+ * generation. A screening by the `moderation` plugin's catalog model is a child span of the generation too
+ * (screening-observation.ts), in its own window, which the generation's holds. The caller's
+ * `parent_span_id` (or `traceparent`) is the parent of the topmost span.
  */
 import { SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type SpanContext } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
@@ -19,6 +21,7 @@ import { generationTimeline, stepWindows, type GenerationTimeline, type TimeWind
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/broadcast/genai-attributes.ts';
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
+import { screeningName, screeningSpanAttributes } from '#src/observability/broadcast/screening-observation.ts';
 
 /** What every span of one export shares. */
 export interface SpanEnvironment {
@@ -177,7 +180,7 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
 export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironment): ReadableSpan[] {
   const { record } = item;
   const { trace } = item;
-  const timeline = generationTimeline(record);
+  const timeline = generationTimeline(record, item.outcome.screening);
   const failed = record.status === 'error' || record.status === 'cancelled';
   const spans: ReadableSpan[] = [];
   let parent = trace.parentSpanId;
@@ -205,6 +208,12 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
       environment,
     ),
   );
+  const charge = item.outcome.screening;
+  if (charge && timeline.screening) {
+    // Answered (a charge exists only then), so never an error span, whatever the verdict.
+    const input = { name: screeningName(charge), spanId: spanIdFor(record.id, SPAN_ROLE.screening), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window: timeline.screening, attributes: screeningSpanAttributes(charge), failed: false };
+    spans.push(toSpan(trace.traceId, input, environment));
+  }
   const parentOfAttempt = stepSpans(item, timeline, generationSpanId, spans, environment);
   item.outcome.attempts.forEach((tried, index) => {
     const attemptFailed = tried.status !== 'success' && tried.status !== 'refusal';

@@ -2,9 +2,13 @@
  * When each part of a generation happened, in epoch milliseconds, for the spans of trace destinations. The
  * record holds the start, the time to first byte, the total and each attempt's duration; attempts run one
  * after another and the last one ends the request (a stream's answering attempt lasts until the stream ends),
- * so each attempt's window is laid out back to back, ending where the request ended.
+ * so each attempt's window is laid out back to back, ending where the request ended. The `moderation`
+ * plugin's screening by a catalog model carries its own window (measured where the call is made), which the
+ * generation's is widened to hold (the record's start and the screening's are read from two clocks), and
+ * which the model's attempts follow: the request waited for the screening before calling its model.
  */
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
+import type { ScreeningWindow } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** A time window in epoch milliseconds. */
 export interface TimeWindow {
@@ -12,30 +16,40 @@ export interface TimeWindow {
   end: number;
 }
 
-/** The windows of the whole generation and of each attempt. */
+/** The windows of the whole generation, of the moderation screening and of each attempt. */
 export interface GenerationTimeline {
+  /** From the earlier of the request's start and the screening's to the later of their ends. */
   generation: TimeWindow;
   /** When the first byte of the answer was sent, if it was. */
   firstByteAt: number | null;
+  /** The moderation model's screening call, or null without one. */
+  screening: TimeWindow | null;
   attempts: TimeWindow[];
 }
 
-/** Lays out the timeline of a record. */
-export function generationTimeline(record: Pick<GenerationRecord, 'createdAt' | 'totalMs' | 'timeToFirstByteMs' | 'attempts' | 'stream' | 'status'>): GenerationTimeline {
+/** Lays out the timeline of a record and, when the request was screened by a moderation model, its screening. */
+export function generationTimeline(
+  record: Pick<GenerationRecord, 'createdAt' | 'totalMs' | 'timeToFirstByteMs' | 'attempts' | 'stream' | 'status'>,
+  screened: ScreeningWindow | null = null,
+): GenerationTimeline {
   const start = record.createdAt.getTime();
   const end = start + record.totalMs;
   const durations = (record.attempts as { duration_ms: number }[]).map((attempt) => Math.max(0, attempt.duration_ms));
   // A stream's answering attempt is measured to its first event; everything after it is that attempt too.
   const answered = record.stream && record.timeToFirstByteMs !== null && durations.length > 0;
   const measuredEnd = answered ? start + (record.timeToFirstByteMs ?? 0) : end;
-  let cursor = Math.max(start, measuredEnd - durations.reduce((sum, duration) => sum + duration, 0));
+  const screening = screened ? { start: screened.startedAt, end: Math.max(screened.startedAt, screened.endedAt) } : null;
+  // The attempts start no earlier than the screening ended, nor later than the request's measured end.
+  const earliest = screening ? Math.max(start, Math.min(screening.end, measuredEnd)) : start;
+  let cursor = Math.max(earliest, measuredEnd - durations.reduce((sum, duration) => sum + duration, 0));
   const attempts = durations.map((duration, index) => {
     const window = { start: cursor, end: Math.min(end, cursor + duration) };
     cursor = window.end;
     if (answered && index === durations.length - 1) window.end = end;
     return window;
   });
-  return { generation: { start, end }, firstByteAt: record.timeToFirstByteMs === null ? null : start + record.timeToFirstByteMs, attempts };
+  const generation = screening ? { start: Math.min(start, screening.start), end: Math.max(end, screening.end) } : { start, end };
+  return { generation, firstByteAt: record.timeToFirstByteMs === null ? null : start + record.timeToFirstByteMs, screening, attempts };
 }
 
 /**

@@ -47,8 +47,10 @@ function hex(text: string, length: number): string {
 /**
  * The roles of the gateway's own spans: an attempt's role is its 0-based index plus `attempt`, a tool-loop
  * step's its 1-based number plus `step` (a loop has at most a few dozen of either, so the two never meet).
+ * The moderation screening (one per request) takes 0, which neither range reaches (attempts start at 4,
+ * steps at 129) and which only a role of 256 (a 252nd attempt, a 128th step) would wrap around to.
  */
-export const SPAN_ROLE = { trace: 1, span: 2, generation: 3, attempt: 4, step: 128 } as const;
+export const SPAN_ROLE = { screening: 0, trace: 1, span: 2, generation: 3, attempt: 4, step: 128 } as const;
 
 function idBytes(generationId: string): Buffer {
   const bytes = Buffer.from(generationId.slice(generationId.indexOf('_') + 1), 'base64url');

@@ -3,8 +3,8 @@
  * endpoints, the caller's BYOK keys, fallbacks between them), with a prompt asking for a JSON verdict. The
  * session is not passed on, so the moderation call never moves the conversation's sticky pin, and its
  * outcome is not recorded for routing. The call is charged to the key like any model call: it reserves its
- * worst case before it is sent and settles to its cost once answered, and the answer's cost is kept on the
- * request's context for the response, the record and the plugin report.
+ * worst case before it is sent and settles to its cost once answered, and the answer's cost and window are
+ * kept on the request's context for the response, the record, the plugin report and trace destinations.
  */
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import { jsonrepair } from 'jsonrepair';
@@ -89,13 +89,15 @@ export async function screenWithModel(options: {
   const { plan } = planned;
   const holdId = options.admitted ? undefined : await routing.admission?.admitScreening(plan, context);
   const callContext = { forwardHeaders: {}, signal };
+  // Wall-clock epoch time, as the record's start is: trace destinations place the screening's span with it.
+  const startedAt = Date.now();
   const run = await runAttempts(
     plan.attempts,
     async (attempt) => routing.adapterFor(attempt.provider.family).generate(attemptCall(plan.request, attempt, callContext, await revealKey(attempt, context.caller.accountId, routing.vault))),
     { signal },
   );
   // Answered is charged, whatever the answer says (a verdict, a refusal, no verdict at all).
-  const charge = run.ok ? screeningCharge(run.attempt, run.result.message.usage) : null;
+  const charge = run.ok ? screeningCharge(run.attempt, run.result.message.usage, { startedAt, endedAt: Date.now() }) : null;
   context.screening = charge;
   routing.admission?.settleScreening(context, holdId, settledAmounts(charge ? { ...charge.usage, cost: charge.cost } : null));
   if (!run.ok) throw run.error;

@@ -2,8 +2,8 @@
  * What the `moderation` plugin screens and what it answers: the texts of the user turns, the verdict every
  * engine gives, the refusal a flagged input gets (a normal message, or its event stream), built without
  * calling any model, and what a screening by a catalog model (`engine: model`) costs: the attempt that
- * answered, its tokens and its price, charged to the gateway key like any model call (so the answer's
- * `usage.cost`, the generation record and the key's spending all include it). Pure.
+ * answered, its tokens, its price and when it ran, charged to the gateway key like any model call (so the
+ * answer's `usage.cost`, the generation record and the key's spending all include it). Pure.
  * @see ModerationPlugin in openapi/components/schemas/plugins.yaml
  * @see ModerationScreening in openapi/components/schemas/plugin-reports.yaml
  */
@@ -82,8 +82,17 @@ export function refusalEvents(message: MessageResponse): MessageStreamEvent[] {
 /** The tokens of the screening call, in Anthropic's convention. */
 export type ScreeningUsage = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens'>;
 
-/** One answered screening call and what it cost. */
-export interface ScreeningCharge {
+/** When a screening call ran, in epoch milliseconds: from its first attempt sent to its answer. */
+export interface ScreeningWindow {
+  startedAt: number;
+  endedAt: number;
+}
+
+/**
+ * One answered screening call, what it cost and when it ran (trace destinations show it as a span of its own,
+ * so they need its window: the request's record only has the request's start and total).
+ */
+export interface ScreeningCharge extends ScreeningWindow {
   /** The attempt that answered the screening. */
   attempt: Attempt;
   usage: ScreeningUsage;
@@ -91,15 +100,15 @@ export interface ScreeningCharge {
   cost: number;
 }
 
-/** The charge of a screening answer with this usage on this attempt. */
-export function screeningCharge(attempt: Attempt, usage: Partial<Usage>): ScreeningCharge {
+/** The charge of a screening answer with this usage on this attempt, made in this window. */
+export function screeningCharge(attempt: Attempt, usage: Partial<Usage>, window: ScreeningWindow): ScreeningCharge {
   const counted: ScreeningUsage = {
     input_tokens: usage.input_tokens ?? 0,
     output_tokens: usage.output_tokens ?? 0,
     cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
     cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
   };
-  return { attempt, usage: counted, cost: computeCost(usageFromAnthropic(counted), attempt.pricing) };
+  return { attempt, usage: counted, cost: computeCost(usageFromAnthropic(counted), attempt.pricing), startedAt: window.startedAt, endedAt: window.endedAt };
 }
 
 /** The screening as the plugin report and the generation record show it. */

@@ -129,10 +129,11 @@ describe('buildGenerationRecord', () => {
   });
 
   describe('a moderation screening by a catalog model', () => {
-    const screening = { attempt: served, usage: { input_tokens: 90, output_tokens: 12, cache_creation_input_tokens: null, cache_read_input_tokens: null }, cost: 0.0002 };
+    const screening = { attempt: served, usage: { input_tokens: 90, output_tokens: 12, cache_creation_input_tokens: null, cache_read_input_tokens: null }, cost: 0.0002, startedAt: 1_000, endedAt: 1_040 };
 
     it('names the model that screened, with its tokens and cost, and keeps the answer cost (which includes it)', () => {
       const record = buildGenerationRecord(outcome({ screening, usage: { input_tokens: 10, output_tokens: 5, cost: 0.0127 } }), noContent);
+      // The screening's window is for trace destinations: the record (and the API) show what it cost, not when.
       expect(record.moderation).toEqual({ model: 'test/m', provider: 'P', is_byok: true, usage: screening.usage, cost: 0.0002 });
       expect(record).toMatchObject({ inputTokens: 10, outputTokens: 5, cost: 0.0127 });
     });

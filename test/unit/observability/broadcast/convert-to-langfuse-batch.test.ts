@@ -1,76 +1,16 @@
 /**
  * The Langfuse ingestion events of a generation: without a tool loop one generation observation with the
  * request's totals (unchanged); with one, the request is a span and each finished step a generation under it
- * with its own model, usage, cost and window, so Langfuse's per-trace cost sum counts every step once.
+ * with its own model, usage, cost and window, so Langfuse's per-trace cost sum counts every step once. A
+ * moderation model's screening is a generation of its own carrying its cost, taken off the request's.
  */
 import { describe, expect, it } from 'vitest';
-import { buildGenerationRecord } from '#src/observability/build-generation-record.ts';
 import { convertToLangfuseEvents, type LangfuseEvent } from '#src/observability/broadcast/convert-to-langfuse-batch.ts';
-import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
-import { resolveTraceContext } from '#src/observability/broadcast/trace-context.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
-import type { AttemptRecord } from '#src/messages/run-attempts.ts';
-import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
-import type { Attempt } from '#src/routing/attempt.ts';
-
-// Only the fields the converter reads; pricing, base URL and quirks do not reach it.
-const alpha = { model: 'test/claude', upstreamModel: 'up-a', provider: { slug: 'alpha', displayName: 'Alpha' }, credential: { kind: 'pool', id: 'k1' } } as unknown as Attempt;
-const beta = { model: 'test/claude', upstreamModel: 'up-b', provider: { slug: 'beta', displayName: 'Beta' }, credential: { kind: 'byok', id: 'c1' } } as unknown as Attempt;
-const ID = `gen_${'b'.repeat(24)}`;
-const STARTED = Date.UTC(2025, 10, 20, 12, 0, 0);
-const at = (ms: number) => new Date(STARTED + ms).toISOString();
-
-const plain = (overrides: Partial<GenerationOutcome> = {}): GenerationOutcome => ({
-  id: ID,
-  startedAt: STARTED,
-  accountId: '11111111-1111-4111-8111-111111111111',
-  workspaceId: '22222222-2222-4222-8222-222222222222',
-  keyHash: 'f'.repeat(64),
-  request: { model: 'test/claude', max_tokens: 64, temperature: 0.5, messages: [{ role: 'user', content: 'Time?' }], user: 'u1', trace: { trace_id: 'run-1', team: 'search' } },
-  sessionId: 's1',
-  traceparent: null,
-  stream: false,
-  strategy: 'price',
-  attempts: [{ attempt: alpha, index: 0, status: 'success', httpStatus: 200, durationMs: 90 }],
-  served: alpha,
-  steps: null,
-  usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost: 0.001 },
-  stopReason: 'end_turn',
-  completion: [{ type: 'text', text: 'Noon.' }],
-  status: 'success',
-  httpStatus: 200,
-  error: null,
-  timeToFirstByteMs: 100,
-  totalMs: 100,
-  ...overrides,
-});
-
-/** A two-step loop: step 1 on Alpha, step 2 failed over from Alpha (529) to Beta. */
-function loop(overrides: Partial<GenerationOutcome> = {}): GenerationOutcome {
-  const records: AttemptRecord[] = [
-    { attempt: alpha, index: 0, status: 'success', httpStatus: 200, durationMs: 100 },
-    { attempt: alpha, index: 0, status: 'overloaded', httpStatus: 529, durationMs: 50 },
-    { attempt: beta, index: 1, status: 'success', httpStatus: 200, durationMs: 120 },
-  ];
-  const steps: StepRecord[] = [
-    { step: 1, attempt: alpha, records: [records[0]!], stopReason: 'tool_use', usage: { input_tokens: 1000, output_tokens: 100, cache_creation_input_tokens: null, cache_read_input_tokens: 40 }, cost: 0.0045, toolsCalled: ['datetime'], toolsDisabled: false },
-    { step: 2, attempt: beta, records: [records[1]!, records[2]!], stopReason: 'end_turn', usage: { input_tokens: 1200, output_tokens: 10, cache_creation_input_tokens: null, cache_read_input_tokens: null }, cost: 0.00375, toolsCalled: [], toolsDisabled: true },
-  ];
-  return plain({
-    attempts: records,
-    served: beta,
-    steps,
-    usage: { input_tokens: 2200, output_tokens: 110, cache_read_input_tokens: 40, cache_creation_input_tokens: null, cost: 0.0045 + 0.00375 },
-    timeToFirstByteMs: 300,
-    totalMs: 300,
-    ...overrides,
-  });
-}
+import { alpha, at, ID, loop, plain, screening, SCREENING_COST, STARTED, tracedItem } from '#test/unit/observability/broadcast/broadcast-fixtures.ts';
 
 function events(outcome: GenerationOutcome, includeContent = false): LangfuseEvent[] {
-  const record = buildGenerationRecord(outcome, { storeContent: false, retentionDays: 30 });
-  const item: TracedItem = { record, outcome, trace: resolveTraceContext(record) };
-  return convertToLangfuseEvents(item, { includeContent });
+  return convertToLangfuseEvents(tracedItem(outcome), { includeContent });
 }
 
 describe('convertToLangfuseEvents', () => {
@@ -193,5 +133,53 @@ describe('convertToLangfuseEvents', () => {
     expect(batch[1]!.body).toMatchObject({ level: 'ERROR', statusMessage: 'upstream failed', metadata: { status: 'error', cost: 0.0045, steps: 1 } });
     expect(batch[2]!.body).toMatchObject({ id: `${ID}-step-1`, parentObservationId: ID, costDetails: { total: 0.0045 }, level: 'DEFAULT' });
     expect(batch[2]!.body).not.toHaveProperty('completionStartTime');
+  });
+
+  describe('a moderation model\'s screening', () => {
+    const costOf = (event: LangfuseEvent | undefined) => (event?.body.costDetails as { total: number } | undefined)?.total ?? 0;
+    const sum = (batch: LangfuseEvent[]) => batch.filter((event) => event.type === 'generation-create').reduce((total, event) => total + costOf(event), 0);
+
+    it('is a generation under the request carrying the screening\'s cost; the request carries the rest', () => {
+      // The answer's cost includes the screening, as the key was charged.
+      const batch = events(plain({ screening: screening(), usage: { ...plain().usage, cost: 0.001 + SCREENING_COST } }));
+      expect(batch.map((event) => [event.id, event.type])).toEqual([
+        [`${ID}-trace`, 'trace-create'],
+        [`${ID}-generation`, 'generation-create'],
+        [`${ID}-moderation`, 'generation-create'],
+      ]);
+      const [, request, screened] = batch;
+      expect(screened!.body).toEqual({
+        id: `${ID}-moderation`,
+        traceId: 'run-1',
+        parentObservationId: ID,
+        name: 'moderation test/guard',
+        startTime: at(2),
+        endTime: at(8),
+        model: 'test/guard',
+        usageDetails: { input: 90, output: 12, cache_read_input_tokens: 8, cache_creation_input_tokens: 0 },
+        costDetails: { total: SCREENING_COST },
+        metadata: { team: 'search', plugin: 'moderation', provider: 'anthropic', is_byok: false },
+        level: 'DEFAULT',
+      });
+      expect(costOf(request)).toBeCloseTo(0.001, 15);
+      expect(request!.body.metadata).toMatchObject({ cost: 0.001 + SCREENING_COST });
+      expect(request!.body.usageDetails).toEqual({ input: 10, output: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+      expect(sum(batch)).toBeCloseTo(0.001 + SCREENING_COST, 15);
+    });
+
+    it('adds its cost to a tool loop\'s steps, and the trace starts when the screening did', () => {
+      const batch = events(loop({ screening: screening({ startedAt: STARTED - 3, endedAt: STARTED + 20 }), usage: { ...loop().usage, cost: 0.0045 + 0.00375 + SCREENING_COST } }));
+      expect(batch.map((event) => event.id)).toEqual([`${ID}-trace`, `${ID}-generation`, `${ID}-moderation`, `${ID}-step-1`, `${ID}-step-2`]);
+      expect(batch[0]!.body.timestamp).toBe(at(-3));
+      expect(batch[1]!.body).toMatchObject({ startTime: at(-3), endTime: at(300) });
+      expect(batch[2]!.body).toMatchObject({ parentObservationId: ID, startTime: at(-3), endTime: at(20) });
+      expect(sum(batch)).toBeCloseTo(0.0045 + 0.00375 + SCREENING_COST, 15);
+    });
+
+    it('a flagged input answered with a refusal: the screening carries the whole charge, the request nothing', () => {
+      const batch = events(plain({ screening: screening(), attempts: [], served: null, usage: { input_tokens: 0, output_tokens: 0, cost: SCREENING_COST }, stopReason: 'refusal', status: 'refusal', completion: [] }));
+      expect(costOf(batch[1])).toBe(0);
+      expect(costOf(batch[2])).toBe(SCREENING_COST);
+    });
   });
 });

@@ -1,4 +1,7 @@
-/** Laying out a generation's attempts in time from the record's start, durations, TTFB and total. */
+/**
+ * Laying out a generation's attempts in time from the record's start, durations, TTFB and total, and the
+ * moderation screening's window, which the generation's holds and the model's attempts follow.
+ */
 import { describe, expect, it } from 'vitest';
 import { generationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
 
@@ -16,5 +19,20 @@ describe('generationTimeline', () => {
     const timeline = generationTimeline({ ...base, ...record });
     expect(timeline.attempts.map((window) => [window.start, window.end])).toEqual(expected);
     expect(timeline.generation).toEqual({ start: 1_000_000, end: 1_000_000 + record.totalMs });
+  });
+
+  it.each([
+    ['inside the request: the generation is the request', { startedAt: 1_000_002, endedAt: 1_000_008 }, { start: 1_000_000, end: 1_000_100 }, [[1_000_010, 1_000_100]]],
+    ['before the request\'s clock and past its end: the generation widens to hold it', { startedAt: 999_997, endedAt: 1_000_104 }, { start: 999_997, end: 1_000_104 }, [[1_000_100, 1_000_100]]],
+    ['longer than the attempts leave room for: the attempts start after it', { startedAt: 1_000_001, endedAt: 1_000_030 }, { start: 1_000_000, end: 1_000_100 }, [[1_000_030, 1_000_100]]],
+  ])('a screening %s', (_label, screening, generation, expected) => {
+    const timeline = generationTimeline({ ...base, totalMs: 100, timeToFirstByteMs: 100, stream: false, attempts: attempts(90) }, screening);
+    expect(timeline.screening).toEqual({ start: screening.startedAt, end: screening.endedAt });
+    expect(timeline.generation).toEqual(generation);
+    expect(timeline.attempts.map((window) => [window.start, window.end])).toEqual(expected);
+  });
+
+  it('without a screening has none', () => {
+    expect(generationTimeline({ ...base, totalMs: 100, timeToFirstByteMs: 100, stream: false, attempts: attempts(90) }).screening).toBeNull();
   });
 });

@@ -1,0 +1,183 @@
+/**
+ * The `moderation` plugin's screening by a catalog model (`engine: model`) as trace destinations receive it,
+ * over HTTP: a gateway whose moderation model is `test/other` (on Beta) screens a request to `test/primary`
+ * (on Alpha), and a collector on 127.0.0.1 decodes the OTLP export (protobuf) while a Langfuse stand-in keeps
+ * the ingestion batch. The screening is a CLIENT span under the generation span (same trace, its own id, its
+ * model, tokens, cost and window inside the generation's) and a Langfuse generation of its own carrying its
+ * cost (the trace's generation costs add up to what the key was charged). Without moderation nothing changes.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
+import { callApi } from '#test/helpers/management-api.ts';
+import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
+import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import { ALPHA_FIRST, messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
+import { costOf, generationOf, startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+
+const SPAN_KIND_CLIENT = 3;
+const SCREENING = costOf(90, 12);
+const MODEL = costOf(20, 10);
+const MODERATED = { ...ALPHA_FIRST, plugins: [{ id: 'moderation' }] };
+
+let setup: RecordsGateway;
+let collector: CaptureServer;
+let langfuse: CaptureServer;
+
+/** Beta screens (a verdict after `delayMs`, so the screening has a window of its own); Alpha answers. */
+function enqueue(options: { screened: boolean; delayMs?: number }): void {
+  if (options.screened) setup.beta.enqueue(anthropicStep({ text: '{"flagged": false, "category": null, "explanation": "Fine."}', usage: { input: 90, output: 12 } }, { delayMs: options.delayMs ?? 40 }));
+  setup.alpha.enqueue(anthropicStep({ text: 'Knead, rise, bake.', usage: { input: 20, output: 10 } }));
+}
+
+/** The spans of the trace holding generation `id`, once the collector got its generation span. */
+async function traceOf(id: string): Promise<{ spans: DecodedSpan[]; generation: DecodedSpan }> {
+  await setup.gateway.server.flushRecords();
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const spans = collector.requests.flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
+    const generation = spans.find((span) => span.attributes['switchboard.generation.id'] === id);
+    if (generation) return { spans: spans.filter((span) => span.traceId === generation.traceId), generation };
+    if (Date.now() > deadline) throw new Error(`no span of ${id} arrived`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+type LangfuseEvent = { id: string; type: string; timestamp: string; body: Record<string, any> };
+
+/** The Langfuse events of generation `id`, once its request's observation arrived. */
+async function langfuseEventsOf(id: string): Promise<LangfuseEvent[]> {
+  await setup.gateway.server.flushRecords();
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const batch: LangfuseEvent[] = langfuse.requests.flatMap((request) => JSON.parse(request.body.toString()).batch);
+    if (batch.some((event) => event.id === `${id}-generation`)) return batch.filter((event) => event.id.startsWith(id));
+    if (Date.now() > deadline) throw new Error(`no Langfuse event of ${id} arrived`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+beforeAll(async () => {
+  [collector, langfuse] = await Promise.all([startCaptureServer({ status: 200, body: {} }), startCaptureServer({ status: 207, body: { successes: [], errors: [] } })]);
+  setup = await startRecordsGateway({ extraYaml: 'plugins:\n  moderation: { engine: model, model: test/other }\n' });
+  for (const body of [
+    { name: 'collector', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' },
+    { name: 'lf', kind: 'langfuse', endpoint: langfuse.url, public_key: 'pk-lf-test', secret_key: 'sk-lf-secret-9999' },
+  ]) {
+    const response = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+  }
+});
+afterAll(async () => {
+  await setup?.close();
+  await Promise.all([collector?.close(), langfuse?.close()]);
+});
+beforeEach(() => {
+  setup.alpha.clear();
+  setup.beta.clear();
+});
+
+describe('OTLP: the moderation screening', () => {
+  it('is a CLIENT span under the generation span, with its model, tokens, cost and window inside the generation\'s', async () => {
+    enqueue({ screened: true });
+    const call = await postMessage(setup.gateway, messageBody('test/primary', MODERATED));
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    const id = call.headers.get('x-generation-id') ?? '';
+    const { spans, generation } = await traceOf(id);
+    const screening = spans.find((span) => span.name === 'moderation test/other');
+    expect(screening).toBeDefined();
+    expect(screening).toMatchObject({ traceId: generation.traceId, parentSpanId: generation.spanId, kind: SPAN_KIND_CLIENT, status: { code: 0 } });
+    expect(screening!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'beta',
+      'gen_ai.request.model': 'test/other',
+      'gen_ai.response.model': 'test/other',
+      'gen_ai.usage.input_tokens': 90,
+      'gen_ai.usage.output_tokens': 12,
+      'switchboard.is_byok': false,
+      'switchboard.plugin': 'moderation',
+    });
+    expect(screening!.attributes['switchboard.cost_usd']).toBeCloseTo(SCREENING, 12);
+    expect((await generationOf(setup.gateway, id)).moderation.cost).toBe(screening!.attributes['switchboard.cost_usd']);
+    // The generation span is the request: the whole charge, and a window that holds the screening's.
+    expect(generation.attributes['switchboard.cost_usd']).toBe((call.body.usage as { cost: number }).cost);
+    expect(generation.attributes['switchboard.cost_usd']).toBeCloseTo(SCREENING + MODEL, 12);
+    expect(generation.startTimeUnixNano).toBeLessThanOrEqual(screening!.startTimeUnixNano);
+    expect(screening!.endTimeUnixNano).toBeLessThanOrEqual(generation.endTimeUnixNano);
+    // The screening call waited 40 ms on Beta: its span is its call, not a point.
+    expect(Number(screening!.endTimeUnixNano - screening!.startTimeUnixNano) / 1e6).toBeGreaterThanOrEqual(30);
+    const attempt = spans.find((span) => span.parentSpanId === generation.spanId && span.name === 'chat test/primary');
+    expect(attempt!.startTimeUnixNano).toBeGreaterThanOrEqual(screening!.endTimeUnixNano);
+    expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
+  });
+
+  it('sits next to a tool loop\'s step spans in a stream', async () => {
+    enqueue({ screened: true, delayMs: 10 });
+    const call = await streamMessage(setup.gateway, messageBody('test/primary', { ...MODERATED, tools: [{ type: 'gateway:datetime' }] }));
+    expect(call.status).toBe(200);
+    const id = call.headers.get('x-generation-id') ?? '';
+    const { spans, generation } = await traceOf(id);
+    const children = spans.filter((span) => span.parentSpanId === generation.spanId).map((span) => span.name);
+    expect(children).toEqual(['moderation test/other', 'step 1']);
+    const screening = spans.find((span) => span.name === 'moderation test/other')!;
+    expect(generation.startTimeUnixNano).toBeLessThanOrEqual(screening.startTimeUnixNano);
+    expect(screening.endTimeUnixNano).toBeLessThanOrEqual(generation.endTimeUnixNano);
+  });
+
+  it('without moderation the generation has only its attempt under it', async () => {
+    enqueue({ screened: false });
+    const call = await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST));
+    expect(call.status).toBe(200);
+    const id = call.headers.get('x-generation-id') ?? '';
+    const { spans, generation } = await traceOf(id);
+    expect(setup.beta.requests).toHaveLength(0);
+    expect(spans.map((span) => [span.name, span.parentSpanId === generation.spanId])).toEqual([
+      ['chat test/primary', false],
+      ['chat test/primary', true],
+    ]);
+    expect(spans.some((span) => 'switchboard.plugin' in span.attributes)).toBe(false);
+    const record = await generationOf(setup.gateway, id);
+    expect(generation.startTimeUnixNano).toBe(BigInt(Date.parse(record.created_at)) * 1_000_000n);
+  });
+});
+
+describe('Langfuse: the moderation screening', () => {
+  it('is a generation of its own carrying its cost; the trace\'s generation costs add up to the key\'s charge', async () => {
+    enqueue({ screened: true });
+    const call = await postMessage(setup.gateway, messageBody('test/primary', { ...MODERATED, trace: { trace_id: 'lf-moderated' } }));
+    expect(call.status).toBe(200);
+    const id = call.headers.get('x-generation-id') ?? '';
+    const cost = (call.body.usage as { cost: number }).cost;
+    const events = await langfuseEventsOf(id);
+    expect(events.map((event) => [event.id, event.type])).toEqual([
+      [`${id}-trace`, 'trace-create'],
+      [`${id}-generation`, 'generation-create'],
+      [`${id}-moderation`, 'generation-create'],
+    ]);
+    const [trace, request, screening] = events;
+    expect(screening!.body).toMatchObject({
+      id: `${id}-moderation`,
+      traceId: 'lf-moderated',
+      parentObservationId: id,
+      name: 'moderation test/other',
+      model: 'test/other',
+      usageDetails: { input: 90, output: 12, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      metadata: { plugin: 'moderation', provider: 'beta', is_byok: false },
+    });
+    expect(screening!.body.costDetails.total).toBeCloseTo(SCREENING, 12);
+    expect(request!.body.costDetails.total).toBeCloseTo(MODEL, 12);
+    expect(request!.body.metadata.cost).toBe(cost);
+    expect(screening!.body.costDetails.total + request!.body.costDetails.total).toBeCloseTo(cost, 12);
+    expect(Date.parse(trace!.body.timestamp)).toBeLessThanOrEqual(Date.parse(screening!.body.startTime));
+    expect(Date.parse(screening!.body.endTime)).toBeLessThanOrEqual(Date.parse(request!.body.endTime));
+  });
+
+  it('without moderation the request\'s generation carries the whole cost, as before', async () => {
+    enqueue({ screened: false });
+    const call = await postMessage(setup.gateway, messageBody('test/primary', { ...ALPHA_FIRST, trace: { trace_id: 'lf-plain' } }));
+    const id = call.headers.get('x-generation-id') ?? '';
+    const events = await langfuseEventsOf(id);
+    expect(events.map((event) => event.type)).toEqual(['trace-create', 'generation-create']);
+    expect(events[1]!.body.costDetails).toEqual({ total: (call.body.usage as { cost: number }).cost });
+    expect(events[1]!.body.metadata).not.toHaveProperty('cost');
+  });
+});
