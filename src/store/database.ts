@@ -12,6 +12,7 @@ import * as schema from '#src/store/schema.ts';
 import { acquireDataDirectoryLock, type DataDirectoryLock } from '#src/store/data-dir-lock.ts';
 import { createLocalChangeFeed, createPostgresChangeFeed, type ChangeFeed } from '#src/store/change-feed.ts';
 import { applyMigrations } from '#src/store/migrate.ts';
+import { releasePgliteFileBundle } from '#src/store/pglite-file-bundle.ts';
 
 /** The drizzle query layer, identical for both drivers. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -89,6 +90,7 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
     await client.waitReady;
     const db = drizzlePglite({ client, schema });
     await applyMigrations({ driver: 'pglite', db });
+    releasePgliteFileBundle(client);
     const changes = createLocalChangeFeed();
     const opened = client;
     return {
