@@ -11,6 +11,10 @@
  * - `NODE_COMPILE_CACHE` lets Node keep the TypeScript-stripped and compiled form of the sources on disk: a
  *   warm start loads neither the type stripper (a WebAssembly module and a 3.8 MB bundle) nor parses twice.
  * - `MALLOC_ARENA_MAX=2` (glibc) bounds the per-thread malloc arenas whose free space is never returned.
+ * - `MALLOC_TRIM_THRESHOLD_=131072` (glibc) keeps malloc returning free memory at the top of its heap beyond
+ *   128 kB, glibc's initial value. Left unset, glibc raises that threshold to twice the largest block it has
+ *   freed back to the system: PGlite's start reads 9 MB of WebAssembly, after which up to 18 MB of free heap
+ *   stayed resident for good (about 5 MB on an idle gateway).
  *
  * An explicitly set variable is kept as it is; `SWITCHBOARD_NODE_FLAGS=off` skips the re-exec entirely.
  */
@@ -22,7 +26,7 @@ export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only'];
 
 /** Environment of every gateway process, where the operator has not set the variable. */
 export function gatewayEnvironmentDefaults(): Record<string, string> {
-  return { NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache'), MALLOC_ARENA_MAX: '2' };
+  return { NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache'), MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
 }
 
 /** The flags missing from `execArgv` and the environment variables missing from `env`. */

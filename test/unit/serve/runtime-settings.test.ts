@@ -10,15 +10,16 @@ describe('missingRuntimeSettings', () => {
   it.each([
     ['nothing set', [], {}, [...GATEWAY_NODE_FLAGS], defaults],
     ['flags given, environment not', [...GATEWAY_NODE_FLAGS, '--inspect'], {}, [], defaults],
-    ['everything set', [...GATEWAY_NODE_FLAGS], { NODE_COMPILE_CACHE: '/var/cache/x', MALLOC_ARENA_MAX: '8' }, [], {}],
-    ['an operator value is kept', [], { MALLOC_ARENA_MAX: '8' }, [...GATEWAY_NODE_FLAGS], { NODE_COMPILE_CACHE: defaults.NODE_COMPILE_CACHE }],
+    ['everything set', [...GATEWAY_NODE_FLAGS], { NODE_COMPILE_CACHE: '/var/cache/x', MALLOC_ARENA_MAX: '8', MALLOC_TRIM_THRESHOLD_: '1048576' }, [], {}],
+    ['an operator value is kept', [], { MALLOC_ARENA_MAX: '8' }, [...GATEWAY_NODE_FLAGS], { NODE_COMPILE_CACHE: defaults.NODE_COMPILE_CACHE, MALLOC_TRIM_THRESHOLD_: defaults.MALLOC_TRIM_THRESHOLD_ }],
   ])('%s', (_name, execArgv, env, flags, missingEnv) => {
     expect(missingRuntimeSettings(execArgv, env)).toEqual({ flags, env: missingEnv });
   });
 
-  it('runs WebAssembly on the baseline compiler and bounds malloc arenas', () => {
+  it('runs WebAssembly on the baseline compiler, bounds malloc arenas and keeps malloc trimming its heap', () => {
     expect(GATEWAY_NODE_FLAGS).toContain('--liftoff-only');
     expect(defaults.MALLOC_ARENA_MAX).toBe('2');
+    expect(defaults.MALLOC_TRIM_THRESHOLD_).toBe('131072');
   });
 });
 
