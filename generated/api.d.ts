@@ -313,7 +313,7 @@ export interface paths {
             path: {
                 /**
                  * @description The generation id (`X-Generation-Id`). Another account's record answers 404, like a missing one.
-                 * @example gen_Qm9vYmFyYmF6cXV4cXV1eHh4
+                 * @example gen_0mwwoigezQm9vYmFyYmF6cXV
                  */
                 id: components["parameters"]["GenerationId"];
             };
@@ -3370,7 +3370,7 @@ export interface components {
         PageLimit: number;
         /**
          * @description The generation id (`X-Generation-Id`). Another account's record answers 404, like a missing one.
-         * @example gen_Qm9vYmFyYmF6cXV4cXV1eHh4
+         * @example gen_0mwwoigezQm9vYmFyYmF6cXV
          */
         GenerationId: components["schemas"]["GenerationId"];
         /**
@@ -4016,7 +4016,7 @@ export interface operations {
             path: {
                 /**
                  * @description The generation id (`X-Generation-Id`). Another account's record answers 404, like a missing one.
-                 * @example gen_Qm9vYmFyYmF6cXV4cXV1eHh4
+                 * @example gen_0mwwoigezQm9vYmFyYmF6cXV
                  */
                 id: components["parameters"]["GenerationId"];
             };
