@@ -76,6 +76,11 @@ export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
   'superuser_reserved_connections=0',
 ];
 
+/** PGlite's start parameters: its own defaults, then the memory settings above. */
+export function pgliteStartParams(defaults: readonly string[]): string[] {
+  return [...defaults, ...PGLITE_MEMORY_SETTINGS.flatMap((setting) => ['-c', setting])];
+}
+
 async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Database> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock: DataDirectoryLock = acquireDataDirectoryLock(dataDir, options.purpose ?? 'gateway');
@@ -84,7 +89,7 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
   try {
     client = new PGliteClass({
       dataDir: `${dataDir}/pgdata`,
-      startParams: [...PGliteClass.defaultStartParams, ...PGLITE_MEMORY_SETTINGS.flatMap((setting) => ['-c', setting])],
+      startParams: pgliteStartParams(PGliteClass.defaultStartParams),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     });
     await client.waitReady;

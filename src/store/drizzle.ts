@@ -23,7 +23,7 @@ export const { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull,
 export type SQL = import('drizzle-orm').SQL;
 
 /** Column and table builders of drizzle-orm's PostgreSQL dialect (the schema). */
-export const { boolean, check, customType, date, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uuid } = pgCore;
+export const { boolean, check, customType, date, doublePrecision, index, integer, json, pgTable, primaryKey, text, timestamp, uuid } = pgCore;
 
 /** PGlite (the same copy drizzle's PGlite driver uses), drizzle over it, and its migrator. */
 export interface PgliteModules {

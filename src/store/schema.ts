@@ -2,7 +2,7 @@
  * The gateway's one SQL schema, shared by PGlite and PostgreSQL. Migrations under src/store/migrations are
  * generated from this file by drizzle-kit; never edit a generated migration, add a new one.
  */
-import { boolean, check, customType, date, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, sql, text, timestamp, uuid } from '#src/store/drizzle.ts';
+import { boolean, check, customType, date, doublePrecision, index, integer, json, pgTable, primaryKey, sql, text, timestamp, uuid } from '#src/store/drizzle.ts';
 import { DATA_REGIONS, RESIDENCY_REGIONS } from '#src/data-region.ts';
 
 /** PostgreSQL `bytea`, read and written as a Node Buffer on both drivers. */

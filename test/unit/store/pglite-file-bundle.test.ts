@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPglite } from '#src/store/drizzle.ts';
-import { PGLITE_MEMORY_SETTINGS } from '#src/store/database.ts';
+import { pgliteStartParams } from '#src/store/database.ts';
 import { pgliteBundlePath, releasePgliteFileBundle } from '#src/store/pglite-file-bundle.ts';
 
 describe('releasePgliteFileBundle', () => {
@@ -16,7 +16,7 @@ describe('releasePgliteFileBundle', () => {
 
   beforeAll(async () => {
     const { PGlite: PGliteClass } = loadPglite();
-    client = new PGliteClass({ startParams: [...PGliteClass.defaultStartParams, ...PGLITE_MEMORY_SETTINGS.flatMap((setting) => ['-c', setting])] });
+    client = new PGliteClass({ startParams: pgliteStartParams(PGliteClass.defaultStartParams) });
     await client.waitReady;
     arrayBuffersBefore = process.memoryUsage().arrayBuffers;
     freed = releasePgliteFileBundle(client);

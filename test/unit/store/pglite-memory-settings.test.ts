@@ -6,14 +6,14 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPglite } from '#src/store/drizzle.ts';
-import { PGLITE_MEMORY_SETTINGS } from '#src/store/database.ts';
+import { pgliteStartParams } from '#src/store/database.ts';
 
 describe('PGLITE_MEMORY_SETTINGS', () => {
   let client: PGlite;
 
   beforeAll(async () => {
     const { PGlite: PGliteClass } = loadPglite();
-    client = new PGliteClass({ startParams: [...PGliteClass.defaultStartParams, ...PGLITE_MEMORY_SETTINGS.flatMap((setting) => ['-c', setting])] });
+    client = new PGliteClass({ startParams: pgliteStartParams(PGliteClass.defaultStartParams) });
     await client.waitReady;
   }, 60_000);
 
