@@ -3,8 +3,9 @@
  * which encrypts the provider key; the master key encrypts (wraps) the data key. Both ciphertexts are bound to
  * the credential's id as associated data, so an envelope copied onto another row does not decrypt.
  * Sealing (rare: create, rotate) uses WebCrypto off the main thread. Opening runs on every routed request, so
- * it uses node:crypto synchronously: two small AES-GCM decryptions cost far less than WebCrypto's
- * thread round trips (measured: ~190 µs of CPU per open with WebCrypto, under 10 µs synchronous with KeyObjects).
+ * it uses node:crypto synchronously: small AES-GCM decryptions cost far less than WebCrypto's thread round
+ * trips (measured: ~190 µs of CPU per open with WebCrypto, under 10 µs synchronous with KeyObjects), and a
+ * data key already unwrapped for an envelope still in use is not unwrapped again.
  */
 import { createDecipheriv, createSecretKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import type { MasterKey } from '#src/byok/master-key.ts';
@@ -98,16 +99,29 @@ export function createKeyVault(masterKey: MasterKey): KeyVault {
       dataKey.fill(0);
     }
   };
+  // The unwrapped data key of each envelope still held by a caller (the routing cache keeps an account's
+  // envelopes until they change), as a KeyObject: key material in OpenSSL's memory beside the master key
+  // itself, never a string on the JS heap. Keyed by the envelope object, so an entry lives exactly as long as
+  // the envelope does. The provider key's own decryption still runs, and is still checked against the
+  // credential's id, on every open.
+  const dataKeys = new WeakMap<SealedKey, KeyObject>();
+  const dataKeyOf = (sealed: SealedKey, context: Buffer): KeyObject => {
+    const known = dataKeys.get(sealed);
+    if (known) return known;
+    const raw = decrypt(unwrappingKey, sealed.wrappedDataKey, context);
+    try {
+      const dataKey = createSecretKey(raw);
+      dataKeys.set(sealed, dataKey);
+      return dataKey;
+    } finally {
+      raw.fill(0);
+    }
+  };
   const openBytes = (sealed: SealedKey, context: Buffer): Buffer => {
     if (sealed.masterKeyId !== masterKey.id) {
       throw new KeyVaultError(`the credential was encrypted under another master key (${sealed.masterKeyId}, this gateway has ${masterKey.id})`);
     }
-    const dataKey = decrypt(unwrappingKey, sealed.wrappedDataKey, context);
-    try {
-      return decrypt(createSecretKey(dataKey), sealed.keyCiphertext, context);
-    } finally {
-      dataKey.fill(0);
-    }
+    return decrypt(dataKeyOf(sealed, context), sealed.keyCiphertext, context);
   };
   const secretContextOf = (purpose: string, id: string) => Buffer.from(`switchboard:${purpose}:${id}`);
   return {

@@ -51,6 +51,18 @@ describe('key vault', () => {
     await expect(vault.open(sealed, OTHER_ID)).rejects.toThrow(KeyVaultError);
   });
 
+  it('still binds an envelope to its credential once its data key has been unwrapped', async () => {
+    const vault = vaultWith();
+    const sealed = await vault.seal({ apiKey: 'sk-remembered-0123456789', region: null }, ID);
+    expect((await vault.open(sealed, ID)).apiKey).toBe('sk-remembered-0123456789');
+    // The second open reuses the unwrapped data key; the provider key's own check still refuses the other id.
+    await expect(vault.open(sealed, OTHER_ID)).rejects.toThrow(KeyVaultError);
+    expect((await vault.open(sealed, ID)).apiKey).toBe('sk-remembered-0123456789');
+    const flipped = Buffer.from(sealed.keyCiphertext);
+    flipped[20] = flipped[20]! ^ 0x01;
+    await expect(vault.open({ ...sealed, keyCiphertext: flipped }, ID)).rejects.toThrow(KeyVaultError);
+  });
+
   it('refuses an envelope of another master key, saying so', async () => {
     const sealed = await vaultWith().seal({ apiKey: 'sk-other-0123456789', region: null }, ID);
     await expect(vaultWith().open(sealed, ID)).rejects.toThrow(/another master key/);
