@@ -7,6 +7,7 @@
  */
 import { fixed, type MemoryResult, type ProbeRow, type ScenarioResult, type TargetName } from './results-table.ts';
 import { megabytes } from './process-stats.ts';
+import { medianOf, type ObservabilityCost } from './observability-run.ts';
 
 /** What the soak mode measured. */
 export interface SoakFigures {
@@ -30,6 +31,7 @@ export interface AimInputs {
   scenarios: readonly ScenarioResult[];
   memory: readonly MemoryResult[];
   probes: readonly ProbeRow[];
+  observabilityCost: readonly ObservabilityCost[];
   soak: SoakFigures | undefined;
   openStreams: OpenStreamsFigures | undefined;
 }
@@ -103,17 +105,25 @@ function memoryAims(inputs: AimInputs): string[] {
   return lines;
 }
 
-/** Issue 11: records on and one OTLP destination cost at most 20 µs of CPU per request over the same gateway without. */
-function observabilityAims(scenarios: readonly ScenarioResult[]): string[] {
+/**
+ * Issue 11: records on and one OTLP destination cost at most 20 µs of CPU per request. Judged by the in-process
+ * measurement (bench/observability-run.ts), one line per database; the load rows' differences are listed
+ * beside it without a verdict, since on a shared machine they are smaller than the rows' own noise.
+ */
+function observabilityAims(scenarios: readonly ScenarioResult[], costs: readonly ObservabilityCost[]): string[] {
   const lines: string[] = [];
+  for (const cost of costs) {
+    const median = medianOf(cost.microsPerGeneration);
+    const database = cost.driver === 'pglite' ? 'PGlite (embedded)' : 'PostgreSQL';
+    lines.push(`- CPU added by records and one OTLP destination, measured in one process, ${database}: ${fixed(median, 1)} µs per generation (median of ${cost.microsPerGeneration.map((figure) => fixed(figure, 1)).join(', ')}) (aim ≤ 20 µs): ${verdict(median <= 20)}`);
+  }
   for (const stream of [false, true]) {
     for (const connections of [1, 16, 64]) {
       const plain = find(scenarios, 'gateway, observability off', stream, connections);
       const observed = find(scenarios, 'gateway + observability', stream, connections);
       if (!plain || !observed) continue;
       const added = observed.cpuMicrosPerRequest - plain.cpuMicrosPerRequest;
-      // Work added cannot cost less than nothing: a negative difference is the run's noise, not a figure.
-      const judged = added < 0 ? 'not resolved (below this run\'s noise; `node bench/observability-cost.ts` measures it in one process)' : verdict(added <= 20);
+      const judged = costs.length > 0 ? 'load rows, within their noise: the line above decides' : added < 0 ? 'not resolved (below this run\'s noise)' : verdict(added <= 20);
       lines.push(
         `- CPU added by records and one OTLP destination, ${stream ? 'stream' : 'JSON'}, ${connections} conn${connections === 1 ? '' : 's'}: ${fixed(observed.cpuMicrosPerRequest, 0)} − ${fixed(plain.cpuMicrosPerRequest, 0)} = ${fixed(added, 0)} µs (aim ≤ 20 µs): ${judged}`,
       );
@@ -129,7 +139,7 @@ export function aimLines(inputs: AimInputs): string[] {
     inputs.probes.reduce((sum, row) => sum + row.result.failures, 0) +
     (inputs.soak?.errors ?? 0) +
     (inputs.openStreams?.errors ?? 0);
-  const lines = [...loadAims(inputs.scenarios), ...observabilityAims(inputs.scenarios), ...probeAims(inputs.probes), ...memoryAims(inputs)];
+  const lines = [...loadAims(inputs.scenarios), ...observabilityAims(inputs.scenarios, inputs.observabilityCost), ...probeAims(inputs.probes), ...memoryAims(inputs)];
   lines.push(`- errors over every row, the probe${inputs.soak ? ', the soak' : ''}${inputs.openStreams ? ', the open streams' : ''}: ${errors} (aim 0): ${verdict(errors === 0)}`);
   for (const result of inputs.scenarios) {
     if (result.load.firstProblem) lines.push(`  - first problem, ${result.target} ${result.stream ? 'stream' : 'json'} ${result.connections} conns: ${result.load.firstProblem}`);

@@ -7,7 +7,8 @@
  * and OpenTelemetry exporter to a receiver in a child process on 127.0.0.1. Generations arrive 100 a tick;
  * the figure is total CPU over generations, measured three times after a warm-up. The script runs with the
  * gateway's own Node flags (it re-executes itself with them, as `switchboard serve` does): PGlite's cost
- * depends on them (`--liftoff-only` keeps its WebAssembly on V8's baseline tier).
+ * depends on them (`--liftoff-only` keeps its WebAssembly on V8's baseline tier). `npm run bench` runs it
+ * (bench/observability-run.ts) and judges issue 11's aim by it.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { createDestinationNetwork } from '#src/observability/destinations/destin
 import { createLogger } from '#src/logger.ts';
 import { newGenerationId } from '#src/http/generation-id.ts';
 import { ensureRuntimeSettings } from '#src/serve/runtime-settings.ts';
+import { RESULT_PREFIX } from './observability-run.ts';
 
 ensureRuntimeSettings();
 
@@ -129,6 +131,8 @@ try {
   const figures: number[] = [];
   for (let round = 0; round < 3; round += 1) figures.push(await measure(count));
   console.log(`${mode} on ${driver}: ${figures.map((figure) => figure.toFixed(1)).join(', ')} µs CPU per generation (${count} a round)`);
+  // The line `npm run bench` reads (bench/observability-run.ts).
+  console.log(`${RESULT_PREFIX}${JSON.stringify({ mode, driver, generations: count, microsPerGeneration: figures })}`);
 } finally {
   await broadcaster.close();
   await queue.close(1000);

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { aimLines, type OpenStreamsFigures, type SoakFigures } from './aims.ts';
 import type { MemoryResult, ProbeRow, ScenarioResult } from './results-table.ts';
+import type { ObservabilityCost } from './observability-run.ts';
 
 /** One stored section: its markdown as rendered when it ran. */
 interface Section {
@@ -15,7 +16,8 @@ interface Section {
 
 /** Everything results.json holds. */
 export interface StoredResults {
-  main?: Section & { scenarios: ScenarioResult[]; memory: MemoryResult[]; probes: ProbeRow[] };
+  /** `observabilityCost` is absent from runs stored before it was measured. */
+  main?: Section & { scenarios: ScenarioResult[]; memory: MemoryResult[]; probes: ProbeRow[]; observabilityCost?: ObservabilityCost[] };
   soak?: Section & { figures: SoakFigures };
   openStreams?: Section & { figures: OpenStreamsFigures };
 }
@@ -34,6 +36,7 @@ export function renderStoredResults(stored: StoredResults): string {
     scenarios: stored.main?.scenarios ?? [],
     memory: stored.main?.memory ?? [],
     probes: stored.main?.probes ?? [],
+    observabilityCost: stored.main?.observabilityCost ?? [],
     soak: stored.soak?.figures,
     openStreams: stored.openStreams?.figures,
   });
