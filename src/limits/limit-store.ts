@@ -1,7 +1,8 @@
 /**
  * What a limit store does, in process or in Redis: admit a request against its key's limits (taking its
  * reservation, request, tokens and stream slot at once, or nothing), check one by the same rules without
- * taking anything, settle it to its real usage, and read the current counts. Plain data in and out, so both stores are driven the same way by the key limiter.
+ * taking anything, settle it to its real usage, and read the current counts. Plain data in and out, so both
+ * stores are driven the same way by the key limiter.
  */
 import type { LimitPeriod } from '#src/limits/limit-period.ts';
 
