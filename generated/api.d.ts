@@ -934,6 +934,17 @@ export interface components {
          *     turns and are kept whole. `response-healing` heals the final text, the text blocks after the last
          *     `server_tool_use` or result block, never what the model said before calling a tool.
          *
+         *     **Key limits in the loop.** Each model call of the loop is admitted against the gateway key's limits as a
+         *     request of its own: it counts one request against `requests_per_minute`, reserves its worst case against
+         *     the credit limit and `tokens_per_minute` before it is sent, and settles to its real cost and tokens once
+         *     answered; a streamed loop takes one `max_concurrent_streams` slot for the whole loop. Before anything of
+         *     the loop runs, its plugins' web searches, page fetches and moderation call included (and once the rules
+         *     above have passed), the key's limits are checked by the same rules, counting nothing: a key whose credit
+         *     limit is spent gets the 402, a key at a rate limit or at its stream cap the 429 with `retry-after`, as
+         *     its first step would, and no plugin, tool or model is called. A later step refused (the earlier steps
+         *     spent what was left, or other requests took it) ends the loop with its 402 or 429 (in a stream already
+         *     started, an in-band `error` event); the steps before it stay charged.
+         *
          *     **Client tools.** Gateway tools and the client's own tools mix in one request. When the model calls a
          *     client tool, the gateway calls of the same step run first; the response then ends with the client's
          *     `tool_use` and `stop_reason: tool_use`. Pass the assistant message back unchanged with the client's
@@ -1187,7 +1198,8 @@ export interface components {
          *     `status: failed_open` in `gateway_metadata.plugins`. A gateway without `plugins.moderation` answers 400.
          *
          *     **Limits and cost.** The gateway key's limits are checked before the input is screened: a request its
-         *     credit limit (402) or rate limits (429) refuse calls no upstream, the moderation model included. A
+         *     credit limit (402) or rate limits (429) refuse calls no upstream, the moderation model included (a tool
+         *     loop's too). A
          *     catalog model's screening call is charged to the key like any model call (its worst case is reserved with
          *     the request's, and its cost is spent as soon as it is answered): `usage.cost` of the answer includes it
          *     (of a flagged input's refusal too), and so do the generation record (`cost`, and `moderation` with its
@@ -1276,6 +1288,10 @@ export interface components {
          *        endpoint its PDFs natively when it reads PDFs and the engine is `native`, then `context-compression`
          *        fits the prompt to that endpoint's context length;
          *     4. after the answer: `response-healing` repairs the structured output.
+         *
+         *     **Key limits.** The gateway key's limits are checked before any plugin calls an upstream (`moderation`,
+         *     `web-fetch`, `web`), for a plain request and a server-side tool loop alike: a request they refuse (402,
+         *     429) runs none of them.
          */
         Plugin: components["schemas"]["AutoRouterPlugin"] | components["schemas"]["ResponseHealingPlugin"] | components["schemas"]["ContextCompressionPlugin"] | components["schemas"]["FileParserPlugin"] | components["schemas"]["ModerationPlugin"] | components["schemas"]["WebFetchPlugin"] | components["schemas"]["WebPlugin"];
         /** @description Routing preferences that apply when several providers can serve a model. */
@@ -2421,7 +2437,8 @@ export interface components {
         LimitReset: "daily" | "weekly" | "monthly" | null;
         /**
          * @description Most `POST /messages` requests the key may start within any 60 seconds (counted in one-second steps);
-         *     null is no limit. Beyond it the answer is 429 `rate_limit_error` with `retry-after`.
+         *     null is no limit. Beyond it the answer is 429 `rate_limit_error` with `retry-after`. In a server-side
+         *     tool loop each model call counts as one (each step, and a moderation model's screening).
          * @example 60
          */
         RequestsPerMinute: number | null;

@@ -10,13 +10,13 @@
  * A key without limits costs a request one null check here.
  */
 import { Counter } from 'prom-client';
-import { limitPeriod, utcDay } from '#src/limits/limit-period.ts';
-import type { AdmissionRequest, AdmissionResult, Hold, LimitStore } from '#src/limits/limit-store.ts';
+import { utcDay } from '#src/limits/limit-period.ts';
+import { ALL_LIMITS, buildAdmissionRequest, holdOf, PART_LIMITS, STREAM_ONLY, type BuiltRequest, type LimitChoice } from '#src/limits/admission-request.ts';
+import type { AdmissionRefusal, AdmissionRequest, CheckResult, Hold, LimitStore, StoreOperation } from '#src/limits/limit-store.ts';
 import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
 import { refusalError } from '#src/limits/limit-answers.ts';
-import { secondOf } from '#src/limits/minute-window.ts';
-import { add, settledAmounts, worstCaseOfCalls, type UsageAmounts } from '#src/limits/usage-amounts.ts';
+import { add, settledAmounts, type UsageAmounts } from '#src/limits/usage-amounts.ts';
 import { remainder, RequestParts } from '#src/limits/request-parts.ts';
 import type { AdmissionContext, AdmissionPlan, KeyLimiterOptions, SettledRequest } from '#src/limits/key-limiter-types.ts';
 
@@ -64,7 +64,7 @@ export class KeyLimiter {
    * moderation model's screening call it makes first, reserved in the same hold (one check, one request).
    */
   async admit(plan: AdmissionPlan, context: AdmissionContext, screening?: AdmissionPlan): Promise<void> {
-    await this.#admitHold(plan, context, context.generationId, { credit: true, requests: true, tokens: true, streams: true }, screening);
+    await this.#admitHold(plan, context, context.generationId, ALL_LIMITS, screening);
   }
 
   /**
@@ -89,7 +89,7 @@ export class KeyLimiter {
 
   /** Admits a call settled before its request (a loop's step or screening): its worst case, and a request. */
   async #admitPart(plan: AdmissionPlan, context: AdmissionContext, holdId: string): Promise<string | undefined> {
-    const held = await this.#admitHold(plan, context, holdId, { credit: true, requests: true, tokens: true, streams: false });
+    const held = await this.#admitHold(plan, context, holdId, PART_LIMITS);
     if (!held) return undefined;
     this.#parts.opened(context.generationId, holdId);
     return holdId;
@@ -114,7 +114,7 @@ export class KeyLimiter {
 
   /** Takes a streamed tool loop's one stream slot (released when the loop's outcome settles). */
   async admitLoopStream(plan: AdmissionPlan, context: AdmissionContext): Promise<void> {
-    await this.#admitHold(plan, context, context.generationId, { credit: false, requests: false, tokens: false, streams: true });
+    await this.#admitHold(plan, context, context.generationId, STREAM_ONLY);
   }
 
   /**
@@ -131,46 +131,40 @@ export class KeyLimiter {
     this.#release(hold, actual, nowMs);
   }
 
+  /**
+   * Checks a tool loop before anything of it runs (its plugins' searches, fetches and moderation included) by
+   * the rules of a plain request's admission, taking nothing: throws the 402 or 429 an admission would give
+   * now. The steps' admissions stay authoritative and count the loop; this counts nothing.
+   */
+  async checkLoop(request: Pick<AdmissionPlan['request'], 'stream'>, context: AdmissionContext): Promise<void> {
+    const limits = context.caller.limits;
+    if (!limits) return;
+    const built = buildAdmissionRequest({ keyHash: context.caller.keyHash, limits, id: context.generationId, which: ALL_LIMITS, stream: request.stream === true, nowMs: this.#now(), holdMs: this.#options.holdMs });
+    if (!built) return;
+    const { result } = await this.#run(built.request, (store, checked) => store.check(checked));
+    if (!result.ok) throw this.#refused(result, built);
+  }
+
   /** Takes the holds `which` asks for (reserving the worst case of `plan`, and of `also`), if the key has such limits; false when nothing was held. */
-  async #admitHold(plan: AdmissionPlan, context: AdmissionContext, holdId: string, which: { credit: boolean; requests: boolean; tokens: boolean; streams: boolean }, also?: AdmissionPlan): Promise<boolean> {
+  async #admitHold(plan: AdmissionPlan, context: AdmissionContext, holdId: string, which: LimitChoice, also?: AdmissionPlan): Promise<boolean> {
     const limits = context.caller.limits;
     if (!limits) return false;
-    const streams = which.streams && plan.request.stream === true && limits.maxConcurrentStreams !== null ? { max: limits.maxConcurrentStreams } : null;
-    const creditLimit = which.credit ? limits.creditLimit : null;
-    const requestsPerMinute = which.requests ? limits.requestsPerMinute : null;
-    const tokensPerMinute = which.tokens ? limits.tokensPerMinute : null;
-    if (creditLimit === null && requestsPerMinute === null && tokensPerMinute === null && streams === null) return false;
-    const nowMs = this.#now();
-    const needsWorstCase = creditLimit !== null || tokensPerMinute !== null;
-    const worst = needsWorstCase ? worstCaseOfCalls(also ? [plan, also] : [plan]) : { cost: 0, tokens: 0 };
-    const period = creditLimit !== null ? limitPeriod(limits.limitReset, nowMs) : null;
-    const request: AdmissionRequest = {
-      keyHash: context.caller.keyHash,
-      id: holdId,
-      nowMs,
-      credit: period && creditLimit !== null ? { limit: creditLimit, period, cost: worst.cost } : null,
-      requestsPerMinute,
-      tokens: tokensPerMinute !== null ? { limit: tokensPerMinute, amount: worst.tokens } : null,
-      streams,
-      expiresAtMs: nowMs + this.#options.holdMs,
-    };
-    const { result, heldBy } = await this.#reserve(request);
-    if (!result.ok) {
-      if (result.limit === 'seed') throw new Error('the period spending was not seeded');
-      this.#refusals?.inc({ limit: result.limit });
-      throw refusalError(result, limits, period);
-    }
+    const calls = also ? [plan, also] : [plan];
+    const built = buildAdmissionRequest({ keyHash: context.caller.keyHash, limits, id: holdId, which, stream: plan.request.stream === true, calls, nowMs: this.#now(), holdMs: this.#options.holdMs });
+    if (!built) return false;
+    const { request } = built;
+    const { result, heldBy } = await this.#run(request, (store, admitted) => store.admit(admitted));
+    if (!result.ok) throw this.#refused(result, built);
     if (heldBy === 'redis' && request.credit && result.seed) this.#seeds.set(`${request.keyHash}|${request.credit.period.id}`, result.seed);
-    this.#holds.set(request.id, {
-      keyHash: request.keyHash,
-      id: request.id,
-      credit: request.credit ? { period: request.credit.period, cost: request.credit.cost } : null,
-      tokens: request.tokens ? { second: secondOf(nowMs), amount: request.tokens.amount } : null,
-      stream: streams !== null,
-      seed: result.seed,
-      heldBy,
-    });
+    this.#holds.set(request.id, { ...holdOf(request, result.seed), heldBy });
     return true;
+  }
+
+  /** The error a refusal answers with, counted by the limit it names. */
+  #refused(refusal: AdmissionRefusal, built: BuiltRequest): Error {
+    if (refusal.limit === 'seed') return new Error('the period spending was not seeded');
+    this.#refusals?.inc({ limit: refusal.limit });
+    return refusalError(refusal, built.limits, built.period);
   }
 
   /**
@@ -229,11 +223,12 @@ export class KeyLimiter {
     if (this.#replay.length > 0) this.#options.logger.warn('key limit settlements not replayed into redis at shutdown', { settlements: this.#replay.length });
   }
 
-  async #reserve(request: AdmissionRequest): Promise<{ result: AdmissionResult; heldBy: HeldBy }> {
+  /** Runs an admission or a check in Redis when it is there, else (or when it fails) in this process. */
+  async #run<R extends CheckResult>(request: AdmissionRequest, operation: StoreOperation<R>): Promise<{ result: R; heldBy: HeldBy }> {
     const redis = this.#options.redis;
     if (this.#shared && redis?.available()) {
       try {
-        return { result: await this.#admitWithSeed(this.#shared, request, false), heldBy: 'redis' };
+        return { result: await this.#withSeed(this.#shared, request, false, operation), heldBy: 'redis' };
       } catch (error) {
         redis.fellBack('key_limits', error);
         this.#options.logger.warn('key limits counted in this process: redis failed', { error: error instanceof Error ? error.message : String(error) });
@@ -241,17 +236,18 @@ export class KeyLimiter {
     } else if (this.#shared) {
       redis?.fellBack('key_limits');
     }
-    return { result: await this.#admitWithSeed(this.memory, request, true), heldBy: 'process' };
+    return { result: await this.#withSeed(this.memory, request, true, operation), heldBy: 'process' };
   }
 
   /**
-   * Admits, seeding the period's spending from the ledger first when the store asks for it. In process, a
-   * database that cannot be read seeds what this instance knows (failing open); Redis is never seeded with
-   * less than the database's count: the caller falls back to the process instead.
+   * Admits or checks, seeding the period's spending from the ledger first when the store asks for it. In
+   * process, a database that cannot be read seeds what this instance knows (failing open); Redis is never
+   * seeded with less than the database's count: the caller falls back to the process instead.
    */
-  async #admitWithSeed(store: LimitStore, request: AdmissionRequest, local: boolean): Promise<AdmissionResult> {
-    const first = await store.admit(request);
-    if (first.ok || first.limit !== 'seed' || !request.credit) return first;
+  async #withSeed<R extends CheckResult>(store: LimitStore, request: AdmissionRequest, local: boolean, operation: StoreOperation<R>): Promise<R> {
+    const first = await operation(store, request);
+    const verdict: CheckResult = first;
+    if (verdict.ok || verdict.limit !== 'seed' || !request.credit) return first;
     const { period } = request.credit;
     let spent: number;
     try {
@@ -262,7 +258,7 @@ export class KeyLimiter {
       spent = 0;
     }
     await store.seed(request.keyHash, period, spent);
-    return store.admit(request);
+    return operation(store, request);
   }
 
   #queueReplay(hold: Hold, actual: UsageAmounts, nowMs: number): void {

@@ -1,7 +1,8 @@
 /**
  * What a limit store does, in process or in Redis: admit a request against its key's limits (taking its
- * reservation, request, tokens and stream slot at once, or nothing), settle it to its real usage, and read
- * the current counts. Plain data in and out, so both stores are driven the same way by the key limiter.
+ * reservation, request, tokens and stream slot at once, or nothing), check one by the same rules without
+ * taking anything, settle it to its real usage, and read the current counts. Plain data in and out, so both
+ * stores are driven the same way by the key limiter.
  */
 import type { LimitPeriod } from '#src/limits/limit-period.ts';
 
@@ -32,6 +33,9 @@ export type AdmissionRefusal =
 
 /** The answer to an admission. `seed` names the spending count the reservation was made in (Redis). */
 export type AdmissionResult = { ok: true; seed: string | null } | AdmissionRefusal;
+
+/** The answer to a check: the refusal an admission would give now, or none. */
+export type CheckResult = { ok: true } | AdmissionRefusal;
 
 /** What an admitted request holds until it settles. */
 export interface Hold {
@@ -67,9 +71,17 @@ export interface UsageQuery {
 /** A limit store. */
 export interface LimitStore {
   admit(request: AdmissionRequest): Promise<AdmissionResult>;
+  /**
+   * The admission's verdict by the same rules, taking nothing (no reservation, request, tokens or stream slot):
+   * a request that passes may still be refused by its admission, which stays authoritative. `seed` as admit.
+   */
+  check(request: AdmissionRequest): Promise<CheckResult>;
   /** Seeds the period's spending (from the database) unless it is already counted; returns its seed. */
   seed(keyHash: string, period: LimitPeriod, spent: number): Promise<string>;
   /** Releases the hold and counts the real usage; `cost` is added to the spending of the hold's seed. */
   settle(hold: Hold, actual: { cost: number; tokens: number }, nowMs: number): Promise<void>;
   usage(query: UsageQuery): Promise<StoreUsage>;
 }
+
+/** An admission or a check, as the key limiter runs it against whichever store counts now. */
+export type StoreOperation<R extends CheckResult> = (store: LimitStore, request: AdmissionRequest) => Promise<R>;

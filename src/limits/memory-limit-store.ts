@@ -1,9 +1,10 @@
 /**
  * Key limits counted in this process: exact for one instance (the check and the taking happen in one
- * synchronous step), and what every instance falls back to while Redis is unreachable.
+ * synchronous step), and what every instance falls back to while Redis is unreachable. A check alone runs the
+ * same rules and takes nothing.
  */
 import type { LimitPeriod } from '#src/limits/limit-period.ts';
-import type { AdmissionRequest, AdmissionResult, Hold, LimitStore, StoreUsage, UsageQuery } from '#src/limits/limit-store.ts';
+import type { AdmissionRefusal, AdmissionRequest, AdmissionResult, CheckResult, Hold, LimitStore, StoreUsage, UsageQuery } from '#src/limits/limit-store.ts';
 import { retryAfterMs, secondOf, windowTotal } from '#src/limits/minute-window.ts';
 
 interface KeyState {
@@ -27,9 +28,25 @@ export class MemoryLimitStore implements LimitStore {
     return this.admitNow(request);
   }
 
+  async check(request: AdmissionRequest): Promise<CheckResult> {
+    return this.#refusal(this.#state(request.keyHash), request) ?? { ok: true };
+  }
+
   /** The admission, synchronously: nothing can run between the checks and the taking. */
   admitNow(request: AdmissionRequest): AdmissionResult {
     const state = this.#state(request.keyHash);
+    const refusal = this.#refusal(state, request);
+    if (refusal) return refusal;
+    const second = secondOf(request.nowMs);
+    if (request.credit) state.holds.set(request.id, { cost: request.credit.cost, expiresAt: request.expiresAtMs });
+    if (request.streams) state.streams.set(request.id, request.expiresAtMs);
+    if (request.requestsPerMinute !== null) state.requests.set(second, (state.requests.get(second) ?? 0) + 1);
+    if (request.tokens) state.tokens.set(second, (state.tokens.get(second) ?? 0) + request.tokens.amount);
+    return { ok: true, seed: request.credit ? MEMORY_SEED : null };
+  }
+
+  /** The limit the request would pass, or the refusal (admit and check alike); drops what expired first. */
+  #refusal(state: KeyState, request: AdmissionRequest): AdmissionRefusal | null {
     const now = request.nowMs;
     const second = secondOf(now);
     for (const [id, hold] of state.holds) if (hold.expiresAt <= now) state.holds.delete(id);
@@ -50,12 +67,7 @@ export class MemoryLimitStore implements LimitStore {
       const used = windowTotal(state.tokens, second);
       if (used >= request.tokens.limit) return { ok: false, limit: 'tokens', used, retryAfterMs: retryAfterMs(state.tokens, now, request.tokens.limit) };
     }
-
-    if (request.credit) state.holds.set(request.id, { cost: request.credit.cost, expiresAt: request.expiresAtMs });
-    if (request.streams) state.streams.set(request.id, request.expiresAtMs);
-    if (request.requestsPerMinute !== null) state.requests.set(second, (state.requests.get(second) ?? 0) + 1);
-    if (request.tokens) state.tokens.set(second, (state.tokens.get(second) ?? 0) + request.tokens.amount);
-    return { ok: true, seed: request.credit ? MEMORY_SEED : null };
+    return null;
   }
 
   async seed(keyHash: string, period: LimitPeriod, spent: number): Promise<string> {

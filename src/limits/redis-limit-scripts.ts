@@ -23,14 +23,14 @@ export function limitKeys(keyHash: string, periodId: string): string[] {
 }
 
 const WINDOW_FUNCTIONS = `
-local function window(key, oldest)
+local function window(key, oldest, prune)
   local fields = redis.call('HGETALL', key)
   local total = 0
   local buckets = {}
   for i = 1, #fields, 2 do
     local second = tonumber(fields[i])
     if second < oldest then
-      redis.call('HDEL', key, fields[i])
+      if prune then redis.call('HDEL', key, fields[i]) end
     else
       local amount = tonumber(fields[i + 1])
       total = total + amount
@@ -90,12 +90,12 @@ if ARGV[6] ~= '' then
 end
 if ARGV[7] ~= '' then
   local limit = tonumber(ARGV[7])
-  local total, buckets = window(KEYS[6], oldest)
+  local total, buckets = window(KEYS[6], oldest, true)
   if total >= limit then return { 'requests', tostring(retry_after(buckets, total, limit, now)) } end
 end
 if ARGV[8] ~= '' then
   local limit = tonumber(ARGV[8])
-  local total, buckets = window(KEYS[7], oldest)
+  local total, buckets = window(KEYS[7], oldest, true)
   if total >= limit then return { 'tokens', tostring(retry_after(buckets, total, limit, now)), tostring(total) } end
 end
 
@@ -123,6 +123,45 @@ if ARGV[8] ~= '' then
   redis.call('PEXPIRE', KEYS[7], 61000)
 end
 return { 'ok', seed, tostring(second) }
+`;
+
+/**
+ * The admission's check alone, reading only (no key is written: a check takes nothing and prunes nothing, and
+ * may run on a replica). The same rules in the same order as ADMIT_SCRIPT, on the same keys (1-7): holds and
+ * streams past their expiry and buckets older than the window are left out of the counts instead of deleted.
+ * ARGV: now (ms), credit limit ('' for none), stream maximum (''), requests per minute (''), tokens per minute
+ * (''). Returns {'ok'} or the refusal ADMIT_SCRIPT would return.
+ */
+export const CHECK_SCRIPT = `${WINDOW_FUNCTIONS}
+local now = tonumber(ARGV[1])
+local oldest = math.floor(now / 1000) - 59
+
+if ARGV[2] ~= '' then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return { 'seed' } end
+  local spent = tonumber(redis.call('HGET', KEYS[1], 'spent') or '0')
+  local reserved = tonumber(redis.call('GET', KEYS[4]) or '0')
+  for _, held in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)) do
+    local amount = redis.call('HGET', KEYS[2], held)
+    if amount then reserved = reserved - tonumber(amount) end
+  end
+  if reserved < 0 then reserved = 0 end
+  if spent + reserved >= tonumber(ARGV[2]) then return { 'credit', tostring(spent), tostring(reserved) } end
+end
+if ARGV[3] ~= '' then
+  local open = redis.call('ZCOUNT', KEYS[5], '(' .. ARGV[1], '+inf')
+  if open >= tonumber(ARGV[3]) then return { 'streams', tostring(open) } end
+end
+if ARGV[4] ~= '' then
+  local limit = tonumber(ARGV[4])
+  local total, buckets = window(KEYS[6], oldest, false)
+  if total >= limit then return { 'requests', tostring(retry_after(buckets, total, limit, now)) } end
+end
+if ARGV[5] ~= '' then
+  local limit = tonumber(ARGV[5])
+  local total, buckets = window(KEYS[7], oldest, false)
+  if total >= limit then return { 'tokens', tostring(retry_after(buckets, total, limit, now)), tostring(total) } end
+end
+return { 'ok' }
 `;
 
 /**

@@ -1,13 +1,13 @@
 /**
- * Key limits counted in Redis, shared by every gateway instance: each admission and settlement is one Lua
- * script, one round trip, atomic (see redis-limit-scripts.ts). Failures are thrown: the key limiter then
+ * Key limits counted in Redis, shared by every gateway instance: each admission, check and settlement is one
+ * Lua script, one round trip, atomic (see redis-limit-scripts.ts). Failures are thrown: the key limiter then
  * counts in process.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { LimitPeriod } from '#src/limits/limit-period.ts';
-import type { AdmissionRequest, AdmissionResult, Hold, LimitStore, StoreUsage, UsageQuery } from '#src/limits/limit-store.ts';
-import { ADMIT_SCRIPT, limitKeys, SEED_SCRIPT, SETTLE_SCRIPT, SETTLED_MEMORY_MS } from '#src/limits/redis-limit-scripts.ts';
+import type { AdmissionRefusal, AdmissionRequest, AdmissionResult, CheckResult, Hold, LimitStore, StoreUsage, UsageQuery } from '#src/limits/limit-store.ts';
+import { ADMIT_SCRIPT, CHECK_SCRIPT, limitKeys, SEED_SCRIPT, SETTLE_SCRIPT, SETTLED_MEMORY_MS } from '#src/limits/redis-limit-scripts.ts';
 import { secondOf, windowTotal } from '#src/limits/minute-window.ts';
 
 const DAY_MS = 86_400_000;
@@ -19,6 +19,7 @@ type ScriptRunner = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
 
 interface LimitCommands {
   switchboardAdmit: ScriptRunner;
+  switchboardCheck: ScriptRunner;
   switchboardSettle: ScriptRunner;
   switchboardSeed: ScriptRunner;
 }
@@ -32,12 +33,31 @@ function buckets(fields: Record<string, string>): Map<number, number> {
   return new Map(Object.entries(fields).map(([second, amount]) => [Number(second), Number(amount)]));
 }
 
+/** A refusal as the admission and check scripts reply it. */
+function refusalOf(reply: string[], script: string): AdmissionRefusal {
+  switch (reply[0]) {
+    case 'seed':
+      return { ok: false, limit: 'seed' };
+    case 'credit':
+      return { ok: false, limit: 'credit', spent: Number(reply[1]), reserved: Number(reply[2]) };
+    case 'streams':
+      return { ok: false, limit: 'streams', open: Number(reply[1]) };
+    case 'requests':
+      return { ok: false, limit: 'requests', retryAfterMs: Number(reply[1]) };
+    case 'tokens':
+      return { ok: false, limit: 'tokens', retryAfterMs: Number(reply[1]), used: Number(reply[2]) };
+    default:
+      throw new Error(`unexpected reply from the ${script} script: ${JSON.stringify(reply)}`);
+  }
+}
+
 /** The Redis store, on a connection it does not own. */
 export class RedisLimitStore implements LimitStore {
   readonly #client: Redis & LimitCommands;
 
   constructor(client: Redis) {
     client.defineCommand('switchboardAdmit', { numberOfKeys: 7, lua: ADMIT_SCRIPT });
+    client.defineCommand('switchboardCheck', { numberOfKeys: 7, lua: CHECK_SCRIPT, readOnly: true });
     client.defineCommand('switchboardSettle', { numberOfKeys: 8, lua: SETTLE_SCRIPT });
     client.defineCommand('switchboardSeed', { numberOfKeys: 1, lua: SEED_SCRIPT });
     this.#client = client as Redis & LimitCommands;
@@ -59,22 +79,21 @@ export class RedisLimitStore implements LimitStore {
       request.tokens ? request.tokens.amount : 0,
       credit && credit.period.end === null ? UNBOUNDED_PERIOD_TTL_MS : 0,
     )) as string[];
-    switch (reply[0]) {
-      case 'ok':
-        return { ok: true, seed: reply[1] ? reply[1] : null };
-      case 'seed':
-        return { ok: false, limit: 'seed' };
-      case 'credit':
-        return { ok: false, limit: 'credit', spent: Number(reply[1]), reserved: Number(reply[2]) };
-      case 'streams':
-        return { ok: false, limit: 'streams', open: Number(reply[1]) };
-      case 'requests':
-        return { ok: false, limit: 'requests', retryAfterMs: Number(reply[1]) };
-      case 'tokens':
-        return { ok: false, limit: 'tokens', retryAfterMs: Number(reply[1]), used: Number(reply[2]) };
-      default:
-        throw new Error(`unexpected reply from the admission script: ${JSON.stringify(reply)}`);
-    }
+    return reply[0] === 'ok' ? { ok: true, seed: reply[1] ? reply[1] : null } : refusalOf(reply, 'admission');
+  }
+
+  async check(request: AdmissionRequest): Promise<CheckResult> {
+    const { credit } = request;
+    const keys = limitKeys(request.keyHash, credit?.period.id ?? 'none').slice(0, 7);
+    const reply = (await this.#client.switchboardCheck(
+      ...keys,
+      request.nowMs,
+      credit ? credit.limit : '',
+      request.streams ? request.streams.max : '',
+      request.requestsPerMinute ?? '',
+      request.tokens ? request.tokens.limit : '',
+    )) as string[];
+    return reply[0] === 'ok' ? { ok: true } : refusalOf(reply, 'check');
   }
 
   async seed(keyHash: string, period: LimitPeriod, spent: number): Promise<string> {

@@ -14,7 +14,7 @@ import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
-import type { ServerToolsDeps } from '#src/messages/tool-loop/prepare-tool-loop.ts';
+import { checkToolLoop, type ServerToolsDeps } from '#src/messages/tool-loop/prepare-tool-loop.ts';
 import { createToolLoopMessage } from '#src/messages/tool-loop/tool-loop-service.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import type { CredentialSource, RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
@@ -43,14 +43,17 @@ export interface MessagesDeps {
 
 /**
  * The key limits as the messages service sees them (src/limits/key-limiter.ts). A plain request is admitted
- * once, before its plugins call any upstream; a tool loop admits every step (each upstream call reserves its
- * worst case and settles to its real cost), and a streamed loop takes its stream slot once. The moderation
- * screening by a catalog model is reserved with a plain request (`admit`), as a step in a tool loop
- * (`admitScreening`), and its cost is spent as soon as it is answered (`settleScreening`).
+ * once, before its plugins call any upstream; a tool loop is checked by the same rules at that point, taking
+ * nothing (`checkLoop`), then admits every step (each upstream call reserves its worst case and settles to its
+ * real cost), and a streamed loop takes its stream slot once. The moderation screening by a catalog model is
+ * reserved with a plain request (`admit`), as a step in a tool loop (`admitScreening`), and its cost is spent
+ * as soon as it is answered (`settleScreening`).
  */
 export interface Admission extends ScreeningAdmission {
   /** `screening`: the moderation model's screening call, reserved with the request. */
   admit(plan: RequestPlan, context: MessagesRequestContext, screening?: Pick<RequestPlan, 'request' | 'attempts'>): Promise<void>;
+  /** Throws the 402 or 429 a tool loop's admission would give now; takes and counts nothing. */
+  checkLoop(request: Pick<MessageRequest, 'stream'>, context: MessagesRequestContext): Promise<void>;
   /** Returns the step's hold id, or undefined when nothing is held. */
   admitStep(plan: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext, step: number): Promise<string | undefined>;
   admitLoopStream(plan: RequestPlan, context: MessagesRequestContext): Promise<void>;
@@ -92,13 +95,15 @@ async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, conte
 export async function createMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
   const prepared = await preparePlugins(deps, request, context);
   // The one check a request without gateway tools pays: nothing else of the loop runs for it.
-  const loop = request.tools !== undefined && hasGatewayTools(request.tools);
+  const loop = request.tools !== undefined && hasGatewayTools(request.tools) ? checkToolLoop(request, deps.serverTools.config) : null;
   // A plain request is admitted before any upstream call, the moderation screening's included, so a key its
-  // limits refuse costs nothing; a tool loop admits each call as it comes (the screening first).
+  // limits refuse costs nothing; a tool loop admits each call as it comes (the screening first), so it is
+  // checked by the same rules first (its 400s before): a refused key's loop runs no plugin either.
   const admitted = loop ? null : await planAndAdmit(deps, prepared, context);
+  if (loop && context.caller.limits) await deps.admission?.checkLoop(request, context);
   const routed = await applyPluginsBeforeRouting(deps, prepared, context, { admitted: !loop });
   if (routed.kind === 'answer') return routed.outcome;
-  if (loop) return createToolLoopMessage(deps, routed.request, context, routed.state);
+  if (loop) return createToolLoopMessage(deps, routed.request, context, routed.state, loop);
   // The web plugins' pages and results change the prompt: it is planned again (and sent) with them.
   const plan = admitted && routed.request === prepared.request ? admitted : await deps.planner.plan(withGatewayBlocksAsText(routed.request), context);
   const state = routed.state;

@@ -1,9 +1,10 @@
 /**
- * `POST /messages` with gateway tools: the server-side tool loop. The rules are checked first (400s), the
- * request is planned once, the MCP servers' tools are listed, then each step is a routed attempt over the same
- * plan, starting with the attempt that served the previous step, until the model answers without gateway
- * tool calls, calls a client tool, or the loop stops offering tools and makes its final turn. A JSON answer is
- * one message for every step; a stream is returned once the first step's first event has arrived.
+ * `POST /messages` with gateway tools: the server-side tool loop. The rules are checked first (400s, before
+ * the key's limits and the plugins: create-message.ts), the request is planned once, the MCP servers' tools
+ * are listed, then each step is a routed attempt over the same plan, starting with the attempt that served
+ * the previous step, until the model answers without gateway tool calls, calls a client tool, or the loop
+ * stops offering tools and makes its final turn. A JSON answer is one message for every step; a stream is
+ * returned once the first step's first event has arrived.
  */
 import type { MessageRequest, MessageResponse, ResponseContentBlock } from '#src/api-types.ts';
 import type { AdapterMessage } from '#src/providers/provider-adapter.ts';
@@ -17,13 +18,12 @@ import { buildLoopMetadata } from './loop-metadata.ts';
 import { admitStep, finishStep, newLoopRun, settleStepHold, stepCall, type LoopRun } from './loop-run.ts';
 import { summedUsage, stepUsageOf } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
-import { checkToolLoop, prepareToolLoop } from './prepare-tool-loop.ts';
+import { prepareToolLoop, type CheckedToolLoop } from './prepare-tool-loop.ts';
 import { readStepContent } from './step-content.ts';
 import { streamToolLoop } from './tool-loop-stream.ts';
 
-/** Checks, plans and readies the loop of a request naming at least one gateway tool. */
-export async function startLoopRun(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState): Promise<LoopRun> {
-  const checked = checkToolLoop(request, deps.serverTools.config);
+/** Plans and readies the loop of a request naming at least one gateway tool, its rules checked (`checkToolLoop`). */
+export async function startLoopRun(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState, checked: CheckedToolLoop): Promise<LoopRun> {
   const plan = await deps.planner.plan(request, context);
   // Each step reserves its own worst case against the key's limits (admitStep); a streamed loop takes its one
   // stream slot here, before anything is sent.
@@ -33,9 +33,9 @@ export async function startLoopRun(deps: MessagesDeps, request: MessageRequest, 
   return newLoopRun(deps, request, context, plan, setup, plugins);
 }
 
-/** Runs the tool loop of a request naming at least one gateway tool. */
-export async function createToolLoopMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState): Promise<CreateMessageOutcome> {
-  const run = await startLoopRun(deps, request, context, plugins);
+/** Runs the tool loop of a request naming at least one gateway tool, its rules checked (`checkToolLoop`). */
+export async function createToolLoopMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState, checked: CheckedToolLoop): Promise<CreateMessageOutcome> {
+  const run = await startLoopRun(deps, request, context, plugins, checked);
   if (request.stream === true) return { kind: 'stream', events: await streamToolLoop(run) };
   const { message, attempt } = await runJsonLoop(run);
   return { kind: 'message', message: applyPluginsToMessage(message, plugins, attempt) };

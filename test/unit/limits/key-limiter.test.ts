@@ -90,4 +90,24 @@ describe('KeyLimiter in process', () => {
     expect(costs()).toHaveLength(6);
     expect(limiter.openHolds).toBe(0);
   });
+
+  it('checks a tool loop by the admission\'s rules, seeding once, and takes nothing: no hold, no request, no stream slot', async () => {
+    const { fake, periodSpend } = ledger(0.5);
+    const limiter = new KeyLimiter({ ledger: fake, redis: undefined, logger: createLogger({ level: 'error' }), holdMs: 60_000 });
+    const check = vi.spyOn(limiter.memory, 'check');
+    await limiter.checkLoop({ stream: true }, context('free', null));
+    expect(check).not.toHaveBeenCalled();
+
+    const limits = { creditLimit: 5, limitReset: null, requestsPerMinute: 1, tokensPerMinute: null, maxConcurrentStreams: 1 };
+    for (const id of ['l1', 'l2', 'l3']) await limiter.checkLoop({ stream: true }, context(id, limits));
+    expect(periodSpend).toHaveBeenCalledTimes(1);
+    expect(limiter.openHolds).toBe(0);
+    const usage = () => limiter.memory.usage({ keyHash: KEY, period: null, requests: true, tokens: false, streams: true, nowMs: Date.now() });
+    expect(await usage()).toMatchObject({ requests: 0, streams: 0 });
+    // Once a plain stream holds the one slot (and the one request), the check refuses as its admission would.
+    await limiter.admit(PLAN, context('plain', limits));
+    await expect(limiter.checkLoop({ stream: true }, context('l4', limits))).rejects.toMatchObject({ status: 429, message: expect.stringContaining('concurrent streams') });
+    await expect(limiter.checkLoop({ stream: false }, context('l5', limits))).rejects.toMatchObject({ status: 429, message: expect.stringContaining('1 requests per minute') });
+    expect(await usage()).toMatchObject({ requests: 1, streams: 1 });
+  });
 });

@@ -62,4 +62,24 @@ describe('MemoryLimitStore', () => {
     expect((await store.usage({ keyHash: KEY, period: null, requests: false, tokens: true, streams: false, nowMs: NOW })).tokens).toBe(10);
     expect(store.admitNow(request('t3', { tokens })).ok).toBe(true);
   });
+
+  it('checks by the admission\'s rules and takes nothing: the same refusals, and the counts unchanged', async () => {
+    const store = new MemoryLimitStore();
+    const credit = { limit: 1, period: PERIOD, cost: 0.6 };
+    const all = (id: string, overrides: Partial<AdmissionRequest> = {}) => request(id, { credit, requestsPerMinute: 2, tokens: { limit: 100, amount: 40 }, streams: { max: 1 }, ...overrides });
+    expect(await store.check(all('c'))).toEqual({ ok: false, limit: 'seed' });
+    await store.seed(KEY, PERIOD, 0);
+    for (let index = 0; index < 5; index += 1) expect(await store.check(all(`c${index}`))).toEqual({ ok: true });
+    const usage = () => store.usage({ keyHash: KEY, period: PERIOD, requests: true, tokens: true, streams: true, nowMs: NOW });
+    expect(await usage()).toEqual({ spent: 0, requests: 0, tokens: 0, streams: 0 });
+    // Each limit in turn: the check refuses with what the admission would.
+    expect(store.admitNow(all('a'))).toEqual({ ok: true, seed: 'process' });
+    expect(await store.check(all('c'))).toEqual(store.admitNow(all('c')));
+    expect(await store.check(all('c', { streams: null }))).toEqual({ ok: true });
+    expect(store.admitNow(all('b', { streams: null }))).toEqual({ ok: true, seed: 'process' });
+    expect(await store.check(all('c', { streams: null }))).toEqual({ ok: false, limit: 'credit', spent: 0, reserved: expect.closeTo(1.2, 9) });
+    expect(await store.check(all('c', { streams: null, credit: null }))).toEqual({ ok: false, limit: 'requests', retryAfterMs: 60_000 });
+    expect(await store.check(all('c', { streams: null, credit: null, requestsPerMinute: null, tokens: { limit: 80, amount: 0 } }))).toEqual({ ok: false, limit: 'tokens', used: 80, retryAfterMs: 60_000 });
+    expect(await usage()).toEqual({ spent: 0, requests: 2, tokens: 80, streams: 1 });
+  });
 });

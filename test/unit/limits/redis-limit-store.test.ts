@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
 import { limitPeriod } from '#src/limits/limit-period.ts';
+import { limitKeys } from '#src/limits/redis-limit-scripts.ts';
 import type { AdmissionRequest } from '#src/limits/limit-store.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
 
@@ -87,5 +88,36 @@ describe.skipIf(redisUrl === undefined)('RedisLimitStore against a real Redis', 
     expect((await first.admit(base(hash, 'lost', { credit: { limit: 1, period, cost: 5 }, nowMs: now, expiresAtMs: now + 200 }))).ok).toBe(true);
     expect((await first.admit(base(hash, 'next', { credit: { limit: 1, period, cost: 5 }, nowMs: now + 100 }))).ok).toBe(false);
     expect((await first.admit(base(hash, 'next', { credit: { limit: 1, period, cost: 5 }, nowMs: now + 300 }))).ok).toBe(true);
+  });
+
+  it('checks by the admission script\'s rules without writing: the same refusals, expired holds and streams left out', async () => {
+    const hash = keyHash();
+    const [first, second] = stores as [RedisLimitStore, RedisLimitStore];
+    const period = limitPeriod('daily', Date.now());
+    const now = Date.now();
+    const all = (id: string, overrides: Partial<AdmissionRequest> = {}) =>
+      base(hash, id, { nowMs: now, credit: { limit: 1, period, cost: 0.6 }, requestsPerMinute: 2, tokens: { limit: 100, amount: 40 }, streams: { max: 1 }, ...overrides });
+    expect(await first.check(all('c'))).toEqual({ ok: false, limit: 'seed' });
+    await first.seed(hash, period, 0);
+    for (let index = 0; index < 5; index += 1) expect(await second.check(all(`c${index}`))).toEqual({ ok: true });
+    const usage = () => second.usage({ keyHash: hash, period, requests: true, tokens: true, streams: true, nowMs: now });
+    expect(await usage()).toEqual({ spent: 0, requests: 0, tokens: 0, streams: 0 });
+
+    expect((await first.admit(all('a', { expiresAtMs: now + 500 }))).ok).toBe(true);
+    const refused = await second.check(all('c'));
+    expect(refused).toEqual({ ok: false, limit: 'streams', open: 1 });
+    expect(await first.admit(all('c'))).toEqual(refused);
+    expect((await first.admit(all('b', { streams: null }))).ok).toBe(true);
+    expect(await second.check(all('c', { streams: null }))).toEqual({ ok: false, limit: 'credit', spent: 0, reserved: expect.closeTo(1.2, 9) });
+    expect(await second.check(all('c', { streams: null, credit: null }))).toMatchObject({ ok: false, limit: 'requests' });
+    expect(await second.check(all('c', { streams: null, credit: null, requestsPerMinute: null, tokens: { limit: 80, amount: 0 } }))).toMatchObject({ ok: false, limit: 'tokens', used: 80 });
+    expect(await usage()).toEqual({ spent: 0, requests: 2, tokens: 80, streams: 1 });
+    // Hold 'a' and its stream expire at now + 500: the check leaves them out, as an admission would drop them.
+    expect(await second.check(all('c', { nowMs: now + 600, credit: { limit: 1, period, cost: 0 }, requestsPerMinute: null, tokens: null }))).toEqual({ ok: true });
+    expect(await second.check(all('c', { nowMs: now + 600, requestsPerMinute: null, tokens: null, streams: null }))).toEqual({ ok: true });
+    // Left out, not deleted: the check wrote nothing.
+    const [, holds, , , streams] = limitKeys(hash, period.id) as string[];
+    expect(await (clients[0] as Redis).hexists(holds as string, 'a')).toBe(1);
+    expect(await (clients[0] as Redis).zscore(streams as string, 'a')).not.toBeNull();
   });
 });
