@@ -37,6 +37,7 @@ import { withCircuitBreaker } from '#src/routing/circuit-breaker/breaker-planner
 import { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
 import { shutDownGracefully } from '#src/lifecycle/graceful-shutdown.ts';
 import { applyServerLimits, installClientErrorHandler, serverOptions, type ServerLimits } from '#src/http/server-limits.ts';
+import { expressMessageClasses } from '#src/http/express-messages.ts';
 import type { LookupAll } from '#src/server-tools/web-fetch/guarded-dispatcher.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -186,7 +187,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
       maxHeaderCount: config.maxHeaderCount,
     };
-    const server = createServer(serverOptions(limits), app);
+    const server = createServer({ ...serverOptions(limits), ...expressMessageClasses(app) }, app);
     applyServerLimits(server, limits);
     installClientErrorHandler(server, limits, logger);
     await new Promise<void>((resolve, reject) => {
