@@ -70,11 +70,15 @@ export interface StartChildOptions {
   execArgv?: string[];
   /** How long the child may take to report ready. */
   readyTimeoutMs?: number;
+  /** A program the child runs under, with its arguments, before the Node binary (`valgrind …`). */
+  launcher?: readonly string[];
 }
 
 /** Spawns `script` on this same Node binary and resolves with what it reports once ready. */
 export async function startChild<Ready>(options: StartChildOptions): Promise<ChildServer<Ready>> {
-  const child: ChildProcess = spawn(process.execPath, [...(options.execArgv ?? []), fileURLToPath(options.script)], {
+  const nodeArgs = [...(options.execArgv ?? []), fileURLToPath(options.script)];
+  const [command, ...commandArgs] = options.launcher && options.launcher.length > 0 ? [...options.launcher, process.execPath, ...nodeArgs] : [process.execPath, ...nodeArgs];
+  const child: ChildProcess = spawn(command!, commandArgs, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, ...options.env },
   });

@@ -5,7 +5,7 @@
  * or from /proc summed over a process tree (a cluster; 10 ms resolution).
  */
 import { request } from 'undici';
-import { startChild, type ChildServer } from './child-process.ts';
+import { startChild, type ChildServer, type StartChildOptions } from './child-process.ts';
 import { cpuMicros, processTree } from './process-stats.ts';
 import { gatewayEnvironmentDefaults, GATEWAY_NODE_FLAGS } from '#src/serve/runtime-settings.ts';
 import { prepareGateway, type BenchDatabase } from './gateway-setup.ts';
@@ -57,8 +57,8 @@ export async function startUpstream(env: Record<string, string>): Promise<{ chil
 }
 
 /** Starts the pass-through floor proxy in front of the upstream. */
-export async function startFloor(upstreamOrigin: string): Promise<Target> {
-  const child = await startChild<FloorReady>({ script: new URL('./floor-proxy.ts', import.meta.url), env: { BENCH_UPSTREAM_ORIGIN: upstreamOrigin } });
+export async function startFloor(upstreamOrigin: string, launch: Pick<StartChildOptions, 'launcher' | 'readyTimeoutMs'> = {}): Promise<Target> {
+  const child = await startChild<FloorReady>({ script: new URL('./floor-proxy.ts', import.meta.url), env: { BENCH_UPSTREAM_ORIGIN: upstreamOrigin }, ...launch });
   return {
     name: 'pass-through floor',
     origin: child.ready.origin,
@@ -100,6 +100,8 @@ export interface GatewayTargetOptions {
   env?: Record<string, string>;
   /** An OTLP/HTTP traces endpoint added as the account's one broadcast destination (sampling 1). */
   otlpDestination?: string;
+  /** A program the gateway runs under (bench/instructions.ts: valgrind), and how long it may take to start. */
+  launch?: Pick<StartChildOptions, 'launcher' | 'readyTimeoutMs'>;
 }
 
 /**
@@ -119,6 +121,7 @@ export async function startGateway(options: GatewayTargetOptions): Promise<Targe
       script: new URL('./gateway-process.ts', import.meta.url),
       env: { REDIS_URL: '', DATABASE_URL: '', ...(options.nodeFlags && !options.keepEnvironment ? {} : gatewayEnvironmentDefaults()), ...setup.env },
       execArgv: [...(options.nodeFlags ?? GATEWAY_NODE_FLAGS), ...(options.execArgv ?? [])],
+      ...options.launch,
     });
     const { origin } = child.ready;
     const created = await postJson(`${origin}/api/v1/byok`, setup.managementKey, { provider: 'anthropic', key: 'sk-ant-bench-byok-key-0000000002', name: 'bench' });

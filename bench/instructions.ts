@@ -1,0 +1,113 @@
+/**
+ * `node bench/instructions.ts [--requests 400] [--connections 4] [--warmup 30] [--database pglite|postgres]
+ * [--gateway-flags a,b] [--callgrind-flags "…"] [--keep-dumps]`:
+ * the instructions the gateway and the pass-through floor each execute per request, counted by valgrind's
+ * callgrind over a fixed number of requests after a warm-up. Unlike CPU time, an instruction count does not
+ * move with what else the machine is doing, so two commits (or the gateway and the floor) compare within a
+ * percent or two on a busy shared VM where `npm run bench`'s time ratios swing by a third. It is slow (each
+ * target runs under valgrind) and reads instructions, not time: a cache miss or a system call costs one
+ * instruction here. Needs valgrind (Debian's `valgrind` package).
+ *
+ * Each target starts under `valgrind --tool=callgrind --instr-atstart=no` (JIT code included:
+ * `--smc-check=all-non-file`); the load generator's warm-up runs uninstrumented, and instrumentation is
+ * switched on (`callgrind_control`) for exactly the measured requests, then dumped and read back. What is
+ * left is mostly the garbage collector: a window that holds a major collection counts 10-20% more, so
+ * compare runs of 1,000 requests or more, and read `--keep-dumps` with `callgrind_annotate` for where the
+ * instructions went (V8's own functions are named; JIT code is not, unless the gateway runs with
+ * `--gateway-flags --liftoff-only,--perf-basic-prof` and its addresses are looked up in /tmp/perf-<pid>.map).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { runLoad } from './load-generator.ts';
+import { requestBody } from './measure.ts';
+import { startFloor, startGateway, startUpstream, type Target } from './targets.ts';
+import type { BenchDatabase } from './gateway-setup.ts';
+
+const run = promisify(execFile);
+// valgrind names its gdbserver pipes after $HOST, which the gateway's environment sets (its listen address):
+// every child and callgrind_control (through vgdb) must see the same value to find each other.
+process.env.HOST = '127.0.0.1';
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '400' },
+    connections: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '30' },
+    database: { type: 'string', default: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
+    'gateway-flags': { type: 'string' },
+    'callgrind-flags': { type: 'string' },
+    'keep-dumps': { type: 'boolean', default: false },
+  },
+});
+const requests = Number(values.requests);
+const connections = Number(values.connections);
+const directory = mkdtempSync(join(tmpdir(), 'switchboard-instructions-'));
+const launch = (name: string) => ({
+  launcher: ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', ...(values['callgrind-flags']?.split(' ') ?? []), `--callgrind-out-file=${join(directory, `${name}.%p`)}`],
+  readyTimeoutMs: 600_000,
+});
+
+/** Total instructions in the dumps callgrind wrote for one target since the last read. */
+function readDumps(name: string, seen: Set<string>): number {
+  let total = 0;
+  for (const file of readdirSync(directory)) {
+    if (!file.startsWith(`${name}.`) || seen.has(file)) continue;
+    seen.add(file);
+    // A dump's `totals:` line holds its count (its `summary:` line can read 0 when collection was toggled).
+    const lines = readFileSync(join(directory, file), 'utf8').split('\n');
+    const line = lines.find((candidate) => candidate.startsWith('totals:')) ?? lines.find((candidate) => candidate.startsWith('summary:'));
+    total += Number(line?.split(/\s+/)[1] ?? 0);
+  }
+  return total;
+}
+
+// callgrind_control exits 0 even when it could not reach the process: its output says whether it did.
+async function control(target: Target, command: string): Promise<void> {
+  const { stdout, stderr } = await run('callgrind_control', [command, String(target.pid)]);
+  if (!/OK/.test(stdout)) throw new Error(`callgrind_control ${command} ${target.pid} (${target.name}): ${stdout}${stderr}`);
+}
+
+async function countPerRequest(target: Target, name: string, stream: boolean): Promise<number> {
+  const seen = new Set(readdirSync(directory));
+  const result = await runLoad({
+    origin: target.origin,
+    path: target.path,
+    headers: target.headers,
+    body: requestBody(target.model, stream),
+    connections,
+    warmupMs: Number(values.warmup) * 1000,
+    durationMs: 3_600_000,
+    maxRequests: requests,
+    stream,
+    onMeasureStart: () => control(target, '--instr=on'),
+    onMeasureEnd: async () => {
+      await control(target, '--instr=off');
+      await control(target, '--dump');
+    },
+  });
+  if (result.non2xx + result.failures > 0) throw new Error(`${target.name}: ${result.firstProblem ?? 'errors'}`);
+  return readDumps(name, seen) / result.requests;
+}
+
+const upstream = await startUpstream({});
+const stops: (() => Promise<void>)[] = [() => upstream.child.stop()];
+try {
+  const origin = upstream.child.ready.origin;
+  const floor = await startFloor(origin, launch('floor'));
+  stops.push(() => floor.stop());
+  const gateway = await startGateway({ name: 'gateway', upstreamOrigin: origin, database: values.database as BenchDatabase, workers: 1, launch: launch('gateway'), ...(values['gateway-flags'] ? { nodeFlags: values['gateway-flags'].split(','), keepEnvironment: true } : {}) });
+  stops.push(() => gateway.stop());
+  console.log(`Instructions per request (callgrind), ${requests} requests at ${connections} connections after a ${values.warmup} s warm-up; gateway on ${values.database}.\n`);
+  console.log('| mode | floor | gateway | ratio |\n|---|--:|--:|--:|');
+  for (const stream of [false, true]) {
+    const floorCount = await countPerRequest(floor, 'floor', stream);
+    const gatewayCount = await countPerRequest(gateway, 'gateway', stream);
+    console.log(`| ${stream ? 'stream' : 'JSON'} | ${(floorCount / 1e6).toFixed(2)} M | ${(gatewayCount / 1e6).toFixed(2)} M | ${(gatewayCount / floorCount).toFixed(2)}× |`);
+  }
+} finally {
+  for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(error));
+  if (values['keep-dumps']) console.error(`callgrind dumps kept in ${directory}`);
+  else rmSync(directory, { recursive: true, force: true });
+}
