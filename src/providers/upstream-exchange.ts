@@ -120,7 +120,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
   constructor(signal: AbortSignal) {
     this.#signal = signal;
     if (signal.aborted) this.#abortBeforeStart = abortReason(signal);
-    else signal.addEventListener('abort', this.#onAbort);
+    else signal.addEventListener('abort', this);
   }
 
   onRequestStart(controller: Controller): void {
@@ -195,7 +195,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
       this.#close();
       return Promise.resolve(DONE);
     }
-    if (this.#controller?.paused) this.#controller.resume();
+    // Not reached while the back-pressure marks hold (the reader resumes before the queue runs dry); if it is,
+    // resuming may deliver chunks at once, and they are read before waiting.
+    if (this.#controller?.paused) {
+      this.#controller.resume();
+      return this.next();
+    }
     return new Promise<IteratorResult<Buffer> | Buffer>(this.#waitForRead) as Promise<IteratorResult<Buffer>>;
   }
 
@@ -246,7 +251,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
     this.#rejectRead = reject;
   };
 
-  #onAbort = (): void => {
+  /** The signal aborted (the exchange is its own listener: no closure per call). */
+  handleEvent(): void {
     if (this.#closed || !this.#signal) return;
     const reason = abortReason(this.#signal);
     const controller = this.#controller;
@@ -258,7 +264,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
     // Failing first makes the reason, not the RequestAbortedError the abort echoes back, what the reader sees.
     this.#fail(reason);
     if (!this.#ended) controller.abort(reason);
-  };
+  }
 
   #fail(error: Error): void {
     if (this.#error || this.#closed) return;
@@ -291,7 +297,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
   #close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal?.removeEventListener('abort', this);
     this.#signal = null;
   }
 }
