@@ -67,10 +67,7 @@ const WHOLE = 2;
 export function exchangeUpstream(url: string, options: UpstreamExchangeOptions): Promise<UpstreamResponse> {
   const target = targetOf(url);
   const exchange = new UpstreamExchange(options.signal);
-  const started = new Promise<UpstreamResponse>((resolve, reject) => {
-    exchange.resolveStart = resolve;
-    exchange.rejectStart = reject;
-  });
+  const started = new Promise<unknown>(exchange.waitFor) as Promise<UpstreamResponse>;
   upstreamDispatcher().dispatch(
     { origin: target.origin, path: target.path, method: options.method, headers: options.headers, body: options.body ?? null },
     exchange,
@@ -98,8 +95,6 @@ function targetOf(url: string): Target {
 
 /** The dispatch handler of one exchange and, once the headers are in, its response's body. */
 class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, AsyncIterator<Buffer> {
-  resolveStart: ((response: UpstreamResponse) => void) | null = null;
-  rejectStart: ((error: Error) => void) | null = null;
   #controller: Controller | null = null;
   #signal: AbortSignal | null;
   /** The signal's reason when it aborted before a connection took the request. */
@@ -113,9 +108,9 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
   #mode = IDLE;
   #chunks: Buffer[] = [];
   #queuedBytes = 0;
-  /** The pending read: a chunk reader's `next()` or a whole-body read. */
-  #resolveRead: ((value: IteratorResult<Buffer> | Buffer) => void) | null = null;
-  #rejectRead: ((error: Error) => void) | null = null;
+  /** The one pending promise: the response's, then a chunk reader's `next()` or a whole-body read. */
+  #resolve: ((value: unknown) => void) | null = null;
+  #reject: ((error: Error) => void) | null = null;
 
   constructor(signal: AbortSignal) {
     this.#signal = signal;
@@ -130,22 +125,12 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
   }
 
   onResponseStart(_controller: Controller, statusCode: number, headers: Headers): void {
-    if (statusCode < 200) return;
-    const resolve = this.resolveStart;
-    this.resolveStart = null;
-    this.rejectStart = null;
-    resolve?.({ statusCode, headers, body: this });
+    if (statusCode >= 200) this.#settle()?.({ statusCode, headers, body: this } satisfies UpstreamResponse);
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {
     if (this.#closed) return;
-    const resolve = this.#resolveRead;
-    if (resolve !== null && this.#mode === CHUNKS) {
-      this.#resolveRead = null;
-      this.#rejectRead = null;
-      resolve({ done: false, value: chunk });
-      return;
-    }
+    if (this.#resolve !== null && this.#mode === CHUNKS) return void this.#settle()?.({ done: false, value: chunk });
     this.#chunks.push(chunk);
     this.#queuedBytes += chunk.length;
     if (this.#mode !== WHOLE && this.#queuedBytes >= PAUSE_AT_BYTES) controller.pause();
@@ -153,14 +138,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
 
   onResponseEnd(): void {
     this.#ended = true;
-    const resolve = this.#resolveRead;
-    if (resolve === null) return;
-    this.#resolveRead = null;
-    this.#rejectRead = null;
-    if (this.#mode === WHOLE) resolve(this.#takeAll());
+    if (this.#resolve === null) return;
+    if (this.#mode === WHOLE) this.#settle()?.(this.#takeAll());
     else {
       this.#close();
-      resolve(DONE);
+      this.#settle()?.(DONE);
     }
   }
 
@@ -201,7 +183,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
       this.#controller.resume();
       return this.next();
     }
-    return new Promise<IteratorResult<Buffer> | Buffer>(this.#waitForRead) as Promise<IteratorResult<Buffer>>;
+    return new Promise<unknown>(this.waitFor) as Promise<IteratorResult<Buffer>>;
   }
 
   /** Called when a `for await` loop is left early (break, throw): the rest is not wanted. */
@@ -215,10 +197,8 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
     this.#close();
     this.#chunks = [];
     this.#queuedBytes = 0;
-    const resolve = this.#resolveRead;
-    const reject = this.#rejectRead;
-    this.#resolveRead = null;
-    this.#rejectRead = null;
+    const reject = this.#reject;
+    const resolve = this.#settle();
     if (!this.#ended && !this.#error) this.#controller?.abort(new errors.RequestAbortedError());
     // A read still pending (a whole-body read, or a next() not yet answered) learns that the body is gone.
     if (this.#mode === WHOLE) reject?.(new errors.RequestAbortedError());
@@ -233,7 +213,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
     if (this.#controller?.paused) this.#controller.resume();
     if (this.#error) return this.#failRead(this.#error) as Promise<never>;
     if (this.#ended) return Promise.resolve(this.#takeAll());
-    return new Promise<IteratorResult<Buffer> | Buffer>(this.#waitForRead) as Promise<Buffer>;
+    return new Promise<unknown>(this.waitFor) as Promise<Buffer>;
   }
 
   #takeAll(): Buffer {
@@ -245,11 +225,19 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
     return whole;
   }
 
-  // One executor for every wait, bound once: a read that must wait stores its resolver and nothing else.
-  #waitForRead = (resolve: (value: IteratorResult<Buffer> | Buffer) => void, reject: (error: Error) => void): void => {
-    this.#resolveRead = resolve;
-    this.#rejectRead = reject;
+  /** The executor of every promise this exchange hands out, bound once: it only keeps the resolvers. */
+  readonly waitFor = (resolve: (value: unknown) => void, reject: (error: Error) => void): void => {
+    this.#resolve = resolve;
+    this.#reject = reject;
   };
+
+  /** The pending promise's resolver, taken (null when none is pending). */
+  #settle(): ((value: unknown) => void) | null {
+    const resolve = this.#resolve;
+    this.#resolve = null;
+    this.#reject = null;
+    return resolve;
+  }
 
   /** The signal aborted (the exchange is its own listener: no closure per call). */
   handleEvent(): void {
@@ -271,21 +259,11 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
     this.#error = error;
     this.#chunks = [];
     this.#queuedBytes = 0;
-    const rejectStart = this.rejectStart;
-    if (rejectStart) {
-      this.resolveStart = null;
-      this.rejectStart = null;
-      this.#close();
-      rejectStart(error);
-      return;
-    }
-    const reject = this.#rejectRead;
-    if (reject) {
-      this.#resolveRead = null;
-      this.#rejectRead = null;
-      this.#close();
-      reject(error);
-    }
+    const reject = this.#reject;
+    if (reject === null) return;
+    this.#settle();
+    this.#close();
+    reject(error);
   }
 
   #failRead(error: Error): Promise<never> {
