@@ -1,9 +1,9 @@
 /**
  * The one HTTP client every upstream call goes through: an undici dispatcher with keep-alive pools per
  * origin. The global `fetch` costs several times the CPU per request (measured in TOOLCHAIN-NOTES), so
- * passthrough calls use undici's `request` and the AI SDK gets a `fetch` bound to the same dispatcher.
+ * passthrough calls dispatch on it directly (upstream-exchange.ts) and the AI SDK gets a `fetch` bound to it.
  */
-import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici';
+import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
 
 /** Timeouts of upstream calls, from the gateway configuration. */
 export interface UpstreamTimeouts {
@@ -43,14 +43,6 @@ export function configureUpstreamHttp(timeouts: Partial<UpstreamTimeouts>): void
 /** The shared dispatcher, for callers that use undici directly. */
 export function upstreamDispatcher(): Dispatcher {
   return dispatcher;
-}
-
-/** Sends one request upstream through the shared pools. */
-export function upstreamRequest(
-  url: string,
-  options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal: AbortSignal },
-): Promise<Dispatcher.ResponseData> {
-  return request(url, { ...options, dispatcher });
 }
 
 /** A WHATWG `fetch` over the shared dispatcher, for libraries (the AI SDK) that take a fetch function. */

@@ -3,12 +3,11 @@
  * and gateway fields removed; the answer comes back as the upstream's own message or SSE events, which the
  * runner amends only with the gateway's additions (model slug, provider, cost).
  */
-import type { Dispatcher } from 'undici';
 import type { MessageResponse } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import { kindForErrorType } from '#src/error-vocabulary.ts';
 import type { AdapterMessage, AdapterStream, AttemptCall, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
-import { upstreamRequest } from '#src/providers/http-client.ts';
+import { exchangeUpstream, type UpstreamResponse } from '#src/providers/upstream-exchange.ts';
 import { SseEventSplitter } from '#src/providers/sse-reader.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 import { convertToAnthropicBody, convertToAnthropicCountTokensBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
@@ -41,17 +40,10 @@ function withoutKey(text: string, key: string | undefined): string {
   return key ? text.replaceAll(key, '[REDACTED]') : text;
 }
 
-// Destroying an undici body without an 'error' listener raises an uncaught RequestAbortedError.
-function discard(body: Dispatcher.ResponseData['body']): void {
-  if (body.destroyed) return;
-  body.on('error', () => undefined);
-  body.destroy();
-}
-
-async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders' | 'fast'>, path: string, body: string): Promise<Dispatcher.ResponseData> {
-  let response: Dispatcher.ResponseData;
+async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders' | 'fast'>, path: string, body: string): Promise<UpstreamResponse> {
+  let response: UpstreamResponse;
   try {
-    response = await upstreamRequest(`${call.baseUrl}${path}`, { method: 'POST', headers: headersFor(call), body, signal: call.signal });
+    response = await exchangeUpstream(`${call.baseUrl}${path}`, { method: 'POST', headers: headersFor(call), body, signal: call.signal });
   } catch (error) {
     throw upstreamErrorFromThrown(call.provider, error);
   }
@@ -71,12 +63,12 @@ function vendorMessageOf(text: string): string | undefined {
 
 // The upstream's events keep their bytes (the SSE writer forwards them as they came); only the name of each is
 // read here, and the data of an `error` event.
-async function* passEvents(call: AttemptCall, response: Dispatcher.ResponseData): AsyncGenerator<SseEvent> {
+async function* passEvents(call: AttemptCall, response: UpstreamResponse): AsyncGenerator<SseEvent> {
   const splitter = new SseEventSplitter();
   let stopped = false;
   try {
     for await (const chunk of response.body) {
-      for (const event of splitter.push(chunk as Buffer)) {
+      for (const event of splitter.push(chunk)) {
         if (event.event === 'error') {
           throw new UpstreamError({ provider: call.provider, kind: kindForErrorType(vendorErrorType(event.data)), rawBody: event.data });
         }
@@ -91,7 +83,7 @@ async function* passEvents(call: AttemptCall, response: Dispatcher.ResponseData)
   } catch (error) {
     throw upstreamErrorFromThrown(call.provider, error);
   } finally {
-    discard(response.body);
+    response.body.discard();
   }
   if (!stopped) throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} ended the stream early` });
 }
@@ -127,7 +119,7 @@ export const anthropicAdapter: ProviderAdapter = {
     const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, true, call.fast));
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.includes('text/event-stream')) {
-      discard(response.body);
+      response.body.discard();
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} did not answer with an event stream` });
     }
     return { events: passEvents(call, response), warnings: [] };
