@@ -1,5 +1,5 @@
 /**
- * `node bench/instructions.ts [--requests 400] [--connections 4] [--warmup 30] [--database pglite|postgres]
+ * `node bench/instructions.ts [--requests 1000] [--connections 4] [--warmup 30] [--database pglite|postgres]
  * [--gateway-flags a,b] [--callgrind-flags "…"] [--keep-dumps]`:
  * the instructions the gateway and the pass-through floor each execute per request, counted by valgrind's
  * callgrind over a fixed number of requests after a warm-up. Unlike CPU time, an instruction count does not
@@ -32,7 +32,7 @@ const run = promisify(execFile);
 process.env.HOST = '127.0.0.1';
 const { values } = parseArgs({
   options: {
-    requests: { type: 'string', default: '400' },
+    requests: { type: 'string', default: '1000' },
     connections: { type: 'string', default: '4' },
     warmup: { type: 'string', default: '30' },
     database: { type: 'string', default: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
