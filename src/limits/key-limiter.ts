@@ -12,7 +12,7 @@
 import { Counter } from 'prom-client';
 import { utcDay } from '#src/limits/limit-period.ts';
 import { ALL_LIMITS, buildAdmissionRequest, holdOf, PART_LIMITS, STREAM_ONLY, type BuiltRequest, type LimitChoice } from '#src/limits/admission-request.ts';
-import type { AdmissionRefusal, AdmissionRequest, CheckResult, Hold, LimitStore, StoreOperation } from '#src/limits/limit-store.ts';
+import type { AdmissionRefusal, AdmissionRequest, AdmissionResult, CheckResult, Hold, LimitStore, StoreOperation } from '#src/limits/limit-store.ts';
 import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
 import { refusalError } from '#src/limits/limit-answers.ts';
@@ -21,6 +21,10 @@ import { remainder, RequestParts } from '#src/limits/request-parts.ts';
 import type { AdmissionContext, AdmissionPlan, KeyLimiterOptions, SettledRequest } from '#src/limits/key-limiter-types.ts';
 
 type HeldBy = 'redis' | 'process';
+
+// The two operations a store runs for the limiter, bound once.
+const checkIn: StoreOperation<CheckResult> = (store, request) => store.check(request);
+const admitIn: StoreOperation<AdmissionResult> = (store, request) => store.admit(request);
 
 // Settlements waiting for Redis to return; beyond this many the oldest are dropped (their cost is in the
 // database either way, only the shared count misses it until the period's spending is seeded again).
@@ -141,7 +145,7 @@ export class KeyLimiter {
     if (!limits) return;
     const built = buildAdmissionRequest({ keyHash: context.caller.keyHash, limits, id: context.generationId, which: ALL_LIMITS, stream: request.stream === true, nowMs: this.#now(), holdMs: this.#options.holdMs });
     if (!built) return;
-    const { result } = await this.#run(built.request, (store, checked) => store.check(checked));
+    const { result } = await this.#run(built.request, 'checked', checkIn);
     if (!result.ok) throw this.#refused(result, built);
   }
 
@@ -153,7 +157,7 @@ export class KeyLimiter {
     const built = buildAdmissionRequest({ keyHash: context.caller.keyHash, limits, id: holdId, which, stream: plan.request.stream === true, calls, nowMs: this.#now(), holdMs: this.#options.holdMs });
     if (!built) return false;
     const { request } = built;
-    const { result, heldBy } = await this.#run(request, (store, admitted) => store.admit(admitted));
+    const { result, heldBy } = await this.#run(request, 'counted', admitIn);
     if (!result.ok) throw this.#refused(result, built);
     if (heldBy === 'redis' && request.credit && result.seed) this.#seeds.set(`${request.keyHash}|${request.credit.period.id}`, result.seed);
     this.#holds.set(request.id, { ...holdOf(request, result.seed), heldBy });
@@ -223,15 +227,15 @@ export class KeyLimiter {
     if (this.#replay.length > 0) this.#options.logger.warn('key limit settlements not replayed into redis at shutdown', { settlements: this.#replay.length });
   }
 
-  /** Runs an admission or a check in Redis when it is there, else (or when it fails) in this process. */
-  async #run<R extends CheckResult>(request: AdmissionRequest, operation: StoreOperation<R>): Promise<{ result: R; heldBy: HeldBy }> {
+  /** Runs an admission (`counted`) or a check (`checked`) in Redis when it is there, else (or when it fails) in this process. */
+  async #run<R extends CheckResult>(request: AdmissionRequest, done: 'counted' | 'checked', operation: StoreOperation<R>): Promise<{ result: R; heldBy: HeldBy }> {
     const redis = this.#options.redis;
     if (this.#shared && redis?.available()) {
       try {
         return { result: await this.#withSeed(this.#shared, request, false, operation), heldBy: 'redis' };
       } catch (error) {
         redis.fellBack('key_limits', error);
-        this.#options.logger.warn('key limits counted in this process: redis failed', { error: error instanceof Error ? error.message : String(error) });
+        this.#options.logger.warn(`key limits ${done} in this process: redis failed`, { error: error instanceof Error ? error.message : String(error) });
       }
     } else if (this.#shared) {
       redis?.fellBack('key_limits');
