@@ -87,8 +87,6 @@ export async function runChild(options: { port: number; generations: number; war
         // The serialize window counts the serialiser alone: its spans are built before the window opens.
         const items = generations(options.generations);
         const prepared = name === 'serialize' ? build(items) : undefined;
-        // What the warm-up left is collected outside the window (needs --expose-gc).
-        (globalThis as { gc?: () => void }).gc?.();
         process.send?.({ type: 'ready', window: name });
         await receive('go');
         if (prepared) serialize(prepared);

@@ -1,5 +1,5 @@
 /**
- * `node bench/otlp-instructions.ts [--generations 5000] [--warmup 3000] [--rounds 2] [--node-flags a,b] [--keep-dumps]`: the instructions one
+ * `node bench/otlp-instructions.ts [--generations 10000] [--warmup 20000] [--rounds 2] [--node-flags a,b] [--keep-dumps]`: the instructions one
  * OTLP/protobuf destination costs per generation, counted by valgrind's callgrind (which a busy machine does
  * not move, unlike `bench/observability-cost.ts otlp`'s CPU time), split in three windows:
  *
@@ -11,8 +11,10 @@
  *   127.0.0.1 (in this parent process, which runs outside valgrind).
  *
  * The child runs under `valgrind --tool=callgrind --instr-atstart=no` with the gateway's Node flags; each
- * window runs once uninstrumented as a warm-up, then `rounds` times with instrumentation on (`callgrind_control`),
- * each after a full garbage collection, and each round's dump is read back. The generations are those of `bench/observability-cost.ts`. Needs valgrind.
+ * window runs once uninstrumented as a warm-up (long enough for V8 to optimise the span builders, which run
+ * once per generation: after 3,000 generations building took twice the instructions it takes at 20,000), then `rounds` times with instrumentation on (`callgrind_control`),
+ * and each round's dump is read back. (A forced full collection before a round left the serialiser running
+ * unoptimised code in it: none is made.) The generations are those of `bench/observability-cost.ts`. Needs valgrind.
  * With `--keep-dumps --node-flags=--perf-basic-prof`, `callgrind_annotate` on a dump names JIT code through
  * /tmp/perf-<pid>.map (look its addresses up there).
  */
@@ -32,8 +34,8 @@ const { values } = parseArgs({
   options: {
     child: { type: 'string' },
     port: { type: 'string' },
-    generations: { type: 'string', default: '5000' },
-    warmup: { type: 'string', default: '3000' },
+    generations: { type: 'string', default: '10000' },
+    warmup: { type: 'string', default: '20000' },
     rounds: { type: 'string', default: '2' },
     'node-flags': { type: 'string' },
     'keep-dumps': { type: 'boolean', default: false },
@@ -65,7 +67,7 @@ async function runParent(): Promise<void> {
   const generations = Number(values.generations);
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '', '--port', String(port), '--generations', String(generations), '--warmup', String(values.warmup), '--rounds', String(values.rounds)], {
     execPath: 'valgrind',
-    execArgv: ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(directory, 'otlp.%p')}`, process.execPath, ...GATEWAY_NODE_FLAGS, '--expose-gc', ...(values['node-flags']?.split(',') ?? [])],
+    execArgv: ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(directory, 'otlp.%p')}`, process.execPath, ...GATEWAY_NODE_FLAGS, ...(values['node-flags']?.split(',') ?? [])],
     env: { ...process.env, SWITCHBOARD_NODE_FLAGS: 'off' },
   });
   const messages: unknown[] = [];
