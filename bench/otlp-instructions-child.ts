@@ -82,10 +82,12 @@ export async function runChild(options: { port: number; generations: number; war
       broadcast,
     };
     for (const [name, run] of Object.entries(windows)) {
+      // Each round's generations are made before the warm-up, whose collections move them out of the young
+      // generation as a gateway's would be by the time they are broadcast: copying them is no round's cost.
+      const rounds = Array.from({ length: options.rounds }, () => generations(options.generations));
       await run(generations(options.warmup));
-      for (let round = 0; round < options.rounds; round += 1) {
+      for (const items of rounds) {
         // The serialize window counts the serialiser alone: its spans are built before the window opens.
-        const items = generations(options.generations);
         const prepared = name === 'serialize' ? build(items) : undefined;
         process.send?.({ type: 'ready', window: name });
         await receive('go');

@@ -1,7 +1,8 @@
 /**
- * `node bench/otlp-instructions.ts [--generations 10000] [--warmup 20000] [--rounds 2] [--node-flags a,b] [--keep-dumps]`: the instructions one
- * OTLP/protobuf destination costs per generation, counted by valgrind's callgrind (which a busy machine does
- * not move, unlike `bench/observability-cost.ts otlp`'s CPU time), split in three windows:
+ * `node bench/otlp-instructions.ts [--generations 10000] [--warmup 20000] [--rounds 2] [--node-flags a,b]
+ * [--keep-dumps]`: the instructions one OTLP/protobuf destination costs per generation, counted by valgrind's
+ * callgrind (which a busy machine does not move, unlike `bench/observability-cost.ts otlp`'s CPU time), in
+ * three windows:
  *
  * - `build`: the trace context (`resolveTraceContext`, done once per generation for every destination) and the
  *   spans (`convertToOtelSpans`);
@@ -10,13 +11,15 @@
  *   generations a tick, the delivery channel, the OTLP sender and the exporter's HTTP request to a receiver on
  *   127.0.0.1 (in this parent process, which runs outside valgrind).
  *
- * The child runs under `valgrind --tool=callgrind --instr-atstart=no` with the gateway's Node flags; each
- * window runs once uninstrumented as a warm-up (long enough for V8 to optimise the span builders, which run
- * once per generation: after 3,000 generations building took twice the instructions it takes at 20,000), then `rounds` times with instrumentation on (`callgrind_control`),
- * and each round's dump is read back. (A forced full collection before a round left the serialiser running
- * unoptimised code in it: none is made.) The generations are those of `bench/observability-cost.ts`. Needs valgrind.
- * With `--keep-dumps --node-flags=--perf-basic-prof`, `callgrind_annotate` on a dump names JIT code through
- * /tmp/perf-<pid>.map (look its addresses up there).
+ * The child runs under `valgrind --tool=callgrind --instr-atstart=no` with the gateway's Node flags. Each
+ * window first runs uninstrumented as a warm-up, long enough for V8 to optimise the span builders (they run once
+ * per generation: after 3,000 generations building took twice the instructions it takes after 20,000), then
+ * `rounds` times with instrumentation on (`callgrind_control`), each round's dump read back. What is left is
+ * mostly the garbage collector: a round holding a major collection counts 10-20% more, so compare the rounds
+ * of two runs, not one figure. (A forced full collection before each round left the serialiser running
+ * unoptimised code: none is made.) The generations are those of `bench/observability-cost.ts`. Needs valgrind.
+ * With `--keep-dumps --node-flags=--perf-basic-prof`, JIT code in `callgrind_annotate`'s output can be named
+ * by looking its addresses up in /tmp/perf-<pid>.map (the flag makes the collector itself costlier).
  */
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
