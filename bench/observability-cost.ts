@@ -18,17 +18,15 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase } from '#src/store/database.ts';
 import { insertGenerations } from '#src/observability/generation-store.ts';
-import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
-import type { BroadcastItem } from '#src/observability/broadcast/broadcast-types.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import { initAccount } from '#src/keys/accounts.ts';
 import { RecordQueue } from '#src/observability/record-queue.ts';
 import { createBroadcaster } from '#src/observability/broadcast/broadcaster.ts';
 import { createDestinationNetwork } from '#src/observability/destinations/destination-address.ts';
 import { createLogger } from '#src/logger.ts';
-import { newGenerationId } from '#src/http/generation-id.ts';
 import { ensureRuntimeSettings } from '#src/serve/runtime-settings.ts';
 import { RESULT_PREFIX } from './observability-run.ts';
+import { benchGeneration } from './bench-generation.ts';
 
 ensureRuntimeSettings();
 
@@ -95,19 +93,7 @@ const destination = {
 } as unknown as ActiveDestination;
 broadcaster.sync([destination]);
 
-const attempt = { provider: { slug: 'anthropic', displayName: 'Anthropic' }, upstreamModel: 'claude-sonnet-4-5', model: 'bench/model', credential: { kind: 'byok' } };
-function generation(): BroadcastItem {
-  const record: GenerationRecord = {
-    id: newGenerationId(), accountId: account.account_id, workspaceId: account.workspace_id, keyHash: account.api_key_hash, createdAt: new Date(),
-    requestedModel: 'bench/model', model: 'bench/model', provider: 'anthropic', providerName: 'Anthropic', isByok: true, stream: false, status: 'success', httpStatus: 200,
-    stopReason: 'end_turn', errorType: null, errorMessage: null, inputTokens: 12, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: 0.000186,
-    timeToFirstByteMs: 3, totalMs: 3, sessionId: null, userId: null, trace: null,
-    attempts: [{ provider: 'Anthropic', model: 'bench/model', status: 'success', http_status: 200, is_byok: true, duration_ms: 2 }],
-    toolSteps: null, moderation: null, prompt: null, completion: null, contentExpiresAt: null,
-  };
-  const outcome = { request: { model: 'bench/model', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }, attempts: [{ attempt, status: 'success', httpStatus: 200 }] };
-  return { record, outcome } as unknown as BroadcastItem;
-}
+const generation = () => benchGeneration({ accountId: account.account_id, workspaceId: account.workspace_id, keyHash: account.api_key_hash });
 
 async function measure(total: number): Promise<number> {
   const items = Array.from({ length: total }, generation);

@@ -19,7 +19,7 @@ import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts
 import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
 import { generationTimeline, stepWindows, type GenerationTimeline, type TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
-import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/broadcast/genai-attributes.ts';
+import { CHAT_OPERATION, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
 import { screeningName, screeningSpanAttributes } from '#src/observability/broadcast/screening-observation.ts';
 
@@ -66,7 +66,6 @@ class ExportedSpan implements ReadableSpan {
   readonly parentSpanContext: SpanContext | undefined;
   readonly startTime: [number, number];
   readonly endTime: [number, number];
-  readonly duration: [number, number];
   readonly status: ReadableSpan['status'];
   readonly attributes: Attributes;
   readonly links = NO_LINKS;
@@ -87,11 +86,17 @@ class ExportedSpan implements ReadableSpan {
     const { start, end } = input.window;
     this.startTime = hrTime(start);
     this.endTime = hrTime(Math.max(start, end));
-    this.duration = hrTime(Math.max(0, end - start));
     this.status = input.failed ? { code: SpanStatusCode.ERROR, ...(input.statusMessage ? { message: input.statusMessage } : {}) } : UNSET_STATUS;
     this.attributes = input.attributes;
     this.resource = environment.resource;
     this.instrumentationScope = environment.scope;
+  }
+
+  // Computed when read: the exporters read the start and end times only.
+  get duration(): [number, number] {
+    const seconds = this.endTime[0] - this.startTime[0];
+    const nanos = this.endTime[1] - this.startTime[1];
+    return nanos < 0 ? [seconds - 1, nanos + 1e9] : [seconds, nanos];
   }
 
   spanContext(): SpanContext {
@@ -106,40 +111,41 @@ function toSpan(traceId: string, input: SpanInput, environment: SpanEnvironment)
 function generationAttributes(item: TracedItem, metadata: Record<string, unknown>, includeContent: boolean): Attributes {
   const { record, outcome } = item;
   const request = outcome.request as typeof outcome.request & Record<string, unknown>;
-  const attributes: Attributes = {
-    [GEN_AI.operationName]: CHAT_OPERATION,
-    [GEN_AI.requestModel]: record.requestedModel,
-    [GEN_AI.requestMaxTokens]: request.max_tokens,
-    [GEN_AI.requestStream]: record.stream,
-    [GEN_AI.usageInputTokens]: record.inputTokens + record.cacheReadTokens + record.cacheWriteTokens,
-    [GEN_AI.usageOutputTokens]: record.outputTokens,
-    [GEN_AI.usageCacheReadInputTokens]: record.cacheReadTokens,
-    [GEN_AI.usageCacheCreationInputTokens]: record.cacheWriteTokens,
+  // Literal keys, not `[GEN_AI.…]`: see GatewaySpanAttributes.
+  const attributes: GatewaySpanAttributes = {
+    'gen_ai.operation.name': CHAT_OPERATION,
+    'gen_ai.request.model': record.requestedModel,
+    'gen_ai.request.max_tokens': request.max_tokens,
+    'gen_ai.request.stream': record.stream,
+    'gen_ai.usage.input_tokens': record.inputTokens + record.cacheReadTokens + record.cacheWriteTokens,
+    'gen_ai.usage.output_tokens': record.outputTokens,
+    'gen_ai.usage.cache_read.input_tokens': record.cacheReadTokens,
+    'gen_ai.usage.cache_creation.input_tokens': record.cacheWriteTokens,
     'switchboard.generation.id': record.id,
     'switchboard.status': record.status,
     'switchboard.cost_usd': record.cost,
     'switchboard.is_byok': record.isByok,
     'http.response.status_code': record.httpStatus,
   };
-  if (record.reasoningTokens > 0) attributes[GEN_AI.usageReasoningOutputTokens] = record.reasoningTokens;
-  if (record.provider) attributes[GEN_AI.providerName] = genAiProviderName(record.provider);
-  if (record.model) attributes[GEN_AI.responseModel] = record.model;
-  if (record.stopReason) attributes[GEN_AI.responseFinishReasons] = [record.stopReason];
-  if (record.stream && record.timeToFirstByteMs !== null) attributes[GEN_AI.responseTimeToFirstChunk] = record.timeToFirstByteMs / 1000;
-  if (record.sessionId) attributes[GEN_AI.conversationId] = record.sessionId;
+  if (record.reasoningTokens > 0) attributes['gen_ai.usage.reasoning.output_tokens'] = record.reasoningTokens;
+  if (record.provider) attributes['gen_ai.provider.name'] = genAiProviderName(record.provider);
+  if (record.model) attributes['gen_ai.response.model'] = record.model;
+  if (record.stopReason) attributes['gen_ai.response.finish_reasons'] = [record.stopReason];
+  if (record.stream && record.timeToFirstByteMs !== null) attributes['gen_ai.response.time_to_first_chunk'] = record.timeToFirstByteMs / 1000;
+  if (record.sessionId) attributes['gen_ai.conversation.id'] = record.sessionId;
   if (record.userId) attributes['user.id'] = record.userId;
   if (record.errorType) attributes['error.type'] = record.errorType;
-  if (typeof request.temperature === 'number') attributes[GEN_AI.requestTemperature] = request.temperature;
-  if (typeof request.top_p === 'number') attributes[GEN_AI.requestTopP] = request.top_p;
-  if (typeof request.top_k === 'number') attributes[GEN_AI.requestTopK] = request.top_k;
-  if (Array.isArray(request.stop_sequences)) attributes[GEN_AI.requestStopSequences] = request.stop_sequences.filter((entry): entry is string => typeof entry === 'string');
+  if (typeof request.temperature === 'number') attributes['gen_ai.request.temperature'] = request.temperature;
+  if (typeof request.top_p === 'number') attributes['gen_ai.request.top_p'] = request.top_p;
+  if (typeof request.top_k === 'number') attributes['gen_ai.request.top_k'] = request.top_k;
+  if (Array.isArray(request.stop_sequences)) attributes['gen_ai.request.stop_sequences'] = request.stop_sequences.filter((entry): entry is string => typeof entry === 'string');
   for (const [key, value] of Object.entries(metadata)) attributes[`switchboard.metadata.${key}`] = attributeValue(value);
   if (includeContent) {
     const content = generationContent(outcome);
     const messages = toGenAiMessages(content);
-    attributes[GEN_AI.inputMessages] = JSON.stringify(messages.input);
-    if (messages.output) attributes[GEN_AI.outputMessages] = JSON.stringify(messages.output);
-    if (messages.system) attributes[GEN_AI.systemInstructions] = JSON.stringify(messages.system);
+    attributes['gen_ai.input.messages'] = JSON.stringify(messages.input);
+    if (messages.output) attributes['gen_ai.output.messages'] = JSON.stringify(messages.output);
+    if (messages.system) attributes['gen_ai.system_instructions'] = JSON.stringify(messages.system);
   }
   return attributes;
 }
@@ -148,22 +154,22 @@ function generationAttributes(item: TracedItem, metadata: Record<string, unknown
  * One span per finished tool-loop step under the generation span, appended to `spans`; returns the step span
  * each of the steps' attempts belongs under. A step lasts from its first attempt's start to its last one's end.
  */
-function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpanId: string, spans: ReadableSpan[], environment: SpanEnvironment): Map<AttemptRecord, string> {
-  const parents = new Map<AttemptRecord, string>();
+function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpanId: string, spans: ReadableSpan[], environment: SpanEnvironment): Map<AttemptRecord, string> | undefined {
   const steps = item.outcome.steps;
-  if (!steps || steps.length === 0) return parents;
+  if (!steps || steps.length === 0) return undefined;
+  const parents = new Map<AttemptRecord, string>();
   const windows = stepWindows(timeline, item.outcome.attempts, steps);
   steps.forEach((step, position) => {
     const spanId = spanIdFor(item.record.id, SPAN_ROLE.step + step.step);
     const window = windows[position] ?? timeline.generation;
     const { usage } = step;
-    const attributes: Attributes = {
-      [GEN_AI.operationName]: CHAT_OPERATION,
-      [GEN_AI.providerName]: genAiProviderName(step.attempt.provider.slug),
-      [GEN_AI.responseModel]: step.attempt.model,
-      [GEN_AI.responseFinishReasons]: [step.stopReason],
-      [GEN_AI.usageInputTokens]: usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
-      [GEN_AI.usageOutputTokens]: usage.output_tokens,
+    const attributes: GatewaySpanAttributes = {
+      'gen_ai.operation.name': CHAT_OPERATION,
+      'gen_ai.provider.name': genAiProviderName(step.attempt.provider.slug),
+      'gen_ai.response.model': step.attempt.model,
+      'gen_ai.response.finish_reasons': [step.stopReason],
+      'gen_ai.usage.input_tokens': usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
+      'gen_ai.usage.output_tokens': usage.output_tokens,
       'switchboard.step': step.step,
       'switchboard.step.tools_called': step.toolsCalled,
       'switchboard.step.tools_disabled': step.toolsDisabled,
@@ -217,11 +223,11 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
   const parentOfAttempt = stepSpans(item, timeline, generationSpanId, spans, environment);
   item.outcome.attempts.forEach((tried, index) => {
     const attemptFailed = tried.status !== 'success' && tried.status !== 'refusal';
-    const attributes: Attributes = {
-      [GEN_AI.operationName]: CHAT_OPERATION,
-      [GEN_AI.providerName]: genAiProviderName(tried.attempt.provider.slug),
+    const attributes: GatewaySpanAttributes = {
+      'gen_ai.operation.name': CHAT_OPERATION,
+      'gen_ai.provider.name': genAiProviderName(tried.attempt.provider.slug),
       // The vendor's own model id: what this call asked the provider for.
-      [GEN_AI.requestModel]: tried.attempt.upstreamModel,
+      'gen_ai.request.model': tried.attempt.upstreamModel,
       'switchboard.model': tried.attempt.model,
       'switchboard.attempt.index': index + 1,
       'switchboard.attempt.status': tried.status,
@@ -231,7 +237,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
     if (attemptFailed) attributes['error.type'] = tried.status;
     const window = timeline.attempts[index] ?? timeline.generation;
     spans.push(
-      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.model}`, spanId: spanIdFor(record.id, SPAN_ROLE.attempt + index), parentSpanId: parentOfAttempt.get(tried) ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
+      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.model}`, spanId: spanIdFor(record.id, SPAN_ROLE.attempt + index), parentSpanId: parentOfAttempt?.get(tried) ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
     );
   });
   return spans;

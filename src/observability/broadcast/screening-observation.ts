@@ -8,12 +8,11 @@
  * the charge, the screening counted once. The generation span keeps the whole charge: OTLP backends sum
  * nothing, and a span's cost there is the request's total as the record shows it.
  */
-import type { Attributes } from '@opentelemetry/api';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import type { GenerationTimeline, TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
 import { iso, usageDetails, type LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
-import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/broadcast/genai-attributes.ts';
+import { CHAT_OPERATION, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
 import type { ScreeningCharge } from '#src/plugins/moderation/moderation-verdict.ts';
 import { isByok } from '#src/routing/attempt.ts';
 
@@ -30,19 +29,20 @@ export function screeningName(charge: ScreeningCharge): string {
  * asked for and the one that answered (the same gateway slug), the provider, the tokens (input counts cached
  * input, as on the generation span), and the gateway's own cost, BYOK flag and plugin.
  */
-export function screeningSpanAttributes(charge: ScreeningCharge): Attributes {
+export function screeningSpanAttributes(charge: ScreeningCharge): GatewaySpanAttributes {
   const { usage, attempt } = charge;
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  // Literal keys, not `[GEN_AI.…]`: see GatewaySpanAttributes.
   return {
-    [GEN_AI.operationName]: CHAT_OPERATION,
-    [GEN_AI.providerName]: genAiProviderName(attempt.provider.slug),
-    [GEN_AI.requestModel]: attempt.model,
-    [GEN_AI.responseModel]: attempt.model,
-    [GEN_AI.usageInputTokens]: usage.input_tokens + cacheRead + cacheWrite,
-    [GEN_AI.usageOutputTokens]: usage.output_tokens,
-    [GEN_AI.usageCacheReadInputTokens]: cacheRead,
-    [GEN_AI.usageCacheCreationInputTokens]: cacheWrite,
+    'gen_ai.operation.name': CHAT_OPERATION,
+    'gen_ai.provider.name': genAiProviderName(attempt.provider.slug),
+    'gen_ai.request.model': attempt.model,
+    'gen_ai.response.model': attempt.model,
+    'gen_ai.usage.input_tokens': usage.input_tokens + cacheRead + cacheWrite,
+    'gen_ai.usage.output_tokens': usage.output_tokens,
+    'gen_ai.usage.cache_read.input_tokens': cacheRead,
+    'gen_ai.usage.cache_creation.input_tokens': cacheWrite,
     'switchboard.plugin': SCREENING_PLUGIN,
     'switchboard.cost_usd': charge.cost,
     'switchboard.is_byok': isByok(attempt),

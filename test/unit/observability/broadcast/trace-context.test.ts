@@ -1,4 +1,5 @@
 /** Where a generation sits in its caller's trace, and sampling by trace id. */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newGenerationId } from '#src/http/generation-id.ts';
 import { isSampled, resolveTraceContext, SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
@@ -47,6 +48,25 @@ describe('resolveTraceContext', () => {
     expect(spanIdFor(ID, SPAN_ROLE.generation)).toMatch(/^[0-9a-f]{16}$/);
     expect(spanIdFor(ID, SPAN_ROLE.generation)).toBe(spanIdFor(ID, SPAN_ROLE.generation));
     expect(spanIdFor(ID, SPAN_ROLE.attempt)).not.toBe(spanIdFor(ID, SPAN_ROLE.attempt + 1));
+  });
+
+  it('cuts the ids from the generation id\'s bytes: the first sixteen the trace, the last eight each span, its first byte xor the role', () => {
+    // 24 base64url characters: 18 bytes.
+    const id = 'gen_ABCDEFGHIJKLMNOPQRSTUV__';
+    const bytes = Buffer.from('ABCDEFGHIJKLMNOPQRSTUV__', 'base64url');
+    const span = (role: number) => Buffer.from([(bytes[10]! ^ role) & 0xff, ...bytes.subarray(11)]).toString('hex');
+    // Interleaved with other generations' ids, as a broadcast asks for them.
+    for (const role of [SPAN_ROLE.screening, SPAN_ROLE.generation, SPAN_ROLE.attempt + 2, SPAN_ROLE.step + 3, 256 + 5]) {
+      expect(spanIdFor(ID, role)).not.toBe(spanIdFor(id, role));
+      expect(spanIdFor(id, role)).toBe(span(role));
+    }
+    expect(resolveTraceContext({ id, trace: null }).traceId).toBe(bytes.subarray(0, 16).toString('hex'));
+  });
+
+  it('hashes a generation id too short to cut ids from', () => {
+    const digest = createHash('sha256').update('gen_short').digest();
+    expect(resolveTraceContext({ id: 'gen_short', trace: null }).traceId).toBe(digest.subarray(0, 16).toString('hex'));
+    expect(spanIdFor('gen_short', SPAN_ROLE.attempt)).toBe(Buffer.from([digest[24]! ^ SPAN_ROLE.attempt, ...digest.subarray(25)]).toString('hex'));
   });
 });
 
