@@ -46,6 +46,7 @@ export async function runChild(options: ChildOptions): Promise<void> {
     process.send?.({ ready: true });
     await go;
     for (const batch of measured) await insertGenerations(database, batch);
+    // The parent answers once instrumentation is off again, so building the next round is not counted.
     const next = nextMessage();
     process.send?.({ measured: options.records });
     await next;

@@ -85,8 +85,8 @@ if (values.child) {
       await control('--dump');
       if (!('measured' in done)) throw new Error('unexpected message');
       figures.push(readDumps() / done.measured);
+      child.send('next');
     }
-    child.send('exit');
     await exited;
     console.log(`instructions per record (callgrind, ${values.records} records a round in batches of ${values.batch}, after ${values.warmup}): ${figures.map((figure) => `${(figure / 1e3).toFixed(1)} k`).join(', ')}`);
   } finally {

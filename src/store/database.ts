@@ -25,10 +25,10 @@ export interface Database {
   dataDir: string | undefined;
   changes: ChangeFeed;
   /**
-   * Embedded PGlite only: loads CSV rows into a table with `COPY … FROM` in one statement (about a third less
-   * CPU per row than an INSERT, which matters because PGlite's work is the gateway's own CPU).
+   * Embedded PGlite only: loads a binary `COPY` file (PostgreSQL's format) into a table in one statement: far
+   * less CPU per row than an INSERT or a CSV COPY, which matters because PGlite's work is the gateway's own CPU.
    */
-  copyCsv?: (table: string, columns: readonly string[], csv: string) => Promise<void>;
+  copyBinary?: (table: string, columns: readonly string[], file: Uint8Array) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,9 +103,9 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
       driver: 'pglite',
       dataDir,
       changes,
-      copyCsv: async (table, columns, csv) => {
+      copyBinary: async (table, columns, file) => {
         const list = columns.map((column) => `"${column}"`).join(', ');
-        await opened.query(`copy "${table}" (${list}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+        await opened.query(`copy "${table}" (${list}) from '/dev/blob' with (format binary)`, [], { blob: new Blob([file as Uint8Array<ArrayBuffer>]) });
       },
       close: async () => {
         await changes.close();

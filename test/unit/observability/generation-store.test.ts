@@ -61,8 +61,8 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
     const written = [record(), record({ status: 'success', httpStatus: 200, stopReason: 'end_turn', errorType: null, errorMessage: null, sessionId: null, trace: null, prompt: null, completion: null, contentExpiresAt: null, cost: 0.5, model: 'test/m', provider: 'p', providerName: 'P, Inc.', isByok: true, timeToFirstByteMs: 3 })];
     // On PGlite the batch must have gone in by COPY (not by the INSERT it falls back to).
     let copied = 0;
-    const { copyCsv } = test.database;
-    const database = copyCsv ? { ...test.database, copyCsv: async (...args: Parameters<typeof copyCsv>) => void (await copyCsv(...args), (copied += 1)) } : test.database;
+    const { copyBinary } = test.database;
+    const database = copyBinary ? { ...test.database, copyBinary: async (...args: Parameters<typeof copyBinary>) => void (await copyBinary(...args), (copied += 1)) } : test.database;
     await insertGenerations(database, written);
     expect(copied).toBe(driver === 'pglite' ? 1 : 0);
     for (const expected of written) expect(await findGeneration(test.database, account.account_id, expected.id)).toEqual(expected);
