@@ -25,12 +25,11 @@ for (let digit = 0; digit < 16; digit += 1) {
   HEX['0123456789ABCDEF'.charCodeAt(digit)] = digit;
 }
 
-/** The batch being written: a buffer that grows by doubling. */
+/** The batch being written: a buffer that grows by doubling, with one method per column type. */
 class CopyBuffer {
   bytes = new Uint8Array(1 << 16);
   view = new DataView(this.bytes.buffer);
   length = 0;
-  private readonly encoder = new TextEncoder();
 
   reserve(size: number): void {
     if (this.length + size <= this.bytes.length) return;
@@ -40,99 +39,169 @@ class CopyBuffer {
     this.view = new DataView(grown.buffer);
   }
 
-  /** A field's 32-bit length word, then its UTF-8 text. */
-  text(value: string): void {
-    this.reserve(4 + value.length * 3);
-    const { written } = this.encoder.encodeInto(value, this.bytes.subarray(this.length + 4));
-    this.view.setInt32(this.length, written);
-    this.length += 4 + written;
+  int16(value: number): void {
+    this.reserve(2);
+    this.view.setInt16(this.length, value);
+    this.length += 2;
   }
-}
 
-type FieldWriter = (buffer: CopyBuffer, value: unknown) => void;
+  /** A field's 32-bit length word, or -1 for NULL; true when a value follows. */
+  private field(value: unknown, size: number): boolean {
+    this.reserve(4 + size);
+    const present = value !== null && value !== undefined;
+    this.view.setInt32(this.length, present ? size : -1);
+    this.length += 4;
+    return present;
+  }
 
-const invalid = (type: string, value: unknown) => new TypeError(`not a ${type} for a binary COPY: ${String(value)}`);
-const fixed = (buffer: CopyBuffer, size: number) => {
-  buffer.reserve(4 + size);
-  buffer.view.setInt32(buffer.length, size);
-  buffer.length += 4;
-};
+  /** UTF-8 text: ASCII byte by byte (most values are short), the rest by TextEncoder. */
+  text(value: string | null | undefined): void {
+    if (value === null || value === undefined) return void this.field(value, 0);
+    const text = String(value);
+    this.reserve(4 + text.length * 3);
+    const { bytes } = this;
+    let at = this.length + 4;
+    let index = 0;
+    if (text.length <= 256) {
+      for (; index < text.length; index += 1) {
+        const code = text.charCodeAt(index);
+        if (code >= 0x80) break;
+        bytes[at++] = code;
+      }
+    }
+    if (index < text.length) at += encoder.encodeInto(index === 0 ? text : text.slice(index), bytes.subarray(at)).written;
+    this.view.setInt32(this.length, at - this.length - 4);
+    this.length = at;
+  }
 
-// Each writer refuses a value its column's text input would also refuse (a fraction for an integer, a text
-// for a uuid), so the batch falls back to the INSERT, which names the error, instead of storing something else.
-const WRITERS: Record<string, FieldWriter> = {
-  text: (buffer, value) => buffer.text(String(value)),
-  json: (buffer, value) => buffer.text(JSON.stringify(value)),
-  boolean: (buffer, value) => {
-    if (typeof value !== 'boolean') throw invalid('boolean', value);
-    fixed(buffer, 1);
-    buffer.bytes[buffer.length++] = value ? 1 : 0;
-  },
-  integer: (buffer, value) => {
-    if (!Number.isInteger(value) || (value as number) < -(2 ** 31) || (value as number) >= 2 ** 31) throw invalid('integer', value);
-    fixed(buffer, 4);
-    buffer.view.setInt32(buffer.length, value as number);
-    buffer.length += 4;
-  },
-  'double precision': (buffer, value) => {
-    if (typeof value !== 'number') throw invalid('double precision', value);
-    fixed(buffer, 8);
-    buffer.view.setFloat64(buffer.length, value);
-    buffer.length += 8;
-  },
-  'timestamp with time zone': (buffer, value) => {
+  json(value: unknown): void {
+    this.text(value === null || value === undefined ? value : JSON.stringify(value));
+  }
+
+  boolean(value: boolean | null | undefined): void {
+    if (value !== null && value !== undefined && typeof value !== 'boolean') throw invalid('boolean', value);
+    if (this.field(value, 1)) this.bytes[this.length++] = value ? 1 : 0;
+  }
+
+  integer(value: number | null | undefined): void {
+    if (value !== null && value !== undefined && (!Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31)) throw invalid('integer', value);
+    if (!this.field(value, 4)) return;
+    this.view.setInt32(this.length, value as number);
+    this.length += 4;
+  }
+
+  float(value: number | null | undefined): void {
+    if (value !== null && value !== undefined && typeof value !== 'number') throw invalid('double precision', value);
+    if (!this.field(value, 8)) return;
+    this.view.setFloat64(this.length, value as number);
+    this.length += 8;
+  }
+
+  timestamp(value: Date | null | undefined): void {
     const time = value instanceof Date ? value.getTime() : Number.NaN;
-    if (!Number.isFinite(time)) throw invalid('timestamp', value);
+    if (value !== null && value !== undefined && !Number.isFinite(time)) throw invalid('timestamp', value);
+    if (!this.field(value, 8)) return;
     // Whole milliseconds times 1000 stay below 2^53: exact as a double, split into two 32-bit words.
     const micros = (time - POSTGRES_EPOCH_MS) * 1000;
     const high = Math.floor(micros / TWO_TO_32);
-    fixed(buffer, 8);
-    buffer.view.setInt32(buffer.length, high);
-    buffer.view.setUint32(buffer.length + 4, micros - high * TWO_TO_32);
-    buffer.length += 8;
-  },
-  uuid: (buffer, value) => {
-    if (typeof value !== 'string' || value.length !== 36) throw invalid('uuid', value);
-    for (const dash of UUID_DASHES) if (value.charCodeAt(dash) !== 0x2d) throw invalid('uuid', value);
-    fixed(buffer, 16);
-    for (const position of UUID_DIGIT_PAIRS) {
-      const high = HEX[value.charCodeAt(position)] ?? -1;
-      const low = HEX[value.charCodeAt(position + 1)] ?? -1;
-      if (high < 0 || low < 0) throw invalid('uuid', value);
-      buffer.bytes[buffer.length++] = (high << 4) | low;
-    }
-  },
-};
+    this.view.setInt32(this.length, high);
+    this.view.setUint32(this.length + 4, micros - high * TWO_TO_32);
+    this.length += 8;
+  }
 
-const COLUMNS = Object.entries(getTableColumns(generations)).map(([field, column]) => {
-  const writer = WRITERS[column.getSQLType()];
-  if (!writer) throw new Error(`generations.${column.name}: no binary COPY writer for ${column.getSQLType()}`);
-  return { field: field as keyof GenerationRecord, name: column.name, writer };
-});
+  uuid(value: string | null | undefined): void {
+    if (!this.field(value, 16)) return;
+    this.bytes.set(uuidBytes(value as string), this.length);
+    this.length += 16;
+  }
+}
+
+const encoder = new TextEncoder();
+const invalid = (type: string, value: unknown) => new TypeError(`not a ${type} for a binary COPY: ${String(value)}`);
+
+// A batch holds few distinct accounts and workspaces: their uuids are parsed once.
+const uuidCache = new Map<string, Uint8Array>();
+function uuidBytes(value: string): Uint8Array {
+  const cached = uuidCache.get(value);
+  if (cached) return cached;
+  if (typeof value !== 'string' || value.length !== 36) throw invalid('uuid', value);
+  for (const dash of UUID_DASHES) if (value.charCodeAt(dash) !== 0x2d) throw invalid('uuid', value);
+  const bytes = new Uint8Array(16);
+  UUID_DIGIT_PAIRS.forEach((position, index) => {
+    const high = HEX[value.charCodeAt(position)] ?? -1;
+    const low = HEX[value.charCodeAt(position + 1)] ?? -1;
+    if (high < 0 || low < 0) throw invalid('uuid', value);
+    bytes[index] = (high << 4) | low;
+  });
+  if (uuidCache.size >= 1024) uuidCache.clear();
+  uuidCache.set(value, bytes);
+  return bytes;
+}
+
+// Each value is written by its column's type; a value that type's text input would also refuse (a fraction
+// for an integer, a text for a uuid) throws, so the batch falls back to the INSERT, which names the error.
+// The fields are read by name, in the table's order (checked against the schema below): one property access
+// each instead of a keyed load that would see 32 different names.
+const WRITTEN_COLUMNS: readonly (readonly [keyof GenerationRecord, string])[] = [
+  ['id', 'text'], ['accountId', 'uuid'], ['workspaceId', 'uuid'], ['keyHash', 'text'], ['createdAt', 'timestamp with time zone'],
+  ['requestedModel', 'text'], ['model', 'text'], ['provider', 'text'], ['providerName', 'text'], ['isByok', 'boolean'], ['stream', 'boolean'],
+  ['status', 'text'], ['httpStatus', 'integer'], ['stopReason', 'text'], ['errorType', 'text'], ['errorMessage', 'text'],
+  ['inputTokens', 'integer'], ['outputTokens', 'integer'], ['cacheReadTokens', 'integer'], ['cacheWriteTokens', 'integer'], ['reasoningTokens', 'integer'],
+  ['cost', 'double precision'], ['timeToFirstByteMs', 'integer'], ['totalMs', 'integer'], ['sessionId', 'text'], ['userId', 'text'],
+  ['trace', 'json'], ['attempts', 'json'], ['toolSteps', 'json'], ['moderation', 'json'], ['prompt', 'json'], ['completion', 'json'], ['contentExpiresAt', 'timestamp with time zone'],
+];
+
+function writeRecord(out: CopyBuffer, record: GenerationRecord): void {
+  out.int16(WRITTEN_COLUMNS.length);
+  out.text(record.id);
+  out.uuid(record.accountId);
+  out.uuid(record.workspaceId);
+  out.text(record.keyHash);
+  out.timestamp(record.createdAt);
+  out.text(record.requestedModel);
+  out.text(record.model);
+  out.text(record.provider);
+  out.text(record.providerName);
+  out.boolean(record.isByok);
+  out.boolean(record.stream);
+  out.text(record.status);
+  out.integer(record.httpStatus);
+  out.text(record.stopReason);
+  out.text(record.errorType);
+  out.text(record.errorMessage);
+  out.integer(record.inputTokens);
+  out.integer(record.outputTokens);
+  out.integer(record.cacheReadTokens);
+  out.integer(record.cacheWriteTokens);
+  out.integer(record.reasoningTokens);
+  out.float(record.cost);
+  out.integer(record.timeToFirstByteMs);
+  out.integer(record.totalMs);
+  out.text(record.sessionId);
+  out.text(record.userId);
+  out.json(record.trace);
+  out.json(record.attempts);
+  out.json(record.toolSteps);
+  out.json(record.moderation);
+  out.json(record.prompt);
+  out.json(record.completion);
+  out.timestamp(record.contentExpiresAt);
+}
+
+const SCHEMA_COLUMNS = Object.entries(getTableColumns(generations)).map(([field, column]) => [field, column.getSQLType(), column.name] as const);
+if (JSON.stringify(SCHEMA_COLUMNS.map(([field, type]) => [field, type])) !== JSON.stringify(WRITTEN_COLUMNS)) {
+  throw new Error('generation-copy.ts: the binary COPY writes other columns than the generations table has; update writeRecord');
+}
 
 /** The `generations` columns in the order of the binary file's fields. */
-export const COPY_COLUMN_NAMES: readonly string[] = COLUMNS.map((column) => column.name);
+export const COPY_COLUMN_NAMES: readonly string[] = SCHEMA_COLUMNS.map(([, , name]) => name);
 
 /** The batch as a binary `COPY` file; throws on a value its column cannot hold. */
 export function generationsCopyFile(records: readonly GenerationRecord[]): Uint8Array {
   const buffer = new CopyBuffer();
   buffer.bytes.set(HEADER);
   buffer.length = HEADER.length;
-  for (const record of records) {
-    buffer.reserve(2);
-    buffer.view.setInt16(buffer.length, COLUMNS.length);
-    buffer.length += 2;
-    for (const { field, writer } of COLUMNS) {
-      const value = record[field];
-      if (value === null || value === undefined) {
-        buffer.reserve(4);
-        buffer.view.setInt32(buffer.length, -1);
-        buffer.length += 4;
-      } else writer(buffer, value);
-    }
-  }
-  buffer.reserve(2);
-  buffer.view.setInt16(buffer.length, -1);
-  buffer.length += 2;
+  for (const record of records) writeRecord(buffer, record);
+  buffer.int16(-1);
   return buffer.bytes.subarray(0, buffer.length);
 }
