@@ -27,16 +27,16 @@ for (let digit = 0; digit < 16; digit += 1) {
 
 /** The batch being written: a buffer that grows by doubling, with one method per column type. */
 class CopyBuffer {
-  bytes = new Uint8Array(1 << 16);
-  view = new DataView(this.bytes.buffer);
+  bytes = Buffer.allocUnsafe(1 << 16);
+  view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
   length = 0;
 
   reserve(size: number): void {
     if (this.length + size <= this.bytes.length) return;
-    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + size));
-    grown.set(this.bytes.subarray(0, this.length));
+    const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + size));
+    this.bytes.copy(grown, 0, 0, this.length);
     this.bytes = grown;
-    this.view = new DataView(grown.buffer);
+    this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
   }
 
   int16(value: number): void {
@@ -54,24 +54,15 @@ class CopyBuffer {
     return present;
   }
 
-  /** UTF-8 text: ASCII byte by byte (most values are short), the rest by TextEncoder. */
+  /** UTF-8 text, written in place (`Buffer#write`: about half the cost of TextEncoder's `encodeInto`). */
   text(value: string | null | undefined): void {
     if (value === null || value === undefined) return void this.field(value, 0);
     const text = String(value);
+    // Room for the worst case, 3 bytes per UTF-16 unit, so the text is never cut.
     this.reserve(4 + text.length * 3);
-    const { bytes } = this;
-    let at = this.length + 4;
-    let index = 0;
-    if (text.length <= 256) {
-      for (; index < text.length; index += 1) {
-        const code = text.charCodeAt(index);
-        if (code >= 0x80) break;
-        bytes[at++] = code;
-      }
-    }
-    if (index < text.length) at += encoder.encodeInto(index === 0 ? text : text.slice(index), bytes.subarray(at)).written;
-    this.view.setInt32(this.length, at - this.length - 4);
-    this.length = at;
+    const written = this.bytes.write(text, this.length + 4);
+    this.view.setInt32(this.length, written);
+    this.length += 4 + written;
   }
 
   json(value: unknown): void {
@@ -116,7 +107,6 @@ class CopyBuffer {
   }
 }
 
-const encoder = new TextEncoder();
 const invalid = (type: string, value: unknown) => new TypeError(`not a ${type} for a binary COPY: ${String(value)}`);
 
 // A batch holds few distinct accounts and workspaces: their uuids are parsed once.
