@@ -25,10 +25,10 @@ export interface Database {
   dataDir: string | undefined;
   changes: ChangeFeed;
   /**
-   * Embedded PGlite only: loads CSV rows into a table with `COPY … FROM` in one statement (about a third less
-   * CPU per row than an INSERT, which matters because PGlite's work is the gateway's own CPU).
+   * Embedded PGlite only: loads a binary `COPY` file (PostgreSQL's format) into a table in one statement: far
+   * less CPU per row than an INSERT or a CSV COPY, which matters because PGlite's work is the gateway's own CPU.
    */
-  copyCsv?: (table: string, columns: readonly string[], csv: string) => Promise<void>;
+  copyBinary?: (table: string, columns: readonly string[], file: Uint8Array) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,14 +98,25 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
     releasePgliteFileBundle(client);
     const changes = createLocalChangeFeed();
     const opened = client;
+    let copies = 0;
     return {
       db,
       driver: 'pglite',
       dataDir,
       changes,
-      copyCsv: async (table, columns, csv) => {
-        const list = columns.map((column) => `"${column}"`).join(', ');
-        await opened.query(`copy "${table}" (${list}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+      copyBinary: async (table, columns, file) => {
+        // The file goes into PGlite's in-memory file system (read back with one copy per chunk), not through
+        // its `/dev/blob` device: that one copies a Blob twice before PostgreSQL reads it, then byte by byte in
+        // JavaScript (about 7% of a record's instructions, callgrind).
+        const path = `/tmp/switchboard-copy-${(copies += 1)}`;
+        const { FS } = opened.Module;
+        FS.writeFile(path, file);
+        try {
+          const list = columns.map((column) => `"${column}"`).join(', ');
+          await opened.query(`copy "${table}" (${list}) from '${path}' with (format binary)`);
+        } finally {
+          FS.unlink(path);
+        }
       },
       close: async () => {
         await changes.close();

@@ -1,7 +1,8 @@
 /**
  * The `generations` batch insert on both drivers (PGlite writes a batch as one CSV `COPY`): every value
  * reads back exactly as written (quotes, commas, newlines, empty strings against NULL, JSON strings and
- * objects, timestamps, fractions), and a batch written again after it had committed is skipped.
+ * objects, timestamps, fractions, the ends of each numeric range), a batch written again after it had committed
+ * is skipped, and a value its column cannot hold fails as the INSERT reports it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
@@ -61,11 +62,32 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
     const written = [record(), record({ status: 'success', httpStatus: 200, stopReason: 'end_turn', errorType: null, errorMessage: null, sessionId: null, trace: null, prompt: null, completion: null, contentExpiresAt: null, cost: 0.5, model: 'test/m', provider: 'p', providerName: 'P, Inc.', isByok: true, timeToFirstByteMs: 3 })];
     // On PGlite the batch must have gone in by COPY (not by the INSERT it falls back to).
     let copied = 0;
-    const { copyCsv } = test.database;
-    const database = copyCsv ? { ...test.database, copyCsv: async (...args: Parameters<typeof copyCsv>) => void (await copyCsv(...args), (copied += 1)) } : test.database;
+    const { copyBinary } = test.database;
+    const database = copyBinary ? { ...test.database, copyBinary: async (...args: Parameters<typeof copyBinary>) => void (await copyBinary(...args), (copied += 1)) } : test.database;
     await insertGenerations(database, written);
     expect(copied).toBe(driver === 'pglite' ? 1 : 0);
     for (const expected of written) expect(await findGeneration(test.database, account.account_id, expected.id)).toEqual(expected);
+  });
+
+  it('reads back the ends of each range: timestamps before 2000 and 1970, extreme integers and floats, uppercase uuids', async () => {
+    const written = [
+      record({ createdAt: new Date(Date.UTC(1969, 11, 31, 23, 59, 59, 999)), contentExpiresAt: new Date(Date.UTC(1999, 11, 31, 23, 59, 59, 1)), inputTokens: 2 ** 31 - 1, outputTokens: -(2 ** 31), cost: 1.7976931348623157e308, totalMs: 0 }),
+      record({ createdAt: new Date(Date.UTC(2262, 3, 11, 23, 47, 16, 854)), cost: 5e-324, errorMessage: '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 and a NUL-free\ttab', workspaceId: account.workspace_id.toUpperCase() }),
+    ];
+    await insertGenerations(test.database, written);
+    const [first, second] = written as [GenerationRecord, GenerationRecord];
+    expect(await findGeneration(test.database, account.account_id, first.id)).toEqual(first);
+    expect(await findGeneration(test.database, account.account_id, second.id)).toEqual({ ...second, workspaceId: account.workspace_id });
+  });
+
+  it('refuses a batch holding a value its column cannot hold (a fraction for an integer), as the INSERT does', async () => {
+    let copied = 0;
+    const { copyBinary } = test.database;
+    const database = copyBinary ? { ...test.database, copyBinary: async (...args: Parameters<typeof copyBinary>) => void (await copyBinary(...args), (copied += 1)) } : test.database;
+    const bad = record({ totalMs: 1.5 });
+    await expect(insertGenerations(database, [record(), bad])).rejects.toThrow();
+    expect(copied).toBe(0);
+    expect(await findGeneration(test.database, account.account_id, bad.id)).toBeUndefined();
   });
 
   it('skips a batch written again after it had committed, and writes its new records', async () => {

@@ -1,0 +1,56 @@
+/**
+ * The measured side of bench/record-instructions.ts, run under valgrind: PGlite in a temporary data directory,
+ * records like bench/observability-cost.ts's written by `insertGenerations` in batches. It tells its parent
+ * when a round is about to start (the parent switches instrumentation on, then answers `go`) and how many
+ * records the round wrote.
+ */
+import { join } from 'node:path';
+import { openDatabase } from '#src/store/database.ts';
+import { insertGenerations } from '#src/observability/generation-store.ts';
+import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
+import { initAccount } from '#src/keys/accounts.ts';
+import { newGenerationId } from '#src/http/generation-id.ts';
+
+/** What one child run measures. */
+export interface ChildOptions {
+  directory: string;
+  records: number;
+  warmup: number;
+  batch: number;
+  rounds: number;
+}
+
+const nextMessage = () => new Promise<unknown>((resolve) => process.once('message', resolve));
+
+/** Opens PGlite, warms up, then writes `rounds` measured rounds of records. */
+export async function runChild(options: ChildOptions): Promise<void> {
+  const database = await openDatabase({ dataDir: join(options.directory, 'data') });
+  const account = await initAccount(database, { name: 'records' });
+  const record = (): GenerationRecord => ({
+    id: newGenerationId(), accountId: account.account_id, workspaceId: account.workspace_id, keyHash: account.api_key_hash, createdAt: new Date(),
+    requestedModel: 'bench/model', model: 'bench/model', provider: 'anthropic', providerName: 'Anthropic', isByok: true, stream: false, status: 'success', httpStatus: 200,
+    stopReason: 'end_turn', errorType: null, errorMessage: null, inputTokens: 12, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: 0.000186,
+    timeToFirstByteMs: 3, totalMs: 3, sessionId: null, userId: null, trace: null,
+    attempts: [{ provider: 'Anthropic', model: 'bench/model', status: 'success', http_status: 200, is_byok: true, duration_ms: 2 }],
+    toolSteps: null, moderation: null, prompt: null, completion: null, contentExpiresAt: null,
+  });
+  // The batches are built before a round starts, so only their writing is counted.
+  const batches = (total: number) => {
+    const records = Array.from({ length: total }, record);
+    return Array.from({ length: Math.ceil(total / options.batch) }, (_unused, index) => records.slice(index * options.batch, (index + 1) * options.batch));
+  };
+  for (const batch of batches(options.warmup)) await insertGenerations(database, batch);
+  for (let round = 0; round < options.rounds; round += 1) {
+    const measured = batches(options.records);
+    const go = nextMessage();
+    process.send?.({ ready: true });
+    await go;
+    for (const batch of measured) await insertGenerations(database, batch);
+    // The parent answers once instrumentation is off again, so building the next round is not counted.
+    const next = nextMessage();
+    process.send?.({ measured: options.records });
+    await next;
+  }
+  await database.close();
+  process.disconnect?.();
+}
