@@ -1,6 +1,6 @@
 /**
  * `node bench/instructions.ts [--requests 1000] [--connections 4] [--warmup 30] [--database pglite|postgres]
- * [--gateway-flags a,b] [--callgrind-flags "…"] [--keep-dumps]`:
+ * [--modes json,stream] [--gateway-flags a,b] [--callgrind-flags "…"] [--keep-dumps]`:
  * the instructions the gateway and the pass-through floor each execute per request, counted by valgrind's
  * callgrind over a fixed number of requests after a warm-up. Unlike CPU time, an instruction count does not
  * move with what else the machine is doing, so two commits (or the gateway and the floor) compare within a
@@ -15,6 +15,8 @@
  * compare runs of 1,000 requests or more, and read `--keep-dumps` with `callgrind_annotate` for where the
  * instructions went (V8's own functions are named; JIT code is not, unless the gateway runs with
  * `--gateway-flags --liftoff-only,--perf-basic-prof` and its addresses are looked up in /tmp/perf-<pid>.map).
+ * `--modes` sets which windows are measured, in order (`stream,json`, `json,json`): a mode's figure also
+ * depends on what ran before it (the rows already stored, the heap's age), which a different order shows.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -39,6 +41,7 @@ const { values } = parseArgs({
     'gateway-flags': { type: 'string' },
     'callgrind-flags': { type: 'string' },
     'keep-dumps': { type: 'boolean', default: false },
+    modes: { type: 'string', default: 'json,stream' },
   },
 });
 const requests = Number(values.requests);
@@ -101,7 +104,11 @@ try {
   stops.push(() => gateway.stop());
   console.log(`Instructions per request (callgrind), ${requests} requests at ${connections} connections after a ${values.warmup} s warm-up; gateway on ${values.database}.\n`);
   console.log('| mode | floor | gateway | ratio |\n|---|--:|--:|--:|');
-  for (const stream of [false, true]) {
+  const modes = values.modes.split(',').map((mode) => {
+    if (mode !== 'json' && mode !== 'stream') throw new Error(`--modes: ${mode} is neither json nor stream`);
+    return mode === 'stream';
+  });
+  for (const stream of modes) {
     const floorCount = await countPerRequest(floor, 'floor', stream);
     const gatewayCount = await countPerRequest(gateway, 'gateway', stream);
     console.log(`| ${stream ? 'stream' : 'JSON'} | ${(floorCount / 1e6).toFixed(2)} M | ${(gatewayCount / 1e6).toFixed(2)} M | ${(gatewayCount / floorCount).toFixed(2)}× |`);
