@@ -1,6 +1,6 @@
 /**
  * `node bench/instructions.ts [--requests 1000] [--connections 4] [--warmup 30] [--database pglite|postgres]
- * [--gateway-flags a,b] [--callgrind-flags "…"] [--keep-dumps]`:
+ * [--modes json,stream] [--flush-ms 600000] [--gateway-flags a,b] [--callgrind-flags "…"] [--keep-dumps]`:
  * the instructions the gateway and the pass-through floor each execute per request, counted by valgrind's
  * callgrind over a fixed number of requests after a warm-up. Unlike CPU time, an instruction count does not
  * move with what else the machine is doing, so two commits (or the gateway and the floor) compare within a
@@ -15,6 +15,19 @@
  * compare runs of 1,000 requests or more, and read `--keep-dumps` with `callgrind_annotate` for where the
  * instructions went (V8's own functions are named; JIT code is not, unless the gateway runs with
  * `--gateway-flags --liftoff-only,--perf-basic-prof` and its addresses are looked up in /tmp/perf-<pid>.map).
+ * `--modes` sets which windows are measured, in order (`stream,json`, `json,json`): a mode's figure also
+ * depends on what ran before it (the rows already stored, the heap's age), which a different order shows.
+ *
+ * `--flush-ms` is the gateway's `SWITCHBOARD_RECORD_FLUSH_MS`, the period of the record queue's and the spend
+ * ledger's timers. Each tick writes to the database, and on PGlite that work runs in the gateway's process: a
+ * batch's fixed cost, and for the ledger's upsert a copy of PGlite's type-parser table that drizzle's query
+ * options cause (about 1.1 M instructions a query). Under valgrind the gateway serves some 15-35 requests a
+ * second, not thousands, so at the production period of 1 s that per-second work is spread over a hundred
+ * times fewer requests than in production, and it grows with the window's length, that is with the
+ * machine's load. The default (10 minutes) leaves the records to be written when a batch is full (500), as
+ * they are under production load; `--flush-ms 1000` measures the production timers as they run. On PGlite a
+ * window of 1,000 requests then holds one or two full batches (a batch of 500 is about 0.1 M instructions per
+ * request of that window): compare PGlite figures over more requests, or request-path work on PostgreSQL.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -39,6 +52,8 @@ const { values } = parseArgs({
     'gateway-flags': { type: 'string' },
     'callgrind-flags': { type: 'string' },
     'keep-dumps': { type: 'boolean', default: false },
+    modes: { type: 'string', default: 'json,stream' },
+    'flush-ms': { type: 'string', default: '600000' },
   },
 });
 const requests = Number(values.requests);
@@ -49,18 +64,68 @@ const launch = (name: string) => ({
   readyTimeoutMs: 600_000,
 });
 
-/** Total instructions in the dumps callgrind wrote for one target since the last read. */
-function readDumps(name: string, seen: Set<string>): number {
-  let total = 0;
+/** Instructions counted for one target, with the parts V8's collector and optimising compilers took. */
+interface Counts {
+  total: number;
+  gc: number;
+  compiler: number;
+}
+
+// V8's own functions are named in a dump: these are its garbage collector's and its optimising compilers'
+// (TurboFan, Turboshaft, Maglev), which run on the main thread and on V8's worker threads alike. Both depend
+// more on when a window falls (a major collection, code still tiering up after a short warm-up on a busy
+// machine) than on the requests in it, so they are reported apart.
+const GC_FUNCTION = /v8::internal::(?:\w+::)*(?:Scaveng\w*|\w*Marking\w*|MarkCompact\w*|Sweeper|\w*Evacuat\w*|RememberedSet\w*|MinorMS\w*|Heap::\w*(?:Collect|GarbageCollection|Scavenge|Mark|Sweep)\w*|IterateObjectCache|\w*RootVisitor\w*|\w*ObjectVisitor\w*)|BodyDescriptorBase::Iterate|heap::base::(?:Worklist|SlotCallbackResult)|v8::internal::\(anonymous namespace\)::IterateObjectCache|Scavenger::ScavengeObject/;
+const COMPILER_FUNCTION = /v8::internal::(?:compiler|maglev|turboshaft)::|v8::internal::OptimizingCompileDispatcher/;
+
+/**
+ * The self cost of every function in one dump, summed by kind. A cost line after `calls=` is the call's
+ * inclusive cost, charged to the caller's line: it is skipped, so each instruction counts once, in the
+ * function that executed it. Names are given once per dump (`fn=(id) name`) and then by id.
+ */
+function countDump(text: string): Counts {
+  const names = new Map<string, string>();
+  const counts: Counts = { total: 0, gc: 0, compiler: 0 };
+  let kind: 'gc' | 'compiler' | undefined;
+  let skipNext = false;
+  for (const line of text.split('\n')) {
+    const first = line.charCodeAt(0);
+    // A cost line: a position (a number, or relative to the last one: +n, -n, *), then the Ir count.
+    if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2a) {
+      if (skipNext) {
+        skipNext = false;
+        continue;
+      }
+      const cost = Number(line.slice(line.indexOf(' ') + 1));
+      counts.total += cost;
+      if (kind) counts[kind] += cost;
+    } else if (line.startsWith('fn=')) {
+      const match = /^fn=\((\d+)\)(?: (.*))?$/.exec(line);
+      if (!match) continue;
+      const [, id = '', given] = match;
+      if (given !== undefined) names.set(id, given);
+      const name = names.get(id) ?? '';
+      kind = COMPILER_FUNCTION.test(name) ? 'compiler' : GC_FUNCTION.test(name) ? 'gc' : undefined;
+    } else if (line.startsWith('cfn=')) {
+      const match = /^cfn=\((\d+)\) (.*)$/.exec(line);
+      if (match?.[1] !== undefined && match[2] !== undefined) names.set(match[1], match[2]);
+    } else if (line.startsWith('calls=')) skipNext = true;
+  }
+  return counts;
+}
+
+/** Instructions in the dumps callgrind wrote for one target since the last read. */
+function readDumps(name: string, seen: Set<string>): Counts {
+  const counts: Counts = { total: 0, gc: 0, compiler: 0 };
   for (const file of readdirSync(directory)) {
     if (!file.startsWith(`${name}.`) || seen.has(file)) continue;
     seen.add(file);
-    // A dump's `totals:` line holds its count (its `summary:` line can read 0 when collection was toggled).
-    const lines = readFileSync(join(directory, file), 'utf8').split('\n');
-    const line = lines.find((candidate) => candidate.startsWith('totals:')) ?? lines.find((candidate) => candidate.startsWith('summary:'));
-    total += Number(line?.split(/\s+/)[1] ?? 0);
+    const one = countDump(readFileSync(join(directory, file), 'utf8'));
+    counts.total += one.total;
+    counts.gc += one.gc;
+    counts.compiler += one.compiler;
   }
-  return total;
+  return counts;
 }
 
 // callgrind_control exits 0 even when it could not reach the process: its output says whether it did.
@@ -69,7 +134,7 @@ async function control(target: Target, command: string): Promise<void> {
   if (!/OK/.test(stdout)) throw new Error(`callgrind_control ${command} ${target.pid} (${target.name}): ${stdout}${stderr}`);
 }
 
-async function countPerRequest(target: Target, name: string, stream: boolean): Promise<number> {
+async function countPerRequest(target: Target, name: string, stream: boolean): Promise<{ perRequest: Counts; seconds: number }> {
   const seen = new Set(readdirSync(directory));
   const result = await runLoad({
     origin: target.origin,
@@ -88,8 +153,14 @@ async function countPerRequest(target: Target, name: string, stream: boolean): P
     },
   });
   if (result.non2xx + result.failures > 0) throw new Error(`${target.name}: ${result.firstProblem ?? 'errors'}`);
-  return readDumps(name, seen) / result.requests;
+  const counts = readDumps(name, seen);
+  const perRequest = { total: counts.total / result.requests, gc: counts.gc / result.requests, compiler: counts.compiler / result.requests };
+  return { perRequest, seconds: result.elapsedMs / 1000 };
 }
+
+const millions = (count: number) => `${(count / 1e6).toFixed(2)} M`;
+const rest = (counts: Counts) => counts.total - counts.gc - counts.compiler;
+const parts = (counts: Counts) => `${(counts.gc / 1e6).toFixed(2)} / ${(counts.compiler / 1e6).toFixed(2)} / ${(rest(counts) / 1e6).toFixed(2)}`;
 
 const upstream = await startUpstream({});
 const stops: (() => Promise<void>)[] = [() => upstream.child.stop()];
@@ -97,14 +168,25 @@ try {
   const origin = upstream.child.ready.origin;
   const floor = await startFloor(origin, launch('floor'));
   stops.push(() => floor.stop());
-  const gateway = await startGateway({ name: 'gateway', upstreamOrigin: origin, database: values.database as BenchDatabase, workers: 1, launch: launch('gateway'), ...(values['gateway-flags'] ? { nodeFlags: values['gateway-flags'].split(','), keepEnvironment: true } : {}) });
+  const gateway = await startGateway({ name: 'gateway', upstreamOrigin: origin, database: values.database as BenchDatabase, workers: 1, env: { SWITCHBOARD_RECORD_FLUSH_MS: values['flush-ms'] }, launch: launch('gateway'), ...(values['gateway-flags'] ? { nodeFlags: values['gateway-flags'].split(','), keepEnvironment: true } : {}) });
   stops.push(() => gateway.stop());
-  console.log(`Instructions per request (callgrind), ${requests} requests at ${connections} connections after a ${values.warmup} s warm-up; gateway on ${values.database}.\n`);
-  console.log('| mode | floor | gateway | ratio |\n|---|--:|--:|--:|');
-  for (const stream of [false, true]) {
+  console.log(`Instructions per request (callgrind), ${requests} requests at ${connections} connections after a ${values.warmup} s warm-up; gateway on ${values.database}, records and spend flushed every ${values['flush-ms']} ms.\n`);
+  // The gateway's window in seconds: its timers (the record queue's and the spend ledger's flush, once a second
+  // each) write to the database per second, not per request, and on PGlite that work is in the gateway's count.
+  // Also each count without the collector and the optimising compilers (the "rest"), which moves less.
+  console.log('| mode | floor | gateway | ratio | floor GC / compiler / rest | gateway GC / compiler / rest | ratio of the rest | gateway window |\n|---|--:|--:|--:|--:|--:|--:|--:|');
+  const modes = values.modes.split(',').map((mode) => {
+    if (mode !== 'json' && mode !== 'stream') throw new Error(`--modes: ${mode} is neither json nor stream`);
+    return mode === 'stream';
+  });
+  for (const stream of modes) {
     const floorCount = await countPerRequest(floor, 'floor', stream);
     const gatewayCount = await countPerRequest(gateway, 'gateway', stream);
-    console.log(`| ${stream ? 'stream' : 'JSON'} | ${(floorCount / 1e6).toFixed(2)} M | ${(gatewayCount / 1e6).toFixed(2)} M | ${(gatewayCount / floorCount).toFixed(2)}× |`);
+    const floorCounts = floorCount.perRequest;
+    const gatewayCounts = gatewayCount.perRequest;
+    console.log(
+      `| ${stream ? 'stream' : 'JSON'} | ${millions(floorCounts.total)} | ${millions(gatewayCounts.total)} | ${(gatewayCounts.total / floorCounts.total).toFixed(2)}× | ${parts(floorCounts)} | ${parts(gatewayCounts)} | ${(rest(gatewayCounts) / rest(floorCounts)).toFixed(2)}× | ${gatewayCount.seconds.toFixed(0)} s |`,
+    );
   }
 } finally {
   for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(error));

@@ -78,12 +78,21 @@ export function readHeaderContext(
 export function readMessagesContext(req: Request<Record<string, string>, unknown, { session_id?: string }>, res: Response, options: MessagesContextOptions): MessagesRequestContext {
   const startedAt = performance.now();
   const { accountId, workspaceId, keyHash, limits } = callerOf(res);
+  const signal = requestSignal(req, res, options.requestTimeoutMs, options.drain);
+  const header = readHeaderContext(req.headers, req.body.session_id, options.regionalHosts);
+  // Every field named, without a spread: V8 defines each property written after a spread with a runtime call
+  // (~1,300 instructions each on Node 24, callgrind).
   return {
     caller: { accountId, workspaceId, keyHash, limits },
     generationId: res.locals.generationId as string,
     startedAt,
-    signal: requestSignal(req, res, options.requestTimeoutMs, options.drain),
-    ...readHeaderContext(req.headers, req.body.session_id, options.regionalHosts),
+    signal,
+    region: header.region,
+    wantsMetadata: header.wantsMetadata,
+    forwardHeaders: header.forwardHeaders,
+    session: header.session,
+    claudeCodeSessionId: header.claudeCodeSessionId,
+    traceparent: header.traceparent,
     trail: { strategy: null, records: [], served: null },
     loopSteps: null,
     screening: null,

@@ -23,10 +23,16 @@ export interface AdditionsContext {
 
 /** Adds the gateway's fields to a complete message. */
 export function finalizeMessage(message: MessageResponse, context: AdditionsContext): MessageResponse {
-  const usage: Usage = { ...message.usage, service_tier: message.usage.service_tier ?? 'standard' };
+  // Copies amended by assignment rather than `{ ...message, model, … }`: the same keys in the same order, but V8
+  // defines each property written after a spread with a runtime call (~1,300 instructions each on Node 24).
+  const usage: Usage = { ...message.usage };
+  usage.service_tier = message.usage.service_tier ?? 'standard';
   usage.cost = context.priceUsage(usage);
   usage.is_byok = context.isByok;
-  const finalized: MessageResponse = { ...message, model: context.model, provider: context.providerName, usage };
+  const finalized: MessageResponse = { ...message };
+  finalized.model = context.model;
+  finalized.provider = context.providerName;
+  finalized.usage = usage;
   if (context.metadata) finalized.gateway_metadata = context.metadata();
   return finalized;
 }
@@ -72,18 +78,18 @@ export async function* amendStream(events: AsyncIterable<SseEvent>, context: Add
       case 'message_delta': {
         const payload = typed<MessageDeltaEvent>(event);
         merge(usage, payload.usage);
-        payload.usage = {
-          ...payload.usage,
+        // Amended by assignment, not `{ ...payload.usage, … }` (see finalizeMessage): the same keys, in order.
+        const amended = { ...payload.usage };
+        amended.output_tokens = usage.output_tokens ?? 0;
+        amended.cost = context.priceUsage({
+          input_tokens: usage.input_tokens ?? 0,
           output_tokens: usage.output_tokens ?? 0,
-          cost: context.priceUsage({
-            input_tokens: usage.input_tokens ?? 0,
-            output_tokens: usage.output_tokens ?? 0,
-            cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
-            cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
-            cache_creation: usage.cache_creation ?? null,
-          }),
-          is_byok: context.isByok,
-        };
+          cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
+          cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
+          cache_creation: usage.cache_creation ?? null,
+        });
+        amended.is_byok = context.isByok;
+        payload.usage = amended;
         yield payload;
         break;
       }

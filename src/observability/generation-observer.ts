@@ -33,6 +33,42 @@ export function errorTypeOf(error: unknown): string {
   return 'InternalError';
 }
 
+/** What the answer (or its absence) adds to the request's part of an outcome. */
+type AnswerPart = Pick<GenerationOutcome, 'usage' | 'stopReason' | 'completion' | 'status' | 'httpStatus' | 'error' | 'timeToFirstByteMs' | 'totalMs'>;
+
+/**
+ * The outcome of one request: its context's part and the answer's, in one literal with every field named.
+ * Not `{ ...common, usage, … }`: V8 defines each property written after a spread with a runtime call (~1,300
+ * instructions each on Node 24, callgrind), eight per request here.
+ */
+function outcomeOf(start: GenerationStart, answer: AnswerPart): GenerationOutcome {
+  const { context } = start;
+  return {
+    id: context.generationId,
+    startedAt: start.startedAtEpoch,
+    accountId: context.caller.accountId,
+    workspaceId: context.caller.workspaceId,
+    keyHash: context.caller.keyHash,
+    request: start.request,
+    sessionId: context.session?.id ?? context.claudeCodeSessionId,
+    traceparent: context.traceparent,
+    stream: start.request.stream === true,
+    strategy: context.trail.strategy,
+    attempts: context.trail.records,
+    served: context.trail.served,
+    steps: context.loopSteps ?? null,
+    screening: context.screening ?? null,
+    usage: answer.usage,
+    stopReason: answer.stopReason,
+    completion: answer.completion,
+    status: answer.status,
+    httpStatus: answer.httpStatus,
+    error: answer.error,
+    timeToFirstByteMs: answer.timeToFirstByteMs,
+    totalMs: answer.totalMs,
+  };
+}
+
 function payloadOf<T>(event: SseEvent): T {
   return (isRawSseEvent(event) ? JSON.parse(event.data) : event) as T;
 }
@@ -59,17 +95,18 @@ export class GenerationObserver {
   /** A JSON answer was written. */
   answered(start: GenerationStart, message: MessageResponse): void {
     const elapsed = performance.now() - start.context.startedAt;
-    this.sink({
-      ...this.common(start),
-      usage: message.usage,
-      stopReason: message.stop_reason ?? null,
-      completion: message.content,
-      status: message.stop_reason === 'refusal' ? 'refusal' : 'success',
-      httpStatus: 200,
-      error: null,
-      timeToFirstByteMs: elapsed,
-      totalMs: elapsed,
-    });
+    this.sink(
+      outcomeOf(start, {
+        usage: message.usage,
+        stopReason: message.stop_reason ?? null,
+        completion: message.content,
+        status: message.stop_reason === 'refusal' ? 'refusal' : 'success',
+        httpStatus: 200,
+        error: null,
+        timeToFirstByteMs: elapsed,
+        totalMs: elapsed,
+      }),
+    );
   }
 
   /** Wraps a stream's events; the outcome is recorded when the stream ends, fails or is abandoned. */
@@ -82,38 +119,19 @@ export class GenerationObserver {
     const { signal } = start.context;
     const cancelled = signal.aborted && (signal.reason as { name?: string } | undefined)?.name === 'AbortError';
     const rendered = toRenderedError(error);
-    this.sink({
-      ...this.common(start),
-      usage: null,
-      stopReason: null,
-      completion: null,
-      status: cancelled ? 'cancelled' : 'error',
-      httpStatus: rendered.status,
-      error: { type: errorTypeOf(error), message: rendered.message },
-      timeToFirstByteMs: null,
-      totalMs: performance.now() - start.context.startedAt,
-    });
+    this.sink(
+      outcomeOf(start, {
+        usage: null,
+        stopReason: null,
+        completion: null,
+        status: cancelled ? 'cancelled' : 'error',
+        httpStatus: rendered.status,
+        error: { type: errorTypeOf(error), message: rendered.message },
+        timeToFirstByteMs: null,
+        totalMs: performance.now() - start.context.startedAt,
+      }),
+    );
     throw error;
-  }
-
-  private common(start: GenerationStart) {
-    const { context } = start;
-    return {
-      id: context.generationId,
-      startedAt: start.startedAtEpoch,
-      accountId: context.caller.accountId,
-      workspaceId: context.caller.workspaceId,
-      keyHash: context.caller.keyHash,
-      request: start.request,
-      sessionId: context.session?.id ?? context.claudeCodeSessionId,
-      traceparent: context.traceparent,
-      stream: start.request.stream === true,
-      strategy: context.trail.strategy,
-      attempts: context.trail.records,
-      served: context.trail.served,
-      steps: context.loopSteps ?? null,
-      screening: context.screening ?? null,
-    };
   }
 
   private async *tap(start: GenerationStart, events: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
@@ -144,21 +162,22 @@ export class GenerationObserver {
       throw error;
     } finally {
       const failed = failure !== undefined;
-      this.sink({
-        ...this.common(start),
-        usage,
-        stopReason,
-        completion: collector ? collector.content() : null,
-        status: failed ? 'error' : !completed ? 'cancelled' : stopReason === 'refusal' ? 'refusal' : 'success',
-        httpStatus: 200,
-        error: failed
-          ? { type: errorTypeOf(failure), message: toRenderedError(failure).message }
-          : completed
-            ? null
-            : { type: 'ClientDisconnected', message: 'The client disconnected before the stream ended' },
-        timeToFirstByteMs: firstByteAt === null ? null : firstByteAt - start.context.startedAt,
-        totalMs: performance.now() - start.context.startedAt,
-      });
+      this.sink(
+        outcomeOf(start, {
+          usage,
+          stopReason,
+          completion: collector ? collector.content() : null,
+          status: failed ? 'error' : !completed ? 'cancelled' : stopReason === 'refusal' ? 'refusal' : 'success',
+          httpStatus: 200,
+          error: failed
+            ? { type: errorTypeOf(failure), message: toRenderedError(failure).message }
+            : completed
+              ? null
+              : { type: 'ClientDisconnected', message: 'The client disconnected before the stream ended' },
+          timeToFirstByteMs: firstByteAt === null ? null : firstByteAt - start.context.startedAt,
+          totalMs: performance.now() - start.context.startedAt,
+        }),
+      );
     }
   }
 }

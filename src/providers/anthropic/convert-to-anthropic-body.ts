@@ -13,14 +13,15 @@ const GATEWAY_ONLY = new Set<string>(GATEWAY_ONLY_FIELDS);
 /** The Messages body for the upstream, as JSON text. */
 export function convertToAnthropicBody(request: MessageRequest, upstreamModel: string, stream: boolean, fast = false): string {
   const body: Record<string, unknown> = {};
+  // A JSON request's `stream` is left out here rather than deleted afterwards: `delete` turns the object into a
+  // dictionary, which JSON.stringify then walks on its slow path.
   for (const [name, value] of Object.entries(request)) {
-    if (!GATEWAY_ONLY.has(name)) body[name] = value;
+    if (!GATEWAY_ONLY.has(name) && (stream || name !== 'stream')) body[name] = value;
   }
   body.model = upstreamModel;
   body.messages = withoutForeignThinking(request.messages);
   if (fast) body.speed = 'fast';
   if (stream) body.stream = true;
-  else delete body.stream;
   return JSON.stringify(body);
 }
 
