@@ -29,17 +29,16 @@
  * window of 1,000 requests then holds one or two full batches (a batch of 500 is about 0.1 M instructions per
  * request of that window): compare PGlite figures over more requests, or request-path work on PostgreSQL.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { runLoad } from './load-generator.ts';
 import { requestBody } from './measure.ts';
 import { startFloor, startGateway, startUpstream, type Target } from './targets.ts';
 import type { BenchDatabase } from './gateway-setup.ts';
+import { callgrindControl, readNewDumps, type Counts } from './callgrind.ts';
 
-const run = promisify(execFile);
 // valgrind names its gdbserver pipes after $HOST, which the gateway's environment sets (its listen address):
 // every child and callgrind_control (through vgdb) must see the same value to find each other.
 process.env.HOST = '127.0.0.1';
@@ -64,76 +63,6 @@ const launch = (name: string) => ({
   readyTimeoutMs: 600_000,
 });
 
-/** Instructions counted for one target, with the parts V8's collector and optimising compilers took. */
-interface Counts {
-  total: number;
-  gc: number;
-  compiler: number;
-}
-
-// V8's own functions are named in a dump: these are its garbage collector's and its optimising compilers'
-// (TurboFan, Turboshaft, Maglev), which run on the main thread and on V8's worker threads alike. Both depend
-// more on when a window falls (a major collection, code still tiering up after a short warm-up on a busy
-// machine) than on the requests in it, so they are reported apart.
-const GC_FUNCTION = /v8::internal::(?:\w+::)*(?:Scaveng\w*|\w*Marking\w*|MarkCompact\w*|Sweeper|\w*Evacuat\w*|RememberedSet\w*|MinorMS\w*|Heap::\w*(?:Collect|GarbageCollection|Scavenge|Mark|Sweep)\w*|IterateObjectCache|\w*RootVisitor\w*|\w*ObjectVisitor\w*)|BodyDescriptorBase::Iterate|heap::base::(?:Worklist|SlotCallbackResult)|v8::internal::\(anonymous namespace\)::IterateObjectCache|Scavenger::ScavengeObject/;
-const COMPILER_FUNCTION = /v8::internal::(?:compiler|maglev|turboshaft)::|v8::internal::OptimizingCompileDispatcher/;
-
-/**
- * The self cost of every function in one dump, summed by kind. A cost line after `calls=` is the call's
- * inclusive cost, charged to the caller's line: it is skipped, so each instruction counts once, in the
- * function that executed it. Names are given once per dump (`fn=(id) name`) and then by id.
- */
-function countDump(text: string): Counts {
-  const names = new Map<string, string>();
-  const counts: Counts = { total: 0, gc: 0, compiler: 0 };
-  let kind: 'gc' | 'compiler' | undefined;
-  let skipNext = false;
-  for (const line of text.split('\n')) {
-    const first = line.charCodeAt(0);
-    // A cost line: a position (a number, or relative to the last one: +n, -n, *), then the Ir count.
-    if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2a) {
-      if (skipNext) {
-        skipNext = false;
-        continue;
-      }
-      const cost = Number(line.slice(line.indexOf(' ') + 1));
-      counts.total += cost;
-      if (kind) counts[kind] += cost;
-    } else if (line.startsWith('fn=')) {
-      const match = /^fn=\((\d+)\)(?: (.*))?$/.exec(line);
-      if (!match) continue;
-      const [, id = '', given] = match;
-      if (given !== undefined) names.set(id, given);
-      const name = names.get(id) ?? '';
-      kind = COMPILER_FUNCTION.test(name) ? 'compiler' : GC_FUNCTION.test(name) ? 'gc' : undefined;
-    } else if (line.startsWith('cfn=')) {
-      const match = /^cfn=\((\d+)\) (.*)$/.exec(line);
-      if (match?.[1] !== undefined && match[2] !== undefined) names.set(match[1], match[2]);
-    } else if (line.startsWith('calls=')) skipNext = true;
-  }
-  return counts;
-}
-
-/** Instructions in the dumps callgrind wrote for one target since the last read. */
-function readDumps(name: string, seen: Set<string>): Counts {
-  const counts: Counts = { total: 0, gc: 0, compiler: 0 };
-  for (const file of readdirSync(directory)) {
-    if (!file.startsWith(`${name}.`) || seen.has(file)) continue;
-    seen.add(file);
-    const one = countDump(readFileSync(join(directory, file), 'utf8'));
-    counts.total += one.total;
-    counts.gc += one.gc;
-    counts.compiler += one.compiler;
-  }
-  return counts;
-}
-
-// callgrind_control exits 0 even when it could not reach the process: its output says whether it did.
-async function control(target: Target, command: string): Promise<void> {
-  const { stdout, stderr } = await run('callgrind_control', [command, String(target.pid)]);
-  if (!/OK/.test(stdout)) throw new Error(`callgrind_control ${command} ${target.pid} (${target.name}): ${stdout}${stderr}`);
-}
-
 async function countPerRequest(target: Target, name: string, stream: boolean): Promise<{ perRequest: Counts; seconds: number }> {
   const seen = new Set(readdirSync(directory));
   const result = await runLoad({
@@ -146,14 +75,14 @@ async function countPerRequest(target: Target, name: string, stream: boolean): P
     durationMs: 3_600_000,
     maxRequests: requests,
     stream,
-    onMeasureStart: () => control(target, '--instr=on'),
+    onMeasureStart: () => callgrindControl(target.pid, '--instr=on', target.name),
     onMeasureEnd: async () => {
-      await control(target, '--instr=off');
-      await control(target, '--dump');
+      await callgrindControl(target.pid, '--instr=off', target.name);
+      await callgrindControl(target.pid, '--dump', target.name);
     },
   });
   if (result.non2xx + result.failures > 0) throw new Error(`${target.name}: ${result.firstProblem ?? 'errors'}`);
-  const counts = readDumps(name, seen);
+  const counts = readNewDumps(directory, seen, `${name}.`);
   const perRequest = { total: counts.total / result.requests, gc: counts.gc / result.requests, compiler: counts.compiler / result.requests };
   return { perRequest, seconds: result.elapsedMs / 1000 };
 }

@@ -21,14 +21,15 @@
  * With `--keep-dumps --node-flags=--perf-basic-prof`, JIT code in `callgrind_annotate`'s output can be named
  * by looking its addresses up in /tmp/perf-<pid>.map (the flag makes the collector itself costlier).
  */
-import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { GATEWAY_NODE_FLAGS } from '#src/serve/runtime-settings.ts';
+import { callgrindControl, readNewDumps } from './callgrind.ts';
 
 const WINDOWS = ['build', 'serialize', 'broadcast'] as const;
 type Window = (typeof WINDOWS)[number];
@@ -53,7 +54,6 @@ if (values.child !== undefined) {
 }
 
 async function runParent(): Promise<void> {
-  const run = promisify(execFile);
   // valgrind names its gdbserver pipes after $HOST: the child and callgrind_control must see the same value.
   process.env.HOST = '127.0.0.1';
   const directory = mkdtempSync(join(tmpdir(), 'switchboard-otlp-instructions-'));
@@ -83,22 +83,7 @@ async function runParent(): Promise<void> {
     while (messages.length === 0) await new Promise<void>((resolve) => (wake = resolve));
     return messages.shift() as { type: string; window?: Window; message?: string };
   };
-  const control = async (command: string) => {
-    const { stdout, stderr } = await run('callgrind_control', [command, String(child.pid)]);
-    if (!/OK/.test(stdout)) throw new Error(`callgrind_control ${command}: ${stdout}${stderr}`);
-  };
   const seen = new Set<string>();
-  const readDumps = () => {
-    let total = 0;
-    for (const file of readdirSync(directory)) {
-      if (seen.has(file)) continue;
-      seen.add(file);
-      const lines = readFileSync(join(directory, file), 'utf8').split('\n');
-      const line = lines.find((candidate) => candidate.startsWith('totals:')) ?? lines.find((candidate) => candidate.startsWith('summary:'));
-      total += Number(line?.split(/\s+/)[1] ?? 0);
-    }
-    return total;
-  };
   try {
     console.log(`Instructions per generation (callgrind), ${generations} generations a round, one OTLP/protobuf destination.\n`);
     console.log('| window | instructions per generation |\n|---|--:|');
@@ -107,14 +92,14 @@ async function runParent(): Promise<void> {
       if (message.type === 'failed') throw new Error(message.message);
       if (message.type === 'finished') break;
       if (message.type !== 'ready' || !message.window) continue;
-      readDumps();
-      await control('--instr=on');
+      readNewDumps(directory, seen);
+      await callgrindControl(child.pid, '--instr=on');
       child.send({ type: 'go' });
       const done = await next();
       if (done.type === 'failed') throw new Error(done.message);
-      await control('--instr=off');
-      await control('--dump');
-      console.log(`| ${message.window} | ${(readDumps() / generations / 1000).toFixed(1)} k |`);
+      await callgrindControl(child.pid, '--instr=off');
+      await callgrindControl(child.pid, '--dump');
+      console.log(`| ${message.window} | ${(readNewDumps(directory, seen).total / generations / 1000).toFixed(1)} k |`);
       child.send({ type: 'continue' });
     }
     console.error(`(${exports} exports received)`);

@@ -9,7 +9,7 @@ import { openDatabase } from '#src/store/database.ts';
 import { insertGenerations } from '#src/observability/generation-store.ts';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import { initAccount } from '#src/keys/accounts.ts';
-import { newGenerationId } from '#src/http/generation-id.ts';
+import { benchGeneration } from './bench-generation.ts';
 
 /** What one child run measures. */
 export interface ChildOptions {
@@ -26,14 +26,7 @@ const nextMessage = () => new Promise<unknown>((resolve) => process.once('messag
 export async function runChild(options: ChildOptions): Promise<void> {
   const database = await openDatabase({ dataDir: join(options.directory, 'data') });
   const account = await initAccount(database, { name: 'records' });
-  const record = (): GenerationRecord => ({
-    id: newGenerationId(), accountId: account.account_id, workspaceId: account.workspace_id, keyHash: account.api_key_hash, createdAt: new Date(),
-    requestedModel: 'bench/model', model: 'bench/model', provider: 'anthropic', providerName: 'Anthropic', isByok: true, stream: false, status: 'success', httpStatus: 200,
-    stopReason: 'end_turn', errorType: null, errorMessage: null, inputTokens: 12, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: 0.000186,
-    timeToFirstByteMs: 3, totalMs: 3, sessionId: null, userId: null, trace: null,
-    attempts: [{ provider: 'Anthropic', model: 'bench/model', status: 'success', http_status: 200, is_byok: true, duration_ms: 2 }],
-    toolSteps: null, moderation: null, prompt: null, completion: null, contentExpiresAt: null,
-  });
+  const record = (): GenerationRecord => benchGeneration({ accountId: account.account_id, workspaceId: account.workspace_id, keyHash: account.api_key_hash }).record;
   // The batches are built before a round starts, so only their writing is counted.
   const batches = (total: number) => {
     const records = Array.from({ length: total }, record);

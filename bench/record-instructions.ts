@@ -9,14 +9,14 @@
  * dump with `callgrind_annotate` (`--node-flags --liftoff-only,--perf-basic-prof` names JIT and WebAssembly
  * code in /tmp/perf-<pid>.map).
  */
-import { execFile, fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { gatewayEnvironmentDefaults, GATEWAY_NODE_FLAGS } from '#src/serve/runtime-settings.ts';
+import { callgrindControl, readNewDumps } from './callgrind.ts';
 
-const run = promisify(execFile);
 const { values } = parseArgs({
   options: {
     records: { type: 'string', default: '5000' },
@@ -58,33 +58,18 @@ if (values.child) {
     }
     return messages.shift() as ChildMessage;
   };
-  const control = async (command: string) => {
-    const { stdout, stderr } = await run('callgrind_control', [command, String(child.pid)]);
-    if (!/OK/.test(stdout)) throw new Error(`callgrind_control ${command}: ${stdout}${stderr}`);
-  };
-  const seen = new Set<string>();
-  const readDumps = () => {
-    let total = 0;
-    for (const file of readdirSync(directory)) {
-      if (!file.startsWith('records.') || seen.has(file)) continue;
-      seen.add(file);
-      const lines = readFileSync(join(directory, file), 'utf8').split('\n');
-      const line = lines.find((candidate) => candidate.startsWith('totals:')) ?? lines.find((candidate) => candidate.startsWith('summary:'));
-      total += Number(line?.split(/\s+/)[1] ?? 0);
-    }
-    return total;
-  };
   try {
+    const seen = new Set<string>();
     const figures: number[] = [];
     for (let round = 0; round < Number(values.rounds); round += 1) {
       await next(); // ready
-      await control('--instr=on');
+      await callgrindControl(child.pid, '--instr=on');
       child.send('go');
       const done = await next();
-      await control('--instr=off');
-      await control('--dump');
+      await callgrindControl(child.pid, '--instr=off');
+      await callgrindControl(child.pid, '--dump');
       if (!('measured' in done)) throw new Error('unexpected message');
-      figures.push(readDumps() / done.measured);
+      figures.push(readNewDumps(directory, seen, 'records.').total / done.measured);
       child.send('next');
     }
     await exited;
