@@ -1,5 +1,5 @@
 /**
- * The `generations` batch insert on both drivers (PGlite writes a batch as one CSV `COPY`): every value
+ * The `generations` batch insert on both drivers (PGlite writes a batch as one binary `COPY`): every value
  * reads back exactly as written (quotes, commas, newlines, empty strings against NULL, JSON strings and
  * objects, timestamps, fractions, the ends of each numeric range), a batch written again after it had committed
  * is skipped, and a value its column cannot hold fails as the INSERT reports it.
