@@ -61,8 +61,10 @@ describe('a Redis outage under traffic', () => {
       expect(await inspector.keys('switchboard:sticky:*')).not.toHaveLength(0);
       inspector.disconnect();
 
-      await redis.kill();
+      // Read before the kill, not after: requests admitted in process while the kill is awaited can finish
+      // before it resolves, and the bound below must count them among the outage's.
       const atOutage = statuses.length;
+      await redis.kill();
       await until(() => gateway.logs.some((line) => line.includes('redis is unreachable')), 'the outage warning');
       await until(() => statuses.length >= atOutage + 60, 'traffic during the outage');
       const during = await scrapeMetrics(gateway.baseUrl, gateway.management_key);
