@@ -64,6 +64,9 @@ describe('a Redis outage under traffic', () => {
       // Read before the kill, not after: requests admitted in process while the kill is awaited can finish
       // before it resolves, and the bound below must count them among the outage's.
       const atOutage = statuses.length;
+      // So must what the process counted on its own before the outage: a Redis command that timed out (a loaded
+      // machine) suspends Redis for a moment, and those admissions stay in the process's minute window.
+      const fellBackBefore = (await scrapeMetrics(gateway.baseUrl, gateway.management_key)).value('switchboard_redis_fallbacks_total', { component: 'key_limits' });
       await redis.kill();
       await until(() => gateway.logs.some((line) => line.includes('redis is unreachable')), 'the outage warning');
       await until(() => statuses.length >= atOutage + 60, 'traffic during the outage');
@@ -74,7 +77,7 @@ describe('a Redis outage under traffic', () => {
       // The process counts on its own meanwhile: the limit's counts are this instance's, since the outage began.
       const counted = (await listedKey(gateway, limited.hash)).usage.requests_last_minute as number;
       expect(counted).toBeGreaterThan(0);
-      expect(counted).toBeLessThanOrEqual(statuses.length - atOutage + 4);
+      expect(counted, gateway.logs.filter((line) => /redis/i.test(line)).join('\n')).toBeLessThanOrEqual(statuses.length - atOutage + 4 + fellBackBefore);
 
       await redis.restart();
       await until(() => gateway.logs.some((line) => line.includes('redis is back')), 'the reconnection');
@@ -95,6 +98,10 @@ describe('a Redis outage under traffic', () => {
       await Promise.all(clients);
     }
     expect(statuses.every((status) => status === 200)).toBe(true);
-    expect(gateway.logs.filter((line) => line.includes('redis is unreachable'))).toHaveLength(1);
+    // One warning for the outage, not one per request. A command that times out on a loaded machine (1 s)
+    // suspends Redis for a moment and is reported as an outage of its own, so a second or third may appear.
+    const warnings = gateway.logs.filter((line) => line.includes('redis is unreachable'));
+    expect(warnings.length, gateway.logs.filter((line) => /redis/i.test(line)).join('\n')).toBeGreaterThanOrEqual(1);
+    expect(warnings.length, gateway.logs.filter((line) => /redis/i.test(line)).join('\n')).toBeLessThanOrEqual(3);
   }, 90_000);
 });
