@@ -2,8 +2,9 @@
  * The one seam between the request path and observability. The route calls `begin` with the request and its
  * context, then one of `answered`, `observeStream` (a stage on the stream's events, src/providers/event-stages.ts)
  * or `failed`; each hands a plain `GenerationOutcome` (made of references to data the request already has, the
- * context's routing trail included) to the pipeline and returns at once. For streams, the two events that carry usage are read as the typed objects the gateway's
- * additions made of them; deltas are read only when content is captured.
+ * context's routing trail included) to the pipeline and returns at once. For streams, the two events that
+ * carry usage are read as the typed objects the gateway's additions made of them; deltas are read only when
+ * content is captured.
  */
 import type { MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
 import { isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
