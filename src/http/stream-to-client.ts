@@ -4,7 +4,9 @@
  * event with the safe message and error type a JSON answer would have had, and the stream ends cleanly.
  * `message_stop` is the last event of a message: the response ends with it, in one write, without waiting for
  * the upstream to close its side; what the upstream sends after it is read and dropped, so its connection
- * returns to the pool rather than being cut.
+ * returns to the pool rather than being cut. The stream's synchronous stages (the gateway's additions, the
+ * shutdown deadline, the record: src/providers/event-stages.ts) run here on each event as it is read, in this
+ * one loop, rather than as async generators each event would pass through.
  */
 import type { ErrorEvent } from '#src/api-types.ts';
 import { anthropicErrorType } from '#src/error-vocabulary.ts';
@@ -12,24 +14,36 @@ import { sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts'
 import type { SseWriter } from '#src/http/sse-writer.ts';
 import type { Logger } from '#src/logger.ts';
 import { toRenderedError } from '#src/http/error-middleware.ts';
+import { StageRun, StagedEvents, type EventStage } from '#src/providers/event-stages.ts';
 
-/** Writes every event, then ends the response; never throws. */
+const NO_STAGES: readonly EventStage[] = [];
+
+/**
+ * Writes every event, then ends the response; never throws. Staged events are read from their source and run
+ * through their stages here: every event read passes them, those after `message_stop` included, and they hear
+ * how the stream ended before the response ends.
+ */
 export async function streamToClient(writer: SseWriter, events: AsyncIterable<SseEvent>, logger: Logger): Promise<void> {
-  const iterator = events[Symbol.asyncIterator]();
+  const source = events instanceof StagedEvents ? events.source : events;
+  const iterator = source[Symbol.asyncIterator]();
+  const run = new StageRun(events instanceof StagedEvents ? events.stages : NO_STAGES);
   let complete = false;
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      const event = run.pass(next.value);
       if (complete) continue;
       if (writer.closed) break;
-      if (sseEventName(next.value) === 'message_stop') {
-        writer.end(next.value);
+      if (sseEventName(event) === 'message_stop') {
+        writer.end(event);
         complete = true;
         continue;
       }
-      const backPressure = writer.write(next.value);
+      const backPressure = writer.write(event);
       if (backPressure) await backPressure;
     }
-  } catch (error) {
+    run.complete();
+  } catch (thrown) {
+    const error = run.fail(thrown);
     if (complete) {
       logger.debug('upstream failed after the message was complete', { error });
       return;
@@ -42,6 +56,7 @@ export async function streamToClient(writer: SseWriter, events: AsyncIterable<Ss
   } finally {
     // Stops the upstream read when the client went away mid-stream.
     await iterator.return?.().catch(() => undefined);
+    run.abandon();
     writer.end();
   }
 }

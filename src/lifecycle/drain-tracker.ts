@@ -3,12 +3,13 @@
  * app, the tracker counts every request until its response closes. Once draining, a new request on a
  * connection still open answers 503 (with `Connection: close`), except `GET /health`, which says `draining`.
  * At the grace deadline each request still in flight is ended through what it registered: streams end with an
- * in-band `overloaded_error` event (see `guardStream`), and every request's abort signal fires, so upstream
+ * in-band `overloaded_error` event (see `streamStage`), and every request's abort signal fires, so upstream
  * calls stop and JSON requests answer 503.
  */
 import type { RequestHandler, Response } from 'express';
 import { ShuttingDownError } from '#src/errors.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import { staged, type EventStage } from '#src/providers/event-stages.ts';
 
 /** What one request in flight registers: called at the grace deadline. */
 type DeadlineHook = (error: ShuttingDownError) => void;
@@ -93,17 +94,20 @@ export class DrainTracker {
   }
 
   /**
-   * A stream's events, ending with the shutdown error once the deadline has passed: the error the stream's
-   * reader sees then (its upstream read aborted) becomes the in-band `overloaded_error` event.
+   * The stage that ends a stream with the shutdown error once the deadline has passed: the error the stream's
+   * reader sees then (its upstream read aborted) becomes the in-band `overloaded_error` event. It keeps no
+   * state of its own, so every stream shares it.
    */
-  async *guardStream(events: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
-    try {
-      for await (const event of events) {
-        if (this.#deadlinePassed) throw new ShuttingDownError();
-        yield event;
-      }
-    } catch (error) {
-      throw this.#deadlinePassed ? new ShuttingDownError() : error;
-    }
+  readonly streamStage: EventStage = {
+    event: (event) => {
+      if (this.#deadlinePassed) throw new ShuttingDownError();
+      return event;
+    },
+    fail: (error) => (this.#deadlinePassed ? new ShuttingDownError() : error),
+  };
+
+  /** The events with `streamStage` added to their stages. */
+  guardStream(events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
+    return staged(events, this.streamStage);
   }
 }

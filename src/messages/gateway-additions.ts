@@ -1,11 +1,12 @@
 /**
  * The gateway's own additions to an upstream answer: the model slug, the provider's display name, the cost
  * and whether the caller's key paid, and (on opt-in) the routing metadata. For streams only the three
- * events that carry these are amended, as objects (an upstream's text is parsed for it); every other event
- * passes through byte for byte.
+ * events that carry these are amended, as objects (an upstream's text is parsed for it), by a synchronous
+ * stage (src/providers/event-stages.ts); every other event passes through byte for byte.
  */
 import type { GatewayMetadata, MessageDeltaEvent, MessageResponse, MessageStartEvent, MessageStopEvent, MessageStreamEvent, Usage } from '#src/api-types.ts';
 import { isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { staged, type EventStage } from '#src/providers/event-stages.ts';
 
 /** Normalized usage in Anthropic's convention, as the cost function reads it. */
 export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation'>;
@@ -60,51 +61,53 @@ function typed<T extends MessageStreamEvent>(event: SseEvent): T {
 }
 
 /**
- * Amends an Anthropic event stream with the gateway's fields. The three events it amends come out as typed
- * objects (the SSE writer serialises them); every other event passes as it came, an upstream's text untouched.
+ * The stage that amends an Anthropic event stream with the gateway's fields. The three events it amends come
+ * out as typed objects (the SSE writer serialises them); every other event passes as it came, an upstream's
+ * text untouched. One per stream: it sums the usage the stream reports.
  */
-export async function* amendStream(events: AsyncIterable<SseEvent>, context: AdditionsContext): AsyncGenerator<SseEvent> {
+export function amendStage(context: AdditionsContext): EventStage {
   const usage: StreamUsage = {};
-  for await (const event of events) {
-    switch (sseEventName(event)) {
-      case 'message_start': {
-        const payload = typed<MessageStartEvent>(event);
-        payload.message.model = context.model;
-        payload.message.provider = context.providerName;
-        merge(usage, payload.message.usage);
-        yield payload;
-        break;
-      }
-      case 'message_delta': {
-        const payload = typed<MessageDeltaEvent>(event);
-        merge(usage, payload.usage);
-        // Amended by assignment, not `{ ...payload.usage, … }` (see finalizeMessage): the same keys, in order.
-        const amended = { ...payload.usage };
-        amended.output_tokens = usage.output_tokens ?? 0;
-        amended.cost = context.priceUsage({
-          input_tokens: usage.input_tokens ?? 0,
-          output_tokens: usage.output_tokens ?? 0,
-          cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
-          cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
-          cache_creation: usage.cache_creation ?? null,
-        });
-        amended.is_byok = context.isByok;
-        payload.usage = amended;
-        yield payload;
-        break;
-      }
-      case 'message_stop': {
-        if (!context.metadata) {
-          yield event;
-          break;
+  return {
+    event(event) {
+      switch (sseEventName(event)) {
+        case 'message_start': {
+          const payload = typed<MessageStartEvent>(event);
+          payload.message.model = context.model;
+          payload.message.provider = context.providerName;
+          merge(usage, payload.message.usage);
+          return payload;
         }
-        const payload = typed<MessageStopEvent>(event);
-        payload.gateway_metadata = context.metadata();
-        yield payload;
-        break;
+        case 'message_delta': {
+          const payload = typed<MessageDeltaEvent>(event);
+          merge(usage, payload.usage);
+          // Amended by assignment, not `{ ...payload.usage, … }` (see finalizeMessage): the same keys, in order.
+          const amended = { ...payload.usage };
+          amended.output_tokens = usage.output_tokens ?? 0;
+          amended.cost = context.priceUsage({
+            input_tokens: usage.input_tokens ?? 0,
+            output_tokens: usage.output_tokens ?? 0,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
+            cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
+            cache_creation: usage.cache_creation ?? null,
+          });
+          amended.is_byok = context.isByok;
+          payload.usage = amended;
+          return payload;
+        }
+        case 'message_stop': {
+          if (!context.metadata) return event;
+          const payload = typed<MessageStopEvent>(event);
+          payload.gateway_metadata = context.metadata();
+          return payload;
+        }
+        default:
+          return event;
       }
-      default:
-        yield event;
-    }
-  }
+    },
+  };
+}
+
+/** The events with `amendStage` added to their stages. */
+export function amendStream(events: AsyncIterable<SseEvent>, context: AdditionsContext): AsyncIterable<SseEvent> {
+  return staged(events, amendStage(context));
 }

@@ -1,12 +1,14 @@
 /**
  * The one seam between the request path and observability. The route calls `begin` with the request and its
- * context, then one of `answered`, `observeStream` or `failed`; each hands a plain `GenerationOutcome` (made of
- * references to data the request already has, the context's routing trail included) to the pipeline and
- * returns at once. For streams, the two events that carry usage are read as the typed objects the gateway's
- * additions made of them; deltas are read only when content is captured.
+ * context, then one of `answered`, `observeStream` (a stage on the stream's events, src/providers/event-stages.ts)
+ * or `failed`; each hands a plain `GenerationOutcome` (made of references to data the request already has, the
+ * context's routing trail included) to the pipeline and returns at once. For streams, the two events that
+ * carry usage are read as the typed objects the gateway's additions made of them; deltas are read only when
+ * content is captured.
  */
 import type { MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
 import { isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { staged, type EventStage } from '#src/providers/event-stages.ts';
 import { GatewayError, UpstreamError } from '#src/errors.ts';
 import { toRenderedError } from '#src/http/error-middleware.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
@@ -109,9 +111,9 @@ export class GenerationObserver {
     );
   }
 
-  /** Wraps a stream's events; the outcome is recorded when the stream ends, fails or is abandoned. */
+  /** The events with `streamStage` added to their stages: the outcome is recorded when the stream ends, fails or is abandoned. */
   observeStream(start: GenerationStart, events: AsyncIterable<SseEvent>): AsyncIterable<SseEvent> {
-    return this.tap(start, events);
+    return staged(events, this.streamStage(start));
   }
 
   /** The request failed before an answer: records it and rethrows, for the error middleware. */
@@ -134,15 +136,17 @@ export class GenerationObserver {
     throw error;
   }
 
-  private async *tap(start: GenerationStart, events: AsyncIterable<SseEvent>): AsyncGenerator<SseEvent> {
+  /**
+   * The stage that observes a stream (one per stream): reads usage, stop reason and (when captured) content
+   * from the events as they pass, and records the outcome when the stream ends, fails or is abandoned.
+   */
+  streamStage(start: GenerationStart): EventStage {
     let firstByteAt: number | null = null;
     let usage: AnswerUsage = {};
     let stopReason: string | null = null;
-    let failure: unknown;
-    let completed = false;
     const collector = start.captureContent ? new StreamContentCollector() : undefined;
-    try {
-      for await (const event of events) {
+    return {
+      event(event) {
         firstByteAt ??= performance.now();
         const name = sseEventName(event);
         if (name === 'message_start') {
@@ -154,30 +158,28 @@ export class GenerationObserver {
         } else if (collector && name.startsWith('content_block_')) {
           collector.add(name, payloadOf(event));
         }
-        yield event;
-      }
-      completed = true;
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      const failed = failure !== undefined;
-      this.sink(
-        outcomeOf(start, {
-          usage,
-          stopReason,
-          completion: collector ? collector.content() : null,
-          status: failed ? 'error' : !completed ? 'cancelled' : stopReason === 'refusal' ? 'refusal' : 'success',
-          httpStatus: 200,
-          error: failed
-            ? { type: errorTypeOf(failure), message: toRenderedError(failure).message }
-            : completed
-              ? null
-              : { type: 'ClientDisconnected', message: 'The client disconnected before the stream ended' },
-          timeToFirstByteMs: firstByteAt === null ? null : firstByteAt - start.context.startedAt,
-          totalMs: performance.now() - start.context.startedAt,
-        }),
-      );
-    }
+        return event;
+      },
+      end: (how) => {
+        const failed = how.kind === 'failed';
+        const completed = how.kind === 'complete';
+        this.sink(
+          outcomeOf(start, {
+            usage,
+            stopReason,
+            completion: collector ? collector.content() : null,
+            status: failed ? 'error' : !completed ? 'cancelled' : stopReason === 'refusal' ? 'refusal' : 'success',
+            httpStatus: 200,
+            error: failed
+              ? { type: errorTypeOf(how.error), message: toRenderedError(how.error).message }
+              : completed
+                ? null
+                : { type: 'ClientDisconnected', message: 'The client disconnected before the stream ended' },
+            timeToFirstByteMs: firstByteAt === null ? null : firstByteAt - start.context.startedAt,
+            totalMs: performance.now() - start.context.startedAt,
+          }),
+        );
+      },
+    };
   }
 }

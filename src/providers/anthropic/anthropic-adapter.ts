@@ -5,11 +5,10 @@
  */
 import type { MessageResponse } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
-import { kindForErrorType } from '#src/error-vocabulary.ts';
-import type { AdapterMessage, AdapterStream, AttemptCall, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
+import type { AdapterMessage, AdapterStream, AttemptCall, ProviderAdapter } from '#src/providers/provider-adapter.ts';
 import { exchangeUpstream, type UpstreamResponse } from '#src/providers/upstream-exchange.ts';
-import { SseEventSplitter } from '#src/providers/sse-reader.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
+import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
 import { convertToAnthropicBody, convertToAnthropicCountTokensBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
 
 const DEFAULT_VERSION = '2023-06-01';
@@ -61,41 +60,6 @@ function vendorMessageOf(text: string): string | undefined {
   }
 }
 
-// The upstream's events keep their bytes (the SSE writer forwards them as they came); only the name of each is
-// read here, and the data of an `error` event.
-async function* passEvents(call: AttemptCall, response: UpstreamResponse): AsyncGenerator<SseEvent> {
-  const splitter = new SseEventSplitter();
-  let stopped = false;
-  try {
-    for await (const chunk of response.body) {
-      for (const event of splitter.push(chunk)) {
-        if (event.event === 'error') {
-          throw new UpstreamError({ provider: call.provider, kind: kindForErrorType(vendorErrorType(event.data)), rawBody: event.data });
-        }
-        if (event.event === 'message_stop') stopped = true;
-        yield event;
-      }
-    }
-    for (const event of splitter.end()) {
-      if (event.event === 'message_stop') stopped = true;
-      yield event;
-    }
-  } catch (error) {
-    throw upstreamErrorFromThrown(call.provider, error);
-  } finally {
-    response.body.discard();
-  }
-  if (!stopped) throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} ended the stream early` });
-}
-
-function vendorErrorType(data: string): unknown {
-  try {
-    return (JSON.parse(data) as { error?: { type?: unknown } }).error?.type;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The adapter for Anthropic and Anthropic-format upstreams. */
 export const anthropicAdapter: ProviderAdapter = {
   family: 'anthropic',
@@ -122,7 +86,7 @@ export const anthropicAdapter: ProviderAdapter = {
       response.body.discard();
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} did not answer with an event stream` });
     }
-    return { events: passEvents(call, response), warnings: [] };
+    return { events: new PassedEvents(call.provider, response.body), warnings: [] };
   },
 
   async countTokens(call) {
