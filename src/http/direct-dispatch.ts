@@ -4,7 +4,11 @@
  * mounted layers, enters the API router and walks its routes, and allocates closures for each of these
  * steps: `router` self 3.3% and path-to-regexp `match` 0.5% of the gateway's CPU on `POST /messages`
  * (V8 profile, JSON, 64 connections, 2026-11-26). None of it depends on the request once its method and
- * path are known.
+ * path are known. With this chain (and src/http/send-json.ts) the same profile shows router, path-to-regexp
+ * and content-type at 0 (from 3.1%, 0.4% and 0.8%), express itself at 0.3% (from 1.9%), this file at 0.8%.
+ * Under callgrind (bench/instructions.ts, PostgreSQL) the quietest paired run went from 0.78 to 0.68 M
+ * instructions per JSON request (0.64 → 0.59 M without GC and compiler; five pairs: 0.69 → 0.64 M on
+ * average), streams within the noise (0.86 → 0.83 M in that run).
  *
  * So the application builds, once, the fixed chain express would run for this operation: the same
  * middleware functions in the same order, then the route's handler, then the application's 404, with any
