@@ -1,9 +1,11 @@
 /**
  * The express application: JSON parsing, spec validation with the spec's security (Bearer, and `x-api-key`
  * where an operation accepts it), one route module per operation, and one error renderer. Everything
- * stateful arrives through `AppDeps`.
+ * stateful arrives through `AppDeps`. `POST /messages` runs the same steps without express's router walk
+ * (src/http/direct-dispatch.ts): every step mounted here says whether it belongs to that chain.
  */
-import express, { type Express, type Router } from 'express';
+import type { RequestListener } from 'node:http';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import { NotFoundError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
@@ -16,9 +18,11 @@ import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
 import { createBodyLimit } from '#src/http/body-limit.ts';
 import { createJsonBodyParser } from '#src/http/json-body.ts';
 import type { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
+import { createDirectDispatch, type DirectStep } from '#src/http/direct-dispatch.ts';
 
 /** The path prefix of the API, the path part of the spec's server URL. */
 export const API_PREFIX = '/api/v1';
+const MESSAGES_PATH = `${API_PREFIX}/messages`;
 
 /** What the application needs from the outside world. */
 export interface AppDeps extends RouteDeps {
@@ -30,38 +34,59 @@ export interface AppDeps extends RouteDeps {
   drainTracker?: DrainTracker;
 }
 
+/** The application, and the server's request listener, which dispatches `POST /messages` directly. */
+export interface GatewayApp {
+  app: Express;
+  listener: RequestListener;
+}
+
 /** Builds the express application. Listening and shutdown are the server's business. */
-export function createApp(deps: AppDeps): Express {
+export function createApp(deps: AppDeps): GatewayApp {
   const app = express();
   app.disable('x-powered-by');
+  // Also what lets src/http/send-json.ts write a JSON answer without res.json.
   app.set('etag', false);
+  // The steps `POST /messages` runs, in the order mounted here.
+  const messagesChain: DirectStep[] = [];
+  /** Mounts a middleware on the app and, unless it never acts on `POST /messages`, on that chain. */
+  const use = (handle: RequestHandler, options: { mountPath?: string; messages: boolean }): void => {
+    if (options.mountPath === undefined) app.use(handle);
+    else app.use(options.mountPath, handle);
+    if (options.messages) messagesChain.push({ handle, mountPath: options.mountPath });
+  };
 
   // Claude Code probes its base URL (`ANTHROPIC_BASE_URL=…/api`) with HEAD before its first request.
   app.head(['/api', '/api/v1'], (_req, res) => {
     res.status(200).end();
   });
 
-  app.use(`${API_PREFIX}/messages`, assignGenerationId, useMessagesErrorShape);
-  if (deps.drainTracker) app.use(deps.drainTracker.middleware);
+  use(assignGenerationId, { mountPath: MESSAGES_PATH, messages: true });
+  use(useMessagesErrorShape, { mountPath: MESSAGES_PATH, messages: true });
+  if (deps.drainTracker) use(deps.drainTracker.middleware, { messages: true });
   // Refuses a body over the limit from its Content-Length (or as it arrives), before the parser reads it.
-  app.use(createBodyLimit(deps.bodyLimitBytes));
-  app.use(createJsonBodyParser({ limitBytes: deps.bodyLimitBytes, url: `${API_PREFIX}/messages` }));
-  app.use(canonicalJsonContentType);
-  // HEAD where GET is, OPTIONS answered with Allow: before the validator, which knows neither.
-  app.use(createMethodSemantics(BUNDLED_SPEC_PATH, API_PREFIX));
-  app.use(
+  use(createBodyLimit(deps.bodyLimitBytes), { messages: true });
+  use(createJsonBodyParser({ limitBytes: deps.bodyLimitBytes, url: MESSAGES_PATH }), { messages: true });
+  use(canonicalJsonContentType, { messages: true });
+  // HEAD where GET is, OPTIONS answered with Allow: before the validator, which knows neither. It passes
+  // any other method on untouched, so `POST /messages` skips it.
+  use(createMethodSemantics(BUNDLED_SPEC_PATH, API_PREFIX), { messages: false });
+  use(
     createOpenApiValidator({
       authenticate: deps.authenticate,
       validateResponses: deps.validateResponses,
-      fastPath: { method: 'POST', url: `${API_PREFIX}/messages` },
+      fastPath: { method: 'POST', url: MESSAGES_PATH },
     }),
+    { messages: true },
   );
 
   const router: Router = express.Router();
-  bindAllRoutes(router, deps);
+  const routes = bindAllRoutes(router, deps);
   app.use(API_PREFIX, router);
+  messagesChain.push({ handle: routes.postMessages, mountPath: API_PREFIX });
 
-  app.use((_req, _res, next) => next(new NotFoundError()));
-  app.use(createErrorMiddleware(deps.logger));
-  return app;
+  use((_req, _res, next) => next(new NotFoundError()), { messages: true });
+  const errorMiddleware = createErrorMiddleware(deps.logger);
+  app.use(errorMiddleware);
+  const listener = createDirectDispatch(app, { method: 'POST', url: MESSAGES_PATH, steps: messagesChain, errorHandler: errorMiddleware });
+  return { app, listener };
 }

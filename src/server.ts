@@ -141,7 +141,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const toolRuntime = createServerToolRuntime({ config: catalog.serverTools, logger, clientVersion: VERSION });
     closers.push(() => toolRuntime.close());
 
-    const app = createApp({
+    const { app, listener } = createApp({
       logger,
       authenticate: stack.authenticator.authenticate,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -180,14 +180,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       metrics: observability.metrics,
     });
 
-    await warmUpValidator(app, '/api/v1/health');
+    await warmUpValidator(listener, '/api/v1/health');
     const limits: ServerLimits = {
       headersTimeoutMs: config.headersTimeoutMs,
       bodyTimeoutMs: config.bodyTimeoutMs,
       keepAliveTimeoutMs: config.keepAliveTimeoutMs,
       maxHeaderCount: config.maxHeaderCount,
     };
-    const server = createServer({ ...serverOptions(limits), ...expressMessageClasses(app) }, app);
+    const server = createServer({ ...serverOptions(limits), ...expressMessageClasses(app) }, listener);
     applyServerLimits(server, limits);
     installClientErrorHandler(server, limits, logger);
     await new Promise<void>((resolve, reject) => {

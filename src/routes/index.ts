@@ -2,7 +2,7 @@
  * Binds every operation's route module. Each module reads typed input, calls one service and writes the
  * response; errors go to the one error middleware.
  */
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { bindGetHealthRoute, type HealthRouteDeps } from '#src/routes/get-health.ts';
 import { bindPostMessagesRoute, type MessagesRouteDeps } from '#src/routes/post-messages.ts';
 import { bindPostCountTokensRoute } from '#src/routes/post-count-tokens.ts';
@@ -13,12 +13,19 @@ import { bindObservabilityRoutes, type ObservabilityRouteDeps } from '#src/route
 /** The union of what the route modules need. */
 export interface RouteDeps extends HealthRouteDeps, MessagesRouteDeps, ModelsRouteDeps, CredentialRouteDeps, ObservabilityRouteDeps {}
 
+/** The handlers the application also runs outside the router (src/http/direct-dispatch.ts). */
+export interface BoundRoutes {
+  postMessages: RequestHandler;
+}
+
 /** Binds all routes onto the API router. */
-export function bindAllRoutes(router: Router, deps: RouteDeps): void {
+export function bindAllRoutes(router: Router, deps: RouteDeps): BoundRoutes {
   bindGetHealthRoute(router, deps);
-  bindPostMessagesRoute(router, deps);
+  // Typed for its body; to the chain it is a handler like any other.
+  const postMessages = bindPostMessagesRoute(router, deps) as RequestHandler;
   bindPostCountTokensRoute(router, deps);
   bindGetModelsRoute(router, deps);
   bindCredentialRoutes(router, deps);
   bindObservabilityRoutes(router, deps);
+  return { postMessages };
 }

@@ -1,10 +1,12 @@
 /**
  * Regression guards for the `/messages` hot path, counted rather than timed: once the validator has accepted a
  * request, later valid requests compile no schema, skip the validator's per-request chain (route lookup,
- * security alternatives, query re-parsing) and parse their JSON body exactly once. A refused request still
- * goes through the whole chain, and still compiles nothing.
+ * security alternatives, query re-parsing), walk no express router (src/http/direct-dispatch.ts) and parse
+ * their JSON body exactly once. A refused request still goes through the whole chain, and still compiles
+ * nothing.
  */
 import { createRequire } from 'node:module';
+import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
@@ -14,6 +16,8 @@ const ajvCompile = validatorRequire('ajv/dist/compile/index.js') as { compileSch
 const requestValidator = validatorRequire('./middlewares/openapi.request.validator') as { RequestValidator: { prototype: { validate: (...args: unknown[]) => unknown } } };
 // The validator's route lookup compiles (through src/http/openapi-validator.ts's cache) one pattern per route it scans.
 const routePatterns = validatorRequire('path-to-regexp') as { pathToRegexp: (...args: unknown[]) => unknown };
+// Express's router, whose `handle` dispatches every request express routes (the application's, the API's).
+const expressRouter = express.Router.prototype as unknown as { handle: (...args: unknown[]) => unknown };
 
 const MESSAGE = { model: 'anthropic/claude-sonnet-4.5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
 const REQUESTS = 12;
@@ -62,6 +66,7 @@ describe('the /messages hot path', () => {
     const compiled = count(ajvCompile, 'compileSchema');
     const chained = count(requestValidator.RequestValidator.prototype, 'validate');
     const lookups = count(routePatterns, 'pathToRegexp');
+    const routed = count(expressRouter, 'handle');
     for (let index = 0; index < REQUESTS; index += 1) {
       const headers: Record<string, string> = index % 2 === 0 ? { authorization: `Bearer ${gateway.api_key}` } : { 'x-api-key': gateway.api_key };
       expect(await post({ ...MESSAGE, max_tokens: 64 + index }, headers)).toBe(200);
@@ -69,14 +74,17 @@ describe('the /messages hot path', () => {
     expect(compiled.calls).toBe(0);
     expect(chained.calls).toBe(0);
     expect(lookups.calls).toBe(0);
+    expect(routed.calls).toBe(0);
   });
 
   it("with Claude Code's ?beta=true, skips the route lookup and compiles nothing; the query is still validated", async () => {
     const compiled = count(ajvCompile, 'compileSchema');
     const lookups = count(routePatterns, 'pathToRegexp');
+    const routed = count(expressRouter, 'handle');
     for (let index = 0; index < REQUESTS; index += 1) expect(await post(MESSAGE, undefined, '?beta=true')).toBe(200);
     expect(await post(MESSAGE, undefined, '?beta=')).toBe(200);
     expect(lookups.calls).toBe(0);
+    expect(routed.calls).toBe(0);
     // An undeclared parameter is refused as before, by the validator's own request step.
     expect(await post(MESSAGE, undefined, '?beta=true&other=1')).toBe(400);
     expect(compiled.calls).toBe(0);
