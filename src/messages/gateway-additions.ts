@@ -4,8 +4,8 @@
  * events that carry these are amended, as objects (an upstream's text is parsed for it), by a synchronous
  * stage (src/providers/event-stages.ts); every other event passes through byte for byte.
  */
-import type { GatewayMetadata, MessageDeltaEvent, MessageResponse, MessageStartEvent, MessageStopEvent, MessageStreamEvent, Usage } from '#src/api-types.ts';
-import { isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import type { GatewayMetadata, MessageDeltaEvent, MessageResponse, MessageStartEvent, MessageStopEvent, Usage } from '#src/api-types.ts';
+import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
 
 /** Normalized usage in Anthropic's convention, as the cost function reads it. */
@@ -55,11 +55,6 @@ function merge(total: StreamUsage, update: StreamUsage | undefined): void {
   if (update.cache_creation) total.cache_creation = update.cache_creation;
 }
 
-/** The event as a typed object: the gateway's own as it is, an upstream's parsed from its text (only here). */
-function typed<T extends MessageStreamEvent>(event: SseEvent): T {
-  return (isRawSseEvent(event) ? JSON.parse(event.data) : event) as T;
-}
-
 /**
  * The stage that amends an Anthropic event stream with the gateway's fields. The three events it amends come
  * out as typed objects (the SSE writer serialises them); every other event passes as it came, an upstream's
@@ -71,14 +66,14 @@ export function amendStage(context: AdditionsContext): EventStage {
     event(event) {
       switch (sseEventName(event)) {
         case 'message_start': {
-          const payload = typed<MessageStartEvent>(event);
+          const payload = eventPayload<MessageStartEvent>(event);
           payload.message.model = context.model;
           payload.message.provider = context.providerName;
           merge(usage, payload.message.usage);
           return payload;
         }
         case 'message_delta': {
-          const payload = typed<MessageDeltaEvent>(event);
+          const payload = eventPayload<MessageDeltaEvent>(event);
           merge(usage, payload.usage);
           // Amended by assignment, not `{ ...payload.usage, … }` (see finalizeMessage): the same keys, in order.
           const amended = { ...payload.usage };
@@ -96,7 +91,7 @@ export function amendStage(context: AdditionsContext): EventStage {
         }
         case 'message_stop': {
           if (!context.metadata) return event;
-          const payload = typed<MessageStopEvent>(event);
+          const payload = eventPayload<MessageStopEvent>(event);
           payload.gateway_metadata = context.metadata();
           return payload;
         }

@@ -7,7 +7,7 @@
  * content is captured.
  */
 import type { MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
-import { isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
 import { GatewayError, UpstreamError } from '#src/errors.ts';
 import { toRenderedError } from '#src/http/error-middleware.ts';
@@ -69,10 +69,6 @@ function outcomeOf(start: GenerationStart, answer: AnswerPart): GenerationOutcom
     timeToFirstByteMs: answer.timeToFirstByteMs,
     totalMs: answer.totalMs,
   };
-}
-
-function payloadOf<T>(event: SseEvent): T {
-  return (isRawSseEvent(event) ? JSON.parse(event.data) : event) as T;
 }
 
 /** Observes requests and feeds their outcomes to `sink`. */
@@ -150,13 +146,13 @@ export class GenerationObserver {
         firstByteAt ??= performance.now();
         const name = sseEventName(event);
         if (name === 'message_start') {
-          usage = { ...usage, ...payloadOf<MessageStartEvent>(event).message.usage };
+          usage = { ...usage, ...eventPayload<MessageStartEvent>(event).message.usage };
         } else if (name === 'message_delta') {
-          const payload = payloadOf<MessageDeltaEvent>(event);
+          const payload = eventPayload<MessageDeltaEvent>(event);
           usage = { ...usage, ...(payload.usage as AnswerUsage) };
           stopReason = payload.delta.stop_reason ?? stopReason;
         } else if (collector && name.startsWith('content_block_')) {
-          collector.add(name, payloadOf(event));
+          collector.add(name, eventPayload(event));
         }
         return event;
       },

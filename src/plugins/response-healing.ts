@@ -11,7 +11,7 @@
  * @see ResponseHealingPlugin in openapi/components/schemas/plugins.yaml
  */
 import type { ContentBlockDeltaEvent, ContentBlockStartEvent, MessageResponse, ResponseContentBlock, ResponseHealingReport, TextBlock } from '#src/api-types.ts';
-import { isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { healJson, type HealOutcome, type SchemaCheck } from '#src/plugins/json-healing.ts';
 
 /** The report of a request whose answer had these text blocks healed. */
@@ -48,10 +48,6 @@ export function healMessage(message: MessageResponse, check: SchemaCheck): { mes
   });
   const report = healingReport(outcomes);
   return { message: report.status === 'healed' ? { ...message, content } : message, report };
-}
-
-function typed<T>(event: SseEvent): T {
-  return (isRawSseEvent(event) ? JSON.parse(event.data) : event) as T;
 }
 
 /** A text block held back: its events as they came (an upstream's still as text), and its text so far. */
@@ -92,7 +88,7 @@ export async function* healStream(events: AsyncIterable<SseEvent>, check: Schema
   for await (const event of events) {
     const name = sseEventName(event);
     if (open !== null) {
-      const delta = name === 'content_block_delta' ? typed<ContentBlockDeltaEvent>(event) : null;
+      const delta = name === 'content_block_delta' ? eventPayload<ContentBlockDeltaEvent>(event) : null;
       if (delta?.index === open.index) {
         if (delta.delta.type === 'text_delta') open.text += delta.delta.text;
         open.events.push(event);
@@ -116,7 +112,7 @@ export async function* healStream(events: AsyncIterable<SseEvent>, check: Schema
       continue;
     }
     if (name === 'content_block_start') {
-      const start = typed<ContentBlockStartEvent>(event);
+      const start = eventPayload<ContentBlockStartEvent>(event);
       const block = start.content_block;
       if (isTextBlock(block)) {
         open = { index: start.index, events: [event], text: block.text };

@@ -78,6 +78,14 @@ export function isRawSseEvent(event: SseEvent): event is RawSseEvent {
   return 'data' in event;
 }
 
+/**
+ * The event's payload as a typed object: a typed event as it is, an upstream's raw event parsed from its data.
+ * Parse only where the payload is needed; a raw event otherwise passes on as its bytes.
+ */
+export function eventPayload<T>(event: SseEvent): T {
+  return (isRawSseEvent(event) ? JSON.parse(event.data) : event) as T;
+}
+
 /** The event's name: the SSE `event:` field, which for a typed event is its `type`. */
 export function sseEventName(event: SseEvent): string {
   return 'data' in event ? event.event : event.type;

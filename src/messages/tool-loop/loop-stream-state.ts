@@ -12,7 +12,7 @@
  * `message_delta` and `message_stop` are kept back; `finish` emits the loop's own, with the summed usage.
  */
 import type { ContentBlockParam, GatewayMetadata, MessageStreamEvent, ResponseContentBlock, StopReason, Usage } from '#src/api-types.ts';
-import { isRawSseEvent, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { eventPayload, type SseEvent } from '#src/providers/provider-adapter.ts';
 import type { GatewayToolCall, GatewayToolOutcome } from '#src/server-tools/index.ts';
 import { stepUsageOf, type StepUsage } from './loop-tally.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
@@ -78,7 +78,7 @@ export class LoopStreamState {
 
   /** Consumes one upstream event of the current step; returns the client events it gives. */
   push(event: SseEvent): SseEvent[] {
-    const payload = (isRawSseEvent(event) ? JSON.parse(event.data) : event) as MessageStreamEvent | { type: string };
+    const payload = eventPayload<MessageStreamEvent | { type: string }>(event);
     switch (payload.type) {
       case 'message_start':
         return this.messageStart(payload as Extract<MessageStreamEvent, { type: 'message_start' }>);
