@@ -3,10 +3,11 @@
  * Labels are bounded: outcomes, HTTP statuses, catalog model and provider slugs (anything else is `other`),
  * failure classes and destination kinds; never ids, keys or users.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import { TallyCounter } from '#src/observability/tally-counter.ts';
+import { TallyHistogram } from '#src/observability/tally-histogram.ts';
 
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 
@@ -41,8 +42,8 @@ export class GatewayMetrics {
     collectDefaultMetrics({ register: this.registry });
     const registry = this.registry;
     this.requests = new TallyCounter({ name: 'switchboard_requests_total', help: 'Finished /messages requests.', labelNames: ['outcome', 'code', 'model', 'provider'] as const, registry });
-    this.duration = new Histogram({ name: 'switchboard_request_duration_seconds', help: 'Time from a /messages request to the end of its answer.', labelNames: ['outcome', 'stream', 'provider'] as const, buckets: LATENCY_BUCKETS, registers });
-    this.timeToFirstByte = new Histogram({ name: 'switchboard_time_to_first_byte_seconds', help: 'Time from a /messages request to the first byte of its answer.', labelNames: ['stream', 'provider'] as const, buckets: LATENCY_BUCKETS, registers });
+    this.duration = new TallyHistogram({ name: 'switchboard_request_duration_seconds', help: 'Time from a /messages request to the end of its answer.', labelNames: ['outcome', 'stream', 'provider'] as const, buckets: LATENCY_BUCKETS, registry });
+    this.timeToFirstByte = new TallyHistogram({ name: 'switchboard_time_to_first_byte_seconds', help: 'Time from a /messages request to the first byte of its answer.', labelNames: ['stream', 'provider'] as const, buckets: LATENCY_BUCKETS, registry });
     this.tokens = new TallyCounter({ name: 'switchboard_tokens_total', help: 'Tokens of answered requests, by type.', labelNames: ['type', 'model', 'provider'] as const, registry });
     this.cost = new TallyCounter({ name: 'switchboard_cost_usd_total', help: 'Cost of answered requests in USD (usage.cost).', labelNames: ['model', 'provider'] as const, registry });
     this.failovers = new TallyCounter({ name: 'switchboard_failovers_total', help: 'Moves to the next attempt after a failed one, by what failed.', labelNames: ['reason'] as const, registry });
@@ -79,8 +80,8 @@ export class GatewayMetrics {
     const provider = this.providerLabel(record.provider);
     const stream = record.stream ? 'true' : 'false';
     this.requests.inc([record.status, String(record.httpStatus), model, provider]);
-    this.duration.observe({ outcome: record.status, stream, provider }, record.totalMs / 1000);
-    if (record.timeToFirstByteMs !== null) this.timeToFirstByte.observe({ stream, provider }, record.timeToFirstByteMs / 1000);
+    this.duration.observe([record.status, stream, provider], record.totalMs / 1000);
+    if (record.timeToFirstByteMs !== null) this.timeToFirstByte.observe([stream, provider], record.timeToFirstByteMs / 1000);
     if (record.inputTokens > 0) this.tokens.inc(['input', model, provider], record.inputTokens);
     if (record.outputTokens > 0) this.tokens.inc(['output', model, provider], record.outputTokens);
     if (record.cacheReadTokens > 0) this.tokens.inc(['cache_read', model, provider], record.cacheReadTokens);
