@@ -49,9 +49,10 @@ export class GenerationPipeline {
       try {
         const policy = this.deps.directory.policyFor(outcome.workspaceId);
         const record = buildGenerationRecord(outcome, policy.content);
-        this.deps.metrics.observe(record, outcome);
+        // The record and the broadcast first: a metric that refuses an observation must not lose them.
         this.deps.queue?.add(record);
         if (broadcaster && policy.destinations.length > 0) broadcaster.offer({ record, outcome }, policy.destinations);
+        this.deps.metrics.observe(record, outcome);
       } catch (error) {
         this.deps.logger.error('a generation could not be recorded', { generation_id: outcome.id, error });
       }
