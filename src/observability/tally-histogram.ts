@@ -1,6 +1,6 @@
 /**
  * A Prometheus histogram whose observations are tallied in plain arrays, found by the label values (a Map per
- * label), and handed to prom-client's registry only when scraped. prom-client's `Histogram.observe` converts,
+ * label, `LabelSeries`), and handed to prom-client's registry only when scraped. prom-client's `Histogram.observe` converts,
  * validates and hashes the label object on every call (two histograms, so twice per request); a tally costs a
  * Map lookup per label value and a walk along the bucket bounds, and the scrape pays for building the samples.
  *
@@ -13,6 +13,7 @@
  * cluster `AggregatorRegistry` sums by metric name and labels, sees an ordinary histogram.
  */
 import type { Metric, Registry } from 'prom-client';
+import { LabelSeries } from '#src/observability/label-series.ts';
 
 /** One label set's tallies. */
 interface Series<L extends string> {
@@ -22,9 +23,6 @@ interface Series<L extends string> {
   sum: number;
   count: number;
 }
-
-/** A Map per label; its values are the next label's Maps, or at the last label the series. */
-type Level<L extends string> = Map<string, Level<L> | Series<L>>;
 
 /** One sample, as prom-client's Histogram `get()` returns it. */
 interface HistogramSample {
@@ -41,12 +39,9 @@ export class TallyHistogram<L extends string> {
   readonly help: string;
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  private readonly labelNames: readonly L[];
   private readonly bounds: readonly number[];
-  /** One level per label but the last, then the series: a lookup by values that builds no key string. */
-  private readonly root: Level<L> = new Map();
-  /** Every series in the order first observed, which is the order prom-client exposes them in. */
-  private readonly series: Series<L>[] = [];
+  /** Found by label values without building a key string; exposed in the order first observed, as prom-client does. */
+  private readonly series: LabelSeries<L, Series<L>>;
 
   constructor(options: { name: string; help: string; labelNames: readonly L[]; buckets: readonly number[]; registry: Registry }) {
     if ((options.labelNames as readonly string[]).includes('le')) throw new Error('le is a reserved label name');
@@ -55,8 +50,9 @@ export class TallyHistogram<L extends string> {
     }
     this.name = options.name;
     this.help = options.help;
-    this.labelNames = options.labelNames;
     this.bounds = [...options.buckets];
+    // One slot past the last bound for values above it: they count towards +Inf only.
+    this.series = new LabelSeries(options.labelNames, (labels) => ({ labels, counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 }));
     // The registry's parameter type lists prom-client's own classes; at run time it reads `name`, `type`,
     // `get()` and `reset()`, which this class has.
     options.registry.registerMetric(this as unknown as Metric);
@@ -66,18 +62,7 @@ export class TallyHistogram<L extends string> {
   observe(values: readonly string[], value: number): void {
     // prom-client refuses these too: one NaN would make the series' sum NaN for the life of the process.
     if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
-    // A joined key would cost more than the rest of this method: Array.join, then hashing the new string.
-    const last = this.labelNames.length - 1;
-    let level = this.root;
-    for (let index = 0; index < last; index++) {
-      const label = values[index] ?? '';
-      let next = level.get(label) as Level<L> | undefined;
-      if (next === undefined) level.set(label, (next = new Map()));
-      level = next;
-    }
-    const lastValue = last < 0 ? '' : (values[last] ?? '');
-    let series = level.get(lastValue) as Series<L> | undefined;
-    if (series === undefined) series = this.add(level, lastValue, values);
+    const series = this.series.get(values);
     const bounds = this.bounds;
     let index = 0;
     while (index < bounds.length && value > bounds[index]!) index++;
@@ -86,20 +71,11 @@ export class TallyHistogram<L extends string> {
     series.count++;
   }
 
-  private add(level: Level<L>, lastValue: string, values: readonly string[]): Series<L> {
-    const labels = Object.fromEntries(this.labelNames.map((name, index) => [name, values[index] ?? ''])) as Record<L, string>;
-    // One slot past the last bound for values above it: they count towards +Inf only.
-    const series = { labels, counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 };
-    level.set(lastValue, series);
-    this.series.push(series);
-    return series;
-  }
-
   /** The samples of every label set (cumulative buckets, +Inf, sum, count), as prom-client's Histogram gives them. */
   get(): Promise<{ name: string; help: string; type: 'histogram'; values: HistogramSample[]; aggregator: 'sum' }> {
     const bucketName = `${this.name}_bucket`;
     const values: HistogramSample[] = [];
-    for (const { labels, counts, sum, count } of this.series) {
+    for (const { labels, counts, sum, count } of this.series.all) {
       let cumulative = 0;
       this.bounds.forEach((bound, index) => {
         cumulative += counts[index]!;
@@ -116,7 +92,6 @@ export class TallyHistogram<L extends string> {
 
   /** Forgets every label set (`registry.resetMetrics()`). */
   reset(): void {
-    this.root.clear();
-    this.series.length = 0;
+    this.series.clear();
   }
 }
