@@ -16,7 +16,7 @@
  * per generation: after 3,000 generations building took twice the instructions it takes after 20,000), then
  * `rounds` times with instrumentation on (`callgrind_control`), each round's dump read back. What is left is
  * mostly the garbage collector: a round holding a major collection counts 10-20% more, so compare the rounds
- * of two runs, not one figure. (A forced full collection before each round left the serialiser running
+ * of two runs, not one figure (the GC and compiler columns, as bench/instructions.ts names them, show it). (A forced full collection before each round left the serialiser running
  * unoptimised code: none is made.) The generations are those of `bench/observability-cost.ts`. Needs valgrind.
  * With `--keep-dumps --node-flags=--perf-basic-prof`, JIT code in `callgrind_annotate`'s output can be named
  * by looking its addresses up in /tmp/perf-<pid>.map (the flag makes the collector itself costlier).
@@ -86,7 +86,7 @@ async function runParent(): Promise<void> {
   const seen = new Set<string>();
   try {
     console.log(`Instructions per generation (callgrind), ${generations} generations a round, one OTLP/protobuf destination.\n`);
-    console.log('| window | instructions per generation |\n|---|--:|');
+    console.log('| window | instructions per generation | GC | compiler | rest |\n|---|--:|--:|--:|--:|');
     for (;;) {
       const message = await next();
       if (message.type === 'failed') throw new Error(message.message);
@@ -99,7 +99,9 @@ async function runParent(): Promise<void> {
       if (done.type === 'failed') throw new Error(done.message);
       await callgrindControl(child.pid, '--instr=off');
       await callgrindControl(child.pid, '--dump');
-      console.log(`| ${message.window} | ${(readNewDumps(directory, seen).total / generations / 1000).toFixed(1)} k |`);
+      const counts = readNewDumps(directory, seen);
+      const per = (count: number) => `${(count / generations / 1000).toFixed(1)} k`;
+      console.log(`| ${message.window} | ${per(counts.total)} | ${per(counts.gc)} | ${per(counts.compiler)} | ${per(counts.total - counts.gc - counts.compiler)} |`);
       child.send({ type: 'continue' });
     }
     console.error(`(${exports} exports received)`);

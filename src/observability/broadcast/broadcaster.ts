@@ -46,7 +46,17 @@ function createSender(destination: ActiveDestination, settings: BroadcastSetting
 /** Creates the broadcaster. */
 export function createBroadcaster(settings: BroadcastSettings, hooks: BroadcastHooks, logger: Logger): Broadcaster {
   const channels = new Map<string, DeliveryChannel>();
-  const channelKey = (destination: ActiveDestination) => `${destination.id}@${destination.revision}`;
+  // A destination object lives until its directory reloads: its key is built once, not once per offer (a new
+  // string each time, hashed again for the lookup).
+  const keys = new WeakMap<ActiveDestination, string>();
+  const channelKey = (destination: ActiveDestination) => {
+    let key = keys.get(destination);
+    if (key === undefined) {
+      key = `${destination.id}@${destination.revision}`;
+      keys.set(destination, key);
+    }
+    return key;
+  };
   return {
     offer(item, destinations) {
       const traced = { ...item, trace: resolveTraceContext(item.record) };

@@ -12,7 +12,7 @@
  */
 import { generationContent, type GenerationContent } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
-import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
+import { ownSpanId, SPAN_ROLE } from '#src/observability/broadcast/trace-context.ts';
 import { generationTimeline, type GenerationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
 import { iso, stepEvents, usageDetails, type LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
 import { requestOwnCost, screeningEvent } from '#src/observability/broadcast/screening-observation.ts';
@@ -51,7 +51,7 @@ function traceEvents(item: TracedItem, timeline: GenerationTimeline, content: Ge
   ];
   const parent = trace.externalParentId;
   if (!trace.spanName) return { events, parent };
-  const spanId = spanIdFor(record.id, SPAN_ROLE.span);
+  const spanId = ownSpanId(trace.own, SPAN_ROLE.span);
   events.push({
     id: `${record.id}-span`,
     type: 'span-create',

@@ -16,7 +16,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { isByok } from '#src/routing/attempt.ts';
 import { generationContent } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
-import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
+import { ownSpanId, SPAN_ROLE } from '#src/observability/broadcast/trace-context.ts';
 import { generationTimeline, stepWindows, type GenerationTimeline, type TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { CHAT_OPERATION, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
@@ -160,7 +160,7 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
   const parents = new Map<AttemptRecord, string>();
   const windows = stepWindows(timeline, item.outcome.attempts, steps);
   steps.forEach((step, position) => {
-    const spanId = spanIdFor(item.record.id, SPAN_ROLE.step + step.step);
+    const spanId = ownSpanId(item.trace.own, SPAN_ROLE.step + step.step);
     const window = windows[position] ?? timeline.generation;
     const { usage } = step;
     const attributes: GatewaySpanAttributes = {
@@ -182,22 +182,24 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
   return parents;
 }
 
-/** The spans of one generation, topmost first. */
-export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironment): ReadableSpan[] {
+/**
+ * The spans of one generation, topmost first, appended to `spans` when given (a batch's spans go in one
+ * array, without one array per generation to flatten).
+ */
+export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironment, spans: ReadableSpan[] = []): ReadableSpan[] {
   const { record } = item;
   const { trace } = item;
   const timeline = generationTimeline(record, item.outcome.screening);
   const failed = record.status === 'error' || record.status === 'cancelled';
-  const spans: ReadableSpan[] = [];
   let parent = trace.parentSpanId;
   const wrap = (role: 'trace' | 'span', name: string) => {
-    const spanId = spanIdFor(record.id, SPAN_ROLE[role]);
+    const spanId = ownSpanId(trace.own, SPAN_ROLE[role]);
     spans.push(toSpan(trace.traceId, { name, spanId, parentSpanId: parent, kind: SpanKind.INTERNAL, window: timeline.generation, attributes: {}, failed }, environment));
     parent = spanId;
   };
   if (trace.traceName && !parent) wrap('trace', trace.traceName);
   if (trace.spanName) wrap('span', trace.spanName);
-  const generationSpanId = spanIdFor(record.id, SPAN_ROLE.generation);
+  const generationSpanId = ownSpanId(trace.own, SPAN_ROLE.generation);
   spans.push(
     toSpan(
       trace.traceId,
@@ -217,7 +219,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
   const charge = item.outcome.screening;
   if (charge && timeline.screening) {
     // Answered (a charge exists only then), so never an error span, whatever the verdict.
-    const input = { name: screeningName(charge), spanId: spanIdFor(record.id, SPAN_ROLE.screening), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window: timeline.screening, attributes: screeningSpanAttributes(charge), failed: false };
+    const input = { name: screeningName(charge), spanId: ownSpanId(trace.own, SPAN_ROLE.screening), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window: timeline.screening, attributes: screeningSpanAttributes(charge), failed: false };
     spans.push(toSpan(trace.traceId, input, environment));
   }
   const parentOfAttempt = stepSpans(item, timeline, generationSpanId, spans, environment);
@@ -237,7 +239,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
     if (attemptFailed) attributes['error.type'] = tried.status;
     const window = timeline.attempts[index] ?? timeline.generation;
     spans.push(
-      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.model}`, spanId: spanIdFor(record.id, SPAN_ROLE.attempt + index), parentSpanId: parentOfAttempt?.get(tried) ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
+      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.model}`, spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: parentOfAttempt?.get(tried) ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
     );
   });
   return spans;

@@ -6,7 +6,7 @@ import type { GenerationWebhookEvent } from '#src/api-types.ts';
 import { generationContent } from '#src/observability/build-generation-record.ts';
 import { toGenerationView } from '#src/observability/generation-view.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
-import { SPAN_ROLE, spanIdFor } from '#src/observability/broadcast/trace-context.ts';
+import { ownSpanId, SPAN_ROLE } from '#src/observability/broadcast/trace-context.ts';
 
 /** Builds the webhook body of one generation. */
 export function convertToWebhookEvent(item: TracedItem, options: { includeContent: boolean; now: Date }): GenerationWebhookEvent {
@@ -23,7 +23,7 @@ export function convertToWebhookEvent(item: TracedItem, options: { includeConten
     created_at: options.now.toISOString(),
     trace: {
       trace_id: trace.traceId,
-      span_id: spanIdFor(item.record.id, SPAN_ROLE.generation),
+      span_id: ownSpanId(trace.own, SPAN_ROLE.generation),
       parent_span_id: trace.parentSpanId,
       ...(trace.traceName ? { trace_name: trace.traceName } : {}),
       ...(trace.spanName ? { span_name: trace.spanName } : {}),

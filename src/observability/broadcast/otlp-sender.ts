@@ -5,7 +5,7 @@
  * without OTLP destinations never loads them. The exporter does its own retries on retryable statuses.
  */
 import type { InstrumentationScope } from '@opentelemetry/core';
-import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import type { AgentOptions } from 'node:http';
 import { checkLiteralEndpoint } from '#src/observability/destinations/destination-address.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
@@ -52,7 +52,8 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
       }
       ready ??= setup();
       const { exporter, environment } = await ready;
-      const spans = items.flatMap((item) => convertToOtelSpans(item, environment));
+      const spans: ReadableSpan[] = [];
+      for (const item of items) convertToOtelSpans(item, environment, spans);
       const result = await new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(spans, resolve));
       // ExportResultCode.SUCCESS is 0.
       if (result.code !== 0) throw new DeliveryFailedError(`OTLP export failed (${result.error?.message ?? 'no detail'})`);
