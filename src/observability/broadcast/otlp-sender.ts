@@ -1,11 +1,16 @@
 /**
- * Delivers generations to an OTLP/HTTP traces endpoint with the official OpenTelemetry exporters:
- * `@opentelemetry/exporter-trace-otlp-proto` for `http/protobuf`, `@opentelemetry/exporter-trace-otlp-http`
- * for `http/json`. Each is imported the first time a destination of its protocol is used, so a gateway
- * without OTLP destinations never loads them. The exporter does its own retries on retryable statuses.
+ * Delivers generations to an OTLP/HTTP traces endpoint with OpenTelemetry's own exporter pieces: the HTTP
+ * export delegate of `@opentelemetry/otlp-exporter-base` (transport, retries on retryable statuses, bounded
+ * concurrency) under its `OTLPExporterBase`, with the protobuf or JSON trace serializer of
+ * `@opentelemetry/otlp-transformer`. They are the parts `@opentelemetry/exporter-trace-otlp-proto` and
+ * `-http` assemble, put together here with an explicit configuration instead: those exporters merge the
+ * process's `OTEL_EXPORTER_OTLP_*` variables into every instance, so an operator's collector headers (a
+ * token), compression or timeout would reach every workspace's destination. A destination gets exactly its
+ * own endpoint and headers. Loaded the first time an OTLP destination is used, so a gateway without one never
+ * loads them.
  */
 import type { InstrumentationScope } from '@opentelemetry/core';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import type { SpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { AgentOptions } from 'node:http';
 import { checkLiteralEndpoint } from '#src/observability/destinations/destination-address.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
@@ -13,31 +18,48 @@ import { OTLP_BATCH_SIZE, type BroadcastSettings } from '#src/observability/broa
 import { convertToOtelSpans, type SpanEnvironment } from '#src/observability/broadcast/convert-to-otel-spans.ts';
 import { DeliveryFailedError, type Sender } from '#src/observability/broadcast/sender.ts';
 
-interface ExporterModule {
-  OTLPTraceExporter: new (config: { url: string; headers: Record<string, string>; timeoutMillis: number; httpAgentOptions: AgentOptions }) => SpanExporter;
-}
+/** What the OpenTelemetry trace exporters send as Content-Type for each protocol. */
+const CONTENT_TYPES: Record<ActiveDestination['protocol'], string> = { 'http/json': 'application/json', 'http/protobuf': 'application/x-protobuf' };
+// The exporters' component type (semantic conventions, `otel.component.type`), for the delegate's own metrics.
+const COMPONENT_TYPE = 'otlp_http_span_exporter';
+// The exporters' default number of exports in flight at once.
+const CONCURRENCY_LIMIT = 30;
 
-async function loadExporter(protocol: ActiveDestination['protocol']): Promise<ExporterModule> {
-  switch (protocol) {
-    case 'http/json':
-      return (await import('@opentelemetry/exporter-trace-otlp-http')) as unknown as ExporterModule;
-    case 'http/protobuf':
-      return (await import('@opentelemetry/exporter-trace-otlp-proto')) as unknown as ExporterModule;
-    default: {
-      const unreachable: never = protocol;
-      throw new Error(`unknown OTLP protocol ${String(unreachable)}`);
-    }
-  }
+/** A trace exporter for one destination, configured only by the destination and the gateway's settings. */
+async function createExporter(destination: ActiveDestination, headers: Record<string, string>, timeoutMillis: number, agentOptions: AgentOptions): Promise<SpanExporter> {
+  const [{ OTLPExporterBase }, { createOtlpHttpExportDelegate, httpAgentFactoryFromOptions }, transformer] = await Promise.all([
+    import('@opentelemetry/otlp-exporter-base'),
+    import('@opentelemetry/otlp-exporter-base/node-http'),
+    import('@opentelemetry/otlp-transformer'),
+  ]);
+  const serializer = destination.protocol === 'http/json' ? transformer.JsonTraceSerializer : transformer.ProtobufTraceSerializer;
+  // The exporters put their required Content-Type over whatever the configured headers say; so does this.
+  const requestHeaders = { ...headers, 'Content-Type': CONTENT_TYPES[destination.protocol] };
+  const delegate = createOtlpHttpExportDelegate(
+    {
+      url: destination.endpoint,
+      headers: async () => ({ ...requestHeaders }),
+      timeoutMillis,
+      concurrencyLimit: CONCURRENCY_LIMIT,
+      compression: 'none',
+      agentFactory: httpAgentFactoryFromOptions(agentOptions),
+      userAgent: undefined,
+    },
+    serializer,
+    COMPONENT_TYPE,
+    transformer.TraceExporterMetricsHelper,
+    undefined,
+  );
+  return new OTLPExporterBase<ReadableSpan[]>(delegate);
 }
 
 /** Creates the sender of an OTLP destination. */
 export function createOtlpSender(destination: ActiveDestination, settings: BroadcastSettings): Sender {
   let ready: Promise<{ exporter: SpanExporter; environment: SpanEnvironment }> | undefined;
   const setup = async () => {
-    const [{ OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([loadExporter(destination.protocol), import('@opentelemetry/resources')]);
     const headers = Object.fromEntries(Object.entries(destination.secrets.headers).map(([name, value]) => [name, value.reveal()]));
     // The agent resolves names through the guarded lookup: a name whose address is not allowed never connects.
-    const exporter = new OTLPTraceExporter({ url: destination.endpoint, headers, timeoutMillis: settings.timeoutMs, httpAgentOptions: settings.network.agentOptions() });
+    const [exporter, { resourceFromAttributes }] = await Promise.all([createExporter(destination, headers, settings.timeoutMs, settings.network.agentOptions()), import('@opentelemetry/resources')]);
     const scope: InstrumentationScope = { name: 'switchboard-gateway', version: settings.version };
     const resource = resourceFromAttributes({ 'service.name': 'switchboard', 'service.version': settings.version });
     return { exporter, environment: { resource, scope, includeContent: destination.includeContent } };

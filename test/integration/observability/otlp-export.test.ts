@@ -3,7 +3,8 @@
  * (protobuf with the official proto definitions, and OTLP/JSON): the span tree (span_name span, generation
  * span, one child per attempt), the GenAI attributes, the caller's trace joined through `trace_id` and
  * `parent_span_id` or a W3C `traceparent` header, a `trace_name` root for a trace the request starts, custom
- * trace keys as attributes, the destination's headers, and no prompt unless the destination opts in.
+ * trace keys as attributes, the destination's headers, and no prompt unless the destination opts in. The
+ * gateway's own `OTEL_EXPORTER_OTLP_*` variables (an operator's collector) never reach a destination.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
@@ -48,7 +49,17 @@ function treeOf(spans: DecodedSpan[], generationId: string) {
   return { generation: generation!, attempts, parent };
 }
 
+// What an operator might set for a collector of their own: none of it may reach a workspace's destination.
+const OPERATOR_ENVIRONMENT = {
+  OTEL_EXPORTER_OTLP_HEADERS: 'x-operator-token=operator-secret-1,authorization=Bearer operator-secret-2',
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-operator-traces=operator-secret-3',
+  OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/operator/v1/traces',
+};
+const savedEnvironment = Object.fromEntries(Object.keys(OPERATOR_ENVIRONMENT).map((name) => [name, process.env[name]]));
+
 beforeAll(async () => {
+  Object.assign(process.env, OPERATOR_ENVIRONMENT);
   collector = await startCaptureServer({ status: 200, body: {} });
   setup = await startRecordsGateway();
   await createDestination({ name: 'proto', kind: 'otlp', endpoint: `${collector.url}/proto/v1/traces`, protocol: 'http/protobuf', headers: { Authorization: 'Bearer collector-token-1' } });
@@ -57,6 +68,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await setup?.close();
   await collector?.close();
+  for (const [name, value] of Object.entries(savedEnvironment)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 });
 beforeEach(() => {
   setup.alpha.clear();
@@ -139,6 +154,13 @@ describe('OTLP/HTTP trace export', () => {
     expect(proto?.headers.authorization).toBe('Bearer collector-token-1');
     expect(json?.headers['content-type']).toContain('application/json');
     expect(json?.headers.authorization).toBeUndefined();
+    // Every export went to the destinations' own endpoints, uncompressed, without the operator's headers.
+    expect(collector.requests.length).toBeGreaterThan(0);
+    for (const request of collector.requests) {
+      expect(['/proto/v1/traces', '/json/v1/traces']).toContain(request.path);
+      expect(request.headers['content-encoding']).toBeUndefined();
+      expect(JSON.stringify(request.headers)).not.toContain('operator-secret');
+    }
   });
 
   it('starts its own trace with a trace_name root when the request joins none; a failure is an error span', async () => {
