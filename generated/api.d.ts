@@ -453,7 +453,11 @@ export interface paths {
          *     (give Prometheus one as `authorization.credentials`); alternatively set `SWITCHBOARD_METRICS_PORT` to serve
          *     the same text without a key at `/metrics` on a separate port.
          *
-         *     The counters are this instance's since it started: with several instances, scrape each one.
+         *     The counters are this instance's since it started: with several instances, scrape each one. An instance
+         *     running several worker processes (`SWITCHBOARD_WORKERS`) answers for all of them, whichever worker serves
+         *     the scrape: counters, histograms and queue depths are summed over the workers (prom-client's cluster
+         *     aggregation), and a worker that is replaced takes its counts with it. When a worker does not report
+         *     within 5 seconds, or exits while the metrics are collected, the answer is 503; scrape again.
          */
         get: operations["getMetrics"];
         put?: never;

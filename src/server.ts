@@ -25,6 +25,7 @@ import { createObservability } from '#src/observability/index.ts';
 import { chargedUsage } from '#src/observability/build-generation-record.ts';
 import { createGenerationService } from '#src/observability/generation-service.ts';
 import { startMetricsServer } from '#src/observability/metrics-server.ts';
+import { reportToPrimary, type ScrapeMetrics } from '#src/observability/cluster-metrics.ts';
 import { createServerToolRuntime } from '#src/server-tools/index.ts';
 import { RedisConnection } from '#src/redis/redis-connection.ts';
 import { SpendLedger } from '#src/limits/spend-ledger.ts';
@@ -53,6 +54,11 @@ export interface StartServerOptions {
   env?: NodeJS.ProcessEnv;
   /** How broadcast destinations' host names are resolved (tests); the system resolver otherwise. */
   resolveHost?: LookupAll;
+  /**
+   * A worker of `SWITCHBOARD_WORKERS`: its metrics are reported to the primary, `GET /metrics` answers with
+   * every worker's, and the metrics listener is the primary's.
+   */
+  clusterWorker?: boolean;
 }
 
 /** A running gateway. */
@@ -102,8 +108,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, logger, version: VERSION, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
     closers.push(() => observability.close());
     const registry = observability.metrics.registry;
-    if (config.observability.metricsPort !== undefined) {
-      const metricsServer = await startMetricsServer({ port: config.observability.metricsPort, host: config.host, registry });
+    const scrapeMetrics: ScrapeMetrics = options.clusterWorker ? await reportToPrimary(registry) : async () => ({ text: await registry.metrics(), contentType: registry.contentType });
+    if (config.observability.metricsPort !== undefined && !options.clusterWorker) {
+      const metricsServer = await startMetricsServer({ port: config.observability.metricsPort, host: config.host, scrape: scrapeMetrics });
       closers.push(() => metricsServer.close());
       logger.info('metrics listening', { origin: metricsServer.origin });
     }
@@ -178,6 +185,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       workspaceSettings: observability.settings,
       destinations: observability.destinations,
       metrics: observability.metrics,
+      scrapeMetrics,
     });
 
     await warmUpValidator(listener, '/api/v1/health');

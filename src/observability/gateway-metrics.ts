@@ -1,7 +1,9 @@
 /**
  * The gateway's Prometheus metrics (prom-client), updated from generation records off the request path.
  * Labels are bounded: outcomes, HTTP statuses, catalog model and provider slugs (anything else is `other`),
- * failure classes and destination kinds; never ids, keys or users.
+ * failure classes and destination kinds; never ids, keys or users. With `SWITCHBOARD_WORKERS` the scrape sums
+ * every worker's registry (cluster-metrics.ts): each metric here takes prom-client's default aggregator,
+ * `sum`, which is right for counters, histograms and queue depths alike.
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';

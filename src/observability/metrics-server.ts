@@ -1,21 +1,25 @@
 /**
  * The optional metrics listener (`SWITCHBOARD_METRICS_PORT`): `GET /metrics` without a key on a port of its
- * own, for a Prometheus that scrapes a private network rather than the API. Anything else is a 404.
+ * own, for a Prometheus that scrapes a private network rather than the API. Anything else is a 404. With
+ * `SWITCHBOARD_WORKERS` the cluster primary serves it, scraping every worker (cluster-metrics.ts).
  */
 import { createServer } from '#src/http/node-http.ts';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
+import { ClusterMetricsError, type ScrapeMetrics } from '#src/observability/cluster-metrics.ts';
 
 /** Starts the listener; resolves once it accepts connections. */
-export async function startMetricsServer(options: { port: number; host: string; registry: Registry }): Promise<{ origin: string; close(): Promise<void> }> {
+export async function startMetricsServer(options: { port: number; host: string; scrape: ScrapeMetrics }): Promise<{ origin: string; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: the metrics listener serves GET /metrics only\n');
       return;
     }
-    options.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': options.registry.contentType }).end(text),
-      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error\n'),
+    options.scrape().then(
+      ({ text, contentType }) => res.writeHead(200, { 'content-type': contentType }).end(text),
+      (error: unknown) =>
+        error instanceof ClusterMetricsError
+          ? res.writeHead(503, { 'content-type': 'text/plain' }).end(`The metrics of the gateway's workers could not be collected: ${error.message}; retry the scrape\n`)
+          : res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error\n'),
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -61,6 +61,8 @@ export class RedisConnection {
         name: 'switchboard_redis_up',
         help: '1 while the shared Redis (REDIS_URL) is connected, 0 while the gateway works without it.',
         registers,
+        // With SWITCHBOARD_WORKERS, the instance's scrape shows 1 only while every worker has Redis.
+        aggregator: 'min',
         collect() {
           this.set(connection.available() ? 1 : 0);
         },

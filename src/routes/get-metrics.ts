@@ -1,16 +1,30 @@
-/** `GET /metrics`: the Prometheus text exposition of this gateway process's metrics. */
+/**
+ * `GET /metrics`: the Prometheus text exposition of this gateway's metrics; in a cluster worker, of every
+ * worker's, collected by the primary (src/observability/cluster-metrics.ts).
+ */
 import type { Router } from 'express';
+import { GatewayError } from '#src/errors.ts';
+import { ClusterMetricsError, type ScrapeMetrics } from '#src/observability/cluster-metrics.ts';
 import type { GatewayMetrics } from '#src/observability/gateway-metrics.ts';
 
 /** Dependencies of the metrics route. */
 export interface MetricsRouteDeps {
   metrics: GatewayMetrics;
+  /** In a cluster worker: the whole cluster's metrics, asked of the primary. This process's otherwise. */
+  scrapeMetrics?: ScrapeMetrics;
 }
 
 /** Binds `GET /metrics`. */
 export function bindGetMetricsRoute(router: Router, deps: MetricsRouteDeps): void {
+  const scrape = deps.scrapeMetrics ?? (async () => ({ text: await deps.metrics.registry.metrics() }));
   router.get('/metrics', async (_req, res) => {
-    const text = await deps.metrics.registry.metrics();
+    let text: string;
+    try {
+      ({ text } = await scrape());
+    } catch (error) {
+      if (!(error instanceof ClusterMetricsError)) throw error;
+      throw new GatewayError(503, `The metrics of the gateway's workers could not be collected: ${error.message}; retry the scrape`, { cause: error });
+    }
     res.type('text/plain').send(text);
   });
 }

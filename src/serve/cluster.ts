@@ -3,11 +3,14 @@
  * gateway (`switchboard serve` in worker mode) on the one shared port; the primary hands out connections
  * round-robin and does nothing else (it never loads the gateway). Workers share state the way separate
  * instances do: PostgreSQL for data and its change feed for caches, Redis (REDIS_URL) for sticky pins and
- * endpoint statistics. A worker that dies is replaced.
+ * endpoint statistics. A worker that dies is replaced. The primary also collects the workers' metrics into
+ * one scrape (src/observability/cluster-metrics.ts) and serves the metrics listener, when configured.
  */
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '#src/logger.ts';
+import { aggregateWorkerMetrics } from '#src/observability/cluster-metrics.ts';
+import { startMetricsServer } from '#src/observability/metrics-server.ts';
 
 /** What a worker tells its primary. */
 type WorkerMessage = { type: 'switchboard:ready'; origin: string };
@@ -63,8 +66,12 @@ function stopWorker(worker: Worker, graceMs: number): Promise<void> {
 }
 
 /** Forks `count` workers running `switchboard serve` and resolves once every one of them serves. */
-export async function startCluster(options: { count: number; logger: Logger; graceMs: number }): Promise<RunningCluster> {
+export async function startCluster(options: { count: number; logger: Logger; graceMs: number; metricsListener?: { port: number; host: string } }): Promise<RunningCluster> {
   const { count, logger, graceMs } = options;
+  // Listening before the workers start: a port in use stops the start before anything is forked.
+  const scrape = aggregateWorkerMetrics();
+  const metricsServer = options.metricsListener ? await startMetricsServer({ ...options.metricsListener, scrape }) : undefined;
+  if (metricsServer) logger.info('metrics listening', { origin: metricsServer.origin });
   cluster.setupPrimary({ exec: CLI_PATH, args: ['serve'] });
   const workers = new Set<Worker>();
   let closing = false;
@@ -89,6 +96,7 @@ export async function startCluster(options: { count: number; logger: Logger; gra
   } catch (error) {
     closing = true;
     await Promise.all([...workers].map((worker) => stopWorker(worker, 5000)));
+    await metricsServer?.close();
     throw error;
   }
   ready = true;
@@ -99,6 +107,7 @@ export async function startCluster(options: { count: number; logger: Logger; gra
     async close() {
       closing = true;
       await Promise.all([...workers].map((worker) => stopWorker(worker, graceMs)));
+      await metricsServer?.close();
     },
     hurry() {
       for (const worker of workers) if (!worker.isDead()) worker.send({ type: 'switchboard:shutdown' } satisfies PrimaryMessage);

@@ -9,6 +9,7 @@ import type { Config } from '#src/config.ts';
 import type { Logger } from '#src/logger.ts';
 import { compactHeapWhenIdle } from '#src/serve/compact-heap.ts';
 import { serveAsWorker, startCluster } from '#src/serve/cluster.ts';
+import { answerPrimaryMetricsRequests } from '#src/observability/cluster-metrics.ts';
 
 /** A serving gateway, seen from the process that started it. */
 export interface ServingGateway {
@@ -28,7 +29,7 @@ export interface StartGatewayOptions {
   env: NodeJS.ProcessEnv;
 }
 
-async function startInProcess(options: StartGatewayOptions): Promise<{ origin: string; close(): Promise<void>; hurry(): void }> {
+async function startInProcess(options: StartGatewayOptions & { clusterWorker?: boolean }): Promise<{ origin: string; close(): Promise<void>; hurry(): void }> {
   const { startServer } = await import('#src/server.ts');
   const server = await startServer(options);
   const stopCompacting = compactHeapWhenIdle();
@@ -46,7 +47,10 @@ async function startInProcess(options: StartGatewayOptions): Promise<{ origin: s
 export async function startGateway(options: StartGatewayOptions): Promise<ServingGateway> {
   const { config, logger } = options;
   // A worker gets the grace period, then its last records and settlements are written: give that time too.
-  if (config.workers > 1) return startCluster({ count: config.workers, logger, graceMs: config.shutdownGraceMs + 10_000 });
+  if (config.workers > 1) {
+    const metricsPort = config.observability.metricsPort;
+    return startCluster({ count: config.workers, logger, graceMs: config.shutdownGraceMs + 10_000, ...(metricsPort !== undefined ? { metricsListener: { port: metricsPort, host: config.host } } : {}) });
+  }
   const server = await startInProcess(options);
   return { origin: server.origin, pids: () => [process.pid], close: () => server.close(), hurry: () => server.hurry() };
 }
@@ -58,6 +62,8 @@ export function isClusterWorker(): boolean {
 
 /** In a forked worker: serves until the primary asks it to stop, then exits. */
 export async function runClusterWorker(options: StartGatewayOptions): Promise<void> {
-  const server = await startInProcess({ ...options, config: { ...options.config, workers: 1 } });
+  // Before the gateway loads: the primary's scrapes must not wait for this worker until it serves.
+  await answerPrimaryMetricsRequests();
+  const server = await startInProcess({ ...options, config: { ...options.config, workers: 1 }, clusterWorker: true });
   serveAsWorker(server.origin, () => server.close(), () => server.hurry());
 }

@@ -56,7 +56,7 @@ export async function processStore(driver: 'pglite' | 'postgres'): Promise<Proce
   return { env: { SWITCHBOARD_DATA_DIR: dataDir }, testDatabase: undefined, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
-/** Starts `switchboard serve` with `env` (PORT 0) and the catalog file; resolves once it listens. */
+/** Starts `switchboard serve` with `env` (PORT 0) and the catalog file; resolves once it (every worker) listens. */
 export async function startGatewayProcess(options: { env: Record<string, string>; catalogYaml?: string; managementKey?: string }): Promise<GatewayProcess> {
   const directory = mkdtempSync(join(tmpdir(), 'switchboard-process-'));
   const managementKey = options.managementKey ?? bootstrapKey();
@@ -75,6 +75,8 @@ export async function startGatewayProcess(options: { env: Record<string, string>
     writeFileSync(file, options.catalogYaml);
     env.SWITCHBOARD_CONFIG = file;
   }
+  // With workers, the first worker's "listening" comes before the others serve: wait for the primary's word.
+  const ready = Number(env.SWITCHBOARD_WORKERS ?? '1') > 1 ? '"switchboard workers serving"' : '"switchboard listening"';
   const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => {
@@ -93,7 +95,7 @@ export async function startGatewayProcess(options: { env: Record<string, string>
       buffered = lines.pop() ?? '';
       for (const line of lines) {
         logs.push(line);
-        if (!line.includes('"switchboard listening"')) continue;
+        if (!line.includes(ready)) continue;
         clearTimeout(timer);
         resolve((JSON.parse(line) as { origin: string }).origin);
       }

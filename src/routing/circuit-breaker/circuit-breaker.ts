@@ -49,6 +49,8 @@ export class CircuitBreaker {
         name: 'switchboard_circuits_open',
         help: 'Endpoints currently moved to the back of every plan (their circuit is open).',
         registers,
+        // Workers share opened circuits (Redis), so each reports the same ones: a sum would count them twice.
+        aggregator: 'max',
         collect() {
           this.set(breaker.openCount());
         },
