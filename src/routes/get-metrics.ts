@@ -25,6 +25,7 @@ export function bindGetMetricsRoute(router: Router, deps: MetricsRouteDeps): voi
       if (!(error instanceof ClusterMetricsError)) throw error;
       throw new GatewayError(503, `The metrics of the gateway's workers could not be collected: ${error.message}; retry the scrape`, { cause: error });
     }
-    res.type('text/plain').send(text);
+    // Prometheus's text format, with its version, as prom-client names it (the metrics listener sends the same).
+    res.type(deps.metrics.registry.contentType).send(text);
   });
 }
