@@ -42,11 +42,18 @@ function resolveModels<E extends PlanEndpoint>(slugs: readonly string[], lookup:
 // Default strategy: the caller's own keys are what they brought to be used, so endpoints that lead with one
 // come first; each half is then spread by price.
 function defaultOrder<E extends PlanEndpoint>(groups: readonly EndpointGroup<E>[], random: () => number): EndpointGroup<E>[] {
-  return [...priceWeightedOrder(groups.filter(leadsWithByok), random), ...priceWeightedOrder(groups.filter((group) => !leadsWithByok(group)), random)];
+  const byok: EndpointGroup<E>[] = [];
+  const others: EndpointGroup<E>[] = [];
+  for (const group of groups) (leadsWithByok(group) ? byok : others).push(group);
+  const ordered = priceWeightedOrder(byok, random);
+  for (const group of priceWeightedOrder(others, random)) ordered.push(group);
+  return ordered;
 }
 
 function orderGroups<E extends PlanEndpoint>(perModel: readonly EndpointGroup<E>[][], preferences: NormalizedPreferences, input: PlanInput<E>): EndpointGroup<E>[] {
   const arrange = (groups: readonly EndpointGroup<E>[]): EndpointGroup<E>[] => {
+    // Without `provider.order` nothing is named: the rest is every group (what splitByOrder would copy).
+    if (preferences.order.length === 0) return preferences.sortBy !== null ? sortGroups(groups, preferences.sortBy, input.stats) : defaultOrder(groups, input.random);
     const { named, rest } = splitByOrder(groups, preferences.order);
     const tail = preferences.sortBy !== null ? sortGroups(rest, preferences.sortBy, input.stats) : defaultOrder(rest, input.random);
     return [...named, ...tail];
