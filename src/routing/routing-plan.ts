@@ -25,7 +25,8 @@ export function requestedModels(request: MessageRequest, primaryModel: string = 
   if (request.fallbacks !== undefined && request.fallbacks.length > MAX_FALLBACKS) {
     throw new BadRequestError(`at most ${MAX_FALLBACKS} \`fallbacks\``);
   }
-  const rest = request.fallbacks?.map((fallback) => fallback.model) ?? request.models ?? [];
+  const rest = request.fallbacks?.map((fallback) => fallback.model) ?? request.models;
+  if (rest === undefined || rest.length === 0) return [primaryModel];
   return [...new Set([primaryModel, ...rest])];
 }
 
@@ -116,7 +117,7 @@ export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): Routi
   const reasons = new Map<string, string>();
   const perModel = models.map((model, modelIndex) => {
     const filtered = filterModel(model, modelIndex, context);
-    warnings.push(...filtered.warnings);
+    if (filtered.warnings.length > 0) warnings.push(...filtered.warnings);
     if (filtered.emptiedBy !== null) reasons.set(model.slug, filtered.emptiedBy);
     return filtered.groups;
   });
@@ -132,11 +133,12 @@ export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): Routi
   if (kept.length === 0) {
     throw new NoEndpointError([...reasons.values()]);
   }
-  for (const reason of reasons.values()) warnings.push(`skipped: ${reason}`);
+  if (reasons.size > 0) for (const reason of reasons.values()) warnings.push(`skipped: ${reason}`);
 
-  const attempts: PlannedAttempt<E>[] = kept.flatMap((group) =>
-    group.credentials.map((credential) => ({ model: group.model, endpoint: group.endpoint, credential, fast: group.fast, availableIndex: -1 })),
-  );
+  const attempts: PlannedAttempt<E>[] = [];
+  for (const group of kept) {
+    for (const credential of group.credentials) attempts.push({ model: group.model, endpoint: group.endpoint, credential, fast: group.fast, availableIndex: -1 });
+  }
   let strategy = strategyOf(preferences);
   // An explicit `provider.order` is the caller's own ranking and wins over a sticky pin (a pin is only a guess
   // at where the prompt cache is warm, often derived from the content alone).
