@@ -1,21 +1,24 @@
 /**
  * `node bench/allocation-profile.ts [--requests 4000] [--connections 64] [--warmup 10] [--modes json,stream]
  * [--database pglite|postgres] [--flush-ms 600000] [--interval 512] [--top 30] [--keep <dir>] [--gateway-flags a,b]`, or
- * `node bench/allocation-profile.ts --read <file.heapprofile> --requests <n>`: the bytes the gateway allocates
+ * `node bench/allocation-profile.ts --read <file.heapprofile> --requests <n> [--against <before.heapprofile>]`
+ * (a kept profile again, or two compared by folder of src/ and by library): the bytes the gateway allocates
  * per request, and where. The fake upstream and the gateway start as `bench/instructions.ts` starts them (the
  * gateway in its own process, with its production flags and a BYOK credential); after a warm-up, V8's sampling
  * heap profiler runs in the gateway over a fixed number of requests of each mode, keeping the samples of
  * objects the collector freed since (so it counts everything allocated, most of which is garbage by the time
  * it is read). Each sample's size is scaled by the profiler to an estimate of the bytes it stands for.
  *
- * A sample names the functions on the stack, not lines, and an optimised function's stack frame stands for
- * what was inlined into it: for a sharper call site, run the gateway without inlining
+ * A sample names the functions on the stack, not lines (a row shows the function's first line), and an
+ * optimised function's stack frame stands for what was inlined into it: for a sharper call site, run the
+ * gateway without inlining
  * (`--gateway-flags=--liftoff-only,--no-turbo-inlining,--no-maglev-inlining`), which also leaves out what
  * escape analysis would have kept off the heap, so compare totals of runs with the same flags only.
  *
  * The tables divide by the measured requests: by area of the allocating frame (a package, a file of src/,
  * Node's internals), by gateway call site (the innermost src/ frame on the stack, so a library's allocation is
- * charged to the line of ours that asked for it), by src/ file inclusive, and by allocating function. A
+ * charged to the function of ours that asked for it; after an `await` the stack starts at the function that
+ * resumed), by src/ file inclusive, and by allocating function. A
  * sample interval of 512 bytes over a few thousand requests puts each row within a few percent; rows of under
  * 100 B per request are noise. The gateway's timers (record and spend flushes) allocate per batch, not per
  * request, and land in the window when they fire: `--flush-ms` is theirs, as in `bench/instructions.ts`.
@@ -52,6 +55,7 @@ const { values } = parseArgs({
     top: { type: 'string', default: '30' },
     keep: { type: 'string' },
     read: { type: 'string' },
+    against: { type: 'string' },
     'gateway-flags': { type: 'string' },
   },
 });
@@ -113,6 +117,44 @@ export function summarizeHeapProfile(head: HeapNode, requests: number, label: st
   ].join('\n');
 }
 
+// A folder of src/, a library, or Node's internals; V8's builtins (no script) are charged to their caller's.
+function folderOf(url: string, functionName: string, caller: string | undefined): string {
+  const area = areaOf(url, functionName);
+  if (!url) return area === '(native)' || area === '(V8 API)' ? (caller ?? area) : area;
+  if (area.startsWith('node:')) return 'node internals';
+  const folder = /^src\/([^/]+)\//.exec(area);
+  return folder ? `src/${folder[1]}/` : area;
+}
+
+function tallyByFolder(head: HeapNode): { total: number; byFolder: Tally } {
+  const tallies = { total: 0, byFolder: new Map<string, number>() };
+  const visit = (node: HeapNode, caller: string | undefined): void => {
+    const folder = folderOf(node.callFrame.url, node.callFrame.functionName, caller);
+    if (node.selfSize > 0) {
+      tallies.total += node.selfSize;
+      add(tallies.byFolder, folder, node.selfSize);
+    }
+    for (const child of node.children) visit(child, folder);
+  };
+  visit(head, undefined);
+  return tallies;
+}
+
+/** Two profiles of the same number of requests side by side, by folder of src/ and by library. */
+export function compareHeapProfiles(before: HeapNode, after: HeapNode, requests: number): string {
+  const old = tallyByFolder(before);
+  const now = tallyByFolder(after);
+  const perRequest = (bytes: number | undefined): number => Math.round((bytes ?? 0) / requests);
+  const keys = [...new Set([...old.byFolder.keys(), ...now.byFolder.keys()])].sort((left, right) => (old.byFolder.get(right) ?? 0) - (old.byFolder.get(left) ?? 0));
+  const row = (key: string, left: number, right: number): string => `| ${key} | ${left} | ${right} | ${right - left >= 0 ? '+' : ''}${right - left} |`;
+  return [
+    '| allocating code (builtins charged to their caller) | before B/request | after B/request | change |',
+    '|---|--:|--:|--:|',
+    ...keys.slice(0, top).map((key) => row(key, perRequest(old.byFolder.get(key)), perRequest(now.byFolder.get(key)))),
+    row('**total**', perRequest(old.total), perRequest(now.total)),
+  ].join('\n');
+}
+
 async function profileGateway(): Promise<void> {
   if (values.keep) mkdirSync(values.keep, { recursive: true });
   const directory = values.keep ?? mkdtempSync(join(tmpdir(), 'switchboard-allocations-'));
@@ -157,8 +199,8 @@ async function profileGateway(): Promise<void> {
 }
 
 if (import.meta.main) {
-  if (values.read) {
-    const profile = JSON.parse(readFileSync(values.read, 'utf8')) as { head: HeapNode };
-    console.log(summarizeHeapProfile(profile.head, Number(values.requests), values.read));
-  } else await profileGateway();
+  const read = (path: string): HeapNode => (JSON.parse(readFileSync(path, 'utf8')) as { head: HeapNode }).head;
+  if (values.read && values.against) console.log(compareHeapProfiles(read(values.against), read(values.read), Number(values.requests)));
+  else if (values.read) console.log(summarizeHeapProfile(read(values.read), Number(values.requests), values.read));
+  else await profileGateway();
 }
