@@ -14,6 +14,8 @@ type ParentMessage =
   | { type: 'memory'; id: number }
   | { type: 'profile-start'; id: number }
   | { type: 'profile-stop'; id: number; path: string }
+  | { type: 'heap-start'; id: number; samplingInterval: number }
+  | { type: 'heap-stop'; id: number; path: string }
   | { type: 'stop' };
 
 /** A message from a child to the parent. */
@@ -57,6 +59,13 @@ export interface ChildServer<Ready> {
   startProfile(): Promise<void>;
   /** Stops the profiler and has the child write the `.cpuprofile` to `path`. */
   stopProfile(path: string): Promise<void>;
+  /**
+   * Starts V8's sampling heap profiler in the child, keeping the samples of objects the collector has since
+   * freed too: what it then reports is everything allocated, not what is still alive.
+   */
+  startHeapSampling(samplingInterval: number): Promise<void>;
+  /** Stops the heap profiler and has the child write the `.heapprofile` to `path`. */
+  stopHeapSampling(path: string): Promise<void>;
   /** Asks the child to close and exit, and waits for it (killing it after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
 }
@@ -116,6 +125,8 @@ export async function startChild<Ready>(options: StartChildOptions): Promise<Chi
     memory: () => ask<ChildMemory>({ type: 'memory', id: nextId++ }),
     startProfile: async () => void (await ask({ type: 'profile-start', id: nextId++ })),
     stopProfile: async (path) => void (await ask({ type: 'profile-stop', id: nextId++, path })),
+    startHeapSampling: async (samplingInterval) => void (await ask({ type: 'heap-start', id: nextId++, samplingInterval })),
+    stopHeapSampling: async (path) => void (await ask({ type: 'heap-stop', id: nextId++, path })),
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null) return;
       child.send({ type: 'stop' } satisfies ParentMessage);
@@ -156,6 +167,24 @@ export function serveParent(ready: unknown, close: () => Promise<void> | void): 
     } else if (message.type === 'profile-stop') {
       const result = await session?.post('Profiler.stop');
       if (result) writeFileSync(message.path, JSON.stringify(result.profile));
+      session?.disconnect();
+      session = undefined;
+      reply({ type: 'done', id: message.id });
+    } else if (message.type === 'heap-start') {
+      const { Session } = await import('node:inspector/promises');
+      session = new Session();
+      session.connect();
+      await session.post('HeapProfiler.enable');
+      await session.post('HeapProfiler.startSampling', {
+        samplingInterval: message.samplingInterval,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+      reply({ type: 'done', id: message.id });
+    } else if (message.type === 'heap-stop') {
+      const result = await session?.post('HeapProfiler.stopSampling');
+      if (result) writeFileSync(message.path, JSON.stringify(result.profile));
+      await session?.post('HeapProfiler.disable');
       session?.disconnect();
       session = undefined;
       reply({ type: 'done', id: message.id });

@@ -56,11 +56,19 @@ export function createRoutingCredentials(deps: { database: Database; vault: KeyV
     else if (event.kind === 'reset') epoch += 1;
   });
 
-  const load = async (accountId: string): Promise<AccountEntry> => {
+  // The entry the cache answers with, or undefined when the database has to be read.
+  const cachedEntry = (accountId: string): AccountEntry | undefined => {
     const cached = entries.get(accountId);
     if (cached && cached.epoch === epoch && database.changes.reliable()) return cached;
     // The database was unreachable a moment ago: serve the credentials as last read.
     if (cached && availability.isDown()) return cached;
+    return undefined;
+  };
+
+  const load = async (accountId: string): Promise<AccountEntry> => {
+    const hit = cachedEntry(accountId);
+    if (hit) return hit;
+    const cached = entries.get(accountId);
     const startedAt = generation;
     lookups += 1;
     let rows: ByokCredentialRow[];
@@ -89,9 +97,10 @@ export function createRoutingCredentials(deps: { database: Database; vault: KeyV
   };
 
   return {
-    forAccount: async (accountId) => (await load(accountId)).plans,
+    // Both run on every request: a cached account is read without a call to the async `load`.
+    forAccount: async (accountId) => (cachedEntry(accountId) ?? (await load(accountId))).plans,
     revealKey: async (accountId, credentialId) => {
-      const sealed = (await load(accountId)).sealed.get(credentialId);
+      const sealed = (cachedEntry(accountId) ?? (await load(accountId))).sealed.get(credentialId);
       // Deleted since the plan chose it: the attempt fails and the runner moves on to the next one.
       if (!sealed) throw new CredentialUnavailableError(credentialId);
       return toProviderKey(await vault.open(sealed, credentialId));

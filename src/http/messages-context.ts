@@ -38,6 +38,8 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
 export function requestRegion(headers: IncomingHttpHeaders, regionalHosts: ReadonlyMap<string, ResidencyRegion>): DataRegion {
   const header = headers['x-gateway-region'];
   if (isDataRegion(header)) return header;
+  // No regional host configured (the usual gateway): no Host to trim and lower-case per request.
+  if (regionalHosts.size === 0) return 'global';
   const host = typeof headers.host === 'string' ? headers.host.replace(/:\d+$/, '').toLowerCase() : '';
   return regionalHosts.get(host) ?? 'global';
 }

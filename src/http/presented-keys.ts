@@ -53,7 +53,13 @@ export function presentedKeys(headers: IncomingHttpHeaders, schemes: readonly Ac
       }
     }
   }
-  const keys = [...new Set([...found.filter(looksLikeGatewayKey), ...found.filter((key) => !looksLikeGatewayKey(key))])];
+  // Gateway keys first, each key once. `found` holds one key per scheme (two at most), so `includes` is the
+  // cheapest way to drop a repeat; a single key, the usual request, is returned as found.
+  const keys = found.length <= 1 ? found : [];
+  if (found.length > 1) {
+    for (const key of found) if (looksLikeGatewayKey(key) && !keys.includes(key)) keys.push(key);
+    for (const key of found) if (!looksLikeGatewayKey(key) && !keys.includes(key)) keys.push(key);
+  }
   if (keys.length > 0) return { keys };
   return { problem: malformedAuthorization ? 'malformed-authorization' : 'missing' };
 }

@@ -20,7 +20,8 @@ export function requestSignal(_req: Request, res: Response, timeoutMs: number, s
     timeoutMs > 0
       ? setTimeout(() => controller.abort(new TimeBudgetSpent(timeoutMs)), timeoutMs)
       : undefined;
-  res.once('close', () => {
+  // `on`, not `once`: a response closes once, and `once` wraps each listener in two more objects.
+  res.on('close', () => {
     clearTimeout(timer);
     if (!res.writableFinished) controller.abort(new DOMException('The client disconnected', 'AbortError'));
   });

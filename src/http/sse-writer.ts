@@ -39,73 +39,99 @@ function bytesOf(event: SseEvent): Uint8Array {
   return Buffer.from(`event: ${event.event}\ndata: ${data}\n\n`);
 }
 
+/**
+ * The writer of one response. A class, so a stream costs one object and one listener rather than a closure
+ * per method; the batch goes out from `process.nextTick(flushBatch, writer)`.
+ */
+class ResponseSseWriter implements SseWriter {
+  readonly #res: Response;
+  #closed = false;
+  #batch: Uint8Array[] = [];
+  #batchBytes = 0;
+  #flushQueued = false;
+
+  constructor(res: Response) {
+    this.#res = res;
+    res.on('close', () => {
+      this.#closed = true;
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  open(headers: Record<string, string>): void {
+    const res = this.#res;
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  }
+
+  write(event: SseEvent): Promise<void> | undefined {
+    const res = this.#res;
+    if (this.#closed || res.writableEnded) return undefined;
+    this.#add(bytesOf(event));
+    if (this.#batchBytes >= FLUSH_BYTES) this.flush();
+    else if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      // After this turn's promise callbacks: every event already on its way through the pipeline joins.
+      process.nextTick(flushBatch, this);
+    }
+    return res.writableNeedDrain ? drained(res) : undefined;
+  }
+
+  end(last?: SseEvent): void {
+    const res = this.#res;
+    if (res.writableEnded) return;
+    if (last && !this.#closed) this.#add(bytesOf(last));
+    const body = this.#take();
+    if (body && !this.#closed) res.end(body);
+    else res.end();
+  }
+
+  /** Writes what the batch holds. */
+  flush(): void {
+    this.#flushQueued = false;
+    const body = this.#take();
+    if (body && !this.#closed && !this.#res.writableEnded) this.#res.write(body);
+  }
+
+  #add(bytes: Uint8Array): void {
+    this.#batch.push(bytes);
+    this.#batchBytes += bytes.byteLength;
+  }
+
+  #take(): Uint8Array | undefined {
+    const batch = this.#batch;
+    const taken = batch.length <= 1 ? batch[0] : Buffer.concat(batch, this.#batchBytes);
+    // The array is kept for the next batch: what it held was copied, or is returned.
+    batch.length = 0;
+    this.#batchBytes = 0;
+    return taken;
+  }
+}
+
+function flushBatch(writer: ResponseSseWriter): void {
+  writer.flush();
+}
+
+function drained(res: Response): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /** Wraps an express response as an SSE writer. */
 export function createSseWriter(res: Response): SseWriter {
-  let closed = false;
-  let batch: Uint8Array[] = [];
-  let batchBytes = 0;
-  let flushQueued = false;
-  res.on('close', () => {
-    closed = true;
-  });
-
-  const take = (): Uint8Array | undefined => {
-    const taken = batch.length <= 1 ? batch[0] : Buffer.concat(batch, batchBytes);
-    batch = [];
-    batchBytes = 0;
-    return taken;
-  };
-  const flush = (): void => {
-    flushQueued = false;
-    const body = take();
-    if (body && !closed && !res.writableEnded) res.write(body);
-  };
-  const drained = (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
-
-  return {
-    open(headers) {
-      res.status(200);
-      res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-      res.setHeader('Cache-Control', 'no-cache');
-      res.setHeader('Connection', 'keep-alive');
-      res.setHeader('X-Accel-Buffering', 'no');
-      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    },
-    write(event) {
-      if (closed || res.writableEnded) return undefined;
-      const bytes = bytesOf(event);
-      batch.push(bytes);
-      batchBytes += bytes.byteLength;
-      if (batchBytes >= FLUSH_BYTES) flush();
-      else if (!flushQueued) {
-        flushQueued = true;
-        // After this turn's promise callbacks: every event already on its way through the pipeline joins.
-        process.nextTick(flush);
-      }
-      return res.writableNeedDrain ? drained() : undefined;
-    },
-    end(last) {
-      if (res.writableEnded) return;
-      if (last && !closed) {
-        const bytes = bytesOf(last);
-        batch.push(bytes);
-        batchBytes += bytes.byteLength;
-      }
-      const body = take();
-      if (body && !closed) res.end(body);
-      else res.end();
-    },
-    get closed() {
-      return closed;
-    },
-  };
+  return new ResponseSseWriter(res);
 }

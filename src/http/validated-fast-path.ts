@@ -137,7 +137,10 @@ export function createValidatedFastPath(options: FastPathOptions): ValidatedFast
       return;
     }
     // The data the validator's request middleware validates, built the same way (no query: nothing to mutate).
-    const data = { query: req.query ?? {}, headers: req.headers, params: req.params, cookies: undefined, body: req.body as unknown };
+    // The URL has no query string, so `req.query` would be express's parse of none, an empty object (without a
+    // prototype), built by its getter on every read (the URL parsed, the app's setting read). An empty literal
+    // validates alike: the schema's query is an object, and no parameter of ours is named after a prototype's.
+    const data = { query: {}, headers: req.headers, params: req.params, cookies: undefined, body: req.body as unknown };
     const valid = current.general(data);
     const validBody = current.body(data);
     if (!valid || !validBody) {
@@ -156,7 +159,9 @@ export function createValidatedFastPath(options: FastPathOptions): ValidatedFast
         return;
       }
       const pathParams: Record<string, string> = {};
-      req.openapi = { ...current.metadata, pathParams };
+      // One literal, no spread: V8 defines each property after a spread with a runtime call.
+      const { expressRoute, openApiRoute, schema, serial, _responseSchema } = current.metadata;
+      req.openapi = { expressRoute, openApiRoute, schema, serial, _responseSchema, pathParams };
       req.params = pathParams;
       authenticationOutcome(req, options.authenticate, options.security).then(
         (outcome) => {

@@ -54,7 +54,8 @@ export class DrainTracker {
     const entry: InFlight = { hooks: [] };
     this.#inFlight.add(entry);
     res.locals[LOCALS_KEY] = entry;
-    res.once('close', () => {
+    // `on`, not `once`: a response closes once, and `once` wraps each listener in two more objects.
+    res.on('close', () => {
       this.#inFlight.delete(entry);
       if (this.#inFlight.size === 0) for (const resolve of this.#idleWaiters) resolve();
     });

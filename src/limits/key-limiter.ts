@@ -68,6 +68,8 @@ export class KeyLimiter {
    * moderation model's screening call it makes first, reserved in the same hold (one check, one request).
    */
   async admit(plan: AdmissionPlan, context: AdmissionContext, screening?: AdmissionPlan): Promise<void> {
+    // Every request is admitted, most by a key without limits: that answer needs no second async call.
+    if (!context.caller.limits) return;
     await this.#admitHold(plan, context, context.generationId, ALL_LIMITS, screening);
   }
 

@@ -65,7 +65,8 @@ export function settle<T>(
   run: AttemptsRun<T>,
   outputTokens?: (result: T) => number,
 ): Extract<AttemptsRun<T>, { ok: true }> {
-  const served = run.ok ? { index: run.index, ...(outputTokens ? { outputTokens: outputTokens(run.result) } : {}) } : null;
+  // One literal, no spread: an absent count is read as none (src/routing/plan-request.ts).
+  const served = run.ok ? { index: run.index, outputTokens: outputTokens?.(run.result) } : null;
   // An attempt cancelled under the request (the client left) says nothing about its endpoint's health.
   planner.recordOutcomes(plan, run.records.some((record) => record.cancelled) ? run.records.filter((record) => !record.cancelled) : run.records, served);
   const records = context.trail.records.length === 0 ? run.records : [...context.trail.records, ...run.records];

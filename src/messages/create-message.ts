@@ -79,6 +79,15 @@ function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly Att
   return additions;
 }
 
+// Module functions rather than arrows in createMessage: nothing of the request is closed over.
+function isRefusalAnswer(answer: AdapterMessage): boolean {
+  return answer.message.stop_reason === 'refusal';
+}
+
+function outputTokensOf(answer: AdapterMessage): number {
+  return answer.message.usage.output_tokens;
+}
+
 /**
  * Plans the request and admits it against the key's limits (the 402 or 429 is thrown), reserving the
  * moderation model's screening with it: one check and one request for both.
@@ -112,11 +121,8 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
 
   if (request.stream !== true) {
     const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await call(attempt));
-    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, {
-      signal: context.signal,
-      isRefusal: (result) => result.message.stop_reason === 'refusal',
-    });
-    const { result, attempt, records } = settle(deps.planner, plan, context, run, (answer) => answer.message.usage.output_tokens);
+    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer });
+    const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
     return { kind: 'message', message: applyPluginsToMessage(finalizeMessage(result.message, additionsFor(plan, attempt, records, context)), state, attempt) };
   }

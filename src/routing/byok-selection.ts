@@ -51,6 +51,13 @@ function bySortOrder(left: PlanCredential, right: PlanCredential): number {
   return left.sortOrder - right.sortOrder || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0);
 }
 
+/** Whose keys may serve an endpoint: the caller's credentials, who is calling, and the providers with a shared key. */
+export interface KeyScope {
+  credentials: readonly PlanCredential[];
+  caller: CallerIdentity;
+  sharedProviders: ReadonlySet<string>;
+}
+
 /**
  * The keys for one endpoint: applicable non-fallback BYOK credentials in `sort_order`, then the shared key,
  * then applicable `is_fallback` credentials in `sort_order`.
@@ -61,24 +68,34 @@ function bySortOrder(left: PlanCredential, right: PlanCredential): number {
  * credential has no effect at all. `is_required` removes the shared key for every model; `is_byok_only` only for
  * the models its `allowed_models` covers.
  */
-export function keysForEndpoint(options: {
-  endpoint: PlanEndpoint;
-  model: string;
-  credentials: readonly PlanCredential[];
-  caller: CallerIdentity;
-  sharedProviders: ReadonlySet<string>;
-}): EndpointKeys {
-  const own = options.credentials.filter((credential) => credential.provider === options.endpoint.provider && !credential.disabled);
-  const applicable = own.filter((credential) => credentialApplies(credential, options.model, options.caller)).sort(bySortOrder);
-  let sharedRemovedBy: SharedRemoval = null;
-  if (own.some((credential) => credential.isRequired)) sharedRemovedBy = 'is_required';
-  else if (own.some((credential) => credential.isByokOnly && coversModel(credential, options.model))) sharedRemovedBy = 'is_byok_only';
-  else if (!options.sharedProviders.has(options.endpoint.provider)) sharedRemovedBy = 'no_shared_key';
+export function keysForEndpoint(endpoint: PlanEndpoint, model: string, scope: KeyScope): EndpointKeys {
+  // One pass over the caller's credentials, run for every endpoint of every request: no intermediate arrays.
+  let required = false;
+  let byokOnly = false;
+  let applicable: PlanCredential[] | undefined;
+  for (const credential of scope.credentials) {
+    if (credential.provider !== endpoint.provider || credential.disabled) continue;
+    if (credential.isRequired) required = true;
+    if (credential.isByokOnly && coversModel(credential, model)) byokOnly = true;
+    if (credentialApplies(credential, model, scope.caller)) (applicable ??= []).push(credential);
+  }
+  const sharedRemovedBy: SharedRemoval = required
+    ? 'is_required'
+    : byokOnly
+      ? 'is_byok_only'
+      : scope.sharedProviders.has(endpoint.provider)
+        ? null
+        : 'no_shared_key';
 
-  const byok = (credential: PlanCredential): AttemptCredential => ({ kind: 'byok', credentialId: credential.id });
-  const credentials: AttemptCredential[] = applicable.filter((credential) => !credential.isFallback).map(byok);
+  const credentials: AttemptCredential[] = [];
+  if (applicable !== undefined) {
+    applicable.sort(bySortOrder);
+    for (const credential of applicable) if (!credential.isFallback) credentials.push({ kind: 'byok', credentialId: credential.id });
+  }
   if (sharedRemovedBy === null) credentials.push({ kind: 'shared' });
-  credentials.push(...applicable.filter((credential) => credential.isFallback).map(byok));
+  if (applicable !== undefined) {
+    for (const credential of applicable) if (credential.isFallback) credentials.push({ kind: 'byok', credentialId: credential.id });
+  }
   return { credentials, sharedRemovedBy };
 }
 

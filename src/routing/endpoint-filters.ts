@@ -96,13 +96,15 @@ export function filterModel<E extends PlanEndpoint>(model: PlanModel<E>, modelIn
     stage((group) => withinMaxPrice(groupPricing(group), maxPrice), () => `no endpoint of ${slug} is within provider.max_price (${describeMaxPrice(maxPrice)})`);
   }
 
-  const removals: string[] = [];
-  groups = groups.map((group) => {
-    const keys = keysForEndpoint({ ...context, endpoint: group.endpoint, model: slug });
-    if (keys.credentials.length === 0) removals.push(describeSharedRemoval(keys.sharedRemovedBy, group.endpoint.provider, slug));
-    return { ...group, credentials: keys.credentials };
-  });
-  stage((group) => group.credentials.length > 0, () => `${slug}: ${removals.join('; ')}`);
+  // The groups are this call's own (made above), so each takes its keys in place. Why an endpoint has no key
+  // is worded only when that empties the model (then no group has a key, and each one's reason is read again):
+  // an endpoint on a provider nobody holds a key for, common in the catalog, costs no text per request.
+  const keyed = groups;
+  for (const group of keyed) group.credentials = keysForEndpoint(group.endpoint, slug, context).credentials;
+  stage(
+    (group) => group.credentials.length > 0,
+    () => `${slug}: ${keyed.map((group) => describeSharedRemoval(keysForEndpoint(group.endpoint, slug, context).sharedRemovedBy, group.endpoint.provider, slug)).join('; ')}`,
+  );
 
   const credentialOf = (id: string): PlanCredential | null => context.credentials.find((credential) => credential.id === id) ?? null;
   const keyStage = (keep: (group: EndpointGroup<E>, credential: PlanCredential | null) => boolean, reason: () => string): void => {

@@ -85,6 +85,8 @@ export function spreadWeight(group: EndpointGroup): number {
  * except the last, so a fixed sequence gives a fixed order.
  */
 export function priceWeightedOrder<E extends PlanEndpoint>(groups: readonly EndpointGroup<E>[], random: () => number): EndpointGroup<E>[] {
+  // Nothing to draw (the usual case: one endpoint with a key per model and kind of key).
+  if (groups.length <= 1) return groups.slice();
   const remaining = [...groups].sort(tieBreak);
   const ordered: EndpointGroup<E>[] = [];
   while (remaining.length > 1) {

@@ -136,7 +136,8 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       for (const outcome of outcomes) {
         if (served !== null && outcome.index === served.index && (outcome.status === 'success' || outcome.status === 'refusal')) {
           const { attempt, durationMs } = outcome;
-          deps.stats.record(attempt.model, attempt.provider.slug, { latencyMs: durationMs, durationMs, ...(served.outputTokens ? { outputTokens: served.outputTokens } : {}) });
+          // No count (a stream) or none produced: no throughput sample.
+          deps.stats.record(attempt.model, attempt.provider.slug, { latencyMs: durationMs, durationMs, outputTokens: served.outputTokens || undefined });
           void deps.sessions.succeeded(plan.sticky.key, attempt);
         } else if (isProviderFailure(outcome.status)) {
           void deps.sessions.failed(plan.sticky.key, plan.sticky.pin, outcome.attempt);

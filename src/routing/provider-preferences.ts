@@ -15,10 +15,10 @@ export type SortPartition = 'model' | 'none';
 /** The request's provider preferences with every default filled in. */
 export interface NormalizedPreferences {
   /** Lower-cased provider names to try first, in this order. */
-  order: string[];
+  order: readonly string[];
   /** Lower-cased provider names allowed; null when unrestricted. */
-  only: string[] | null;
-  ignore: string[];
+  only: readonly string[] | null;
+  ignore: readonly string[];
   allowFallbacks: boolean;
   requireParameters: boolean;
   denyDataCollection: boolean;
@@ -29,8 +29,12 @@ export interface NormalizedPreferences {
   partition: SortPartition;
 }
 
-function lower(names: readonly string[] | undefined): string[] {
-  return (names ?? []).map((name) => name.toLowerCase());
+// Most requests name no provider preferences: what they read as is shared, not made per request.
+const NO_NAMES: readonly string[] = Object.freeze([]);
+const NO_PREFERENCES: NonNullable<MessageRequest['provider']> = Object.freeze({});
+
+function lower(names: readonly string[] | undefined): readonly string[] {
+  return names === undefined || names.length === 0 ? NO_NAMES : names.map((name) => name.toLowerCase());
 }
 
 /**
@@ -38,7 +42,7 @@ function lower(names: readonly string[] | undefined): string[] {
  * `model`, `sort` to `none`); an explicit `provider.sort.partition` wins over it.
  */
 export function normalizePreferences(request: MessageRequest): NormalizedPreferences {
-  const provider = request.provider ?? {};
+  const provider = request.provider ?? NO_PREFERENCES;
   const sort = provider.sort;
   const sortBy: SortKey | null = sort === undefined ? null : typeof sort === 'string' ? sort : sort.by;
   const explicitPartition = typeof sort === 'object' ? sort.partition : undefined;

@@ -12,11 +12,13 @@ export interface RequestMedia {
   pdfs: number;
 }
 
+const NO_BLOCKS: readonly ContentBlockParam[] = [];
+
 function nestedBlocks(block: ContentBlockParam): readonly ContentBlockParam[] {
   if (block.type === 'tool_result' && 'content' in block && Array.isArray(block.content)) {
     return block.content as ContentBlockParam[];
   }
-  return [];
+  return NO_BLOCKS;
 }
 
 function* allBlocks(request: Pick<MessageRequest, 'messages'>): Generator<ContentBlockParam> {
@@ -35,12 +37,21 @@ function isPdf(block: ContentBlockParam): boolean {
   return source.type === 'url' || source.media_type === 'application/pdf';
 }
 
+function countBlock(media: RequestMedia, block: ContentBlockParam): void {
+  if (block.type === 'image') media.images += 1;
+  else if (isPdf(block)) media.pdfs += 1;
+}
+
 /** Counts the images and PDF documents of a request. */
 export function requestMedia(request: MessageRequest): RequestMedia {
+  // Every request is counted (routing's parameters), so the blocks are walked in loops, not through allBlocks'
+  // generators, which allocate for each message and block.
   const media: RequestMedia = { images: 0, pdfs: 0 };
-  for (const block of allBlocks(request)) {
-    if (block.type === 'image') media.images += 1;
-    else if (isPdf(block)) media.pdfs += 1;
+  for (const message of request.messages) {
+    for (const block of contentBlocks(message)) {
+      countBlock(media, block);
+      for (const nested of nestedBlocks(block)) countBlock(media, nested);
+    }
   }
   return media;
 }

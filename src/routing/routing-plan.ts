@@ -25,7 +25,8 @@ export function requestedModels(request: MessageRequest, primaryModel: string = 
   if (request.fallbacks !== undefined && request.fallbacks.length > MAX_FALLBACKS) {
     throw new BadRequestError(`at most ${MAX_FALLBACKS} \`fallbacks\``);
   }
-  const rest = request.fallbacks?.map((fallback) => fallback.model) ?? request.models ?? [];
+  const rest = request.fallbacks?.map((fallback) => fallback.model) ?? request.models;
+  if (rest === undefined || rest.length === 0) return [primaryModel];
   return [...new Set([primaryModel, ...rest])];
 }
 
@@ -42,11 +43,18 @@ function resolveModels<E extends PlanEndpoint>(slugs: readonly string[], lookup:
 // Default strategy: the caller's own keys are what they brought to be used, so endpoints that lead with one
 // come first; each half is then spread by price.
 function defaultOrder<E extends PlanEndpoint>(groups: readonly EndpointGroup<E>[], random: () => number): EndpointGroup<E>[] {
-  return [...priceWeightedOrder(groups.filter(leadsWithByok), random), ...priceWeightedOrder(groups.filter((group) => !leadsWithByok(group)), random)];
+  const byok: EndpointGroup<E>[] = [];
+  const others: EndpointGroup<E>[] = [];
+  for (const group of groups) (leadsWithByok(group) ? byok : others).push(group);
+  const ordered = priceWeightedOrder(byok, random);
+  for (const group of priceWeightedOrder(others, random)) ordered.push(group);
+  return ordered;
 }
 
 function orderGroups<E extends PlanEndpoint>(perModel: readonly EndpointGroup<E>[][], preferences: NormalizedPreferences, input: PlanInput<E>): EndpointGroup<E>[] {
   const arrange = (groups: readonly EndpointGroup<E>[]): EndpointGroup<E>[] => {
+    // Without `provider.order` nothing is named: the rest is every group (what splitByOrder would copy).
+    if (preferences.order.length === 0) return preferences.sortBy !== null ? sortGroups(groups, preferences.sortBy, input.stats) : defaultOrder(groups, input.random);
     const { named, rest } = splitByOrder(groups, preferences.order);
     const tail = preferences.sortBy !== null ? sortGroups(rest, preferences.sortBy, input.stats) : defaultOrder(rest, input.random);
     return [...named, ...tail];
@@ -109,7 +117,7 @@ export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): Routi
   const reasons = new Map<string, string>();
   const perModel = models.map((model, modelIndex) => {
     const filtered = filterModel(model, modelIndex, context);
-    warnings.push(...filtered.warnings);
+    if (filtered.warnings.length > 0) warnings.push(...filtered.warnings);
     if (filtered.emptiedBy !== null) reasons.set(model.slug, filtered.emptiedBy);
     return filtered.groups;
   });
@@ -125,11 +133,12 @@ export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): Routi
   if (kept.length === 0) {
     throw new NoEndpointError([...reasons.values()]);
   }
-  for (const reason of reasons.values()) warnings.push(`skipped: ${reason}`);
+  if (reasons.size > 0) for (const reason of reasons.values()) warnings.push(`skipped: ${reason}`);
 
-  const attempts: PlannedAttempt<E>[] = kept.flatMap((group) =>
-    group.credentials.map((credential) => ({ model: group.model, endpoint: group.endpoint, credential, fast: group.fast, availableIndex: -1 })),
-  );
+  const attempts: PlannedAttempt<E>[] = [];
+  for (const group of kept) {
+    for (const credential of group.credentials) attempts.push({ model: group.model, endpoint: group.endpoint, credential, fast: group.fast, availableIndex: -1 });
+  }
   let strategy = strategyOf(preferences);
   // An explicit `provider.order` is the caller's own ranking and wins over a sticky pin (a pin is only a guess
   // at where the prompt cache is warm, often derived from the content alone).

@@ -44,20 +44,21 @@ export class StickySessions {
 
   /** Pins the session to the attempt that answered and restarts its idle time. */
   async succeeded(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>): Promise<void> {
-    await this.#guard('refresh', () => this.#store.set(key, pinFor(attempt), this.#ttlMs));
+    // Every answered request comes here: the store is called directly, with no closure made for a guard.
+    try {
+      await this.#store.set(key, pinFor(attempt), this.#ttlMs);
+    } catch (error) {
+      this.#logger.warn('sticky pin refresh failed', { error });
+    }
   }
 
   /** Drops the pin when the failed attempt is the pinned provider, so the next request re-routes. */
   async failed(key: string, pin: StickyPin | null, attempt: Pick<Attempt, 'provider'>): Promise<void> {
     if (pin === null || pin.provider !== attempt.provider.slug) return;
-    await this.#guard('drop', () => this.#store.delete(key));
-  }
-
-  async #guard(action: string, run: () => Promise<void>): Promise<void> {
     try {
-      await run();
+      await this.#store.delete(key);
     } catch (error) {
-      this.#logger.warn(`sticky pin ${action} failed`, { error });
+      this.#logger.warn('sticky pin drop failed', { error });
     }
   }
 }
