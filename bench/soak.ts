@@ -8,6 +8,7 @@ import { megabytes, processTree, rssBytes, RssSampler } from './process-stats.ts
 import { fixed } from './results-table.ts';
 import type { SoakFigures } from './aims.ts';
 import type { Target } from './targets.ts';
+import type { ChildMemory } from './child-process.ts';
 
 /** How long and how hard to soak. */
 export interface SoakOptions {
@@ -50,7 +51,15 @@ export async function runSoak(target: Target, options: SoakOptions): Promise<Soa
       onMeasureEnd: async () => undefined,
     });
   sampler.start(options.sampleEveryMs);
+  // The V8 heap at each minute, beside RSS: growth in RSS with a flat heap lies outside it (malloc, buffers).
+  const heapByMinute: (ChildMemory | undefined)[] = [];
+  const heapTimer = setInterval(() => {
+    const minute = heapByMinute.length;
+    heapByMinute.push(undefined);
+    target.child.memory().then((memory) => (heapByMinute[minute] = memory), () => undefined);
+  }, 60_000);
   const [json, stream] = await Promise.all([drive(false), drive(true)]);
+  clearInterval(heapTimer);
   sampler.stop();
   // Idle again: what of the growth was garbage the gateway gives back (heap compaction checks every 5 s).
   await new Promise((resolve) => setTimeout(resolve, 20_000));
@@ -61,7 +70,8 @@ export async function runSoak(target: Target, options: SoakOptions): Promise<Soa
   const atEnd = samples.at(-1)?.bytes ?? Number.NaN;
   const errors = json.non2xx + json.failures + stream.non2xx + stream.failures;
   const minutes = Math.floor(options.durationMs / 60_000);
-  const perMinute = Array.from({ length: minutes }, (_, index) => `| ${index + 1} | ${megabytes(rssAt(samples, (index + 1) * 60_000))} |`);
+  const heapCells = (memory: ChildMemory | undefined) => (memory ? `${megabytes(memory.heapUsed)} / ${megabytes(memory.heapTotal)} | ${megabytes(memory.external)}` : 'n/a | n/a');
+  const perMinute = Array.from({ length: minutes }, (_, index) => `| ${index + 1} | ${megabytes(rssAt(samples, (index + 1) * 60_000))} | ${heapCells(heapByMinute[index])} |`);
   const date = new Date().toISOString();
   const drift = atEnd / afterFirstMinute - 1;
   const markdown = [
@@ -71,8 +81,8 @@ export async function runSoak(target: Target, options: SoakOptions): Promise<Soa
     `- RSS idle before the soak ${megabytes(idleBytes)} MB, after minute 1 ${megabytes(afterFirstMinute)} MB, at the end ${megabytes(atEnd)} MB (${drift >= 0 ? '+' : ''}${fixed(drift * 100, 1)}%), highest ${megabytes(Math.max(...samples.map((sample) => sample.bytes)))} MB`,
     `- idle again 20 s after the soak: RSS ${megabytes(idleAfterBytes)} MB, V8 heap ${megabytes(heapAfter.heapUsed)} MB live of ${megabytes(heapAfter.heapTotal)} MB committed`,
     '',
-    '| minute | RSS MB |',
-    '|--:|--:|',
+    '| minute | RSS MB | V8 heap live / committed MB | external MB (ArrayBuffers, WebAssembly memory reserved) |',
+    '|--:|--:|--:|--:|',
     ...perMinute,
   ].join('\n');
   return { figures: { date, rssAfterFirstMinuteBytes: afterFirstMinute, rssAtEndBytes: atEnd, errors }, markdown };
