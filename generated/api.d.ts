@@ -2955,7 +2955,9 @@ export interface components {
         };
         /**
          * @description OTLP only: headers sent with every export (an `authorization` header, a tenant header). Stored encrypted;
-         *     only their names are ever returned (`header_names`).
+         *     only their names are ever returned (`header_names`). An export carries these headers and the encoding's
+         *     Content-Type only, uncompressed: the gateway's own `OTEL_EXPORTER_OTLP_*` environment never applies to a
+         *     destination.
          */
         DestinationHeaders: {
             [key: string]: string;

@@ -2,36 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildGenerationRecord, generationContent } from '#src/observability/build-generation-record.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
-import type { Attempt } from '#src/routing/attempt.ts';
+import { servedAttempt as served, generationOutcome as outcome } from '#test/helpers/generation-outcome.ts';
 import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
-
-// Only the fields a record reads; the rest of an attempt (pricing, base URL, quirks) does not reach it.
-const served = { model: 'test/m', upstreamModel: 'up-m', provider: { slug: 'p', displayName: 'P' }, credential: { kind: 'byok', id: 'c1' } } as unknown as Attempt;
-
-const outcome = (overrides: Partial<GenerationOutcome> = {}): GenerationOutcome => ({
-  id: `gen_${'a'.repeat(24)}`,
-  startedAt: Date.UTC(2025, 10, 20, 12, 0, 0),
-  accountId: '11111111-1111-4111-8111-111111111111',
-  workspaceId: '22222222-2222-4222-8222-222222222222',
-  keyHash: 'f'.repeat(64),
-  request: { model: 'test/m', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }], system: 'Sys', user: 'u1', trace: { trace_name: 't', custom: 1 } },
-  sessionId: 's1',
-  traceparent: null,
-  stream: false,
-  strategy: 'price',
-  attempts: [{ attempt: served, index: 0, status: 'success', httpStatus: 200, durationMs: 12 }],
-  served,
-  steps: null,
-  usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3, cache_creation_input_tokens: 2, cost: 0.0125, output_tokens_details: { reasoning_tokens: 4 } },
-  stopReason: 'end_turn',
-  completion: [{ type: 'text', text: 'Hello' }],
-  status: 'success',
-  httpStatus: 200,
-  error: null,
-  timeToFirstByteMs: 40.6,
-  totalMs: 120.2,
-  ...overrides,
-});
 
 const noContent = { storeContent: false, retentionDays: 30 };
 

@@ -3,40 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { GenerationPipeline } from '#src/observability/generation-pipeline.ts';
 import { GatewayMetrics } from '#src/observability/gateway-metrics.ts';
 import { createLogger } from '#src/logger.ts';
-import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import type { ObservabilityDirectory } from '#src/observability/observability-directory.ts';
 import type { RecordQueue } from '#src/observability/record-queue.ts';
 import type { Broadcaster } from '#src/observability/broadcast/broadcast-types.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
-import type { Attempt } from '#src/routing/attempt.ts';
-
-const served = { model: 'test/m', upstreamModel: 'up-m', provider: { slug: 'p', displayName: 'P' }, credential: { kind: 'byok', id: 'c1' } } as unknown as Attempt;
-
-const outcome = (overrides: Partial<GenerationOutcome> = {}): GenerationOutcome => ({
-  id: `gen_${'b'.repeat(24)}`,
-  startedAt: Date.UTC(2026, 10, 26, 9, 0, 0),
-  accountId: '11111111-1111-4111-8111-111111111111',
-  workspaceId: '22222222-2222-4222-8222-222222222222',
-  keyHash: 'f'.repeat(64),
-  request: { model: 'test/m', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] },
-  sessionId: null,
-  traceparent: null,
-  stream: false,
-  strategy: 'price',
-  attempts: [{ attempt: served, index: 0, status: 'success', httpStatus: 200, durationMs: 12 }],
-  served,
-  steps: null,
-  usage: { input_tokens: 10, output_tokens: 5, cost: 0.0125 },
-  stopReason: 'end_turn',
-  completion: [{ type: 'text', text: 'Hello' }],
-  status: 'success',
-  httpStatus: 200,
-  error: null,
-  timeToFirstByteMs: 40,
-  totalMs: 120,
-  ...overrides,
-} as GenerationOutcome);
+import { generationOutcome as outcome } from '#test/helpers/generation-outcome.ts';
 
 function pipeline(options: { destinations: ActiveDestination[] }) {
   const added: GenerationRecord[] = [];
@@ -55,8 +27,8 @@ describe('GenerationPipeline', () => {
     const { run, added, offered, metrics } = pipeline({ destinations: [{ id: 'd1' } as ActiveDestination] });
     run.accept(outcome());
     run.drain();
-    expect(added.map((record) => record.id)).toEqual([`gen_${'b'.repeat(24)}`]);
-    expect(offered).toEqual([`gen_${'b'.repeat(24)}`]);
+    expect(added.map((record) => record.id)).toEqual([outcome().id]);
+    expect(offered).toEqual([outcome().id]);
     expect(await metrics.registry.metrics()).toMatch(/switchboard_requests_total\{outcome="success",code="200",model="test\/m",provider="p"\} 1/);
   });
 
