@@ -58,21 +58,27 @@ async function authenticateRequest(req: Request, authenticate: KeyAuthenticator,
 export function authenticationOutcome(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Promise<Outcome> {
   let attempt = attempts.get(req);
   if (!attempt) {
-    const created: Attempt = {
-      promise: authenticateRequest(req, authenticate, security)
-        // A failed key lookup is the gateway's failure, not a 401 for the client: a 503 when the database is
-        // unreachable (and the key is not in the cache), else a 500.
-        .catch((cause: unknown): Outcome => ({ error: cause instanceof GatewayError ? cause : new GatewayError(500, STANDARD_MESSAGES[500], { cause }) }))
-        .then((outcome) => {
-          // Set before anyone awaiting the promise resumes, so the error handler below can read it.
-          created.settled = outcome;
-          return outcome;
-        }),
-    };
+    const created: Attempt = { promise: undefined as unknown as Promise<Outcome> };
+    created.promise = settleAuthentication(req, authenticate, security, created);
     attempts.set(req, created);
     attempt = created;
   }
   return attempt.promise;
+}
+
+// One async function rather than a `.catch().then()` chain: two promises and two closures fewer per request.
+async function settleAuthentication(req: Request, authenticate: KeyAuthenticator, security: SecurityModel, attempt: Attempt): Promise<Outcome> {
+  let outcome: Outcome;
+  try {
+    outcome = await authenticateRequest(req, authenticate, security);
+  } catch (cause) {
+    // A failed key lookup is the gateway's failure, not a 401 for the client: a 503 when the database is
+    // unreachable (and the key is not in the cache), else a 500.
+    outcome = { error: cause instanceof GatewayError ? cause : new GatewayError(500, STANDARD_MESSAGES[500], { cause }) };
+  }
+  // Set before anyone awaiting the promise resumes, so the error handler below can read it.
+  attempt.settled = outcome;
+  return outcome;
 }
 
 /** The validator's security handlers: the same handler under every scheme name the spec defines. */

@@ -87,6 +87,8 @@ export class CircuitBreaker {
     for (const { attempt, status } of outcomes) {
       const verdict = verdictOf(status, attempt.credential.kind);
       if (verdict === 'neutral') continue;
+      // The common case, a success with no endpoint failing or open: nothing to clear, so no key is built.
+      if (verdict === 'healthy' && this.#failures.size === 0 && this.#open.size === 0) continue;
       const key = endpointKey(attempt.model, attempt.provider.slug);
       if (verdict === 'healthy') {
         this.#failures.delete(key);
