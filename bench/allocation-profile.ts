@@ -1,6 +1,7 @@
 /**
  * `node bench/allocation-profile.ts [--requests 4000] [--connections 64] [--warmup 10] [--modes json,stream]
- * [--database pglite|postgres] [--flush-ms 600000] [--interval 512] [--top 30] [--keep <dir>] [--gateway-flags a,b]`, or
+ * [--database pglite|postgres] [--flush-ms 600000] [--interval 512] [--top 30] [--keep <dir>] [--gateway-flags a,b]
+ * [--survivors]`, or
  * `node bench/allocation-profile.ts --read <file.heapprofile> --requests <n> [--against <before.heapprofile>]`
  * (a kept profile again, or two compared by folder of src/ and by library): the bytes the gateway allocates
  * per request, and where. The fake upstream and the gateway start as `bench/instructions.ts` starts them (the
@@ -22,6 +23,12 @@
  * sample interval of 512 bytes over a few thousand requests puts each row within a few percent; rows of under
  * 100 B per request are noise. The gateway's timers (record and spend flushes) allocate per batch, not per
  * request, and land in the window when they fire: `--flush-ms` is theirs, as in `bench/instructions.ts`.
+ *
+ * `--survivors` leaves out the samples of objects the young-generation collector freed: what is left outlived
+ * a scavenge, which for a gateway under load means promoted to the old generation (or still young when the
+ * window closed: a window of many requests makes that share small). Promoted garbage is what grows the old
+ * generation between full collections, and with it the peak heap RSS keeps (README, Performance). Run it with
+ * `--flush-ms 1000` (the production flush) so that queued records count as they do in production.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,6 +64,7 @@ const { values } = parseArgs({
     read: { type: 'string' },
     against: { type: 'string' },
     'gateway-flags': { type: 'string' },
+    survivors: { type: 'boolean', default: false },
   },
 });
 const top = Number(values.top);
@@ -105,10 +113,10 @@ function table(title: string, tally: Tally, total: number, requests: number): st
 }
 
 /** The report of one profile over `requests` requests. */
-export function summarizeHeapProfile(head: HeapNode, requests: number, label: string): string {
+export function summarizeHeapProfile(head: HeapNode, requests: number, label: string, what = 'allocated'): string {
   const { total, byArea, bySite, byFile, byFunction } = tallyProfile(head);
   return [
-    `### ${label}: ${(total / requests / 1024).toFixed(1)} KB allocated per request (${requests} requests)`,
+    `### ${label}: ${(total / requests / 1024).toFixed(1)} KB ${what} per request (${requests} requests)`,
     ...table('allocating area', byArea, total, requests),
     ...table('gateway call site (innermost src/ frame)', bySite, total, requests),
     ...table('src/ file on the stack (inclusive)', byFile, total, requests),
@@ -170,7 +178,9 @@ async function profileGateway(): Promise<void> {
       ...(values['gateway-flags'] ? { nodeFlags: values['gateway-flags'].split(','), keepEnvironment: true } : {}),
     });
     stops.push(() => gateway.stop());
-    console.log(`Allocations per request (sampling heap profiler, interval ${values.interval} B, collected objects included), gateway on ${values.database}${values['gateway-flags'] ? ` with ${values['gateway-flags']}` : ''}, ${values.connections} connections.\n`);
+    const what = values.survivors ? 'outliving a scavenge' : 'allocated';
+    const kept = values.survivors ? 'objects the young-generation collector freed left out' : 'collected objects included';
+    console.log(`Allocations per request${values.survivors ? ' that outlived a scavenge' : ''} (sampling heap profiler, interval ${values.interval} B, ${kept}), gateway on ${values.database}${values['gateway-flags'] ? ` with ${values['gateway-flags']}` : ''}, ${values.connections} connections.\n`);
     for (const mode of values.modes.split(',')) {
       if (mode !== 'json' && mode !== 'stream') throw new Error(`--modes: ${mode} is neither json nor stream`);
       const path = join(directory, `gateway-${mode}.heapprofile`);
@@ -184,12 +194,12 @@ async function profileGateway(): Promise<void> {
         durationMs: 3_600_000,
         maxRequests: Number(values.requests),
         stream: mode === 'stream',
-        onMeasureStart: () => gateway.child.startHeapSampling(Number(values.interval)),
+        onMeasureStart: () => gateway.child.startHeapSampling(Number(values.interval), values.survivors),
         onMeasureEnd: () => gateway.child.stopHeapSampling(path),
       });
       if (result.non2xx + result.failures > 0) throw new Error(`${mode}: ${result.firstProblem ?? 'errors'}`);
       const profile = JSON.parse(readFileSync(path, 'utf8')) as { head: HeapNode };
-      console.log(summarizeHeapProfile(profile.head, result.requests, mode));
+      console.log(summarizeHeapProfile(profile.head, result.requests, mode, what));
     }
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(error));

@@ -14,7 +14,7 @@ type ParentMessage =
   | { type: 'memory'; id: number }
   | { type: 'profile-start'; id: number }
   | { type: 'profile-stop'; id: number; path: string }
-  | { type: 'heap-start'; id: number; samplingInterval: number }
+  | { type: 'heap-start'; id: number; samplingInterval: number; survivorsOnly?: boolean }
   | { type: 'heap-stop'; id: number; path: string }
   | { type: 'stop' };
 
@@ -61,9 +61,11 @@ export interface ChildServer<Ready> {
   stopProfile(path: string): Promise<void>;
   /**
    * Starts V8's sampling heap profiler in the child, keeping the samples of objects the collector has since
-   * freed too: what it then reports is everything allocated, not what is still alive.
+   * freed too: what it then reports is everything allocated, not what is still alive. With `survivorsOnly`
+   * the samples of objects the young-generation collector freed are dropped: what is left outlived a
+   * scavenge (promoted to the old generation, or still young when sampling stopped).
    */
-  startHeapSampling(samplingInterval: number): Promise<void>;
+  startHeapSampling(samplingInterval: number, survivorsOnly?: boolean): Promise<void>;
   /** Stops the heap profiler and has the child write the `.heapprofile` to `path`. */
   stopHeapSampling(path: string): Promise<void>;
   /** Asks the child to close and exit, and waits for it (killing it after `graceMs`). */
@@ -125,7 +127,7 @@ export async function startChild<Ready>(options: StartChildOptions): Promise<Chi
     memory: () => ask<ChildMemory>({ type: 'memory', id: nextId++ }),
     startProfile: async () => void (await ask({ type: 'profile-start', id: nextId++ })),
     stopProfile: async (path) => void (await ask({ type: 'profile-stop', id: nextId++, path })),
-    startHeapSampling: async (samplingInterval) => void (await ask({ type: 'heap-start', id: nextId++, samplingInterval })),
+    startHeapSampling: async (samplingInterval, survivorsOnly) => void (await ask({ type: 'heap-start', id: nextId++, samplingInterval, survivorsOnly })),
     stopHeapSampling: async (path) => void (await ask({ type: 'heap-stop', id: nextId++, path })),
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null) return;
@@ -178,7 +180,7 @@ export function serveParent(ready: unknown, close: () => Promise<void> | void): 
       await session.post('HeapProfiler.startSampling', {
         samplingInterval: message.samplingInterval,
         includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
+        includeObjectsCollectedByMinorGC: !message.survivorsOnly,
       });
       reply({ type: 'done', id: message.id });
     } else if (message.type === 'heap-stop') {
