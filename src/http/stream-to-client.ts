@@ -14,7 +14,7 @@ import { sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts'
 import type { SseWriter } from '#src/http/sse-writer.ts';
 import type { Logger } from '#src/logger.ts';
 import { toRenderedError } from '#src/http/error-middleware.ts';
-import { StageRun, StagedEvents, type EventStage } from '#src/providers/event-stages.ts';
+import { readyEventsOf, StageRun, StagedEvents, type EventStage } from '#src/providers/event-stages.ts';
 
 const NO_STAGES: readonly EventStage[] = [];
 
@@ -26,11 +26,19 @@ const NO_STAGES: readonly EventStage[] = [];
 export async function streamToClient(writer: SseWriter, events: AsyncIterable<SseEvent>, logger: Logger): Promise<void> {
   const source = events instanceof StagedEvents ? events.source : events;
   const iterator = source[Symbol.asyncIterator]();
+  // What the source holds already (the rest of an upstream packet) is taken without a promise and a turn each.
+  const ready = readyEventsOf(iterator);
   const run = new StageRun(events instanceof StagedEvents ? events.stages : NO_STAGES);
   let complete = false;
   try {
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-      const event = run.pass(next.value);
+    for (;;) {
+      let read = ready?.nextReady();
+      if (read === undefined) {
+        const next = await iterator.next();
+        if (next.done) break;
+        read = next.value;
+      }
+      const event = run.pass(read);
       if (complete) continue;
       if (writer.closed) break;
       if (sseEventName(event) === 'message_stop') {

@@ -6,6 +6,8 @@ import { streamToClient } from '#src/http/stream-to-client.ts';
 import { createLogger } from '#src/logger.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
+import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
+import type { UpstreamBody } from '#src/providers/upstream-exchange.ts';
 import { readChunks } from '#test/helpers/fake-upstreams/index.ts';
 import { startSseTestServer, type SseTestServer } from './sse-test-server.ts';
 
@@ -49,6 +51,24 @@ async function receive(url: string): Promise<{ events: RawSseEvent[]; completed:
   for await (const event of readSseEvents(response)) events.push(event);
   return { events, completed: response.complete };
 }
+
+/** An upstream body that hands out `chunks` one read at a time. */
+function bodyOf(chunks: string[]): UpstreamBody {
+  const queue = chunks.map((chunk) => Buffer.from(chunk));
+  const body: UpstreamBody & AsyncIterator<Buffer> = {
+    next: () => Promise.resolve(queue.length > 0 ? { done: false as const, value: queue.shift()! } : { done: true as const, value: undefined }),
+    [Symbol.asyncIterator]: () => body,
+    discard: () => undefined,
+    text: () => Promise.reject(new Error('not used')),
+    json: () => Promise.reject(new Error('not used')),
+  };
+  return body;
+}
+
+const framed = (events: readonly RawSseEvent[]) => events.map(({ event, data }) => `event: ${event}\ndata: ${data}\n\n`).join('');
+
+/** The passthrough's events of one upstream packet holding `events`, which streamToClient takes as they are ready. */
+const packetOf = (events: readonly RawSseEvent[]) => () => new PassedEvents('anthropic', bodyOf([framed(events)])) as AsyncIterable<RawSseEvent>;
 
 async function* failingAfter(count: number, error: unknown): AsyncGenerator<RawSseEvent> {
   yield* upstreamEvents.slice(0, count);
@@ -149,6 +169,24 @@ describe('streamToClient', () => {
     const { url, done } = await serve(() => failingAfter(0, upstream('overloaded')));
     const { events, completed } = await receive(url);
     expect(events).toEqual([{ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Upstream anthropic failed: overloaded' } }) }]);
+    expect(completed).toBe(true);
+    await done;
+  });
+
+  it('writes the events a source holds ready (one upstream packet) as it writes those it awaits', async () => {
+    const { url, done } = await serve(packetOf(upstreamEvents));
+    const { events, completed } = await receive(url);
+    expect(events).toEqual(upstreamEvents);
+    expect(completed).toBe(true);
+    await done;
+  });
+
+  it('ends with the in-band error event when a ready event of the packet is an upstream error', async () => {
+    const error = { event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) };
+    const { url, done } = await serve(packetOf([...upstreamEvents.slice(0, 3), error, ...upstreamEvents.slice(3)]));
+    const { events, completed } = await receive(url);
+    expect(events.slice(0, 3)).toEqual(upstreamEvents.slice(0, 3));
+    expect(events.slice(3)).toEqual([{ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Upstream anthropic failed: overloaded' } }) }]);
     expect(completed).toBe(true);
     await done;
   });
