@@ -6,7 +6,9 @@
  * the upstream to close its side; what the upstream sends after it is read and dropped, so its connection
  * returns to the pool rather than being cut. The stream's synchronous stages (the gateway's additions, the
  * shutdown deadline, the record: src/providers/event-stages.ts) run here on each event as it is read, in this
- * one loop, rather than as async generators each event would pass through.
+ * one loop, rather than as async generators each event would pass through. The writer holds what the loop
+ * writes between two waits and releases it before each, so a stream read whole (one upstream packet, ended by
+ * its message_stop) goes out in one write without a turn scheduled for a batch that the end already took.
  */
 import type { ErrorEvent } from '#src/api-types.ts';
 import { anthropicErrorType } from '#src/error-vocabulary.ts';
@@ -30,11 +32,15 @@ export async function streamToClient(writer: SseWriter, events: AsyncIterable<Ss
   const ready = readyEventsOf(iterator);
   const run = new StageRun(events instanceof StagedEvents ? events.stages : NO_STAGES);
   let complete = false;
+  // What is written between two waits leaves in one write: released before each wait, or with the end.
+  writer.hold();
   try {
     for (;;) {
       let read = ready?.nextReady();
       if (read === undefined) {
+        writer.release();
         const next = await iterator.next();
+        writer.hold();
         if (next.done) break;
         read = next.value;
       }
@@ -47,7 +53,11 @@ export async function streamToClient(writer: SseWriter, events: AsyncIterable<Ss
         continue;
       }
       const backPressure = writer.write(event);
-      if (backPressure) await backPressure;
+      if (backPressure) {
+        writer.release();
+        await backPressure;
+        writer.hold();
+      }
     }
     run.complete();
   } catch (thrown) {
