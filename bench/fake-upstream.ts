@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { failStart, serveParent } from './child-process.ts';
 import { PACED_MODEL, SLOW_MODEL } from './bench-models.ts';
+import { sse, streamEvents } from './bench-stream.ts';
 
 /** What the upstream reports to the parent once listening. */
 export interface UpstreamReady {
@@ -33,33 +34,8 @@ const MESSAGE = Buffer.from(
   }),
 );
 
-function sse(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
-const STREAM_EVENTS = (model: string): string[] => [
-    sse('message_start', {
-      type: 'message_start',
-      message: {
-        id: 'msg_bench_0000000000000000000002',
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 12, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-      },
-    }),
-    sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-    sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello! How can' } }),
-    sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' I help you today?' } }),
-    sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
-    sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 10 } }),
-    sse('message_stop', { type: 'message_stop' }),
-];
-const STREAM = Buffer.from(STREAM_EVENTS('claude-sonnet-4-5').join(''));
-const PACED_EVENTS = STREAM_EVENTS(PACED_MODEL).map((event) => Buffer.from(event));
+const STREAM = Buffer.from(streamEvents('claude-sonnet-4-5').join(''));
+const PACED_EVENTS = streamEvents(PACED_MODEL).map((event) => Buffer.from(event));
 
 function pace(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });

@@ -19,6 +19,13 @@ export interface SseWriter {
    * write: wait for it before the next event.
    */
   write(event: SseEvent): Promise<void> | undefined;
+  /**
+   * Holds what is written until `release`, for a caller that writes a run of events in one synchronous pass and
+   * says when it is about to wait: the batch then needs no turn of its own scheduled per run it ends with.
+   */
+  hold(): void;
+  /** Releases what is held: it leaves at the end of this turn, with whatever else is written in it. */
+  release(): void;
   /** Ends the response, writing `last` (the stream's final event) in the same write as the end. */
   end(last?: SseEvent): void;
   /** Whether the client has gone away. */
@@ -49,6 +56,7 @@ class ResponseSseWriter implements SseWriter {
   #batch: Uint8Array[] = [];
   #batchBytes = 0;
   #flushQueued = false;
+  #holding = false;
 
   constructor(res: Response) {
     this.#res = res;
@@ -76,12 +84,17 @@ class ResponseSseWriter implements SseWriter {
     if (this.#closed || res.writableEnded) return undefined;
     this.#add(bytesOf(event));
     if (this.#batchBytes >= FLUSH_BYTES) this.flush();
-    else if (!this.#flushQueued) {
-      this.#flushQueued = true;
-      // After this turn's promise callbacks: every event already on its way through the pipeline joins.
-      process.nextTick(flushBatch, this);
-    }
+    else if (!this.#holding) this.#flushAtEndOfTurn();
     return res.writableNeedDrain ? drained(res) : undefined;
+  }
+
+  hold(): void {
+    this.#holding = true;
+  }
+
+  release(): void {
+    this.#holding = false;
+    if (this.#batch.length > 0) this.#flushAtEndOfTurn();
   }
 
   end(last?: SseEvent): void {
@@ -98,6 +111,13 @@ class ResponseSseWriter implements SseWriter {
     this.#flushQueued = false;
     const body = this.#take();
     if (body && !this.#closed && !this.#res.writableEnded) this.#res.write(body);
+  }
+
+  #flushAtEndOfTurn(): void {
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    // After this turn's promise callbacks: every event already on its way through the pipeline joins.
+    process.nextTick(flushBatch, this);
   }
 
   #add(bytes: Uint8Array): void {

@@ -6,7 +6,9 @@
  * the upstream to close its side; what the upstream sends after it is read and dropped, so its connection
  * returns to the pool rather than being cut. The stream's synchronous stages (the gateway's additions, the
  * shutdown deadline, the record: src/providers/event-stages.ts) run here on each event as it is read, in this
- * one loop, rather than as async generators each event would pass through.
+ * one loop, rather than as async generators each event would pass through. The writer holds what the loop
+ * writes between two waits and releases it before each, so a stream read whole (one upstream packet, ended by
+ * its message_stop) goes out in one write without a turn scheduled for a batch that the end already took.
  */
 import type { ErrorEvent } from '#src/api-types.ts';
 import { anthropicErrorType } from '#src/error-vocabulary.ts';
@@ -14,7 +16,7 @@ import { sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts'
 import type { SseWriter } from '#src/http/sse-writer.ts';
 import type { Logger } from '#src/logger.ts';
 import { toRenderedError } from '#src/http/error-middleware.ts';
-import { StageRun, StagedEvents, type EventStage } from '#src/providers/event-stages.ts';
+import { readyEventsOf, StageRun, StagedEvents, type EventStage } from '#src/providers/event-stages.ts';
 
 const NO_STAGES: readonly EventStage[] = [];
 
@@ -26,11 +28,23 @@ const NO_STAGES: readonly EventStage[] = [];
 export async function streamToClient(writer: SseWriter, events: AsyncIterable<SseEvent>, logger: Logger): Promise<void> {
   const source = events instanceof StagedEvents ? events.source : events;
   const iterator = source[Symbol.asyncIterator]();
+  // What the source holds already (the rest of an upstream packet) is taken without a promise and a turn each.
+  const ready = readyEventsOf(iterator);
   const run = new StageRun(events instanceof StagedEvents ? events.stages : NO_STAGES);
   let complete = false;
+  // What is written between two waits leaves in one write: released before each wait, or with the end.
+  writer.hold();
   try {
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-      const event = run.pass(next.value);
+    for (;;) {
+      let read = ready?.nextReady();
+      if (read === undefined) {
+        writer.release();
+        const next = await iterator.next();
+        writer.hold();
+        if (next.done) break;
+        read = next.value;
+      }
+      const event = run.pass(read);
       if (complete) continue;
       if (writer.closed) break;
       if (sseEventName(event) === 'message_stop') {
@@ -39,7 +53,11 @@ export async function streamToClient(writer: SseWriter, events: AsyncIterable<Ss
         continue;
       }
       const backPressure = writer.write(event);
-      if (backPressure) await backPressure;
+      if (backPressure) {
+        writer.release();
+        await backPressure;
+        writer.hold();
+      }
     }
     run.complete();
   } catch (thrown) {

@@ -7,6 +7,7 @@
 import { UpstreamError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import type { AdapterStream, SseEvent } from '#src/providers/provider-adapter.ts';
+import { readyEventsOf, type ReadyEventIterator } from '#src/providers/event-stages.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
 import type { AttemptsRun } from '#src/messages/run-attempts.ts';
@@ -29,29 +30,52 @@ export async function startStream(attempt: Attempt, stream: AdapterStream): Prom
   return { first: first.value, rest, warnings: stream.warnings };
 }
 
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/** The events of a started stream, the first one included, handed on from the adapter's own iterator. */
+class StartedEvents implements AsyncIterableIterator<SseEvent>, ReadyEventIterator {
+  #first: SseEvent | undefined;
+  readonly #rest: AsyncIterator<SseEvent>;
+  readonly #ready: ReadyEventIterator | undefined;
+
+  constructor(started: StartedStream) {
+    this.#first = started.first;
+    this.#rest = started.rest;
+    this.#ready = readyEventsOf(started.rest);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<SseEvent> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<SseEvent>> {
+    const first = this.#first;
+    if (first === undefined) return this.#rest.next();
+    this.#first = undefined;
+    return Promise.resolve({ done: false, value: first });
+  }
+
+  nextReady(): SseEvent | undefined {
+    const first = this.#first;
+    if (first === undefined) return this.#ready?.nextReady();
+    this.#first = undefined;
+    return first;
+  }
+
+  async return(): Promise<IteratorResult<SseEvent>> {
+    this.#first = undefined;
+    await this.#rest.return?.();
+    return DONE;
+  }
+}
+
 /**
  * The started stream's events, the first one included; stops the upstream read when the consumer stops early.
- * A plain iterator over the adapter's own, not one more generator every event passes through.
+ * A plain iterator over the adapter's own, not one more generator every event passes through; what the
+ * adapter holds ready is handed on without a promise too (`nextReady`).
  */
 export function streamEvents(started: StartedStream): AsyncIterableIterator<SseEvent> {
-  const { rest } = started;
-  let first: SseEvent | undefined = started.first;
-  const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
-  const iterator: AsyncIterableIterator<SseEvent> = {
-    next() {
-      if (first === undefined) return rest.next();
-      const value = first;
-      first = undefined;
-      return Promise.resolve({ done: false, value });
-    },
-    async return() {
-      first = undefined;
-      await rest.return?.();
-      return done;
-    },
-    [Symbol.asyncIterator]: () => iterator,
-  };
-  return iterator;
+  return new StartedEvents(started);
 }
 
 /**

@@ -16,6 +16,21 @@ import type { SseEvent } from '#src/providers/provider-adapter.ts';
  */
 export type StreamEnd = { kind: 'complete' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
 
+/**
+ * An event iterator that can hand out an event it holds already without a promise (the rest of an upstream
+ * packet): `nextReady` returns it, or throws the stream's failure as `next` would reject with it, or returns
+ * undefined when only `next` can tell what comes (more must be read, or the stream is over). A reader that
+ * takes what is ready this way and awaits `next` only for the rest sees the same events, failures and end.
+ */
+export interface ReadyEventIterator extends AsyncIterator<SseEvent> {
+  nextReady(): SseEvent | undefined;
+}
+
+/** The iterator as a `ReadyEventIterator` when it is one. */
+export function readyEventsOf(iterator: AsyncIterator<SseEvent>): ReadyEventIterator | undefined {
+  return typeof (iterator as Partial<ReadyEventIterator>).nextReady === 'function' ? (iterator as ReadyEventIterator) : undefined;
+}
+
 /** One synchronous step over every event of a stream; one object per stream when it keeps state. */
 export interface EventStage {
   /** The event to pass on: the same, or an amended copy. Throwing fails the stream with that error. */

@@ -2,8 +2,10 @@
  * Reads a server-sent event stream from an upstream body at the byte level. The splitter cuts the bytes into
  * events at their blank lines (CR, LF or CRLF line ends, whatever the chunk boundaries) and reads each event's
  * name from its `event` field, following the SSE parsing rules for those two things only; every event keeps
- * its bytes exactly as they came, so a pass-through forwards them untouched. An event's data is parsed with a
- * full SSE parser (eventsource-parser) only when someone asks for it: the few events the gateway amends.
+ * its bytes exactly as they came, so a pass-through forwards them untouched. An event's data is read only when
+ * someone asks for it (the few events the gateway amends): from where its one `data` line lies when the splitter
+ * saw it (most streams end their lines with LF alone, and such a chunk is cut in one pass that notes it), else
+ * with a full SSE parser (eventsource-parser).
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
 import { createParser } from 'eventsource-parser';
@@ -16,6 +18,7 @@ const SPACE = 0x20;
 const EVENT_FIELD = Buffer.from('event');
 const DATA_FIELD = Buffer.from('data');
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const NOT_LOOKED_FOR = -2;
 
 // One parser for every data read: a whole event is fed at once and dispatches before `feed` returns.
 let parsedData = '';
@@ -33,22 +36,64 @@ function dataOf(raw: Uint8Array): string {
   return parsedData;
 }
 
-/** An upstream's event: its name, read at the byte level, and its bytes as they came, blank line included. */
+/**
+ * An upstream's event: its name, read at the byte level, and its bytes as they came, blank line included.
+ * When the splitter saw that the event has one `data` line, it passes where that line's value lies in `raw`,
+ * and the data is those bytes as text: what a full parse of the event would give, without it.
+ */
 export class UpstreamSseEvent implements RawSseEvent {
   readonly event: string;
   readonly raw: Buffer;
   #data: string | undefined;
+  readonly #dataFrom: number;
+  readonly #dataTo: number;
 
-  constructor(event: string, raw: Buffer) {
+  constructor(event: string, raw: Buffer, dataFrom = -1, dataTo = -1) {
     this.event = event;
     this.raw = raw;
+    this.#dataFrom = dataFrom;
+    this.#dataTo = dataTo;
   }
 
-  /** The event's data, parsed on first use. */
+  /** The event's data, read on first use. */
   get data(): string {
-    this.#data ??= dataOf(this.raw);
+    this.#data ??= this.#dataFrom === -1 ? dataOf(this.raw) : this.raw.toString('utf8', this.#dataFrom, this.#dataTo);
     return this.#data;
   }
+}
+
+// The names an Anthropic-format stream uses: an event named by one of them gets the string here rather than
+// one decoded from its bytes. The one a name can be is told by a byte or two where they differ, then checked.
+const KNOWN_NAMES = ['content_block_delta', 'content_block_start', 'content_block_stop', 'message_delta', 'message_start', 'message_stop', 'ping', 'error'];
+const KNOWN_NAME_BYTES = KNOWN_NAMES.map((name) => Buffer.from(name));
+const C = 0x63;
+const D = 0x64;
+const M = 0x6d;
+const P = 0x70;
+const E = 0x65;
+const A = 0x61;
+
+/** The index in KNOWN_NAMES of the name that `bytes` hold from `at` to an LF, or -1. */
+function knownNameAt(bytes: Buffer, at: number): number {
+  let index: number;
+  const first = bytes[at];
+  // content_block_(delta|start|stop) differ at 14 ('d'), then at 16 ('a' for start); message_… at 8 and 10.
+  if (first === C) index = bytes[at + 14] === D ? 0 : bytes[at + 16] === A ? 1 : 2;
+  else if (first === M) index = bytes[at + 8] === D ? 3 : bytes[at + 10] === A ? 4 : 5;
+  else if (first === P) index = 6;
+  else if (first === E) index = 7;
+  else return -1;
+  const name = KNOWN_NAME_BYTES[index]!;
+  for (let offset = 1; offset < name.length; offset += 1) if (bytes[at + offset] !== name[offset]) return -1;
+  return bytes[at + name.length] === LF ? index : -1;
+}
+
+// Whether the line at `start`, which an LF ends, is the field `name`: the name, then a colon or the LF.
+function isFieldStart(bytes: Buffer, start: number, name: Buffer): boolean {
+  const after = bytes[start + name.length];
+  if (after !== COLON && after !== LF) return false;
+  for (let offset = 0; offset < name.length; offset += 1) if (bytes[start + offset] !== name[offset]) return false;
+  return true;
 }
 
 // Whether the line [start, end) is the field `name`: the name alone, or followed by a colon.
@@ -117,10 +162,16 @@ export class SseEventSplitter {
     }
     // Most streams end lines with LF alone; one scan of the chunk tells, and then CR is never looked for.
     let nextCR = bytes.indexOf(CR, index);
-    let nextLF = bytes.indexOf(LF, index);
+    // Looked for when first needed: a chunk read in one pass (below) never needs it.
+    let nextLF = NOT_LOOKED_FOR;
     while (index < bytes.length) {
-      if (nextLF !== -1 && nextLF < index) nextLF = bytes.indexOf(LF, index);
       if (nextCR !== -1 && nextCR < index) nextCR = bytes.indexOf(CR, index);
+      // At an event's first byte with nothing of it read before and no CR in the rest: one pass of its own.
+      if (nextCR === -1 && start === index && this.#parts.length === 0 && this.#atLineStart && (!this.#first || bytes.length - index >= BOM.length)) {
+        start = this.#splitLf(bytes, index, events);
+        break;
+      }
+      if (nextLF !== -1 && nextLF < index) nextLF = bytes.indexOf(LF, index);
       const end = nextCR === -1 ? nextLF : nextLF === -1 ? nextCR : Math.min(nextCR, nextLF);
       if (end === -1) {
         this.#atLineStart = false;
@@ -154,6 +205,66 @@ export class SseEventSplitter {
     this.#held = false;
     this.#parts = [];
     return events;
+  }
+
+  /**
+   * Cuts the events of `bytes` from `from`, an event's first byte, where no CR follows: every line ends with an
+   * LF, so an LF at a line's start is the blank line that ends an event. Each event's name and data line are
+   * read in the same pass (only a data line is searched by `indexOf`; an event line is read byte by byte).
+   * Returns where the event left incomplete starts (the chunk's length when none is).
+   */
+  #splitLf(bytes: Buffer, from: number, events: UpstreamSseEvent[]): number {
+    const length = bytes.length;
+    let start = from;
+    if (this.#first) {
+      this.#first = false;
+      if (bytes[start] === BOM[0] && bytes[start + 1] === BOM[1] && bytes[start + 2] === BOM[2]) start += BOM.length;
+    }
+    let line = start;
+    let name = '';
+    let dataLines = 0;
+    let dataFrom = -1;
+    let dataTo = -1;
+    while (line < length) {
+      if (bytes[line] === LF) {
+        const end = line + 1;
+        // One data line, in an event that does not start as a byte-order mark would (whose full parse drops it
+        // and reads the line after it as a field): its value is the data.
+        const single = dataLines === 1 && bytes[start] !== BOM[0];
+        if (dataLines > 0) events.push(new UpstreamSseEvent(name || 'message', bytes.subarray(start, end), single ? dataFrom - start : -1, single ? dataTo - start : -1));
+        start = line = end;
+        name = '';
+        dataLines = 0;
+        continue;
+      }
+      let end: number;
+      if (isFieldStart(bytes, line, EVENT_FIELD)) {
+        // The name is looked for among the known ones where it starts, which also finds the end of its line.
+        const colon = line + EVENT_FIELD.length;
+        const valueFrom = bytes[colon] === LF ? colon : bytes[colon + 1] === SPACE ? colon + 2 : colon + 1;
+        const known = knownNameAt(bytes, valueFrom);
+        if (known === -1) {
+          end = bytes.indexOf(LF, colon);
+          if (end !== -1) name = valueFrom < end ? bytes.toString('utf8', valueFrom, end) : '';
+        } else {
+          name = KNOWN_NAMES[known]!;
+          end = valueFrom + KNOWN_NAME_BYTES[known]!.length;
+        }
+      } else if (isFieldStart(bytes, line, DATA_FIELD)) {
+        const colon = line + DATA_FIELD.length;
+        end = bytes.indexOf(LF, colon);
+        dataLines += 1;
+        dataFrom = colon === end ? end : bytes[colon + 1] === SPACE ? colon + 2 : colon + 1;
+        dataTo = end;
+      } else end = bytes.indexOf(LF, line);
+      if (end === -1) {
+        this.#atLineStart = false;
+        return start;
+      }
+      line = end + 1;
+    }
+    this.#atLineStart = true;
+    return start;
   }
 
   // Only asked for an event whose blank line is a CR at the very end of a chunk.

@@ -2,13 +2,15 @@
  * An Anthropic-format upstream's events as they arrive, for the passthrough: the body cut into events whose
  * bytes are kept (the SSE writer forwards them as they came); only each event's name is read here, and the
  * data of an `error` event, which fails the stream. A plain iterator rather than an async generator: the
- * events of one upstream packet (usually all of a short answer) are handed out from an array with an
- * already-resolved promise each, and the body is read only when they run out, where a generator's `yield`
- * cost promise and microtask work per event on every stream.
+ * events of one upstream packet (usually all of a short answer) are handed out from an array, without a promise
+ * to a reader that asks `nextReady` (src/http/stream-to-client.ts) and with an already-resolved one to any
+ * other, and the body is read only when they run out, where a generator's `yield` cost promise and microtask
+ * work per event on every stream.
  */
 import { UpstreamError } from '#src/errors.ts';
 import { kindForErrorType } from '#src/error-vocabulary.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { ReadyEventIterator } from '#src/providers/event-stages.ts';
 import { SseEventSplitter, type UpstreamSseEvent } from '#src/providers/sse-reader.ts';
 import type { UpstreamBody } from '#src/providers/upstream-exchange.ts';
 import { upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
@@ -28,7 +30,7 @@ function vendorErrorType(data: string): unknown {
  * `message_stop` came; a failure (an `error` event, the body's) is thrown once and the body given up, and
  * so is the body when the reader stops early (`return`). Read by one reader, one `next()` at a time.
  */
-export class PassedEvents implements AsyncIterableIterator<SseEvent> {
+export class PassedEvents implements AsyncIterableIterator<SseEvent>, ReadyEventIterator {
   readonly #provider: string;
   readonly #body: UpstreamBody;
   readonly #chunks: AsyncIterator<Buffer>;
@@ -61,6 +63,11 @@ export class PassedEvents implements AsyncIterableIterator<SseEvent> {
     return taken ? Promise.resolve(taken) : this.#chunks.next().then(this.#onChunk, this.#onFailure);
   }
 
+  /** The next event of the last chunk read, or undefined when there is none left (or the stream is over). */
+  nextReady(): SseEvent | undefined {
+    return this.#finished || this.#index >= this.#ready.length ? undefined : this.#takeReady();
+  }
+
   /** The reader stopped early: the rest of the body is not wanted. */
   return(): Promise<IteratorResult<SseEvent>> {
     this.#finish();
@@ -70,17 +77,20 @@ export class PassedEvents implements AsyncIterableIterator<SseEvent> {
   /** The next event, the end, or undefined when a chunk must be read first; throws the stream's failure. */
   #take(): IteratorResult<SseEvent> | undefined {
     if (this.#finished) return DONE;
-    if (this.#index < this.#ready.length) {
-      const event = this.#ready[this.#index]!;
-      this.#index += 1;
-      if (event.event === 'error') throw this.#fail(new UpstreamError({ provider: this.#provider, kind: kindForErrorType(vendorErrorType(event.data)), rawBody: event.data }));
-      if (event.event === 'message_stop') this.#stopped = true;
-      return { done: false, value: event };
-    }
+    if (this.#index < this.#ready.length) return { done: false, value: this.#takeReady() };
     if (!this.#bodyEnded) return undefined;
     this.#finish();
     if (!this.#stopped) throw new UpstreamError({ provider: this.#provider, kind: 'malformed_response', message: `Upstream ${this.#provider} ended the stream early` });
     return DONE;
+  }
+
+  /** The next of the ready events (there is one); throws the failure an `error` event is. */
+  #takeReady(): SseEvent {
+    const event = this.#ready[this.#index]!;
+    this.#index += 1;
+    if (event.event === 'error') throw this.#fail(new UpstreamError({ provider: this.#provider, kind: kindForErrorType(vendorErrorType(event.data)), rawBody: event.data }));
+    if (event.event === 'message_stop') this.#stopped = true;
+    return event;
   }
 
   readonly #onChunk = (chunk: IteratorResult<Buffer>): IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>> => {

@@ -197,4 +197,44 @@ describe('createSseWriter', () => {
     await expect.poll(() => finished, { timeout: 2_000 }).toBe(true);
     expect(writer?.closed).toBe(true);
   });
+
+  it('holds what is written until release, then sends it at the end of that turn in one socket write', async () => {
+    let writes: string[] = [];
+    let heldAfterATurn = -1;
+    const url = await serve(async (writer) => {
+      writes = recordSocketWrites(writer);
+      writer.open({});
+      writer.hold();
+      await writer.write({ event: 'message_start', data: '{"type":"message_start"}' });
+      await writer.write({ event: 'content_block_delta', data: '{"type":"content_block_delta"}' });
+      await new Promise((resolve) => setImmediate(resolve));
+      heldAfterATurn = writes.length;
+      writer.release();
+      await writer.write({ event: 'ping', data: '{"type":"ping"}' });
+      await new Promise((resolve) => setImmediate(resolve));
+      writer.end({ event: 'message_stop', data: '{"type":"message_stop"}' });
+    });
+    expect(await textOf(await request(url))).toContain('event: message_stop');
+    expect(heldAfterATurn).toBe(0);
+    expect(writes).toHaveLength(2);
+    expect(writes[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n[0-9a-f]+\r\nevent: message_start\n[\s\S]*event: content_block_delta\n[\s\S]*event: ping\n[\s\S]*\r\n$/);
+    expect(writes[1]).toMatch(/^[0-9a-f]+\r\nevent: message_stop\n[\s\S]*\r\n0\r\n\r\n$/);
+  });
+
+  it('sends what it holds with the end, in one socket write with the headers, and nothing at the end of the turn', async () => {
+    let writes: string[] = [];
+    const url = await serve(async (writer) => {
+      writes = recordSocketWrites(writer);
+      writer.open({});
+      writer.hold();
+      await writer.write({ event: 'message_start', data: '{"type":"message_start"}' });
+      writer.end({ event: 'message_stop', data: '{"type":"message_stop"}' });
+      writer.release();
+      await new Promise((resolve) => setImmediate(resolve));
+    });
+    const response = await request(url);
+    expect(response.headers['content-length']).toBeDefined();
+    expect(await textOf(response)).toBe('event: message_start\ndata: {"type":"message_start"}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n');
+    expect(writes).toHaveLength(1);
+  });
 });

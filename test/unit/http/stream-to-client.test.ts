@@ -1,4 +1,5 @@
 import { get, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
 import { createSseWriter } from '#src/http/sse-writer.ts';
@@ -6,6 +7,8 @@ import { streamToClient } from '#src/http/stream-to-client.ts';
 import { createLogger } from '#src/logger.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
+import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
+import type { UpstreamBody } from '#src/providers/upstream-exchange.ts';
 import { readChunks } from '#test/helpers/fake-upstreams/index.ts';
 import { startSseTestServer, type SseTestServer } from './sse-test-server.ts';
 
@@ -24,6 +27,23 @@ const upstreamEvents: RawSseEvent[] = readChunks<{ type: string }>('anthropic', 
   event: payload.type,
   data: JSON.stringify(payload),
 }));
+
+/** The socket writes of the response (`_write` for one chunk, `_writev` for the chunks corked in one tick), as text. */
+function recordSocketWrites(socket: Socket): string[] {
+  const watched = socket as Socket & { _write: Socket['_write']; _writev: NonNullable<Socket['_writev']> };
+  const writes: string[] = [];
+  const write = watched._write;
+  const writev = watched._writev;
+  watched._write = function (chunk: unknown, encoding: BufferEncoding, callback: (error?: Error | null) => void) {
+    writes.push(String(chunk));
+    write.call(this, chunk, encoding, callback);
+  };
+  watched._writev = function (chunks: { chunk: unknown; encoding: BufferEncoding }[], callback: (error?: Error | null) => void) {
+    writes.push(chunks.map(({ chunk }) => String(chunk)).join(''));
+    writev.call(this, chunks, callback);
+  };
+  return writes;
+}
 
 /** Serves `events` through streamToClient; resolves `done` when streamToClient has returned. */
 async function serve(events: () => AsyncIterable<RawSseEvent>): Promise<{ url: string; done: Promise<void> }> {
@@ -49,6 +69,24 @@ async function receive(url: string): Promise<{ events: RawSseEvent[]; completed:
   for await (const event of readSseEvents(response)) events.push(event);
   return { events, completed: response.complete };
 }
+
+/** An upstream body that hands out `chunks` one read at a time. */
+function bodyOf(chunks: string[]): UpstreamBody {
+  const queue = chunks.map((chunk) => Buffer.from(chunk));
+  const body: UpstreamBody & AsyncIterator<Buffer> = {
+    next: () => Promise.resolve(queue.length > 0 ? { done: false as const, value: queue.shift()! } : { done: true as const, value: undefined }),
+    [Symbol.asyncIterator]: () => body,
+    discard: () => undefined,
+    text: () => Promise.reject(new Error('not used')),
+    json: () => Promise.reject(new Error('not used')),
+  };
+  return body;
+}
+
+const framed = (events: readonly RawSseEvent[]) => events.map(({ event, data }) => `event: ${event}\ndata: ${data}\n\n`).join('');
+
+/** The passthrough's events of one upstream packet holding `events`, which streamToClient takes as they are ready. */
+const packetOf = (events: readonly RawSseEvent[]) => () => new PassedEvents('anthropic', bodyOf([framed(events)])) as AsyncIterable<RawSseEvent>;
 
 async function* failingAfter(count: number, error: unknown): AsyncGenerator<RawSseEvent> {
   yield* upstreamEvents.slice(0, count);
@@ -151,5 +189,59 @@ describe('streamToClient', () => {
     expect(events).toEqual([{ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Upstream anthropic failed: overloaded' } }) }]);
     expect(completed).toBe(true);
     await done;
+  });
+
+  it('writes the events a source holds ready (one upstream packet) as it writes those it awaits', async () => {
+    const { url, done } = await serve(packetOf(upstreamEvents));
+    const { events, completed } = await receive(url);
+    expect(events).toEqual(upstreamEvents);
+    expect(completed).toBe(true);
+    await done;
+  });
+
+  it('ends with the in-band error event when a ready event of the packet is an upstream error', async () => {
+    const error = { event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) };
+    const { url, done } = await serve(packetOf([...upstreamEvents.slice(0, 3), error, ...upstreamEvents.slice(3)]));
+    const { events, completed } = await receive(url);
+    expect(events.slice(0, 3)).toEqual(upstreamEvents.slice(0, 3));
+    expect(events.slice(3)).toEqual([{ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Upstream anthropic failed: overloaded' } }) }]);
+    expect(completed).toBe(true);
+    await done;
+  });
+
+  /** A body whose chunks arrive one per turn of the event loop, as an upstream's packets do. */
+  function pacedBodyOf(chunks: string[]): UpstreamBody {
+    const queue = chunks.map((chunk) => Buffer.from(chunk));
+    const body: UpstreamBody & AsyncIterator<Buffer> = {
+      next: () => new Promise((resolve) => setImmediate(() => resolve(queue.length > 0 ? { done: false as const, value: queue.shift()! } : { done: true as const, value: undefined }))),
+      [Symbol.asyncIterator]: () => body,
+      discard: () => undefined,
+      text: () => Promise.reject(new Error('not used')),
+      json: () => Promise.reject(new Error('not used')),
+    };
+    return body;
+  }
+
+  it.each([
+    ['in one packet', [framed(upstreamEvents)], 1],
+    ['in three packets', [framed(upstreamEvents.slice(0, 2)), framed(upstreamEvents.slice(2, -1)), framed(upstreamEvents.slice(-1))], 3],
+  ])('writes what arrives %s in one socket write per packet, the headers with the first, the end with message_stop', async (_name, chunks, count) => {
+    let writes: string[] = [];
+    const logger = createLogger({ level: 'debug', sink: (line) => logLines.push(line) });
+    let finish: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    server = await startSseTestServer(async (_req, res) => {
+      writes = recordSocketWrites(res.socket as Socket);
+      const writer = createSseWriter(res);
+      writer.open({});
+      await streamToClient(writer, new PassedEvents('anthropic', pacedBodyOf(chunks)) as AsyncIterable<RawSseEvent>, logger);
+      finish();
+    }, failures);
+    const { events } = await receive(server.url);
+    await done;
+    expect(events).toEqual(upstreamEvents);
+    expect(writes).toHaveLength(count);
+    expect(writes[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(writes.at(-1)).toContain('event: message_stop');
   });
 });

@@ -158,3 +158,52 @@ describe('SseEventSplitter', () => {
   });
 });
 
+
+describe('SseEventSplitter, events framed with LF read in one pass', () => {
+  // Blocks after a first event (so none is the stream's first), each with the name and data a full parse gives.
+  const blocks: [string, { event: string; data: string } | null][] = [
+    ['event: message_start\ndata: {"a":1}\n\n', { event: 'message_start', data: '{"a":1}' }],
+    ['event:message_delta\ndata:{"a":1}\n\n', { event: 'message_delta', data: '{"a":1}' }],
+    ['event: content_block_stop\ndata: {}\n\n', { event: 'content_block_stop', data: '{}' }],
+    ['event: message_sta\ndata: {}\n\n', { event: 'message_sta', data: '{}' }],
+    ['event: message_start2\ndata: {}\n\n', { event: 'message_start2', data: '{}' }],
+    ['event: content_block_stap\ndata: {}\n\n', { event: 'content_block_stap', data: '{}' }],
+    ['event: pings\ndata: {}\n\n', { event: 'pings', data: '{}' }],
+    ['event: caf\u00e9\ndata: {}\n\n', { event: 'caf\u00e9', data: '{}' }],
+    ['event\ndata: x\n\n', { event: 'message', data: 'x' }],
+    ['event:\ndata: x\n\n', { event: 'message', data: 'x' }],
+    ['event: a\nevent: message_stop\ndata: x\n\n', { event: 'message_stop', data: 'x' }],
+    ['data: x\nevent: ping\n\n', { event: 'ping', data: 'x' }],
+    ['data\n\n', { event: 'message', data: '' }],
+    ['data:\n\n', { event: 'message', data: '' }],
+    ['data:  two spaces \n\n', { event: 'message', data: ' two spaces ' }],
+    ['data: caf\u00e9 \ud83d\ude00\n\n', { event: 'message', data: 'caf\u00e9 \ud83d\ude00' }],
+    [': comment\nid: 1\nretry: 5\ndata: x\n\n', { event: 'message', data: 'x' }],
+    ['event: x\ndata: a\ndata: b\n\n', { event: 'x', data: 'a\nb' }],
+    ['eventx: y\ndatax: y\ndata: z\n\n', { event: 'message', data: 'z' }],
+    ['event: ping\n\n', null],
+    // A block that starts as a byte-order mark would: the full parse drops the mark and reads both data lines.
+    ['\uFEFFdata: a\ndata: b\n\n', { event: 'message', data: 'a\nb' }],
+  ];
+  const first = 'event: first\ndata: {}\n\n';
+
+  it.each(blocks)('reads %j as the full parse does, whole or a byte at a time', (block, expected) => {
+    const wire = Buffer.from(first + block, 'utf8');
+    const whole = split([wire]);
+    const bytewise = split(splitBytes(wire, { every: 1 }));
+    const read = (events: UpstreamSseEvent[]) => events.map((event) => ({ event: event.event, data: event.data, raw: event.raw.toString('utf8') }));
+    expect(read(whole)).toEqual(read(bytewise));
+    expect(read(whole)).toEqual([{ event: 'first', data: '{}', raw: first }, ...(expected ? [{ ...expected, raw: block }] : [])]);
+  });
+
+  it('goes on in one pass after an event that began in an earlier chunk, and leaves one cut in its name line for the next', () => {
+    const splitter = new SseEventSplitter();
+    expect(splitter.push('event: message_start\ndata: {"a"')).toEqual([]);
+    const events = splitter.push(':1}\n\nevent: ping\ndata: {}\n\nevent: message_st');
+    expect(events.map((event) => [event.event, event.data])).toEqual([
+      ['message_start', '{"a":1}'],
+      ['ping', '{}'],
+    ]);
+    expect(splitter.push('op\ndata: {}\n\n').map((event) => [event.event, event.data, event.raw.toString()])).toEqual([['message_stop', '{}', 'event: message_stop\ndata: {}\n\n']]);
+  });
+});

@@ -69,4 +69,27 @@ describe('PassedEvents', () => {
     expect(body.discarded).toBe(1);
     expect((await events.next()).done).toBe(true);
   });
+
+  it("hands out the rest of a read packet through nextReady, without a promise, and nothing before a chunk is read", async () => {
+    const body = bodyOf([START + PING, STOP]);
+    const events = new PassedEvents('anthropic', body);
+    expect(events.nextReady()).toBeUndefined();
+    expect(((await events.next()).value as RawSseEvent).event).toBe('message_start');
+    expect((events.nextReady() as RawSseEvent | undefined)?.event).toBe('ping');
+    expect(events.nextReady()).toBeUndefined();
+    expect(((await events.next()).value as RawSseEvent).event).toBe('message_stop');
+    expect((await events.next()).done).toBe(true);
+    expect(events.nextReady()).toBeUndefined();
+    expect(body.discarded).toBe(1);
+  });
+
+  it('throws the vendor error of a ready error event from nextReady, and gives the body up', async () => {
+    const body = bodyOf([START + event('error', { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) + STOP]);
+    const events = new PassedEvents('anthropic', body);
+    await events.next();
+    expect(() => events.nextReady()).toThrow(expect.objectContaining({ kind: 'overloaded' }));
+    expect(body.discarded).toBe(1);
+    expect(events.nextReady()).toBeUndefined();
+    expect((await events.next()).done).toBe(true);
+  });
 });

@@ -1,0 +1,123 @@
+/**
+ * The measured side of bench/stream-instructions.ts, run under valgrind: the bench's streamed answer
+ * (bench/bench-stream.ts, one upstream packet) through the gateway's stream path in one process, as
+ * `POST /messages` runs it for an Anthropic-format upstream: the passthrough's events (src/providers/anthropic/
+ * passed-events.ts), the started stream, the gateway's additions, the shutdown guard and the observer's
+ * stage, and streamToClient with the SSE writer. The writer writes to a minimal response object, so node's
+ * HTTP layer and the upstream exchange are not counted, nor is the record the observer's outcome becomes
+ * (the sink only counts outcomes). The packet reaches the passthrough a turn after it is asked for, as a
+ * socket read would. It tells its parent when a round is about to start and how many streams it ran.
+ */
+import { EventEmitter } from 'node:events';
+import type { Response } from 'express';
+import { streamToClient } from '#src/http/stream-to-client.ts';
+import { createSseWriter } from '#src/http/sse-writer.ts';
+import { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
+import { createLogger } from '#src/logger.ts';
+import { startStream, streamEvents as startedEvents } from '#src/messages/attempt-answers.ts';
+import { amendStream } from '#src/messages/gateway-additions.ts';
+import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import { GenerationObserver } from '#src/observability/generation-observer.ts';
+import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
+import type { UpstreamBody } from '#src/providers/upstream-exchange.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import type { MessageRequest } from '#src/api-types.ts';
+import { streamEvents } from './bench-stream.ts';
+
+/** What one child run measures. */
+export interface ChildOptions {
+  streams: number;
+  warmup: number;
+  rounds: number;
+}
+
+const PACKET = Buffer.from(streamEvents('claude-sonnet-4-5').join(''));
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/** An upstream body that hands out the packet on the next turn, then its end. */
+class PacketBody implements UpstreamBody, AsyncIterator<Buffer> {
+  #sent = false;
+  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    return this;
+  }
+  next(): Promise<IteratorResult<Buffer>> {
+    if (this.#sent) return Promise.resolve(DONE);
+    this.#sent = true;
+    return new Promise((resolve) => setImmediate(resolve, { done: false, value: PACKET }));
+  }
+  text(): Promise<string> {
+    return Promise.reject(new Error('read as chunks'));
+  }
+  json(): Promise<unknown> {
+    return Promise.reject(new Error('read as chunks'));
+  }
+  discard(): void {}
+}
+
+/** The parts of an express response the SSE writer uses; the bytes are only counted. */
+class CountingResponse extends EventEmitter {
+  statusCode = 200;
+  writableEnded = false;
+  writableNeedDrain = false;
+  bytes = 0;
+  status(code: number): this {
+    this.statusCode = code;
+    return this;
+  }
+  setHeader(): void {}
+  write(chunk: Uint8Array): boolean {
+    this.bytes += chunk.byteLength;
+    return true;
+  }
+  end(chunk?: Uint8Array): void {
+    if (chunk) this.bytes += chunk.byteLength;
+    this.writableEnded = true;
+  }
+}
+
+let outcomes = 0;
+const observer = new GenerationObserver(() => {
+  outcomes += 1;
+}, () => false);
+const drain = new DrainTracker({ healthPath: '/health' });
+const logger = createLogger({ level: 'error', sink: () => undefined });
+const attempt = { provider: { slug: 'anthropic' } } as Attempt;
+const request = { model: 'anthropic/claude-sonnet-4.5', stream: true, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] } as MessageRequest;
+const additions = { model: 'anthropic/claude-sonnet-4.5', providerName: 'Anthropic', isByok: true, priceUsage: () => 0.000186 };
+
+/** One streamed answer, from the passthrough to the response's end. */
+async function streamOnce(): Promise<number> {
+  const context = {
+    generationId: 'gen_bench',
+    caller: { accountId: 'account', workspaceId: 'workspace', keyHash: 'key' },
+    trail: { strategy: 'fallback', records: [], served: null },
+    startedAt: performance.now(),
+    signal: new AbortController().signal,
+  } as unknown as MessagesRequestContext;
+  const observed = observer.begin(request, context);
+  const started = await startStream(attempt, { events: new PassedEvents('anthropic', new PacketBody()), warnings: [] });
+  const res = new CountingResponse();
+  const writer = createSseWriter(res as unknown as Response);
+  writer.open({});
+  await streamToClient(writer, observer.observeStream(observed, drain.guardStream(amendStream(startedEvents(started), additions))), logger);
+  return res.bytes;
+}
+
+const nextMessage = () => new Promise<unknown>((resolve) => process.once('message', resolve));
+
+/** Warms up, then runs `rounds` measured rounds of streams. */
+export async function runChild(options: ChildOptions): Promise<void> {
+  for (let index = 0; index < options.warmup; index += 1) await streamOnce();
+  const expected = outcomes;
+  for (let round = 0; round < options.rounds; round += 1) {
+    const go = nextMessage();
+    process.send?.({ ready: true });
+    await go;
+    for (let index = 0; index < options.streams; index += 1) await streamOnce();
+    const next = nextMessage();
+    process.send?.({ measured: options.streams });
+    await next;
+  }
+  if (outcomes !== expected + options.streams * options.rounds) throw new Error(`${outcomes - expected} outcomes for ${options.streams * options.rounds} streams`);
+  process.disconnect?.();
+}
