@@ -9,13 +9,9 @@
  * dump with `callgrind_annotate` (`--node-flags --liftoff-only,--perf-basic-prof` names JIT and WebAssembly
  * code in /tmp/perf-<pid>.map).
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { gatewayEnvironmentDefaults, GATEWAY_NODE_FLAGS } from '#src/serve/runtime-settings.ts';
-import { callgrindControl, readNewDumps } from './callgrind.ts';
+import { GATEWAY_NODE_FLAGS } from '#src/serve/runtime-settings.ts';
+import { countChildRounds } from './callgrind-rounds.ts';
 
 const { values } = parseArgs({
   options: {
@@ -29,54 +25,17 @@ const { values } = parseArgs({
   },
 });
 
-/** Messages between this script and its child under valgrind. */
-type ChildMessage = { ready: true } | { measured: number };
-
 if (values.child) {
   const { runChild } = await import('./record-instructions-child.ts');
   await runChild({ directory: values.child, records: Number(values.records), warmup: Number(values.warmup), batch: Number(values.batch), rounds: Number(values.rounds) });
 } else {
-  const directory = mkdtempSync(join(tmpdir(), 'switchboard-record-instructions-'));
-  const nodeFlags = values['node-flags']?.split(',') ?? [...GATEWAY_NODE_FLAGS];
-  const child: ChildProcess = fork(new URL(import.meta.url).pathname, ['--child', directory, '--records', values.records, '--warmup', values.warmup, '--batch', values.batch, '--rounds', values.rounds], {
-    execPath: 'valgrind',
-    execArgv: ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(directory, 'records.%p')}`, process.execPath, ...nodeFlags],
-    env: { ...process.env, ...gatewayEnvironmentDefaults(), SWITCHBOARD_NODE_FLAGS: 'off' },
+  const rounds = await countChildRounds({
+    script: new URL(import.meta.url).pathname,
+    args: ['--child', '{directory}', '--records', values.records, '--warmup', values.warmup, '--batch', values.batch, '--rounds', values.rounds],
+    nodeFlags: values['node-flags']?.split(',') ?? [...GATEWAY_NODE_FLAGS],
+    rounds: Number(values.rounds),
+    name: 'records',
+    keepDumps: values['keep-dumps'],
   });
-  const messages: ChildMessage[] = [];
-  let wake: (() => void) | undefined;
-  child.on('message', (message) => {
-    messages.push(message as ChildMessage);
-    wake?.();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const next = async (): Promise<ChildMessage> => {
-    while (messages.length === 0) {
-      const woke = new Promise<void>((resolve) => (wake = resolve));
-      const code = await Promise.race([woke.then(() => undefined), exited]);
-      if (code !== undefined) throw new Error(`the child exited (${code}) before answering`);
-    }
-    return messages.shift() as ChildMessage;
-  };
-  try {
-    const seen = new Set<string>();
-    const figures: number[] = [];
-    for (let round = 0; round < Number(values.rounds); round += 1) {
-      await next(); // ready
-      await callgrindControl(child.pid, '--instr=on');
-      child.send('go');
-      const done = await next();
-      await callgrindControl(child.pid, '--instr=off');
-      await callgrindControl(child.pid, '--dump');
-      if (!('measured' in done)) throw new Error('unexpected message');
-      figures.push(readNewDumps(directory, seen, 'records.').total / done.measured);
-      child.send('next');
-    }
-    await exited;
-    console.log(`instructions per record (callgrind, ${values.records} records a round in batches of ${values.batch}, after ${values.warmup}): ${figures.map((figure) => `${(figure / 1e3).toFixed(1)} k`).join(', ')}`);
-  } finally {
-    child.kill();
-    if (values['keep-dumps']) console.error(`callgrind dumps kept in ${directory}`);
-    else rmSync(directory, { recursive: true, force: true });
-  }
+  console.log(`instructions per record (callgrind, ${values.records} records a round in batches of ${values.batch}, after ${values.warmup}): ${rounds.map((counts) => `${(counts.total / 1e3).toFixed(1)} k`).join(', ')}`);
 }

@@ -9,6 +9,7 @@ import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
 import type { UpstreamBody } from '#src/providers/upstream-exchange.ts';
+import { chunkedBody } from '#test/helpers/chunked-body.ts';
 import { readChunks } from '#test/helpers/fake-upstreams/index.ts';
 import { startSseTestServer, type SseTestServer } from './sse-test-server.ts';
 
@@ -70,23 +71,10 @@ async function receive(url: string): Promise<{ events: RawSseEvent[]; completed:
   return { events, completed: response.complete };
 }
 
-/** An upstream body that hands out `chunks` one read at a time. */
-function bodyOf(chunks: string[]): UpstreamBody {
-  const queue = chunks.map((chunk) => Buffer.from(chunk));
-  const body: UpstreamBody & AsyncIterator<Buffer> = {
-    next: () => Promise.resolve(queue.length > 0 ? { done: false as const, value: queue.shift()! } : { done: true as const, value: undefined }),
-    [Symbol.asyncIterator]: () => body,
-    discard: () => undefined,
-    text: () => Promise.reject(new Error('not used')),
-    json: () => Promise.reject(new Error('not used')),
-  };
-  return body;
-}
-
 const framed = (events: readonly RawSseEvent[]) => events.map(({ event, data }) => `event: ${event}\ndata: ${data}\n\n`).join('');
 
 /** The passthrough's events of one upstream packet holding `events`, which streamToClient takes as they are ready. */
-const packetOf = (events: readonly RawSseEvent[]) => () => new PassedEvents('anthropic', bodyOf([framed(events)])) as AsyncIterable<RawSseEvent>;
+const packetOf = (events: readonly RawSseEvent[]) => () => new PassedEvents('anthropic', chunkedBody([framed(events)])) as AsyncIterable<RawSseEvent>;
 
 async function* failingAfter(count: number, error: unknown): AsyncGenerator<RawSseEvent> {
   yield* upstreamEvents.slice(0, count);

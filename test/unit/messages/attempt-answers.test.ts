@@ -3,30 +3,17 @@ import { startStream, streamEvents } from '#src/messages/attempt-answers.ts';
 import { readyEventsOf } from '#src/providers/event-stages.ts';
 import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
 import type { RawSseEvent, SseEvent } from '#src/providers/provider-adapter.ts';
-import type { UpstreamBody } from '#src/providers/upstream-exchange.ts';
+import { chunkedBody } from '#test/helpers/chunked-body.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 
 const attempt = { provider: { slug: 'anthropic' } } as Attempt;
 const frame = (name: string) => `event: ${name}\ndata: {"type":"${name}"}\n\n`;
 
-/** A body that hands out `chunks` one read at a time. */
-function bodyOf(chunks: string[]): UpstreamBody {
-  const queue = chunks.map((chunk) => Buffer.from(chunk));
-  const body: UpstreamBody & AsyncIterator<Buffer> = {
-    next: () => Promise.resolve(queue.length > 0 ? { done: false as const, value: queue.shift()! } : { done: true as const, value: undefined }),
-    [Symbol.asyncIterator]: () => body,
-    discard: () => undefined,
-    text: () => Promise.reject(new Error('not used')),
-    json: () => Promise.reject(new Error('not used')),
-  };
-  return body;
-}
-
 const nameOf = (event: SseEvent | undefined) => (event as RawSseEvent | undefined)?.event;
 
 describe('streamEvents', () => {
   it("hands out the first event, then what the adapter holds ready, without a promise, then reads on", async () => {
-    const started = await startStream(attempt, { events: new PassedEvents('anthropic', bodyOf([frame('message_start') + frame('ping'), frame('message_stop')])), warnings: [] });
+    const started = await startStream(attempt, { events: new PassedEvents('anthropic', chunkedBody([frame('message_start') + frame('ping'), frame('message_stop')])), warnings: [] });
     const events = readyEventsOf(streamEvents(started));
     expect(events).toBeDefined();
     expect(nameOf(events?.nextReady())).toBe('message_start');

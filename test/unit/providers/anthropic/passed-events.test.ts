@@ -2,24 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '#src/errors.ts';
 import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
-import type { UpstreamBody } from '#src/providers/upstream-exchange.ts';
-
-/** A body handing out `chunks` one read at a time (the HTTP side is covered by the adapter's tests). */
-function bodyOf(chunks: string[]): UpstreamBody & { discarded: number } {
-  const queue = chunks.map((chunk) => Buffer.from(chunk));
-  const body = {
-    discarded: 0,
-    next: () => Promise.resolve(queue.length > 0 ? { done: false as const, value: queue.shift()! } : { done: true as const, value: undefined }),
-    [Symbol.asyncIterator]: () => body,
-    discard() {
-      body.discarded += 1;
-      queue.length = 0;
-    },
-    text: () => Promise.reject(new Error('not used')),
-    json: () => Promise.reject(new Error('not used')),
-  };
-  return body;
-}
+import { chunkedBody } from '#test/helpers/chunked-body.ts';
 
 const event = (name: string, data: object, lineEnd = '\n') => `event: ${name}${lineEnd}data: ${JSON.stringify(data)}${lineEnd}${lineEnd}`;
 const START = event('message_start', { type: 'message_start' });
@@ -34,17 +17,17 @@ async function names(events: PassedEvents): Promise<string[]> {
 
 describe('PassedEvents', () => {
   it("hands out a packet's events in order, reads on through partial chunks, and gives the body up at its end", async () => {
-    const body = bodyOf([START + PING.slice(0, 5), PING.slice(5), STOP]);
+    const body = chunkedBody([START + PING.slice(0, 5), PING.slice(5), STOP]);
     expect(await names(new PassedEvents('anthropic', body))).toEqual(['message_start', 'ping', 'message_stop']);
     expect(body.discarded).toBe(1);
   });
 
   it('fails with malformed_response when the body ends before message_stop', async () => {
-    await expect(names(new PassedEvents('anthropic', bodyOf([START, PING])))).rejects.toMatchObject({ kind: 'malformed_response' });
+    await expect(names(new PassedEvents('anthropic', chunkedBody([START, PING])))).rejects.toMatchObject({ kind: 'malformed_response' });
   });
 
   it('fails with the vendor error of an error event, after the events before it, and gives the body up', async () => {
-    const body = bodyOf([START + event('error', { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) + PING + STOP]);
+    const body = chunkedBody([START + event('error', { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) + PING + STOP]);
     const seen: string[] = [];
     const reading = (async () => {
       for await (const passed of new PassedEvents('anthropic', body)) seen.push((passed as RawSseEvent).event);
@@ -57,12 +40,12 @@ describe('PassedEvents', () => {
 
   it('fails on an error event the end of a CRLF stream releases (its last LF never came)', async () => {
     const error = event('error', { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }, '\r\n');
-    const body = bodyOf([event('message_start', { type: 'message_start' }, '\r\n') + error.slice(0, -1)]);
+    const body = chunkedBody([event('message_start', { type: 'message_start' }, '\r\n') + error.slice(0, -1)]);
     await expect(names(new PassedEvents('anthropic', body))).rejects.toMatchObject({ kind: 'overloaded' });
   });
 
   it('gives the body up when the reader stops early, and ends every later read', async () => {
-    const body = bodyOf([START + PING, STOP]);
+    const body = chunkedBody([START + PING, STOP]);
     const events = new PassedEvents('anthropic', body);
     expect((await events.next()).done).toBe(false);
     await events.return();
@@ -71,7 +54,7 @@ describe('PassedEvents', () => {
   });
 
   it("hands out the rest of a read packet through nextReady, without a promise, and nothing before a chunk is read", async () => {
-    const body = bodyOf([START + PING, STOP]);
+    const body = chunkedBody([START + PING, STOP]);
     const events = new PassedEvents('anthropic', body);
     expect(events.nextReady()).toBeUndefined();
     expect(((await events.next()).value as RawSseEvent).event).toBe('message_start');
@@ -84,7 +67,7 @@ describe('PassedEvents', () => {
   });
 
   it('throws the vendor error of a ready error event from nextReady, and gives the body up', async () => {
-    const body = bodyOf([START + event('error', { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) + STOP]);
+    const body = chunkedBody([START + event('error', { type: 'error', error: { type: 'overloaded_error', message: 'busy' } }) + STOP]);
     const events = new PassedEvents('anthropic', body);
     await events.next();
     expect(() => events.nextReady()).toThrow(expect.objectContaining({ kind: 'overloaded' }));
