@@ -9,7 +9,8 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import { NotFoundError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
-import { BUNDLED_SPEC_PATH, createOpenApiValidator } from '#src/http/openapi-validator.ts';
+import { BUNDLED_SPEC_PATH } from '#src/http/bundled-spec.ts';
+import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
 import { createMethodSemantics } from '#src/http/method-semantics.ts';
 import { createErrorMiddleware, useMessagesErrorShape } from '#src/http/error-middleware.ts';
 import { assignGenerationId } from '#src/http/generation-id.ts';

@@ -14,9 +14,8 @@
  * Any other method, and any path the spec does not document, goes on untouched (the validator answers 405 or
  * 404). The spec documents this in its description (Methods).
  */
-import { readFileSync } from 'node:fs';
 import type { RequestHandler } from 'express';
-import { parse } from 'yaml';
+import { readSpec } from '#src/http/bundled-spec.ts';
 
 const SPEC_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'trace'];
 
@@ -49,7 +48,7 @@ function escapeRegExp(text: string): string {
 
 /** The spec's paths under `prefix` as patterns (a `{parameter}` is one path segment), each with its `Allow`. */
 export function readPathTable(specPath: string, prefix: string): PathEntry[] {
-  const document = parse(readFileSync(specPath, 'utf8')) as { paths?: Record<string, Record<string, unknown>> };
+  const document = readSpec(specPath) as { paths?: Record<string, Record<string, unknown>> };
   return Object.entries(document.paths ?? {}).map(([template, item]) => {
     const methods = Object.keys(item).filter((key) => SPEC_METHODS.includes(key));
     const source = template

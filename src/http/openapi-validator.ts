@@ -4,17 +4,15 @@
  * The spec file is the validator's only input.
  */
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
 import { createSecurityHandlers, preferAuthenticationFailure } from '#src/http/authenticate.ts';
+import { BUNDLED_SPEC_PATH, readSpec } from '#src/http/bundled-spec.ts';
 import { loadSecurityModel } from '#src/http/security-model.ts';
 import { createValidatedFastPath } from '#src/http/validated-fast-path.ts';
 
-/** The bundled spec produced by `npm run generate`. */
-export const BUNDLED_SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.yaml', import.meta.url));
-
+type OpenApiDocument = Exclude<Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], string>;
 type PathToRegexp = (path: unknown, options?: object) => unknown;
 
 const ROUTE_MATCHER_CACHE_LIMIT = 1_000;
@@ -72,7 +70,8 @@ export function createOpenApiValidator(options: ValidatorOptions): RequestHandle
   cacheRouteMatchers();
   const security = loadSecurityModel(BUNDLED_SPEC_PATH);
   const validator = OpenApiValidator.middleware({
-    apiSpec: BUNDLED_SPEC_PATH,
+    // Parsed here from the ASCII JSON bundle rather than read by the validator from a path: see bundled-spec.ts.
+    apiSpec: readSpec() as unknown as OpenApiDocument,
     validateApiSpec: false,
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
     validateResponses: options.validateResponses ? { removeAdditional: false, coerceTypes: false } : false,

@@ -3,8 +3,7 @@
  * `components.securitySchemes`, so that `x-api-key` on `/messages` only, and Bearer everywhere, are stated
  * in the spec and nowhere else.
  */
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { readSpec } from '#src/http/bundled-spec.ts';
 import type { AcceptedScheme } from '#src/http/presented-keys.ts';
 
 type SecurityRequirement = Record<string, string[]>;
@@ -74,7 +73,7 @@ export function buildSecurityModel(document: SpecDocument): SecurityModel {
 export function loadSecurityModel(specPath: string): SecurityModel {
   let model = loaded.get(specPath);
   if (!model) {
-    model = buildSecurityModel(parse(readFileSync(specPath, 'utf8')) as SpecDocument);
+    model = buildSecurityModel(readSpec(specPath) as SpecDocument);
     loaded.set(specPath, model);
   }
   return model;

@@ -4,16 +4,13 @@
  * is read and the schema compiled on the first entry checked, never at start-up without defaults.
  * @see Plugin in openapi/components/schemas/plugins.yaml
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { parse } from 'yaml';
 import type { Plugin } from '#src/api-types.ts';
 import type { ErrorDetail } from '#src/errors.ts';
+import { readSpec } from '#src/http/bundled-spec.ts';
 import { pruneAlternatives } from '#src/http/validation-details.ts';
 import { KNOWN_PLUGIN_IDS, isKnownPluginId } from '#src/plugins/plugin-list.ts';
 
-const SPEC_PATH = fileURLToPath(new URL('../../generated/openapi.yaml', import.meta.url));
 const SPEC_ID = 'switchboard-spec';
 
 let validatePlugin: ValidateFunction | undefined;
@@ -21,7 +18,7 @@ let validatePlugin: ValidateFunction | undefined;
 function pluginValidator(): ValidateFunction {
   if (validatePlugin) return validatePlugin;
   const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
-  ajv.addSchema({ ...(parse(readFileSync(SPEC_PATH, 'utf8')) as object), $id: SPEC_ID });
+  ajv.addSchema({ ...readSpec(), $id: SPEC_ID });
   validatePlugin = ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/Plugin` });
   return validatePlugin;
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
 import { createSecurityHandlers, keyKindProblem, preferAuthenticationFailure } from '#src/http/authenticate.ts';
 import type { Caller, KeyAuthenticator } from '#src/http/caller.ts';
-import { BUNDLED_SPEC_PATH } from '#src/http/openapi-validator.ts';
+import { BUNDLED_SPEC_PATH } from '#src/http/bundled-spec.ts';
 import { loadSecurityModel } from '#src/http/security-model.ts';
 
 const INFERENCE = 'sb-inference-key-000000000000000000000000000000';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allowedMethods, readPathTable, withImpliedMethods } from '#src/http/method-semantics.ts';
-import { BUNDLED_SPEC_PATH } from '#src/http/openapi-validator.ts';
+import { BUNDLED_SPEC_PATH } from '#src/http/bundled-spec.ts';
 
 describe('allowedMethods', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildSecurityModel, loadSecurityModel } from '#src/http/security-model.ts';
-import { BUNDLED_SPEC_PATH } from '#src/http/openapi-validator.ts';
+import { BUNDLED_SPEC_PATH } from '#src/http/bundled-spec.ts';
 
 describe('the security model of the bundled spec', () => {
   const model = loadSecurityModel(BUNDLED_SPEC_PATH);
