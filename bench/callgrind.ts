@@ -27,13 +27,16 @@ const COMPILER_FUNCTION = /v8::internal::(?:compiler|maglev|turboshaft)::|v8::in
 /**
  * The self cost of every function in one dump, summed by kind. A cost line after `calls=` is the call's
  * inclusive cost, charged to the caller's line: it is skipped, so each instruction counts once, in the
- * function that executed it. Names are given once per dump (`fn=(id) name`) and then by id.
+ * function that executed it. Names are given once per dump (`fn=(id) name`) and then by id. A cost line
+ * starts with as many positions as the `positions:` header names (`line` by default, `instr line` with
+ * `--dump-instr=yes`); the Ir count follows them, and is left out when it is zero.
  */
 export function countDump(text: string): Counts {
   const names = new Map<string, string>();
   const counts: Counts = { total: 0, gc: 0, compiler: 0 };
   let kind: 'gc' | 'compiler' | undefined;
   let skipNext = false;
+  let positions = 1;
   for (const line of text.split('\n')) {
     const first = line.charCodeAt(0);
     // A cost line: a position (a number, or relative to the last one: +n, -n, *), then the Ir count.
@@ -42,7 +45,7 @@ export function countDump(text: string): Counts {
         skipNext = false;
         continue;
       }
-      const cost = Number(line.slice(line.indexOf(' ') + 1));
+      const cost = Number(line.split(' ')[positions] ?? 0);
       counts.total += cost;
       if (kind) counts[kind] += cost;
     } else if (line.startsWith('fn=')) {
@@ -56,6 +59,7 @@ export function countDump(text: string): Counts {
       const match = /^cfn=\((\d+)\) (.*)$/.exec(line);
       if (match?.[1] !== undefined && match[2] !== undefined) names.set(match[1], match[2]);
     } else if (line.startsWith('calls=')) skipNext = true;
+    else if (line.startsWith('positions:')) positions = line.slice('positions:'.length).trim().split(/\s+/).length;
   }
   return counts;
 }
