@@ -63,6 +63,21 @@ describe('key vault', () => {
     await expect(vault.open({ ...sealed, keyCiphertext: flipped }, ID)).rejects.toThrow(KeyVaultError);
   });
 
+  it('opens an envelope still in use once, and still refuses it for another credential or master key', async () => {
+    const vault = vaultWith();
+    const sealed = await vault.seal({ apiKey: 'sk-opened-once-0123456789', region: 'europe' }, ID);
+    const first = await vault.open(sealed, ID);
+    // The same object again: nothing was deciphered, and a caller cannot change what the next one gets.
+    expect(await vault.open(sealed, ID)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    await expect(vault.open(sealed, OTHER_ID)).rejects.toThrow(KeyVaultError);
+    expect(await vault.open(sealed, ID)).toBe(first);
+    // A copy is another envelope: opened (and checked) afresh.
+    expect(await vault.open({ ...sealed }, ID)).toEqual({ apiKey: 'sk-opened-once-0123456789', region: 'europe' });
+    sealed.masterKeyId = 'another-master-key';
+    await expect(vault.open(sealed, ID)).rejects.toThrow(/another master key/);
+  });
+
   it('refuses an envelope of another master key, saying so', async () => {
     const sealed = await vaultWith().seal({ apiKey: 'sk-other-0123456789', region: null }, ID);
     await expect(vaultWith().open(sealed, ID)).rejects.toThrow(/another master key/);
