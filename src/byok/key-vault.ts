@@ -6,10 +6,11 @@
  * it uses node:crypto synchronously: small AES-GCM decryptions cost far less than WebCrypto's thread round
  * trips (measured: ~190 µs of CPU per open with WebCrypto, under 10 µs synchronous with KeyObjects). An
  * envelope still in use (the same `SealedKey` object: the credential cache keeps it until the credential
- * changes) is opened once: its data key and its provider key are remembered beside it, in weak maps, so they
- * go when it goes. Remembering the provider key exposes nothing the remembered data key did not (whoever reads
- * the process's memory reads both), and it saves a decipher per request: creating one was about 4% of the
- * gateway's CPU on a BYOK request (bench/ profile).
+ * changes) is deciphered once: its data key (a key object) and its opened provider key are remembered beside
+ * it, in weak maps, so they go when it goes. Creating the decipher had been about 4% of the gateway's CPU on a
+ * BYOK request (bench/ profile). The opened key is kept as bytes outside V8's heap, like the data key, never
+ * as a string: a heap snapshot taken to debug the gateway holds no provider key beyond those of requests in
+ * flight. Each `open` makes the string its caller sends, and the bytes are zeroed once the envelope is gone.
  */
 import { createDecipheriv, createSecretKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import type { MasterKey } from '#src/byok/master-key.ts';
@@ -67,6 +68,13 @@ function decrypt(key: KeyObject, sealed: Buffer, associatedData: Uint8Array): Bu
   }
 }
 
+/** An opened envelope's provider key, as bytes outside V8's heap, and the credential it opened for. */
+interface OpenedKey {
+  credentialId: string;
+  apiKey: Buffer;
+  region: ResidencyRegion | null;
+}
+
 /** Seals and opens provider keys under one master key. */
 export interface KeyVault {
   masterKeyId: string;
@@ -110,7 +118,8 @@ export function createKeyVault(masterKey: MasterKey): KeyVault {
   // credential's id, on every open.
   const dataKeys = new WeakMap<SealedKey, KeyObject>();
   // Each opened envelope's key with the credential it opened for: another id must still fail as it would.
-  const openedKeys = new WeakMap<SealedKey, { credentialId: string; material: Readonly<ProviderKeyMaterial> }>();
+  const openedKeys = new WeakMap<SealedKey, OpenedKey>();
+  const zeroWhenCollected = new FinalizationRegistry<Buffer>((bytes) => bytes.fill(0));
   const dataKeyOf = (sealed: SealedKey, context: Buffer): KeyObject => {
     const known = dataKeys.get(sealed);
     if (known) return known;
@@ -136,14 +145,17 @@ export function createKeyVault(masterKey: MasterKey): KeyVault {
       return sealBytes(Buffer.from(JSON.stringify({ api_key: material.apiKey, region: material.region })), contextOf(credentialId));
     },
     async open(sealed, credentialId) {
-      const opened = openedKeys.get(sealed);
-      if (opened?.credentialId === credentialId && sealed.masterKeyId === masterKey.id) return opened.material;
+      const known = openedKeys.get(sealed);
+      if (known?.credentialId === credentialId && sealed.masterKeyId === masterKey.id) return { apiKey: known.apiKey.toString('utf8'), region: known.region };
       const plaintext = openBytes(sealed, contextOf(credentialId));
       const parsed = JSON.parse(plaintext.toString('utf8')) as { api_key: string; region: ResidencyRegion | null };
       plaintext.fill(0);
-      const material = Object.freeze({ apiKey: parsed.api_key, region: parsed.region });
-      openedKeys.set(sealed, { credentialId, material });
-      return material;
+      // Its own backing store (not the shared pool), so zeroing it touches nothing else.
+      const apiKey = Buffer.allocUnsafeSlow(Buffer.byteLength(parsed.api_key));
+      apiKey.write(parsed.api_key, 'utf8');
+      openedKeys.set(sealed, { credentialId, apiKey, region: parsed.region });
+      zeroWhenCollected.register(sealed, apiKey);
+      return { apiKey: parsed.api_key, region: parsed.region };
     },
     async sealSecret(plaintext, purpose, id) {
       if (purpose === 'byok') throw new KeyVaultError('the byok purpose belongs to provider keys');

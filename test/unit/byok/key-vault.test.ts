@@ -63,16 +63,23 @@ describe('key vault', () => {
     await expect(vault.open({ ...sealed, keyCiphertext: flipped }, ID)).rejects.toThrow(KeyVaultError);
   });
 
-  it('opens an envelope still in use once, and still refuses it for another credential or master key', async () => {
+  it('opens an envelope still in use again without deciphering it, and still refuses it for another credential or master key', async () => {
     const vault = vaultWith();
     const sealed = await vault.seal({ apiKey: 'sk-opened-once-0123456789', region: 'europe' }, ID);
     const first = await vault.open(sealed, ID);
-    // The same object again: nothing was deciphered, and a caller cannot change what the next one gets.
-    expect(await vault.open(sealed, ID)).toBe(first);
-    expect(Object.isFrozen(first)).toBe(true);
+    expect(first).toEqual({ apiKey: 'sk-opened-once-0123456789', region: 'europe' });
+    // A caller changing its copy changes nothing the next one gets.
+    first.apiKey = 'changed';
+    expect(await vault.open(sealed, ID)).toEqual({ apiKey: 'sk-opened-once-0123456789', region: 'europe' });
     await expect(vault.open(sealed, OTHER_ID)).rejects.toThrow(KeyVaultError);
-    expect(await vault.open(sealed, ID)).toBe(first);
-    // A copy is another envelope: opened (and checked) afresh.
+    expect(await vault.open(sealed, ID)).toEqual({ apiKey: 'sk-opened-once-0123456789', region: 'europe' });
+    // Not deciphered again: bytes changed in place (never done outside this test) go unnoticed by the same object…
+    const original = Buffer.from(sealed.keyCiphertext);
+    sealed.keyCiphertext[20] = sealed.keyCiphertext[20]! ^ 0x01;
+    expect((await vault.open(sealed, ID)).apiKey).toBe('sk-opened-once-0123456789');
+    // …and fail authentication in a copy, which is another envelope, opened (and checked) afresh.
+    await expect(vault.open({ ...sealed }, ID)).rejects.toThrow(KeyVaultError);
+    original.copy(sealed.keyCiphertext);
     expect(await vault.open({ ...sealed }, ID)).toEqual({ apiKey: 'sk-opened-once-0123456789', region: 'europe' });
     sealed.masterKeyId = 'another-master-key';
     await expect(vault.open(sealed, ID)).rejects.toThrow(/another master key/);
