@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import type { Session } from 'node:inspector/promises';
+import type { GCProfiler } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 
 /** A message from the parent to a child. */
@@ -16,6 +17,8 @@ type ParentMessage =
   | { type: 'profile-stop'; id: number; path: string }
   | { type: 'heap-start'; id: number; samplingInterval: number; survivorsOnly?: boolean }
   | { type: 'heap-stop'; id: number; path: string }
+  | { type: 'gc-start'; id: number }
+  | { type: 'gc-stop'; id: number }
   | { type: 'stop' };
 
 /** A message from a child to the parent. */
@@ -23,6 +26,7 @@ type ChildMessage =
   | { type: 'ready'; ready: unknown }
   | { type: 'cpu'; id: number; micros: number }
   | { type: 'memory'; id: number; memory: ChildMemory }
+  | { type: 'gc'; id: number; gc: ChildCollections }
   | { type: 'done'; id: number }
   | { type: 'failed'; message: string };
 
@@ -44,6 +48,15 @@ export interface ChildMemory {
   arrayBuffers: number;
   /** Bytecode and machine code in the heap. */
   code: number;
+}
+
+/** The collections in a child over a window, and what its scavenges moved to the old generation. */
+export interface ChildCollections {
+  scavenges: number;
+  /** Full collections (mark-compact), incremental or not. */
+  markCompacts: number;
+  /** Growth of the old and large-object spaces across the scavenges: the bytes they promoted. */
+  promotedBytes: number;
 }
 
 /** A running child server, seen from the parent. */
@@ -68,6 +81,10 @@ export interface ChildServer<Ready> {
   startHeapSampling(samplingInterval: number, survivorsOnly?: boolean): Promise<void>;
   /** Stops the heap profiler and has the child write the `.heapprofile` to `path`. */
   stopHeapSampling(path: string): Promise<void>;
+  /** Starts counting the child's collections (V8's `GCProfiler`, which reads the heap's spaces around each). */
+  startGcCount(): Promise<void>;
+  /** Stops counting and returns the window's collections. */
+  stopGcCount(): Promise<ChildCollections>;
   /** Asks the child to close and exit, and waits for it (killing it after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
 }
@@ -109,7 +126,7 @@ export async function startChild<Ready>(options: StartChildOptions): Promise<Chi
         clearTimeout(timer);
         reject(new Error(`${options.script.pathname}: ${message.message}`));
       } else {
-        pending.get(message.id)?.(message.type === 'cpu' ? message.micros : message.type === 'memory' ? message.memory : 0);
+        pending.get(message.id)?.(message.type === 'cpu' ? message.micros : message.type === 'memory' ? message.memory : message.type === 'gc' ? message.gc : 0);
         pending.delete(message.id);
       }
     });
@@ -129,6 +146,8 @@ export async function startChild<Ready>(options: StartChildOptions): Promise<Chi
     stopProfile: async (path) => void (await ask({ type: 'profile-stop', id: nextId++, path })),
     startHeapSampling: async (samplingInterval, survivorsOnly) => void (await ask({ type: 'heap-start', id: nextId++, samplingInterval, survivorsOnly })),
     stopHeapSampling: async (path) => void (await ask({ type: 'heap-stop', id: nextId++, path })),
+    startGcCount: async () => void (await ask({ type: 'gc-start', id: nextId++ })),
+    stopGcCount: () => ask<ChildCollections>({ type: 'gc-stop', id: nextId++ }),
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null) return;
       child.send({ type: 'stop' } satisfies ParentMessage);
@@ -146,6 +165,7 @@ export async function startChild<Ready>(options: StartChildOptions): Promise<Chi
 export function serveParent(ready: unknown, close: () => Promise<void> | void): void {
   if (!process.send) throw new Error('this module runs as a child of bench/run.ts (it needs an IPC channel)');
   let session: Session | undefined;
+  let gcProfiler: GCProfiler | undefined;
   const reply = (message: ChildMessage): void => void process.send?.(message);
   process.on('message', async (message: unknown) => {
     if (!isParentMessage(message)) return;
@@ -190,6 +210,15 @@ export function serveParent(ready: unknown, close: () => Promise<void> | void): 
       session?.disconnect();
       session = undefined;
       reply({ type: 'done', id: message.id });
+    } else if (message.type === 'gc-start') {
+      const { GCProfiler } = await import('node:v8');
+      gcProfiler = new GCProfiler();
+      gcProfiler.start();
+      reply({ type: 'done', id: message.id });
+    } else if (message.type === 'gc-stop') {
+      const statistics = (gcProfiler?.stop() as { statistics?: GcStatistic[] } | undefined)?.statistics ?? [];
+      gcProfiler = undefined;
+      reply({ type: 'gc', id: message.id, gc: summarizeCollections(statistics) });
     } else {
       void Promise.resolve()
         .then(close)
@@ -197,6 +226,33 @@ export function serveParent(ready: unknown, close: () => Promise<void> | void): 
     }
   });
   process.send({ type: 'ready', ready } satisfies ChildMessage);
+}
+
+/** One entry of `GCProfiler`'s statistics: the kind of collection and the heap's spaces before and after it. */
+interface GcStatistic {
+  gcType: string;
+  beforeGC: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] };
+  afterGC: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] };
+}
+
+// Where a scavenge puts what it promotes (a young large object moves to the large-object space whole).
+const PROMOTION_SPACES = new Set(['old_space', 'large_object_space']);
+
+function promotionSpaceUse(spaces: GcStatistic['beforeGC']['heapSpaceStatistics']): number {
+  let used = 0;
+  for (const space of spaces) if (PROMOTION_SPACES.has(space.spaceName)) used += space.spaceUsedSize;
+  return used;
+}
+
+function summarizeCollections(statistics: readonly GcStatistic[]): ChildCollections {
+  const counted: ChildCollections = { scavenges: 0, markCompacts: 0, promotedBytes: 0 };
+  for (const entry of statistics) {
+    if (entry.gcType === 'Scavenge') {
+      counted.scavenges += 1;
+      counted.promotedBytes += promotionSpaceUse(entry.afterGC.heapSpaceStatistics) - promotionSpaceUse(entry.beforeGC.heapSpaceStatistics);
+    } else if (entry.gcType === 'MarkSweepCompact') counted.markCompacts += 1;
+  }
+  return counted;
 }
 
 /** Reports a start-up failure to the parent, then exits with an error once the message is sent. */

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { EventEmitter } from 'node:events';
+import type { Request, Response } from 'express';
 import { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
 import { ShuttingDownError } from '#src/errors.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
@@ -34,5 +36,42 @@ describe('DrainTracker.guardStream', () => {
       }
     })();
     await expect(reading).rejects.toBe(failure);
+  });
+});
+
+describe('DrainTracker.middleware', () => {
+  // What the middleware and `onDeadline` use of a response: its locals and its 'close' event.
+  function response(): Response & EventEmitter {
+    return Object.assign(new EventEmitter(), { locals: {} }) as unknown as Response & EventEmitter;
+  }
+
+  function track(tracker: DrainTracker, res: Response): void {
+    tracker.middleware({ path: '/api/v1/messages' } as Request, res, () => undefined);
+  }
+
+  it('calls the hooks of the requests still in flight at the deadline, not those of closed ones', () => {
+    const tracker = new DrainTracker({ healthPath: '/api/v1/health' });
+    const open = response();
+    const closed = response();
+    track(tracker, open);
+    track(tracker, closed);
+    const called: string[] = [];
+    tracker.onDeadline(open, () => called.push('open'));
+    tracker.onDeadline(closed, () => called.push('closed'));
+    closed.emit('close');
+    expect(tracker.inFlight).toBe(1);
+    tracker.passDeadline();
+    expect(called).toEqual(['open']);
+  });
+
+  it('lets go of a closed request’s hooks, which close over the request (a scavenge may still reach the entry)', () => {
+    const tracker = new DrainTracker({ healthPath: '/api/v1/health' });
+    const res = response();
+    track(tracker, res);
+    tracker.onDeadline(res, () => undefined);
+    const entry = res.locals.drain as { hooks: unknown[] };
+    expect(entry.hooks).toHaveLength(1);
+    res.emit('close');
+    expect(entry.hooks).toHaveLength(0);
   });
 });

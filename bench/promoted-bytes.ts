@@ -1,0 +1,85 @@
+/**
+ * `node bench/promoted-bytes.ts [--requests 30000] [--connections 64] [--warmup 10] [--modes json,stream]
+ * [--database pglite|postgres] [--flush-ms 1000] [--gateway-flags a,b]`: the bytes per request that the
+ * gateway's scavenges promote to V8's old generation, and how many scavenges and full collections a window
+ * of requests takes. The fake upstream and the gateway start as `bench/allocation-profile.ts` starts them
+ * (the gateway in its own process, with its production flags and a BYOK credential); after a warm-up, V8's
+ * `GCProfiler` runs in the gateway over a fixed number of requests of each mode and reads the heap's spaces
+ * around every collection. A scavenge's promotion is the growth of the old and large-object spaces across it
+ * (what `--trace-gc-nvp` calls `promoted`, to a few percent).
+ *
+ * Promoted bytes are what grows the old generation between full collections, and so the peak heap that RSS
+ * keeps (README, Performance: the soak's climb). A gateway that promotes little has scavenges that free almost
+ * everything and few mark-compacts; a bare `node:http` proxy in front of the same upstream promotes 0.07-0.5 KB
+ * a request. Unlike `allocation-profile.ts --survivors` (which says where surviving objects were allocated,
+ * by sampling), this counts every promoted byte, so two commits compare within a few percent over 30,000
+ * requests. `--flush-ms` defaults to the production flush (1 s), so queued records count as they do in
+ * production.
+ */
+import { parseArgs } from 'node:util';
+import { runLoad } from './load-generator.ts';
+import { requestBody } from './measure.ts';
+import { startGateway, startUpstream } from './targets.ts';
+import type { BenchDatabase } from './gateway-setup.ts';
+import type { ChildCollections } from './child-process.ts';
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '30000' },
+    connections: { type: 'string', default: '64' },
+    warmup: { type: 'string', default: '10' },
+    database: { type: 'string', default: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
+    modes: { type: 'string', default: 'json,stream' },
+    'flush-ms': { type: 'string', default: '1000' },
+    'gateway-flags': { type: 'string' },
+  },
+});
+
+function row(mode: string, requests: number, counted: ChildCollections): string {
+  const perRequest = counted.promotedBytes / requests / 1024;
+  return `| ${mode} | ${requests} | ${counted.scavenges} | ${counted.markCompacts} | ${perRequest.toFixed(2)} |`;
+}
+
+async function countPromotion(): Promise<void> {
+  const upstream = await startUpstream({});
+  const stops: (() => Promise<void>)[] = [() => upstream.child.stop()];
+  try {
+    const gateway = await startGateway({
+      name: 'gateway',
+      upstreamOrigin: upstream.child.ready.origin,
+      database: values.database as BenchDatabase,
+      workers: 1,
+      env: { SWITCHBOARD_RECORD_FLUSH_MS: values['flush-ms'] },
+      ...(values['gateway-flags'] ? { nodeFlags: values['gateway-flags'].split(','), keepEnvironment: true } : {}),
+    });
+    stops.push(() => gateway.stop());
+    console.log(`Promotion by the gateway's scavenges (V8 GCProfiler), gateway on ${values.database}${values['gateway-flags'] ? ` with ${values['gateway-flags']}` : ''}, ${values.connections} connections, record flush ${values['flush-ms']} ms.\n`);
+    console.log('| mode | requests | scavenges | mark-compacts | promoted KB/request |');
+    console.log('|---|--:|--:|--:|--:|');
+    for (const mode of values.modes.split(',')) {
+      if (mode !== 'json' && mode !== 'stream') throw new Error(`--modes: ${mode} is neither json nor stream`);
+      let counted: ChildCollections | undefined;
+      const result = await runLoad({
+        origin: gateway.origin,
+        path: gateway.path,
+        headers: gateway.headers,
+        body: requestBody(gateway.model, mode === 'stream'),
+        connections: Number(values.connections),
+        warmupMs: Number(values.warmup) * 1000,
+        durationMs: 3_600_000,
+        maxRequests: Number(values.requests),
+        stream: mode === 'stream',
+        onMeasureStart: () => gateway.child.startGcCount(),
+        onMeasureEnd: async () => {
+          counted = await gateway.child.stopGcCount();
+        },
+      });
+      if (result.non2xx + result.failures > 0) throw new Error(`${mode}: ${result.firstProblem ?? 'errors'}`);
+      if (counted) console.log(row(mode, result.requests, counted));
+    }
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(error));
+  }
+}
+
+await countPromotion();
