@@ -8,13 +8,6 @@
  * - `--liftoff-only` keeps WebAssembly on V8's baseline compiler. The embedded PostgreSQL (PGlite) is 9 MB of
  *   WebAssembly whose hot functions V8 otherwise recompiles with its optimizing tier: over 60 MB of code, and
  *   above 500 MB of RSS while compiling, for queries the gateway mostly answers from its own caches.
- * - `--single-threaded-gc` collects on the main thread alone. A gateway runs on few cores (a sidecar, a small
- *   container, or one worker per core), where V8's parallel and concurrent collector threads compete with the
- *   request path and cost more in hand-offs than they save; its heap is small and, since requests stopped being
- *   promoted, its full collections rare. Two `npm run bench` runs with it as a variant beside the gateway (2
- *   cores): CPU per request 3-26% lower in 10 of 12 rows (JSON and streams at 1, 16 and 64 connections), up to
- *   6% higher in 2 (the noisy 1-connection and JSON 16 rows), throughput up to 33% higher, first streamed byte
- *   0.1 ms sooner; the same instructions under callgrind (which runs every thread on one core).
  * - `NODE_COMPILE_CACHE` lets Node keep the TypeScript-stripped and compiled form of the sources on disk: a
  *   warm start loads neither the type stripper (a WebAssembly module and a 3.8 MB bundle) nor parses twice.
  * - `MALLOC_ARENA_MAX=2` (glibc) bounds the per-thread malloc arenas whose free space is never returned.
@@ -29,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Flags of every gateway process. */
-export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only', '--single-threaded-gc'];
+export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only'];
 
 /** Environment of every gateway process, where the operator has not set the variable. */
 export function gatewayEnvironmentDefaults(): Record<string, string> {
