@@ -34,11 +34,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runLoad } from './load-generator.ts';
-import { requestBody } from './measure.ts';
 import { areaOf } from './profile-summary.ts';
-import { startGateway, startUpstream } from './targets.ts';
-import type { BenchDatabase } from './gateway-setup.ts';
+import { describeGateway, runWindow, windowModes, withWindowedGateway } from './windowed-gateway.ts';
 
 /** The parts of a V8 sampling heap profile (`HeapProfiler.stopSampling`) read here. */
 interface HeapNode {
@@ -166,43 +163,22 @@ export function compareHeapProfiles(before: HeapNode, after: HeapNode, requests:
 async function profileGateway(): Promise<void> {
   if (values.keep) mkdirSync(values.keep, { recursive: true });
   const directory = values.keep ?? mkdtempSync(join(tmpdir(), 'switchboard-allocations-'));
-  const upstream = await startUpstream({});
-  const stops: (() => Promise<void>)[] = [() => upstream.child.stop()];
   try {
-    const gateway = await startGateway({
-      name: 'gateway',
-      upstreamOrigin: upstream.child.ready.origin,
-      database: values.database as BenchDatabase,
-      workers: 1,
-      env: { SWITCHBOARD_RECORD_FLUSH_MS: values['flush-ms'] },
-      ...(values['gateway-flags'] ? { nodeFlags: values['gateway-flags'].split(','), keepEnvironment: true } : {}),
+    await withWindowedGateway(values, async (gateway) => {
+      const what = values.survivors ? 'outliving a scavenge' : 'allocated';
+      const kept = values.survivors ? 'objects the young-generation collector freed left out' : 'collected objects included';
+      console.log(`Allocations per request${values.survivors ? ' that outlived a scavenge' : ''} (sampling heap profiler, interval ${values.interval} B, ${kept}), ${describeGateway(values)}.\n`);
+      for (const mode of windowModes(values)) {
+        const path = join(directory, `gateway-${mode}.heapprofile`);
+        const result = await runWindow(gateway, values, mode, {
+          onMeasureStart: () => gateway.child.startHeapSampling(Number(values.interval), values.survivors),
+          onMeasureEnd: () => gateway.child.stopHeapSampling(path),
+        });
+        const profile = JSON.parse(readFileSync(path, 'utf8')) as { head: HeapNode };
+        console.log(summarizeHeapProfile(profile.head, result.requests, mode, what));
+      }
     });
-    stops.push(() => gateway.stop());
-    const what = values.survivors ? 'outliving a scavenge' : 'allocated';
-    const kept = values.survivors ? 'objects the young-generation collector freed left out' : 'collected objects included';
-    console.log(`Allocations per request${values.survivors ? ' that outlived a scavenge' : ''} (sampling heap profiler, interval ${values.interval} B, ${kept}), gateway on ${values.database}${values['gateway-flags'] ? ` with ${values['gateway-flags']}` : ''}, ${values.connections} connections.\n`);
-    for (const mode of values.modes.split(',')) {
-      if (mode !== 'json' && mode !== 'stream') throw new Error(`--modes: ${mode} is neither json nor stream`);
-      const path = join(directory, `gateway-${mode}.heapprofile`);
-      const result = await runLoad({
-        origin: gateway.origin,
-        path: gateway.path,
-        headers: gateway.headers,
-        body: requestBody(gateway.model, mode === 'stream'),
-        connections: Number(values.connections),
-        warmupMs: Number(values.warmup) * 1000,
-        durationMs: 3_600_000,
-        maxRequests: Number(values.requests),
-        stream: mode === 'stream',
-        onMeasureStart: () => gateway.child.startHeapSampling(Number(values.interval), values.survivors),
-        onMeasureEnd: () => gateway.child.stopHeapSampling(path),
-      });
-      if (result.non2xx + result.failures > 0) throw new Error(`${mode}: ${result.firstProblem ?? 'errors'}`);
-      const profile = JSON.parse(readFileSync(path, 'utf8')) as { head: HeapNode };
-      console.log(summarizeHeapProfile(profile.head, result.requests, mode, what));
-    }
   } finally {
-    for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(error));
     if (values.keep) console.error(`heap profiles kept in ${directory}`);
     else rmSync(directory, { recursive: true, force: true });
   }

@@ -17,11 +17,8 @@
  * production.
  */
 import { parseArgs } from 'node:util';
-import { runLoad } from './load-generator.ts';
-import { requestBody } from './measure.ts';
-import { startGateway, startUpstream } from './targets.ts';
-import type { BenchDatabase } from './gateway-setup.ts';
 import type { ChildCollections } from './child-process.ts';
+import { describeGateway, runWindow, windowModes, withWindowedGateway } from './windowed-gateway.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,45 +38,21 @@ function row(mode: string, requests: number, counted: ChildCollections): string 
 }
 
 async function countPromotion(): Promise<void> {
-  const upstream = await startUpstream({});
-  const stops: (() => Promise<void>)[] = [() => upstream.child.stop()];
-  try {
-    const gateway = await startGateway({
-      name: 'gateway',
-      upstreamOrigin: upstream.child.ready.origin,
-      database: values.database as BenchDatabase,
-      workers: 1,
-      env: { SWITCHBOARD_RECORD_FLUSH_MS: values['flush-ms'] },
-      ...(values['gateway-flags'] ? { nodeFlags: values['gateway-flags'].split(','), keepEnvironment: true } : {}),
-    });
-    stops.push(() => gateway.stop());
-    console.log(`Promotion by the gateway's scavenges (V8 GCProfiler), gateway on ${values.database}${values['gateway-flags'] ? ` with ${values['gateway-flags']}` : ''}, ${values.connections} connections, record flush ${values['flush-ms']} ms.\n`);
+  await withWindowedGateway(values, async (gateway) => {
+    console.log(`Promotion by the gateway's scavenges (V8 GCProfiler), ${describeGateway(values)}, record flush ${values['flush-ms']} ms.\n`);
     console.log('| mode | requests | scavenges | mark-compacts | promoted KB/request |');
     console.log('|---|--:|--:|--:|--:|');
-    for (const mode of values.modes.split(',')) {
-      if (mode !== 'json' && mode !== 'stream') throw new Error(`--modes: ${mode} is neither json nor stream`);
+    for (const mode of windowModes(values)) {
       let counted: ChildCollections | undefined;
-      const result = await runLoad({
-        origin: gateway.origin,
-        path: gateway.path,
-        headers: gateway.headers,
-        body: requestBody(gateway.model, mode === 'stream'),
-        connections: Number(values.connections),
-        warmupMs: Number(values.warmup) * 1000,
-        durationMs: 3_600_000,
-        maxRequests: Number(values.requests),
-        stream: mode === 'stream',
+      const result = await runWindow(gateway, values, mode, {
         onMeasureStart: () => gateway.child.startGcCount(),
         onMeasureEnd: async () => {
           counted = await gateway.child.stopGcCount();
         },
       });
-      if (result.non2xx + result.failures > 0) throw new Error(`${mode}: ${result.firstProblem ?? 'errors'}`);
       if (counted) console.log(row(mode, result.requests, counted));
     }
-  } finally {
-    for (const stop of stops.reverse()) await stop().catch((error: unknown) => console.error(error));
-  }
+  });
 }
 
 await countPromotion();
