@@ -2,7 +2,7 @@
  * `node bench/promoted-bytes.ts [--requests 30000] [--connections 64] [--warmup 10] [--modes json,stream]
  * [--database pglite|postgres] [--flush-ms 1000] [--gateway-flags a,b]`: the bytes per request that the
  * gateway's scavenges promote to V8's old generation, and how many scavenges and full collections a window
- * of requests takes. The fake upstream and the gateway start as `bench/allocation-profile.ts` starts them
+ * of requests takes. The fake upstream and the gateway start as `bench/windowed-gateway.ts` starts them
  * (the gateway in its own process, with its production flags and a BYOK credential); after a warm-up, V8's
  * `GCProfiler` runs in the gateway over a fixed number of requests of each mode and reads the heap's spaces
  * around every collection. A scavenge's promotion is the growth of the old and large-object spaces across it

@@ -114,10 +114,10 @@ export function createKeyVault(masterKey: MasterKey): KeyVault {
   // The unwrapped data key of each envelope still held by a caller (the routing cache keeps an account's
   // envelopes until they change), as a KeyObject: key material in OpenSSL's memory beside the master key
   // itself, never a string on the JS heap. Keyed by the envelope object, so an entry lives exactly as long as
-  // the envelope does. The provider key's own decryption still runs, and is still checked against the
-  // credential's id, on every open.
+  // the envelope does. The provider key is deciphered, and checked against the credential's id, on the first
+  // open for an id; later opens for that id read `openedKeys`, and any other id is deciphered, and refused.
   const dataKeys = new WeakMap<SealedKey, KeyObject>();
-  // Each opened envelope's key with the credential it opened for: another id must still fail as it would.
+  // Each opened envelope's key with the credential it opened for, as bytes off the JS heap (see the file's head).
   const openedKeys = new WeakMap<SealedKey, OpenedKey>();
   const zeroWhenCollected = new FinalizationRegistry<Buffer>((bytes) => bytes.fill(0));
   const dataKeyOf = (sealed: SealedKey, context: Buffer): KeyObject => {

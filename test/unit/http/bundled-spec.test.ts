@@ -50,7 +50,7 @@ describe('the bundled spec the server reads', () => {
     expect(result.strings).toBeGreaterThan(10_000);
     expect(result.twoByte).toEqual([]);
     expect(result.headers).toEqual([true, true]);
-    // And the YAML text the server no longer reads is two-byte, so the check above can fail.
-    expect(isOneByte(readFileSync(join(ROOT, 'generated/openapi.yaml'), 'utf8'))).toBe(false);
+    // The check can fail: the same name cut from a two-byte string (as the YAML parser cut the spec's keys) is two-byte.
+    expect(isOneByte('X-Generation-Id\u2026'.slice(0, 15))).toBe(false);
   });
 });
