@@ -1,13 +1,17 @@
 /**
- * Measures one target: every load scenario (mode × connections) with CPU snapshots around the measured
- * window, its RSS sampled throughout, then the sequential streaming probe; the V8 profiler optionally wraps
- * each measured window (single-process gateway).
+ * Measures targets together: every load scenario (mode × connections) runs on each target in turn before
+ * the next scenario, with CPU snapshots around each measured window and every target's RSS sampled
+ * throughout, then the sequential streaming probe of the targets that take it, interleaved request by
+ * request. On this shared VM the machine's speed drifts over a minute (the floor's own CPU per request moved
+ * by half between runs), so the floor's window and the gateway's for one scenario are seconds apart, not a
+ * minute, and the order of the targets reverses from one scenario to the next. The V8 profiler optionally
+ * wraps each measured window (single-process gateway).
  */
 import { join } from 'node:path';
 import type { ChildServer } from './child-process.ts';
 import { runLoad } from './load-generator.ts';
 import { RssSampler } from './process-stats.ts';
-import { runStreamProbe, type ProbeResult } from './stream-probe.ts';
+import { runStreamProbes, type ProbeResult } from './stream-probe.ts';
 import type { ScenarioResult } from './results-table.ts';
 import type { Target } from './targets.ts';
 
@@ -21,7 +25,7 @@ export function requestBody(model: string, stream: boolean): string {
   });
 }
 
-/** What to measure on a target. */
+/** What to measure on every target. */
 export interface MeasureOptions {
   warmupMs: number;
   durationMs: number;
@@ -30,6 +34,13 @@ export interface MeasureOptions {
   connectionCounts: readonly number[];
   /** `true` for streaming, `false` for JSON. */
   modes: readonly boolean[];
+  /** Windows per target and scenario, pooled into its row. */
+  rounds: number;
+}
+
+/** A target and what is done to it besides the load. */
+export interface MeasuredTarget {
+  target: Target;
   /** Writes `gateway-<mode>-<conns>.cpuprofile` files here when set (other gateway targets: their name, dashed). */
   profileDir: string | undefined;
   probe: boolean;
@@ -43,7 +54,7 @@ export interface TargetMeasurement {
   afterBytes: number;
 }
 
-async function scenario(target: Target, upstream: ChildServer<unknown>, stream: boolean, connections: number, options: MeasureOptions): Promise<ScenarioResult> {
+async function scenario({ target, profileDir }: MeasuredTarget, upstream: ChildServer<unknown>, stream: boolean, connections: number, options: MeasureOptions): Promise<ScenarioResult> {
   const cpu = { measured: 0, upstream: 0, client: 0 };
   const load = await runLoad({
     origin: target.origin,
@@ -56,7 +67,7 @@ async function scenario(target: Target, upstream: ChildServer<unknown>, stream: 
     maxRequests: options.maxRequests,
     stream,
     async onMeasureStart() {
-      if (options.profileDir) await target.child.startProfile();
+      if (profileDir) await target.child.startProfile();
       [cpu.measured, cpu.upstream] = await Promise.all([target.cpuMicros(), upstream.cpuMicros()]);
       const own = process.cpuUsage();
       cpu.client = own.user + own.system;
@@ -67,7 +78,7 @@ async function scenario(target: Target, upstream: ChildServer<unknown>, stream: 
       cpu.client = own.user + own.system - cpu.client;
       cpu.measured = measured - cpu.measured;
       cpu.upstream = upstreamNow - cpu.upstream;
-      if (options.profileDir) await target.child.stopProfile(join(options.profileDir, `${target.name === 'gateway' ? 'gateway' : target.name.replace(/[^a-z0-9]+/g, '-')}-${stream ? 'stream' : 'json'}-${connections}.cpuprofile`));
+      if (profileDir) await target.child.stopProfile(join(profileDir, `${target.name === 'gateway' ? 'gateway' : target.name.replace(/[^a-z0-9]+/g, '-')}-${stream ? 'stream' : 'json'}-${connections}.cpuprofile`));
     },
   });
   const perRequest = (micros: number): number => (load.requests > 0 ? micros / load.requests : Number.NaN);
@@ -82,29 +93,82 @@ async function scenario(target: Target, upstream: ChildServer<unknown>, stream: 
   };
 }
 
-/** Runs every scenario and the probe against one target, printing a line per scenario to stderr. */
-export async function measureTarget(target: Target, upstream: ChildServer<unknown>, options: MeasureOptions): Promise<TargetMeasurement> {
-  const sampler = new RssSampler(target.pid);
-  sampler.start(250);
-  const scenarios: ScenarioResult[] = [];
+/**
+ * One row from a scenario's windows on one target: requests, errors and CPU summed (CPU per request is all the
+ * CPU over all the requests), throughput over the windows' time, and the median window's p50 and p99 (the
+ * windows' latency samples are not kept).
+ */
+export function poolWindows(windows: readonly ScenarioResult[]): ScenarioResult {
+  const first = windows[0];
+  if (!first) throw new Error('no window to pool');
+  if (windows.length === 1) return first;
+  const requests = windows.reduce((sum, window) => sum + window.load.requests, 0);
+  const elapsedMs = windows.reduce((sum, window) => sum + window.load.elapsedMs, 0);
+  const perRequest = (pick: (window: ScenarioResult) => number) => windows.reduce((sum, window) => sum + pick(window) * window.load.requests, 0) / requests;
+  const median = (pick: (window: ScenarioResult) => number) => {
+    const sorted = windows.map(pick).sort((a, b) => a - b);
+    const middle = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  return {
+    ...first,
+    load: {
+      requests,
+      elapsedMs,
+      requestsPerSecond: (requests * 1000) / elapsedMs,
+      p50Ms: median((window) => window.load.p50Ms),
+      p99Ms: median((window) => window.load.p99Ms),
+      non2xx: windows.reduce((sum, window) => sum + window.load.non2xx, 0),
+      failures: windows.reduce((sum, window) => sum + window.load.failures, 0),
+      firstProblem: windows.find((window) => window.load.firstProblem)?.load.firstProblem,
+    },
+    cpuMicrosPerRequest: perRequest((window) => window.cpuMicrosPerRequest),
+    upstreamCpuMicrosPerRequest: perRequest((window) => window.upstreamCpuMicrosPerRequest),
+    clientCpuMicrosPerRequest: perRequest((window) => window.clientCpuMicrosPerRequest),
+  };
+}
+
+/** Runs every scenario on every target, scenario by scenario, then the probes; a line per window to stderr. */
+export async function measureTargets(targets: readonly MeasuredTarget[], upstream: ChildServer<unknown>, options: MeasureOptions): Promise<TargetMeasurement[]> {
+  const samplers = targets.map(({ target }) => new RssSampler(target.pid));
+  for (const sampler of samplers) sampler.start(250);
+  const results: TargetMeasurement[] = targets.map(() => ({ scenarios: [], probe: undefined, peakBytes: 0, afterBytes: 0 }));
+  // Reversed after every window round: the target measured last in one round is first in the next.
+  let order = targets.map((_, index) => index);
   for (const stream of options.modes) {
     for (const connections of options.connectionCounts) {
-      const result = await scenario(target, upstream, stream, connections, options);
-      scenarios.push(result);
-      const { load } = result;
-      console.error(
-        `${target.name} ${stream ? 'stream' : 'json'} ${connections} conn: ${load.requestsPerSecond.toFixed(0)} req/s, p50 ${load.p50Ms.toFixed(3)} ms, p99 ${load.p99Ms.toFixed(3)} ms, ${result.cpuMicrosPerRequest.toFixed(0)} µs CPU/req, errors ${load.non2xx}/${load.failures}`,
-      );
+      const windows: ScenarioResult[][] = targets.map(() => []);
+      for (let round = 0; round < options.rounds; round += 1) {
+        for (const index of order) {
+          const result = await scenario(targets[index]!, upstream, stream, connections, options);
+          windows[index]!.push(result);
+          const { load } = result;
+          console.error(
+            `${result.target} ${stream ? 'stream' : 'json'} ${connections} conn: ${load.requestsPerSecond.toFixed(0)} req/s, p50 ${load.p50Ms.toFixed(3)} ms, p99 ${load.p99Ms.toFixed(3)} ms, ${result.cpuMicrosPerRequest.toFixed(0)} µs CPU/req, errors ${load.non2xx}/${load.failures}`,
+          );
+        }
+        order = order.toReversed();
+      }
+      windows.forEach((list, index) => results[index]!.scenarios.push(poolWindows(list)));
     }
   }
-  let probe: ProbeResult | undefined;
-  if (options.probe) {
-    probe = await runStreamProbe({ origin: target.origin, path: target.path, headers: target.headers, body: requestBody(target.pacedModel, true), warmupMs: 500, durationMs: options.probeMs });
-    console.error(
-      `${target.name} probe: headers ${probe.p50.headers.toFixed(3)} ms, first byte ${probe.p50.firstByte.toFixed(3)} ms, first delta ${probe.p50.firstDelta.toFixed(3)} ms, end ${probe.p50.end.toFixed(3)} ms (${probe.requests} requests, ${probe.failures} failures)`,
-    );
+  const probed = targets.flatMap((entry, index) => (entry.probe ? [index] : []));
+  if (probed.length > 0) {
+    const probeTargets = probed.map((index) => {
+      const { target } = targets[index]!;
+      return { origin: target.origin, path: target.path, headers: target.headers, body: requestBody(target.pacedModel, true) };
+    });
+    const probes = await runStreamProbes(probeTargets, { warmupMs: 500, durationMs: options.probeMs });
+    probes.forEach((probe, position) => {
+      const index = probed[position]!;
+      results[index]!.probe = probe;
+      console.error(
+        `${targets[index]!.target.name} probe: headers ${probe.p50.headers.toFixed(3)} ms, first byte ${probe.p50.firstByte.toFixed(3)} ms, first delta ${probe.p50.firstDelta.toFixed(3)} ms, end ${probe.p50.end.toFixed(3)} ms (${probe.requests} requests, ${probe.failures} failures)`,
+      );
+    });
   }
-  const peakBytes = sampler.stop();
+  samplers.forEach((sampler, index) => (results[index]!.peakBytes = sampler.stop()));
   await new Promise((resolve) => setTimeout(resolve, 2000));
-  return { scenarios, probe, peakBytes, afterBytes: sampler.sample() };
+  samplers.forEach((sampler, index) => (results[index]!.afterBytes = sampler.sample()));
+  return results;
 }

@@ -56,6 +56,8 @@ export interface ProbeRow {
 export interface RunSettings {
   warmupMs: number;
   durationMs: number;
+  /** Windows per target and scenario (bench/measure.ts pools them into one row). */
+  rounds: number;
   maxRequests: number;
   idleSettleMs: number;
   probeMs: number;
@@ -98,7 +100,8 @@ export function describeRun(settings: RunSettings, command: string): string[] {
 /** The load table, the memory table and the probe table. */
 export function renderMainTables(results: readonly ScenarioResult[], memory: readonly MemoryResult[], probes: readonly ProbeRow[], settings: RunSettings): string[] {
   return [
-    `Load: closed loop on one undici Pool per run, ${settings.warmupMs / 1000} s warm-up thrown away, then ${settings.durationMs / 1000} s measured (at most ${settings.maxRequests} requests).`,
+    `Load: closed loop on one undici Pool per window, ${settings.warmupMs / 1000} s warm-up thrown away, then ${settings.durationMs / 1000} s measured (at most ${settings.maxRequests} requests); ${settings.rounds} window${settings.rounds === 1 ? '' : 's'} per target and scenario, pooled into its row (requests, CPU and time summed; p50 and p99 the median window's).`,
+    'Targets take turns: each scenario runs on every target before the next scenario, in an order that reverses after every round of windows, so a row and the floor row it is compared with come from the same seconds. The probe sends one request to each probed target in turn.',
     'Everything (upstream, server under test, load generator) shares the same cores on 127.0.0.1; each server runs in its own child process.',
     '',
     'CPU µs/req is the user+system CPU time of the server under test over the measured window divided by the requests completed in it (`process.cpuUsage` over IPC; for a cluster, /proc summed over the primary and its workers); for the direct row that is the upstream itself. The upstream and client columns show what the rest of the box spent per request.',

@@ -13,7 +13,7 @@
  * 11 is judged by `bench/observability-cost.ts`, which the same target runs after the load: the same added CPU
  * measured in one process alone (bench/observability-run.ts), on PGlite and, with DATABASE_URL, PostgreSQL.
  *
- * Options: `--duration <s>` (5), `--warmup <s>` (1), `--connections 1,16,64`, `--targets
+ * Options: `--duration <s>` (3), `--rounds <n>` (2: measured windows per target and scenario, targets taking turns), `--warmup <s>` (1), `--connections 1,16,64`, `--targets
  * direct,floor,gateway,observed,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
  * (the gateway's; postgres reads DATABASE_URL), `--workers <n>` (2), `--idle <s>` (10), `--probe <s>` (3),
  * `--gateway-flags <a,b>|none` (replace the gateway's Node flags), `--variant <a,b>|none` (repeatable: one more gateway
@@ -30,7 +30,7 @@ import type { ChildServer } from './child-process.ts';
 import { startFloor, startGateway, startUpstream, type Target } from './targets.ts';
 import { rssBytes, processTree } from './process-stats.ts';
 import { describeRun, renderMainTables, type MemoryResult, type ProbeRow, type ScenarioResult } from './results-table.ts';
-import { measureTarget, requestBody } from './measure.ts';
+import { measureTargets, requestBody } from './measure.ts';
 import { storeSection, readStoredResults, renderStoredResults } from './results-store.ts';
 import { runSoak } from './soak.ts';
 import { runOpenStreams } from './open-streams.ts';
@@ -39,7 +39,8 @@ import { measureObservabilityCost, renderObservabilityCost, type ObservabilityCo
 
 const { values } = parseArgs({
   options: {
-    duration: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '1,16,64' },
     targets: { type: 'string', default: 'direct,floor,gateway,observed,workers' },
@@ -68,6 +69,7 @@ const targets = new Set(values.targets.split(','));
 const settings = {
   warmupMs: Number(values.warmup) * 1000,
   durationMs: Number(values.duration) * 1000,
+  rounds: Number(values.rounds),
   maxRequests: Number(values['max-requests']),
   idleSettleMs: Number(values.idle) * 1000,
   probeMs: Number(values.probe) * 1000,
@@ -155,25 +157,29 @@ try {
 
     const scenarios: ScenarioResult[] = [];
     const probes: ProbeRow[] = [];
-    for (const { target } of list.filter((entry) => entry.loadDriven)) {
-      const measured = await measureTarget(target, upstream.child as ChildServer<unknown>, {
-        ...settings,
-        connectionCounts: values.connections.split(',').map(Number),
-        modes: values.modes.split(',').map((mode) => mode === 'stream'),
+    const driven = list.filter((entry) => entry.loadDriven);
+    const measurements = await measureTargets(
+      driven.map(({ target }) => ({
+        target,
         profileDir: target.name === 'gateway' || target.name.startsWith('gateway, observability') || target.name === 'gateway + observability' ? profileDir : undefined,
         probe: target.name !== 'gateway, 2 workers' && !target.name.startsWith('gateway, observability') && target.name !== 'gateway + observability',
-      });
+      })),
+      upstream.child as ChildServer<unknown>,
+      { ...settings, connectionCounts: values.connections.split(',').map(Number), modes: values.modes.split(',').map((mode) => mode === 'stream') },
+    );
+    driven.forEach(({ target }, index) => {
+      const measured = measurements[index]!;
       scenarios.push(...measured.scenarios);
       if (measured.probe) probes.push({ target: target.name, result: measured.probe });
       const row = memory.find((candidate) => candidate.target === target.name);
       if (row) Object.assign(row, { peakBytes: measured.peakBytes, afterBytes: measured.afterBytes });
-    }
+    });
 
     // Issue 11's aim is judged in a process of its own, after the load, so nothing else runs beside it.
     const observabilityCost: ObservabilityCost[] = targets.has('observed') ? await measureObservabilityCost() : [];
 
     const isFullRun =
-      !profileDir && !values['cpu-prof'] && !values.variant && values['gateway-flags'] === undefined && values.duration === '5' && values.warmup === '1' && values.connections === '1,16,64' && values.modes === 'json,stream' && ['direct', 'floor', 'gateway'].every((name) => targets.has(name));
+      !profileDir && !values['cpu-prof'] && !values.variant && values['gateway-flags'] === undefined && values.duration === '3' && values.rounds === '2' && values.warmup === '1' && values.connections === '1,16,64' && values.modes === 'json,stream' && ['direct', 'floor', 'gateway'].every((name) => targets.has(name));
     const run = { ...settings, date: new Date(), loadAverage, elapsedMs: performance.now() - startedAt };
     const markdown = [...describeRun(run, 'npm run bench'), '', ...renderMainTables(scenarios, memory, probes, run), '', ...renderObservabilityCost(observabilityCost)].join('\n');
     if (isFullRun) {

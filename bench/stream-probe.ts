@@ -2,7 +2,9 @@
  * The sequential streaming probe: one connection, one streaming request at a time, timing each answer's
  * milestones from the moment the request is sent: the response headers, the first body byte, the first
  * `text_delta` and the end. A stage that waits (a timer, a flush, buffering) shows here as milliseconds even
- * on a busy machine, where throughput figures blur.
+ * on a busy machine, where throughput figures blur. Several targets are probed together, one request to each
+ * in turn (each on its own connection), so the floor's figures and the gateway's come from the same seconds:
+ * on a shared VM the machine's speed moves between one target's window and the next.
  */
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { quantile } from './load-generator.ts';
@@ -23,17 +25,21 @@ export interface ProbeResult {
   p90: Milestones;
 }
 
-/** Where and what the probe sends. */
-export interface ProbeOptions {
+/** Where and what the probe sends to one target. */
+export interface ProbeTarget {
   origin: string;
   path: string;
   headers: Record<string, string>;
   body: string;
+}
+
+/** How long the probe warms up and then measures, per target. */
+export interface ProbeTiming {
   warmupMs: number;
   durationMs: number;
 }
 
-function once(agent: Agent, options: ProbeOptions): Promise<Milestones> {
+function once(agent: Agent, options: ProbeTarget): Promise<Milestones> {
   const url = new URL(options.path, options.origin);
   return new Promise<Milestones>((resolve, reject) => {
     const sentAt = performance.now();
@@ -69,24 +75,32 @@ function summarize(samples: Milestones[], q: number): Milestones {
   return { headers: pick('headers'), firstByte: pick('firstByte'), firstDelta: pick('firstDelta'), end: pick('end') };
 }
 
-/** Runs the probe: requests back to back on one kept-alive connection, a warm-up first. */
-export async function runStreamProbe(options: ProbeOptions): Promise<ProbeResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const samples: Milestones[] = [];
-  let failures = 0;
+/**
+ * Probes every target: after a warm-up of each, one request to each target in turn (the first of a turn
+ * rotating), for `durationMs` per target in all. Results in the order of `targets`.
+ */
+export async function runStreamProbes(targets: readonly ProbeTarget[], timing: ProbeTiming): Promise<ProbeResult[]> {
+  const agents = targets.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+  const samples: Milestones[][] = targets.map(() => []);
+  const failures = targets.map(() => 0);
   try {
-    const warmupEnds = performance.now() + options.warmupMs;
-    while (performance.now() < warmupEnds) await once(agent, options).catch(() => undefined);
-    const ends = performance.now() + options.durationMs;
-    while (performance.now() < ends) {
-      try {
-        samples.push(await once(agent, options));
-      } catch {
-        failures += 1;
+    for (const [index, target] of targets.entries()) {
+      const warmupEnds = performance.now() + timing.warmupMs;
+      while (performance.now() < warmupEnds) await once(agents[index]!, target).catch(() => undefined);
+    }
+    const ends = performance.now() + timing.durationMs * targets.length;
+    for (let turn = 0; performance.now() < ends; turn += 1) {
+      for (let step = 0; step < targets.length; step += 1) {
+        const index = (turn + step) % targets.length;
+        try {
+          samples[index]!.push(await once(agents[index]!, targets[index]!));
+        } catch {
+          failures[index]! += 1;
+        }
       }
     }
   } finally {
-    agent.destroy();
+    for (const agent of agents) agent.destroy();
   }
-  return { requests: samples.length, failures, p50: summarize(samples, 0.5), p90: summarize(samples, 0.9) };
+  return samples.map((list, index) => ({ requests: list.length, failures: failures[index]!, p50: summarize(list, 0.5), p90: summarize(list, 0.9) }));
 }
