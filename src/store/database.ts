@@ -4,6 +4,7 @@
  * migrations applied, and a change feed for in-process caches.
  */
 import { mkdirSync } from 'node:fs';
+import { finished } from 'node:stream/promises';
 import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { loadNodePostgres, loadPglite } from '#src/store/drizzle.ts';
@@ -25,10 +26,11 @@ export interface Database {
   dataDir: string | undefined;
   changes: ChangeFeed;
   /**
-   * Embedded PGlite only: loads a binary `COPY` file (PostgreSQL's format) into a table in one statement: far
-   * less CPU per row than an INSERT or a CSV COPY, which matters because PGlite's work is the gateway's own CPU.
+   * Loads a binary `COPY` file (PostgreSQL's format) into a table in one statement. On PGlite it costs far less
+   * CPU per row than an INSERT or a CSV COPY, which matters because PGlite's work is the gateway's own CPU; on
+   * PostgreSQL it spares the gateway the JSON text of the batch and the server parsing it.
    */
-  copyBinary?: (table: string, columns: readonly string[], file: Uint8Array) => Promise<void>;
+  copyBinary: (table: string, columns: readonly string[], file: Uint8Array) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -132,7 +134,7 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
 }
 
 async function openPostgres(databaseUrl: string, options: DatabaseOptions): Promise<Database> {
-  const { pg, drizzleNodePostgres } = loadNodePostgres();
+  const { pg, drizzleNodePostgres, copyFrom } = loadNodePostgres();
   // A database that stops answering (a partition, not a refusal) must fail a connection attempt in seconds, so
   // the key and credential caches can serve what they last read (src/store/database-availability.ts).
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, keepAlive: true });
@@ -147,6 +149,23 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
       driver: 'postgres',
       dataDir: undefined,
       changes,
+      copyBinary: async (table, columns, file) => {
+        const client = await pool.connect();
+        let failed: unknown;
+        try {
+          const list = columns.map((column) => `"${column}"`).join(', ');
+          const copy = client.query(copyFrom(`copy "${table}" (${list}) from stdin with (format binary)`));
+          const done = finished(copy);
+          copy.end(file);
+          await done;
+        } catch (error) {
+          failed = error;
+          throw error;
+        } finally {
+          // A connection whose COPY broke off mid-stream may be left in an unknown protocol state: not reused.
+          client.release(failed instanceof Error && !('code' in failed) ? failed : undefined);
+        }
+      },
       close: async () => {
         await changes.close();
         await pool.end();

@@ -37,6 +37,8 @@ export interface NodePostgresModules {
   pg: typeof import('pg');
   drizzleNodePostgres: typeof import('drizzle-orm/node-postgres').drizzle;
   migrateNodePostgres: typeof import('drizzle-orm/node-postgres/migrator').migrate;
+  /** pg-copy-streams' `COPY … FROM STDIN` as a writable stream over a node-postgres client. */
+  copyFrom: typeof import('pg-copy-streams').from;
 }
 
 /** Loads (once) what the embedded database needs. */
@@ -54,5 +56,6 @@ export function loadNodePostgres(): NodePostgresModules {
     pg: require('pg') as typeof import('pg'),
     drizzleNodePostgres: (require('drizzle-orm/node-postgres') as typeof import('drizzle-orm/node-postgres')).drizzle,
     migrateNodePostgres: (require('drizzle-orm/node-postgres/migrator') as typeof import('drizzle-orm/node-postgres/migrator')).migrate,
+    copyFrom: (require('pg-copy-streams') as typeof import('pg-copy-streams')).from,
   };
 }

@@ -60,12 +60,12 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
 
   it('reads every value back as written', async () => {
     const written = [record(), record({ status: 'success', httpStatus: 200, stopReason: 'end_turn', errorType: null, errorMessage: null, sessionId: null, trace: null, prompt: null, completion: null, contentExpiresAt: null, cost: 0.5, model: 'test/m', provider: 'p', providerName: 'P, Inc.', isByok: true, timeToFirstByteMs: 3 })];
-    // On PGlite the batch must have gone in by COPY (not by the INSERT it falls back to).
+    // The batch must have gone in by COPY (not by the INSERT it falls back to), on either driver.
     let copied = 0;
     const { copyBinary } = test.database;
-    const database = copyBinary ? { ...test.database, copyBinary: async (...args: Parameters<typeof copyBinary>) => void (await copyBinary(...args), (copied += 1)) } : test.database;
+    const database = { ...test.database, copyBinary: async (...args: Parameters<typeof copyBinary>) => void (await copyBinary(...args), (copied += 1)) };
     await insertGenerations(database, written);
-    expect(copied).toBe(driver === 'pglite' ? 1 : 0);
+    expect(copied).toBe(1);
     for (const expected of written) expect(await findGeneration(test.database, account.account_id, expected.id)).toEqual(expected);
   });
 
@@ -83,7 +83,7 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
   it('refuses a batch holding a value its column cannot hold (a fraction for an integer), as the INSERT does', async () => {
     let copied = 0;
     const { copyBinary } = test.database;
-    const database = copyBinary ? { ...test.database, copyBinary: async (...args: Parameters<typeof copyBinary>) => void (await copyBinary(...args), (copied += 1)) } : test.database;
+    const database = { ...test.database, copyBinary: async (...args: Parameters<typeof copyBinary>) => void (await copyBinary(...args), (copied += 1)) };
     const bad = record({ totalMs: 1.5 });
     await expect(insertGenerations(database, [record(), bad])).rejects.toThrow();
     expect(copied).toBe(0);
