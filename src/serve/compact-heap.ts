@@ -4,9 +4,9 @@
  * request of each operation (the validator compiles its schemas then) and any load peak each leave tens of
  * megabytes of free heap that an idle gateway would carry for good (README, Performance). A compacting
  * collection of V8's "last resort" flavour releases them; it takes some 50-100 ms, so it runs only while the
- * process is idle: once when the gateway starts serving, then whenever the heap has grown well past its last
- * compacted size and the event loop has been nearly idle for a minute. Only the serving process does this
- * (not tests' in-process servers).
+ * process is idle: once when the gateway starts serving, once more when it first goes idle after its first
+ * requests, then whenever the heap has grown well past its last compacted size and the event loop has been
+ * nearly idle for a minute. Only the serving process does this (not tests' in-process servers).
  */
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -44,13 +44,17 @@ export interface IdleCompactionOptions {
   idleForMs: number;
   /** Growth of the committed heap over its size after the last compaction that is worth giving back. */
   growthBytes: number;
+  /** The same for the first compaction after the one at start, which one idle check is enough for. */
+  settleGrowthBytes: number;
 }
 
 // A minute of quiet, not one idle check: a compaction shrinks the young generation and the heap's limits, and
 // the next burst pays for growing them again. With a gap of 30 s between two bursts, the first 4 s of the
 // second cost 20-30% more CPU per request than the same load without the compaction (README, Performance);
-// lulls of seconds or tens of seconds are ordinary traffic, a minute of none is the burst being over.
-const DEFAULTS: IdleCompactionOptions = { checkEveryMs: 5000, idleBelow: 0.01, idleForMs: 60_000, growthBytes: 16 * 2 ** 20 };
+// lulls of seconds or tens of seconds are ordinary traffic, a minute of none is the burst being over. The
+// exception is the gateway's first requests (each operation's first compiles its validators, caches fill):
+// that growth happens once, and the first idle check after it gives it back.
+const DEFAULTS: IdleCompactionOptions = { checkEveryMs: 5000, idleBelow: 0.01, idleForMs: 60_000, growthBytes: 16 * 2 ** 20, settleGrowthBytes: 4 * 2 ** 20 };
 
 /** One check's reading: how busy the event loop was over the interval, and the committed heap now. */
 export interface IdleReading {
@@ -58,14 +62,23 @@ export interface IdleReading {
   heapBytes: number;
 }
 
+/** What the checks remember: the idle streak (milliseconds of consecutive idle intervals) and whether start-up has settled. */
+export interface IdleState {
+  streakMs: number;
+  settled: boolean;
+}
+
 /**
- * One check: the idle streak after it (milliseconds of consecutive idle intervals) and whether to compact now
- * (the streak is long enough and the heap has grown enough since `baselineBytes`). Pure, for table tests.
+ * One check: the state after it and whether to compact now. Before the first compaction after start, one idle
+ * check and `settleGrowthBytes` of growth since `baselineBytes` are enough; after it, `idleForMs` of idle
+ * checks and `growthBytes`. Pure, for table tests.
  */
-export function idleCheck(streakMs: number, reading: IdleReading, baselineBytes: number, settings: IdleCompactionOptions): { streakMs: number; compact: boolean } {
-  if (reading.busy >= settings.idleBelow) return { streakMs: 0, compact: false };
-  const streak = streakMs + settings.checkEveryMs;
-  return { streakMs: streak, compact: streak >= settings.idleForMs && reading.heapBytes >= baselineBytes + settings.growthBytes };
+export function idleCheck(state: IdleState, reading: IdleReading, baselineBytes: number, settings: IdleCompactionOptions): { state: IdleState; compact: boolean } {
+  if (reading.busy >= settings.idleBelow) return { state: { ...state, streakMs: 0 }, compact: false };
+  const streakMs = state.streakMs + settings.checkEveryMs;
+  const [idleFor, growth] = state.settled ? [settings.idleForMs, settings.growthBytes] : [settings.checkEveryMs, settings.settleGrowthBytes];
+  const compact = streakMs >= idleFor && reading.heapBytes >= baselineBytes + growth;
+  return { state: { streakMs, settled: state.settled || compact }, compact };
 }
 
 /** Compacts now, then whenever the process has been idle a while after its heap has grown; returns the stop function. */
@@ -74,13 +87,13 @@ export function compactHeapWhenIdle(options: Partial<IdleCompactionOptions> = {}
   if (!compactHeap()) return () => undefined;
   let baseline = getHeapStatistics().total_heap_size;
   let previous = performance.eventLoopUtilization();
-  let streakMs = 0;
+  let state: IdleState = { streakMs: 0, settled: false };
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, previous).utilization;
     previous = now;
-    const check = idleCheck(streakMs, { busy, heapBytes: getHeapStatistics().total_heap_size }, baseline, settings);
-    streakMs = check.streakMs;
+    const check = idleCheck(state, { busy, heapBytes: getHeapStatistics().total_heap_size }, baseline, settings);
+    state = check.state;
     if (!check.compact) return;
     compactHeap();
     baseline = getHeapStatistics().total_heap_size;
