@@ -8,10 +8,6 @@
  * - `--liftoff-only` keeps WebAssembly on V8's baseline compiler. The embedded PostgreSQL (PGlite) is 9 MB of
  *   WebAssembly whose hot functions V8 otherwise recompiles with its optimizing tier: over 60 MB of code, and
  *   above 500 MB of RSS while compiling, for queries the gateway mostly answers from its own caches.
- * - `--no-memory-reducer` stops V8 from shrinking the heap on its own when allocation slows down. After a lull
- *   of 30 s it had shrunk the committed heap from about 185 to 115 MB, young generation included, and the next
- *   burst's first seconds cost 60% more CPU per request while the heap grew back (README, Performance). The
- *   gateway gives memory back itself, after a minute of quiet (compact-heap.ts).
  * - `NODE_COMPILE_CACHE` lets Node keep the TypeScript-stripped and compiled form of the sources on disk: a
  *   warm start loads neither the type stripper (a WebAssembly module and a 3.8 MB bundle) nor parses twice.
  * - `MALLOC_ARENA_MAX=2` (glibc) bounds the per-thread malloc arenas whose free space is never returned.
@@ -26,7 +22,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Flags of every gateway process. */
-export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only', '--no-memory-reducer'];
+// Tried and left out (2026-11-26): `--no-memory-reducer`. V8's memory reducer shrinks the heap after a lull
+// (about 185 → 115 MB committed after 30 s without requests), and the next burst's first seconds cost up to 60%
+// more CPU per request while it grows back; without the reducer they did not. But the reducer's collections
+// are also what hands V8's pooled pages back: without it a 10-minute soak's RSS rose 25% (334 → 418 MB) and
+// stayed there, against 9% with it.
+export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only'];
 
 /** Environment of every gateway process, where the operator has not set the variable. */
 export function gatewayEnvironmentDefaults(): Record<string, string> {

@@ -16,9 +16,8 @@ describe('missingRuntimeSettings', () => {
     expect(missingRuntimeSettings(execArgv, env)).toEqual({ flags, env: missingEnv });
   });
 
-  it('runs WebAssembly on the baseline compiler, leaves shrinking the heap to the gateway, bounds malloc arenas and keeps malloc trimming its heap', () => {
+  it('runs WebAssembly on the baseline compiler, bounds malloc arenas and keeps malloc trimming its heap', () => {
     expect(GATEWAY_NODE_FLAGS).toContain('--liftoff-only');
-    expect(GATEWAY_NODE_FLAGS).toContain('--no-memory-reducer');
     expect(defaults.MALLOC_ARENA_MAX).toBe('2');
     expect(defaults.MALLOC_TRIM_THRESHOLD_).toBe('131072');
   });
