@@ -126,7 +126,7 @@ export function renderMainTables(results: readonly ScenarioResult[], memory: rea
     '',
     '### Sequential streaming probe',
     '',
-    `One connection, one streaming request at a time for ${settings.probeMs / 1000} s after a warm-up, the upstream writing each event in a packet of its own 1 ms apart (the first text delta is its third event); milliseconds from sending the request to the response headers, the first body byte, the first \`text_delta\` and the end of the stream (p50, p90 in parentheses).`,
+    `One connection per target, one streaming request at a time, ${settings.probeMs / 1000} s per target after a warm-up, the targets taking turns request by request, the upstream writing each event in a packet of its own 1 ms apart (the first text delta is its third event); milliseconds from sending the request to the response headers, the first body byte, the first \`text_delta\` and the end of the stream (p50, p90 in parentheses).`,
     '',
     '| target | requests | headers ms | first byte ms | first delta ms | end ms | failures |',
     '|---|--:|--:|--:|--:|--:|--:|',
