@@ -151,19 +151,27 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
       changes,
       copyBinary: async (table, columns, file) => {
         const client = await pool.connect();
-        let failed: unknown;
+        // A checked-out client reports a lost connection as an 'error' event, which would end the process
+        // unheard (pool.query listens for its own queries; a COPY's client is ours). The COPY fails with it.
+        let lost: Error | undefined;
+        const onError = (error: Error) => (lost = error);
+        client.on('error', onError);
+        let failed = false;
         try {
           const list = columns.map((column) => `"${column}"`).join(', ');
           const copy = client.query(copyFrom(`copy "${table}" (${list}) from stdin with (format binary)`));
           const done = finished(copy);
           copy.end(file);
           await done;
+          if (lost) throw lost;
         } catch (error) {
-          failed = error;
+          failed = true;
           throw error;
         } finally {
-          // A connection whose COPY broke off mid-stream may be left in an unknown protocol state: not reused.
-          client.release(failed instanceof Error && !('code' in failed) ? failed : undefined);
+          client.off('error', onError);
+          // After a failed COPY (a refused row, a terminated backend, a cut connection) the connection is
+          // closed rather than trusted again: a refused batch is rare, a reconnect cheap.
+          client.release(failed);
         }
       },
       close: async () => {
