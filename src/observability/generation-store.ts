@@ -34,10 +34,15 @@ const COLUMN_LIST = sql.raw(COLUMN_NAMES.map(([, name]) => quoted(name)).join(',
 const FIELD_LIST = sql.raw(COLUMN_NAMES.map(([field]) => quoted(field)).join(', '));
 const FIELD_TYPES = sql.raw(Object.entries(getTableColumns(generations)).map(([field, column]) => `${quoted(field)} ${column.getSQLType()}`).join(', '));
 
-/** True for an error PostgreSQL itself reported (it carries a five-character SQLSTATE). */
-function hasSqlState(error: unknown): boolean {
+/**
+ * True for a batch PostgreSQL refused for what it holds: a record already stored (class 23, integrity) or a
+ * value its column cannot hold (class 22, data). The INSERT skips the first and names the second. Anything
+ * else (a terminated backend, a lost connection, a missing table) is the database's state, not the batch's:
+ * the INSERT would meet it too, or, worse, succeed a moment later and hide the outage from the record queue.
+ */
+function isRefusedBatch(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
 }
 
 /**
@@ -45,20 +50,26 @@ function hasSqlState(error: unknown): boolean {
  * The batch is one binary `COPY` (generation-copy.ts). On embedded PGlite that costs about half the
  * instructions per record of a CSV COPY, which itself cost 30 µs of CPU per record against 42 µs for the
  * INSERT below, at 500 records a batch; on PostgreSQL it spares the gateway the batch's JSON text (the
- * `Date`s alone take `JSON.stringify` off its fast path). A COPY that fails (a record already stored, a value
- * its column cannot hold) is written again with the INSERT, whose errors the record queue reads. The INSERT
+ * `Date`s alone take `JSON.stringify` off its fast path). A batch the COPY file cannot encode or PostgreSQL
+ * refuses (isRefusedBatch) is written again with the INSERT, whose errors the record queue reads. The INSERT
  * takes the batch as one JSON parameter expanded by `json_to_recordset`: building a 32-column multi-row VALUES
  * list cost about 115 µs of CPU per record in the query builder, the JSON a few.
  */
 export async function insertGenerations(database: Database, records: readonly GenerationRecord[]): Promise<void> {
   if (records.length === 0) return;
+  let file: Uint8Array | undefined;
   try {
-    await database.copyBinary(TABLE_NAME, COPY_COLUMN_NAMES, generationsCopyFile(records));
-    return;
-  } catch (error) {
-    // Written again below, where a duplicate is skipped and a bad row reports its SQLSTATE. A PostgreSQL that
-    // could not be reached at all (no SQLSTATE) would only make the INSERT wait out the same timeout again.
-    if (database.driver === 'postgres' && !hasSqlState(error)) throw error;
+    file = generationsCopyFile(records);
+  } catch {
+    // A value the binary format cannot carry (a fraction for an integer): the INSERT reports it as PostgreSQL does.
+  }
+  if (file) {
+    try {
+      await database.copyBinary(TABLE_NAME, COPY_COLUMN_NAMES, file);
+      return;
+    } catch (error) {
+      if (!isRefusedBatch(error)) throw error;
+    }
   }
   await database.db.execute(sql`insert into ${generations} (${COLUMN_LIST}) select ${FIELD_LIST} from json_to_recordset(${JSON.stringify(records)}::json) as record(${FIELD_TYPES}) on conflict (id) do nothing`);
 }
