@@ -35,7 +35,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { areaOf } from './profile-summary.ts';
-import { describeGateway, runWindow, windowModes, withWindowedGateway } from './windowed-gateway.ts';
+import { describeGateway, runWindow, windowModes, windowOptions, withWindowedGateway } from './windowed-gateway.ts';
 
 /** The parts of a V8 sampling heap profile (`HeapProfiler.stopSampling`) read here. */
 interface HeapNode {
@@ -49,18 +49,12 @@ type Tally = Map<string, number>;
 
 const { values } = parseArgs({
   options: {
-    requests: { type: 'string', default: '4000' },
-    connections: { type: 'string', default: '64' },
-    warmup: { type: 'string', default: '10' },
-    database: { type: 'string', default: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
-    modes: { type: 'string', default: 'json,stream' },
-    'flush-ms': { type: 'string', default: '600000' },
+    ...windowOptions({ requests: '4000', flushMs: '600000' }),
     interval: { type: 'string', default: '512' },
     top: { type: 'string', default: '30' },
     keep: { type: 'string' },
     read: { type: 'string' },
     against: { type: 'string' },
-    'gateway-flags': { type: 'string' },
     survivors: { type: 'boolean', default: false },
   },
 });

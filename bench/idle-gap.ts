@@ -9,35 +9,19 @@
  */
 import { parseArgs } from 'node:util';
 import { startGateway, startUpstream } from './targets.ts';
-import { runLoad } from './load-generator.ts';
-import { requestBody } from './measure.ts';
+import { measureWindow } from './measure.ts';
 
 const { values } = parseArgs({ options: { gap: { type: 'string', default: '30' }, cycles: { type: 'string', default: '4' }, 'node-flags': { type: 'string' } } });
 const flags = values['node-flags']?.split(',');
 const upstream = await startUpstream({});
 const gateway = await startGateway({ name: 'gateway', upstreamOrigin: upstream.child.ready.origin, database: 'pglite', workers: 1, ...(flags ? { nodeFlags: flags, keepEnvironment: true } : {}) });
 
+const options = { warmupMs: 1000, durationMs: 3000, maxRequests: 200_000, probeMs: 0, connectionCounts: [64], modes: [false], rounds: 1 };
+
 async function measuredWindow(label: string): Promise<void> {
-  let cpu = 0;
-  const load = await runLoad({
-    origin: gateway.origin,
-    path: gateway.path,
-    headers: gateway.headers,
-    body: requestBody(gateway.model, false),
-    connections: 64,
-    warmupMs: 1000,
-    durationMs: 3000,
-    maxRequests: 200_000,
-    stream: false,
-    async onMeasureStart() {
-      cpu = await gateway.cpuMicros();
-    },
-    async onMeasureEnd() {
-      cpu = (await gateway.cpuMicros()) - cpu;
-    },
-  });
+  const { load, cpuMicrosPerRequest } = await measureWindow({ target: gateway, profileDir: undefined, probe: false }, upstream.child, false, 64, options);
   const memory = await gateway.child.memory();
-  console.log(`${label.padEnd(18)} ${(cpu / load.requests).toFixed(0)} µs CPU/req, ${load.requestsPerSecond.toFixed(0)} req/s, heap committed ${(memory.heapTotal / 2 ** 20).toFixed(0)} MB, errors ${load.non2xx}/${load.failures}`);
+  console.log(`${label.padEnd(18)} ${cpuMicrosPerRequest.toFixed(0)} µs CPU/req, ${load.requestsPerSecond.toFixed(0)} req/s, heap committed ${(memory.heapTotal / 2 ** 20).toFixed(0)} MB, errors ${load.non2xx}/${load.failures}`);
 }
 
 try {

@@ -4,7 +4,7 @@
  * throughout, then the sequential streaming probe of the targets that take it, interleaved request by
  * request. On this shared VM the machine's speed drifts over a minute (the floor's own CPU per request moved
  * by half between runs), so the floor's window and the gateway's for one scenario are seconds apart, not a
- * minute, and the order of the targets reverses from one scenario to the next. The V8 profiler optionally
+ * minute, and the order of the targets reverses after every round of windows. The V8 profiler optionally
  * wraps each measured window (single-process gateway).
  */
 import { join } from 'node:path';
@@ -54,7 +54,8 @@ export interface TargetMeasurement {
   afterBytes: number;
 }
 
-async function scenario({ target, profileDir }: MeasuredTarget, upstream: ChildServer<unknown>, stream: boolean, connections: number, options: MeasureOptions): Promise<ScenarioResult> {
+/** One measured window of one scenario on one target, with the CPU of the target, the upstream and the bench. */
+export async function measureWindow({ target, profileDir }: MeasuredTarget, upstream: ChildServer<unknown>, stream: boolean, connections: number, options: MeasureOptions): Promise<ScenarioResult> {
   const cpu = { measured: 0, upstream: 0, client: 0 };
   const load = await runLoad({
     origin: target.origin,
@@ -140,7 +141,7 @@ export async function measureTargets(targets: readonly MeasuredTarget[], upstrea
       const windows: ScenarioResult[][] = targets.map(() => []);
       for (let round = 0; round < options.rounds; round += 1) {
         for (const index of order) {
-          const result = await scenario(targets[index]!, upstream, stream, connections, options);
+          const result = await measureWindow(targets[index]!, upstream, stream, connections, options);
           windows[index]!.push(result);
           const { load } = result;
           console.error(

@@ -18,19 +18,9 @@
  */
 import { parseArgs } from 'node:util';
 import type { ChildCollections } from './child-process.ts';
-import { describeGateway, runWindow, windowModes, withWindowedGateway } from './windowed-gateway.ts';
+import { describeGateway, runWindow, windowModes, windowOptions, withWindowedGateway } from './windowed-gateway.ts';
 
-const { values } = parseArgs({
-  options: {
-    requests: { type: 'string', default: '30000' },
-    connections: { type: 'string', default: '64' },
-    warmup: { type: 'string', default: '10' },
-    database: { type: 'string', default: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
-    modes: { type: 'string', default: 'json,stream' },
-    'flush-ms': { type: 'string', default: '1000' },
-    'gateway-flags': { type: 'string' },
-  },
-});
+const { values } = parseArgs({ options: windowOptions({ requests: '30000', flushMs: '1000' }) });
 
 function row(mode: string, requests: number, counted: ChildCollections): string {
   const perRequest = counted.promotedBytes / requests / 1024;

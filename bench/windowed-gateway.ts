@@ -21,6 +21,19 @@ export interface WindowSettings {
   requests: string;
 }
 
+/** The `parseArgs` options behind WindowSettings, with a script's own window size and record flush interval. */
+export function windowOptions(defaults: { requests: string; flushMs: string }) {
+  return {
+    requests: { type: 'string', default: defaults.requests },
+    connections: { type: 'string', default: '64' },
+    warmup: { type: 'string', default: '10' },
+    database: { type: 'string', default: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
+    modes: { type: 'string', default: 'json,stream' },
+    'flush-ms': { type: 'string', default: defaults.flushMs },
+    'gateway-flags': { type: 'string' },
+  } as const;
+}
+
 /** Where a window's measurement starts and stops (in the gateway's process, over IPC). */
 export interface WindowHooks {
   onMeasureStart: () => Promise<void>;
