@@ -57,8 +57,12 @@ export async function startUpstream(env: Record<string, string>): Promise<{ chil
 }
 
 /** Starts the pass-through floor proxy in front of the upstream. */
-export async function startFloor(upstreamOrigin: string, launch: Pick<StartChildOptions, 'launcher' | 'readyTimeoutMs'> = {}): Promise<Target> {
-  const child = await startChild<FloorReady>({ script: new URL('./floor-proxy.ts', import.meta.url), env: { BENCH_UPSTREAM_ORIGIN: upstreamOrigin }, ...launch });
+export async function startFloor(
+  upstreamOrigin: string,
+  launch: Pick<StartChildOptions, 'launcher' | 'readyTimeoutMs' | 'execArgv'> & { env?: Record<string, string> } = {},
+): Promise<Target> {
+  const { env, ...rest } = launch;
+  const child = await startChild<FloorReady>({ script: new URL('./floor-proxy.ts', import.meta.url), env: { ...env, BENCH_UPSTREAM_ORIGIN: upstreamOrigin }, ...rest });
   return {
     name: 'pass-through floor',
     origin: child.ready.origin,
