@@ -1,7 +1,22 @@
 /**
- * The short answer the fake upstream streams (`bench/fake-upstream.ts`) and `bench/stream-instructions.ts`
- * passes through the gateway's stream path in one process: the usual seven Anthropic events.
+ * The bench's upstream answers: the short answer the fake upstream streams (`bench/fake-upstream.ts`) and
+ * `bench/stream-instructions.ts` passes through the gateway's stream path in one process (the usual seven
+ * Anthropic events), and the JSON message the fake upstream and `bench/latency-timeline.ts` answer with.
  */
+
+/** The JSON answer, as bytes. */
+export const BENCH_MESSAGE = Buffer.from(
+  JSON.stringify({
+    id: 'msg_bench_0000000000000000000001',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text: 'Hello! How can I help you today?' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 12, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  }),
+);
 
 /** One server-sent event as the fake upstream frames it. */
 export function sse(event: string, data: unknown): string {

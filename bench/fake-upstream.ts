@@ -14,25 +14,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { failStart, serveParent } from './child-process.ts';
 import { PACED_MODEL, SLOW_MODEL } from './bench-models.ts';
-import { sse, streamEvents } from './bench-stream.ts';
+import { BENCH_MESSAGE as MESSAGE, sse, streamEvents } from './bench-stream.ts';
 
 /** What the upstream reports to the parent once listening. */
 export interface UpstreamReady {
   origin: string;
 }
-
-const MESSAGE = Buffer.from(
-  JSON.stringify({
-    id: 'msg_bench_0000000000000000000001',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-sonnet-4-5',
-    content: [{ type: 'text', text: 'Hello! How can I help you today?' }],
-    stop_reason: 'end_turn',
-    stop_sequence: null,
-    usage: { input_tokens: 12, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-  }),
-);
 
 const STREAM = Buffer.from(streamEvents('claude-sonnet-4-5').join(''));
 const PACED_EVENTS = streamEvents(PACED_MODEL).map((event) => Buffer.from(event));

@@ -29,24 +29,12 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { startFloor, startGateway, type Target } from './targets.ts';
 import type { BenchDatabase } from './gateway-setup.ts';
+import { BENCH_MESSAGE } from './bench-stream.ts';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '5000' }, rounds: { type: 'string', default: '2' }, database: { type: 'string', default: 'pglite' } } });
 const REQUESTS = Number(values.requests);
 const WARMUP = 1000;
 const PARTS = ['to the proxy', 'proxy, inbound', 'to the upstream', 'upstream', 'back to the proxy', 'proxy, outbound', 'to the client'];
-
-const MESSAGE = Buffer.from(
-  JSON.stringify({
-    id: 'msg_bench_0000000000000000000001',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-sonnet-4-5',
-    content: [{ type: 'text', text: 'Hello! How can I help you today?' }],
-    stop_reason: 'end_turn',
-    stop_sequence: null,
-    usage: { input_tokens: 12, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-  }),
-);
 
 // The upstream's two stamps of the request in flight (one at a time).
 let arrived = 0n;
@@ -56,9 +44,9 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   req.resume();
   req.on('end', () => {
     arrived = process.hrtime.bigint();
-    res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_bench' });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': BENCH_MESSAGE.length, 'request-id': 'req_bench' });
     answered = process.hrtime.bigint();
-    res.end(MESSAGE);
+    res.end(BENCH_MESSAGE);
   });
 }
 
