@@ -138,7 +138,7 @@ describe.skipIf((!REDIS_URL || !DATABASE_URL) && process.env.CI !== 'true')('two
     const workers = childProcesses(gateway.process.pid ?? -1);
     expect(workers).toHaveLength(2);
     for (const pid of [gateway.process.pid ?? -1, ...workers]) {
-      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--liftoff-only');
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--liftoff-only', '--max-semi-space-size=16']));
       expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
     }
   });
