@@ -39,10 +39,10 @@ export function gatewayEnvironmentDefaults(): Record<string, string> {
   return { NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache'), MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
 }
 
-/** A flag's name: `--max-semi-space-size` of `--max-semi-space-size=16`. */
+/** A flag's name: `--max-semi-space-size` of `--max-semi-space-size=16` (and of `--max_semi_space_size=16`: V8 reads both). */
 function flagName(flag: string): string {
   const equals = flag.indexOf('=');
-  return equals < 0 ? flag : flag.slice(0, equals);
+  return (equals < 0 ? flag : flag.slice(0, equals)).replaceAll('_', '-');
 }
 
 /**

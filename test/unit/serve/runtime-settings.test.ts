@@ -13,6 +13,7 @@ describe('missingRuntimeSettings', () => {
     ['everything set', [...GATEWAY_NODE_FLAGS], { NODE_COMPILE_CACHE: '/var/cache/x', MALLOC_ARENA_MAX: '8', MALLOC_TRIM_THRESHOLD_: '1048576' }, [], {}],
     ['an operator value is kept', [], { MALLOC_ARENA_MAX: '8' }, [...GATEWAY_NODE_FLAGS], { NODE_COMPILE_CACHE: defaults.NODE_COMPILE_CACHE, MALLOC_TRIM_THRESHOLD_: defaults.MALLOC_TRIM_THRESHOLD_ }],
     ["an operator's own semi-space size is kept", ['--max-semi-space-size=64'], {}, ['--liftoff-only'], defaults],
+    ['a V8 flag spelled with underscores counts as given', ['--max_semi_space_size=64'], {}, ['--liftoff-only'], defaults],
     ['a flag in NODE_OPTIONS counts as given', [], { NODE_OPTIONS: '--enable-source-maps  --max-semi-space-size=32' }, ['--liftoff-only'], defaults],
   ])('%s', (_name, execArgv, env, flags, missingEnv) => {
     expect(missingRuntimeSettings(execArgv, env)).toEqual({ flags, env: missingEnv });
