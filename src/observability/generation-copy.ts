@@ -3,10 +3,10 @@
  * loaded by PGlite and by PostgreSQL alike (store/database.ts). Binary rather than CSV because PGlite runs
  * PostgreSQL as WebAssembly on V8's baseline tier, where reading text is dear: splitting CSV lines and parsing
  * uuids, timestamps and floats (`strtod` in software 128-bit arithmetic) cost about half the instructions of a
- * record (callgrind, bench/record-instructions.ts); the binary receive functions copy fixed-size values. The one npm encoder of
- * this format (pg-copy-streams-binary) has no uuid type and allocates a buffer per field, so the seven types of
- * the `generations` table are written here, the columns in the table's order (checked against the schema when
- * the module loads).
+ * record (callgrind, bench/record-instructions.ts); the binary receive functions copy fixed-size values. The
+ * one npm encoder of this format (pg-copy-streams-binary) has no uuid type and allocates a buffer per field,
+ * so the seven types of the `generations` table are written here, the columns in the table's order (checked
+ * against the schema when the module loads).
  */
 import { getTableColumns } from '#src/store/drizzle.ts';
 import { generations } from '#src/store/schema.ts';

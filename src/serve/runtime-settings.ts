@@ -5,14 +5,14 @@
  * inherit them. Nothing depends on them for correctness: tests start servers in-process without them. Each
  * one was measured (README, Performance):
  *
+ * - `--liftoff-only` keeps WebAssembly on V8's baseline compiler. The embedded PostgreSQL (PGlite) is 9 MB of
+ *   WebAssembly whose hot functions V8 otherwise recompiles with its optimizing tier: over 60 MB of code, and
+ *   above 500 MB of RSS while compiling, for queries the gateway mostly answers from its own caches.
  * - `--max-semi-space-size=16` caps each of V8's two young-generation semi-spaces at 16 MB. On a machine with a
  *   few GB of memory or more V8 lets them grow to 64 MB, and RSS under load follows the largest young generation
  *   so far (V8 keeps freed pages pooled until a memory-reducing collection, which load never lets run): with the
  *   cap, RSS under JSON and stream load at 64 connections was 50-65 MB lower at the same CPU per request (two
  *   A/B runs, 2026-11-26: 83.0 against 86.6 and 88.2 against 86.4 µs; 8 MB held no less).
- * - `--liftoff-only` keeps WebAssembly on V8's baseline compiler. The embedded PostgreSQL (PGlite) is 9 MB of
- *   WebAssembly whose hot functions V8 otherwise recompiles with its optimizing tier: over 60 MB of code, and
- *   above 500 MB of RSS while compiling, for queries the gateway mostly answers from its own caches.
  * - `NODE_COMPILE_CACHE` lets Node keep the TypeScript-stripped and compiled form of the sources on disk: a
  *   warm start loads neither the type stripper (a WebAssembly module and a 3.8 MB bundle) nor parses twice.
  * - `MALLOC_ARENA_MAX=2` (glibc) bounds the per-thread malloc arenas whose free space is never returned.
@@ -26,12 +26,12 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Flags of every gateway process. */
 // Tried and left out (2026-11-26): `--no-memory-reducer`. V8's memory reducer shrinks the heap after a lull
 // (about 185 → 115 MB committed after 30 s without requests), and the next burst's first seconds cost up to 60%
 // more CPU per request while it grows back; without the reducer they did not. But the reducer's collections
 // are also what hands V8's pooled pages back: without it a 10-minute soak's RSS rose 25% (334 → 418 MB) and
 // stayed there, against 9% with it.
+/** Flags of every gateway process. */
 export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only', '--max-semi-space-size=16'];
 
 /** Environment of every gateway process, where the operator has not set the variable. */
@@ -39,7 +39,7 @@ export function gatewayEnvironmentDefaults(): Record<string, string> {
   return { NODE_COMPILE_CACHE: join(tmpdir(), 'node-compile-cache'), MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
 }
 
-/** A flag's name: `--max-semi-space-size` of `--max-semi-space-size=16` (and of `--max_semi_space_size=16`: V8 reads both). */
+/** A flag's name: `--max-semi-space-size` of `--max-semi-space-size=16`, and of `--max_semi_space_size=16` (V8 reads both). */
 function flagName(flag: string): string {
   const equals = flag.indexOf('=');
   return (equals < 0 ? flag : flag.slice(0, equals)).replaceAll('_', '-');
