@@ -71,8 +71,14 @@ export async function createPostgresChangeFeed(pool: Pool, options: { onError?: 
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
 
+  // Every client this takes is released on every path: one left checked out would hold `pool.end()` at
+  // shutdown for good (a backend killed during LISTEN, or the feed closed while a reconnect was under way).
   const connect = async (): Promise<void> => {
     const client = await pool.connect();
+    if (closed) {
+      client.release();
+      return;
+    }
     client.on('notification', (message) => {
       if (message.channel !== CHANGE_CHANNEL) return;
       const parsed = parseMessage(message.payload);
@@ -84,7 +90,16 @@ export async function createPostgresChangeFeed(pool: Pool, options: { onError?: 
       options.onError?.(error);
       dropListener(client);
     });
-    await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+    try {
+      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+    } catch (error) {
+      client.release(true);
+      throw error;
+    }
+    if (closed) {
+      client.release(true);
+      return;
+    }
     listener = client;
     // Whatever changed while nobody listened is unknown: every cache starts over.
     dispatcher.dispatch({ kind: 'reset' });
