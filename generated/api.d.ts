@@ -2775,7 +2775,7 @@ export interface components {
             id: components["schemas"]["GenerationId"];
             /**
              * Format: date-time
-             * @description When the request arrived (ISO 8601, UTC).
+             * @description When the request arrived (ISO 8601, UTC), to the millisecond; the time its `id` begins with.
              */
             created_at: string;
             /** Format: uuid */

@@ -5,11 +5,13 @@
 import { randomFillSync } from 'node:crypto';
 import type { RequestHandler } from 'express';
 
+const PREFIX = 'gen_';
 // 12 random bytes give 16 base64url characters; an id takes the first 15 (90 random bits).
 const RANDOM_BYTES = 12;
 const RANDOM_CHARACTERS = 15;
 // Milliseconds since 1970 in base 36 fill nine characters until the year 5138.
 const TIME_CHARACTERS = 9;
+const TIME_PATTERN = /^[0-9a-z]{9}$/;
 // One CSPRNG call per 512 ids: a `randomBytes` call per request cost more than the rest of this middleware
 // (bench/ profile); each id still takes fresh random bytes that no other id shares.
 const pool = Buffer.allocUnsafe(RANDOM_BYTES * 512);
@@ -30,7 +32,22 @@ export function newGenerationId(): string {
   }
   const random = pool.toString('base64url', offset, offset + RANDOM_BYTES);
   offset += RANDOM_BYTES;
-  return `gen_${Date.now().toString(36).padStart(TIME_CHARACTERS, '0')}${random.slice(0, RANDOM_CHARACTERS)}`;
+  return `${PREFIX}${Date.now().toString(36).padStart(TIME_CHARACTERS, '0')}${random.slice(0, RANDOM_CHARACTERS)}`;
+}
+
+/** The time in epoch milliseconds a generation id was made at; undefined for a string that is not an id. */
+export function generationIdTime(id: string): number | undefined {
+  if (id.length !== PREFIX.length + TIME_CHARACTERS + RANDOM_CHARACTERS || !id.startsWith(PREFIX)) return undefined;
+  const time = id.slice(PREFIX.length, PREFIX.length + TIME_CHARACTERS);
+  return TIME_PATTERN.test(time) ? Number.parseInt(time, 36) : undefined;
+}
+
+/**
+ * The bound of ids made at `epochMs`: every id made at that millisecond or later sorts at or above it, every
+ * earlier one below (`gen_` and the time, no random part), in the C collation and the usual libc/ICU ones.
+ */
+export function generationIdBound(epochMs: number): string {
+  return `${PREFIX}${Math.max(0, Math.floor(epochMs)).toString(36).padStart(TIME_CHARACTERS, '0')}`;
 }
 
 /** Middleware setting `X-Generation-Id`, `request-id` and `res.locals.generationId`. */

@@ -10,6 +10,7 @@ import type { AnswerUsage, GenerationOutcome } from '#src/observability/generati
 import { describeStep } from '#src/messages/tool-loop/loop-metadata.ts';
 import { summedStepUsage, type StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts';
+import { generationIdTime } from '#src/http/generation-id.ts';
 
 /** A generation record: exactly the stored row. */
 export type GenerationRecord = GenerationRow;
@@ -81,7 +82,9 @@ export function buildGenerationRecord(outcome: GenerationOutcome, policy: Conten
     accountId: outcome.accountId,
     workspaceId: outcome.workspaceId,
     keyHash: outcome.keyHash,
-    createdAt: new Date(outcome.startedAt),
+    // The id's own time (the request's arrival, within a millisecond of `startedAt`): the records' key orders
+    // and bounds them by it (generation-store.ts).
+    createdAt: new Date(generationIdTime(outcome.id) ?? outcome.startedAt),
     requestedModel: outcome.request.model,
     model: outcome.served?.model ?? null,
     provider: outcome.served?.provider.slug ?? null,

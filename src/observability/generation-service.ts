@@ -42,7 +42,7 @@ export function createGenerationService(database: Database): GenerationService {
       return {
         data: page.map((record) => toGenerationView(record, { withContent: false })),
         totals,
-        next_cursor: rows.length > limit && last ? encodeGenerationCursor({ createdAt: last.createdAt, id: last.id }) : null,
+        next_cursor: rows.length > limit && last ? encodeGenerationCursor({ id: last.id }) : null,
       };
     },
   };

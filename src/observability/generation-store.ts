@@ -6,6 +6,7 @@ import { and, count, desc, eq, getTableColumns, gte, lt, or, sql, sum, type SQL 
 import type { GenerationTotals } from '#src/api-types.ts';
 import type { Database } from '#src/store/database.ts';
 import { generations } from '#src/store/schema.ts';
+import { generationIdBound } from '#src/http/generation-id.ts';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import type { GenerationCursor } from '#src/observability/generation-cursor.ts';
 import { COPY_COLUMN_NAMES, generationsCopyFile } from '#src/observability/generation-copy.ts';
@@ -71,13 +72,16 @@ export async function insertGenerations(database: Database, records: readonly Ge
       if (!isRefusedBatch(error)) throw error;
     }
   }
-  await database.db.execute(sql`insert into ${generations} (${COLUMN_LIST}) select ${FIELD_LIST} from json_to_recordset(${JSON.stringify(records)}::json) as record(${FIELD_TYPES}) on conflict (id) do nothing`);
+  await database.db.execute(sql`insert into ${generations} (${COLUMN_LIST}) select ${FIELD_LIST} from json_to_recordset(${JSON.stringify(records)}::json) as record(${FIELD_TYPES}) on conflict (account_id, id) do nothing`);
 }
 
 /** The SQL conditions of a filter. */
 export function filterConditions(filter: GenerationFilter): SQL[] {
   const conditions: (SQL | undefined)[] = [
     filter.accountId === undefined ? undefined : eq(generations.accountId, filter.accountId),
+    // The same range of ids: the bounds the key's index scans (a record's id begins with its `created_at`).
+    filter.from ? gte(generations.id, generationIdBound(filter.from.getTime())) : undefined,
+    filter.to ? lt(generations.id, generationIdBound(filter.to.getTime())) : undefined,
     filter.from ? gte(generations.createdAt, filter.from) : undefined,
     filter.to ? lt(generations.createdAt, filter.to) : undefined,
     filter.model === undefined ? undefined : or(eq(generations.model, filter.model), eq(generations.requestedModel, filter.model)),
@@ -96,15 +100,19 @@ export async function findGeneration(database: Database, accountId: string, id: 
   return row;
 }
 
-/** One page of records after `cursor`, newest first, and one more to tell whether a next page exists. */
+/**
+ * One page of records after `cursor`, newest first, and one more to tell whether a next page exists. Newest
+ * first by id is by `created_at`, then id: an id begins with its record's time. The account's range of the
+ * key, read backwards, is the order itself; no sort.
+ */
 export async function listGenerations(database: Database, filter: GenerationFilter, cursor: GenerationCursor | undefined, limit: number): Promise<GenerationRecord[]> {
   const conditions = filterConditions(filter);
-  if (cursor) conditions.push(sql`(${generations.createdAt}, ${generations.id}) < (${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id})`);
+  if (cursor) conditions.push(lt(generations.id, cursor.id));
   return database.db
     .select()
     .from(generations)
     .where(and(...conditions))
-    .orderBy(desc(generations.createdAt), desc(generations.id))
+    .orderBy(desc(generations.id))
     .limit(limit + 1);
 }
 

@@ -4,13 +4,18 @@
  */
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
+import { generationIdBound } from '#src/http/generation-id.ts';
 
 // Only the fields a record reads; the rest of an attempt (pricing, base URL, quirks) does not reach it.
 export const servedAttempt = { model: 'test/m', upstreamModel: 'up-m', provider: { slug: 'p', displayName: 'P' }, credential: { kind: 'byok', id: 'c1' } } as unknown as Attempt;
 
+/** When the request arrived, in epoch milliseconds; the outcome's id was made then, as the gateway makes ids. */
+export const OUTCOME_STARTED = Date.UTC(2025, 10, 20, 12, 0, 0);
+export const OUTCOME_ID = `${generationIdBound(OUTCOME_STARTED)}${'a'.repeat(15)}`;
+
 export const generationOutcome = (overrides: Partial<GenerationOutcome> = {}): GenerationOutcome => ({
-  id: `gen_${'a'.repeat(24)}`,
-  startedAt: Date.UTC(2025, 10, 20, 12, 0, 0),
+  id: OUTCOME_ID,
+  startedAt: OUTCOME_STARTED,
   accountId: '11111111-1111-4111-8111-111111111111',
   workspaceId: '22222222-2222-4222-8222-222222222222',
   keyHash: 'f'.repeat(64),

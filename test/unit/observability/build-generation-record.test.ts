@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildGenerationRecord, generationContent } from '#src/observability/build-generation-record.ts';
 import type { GenerationOutcome } from '#src/observability/generation-outcome.ts';
-import { servedAttempt as served, generationOutcome as outcome } from '#test/helpers/generation-outcome.ts';
+import { OUTCOME_ID, servedAttempt as served, generationOutcome as outcome } from '#test/helpers/generation-outcome.ts';
 import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 
 const noContent = { storeContent: false, retentionDays: 30 };
@@ -10,7 +10,7 @@ const noContent = { storeContent: false, retentionDays: 30 };
 describe('buildGenerationRecord', () => {
   it('maps identity, routing, usage, cost, timing and request metadata', () => {
     expect(buildGenerationRecord(outcome(), noContent)).toEqual({
-      id: `gen_${'a'.repeat(24)}`,
+      id: OUTCOME_ID,
       accountId: '11111111-1111-4111-8111-111111111111',
       workspaceId: '22222222-2222-4222-8222-222222222222',
       keyHash: 'f'.repeat(64),

@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { findGeneration, insertGenerations } from '#src/observability/generation-store.ts';
+import { findGeneration, generationTotals, insertGenerations, listGenerations } from '#src/observability/generation-store.ts';
+import { generationIdBound } from '#src/http/generation-id.ts';
+import { sql } from '#src/store/drizzle.ts';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import { initAccount } from '#src/keys/accounts.ts';
 import { openTestDatabase, testDrivers, type TestDatabase } from '#test/helpers/test-database.ts';
@@ -97,5 +99,37 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
     await insertGenerations(test.database, [first, second]);
     expect(await findGeneration(test.database, account.account_id, first.id)).toEqual(first);
     expect(await findGeneration(test.database, account.account_id, second.id)).toEqual(second);
+  });
+  it("pages an account's records newest first from its key, bounded by time, without another account's", async () => {
+    const other = await initAccount(test.database, { name: 'other' });
+    const base = Date.UTC(2026, 10, 26, 21, 0, 0, 0);
+    // Two records in one millisecond, one a millisecond later, one a second later; ids as newGenerationId makes them.
+    const at = (offset: number, random: string) => record({ id: `${generationIdBound(base + offset)}${random}`, createdAt: new Date(base + offset), prompt: null, completion: null, contentExpiresAt: null });
+    const written = [at(0, 'AAAAAAAAAAAAAAA'), at(0, 'zzzzzzzzzzzzzzz'), at(1, '---------------'), at(1000, '_______________')];
+    await insertGenerations(test.database, [...written, { ...at(500, 'BBBBBBBBBBBBBBB'), accountId: other.account_id, workspaceId: other.workspace_id }]);
+    const filter = { accountId: account.account_id, from: new Date(base), to: new Date(base + 1001) };
+    const newestFirst = [...written].reverse().map((entry) => entry.id);
+
+    const pages: string[][] = [];
+    let cursor: { id: string } | undefined;
+    do {
+      const rows = await listGenerations(test.database, filter, cursor, 3);
+      pages.push(rows.slice(0, 3).map((row) => row.id));
+      cursor = rows.length > 3 ? { id: rows[2]!.id } : undefined;
+    } while (cursor);
+    expect(pages).toEqual([newestFirst.slice(0, 3), newestFirst.slice(3)]);
+
+    const ids = async (from: number, to: number) => (await listGenerations(test.database, { accountId: account.account_id, from: new Date(base + from), to: new Date(base + to) }, undefined, 10)).map((row) => row.id);
+    expect(await ids(0, 1)).toEqual(newestFirst.slice(2));
+    expect(await ids(1, 1000)).toEqual([newestFirst[1]]);
+    expect(await ids(1000, 1001)).toEqual([newestFirst[0]]);
+    expect((await generationTotals(test.database, filter)).requests).toBe(4);
+    expect(await findGeneration(test.database, other.account_id, written[0]!.id)).toBeUndefined();
+
+    // The plan reads the account's range of the primary key backwards: no other index, no sort.
+    const plan = await test.database.db.execute(sql`explain select * from generations where account_id = ${account.account_id} and id >= ${generationIdBound(base)} order by id desc limit 3`);
+    const text = ((plan as unknown as { rows: Record<string, string>[] }).rows ?? (plan as unknown as Record<string, string>[])).map((row) => Object.values(row)[0]).join('\n');
+    expect(text).toMatch(/Index Scan Backward using generations_pkey[^]*Index Cond: \(\(account_id = [^]*AND \(id >= /);
+    expect(text).not.toContain('Sort');
   });
 });

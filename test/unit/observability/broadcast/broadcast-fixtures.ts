@@ -11,6 +11,7 @@ import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 import type { ScreeningCharge } from '#src/plugins/moderation/moderation-verdict.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
+import { generationIdBound } from '#src/http/generation-id.ts';
 
 /** A pool-key attempt on Alpha and a BYOK one on Beta, both of `test/claude`. */
 export const alpha = { model: 'test/claude', upstreamModel: 'up-a', provider: { slug: 'alpha', displayName: 'Alpha' }, credential: { kind: 'pool', id: 'k1' } } as unknown as Attempt;
@@ -18,10 +19,10 @@ export const beta = { model: 'test/claude', upstreamModel: 'up-b', provider: { s
 /** The moderation model's attempt, on Anthropic with a pool key. */
 export const guard = { model: 'test/guard', upstreamModel: 'claude-guard', provider: { slug: 'anthropic', displayName: 'Anthropic' }, credential: { kind: 'pool', id: 'k2' } } as unknown as Attempt;
 
-/** The generation id (its span ids are cut from it). */
-export const ID = `gen_${'b'.repeat(24)}`;
 /** When the request arrived, in epoch milliseconds. */
 export const STARTED = Date.UTC(2025, 10, 20, 12, 0, 0);
+/** The generation id, made at STARTED as the gateway makes ids (its span ids are cut from it). */
+export const ID = `${generationIdBound(STARTED)}${'b'.repeat(15)}`;
 /** The ISO time `ms` after STARTED. */
 export const at = (ms: number) => new Date(STARTED + ms).toISOString();
 
