@@ -3383,7 +3383,7 @@ export interface components {
         Status: components["schemas"]["GenerationStatus"];
         /**
          * @description The `next_cursor` of the previous page (opaque). Use it with the same filters.
-         * @example eyJ0IjoxNzYzNjQ5MjAwMDAwLCJpIjoiZ2VuX1FtOXZZbUZ5WW1GNmNYVjRjWFYxZUhoNCJ9
+         * @example eyJpIjoiZ2VuXzBtaTdqNzQza1FtOXZZbUZ5WW1GNmNYViJ9
          */
         Cursor: string;
         /**
@@ -4001,7 +4001,7 @@ export interface operations {
                 status?: components["parameters"]["Status"];
                 /**
                  * @description The `next_cursor` of the previous page (opaque). Use it with the same filters.
-                 * @example eyJ0IjoxNzYzNjQ5MjAwMDAwLCJpIjoiZ2VuX1FtOXZZbUZ5WW1GNmNYVjRjWFYxZUhoNCJ9
+                 * @example eyJpIjoiZ2VuXzBtaTdqNzQza1FtOXZZbUZ5WW1GNmNYViJ9
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
