@@ -11,7 +11,7 @@ const RANDOM_BYTES = 12;
 const RANDOM_CHARACTERS = 15;
 // Milliseconds since 1970 in base 36 fill nine characters until the year 5138.
 const TIME_CHARACTERS = 9;
-const TIME_PATTERN = /^[0-9a-z]{9}$/;
+const TIME_PATTERN = new RegExp(`^[0-9a-z]{${TIME_CHARACTERS}}$`);
 // One CSPRNG call per 512 ids: a `randomBytes` call per request cost more than the rest of this middleware
 // (bench/ profile); each id still takes fresh random bytes that no other id shares.
 const pool = Buffer.allocUnsafe(RANDOM_BYTES * 512);

@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Pool } from 'pg';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPostgresChangeFeed } from '#src/store/change-feed.ts';
 
 /** A pooled client: its LISTEN waits until the test answers it; `released` records how it was given back. */
@@ -49,25 +49,31 @@ function standInPool() {
   };
 }
 
-async function openFeed(stand: ReturnType<typeof standInPool>) {
+/** A feed listening on its first client, over a stand-in pool. */
+async function openFeed() {
+  const stand = standInPool();
   const opening = createPostgresChangeFeed(stand.pool);
   await vi.advanceTimersByTimeAsync(0);
   const first = stand.handOut();
   await vi.advanceTimersByTimeAsync(0);
   first.answerListen?.();
-  return { feed: await opening, first };
+  return { stand, feed: await opening, first };
 }
 
+/** The listening client's backend is killed, as `pg_terminate_backend` does. */
+const terminate = (client: StandInClient) => client.emit('error', new Error('terminating connection due to administrator command'));
+
 describe('createPostgresChangeFeed', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
   afterEach(() => {
     vi.useRealTimers();
   });
 
   it('gives back a client whose LISTEN failed, and connects again', async () => {
-    vi.useFakeTimers();
-    const stand = standInPool();
-    const { feed, first } = await openFeed(stand);
-    first.emit('error', new Error('terminating connection due to administrator command'));
+    const { stand, feed, first } = await openFeed();
+    terminate(first);
     expect(first.released).toBe('destroyed');
     await vi.advanceTimersByTimeAsync(1_000);
     const second = stand.handOut();
@@ -87,10 +93,8 @@ describe('createPostgresChangeFeed', () => {
   });
 
   it('gives back the client of a reconnect that was under way when the feed closed', async () => {
-    vi.useFakeTimers();
-    const stand = standInPool();
-    const { feed, first } = await openFeed(stand);
-    first.emit('error', new Error('terminating connection due to administrator command'));
+    const { stand, feed, first } = await openFeed();
+    terminate(first);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(stand.connecting()).toBe(1);
     await feed.close();
@@ -101,10 +105,8 @@ describe('createPostgresChangeFeed', () => {
   });
 
   it('gives back a client whose LISTEN was still running when the feed closed', async () => {
-    vi.useFakeTimers();
-    const stand = standInPool();
-    const { feed, first } = await openFeed(stand);
-    first.emit('error', new Error('terminating connection due to administrator command'));
+    const { stand, feed, first } = await openFeed();
+    terminate(first);
     await vi.advanceTimersByTimeAsync(1_000);
     const listening = stand.handOut();
     await vi.advanceTimersByTimeAsync(0);
