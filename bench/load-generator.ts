@@ -1,9 +1,10 @@
 /**
  * A small closed-loop load generator: `connections` workers on one undici `Pool`, each sending its next
- * request as soon as the previous answer has been read to the end. A warm-up is run and thrown away, then a
- * fixed window is measured; the run also stops by itself after `maxRequests` measured requests. Every answer
- * is checked: a non-2xx status, a thrown error, or a body that is not a whole message or stream counts as an
- * error, so "zero errors" is part of the result and not an assumption.
+ * request as soon as the previous answer has been read to the end. A warm-up is run and thrown away (at least
+ * `warmupMs` and at least `warmupRequests` answers, whichever ends later), then a fixed window is measured;
+ * the run also stops by itself after `maxRequests` measured requests. Every answer is checked: a non-2xx
+ * status, a thrown error, or a body that is not a whole message or stream counts as an error, so "zero
+ * errors" is part of the result and not an assumption.
  */
 import { Pool } from 'undici';
 
@@ -15,6 +16,12 @@ export interface LoadOptions {
   body: string;
   connections: number;
   warmupMs: number;
+  /**
+   * Answers the warm-up must also have seen. A target idle between its windows can come back with part of its
+   * optimised code discarded (bench/run.ts); a warm-up by time alone re-optimises it over tens of thousands of
+   * requests at 64 connections but only a thousand or two at one connection.
+   */
+  warmupRequests?: number;
   durationMs: number;
   /** Upper bound on measured requests; the run ends early when reached. */
   maxRequests: number;
@@ -41,6 +48,9 @@ export interface LoadResult {
   firstProblem: string | undefined;
 }
 
+// The longest a warm-up waits for its `warmupRequests` answers.
+const WARMUP_CAP_MS = 15_000;
+
 /** The value at quantile `q` (0..1) of sorted samples, nearest rank. */
 export function quantile(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -65,6 +75,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let non2xx = 0;
   let failures = 0;
   let firstProblem: string | undefined;
+  let warmupAnswers = 0;
+  let warmedUp: () => void = () => undefined;
+  const warmupDone = new Promise<void>((resolve) => {
+    warmedUp = resolve;
+  });
+  const warmupRequests = options.warmupRequests ?? 0;
+  if (warmupRequests === 0) warmedUp();
   let windowClosed: () => void = () => undefined;
   const windowFull = new Promise<void>((resolve) => {
     windowClosed = resolve;
@@ -96,6 +113,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         note(error instanceof Error ? `${error.name}: ${error.message}` : String(error), false);
         continue;
       }
+      if (phase === 'warmup' && ++warmupAnswers === warmupRequests) warmedUp();
       if (phase !== 'measure') continue;
       latencies[requests++] = performance.now() - startedAt;
       if (requests >= options.maxRequests) windowClosed();
@@ -103,7 +121,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 
   const workers = Array.from({ length: options.connections }, () => worker());
-  await new Promise((resolve) => setTimeout(resolve, options.warmupMs));
+  // A target that errors through its warm-up still gets measured (and its errors counted) after the cap.
+  let warmupCap: NodeJS.Timeout | undefined;
+  await Promise.all([
+    new Promise((resolve) => setTimeout(resolve, options.warmupMs)),
+    Promise.race([warmupDone, new Promise<void>((resolve) => (warmupCap = setTimeout(resolve, WARMUP_CAP_MS)))]),
+  ]);
+  clearTimeout(warmupCap);
   await options.onMeasureStart();
   phase = 'measure';
   const openedAt = performance.now();

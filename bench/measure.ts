@@ -28,6 +28,8 @@ export function requestBody(model: string, stream: boolean): string {
 /** What to measure on every target. */
 export interface MeasureOptions {
   warmupMs: number;
+  /** Answers each window's warm-up must also have seen (bench/load-generator.ts). */
+  warmupRequests?: number;
   durationMs: number;
   maxRequests: number;
   probeMs: number;
@@ -64,6 +66,7 @@ export async function measureWindow({ target, profileDir }: MeasuredTarget, upst
     body: requestBody(target.model, stream),
     connections,
     warmupMs: options.warmupMs,
+    ...(options.warmupRequests === undefined ? {} : { warmupRequests: options.warmupRequests }),
     durationMs: options.durationMs,
     maxRequests: options.maxRequests,
     stream,

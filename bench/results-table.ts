@@ -52,9 +52,17 @@ export interface ProbeRow {
   result: ProbeResult;
 }
 
+/** The warm-up as settings describe it: seconds, and the answers it waited for when it did. */
+function warmupText(settings: Pick<RunSettings, 'warmupMs' | 'warmupRequests'>): string {
+  const seconds = `${settings.warmupMs / 1000} s`;
+  return settings.warmupRequests ? `a warm-up of at least ${seconds} and ${settings.warmupRequests} answers` : `${seconds} warm-up`;
+}
+
 /** Settings shown above the tables so a reader can reproduce the run. */
 export interface RunSettings {
   warmupMs: number;
+  /** Answers each warm-up must also have seen; absent in runs stored before it existed. */
+  warmupRequests?: number;
   durationMs: number;
   /** Windows per target and scenario (bench/measure.ts pools them into one row). */
   rounds: number;
@@ -100,7 +108,7 @@ export function describeRun(settings: RunSettings, command: string): string[] {
 /** The load table, the memory table and the probe table. */
 export function renderMainTables(results: readonly ScenarioResult[], memory: readonly MemoryResult[], probes: readonly ProbeRow[], settings: RunSettings): string[] {
   return [
-    `Load: closed loop on one undici Pool per window, ${settings.warmupMs / 1000} s warm-up thrown away, then ${settings.durationMs / 1000} s measured (at most ${settings.maxRequests} requests); ${settings.rounds} window${settings.rounds === 1 ? '' : 's'} per target and scenario, pooled into its row (requests, CPU and time summed; p50 and p99 the median window's).`,
+    `Load: closed loop on one undici Pool per window, ${warmupText(settings)} thrown away, then ${settings.durationMs / 1000} s measured (at most ${settings.maxRequests} requests); ${settings.rounds} window${settings.rounds === 1 ? '' : 's'} per target and scenario, pooled into its row (requests, CPU and time summed; p50 and p99 the median window's).`,
     'Targets take turns: each scenario runs on every target before the next scenario, in an order that reverses after every round of windows, so a row and the floor row it is compared with come from the same seconds. The probe sends one request to each probed target in turn.',
     'Everything (upstream, server under test, load generator) shares the same cores on 127.0.0.1; each server runs in its own child process.',
     '',

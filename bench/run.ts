@@ -13,7 +13,8 @@
  * 11 is judged by `bench/observability-cost.ts`, which the same target runs after the load: the same added CPU
  * measured in one process alone (bench/observability-run.ts), on PGlite and, with DATABASE_URL, PostgreSQL.
  *
- * Options: `--duration <s>` (3), `--rounds <n>` (2: measured windows per target and scenario, targets taking turns), `--warmup <s>` (1), `--connections 1,16,64`, `--targets
+ * Options: `--duration <s>` (3), `--rounds <n>` (2: measured windows per target and scenario, targets taking turns), `--warmup <s>` (1), `--warmup-requests <n>` (3000: the
+ * warm-up lasts until both are reached; see below), `--connections 1,16,64`, `--targets
  * direct,floor,gateway,observed,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
  * (the gateway's; postgres reads DATABASE_URL), `--workers <n>` (2), `--idle <s>` (10), `--probe <s>` (3),
  * `--gateway-flags <a,b>|none` (replace the gateway's Node flags), `--variant <a,b>|none` (repeatable: one more gateway
@@ -21,6 +22,15 @@
  * each; summarise with `node bench/profile-summary.ts <file>`), `--cpu-prof <dir>` (the gateway's whole life).
  * Modes: `--soak` (10 minutes, `--soak-minutes`, mixed JSON and streams at 32 connections, RSS every 5 s) and
  * `--streams <n>` (n streams held open at once), each against the gateway only.
+ *
+ * Why a warm-up counts answers as well as seconds: while the other targets take their turns, a target sits idle
+ * for tens of seconds, and a full collection in that lull (V8's memory reducer, which starts about 8 s after
+ * allocation stops) can discard optimised code whose objects' shapes have no live instance left. The next
+ * window then re-optimises: 94-108 functions recompiled in its first 1,000 requests after such a lull (188-193
+ * after the gateway's own first idle compaction), against 2-21 otherwise (`--trace-opt`, 2026-11-26), at up to
+ * twice the CPU per request. At 64 connections a 1 s warm-up is tens of
+ * thousands of requests and absorbs it; at one connection it is a thousand or two, so the one-connection rows
+ * measured the re-warming more than the steady state. Every target gets the same warm-up.
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -42,6 +52,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '1' },
+    'warmup-requests': { type: 'string', default: '3000' },
     connections: { type: 'string', default: '1,16,64' },
     targets: { type: 'string', default: 'direct,floor,gateway,observed,workers' },
     modes: { type: 'string', default: 'json,stream' },
@@ -68,6 +79,7 @@ const hasPostgres = Boolean(process.env.DATABASE_URL);
 const targets = new Set(values.targets.split(','));
 const settings = {
   warmupMs: Number(values.warmup) * 1000,
+  warmupRequests: Number(values['warmup-requests']),
   durationMs: Number(values.duration) * 1000,
   rounds: Number(values.rounds),
   maxRequests: Number(values['max-requests']),
@@ -179,7 +191,7 @@ try {
     const observabilityCost: ObservabilityCost[] = targets.has('observed') ? await measureObservabilityCost() : [];
 
     const isFullRun =
-      !profileDir && !values['cpu-prof'] && !values.variant && values['gateway-flags'] === undefined && values.duration === '3' && values.rounds === '2' && values.warmup === '1' && values.connections === '1,16,64' && values.modes === 'json,stream' && ['direct', 'floor', 'gateway'].every((name) => targets.has(name));
+      !profileDir && !values['cpu-prof'] && !values.variant && values['gateway-flags'] === undefined && values.duration === '3' && values.rounds === '2' && values.warmup === '1' && values['warmup-requests'] === '3000' && values.connections === '1,16,64' && values.modes === 'json,stream' && ['direct', 'floor', 'gateway'].every((name) => targets.has(name));
     const run = { ...settings, date: new Date(), loadAverage, elapsedMs: performance.now() - startedAt };
     const markdown = [...describeRun(run, 'npm run bench'), '', ...renderMainTables(scenarios, memory, probes, run), '', ...renderObservabilityCost(observabilityCost)].join('\n');
     if (isFullRun) {
