@@ -13,6 +13,13 @@
  *   so far (V8 keeps freed pages pooled until a memory-reducing collection, which load never lets run): with the
  *   cap, RSS under JSON and stream load at 64 connections was 50-65 MB lower at the same CPU per request (two
  *   A/B runs, 2026-11-26: 83.0 against 86.6 and 88.2 against 86.4 µs; 8 MB held no less).
+ * - `--no-memory-reducer` turns off V8's memory reducer, which runs memory-reducing collections about 8 s after
+ *   allocation stops. Such a collection also discards optimised code whose objects' shapes have no live instance
+ *   left, so the first 1,000 requests after a lull of 10 s recompiled 94-108 functions (2-21 otherwise) at up
+ *   to 2.6× the CPU per request (`--trace-opt`, 2026-11-26). The heap a burst grew is given back instead by the
+ *   gateway's own idle compaction after a minute of quiet (src/serve/compact-heap.ts): after a second burst,
+ *   RSS 227 MB for 60 s and then 174 MB, against 169 MB after 10 s with the reducer. Under load it changes
+ *   nothing (a ten-minute soak: 221 → 221 MB; with the reducer, −6% to +21% over four soaks).
  * - `NODE_COMPILE_CACHE` lets Node keep the TypeScript-stripped and compiled form of the sources on disk: a
  *   warm start loads neither the type stripper (a WebAssembly module and a 3.8 MB bundle) nor parses twice.
  * - `MALLOC_ARENA_MAX=2` (glibc) bounds the per-thread malloc arenas whose free space is never returned.
@@ -26,13 +33,10 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// Tried and left out (2026-11-26): `--no-memory-reducer`. V8's memory reducer shrinks the heap after a lull
-// (about 185 → 115 MB committed after 30 s without requests), and the next burst's first seconds cost up to 60%
-// more CPU per request while it grows back; without the reducer they did not. But the reducer's collections
-// are also what hands V8's pooled pages back: without it a 10-minute soak's RSS rose 25% (334 → 418 MB) and
-// stayed there, against 9% with it.
+// `--no-memory-reducer` was left out once (2026-11-26, afternoon): with young-generation semi-spaces of 64 MB a
+// soak's RSS rose 25% without the reducer. Since `--max-semi-space-size=16` that soak is flat without it.
 /** Flags of every gateway process. */
-export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only', '--max-semi-space-size=16'];
+export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only', '--max-semi-space-size=16', '--no-memory-reducer'];
 
 /** Environment of every gateway process, where the operator has not set the variable. */
 export function gatewayEnvironmentDefaults(): Record<string, string> {

@@ -12,15 +12,15 @@ describe('missingRuntimeSettings', () => {
     ['flags given, environment not', [...GATEWAY_NODE_FLAGS, '--inspect'], {}, [], defaults],
     ['everything set', [...GATEWAY_NODE_FLAGS], { NODE_COMPILE_CACHE: '/var/cache/x', MALLOC_ARENA_MAX: '8', MALLOC_TRIM_THRESHOLD_: '1048576' }, [], {}],
     ['an operator value is kept', [], { MALLOC_ARENA_MAX: '8' }, [...GATEWAY_NODE_FLAGS], { NODE_COMPILE_CACHE: defaults.NODE_COMPILE_CACHE, MALLOC_TRIM_THRESHOLD_: defaults.MALLOC_TRIM_THRESHOLD_ }],
-    ["an operator's own semi-space size is kept", ['--max-semi-space-size=64'], {}, ['--liftoff-only'], defaults],
-    ['a V8 flag spelled with underscores counts as given', ['--max_semi_space_size=64'], {}, ['--liftoff-only'], defaults],
-    ['a flag in NODE_OPTIONS counts as given', [], { NODE_OPTIONS: '--enable-source-maps  --max-semi-space-size=32' }, ['--liftoff-only'], defaults],
+    ["an operator's own semi-space size is kept", ['--max-semi-space-size=64'], {}, ['--liftoff-only', '--no-memory-reducer'], defaults],
+    ['a V8 flag spelled with underscores counts as given', ['--max_semi_space_size=64'], {}, ['--liftoff-only', '--no-memory-reducer'], defaults],
+    ['a flag in NODE_OPTIONS counts as given', [], { NODE_OPTIONS: '--enable-source-maps  --max-semi-space-size=32' }, ['--liftoff-only', '--no-memory-reducer'], defaults],
   ])('%s', (_name, execArgv, env, flags, missingEnv) => {
     expect(missingRuntimeSettings(execArgv, env)).toEqual({ flags, env: missingEnv });
   });
 
-  it('runs WebAssembly on the baseline compiler, caps the young generation, bounds malloc arenas and keeps malloc trimming its heap', () => {
-    expect(GATEWAY_NODE_FLAGS).toEqual(['--liftoff-only', '--max-semi-space-size=16']);
+  it('runs WebAssembly on the baseline compiler, caps the young generation, leaves lulls to the idle compaction, bounds malloc arenas and keeps malloc trimming its heap', () => {
+    expect(GATEWAY_NODE_FLAGS).toEqual(['--liftoff-only', '--max-semi-space-size=16', '--no-memory-reducer']);
     expect(defaults.MALLOC_ARENA_MAX).toBe('2');
     expect(defaults.MALLOC_TRIM_THRESHOLD_).toBe('131072');
   });
