@@ -30,6 +30,8 @@ export interface MeasureOptions {
   warmupMs: number;
   /** Answers each window's warm-up must also have seen (bench/load-generator.ts). */
   warmupRequests?: number;
+  /** Requests of each mode every target serves once, unmeasured, before the first window (a fresh process settling). */
+  startupRequests?: number;
   durationMs: number;
   maxRequests: number;
   probeMs: number;
@@ -132,11 +134,36 @@ export function poolWindows(windows: readonly ScenarioResult[]): ScenarioResult 
   };
 }
 
+/** Serves `requests` requests of one mode at 16 connections, unmeasured (at most 30 s). */
+async function settle(target: Target, stream: boolean, requests: number): Promise<void> {
+  const idle = async (): Promise<void> => undefined;
+  const load = await runLoad({
+    origin: target.origin,
+    path: target.path,
+    headers: target.headers,
+    body: requestBody(target.model, stream),
+    connections: 16,
+    warmupMs: 0,
+    durationMs: 30_000,
+    maxRequests: requests,
+    stream,
+    onMeasureStart: idle,
+    onMeasureEnd: idle,
+  });
+  console.error(`${target.name} ${stream ? 'stream' : 'json'} settling: ${load.requests} requests, errors ${load.non2xx}/${load.failures}`);
+}
+
 /** Runs every scenario on every target, scenario by scenario, then the probes; a line per window to stderr. */
 export async function measureTargets(targets: readonly MeasuredTarget[], upstream: ChildServer<unknown>, options: MeasureOptions): Promise<TargetMeasurement[]> {
   const samplers = targets.map(({ target }) => new RssSampler(target.pid));
   for (const sampler of samplers) sampler.start(250);
   const results: TargetMeasurement[] = targets.map(() => ({ scenarios: [], probe: undefined, peakBytes: 0, afterBytes: 0 }));
+  // A fresh process, the floor's as much as the gateway's, takes thousands of requests to settle (bench/run.ts).
+  if (options.startupRequests) {
+    for (const { target } of targets) {
+      for (const stream of options.modes) await settle(target, stream, options.startupRequests);
+    }
+  }
   // Reversed after every window round: the target measured last in one round is first in the next.
   let order = targets.map((_, index) => index);
   for (const stream of options.modes) {

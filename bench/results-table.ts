@@ -53,9 +53,10 @@ export interface ProbeRow {
 }
 
 /** The warm-up as settings describe it: seconds, and the answers it waited for when it did. */
-function warmupText(settings: Pick<RunSettings, 'warmupMs' | 'warmupRequests'>): string {
+function warmupText(settings: Pick<RunSettings, 'warmupMs' | 'warmupRequests' | 'startupRequests'>): string {
   const seconds = `${settings.warmupMs / 1000} s`;
-  return settings.warmupRequests ? `a warm-up of at least ${seconds} and ${settings.warmupRequests} answers` : `${seconds} warm-up`;
+  const window = settings.warmupRequests ? `a warm-up of at least ${seconds} and ${settings.warmupRequests} answers` : `${seconds} warm-up`;
+  return settings.startupRequests ? `${settings.startupRequests} requests of each mode at 16 connections on each target before its first window, then ${window}` : window;
 }
 
 /** Settings shown above the tables so a reader can reproduce the run. */
@@ -63,6 +64,8 @@ export interface RunSettings {
   warmupMs: number;
   /** Answers each warm-up must also have seen; absent in runs stored before it existed. */
   warmupRequests?: number;
+  /** Requests of each mode every target served before its first window; absent in runs stored before it existed. */
+  startupRequests?: number;
   durationMs: number;
   /** Windows per target and scenario (bench/measure.ts pools them into one row). */
   rounds: number;

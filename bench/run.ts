@@ -14,7 +14,8 @@
  * measured in one process alone (bench/observability-run.ts), on PGlite and, with DATABASE_URL, PostgreSQL.
  *
  * Options: `--duration <s>` (3), `--rounds <n>` (2: measured windows per target and scenario, targets taking turns), `--warmup <s>` (1), `--warmup-requests <n>` (3000: the
- * warm-up lasts until both are reached; see below), `--connections 1,16,64`, `--targets
+ * warm-up lasts until both are reached; see below), `--startup-requests <n>` (10000 of each mode, 16 connections,
+ * unmeasured, on every target before its first window), `--connections 1,16,64`, `--targets
  * direct,floor,gateway,observed,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
  * (the gateway's; postgres reads DATABASE_URL), `--workers <n>` (2), `--idle <s>` (10), `--probe <s>` (3),
  * `--gateway-flags <a,b>|none` (replace the gateway's Node flags), `--variant <a,b>|none` (repeatable: one more gateway
@@ -30,7 +31,10 @@
  * after the gateway's own first idle compaction), against 2-21 otherwise (`--trace-opt`, 2026-11-26), at up to
  * twice the CPU per request. At 64 connections a 1 s warm-up is tens of
  * thousands of requests and absorbs it; at one connection it is a thousand or two, so the one-connection rows
- * measured the re-warming more than the steady state. Every target gets the same warm-up.
+ * measured the re-warming more than the steady state. Every target gets the same warm-up. (The gateway now runs
+ * without the memory reducer, src/serve/runtime-settings.ts; the floor keeps it, and the gateway's own idle
+ * compaction after its first requests still falls in such a lull. A fresh process also needs 5,000-10,000
+ * requests on this VM to settle, more than one window's warm-up: hence `--startup-requests`.)
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -53,6 +57,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '1' },
     'warmup-requests': { type: 'string', default: '3000' },
+    'startup-requests': { type: 'string', default: '10000' },
     connections: { type: 'string', default: '1,16,64' },
     targets: { type: 'string', default: 'direct,floor,gateway,observed,workers' },
     modes: { type: 'string', default: 'json,stream' },
@@ -80,6 +85,7 @@ const targets = new Set(values.targets.split(','));
 const settings = {
   warmupMs: Number(values.warmup) * 1000,
   warmupRequests: Number(values['warmup-requests']),
+  startupRequests: Number(values['startup-requests']),
   durationMs: Number(values.duration) * 1000,
   rounds: Number(values.rounds),
   maxRequests: Number(values['max-requests']),
@@ -191,7 +197,7 @@ try {
     const observabilityCost: ObservabilityCost[] = targets.has('observed') ? await measureObservabilityCost() : [];
 
     const isFullRun =
-      !profileDir && !values['cpu-prof'] && !values.variant && values['gateway-flags'] === undefined && values.duration === '3' && values.rounds === '2' && values.warmup === '1' && values['warmup-requests'] === '3000' && values.connections === '1,16,64' && values.modes === 'json,stream' && ['direct', 'floor', 'gateway'].every((name) => targets.has(name));
+      !profileDir && !values['cpu-prof'] && !values.variant && values['gateway-flags'] === undefined && values.duration === '3' && values.rounds === '2' && values.warmup === '1' && values['warmup-requests'] === '3000' && values['startup-requests'] === '10000' && values.connections === '1,16,64' && values.modes === 'json,stream' && ['direct', 'floor', 'gateway'].every((name) => targets.has(name));
     const run = { ...settings, date: new Date(), loadAverage, elapsedMs: performance.now() - startedAt };
     const markdown = [...describeRun(run, 'npm run bench'), '', ...renderMainTables(scenarios, memory, probes, run), '', ...renderObservabilityCost(observabilityCost)].join('\n');
     if (isFullRun) {
