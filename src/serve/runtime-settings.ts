@@ -18,8 +18,9 @@
  *   left, so the first 1,000 requests after a lull of 10 s recompiled 94-108 functions (2-21 otherwise) at up
  *   to 2.6× the CPU per request (`--trace-opt`, 2026-11-26). The heap a burst grew is given back instead by the
  *   gateway's own idle compaction after a minute of quiet (src/serve/compact-heap.ts): after a second burst,
- *   RSS 227 MB for 60 s and then 174 MB, against 169 MB after 10 s with the reducer. Under load it changes
- *   nothing (a ten-minute soak: 221 → 221 MB; with the reducer, −6% to +21% over four soaks).
+ *   RSS 227 MB for 60 s and then 174 MB, against 169 MB after 10 s with the reducer. Under load the reducer
+ *   does not run: two ten-minute soaks without it, +0.2% and +14.6% (V8's pages following one transient peak of
+ *   the heap), against −6% to +21% over four soaks with it.
  * - `NODE_COMPILE_CACHE` lets Node keep the TypeScript-stripped and compiled form of the sources on disk: a
  *   warm start loads neither the type stripper (a WebAssembly module and a 3.8 MB bundle) nor parses twice.
  * - `MALLOC_ARENA_MAX=2` (glibc) bounds the per-thread malloc arenas whose free space is never returned.
@@ -34,7 +35,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 // `--no-memory-reducer` was left out once (2026-11-26, afternoon): with young-generation semi-spaces of 64 MB a
-// soak's RSS rose 25% without the reducer. Since `--max-semi-space-size=16` that soak is flat without it.
+// soak's RSS rose 25% without the reducer. With `--max-semi-space-size=16` soaks without it stay in the range of
+// those with it (above).
 /** Flags of every gateway process. */
 export const GATEWAY_NODE_FLAGS: readonly string[] = ['--liftoff-only', '--max-semi-space-size=16', '--no-memory-reducer'];
 
