@@ -68,7 +68,7 @@ export async function measureWindow({ target, profileDir }: MeasuredTarget, upst
     body: requestBody(target.model, stream),
     connections,
     warmupMs: options.warmupMs,
-    ...(options.warmupRequests === undefined ? {} : { warmupRequests: options.warmupRequests }),
+    warmupRequests: options.warmupRequests ?? 0,
     durationMs: options.durationMs,
     maxRequests: options.maxRequests,
     stream,

@@ -13,10 +13,10 @@
  * 11 is judged by `bench/observability-cost.ts`, which the same target runs after the load: the same added CPU
  * measured in one process alone (bench/observability-run.ts), on PGlite and, with DATABASE_URL, PostgreSQL.
  *
- * Options: `--duration <s>` (3), `--rounds <n>` (2: measured windows per target and scenario, targets taking turns), `--warmup <s>` (1), `--warmup-requests <n>` (3000: the
- * warm-up lasts until both are reached; see below), `--startup-requests <n>` (10000 of each mode, 16 connections,
- * unmeasured, on every target before its first window), `--connections 1,16,64`, `--targets
- * direct,floor,gateway,observed,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
+ * Options: `--duration <s>` (3), `--rounds <n>` (2: measured windows per target and scenario, targets taking
+ * turns), `--warmup <s>` (1), `--warmup-requests <n>` (3000: the warm-up lasts until both are reached; see
+ * below), `--startup-requests <n>` (10000 of each mode, 16 connections, unmeasured, on every target before its
+ * first window), `--connections 1,16,64`, `--targets direct,floor,gateway,observed,workers`, `--modes json,stream`, `--max-requests <n>`, `--database pglite|postgres`
  * (the gateway's; postgres reads DATABASE_URL), `--workers <n>` (2), `--idle <s>` (10), `--probe <s>` (3),
  * `--gateway-flags <a,b>|none` (replace the gateway's Node flags), `--variant <a,b>|none` (repeatable: one more gateway
  * with these flags instead of its own, driven alongside it), `--profile <dir>` (the gateway's measured windows with the V8 profiler, one `gateway-<mode>-<conns>.cpuprofile`
@@ -29,9 +29,9 @@
  * allocation stops) can discard optimised code whose objects' shapes have no live instance left. The next
  * window then re-optimises: 94-108 functions recompiled in its first 1,000 requests after such a lull (188-193
  * after the gateway's own first idle compaction), against 2-21 otherwise (`--trace-opt`, 2026-11-26), at up to
- * twice the CPU per request. At 64 connections a 1 s warm-up is tens of
- * thousands of requests and absorbs it; at one connection it is a thousand or two, so the one-connection rows
- * measured the re-warming more than the steady state. Every target gets the same warm-up. (The gateway now runs
+ * twice the CPU per request. At 64 connections a 1 s warm-up is tens of thousands of requests and absorbs it;
+ * at one connection it is a thousand or two, so the one-connection rows measured the re-warming more than the
+ * steady state. Every target gets the same warm-up. (The gateway now runs
  * without the memory reducer, src/serve/runtime-settings.ts; the floor keeps it, and the gateway's own idle
  * compaction after its first requests still falls in such a lull. A fresh process also needs 5,000-10,000
  * requests on this VM to settle, more than one window's warm-up: hence `--startup-requests`.)

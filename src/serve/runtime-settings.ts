@@ -18,9 +18,9 @@
  *   left, so the first 1,000 requests after a lull of 10 s recompiled 94-108 functions (2-21 otherwise) at up
  *   to 2.6× the CPU per request (`--trace-opt`, 2026-11-26). The heap a burst grew is given back instead by the
  *   gateway's own idle compaction after a minute of quiet (src/serve/compact-heap.ts): after a second burst,
- *   RSS 227 MB for 60 s and then 174 MB, against 169 MB after 10 s with the reducer. Under load the reducer
- *   does not run: two ten-minute soaks without it, +0.2% and +14.6% (V8's pages following one transient peak of
- *   the heap), against −6% to +21% over four soaks with it.
+ *   RSS 227 MB for 60 s and then 174 MB, against 169 MB after 10 s with the reducer. Soaks do not tell the two
+ *   apart: two ten-minute soaks without it, +0.2% and +14.6% (V8's pages following one transient peak of the
+ *   heap), against −6% to +21% over four soaks with it.
  * - `NODE_COMPILE_CACHE` lets Node keep the TypeScript-stripped and compiled form of the sources on disk: a
  *   warm start loads neither the type stripper (a WebAssembly module and a 3.8 MB bundle) nor parses twice.
  * - `MALLOC_ARENA_MAX=2` (glibc) bounds the per-thread malloc arenas whose free space is never returned.
