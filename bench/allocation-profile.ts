@@ -27,7 +27,7 @@
  * `--survivors` leaves out the samples of objects the young-generation collector freed: what is left outlived
  * a scavenge, which for a gateway under load means promoted to the old generation (or still young when the
  * window closed: a window of many requests makes that share small). Promoted garbage is what grows the old
- * generation between full collections, and with it the peak heap RSS keeps (README, Performance). Run it with
+ * generation between full collections, and with it the peak heap RSS keeps (bench/JOURNAL.md). Run it with
  * `--flush-ms 1000` (the production flush) so that queued records count as they do in production.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

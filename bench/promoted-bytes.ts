@@ -9,7 +9,7 @@
  * (what `--trace-gc-nvp` calls `promoted`, to a few percent).
  *
  * Promoted bytes are what grows the old generation between full collections, and so the peak heap that RSS
- * keeps (README, Performance: the soak's climb). A gateway that promotes little has scavenges that free almost
+ * keeps (bench/JOURNAL.md: the soak's climb). A gateway that promotes little has scavenges that free almost
  * everything and few mark-compacts; a bare `node:http` proxy in front of the same upstream promotes 0.07-0.5 KB
  * a request. Unlike `allocation-profile.ts --survivors` (which says where surviving objects were allocated,
  * by sampling), this counts every promoted byte, so two commits compare within a few percent over 30,000

@@ -2,7 +2,7 @@
  * Gives memory back to the system when the gateway has nothing to do. V8 grows its heap for bursts of
  * allocation and keeps the pages committed afterwards: start-up (linking a few hundred modules), the first
  * request of each operation (the validator compiles its schemas then) and any load peak each leave tens of
- * megabytes of free heap that an idle gateway would carry for good (README, Performance). A compacting
+ * megabytes of free heap that an idle gateway would carry for good (bench/JOURNAL.md). A compacting
  * collection of V8's "last resort" flavour releases them; it takes some 50-100 ms, so it runs only while the
  * process is idle: once when the gateway starts serving, once more when it first goes idle after its first
  * requests, then whenever the heap has grown well past its last compacted size and the event loop has been
@@ -50,7 +50,7 @@ export interface IdleCompactionOptions {
 
 // A minute of quiet, not one idle check: a compaction shrinks the young generation and the heap's limits, and
 // the next burst pays for growing them again. With a gap of 30 s between two bursts, the first 4 s of the
-// second cost 20-30% more CPU per request than the same load without the compaction (README, Performance);
+// second cost 20-30% more CPU per request than the same load without the compaction (bench/JOURNAL.md);
 // lulls of seconds or tens of seconds are ordinary traffic, a minute of none is the burst being over. The
 // exception is the gateway's first requests (each operation's first compiles its validators, caches fill):
 // that growth happens once, and the first idle check after it gives it back.

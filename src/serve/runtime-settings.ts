@@ -3,7 +3,7 @@
  * process started without them (`npm start`, `node src/cli.ts serve`, the `switchboard` bin) replaces itself
  * with one that has them (`process.execve`: same pid, same signals, no parent left behind). Cluster workers
  * inherit them. Nothing depends on them for correctness: tests start servers in-process without them. Each
- * one was measured (README, Performance):
+ * one was measured (bench/JOURNAL.md):
  *
  * - `--liftoff-only` keeps WebAssembly on V8's baseline compiler. The embedded PostgreSQL (PGlite) is 9 MB of
  *   WebAssembly whose hot functions V8 otherwise recompiles with its optimizing tier: over 60 MB of code, and

@@ -63,7 +63,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
  * PostgreSQL's memory settings inside PGlite, on top of PGlite's own start parameters. Its defaults are sized
  * for a server (shared_buffers 160 MB, which PGlite's single process touches at start): they made the
  * embedded database the largest part of the gateway's memory. The gateway's tables are small and its hot reads
- * are cached in process, so a few megabytes of buffers lose nothing (README, Performance). PGlite is one
+ * are cached in process, so a few megabytes of buffers lose nothing (bench/JOURNAL.md). PGlite is one
  * single-user session: sizing the per-backend shared structures (lock table, process array) for one connection
  * instead of 100 takes 4 MB off its resident memory and still leaves locks for a transaction creating hundreds
  * of tables; with no connection slots to share, none is reserved for superusers.

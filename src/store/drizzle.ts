@@ -6,7 +6,7 @@
  * Why CommonJS: linking drizzle-orm's ES modules (69 files with circular `export *` re-exports) makes V8
  * allocate about 90 MB of short-lived heap, which the process then keeps committed: `import 'drizzle-orm'`
  * alone raises a bare Node 24 process from 45 to 134 MB of RSS and takes ~0.5 s, its CommonJS build from 45
- * to 57 MB in a fraction of that (Node 24.21; README, Performance). Why lazily: a gateway on PostgreSQL never
+ * to 57 MB in a fraction of that (Node 24.21; bench/JOURNAL.md). Why lazily: a gateway on PostgreSQL never
  * needs PGlite, one on PGlite never needs node-postgres. The types are the same declarations either way.
  */
 import { createRequire } from 'node:module';

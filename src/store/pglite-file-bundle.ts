@@ -5,7 +5,7 @@
  * process, although PostgreSQL reads almost none of those files after it has started. Here each such file
  * instead reads its bytes back from `pglite.data` on disk the first time it is opened, and the buffer is
  * detached, which frees it even though PGlite's start-up closures still refer to it. Every file stays readable
- * with the same content, so PostgreSQL behaves as before (README, Performance).
+ * with the same content, so PostgreSQL behaves as before (bench/JOURNAL.md).
  *
  * It relies on the shape of PGlite 0.5's Emscripten file system (MEMFS nodes with `contents`/`usedBytes`); when
  * anything is not as expected it changes nothing.

@@ -2,7 +2,7 @@
  * What loading the gateway loads, in a fresh Node process (module hooks record every file): none of the AI
  * SDK vendor packages (they load on their family's first use), drizzle-orm only through its CommonJS build,
  * no database driver or Redis client before one is opened, and not Node's bundled undici. Each of these was
- * measured at several to ~90 MB of RSS (README, Performance); a static import slipping back in fails here.
+ * measured at several to ~90 MB of RSS (bench/JOURNAL.md); a static import slipping back in fails here.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
