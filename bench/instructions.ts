@@ -87,9 +87,9 @@ async function countPerRequest(target: Target, name: string, stream: boolean): P
   return { perRequest, seconds: result.elapsedMs / 1000 };
 }
 
-const millions = (count: number) => `${(count / 1e6).toFixed(2)} M`;
+const millions = (count: number) => `${(count / 1e6).toFixed(3)} M`;
 const rest = (counts: Counts) => counts.total - counts.gc - counts.compiler;
-const parts = (counts: Counts) => `${(counts.gc / 1e6).toFixed(2)} / ${(counts.compiler / 1e6).toFixed(2)} / ${(rest(counts) / 1e6).toFixed(2)}`;
+const parts = (counts: Counts) => `${(counts.gc / 1e6).toFixed(3)} / ${(counts.compiler / 1e6).toFixed(3)} / ${(rest(counts) / 1e6).toFixed(3)}`;
 
 const upstream = await startUpstream({});
 const stops: (() => Promise<void>)[] = [() => upstream.child.stop()];

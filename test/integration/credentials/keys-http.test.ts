@@ -91,6 +91,20 @@ describe.each(testDrivers())('gateway API keys on %s', (driver) => {
     expect(await context.call('DELETE', `/keys/${issued.hash}`)).toEqual({ status: 404, body: { error: { code: 404, message: 'Resource not found' } } });
   });
 
+  it('a revoked inference key is refused on /messages at once, after calls that warmed the key cache', async () => {
+    const inference = await issue('inference');
+    const body = { model: 'anthropic/claude-sonnet-4.5', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] };
+    // Authenticated each time (no provider key is configured here, so the answer is the routing's, not a 401).
+    for (let call = 0; call < 3; call += 1) {
+      const answer = await context.call<{ error: { code: number; message: string } }>('POST', '/messages', { key: inference.key, body });
+      expect(answer.status, JSON.stringify(answer.body)).not.toBe(401);
+      expect(answer.status).not.toBe(403);
+    }
+    expect((await context.call('DELETE', `/keys/${inference.hash}`)).status).toBe(204);
+    const refused = await context.call('POST', '/messages', { key: inference.key, body });
+    expect(refused).toMatchObject({ status: 401, body: { type: 'error', error: { type: 'authentication_error' } } });
+  });
+
   it('another account’s key cannot be listed or revoked (404), and still works', async () => {
     const listed = await context.call<{ data: { hash: string }[] }>('GET', '/keys?limit=100');
     expect(listed.body.data.map((key) => key.hash)).not.toContain(context.other.api_key_hash);
