@@ -58,20 +58,21 @@ export interface TargetMeasurement {
   afterBytes: number;
 }
 
+/** Where and what the load sends to `target`, JSON or streamed. */
+function requestTo(target: Target, stream: boolean) {
+  return { origin: target.origin, path: target.path, headers: target.headers, body: requestBody(target.model, stream), stream };
+}
+
 /** One measured window of one scenario on one target, with the CPU of the target, the upstream and the bench. */
 export async function measureWindow({ target, profileDir }: MeasuredTarget, upstream: ChildServer<unknown>, stream: boolean, connections: number, options: MeasureOptions): Promise<ScenarioResult> {
   const cpu = { measured: 0, upstream: 0, client: 0 };
   const load = await runLoad({
-    origin: target.origin,
-    path: target.path,
-    headers: target.headers,
-    body: requestBody(target.model, stream),
+    ...requestTo(target, stream),
     connections,
     warmupMs: options.warmupMs,
     warmupRequests: options.warmupRequests ?? 0,
     durationMs: options.durationMs,
     maxRequests: options.maxRequests,
-    stream,
     async onMeasureStart() {
       if (profileDir) await target.child.startProfile();
       [cpu.measured, cpu.upstream] = await Promise.all([target.cpuMicros(), upstream.cpuMicros()]);
@@ -134,23 +135,16 @@ export function poolWindows(windows: readonly ScenarioResult[]): ScenarioResult 
   };
 }
 
-/** Serves `requests` requests of one mode at 16 connections, unmeasured (at most 30 s). */
+/**
+ * Serves `requests` requests of one mode at 16 connections, unmeasured (at most 30 s). Its answers are checked
+ * like a window's: a target that fails before it is measured stops the run rather than vanish from the count.
+ */
 async function settle(target: Target, stream: boolean, requests: number): Promise<void> {
   const idle = async (): Promise<void> => undefined;
-  const load = await runLoad({
-    origin: target.origin,
-    path: target.path,
-    headers: target.headers,
-    body: requestBody(target.model, stream),
-    connections: 16,
-    warmupMs: 0,
-    durationMs: 30_000,
-    maxRequests: requests,
-    stream,
-    onMeasureStart: idle,
-    onMeasureEnd: idle,
-  });
-  console.error(`${target.name} ${stream ? 'stream' : 'json'} settling: ${load.requests} requests, errors ${load.non2xx}/${load.failures}`);
+  const load = await runLoad({ ...requestTo(target, stream), connections: 16, warmupMs: 0, durationMs: 30_000, maxRequests: requests, onMeasureStart: idle, onMeasureEnd: idle });
+  const mode = stream ? 'stream' : 'json';
+  if (load.non2xx + load.failures > 0) throw new Error(`${target.name} failed while settling (${mode}): ${load.non2xx} non-2xx answers, ${load.failures} failures`);
+  console.error(`${target.name} ${mode} settling: ${load.requests} requests`);
 }
 
 /** Runs every scenario on every target, scenario by scenario, then the probes; a line per window to stderr. */

@@ -19,8 +19,8 @@
  *   to 2.6× the CPU per request (`--trace-opt`, 2026-11-26). The heap a burst grew is given back instead by the
  *   gateway's own idle compaction after a minute of quiet (src/serve/compact-heap.ts): after a second burst,
  *   RSS 227 MB for 60 s and then 174 MB, against 169 MB after 10 s with the reducer. Soaks do not tell the two
- *   apart: two ten-minute soaks without it, +0.2% and +14.6% (V8's pages following one transient peak of the
- *   heap), against −6% to +21% over four soaks with it.
+ *   apart: three ten-minute soaks without it, +0.2%, +14.6% and +11.4% (V8's pages following transient peaks
+ *   of the heap), against −6% to +21% over four soaks with it.
  * - `NODE_COMPILE_CACHE` lets Node keep the TypeScript-stripped and compiled form of the sources on disk: a
  *   warm start loads neither the type stripper (a WebAssembly module and a 3.8 MB bundle) nor parses twice.
  * - `MALLOC_ARENA_MAX=2` (glibc) bounds the per-thread malloc arenas whose free space is never returned.
