@@ -10,19 +10,26 @@ import { redact } from '#src/logger.ts';
 // not of the request, so the next key or provider should be tried.
 const OUT_OF_CREDIT = /credit balance is too low|insufficient[_ ]quota|exceeded your current quota/i;
 
+// A vendor may echo the key it rejected; a BYOK key need not match the logger's patterns, so remove it by value.
+function withoutKey(text: string, key: string | undefined): string {
+  return key ? text.replaceAll(key, '[REDACTED]') : text;
+}
+
 /**
  * An `UpstreamError` for a non-2xx answer. For a request the vendor rejected as invalid, the vendor's own
  * one-line message (redacted, bounded) is kept: clients such as Claude Code act on texts like
- * "prompt is too long". The body itself is kept for logs only.
+ * "prompt is too long". The body itself is kept for logs only. `key`, the provider key the call was made
+ * with, is removed from both.
  */
-export function upstreamErrorFromResponse(options: { provider: string; status: number; body: string; vendorMessage?: string }): UpstreamError {
-  const kind = OUT_OF_CREDIT.test(options.vendorMessage ?? '') ? 'authentication' : kindForStatus(options.status);
-  const detail = kind === 'invalid_request' && options.vendorMessage ? `: ${redact(options.vendorMessage).slice(0, 500)}` : '';
+export function upstreamErrorFromResponse(options: { provider: string; status: number; body: string; vendorMessage?: string; key?: string | undefined }): UpstreamError {
+  const vendorMessage = options.vendorMessage === undefined ? undefined : withoutKey(options.vendorMessage, options.key);
+  const kind = OUT_OF_CREDIT.test(vendorMessage ?? '') ? 'authentication' : kindForStatus(options.status);
+  const detail = kind === 'invalid_request' && vendorMessage ? `: ${redact(vendorMessage).slice(0, 500)}` : '';
   return new UpstreamError({
     provider: options.provider,
     kind,
     upstreamStatus: options.status,
-    rawBody: options.body.slice(0, 4096),
+    rawBody: withoutKey(options.body, options.key).slice(0, 4096),
     ...(kind === 'invalid_request' ? { message: `Invalid request parameters: ${options.provider} rejected the request${detail}` } : {}),
   });
 }

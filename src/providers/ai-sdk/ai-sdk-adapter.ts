@@ -21,6 +21,11 @@ export interface AiSdkAdapterOptions {
 }
 
 const NO_QUIRKS: Readonly<ProviderQuirks> = Object.freeze({});
+
+// The raw provider key of the call: a vendor may quote it in an error, which must not carry it on.
+function keyOf(call: Pick<AttemptCall, 'key'>): string | undefined {
+  return typeof call.key === 'string' ? call.key : call.key?.api_key;
+}
 const NO_IDS: ReadonlyMap<string, string> = new Map();
 
 /** One attempt made ready: call options, the model to call, and the vendor ids to give back as the client's. */
@@ -67,7 +72,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       try {
         result = await model.doGenerate({ ...callOptions, abortSignal: call.signal });
       } catch (error) {
-        throw mapAiSdkError(error, call.provider);
+        throw mapAiSdkError(error, call.provider, keyOf(call));
       }
       warnings.push(...result.warnings.map(formatWarning));
       const content = restoreToolCallIds(result.content, toClient);
@@ -84,7 +89,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         // Resolves once the upstream answered with success headers; an HTTP error is thrown here, before any byte.
         ({ stream } = await model.doStream({ ...callOptions, abortSignal: AbortSignal.any([call.signal, reading.signal]) }));
       } catch (error) {
-        throw mapAiSdkError(error, call.provider);
+        throw mapAiSdkError(error, call.provider, keyOf(call));
       }
       return { events: translateStream({ stream, profile, call, warnings, reading, toClient }), warnings };
     },
@@ -98,7 +103,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
 async function* translateStream(options: {
   stream: ReadableStream<LanguageModelV4StreamPart>;
   profile: AiSdkVendorProfile;
-  call: Pick<AttemptCall, 'provider' | 'upstreamModel'>;
+  call: Pick<AttemptCall, 'provider' | 'upstreamModel' | 'key'>;
   warnings: string[];
   reading: AbortController;
   toClient: ReadonlyMap<string, string>;
@@ -113,7 +118,7 @@ async function* translateStream(options: {
       try {
         next = await reader.read();
       } catch (error) {
-        throw mapAiSdkError(error, call.provider);
+        throw mapAiSdkError(error, call.provider, keyOf(call));
       }
       if (next.done) break;
       const events = state.push(toClient.size === 0 ? next.value : restoreStreamToolCallId(next.value, toClient));

@@ -20,8 +20,8 @@ import { GatewayError, UnsupportedFeatureError, UpstreamError, type UpstreamFail
 import { isAnthropicErrorType, kindForErrorType, kindForStatus } from '#src/error-vocabulary.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 
-/** The gateway error for one AI SDK failure. */
-export function mapAiSdkError(error: unknown, provider: string): GatewayError {
+/** The gateway error for one AI SDK failure; `key`, the provider key of the call, never appears in it. */
+export function mapAiSdkError(error: unknown, provider: string, key?: string): GatewayError {
   if (error instanceof GatewayError) return error;
   if (APICallError.isInstance(error)) {
     // A failure while reading a successful answer carries the answer's 2xx status: that is no HTTP error.
@@ -31,6 +31,7 @@ export function mapAiSdkError(error: unknown, provider: string): GatewayError {
         status: error.statusCode,
         body: error.responseBody ?? '',
         ...vendorMessageOf(error.data),
+        key,
       });
     }
     // No status: the request never got an answer (refused, reset, timed out); the cause says which.

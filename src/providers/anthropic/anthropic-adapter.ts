@@ -34,11 +34,6 @@ function keyOf(call: Pick<AttemptCall, 'key'>): string | undefined {
   return typeof call.key === 'string' ? call.key : call.key?.api_key;
 }
 
-// A vendor may echo the key it rejected; a BYOK key need not match the logger's patterns, so remove it by value.
-function withoutKey(text: string, key: string | undefined): string {
-  return key ? text.replaceAll(key, '[REDACTED]') : text;
-}
-
 async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders' | 'fast'>, path: string, body: string): Promise<UpstreamResponse> {
   let response: UpstreamResponse;
   try {
@@ -47,8 +42,8 @@ async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 
     throw upstreamErrorFromThrown(call.provider, error);
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
-  const text = withoutKey(await response.body.text().catch(() => ''), keyOf(call));
-  throw upstreamErrorFromResponse({ provider: call.provider, status: response.statusCode, body: text, vendorMessage: vendorMessageOf(text) });
+  const text = await response.body.text().catch(() => '');
+  throw upstreamErrorFromResponse({ provider: call.provider, status: response.statusCode, body: text, vendorMessage: vendorMessageOf(text), key: keyOf(call) });
 }
 
 function vendorMessageOf(text: string): string | undefined {
