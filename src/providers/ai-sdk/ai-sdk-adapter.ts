@@ -21,12 +21,12 @@ export interface AiSdkAdapterOptions {
 }
 
 const NO_QUIRKS: Readonly<ProviderQuirks> = Object.freeze({});
+const NO_IDS: ReadonlyMap<string, string> = new Map();
 
 // The raw provider key of the call: a vendor may quote it in an error, which must not carry it on.
 function keyOf(call: Pick<AttemptCall, 'key'>): string | undefined {
   return typeof call.key === 'string' ? call.key : call.key?.api_key;
 }
-const NO_IDS: ReadonlyMap<string, string> = new Map();
 
 /** One attempt made ready: call options, the model to call, and the vendor ids to give back as the client's. */
 interface Prepared {

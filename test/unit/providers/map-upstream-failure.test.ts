@@ -74,6 +74,14 @@ describe('upstreamErrorFromResponse', () => {
     expect(error.publicMessage.length).toBeLessThan(600);
   });
 
+  it('removes the call\'s own key, whatever it looks like, from the vendor message and the kept body', () => {
+    const key = 'gsk_7Qx9customerKeyWithoutAKnownPrefix';
+    const echoed = `Invalid API key: ${key}`;
+    const error = upstreamErrorFromResponse({ provider: 'groq', status: 400, body: JSON.stringify({ error: { message: echoed } }), vendorMessage: echoed, key });
+    expect(error.publicMessage).toBe('Invalid request parameters: groq rejected the request: Invalid API key: [REDACTED]');
+    expect(error.rawBody).not.toContain(key);
+  });
+
   it('says only that the vendor rejected the request when there is no vendor message', () => {
     expect(upstreamErrorFromResponse({ provider: 'groq', status: 422, body: '<html>' }).publicMessage).toBe('Invalid request parameters: groq rejected the request');
   });
