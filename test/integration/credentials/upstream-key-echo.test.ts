@@ -2,12 +2,14 @@
  * A vendor that rejects a request may quote the key it was sent ("invalid api key: …"). The gateway relays the
  * vendor's one-line message of an invalid request, so it must take a BYOK key out of that message by value: a
  * customer's key need not look like any pattern the logger knows. Checked over HTTP for every adapter family,
- * in the client's answer, in the generation record and in the log lines.
+ * in the client's answer, in the generation record, in what a webhook destination receives and in the log lines.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, startFakeGemini, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { distinctiveKey } from '#test/helpers/credential-gateway.ts';
+import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
+import { callApi } from '#test/helpers/management-api.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { catalogYaml, createCredential, deleteCredential, errorMessage, messageBody, modelYaml, postMessage } from '#test/integration/routing/routing-support.ts';
 
@@ -25,6 +27,7 @@ const FAMILIES: readonly Family[] = [
 ];
 
 let gateway: TestGateway;
+let hooks: CaptureServer;
 const upstreams = new Map<string, FakeUpstream>();
 
 beforeAll(async () => {
@@ -36,16 +39,33 @@ beforeAll(async () => {
     ),
     env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' },
   });
+  hooks = await startCaptureServer();
+  const destination = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', {
+    key: gateway.management_key,
+    body: { name: 'hook', kind: 'webhook', endpoint: `${hooks.url}/hook`, signing_secret: 'whsec_0123456789abcdef0123' },
+  });
+  expect(destination.status, JSON.stringify(destination.body)).toBe(201);
 });
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all([...upstreams.values()].map((upstream) => upstream.close()));
+  await Promise.all([...upstreams.values(), hooks].map((server) => server?.close()));
 });
 
 beforeEach(() => {
   for (const upstream of upstreams.values()) upstream.clear();
 });
+
+/** The body of the webhook delivery of a generation, once it arrived. */
+async function waitForDelivery(generationId: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const found = hooks.requests.map((request) => request.body.toString('utf8')).find((body) => body.includes(generationId));
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`no webhook delivery of ${generationId}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe.each(FAMILIES.map((family) => [family.slug]))('a vendor quoting the BYOK key it rejected (%s)', (slug) => {
   it.each([[false], [true]])('never shows the key to the client, in the generation record or in a log line (stream %s)', async (stream) => {
@@ -68,6 +88,9 @@ describe.each(FAMILIES.map((family) => [family.slug]))('a vendor quoting the BYO
       const record = await generationOf(gateway, generationId);
       expect(record.is_byok === true || record.attempts.some((attempt: { is_byok: boolean }) => attempt.is_byok)).toBe(true);
       expect(JSON.stringify(record)).not.toContain(key);
+      const delivered = await waitForDelivery(generationId);
+      expect(delivered).toContain('is not valid for this project');
+      expect(delivered).not.toContain(key);
       expect(gateway.logs.slice(logsBefore).join('\n')).not.toContain(key);
     } finally {
       await deleteCredential(gateway, id);
