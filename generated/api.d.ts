@@ -2977,7 +2977,10 @@ export interface components {
              *     400 naming the reason, and a host name is resolved on every connection, each of its addresses judged
              *     before a socket opens (a name that resolves to such an address is never reached; the delivery is
              *     dropped and counted). The gateway's `SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS` (`true`, or a list of
-             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly.
+             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly. A URL carrying a user
+             *     name or password (`https://user:secret@…`) is refused with a 400: the endpoint is stored and returned as
+             *     it is, so credentials go in the fields that are stored encrypted (`headers`, `secret_key`,
+             *     `signing_secret`).
              */
             endpoint: string;
             /**
@@ -3012,7 +3015,10 @@ export interface components {
              *     400 naming the reason, and a host name is resolved on every connection, each of its addresses judged
              *     before a socket opens (a name that resolves to such an address is never reached; the delivery is
              *     dropped and counted). The gateway's `SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS` (`true`, or a list of
-             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly.
+             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly. A URL carrying a user
+             *     name or password (`https://user:secret@…`) is refused with a 400: the endpoint is stored and returned as
+             *     it is, so credentials go in the fields that are stored encrypted (`headers`, `secret_key`,
+             *     `signing_secret`).
              */
             endpoint?: string;
             protocol?: components["schemas"]["OtlpProtocol"];
