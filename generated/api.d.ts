@@ -1437,7 +1437,10 @@ export interface components {
             messages: components["schemas"]["MessageParam"][];
             /** @description System prompt, as a string or text blocks (which may carry `cache_control`). */
             system?: string | components["schemas"]["SystemContentBlockParam"][];
-            /** @description Maximum tokens to generate. */
+            /**
+             * @description Maximum tokens to generate. `0` is Anthropic's prompt-cache pre-warming (the prompt is read and cached,
+             *     nothing is generated): forwarded to Anthropic-format upstreams, a 400 naming it on translated vendors.
+             */
             max_tokens?: number;
             /** @description Sampling temperature. Anthropic accepts 0 to 1; other vendors up to 2. */
             temperature?: number;
@@ -1535,7 +1538,7 @@ export interface components {
         };
         /** @description The body of `POST /messages`. */
         MessageRequest: components["schemas"]["MessageRequestBase"] & {
-            /** @description Maximum tokens to generate. */
+            /** @description Maximum tokens to generate (`0`, Anthropic's prompt-cache pre-warming, as above). */
             max_tokens: number;
         };
         /**

@@ -122,11 +122,13 @@ function checkBlocks(blocks: readonly unknown[], path: string, profile: AiSdkVen
  * Checks every field and property of a request a translated vendor would receive; returns the warnings for
  * what it drops and throws `UnsupportedFeatureError` for the first thing it cannot express.
  */
-export function checkTranslatableFields(request: Omit<MessageRequest, 'max_tokens'>, profile: AiSdkVendorProfile): string[] {
+export function checkTranslatableFields(request: Omit<MessageRequest, 'max_tokens'> & { max_tokens?: number }, profile: AiSdkVendorProfile): string[] {
   const warnings: string[] = [];
   for (const name of Object.keys(request)) {
     if (!TRANSLATED_FIELDS.has(name)) throw unsupportedFeature(`field ${name}`, profile);
   }
+  // Anthropic's cache pre-warming: other vendors either refuse a zero limit or would generate anyway.
+  if (request.max_tokens === 0) throw unsupportedFeature('max_tokens 0 (prompt cache pre-warming)', profile);
   if (request.service_tier !== undefined && !SERVICE_TIERS.has(request.service_tier)) throw unsupportedFeature(`service_tier ${request.service_tier}`, profile);
   if (request.context_management) warnings.push('context_management dropped: Anthropic context editing has no counterpart');
   for (const [name, value] of Object.entries(request.metadata ?? {})) {
