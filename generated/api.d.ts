@@ -520,11 +520,17 @@ export interface components {
              */
             ttl?: string;
         };
+        /**
+         * @description The `cache_control` of a block, a tool or a system block: a marker, or `null`, which Anthropic accepts as no
+         *     marker (clients send it to switch caching off per block). A `null` counts toward no limit and is forwarded
+         *     to Anthropic-format upstreams as sent.
+         */
+        CacheControlParam: components["schemas"]["CacheControl"] | null;
         TextBlockParam: {
             /** @constant */
             type: "text";
             text: string;
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
             /** @description Citations from an earlier assistant turn, passed back unchanged (dropped by translated vendors). */
             citations?: {
                 type: string;
@@ -566,7 +572,7 @@ export interface components {
                 /** @constant */
                 type: "url";
             }) | components["schemas"]["UnknownSource"];
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "image";
@@ -613,7 +619,7 @@ export interface components {
             citations?: {
                 enabled?: boolean;
             };
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "document";
@@ -624,7 +630,7 @@ export interface components {
             id: string;
             name: string;
             input: Record<string, never>;
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "tool_use";
@@ -649,7 +655,7 @@ export interface components {
             content?: string | components["schemas"]["ContentBlockParam"][];
             /** @description Whether the tool failed; the content then describes the failure. */
             is_error?: boolean;
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "tool_result";
@@ -683,7 +689,7 @@ export interface components {
             id: string;
             name: string;
             input: Record<string, never>;
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "server_tool_use";
@@ -695,7 +701,7 @@ export interface components {
         ServerToolResultBlockParam: {
             type: string;
             tool_use_id: string;
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             type: unknown;
         };
@@ -709,7 +715,7 @@ export interface components {
             citations?: {
                 enabled?: boolean;
             };
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "search_result";
@@ -790,7 +796,7 @@ export interface components {
             strict?: boolean;
             /** @description Example inputs, each an object matching `input_schema`. */
             input_examples?: Record<string, never>[];
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type?: "custom";
@@ -814,7 +820,7 @@ export interface components {
              *     `max_results`, 10); asking for more than the ceiling is a 400.
              */
             max_results?: number;
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "gateway:web_search";
@@ -838,7 +844,7 @@ export interface components {
             allowed_domains?: string[];
             /** @description These hosts (and their subdomains) are never fetched. */
             blocked_domains?: string[];
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "gateway:web_fetch";
@@ -857,7 +863,7 @@ export interface components {
              * @example Europe/Paris
              */
             timezone?: string;
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "gateway:datetime";
@@ -885,7 +891,7 @@ export interface components {
             name?: string;
             /** @description Offer only these tools of the server (their MCP names). Names the server does not list are ignored. */
             allowed_tools?: string[];
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
             type: "gateway:mcp";
@@ -988,7 +994,7 @@ export interface components {
             /** @example web_search_20250305 */
             type: string;
             name?: string;
-            cache_control?: components["schemas"]["CacheControl"];
+            cache_control?: components["schemas"]["CacheControlParam"];
         };
         /**
          * @description A tool the model may call. The variants exclude each other by `type` (absent or `custom`, `gateway:<name>`,
@@ -1474,7 +1480,8 @@ export interface components {
                     type: string;
                 }[];
             };
-            cache_control?: components["schemas"]["GatewayCacheControl"];
+            /** @description The gateway's automatic cache breakpoint (see `GatewayCacheControl`); `null`, as Anthropic accepts it, means none. */
+            cache_control?: components["schemas"]["GatewayCacheControl"] | null;
             /**
              * @description Models tried in order when the primary model fails or refuses. Handled by the gateway's multi-model
              *     routing, not by vendor-side fallback. Cannot be combined with `models` (400).
