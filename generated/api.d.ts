@@ -616,9 +616,10 @@ export interface components {
             }) | components["schemas"]["UnknownSource"];
             title?: string | null;
             context?: string | null;
+            /** @description Whether the model may cite the document; `null`, which Anthropic accepts, is the same as leaving it out. */
             citations?: {
                 enabled?: boolean;
-            };
+            } | null;
             cache_control?: components["schemas"]["CacheControlParam"];
         } & {
             /** @constant */
@@ -783,11 +784,12 @@ export interface components {
         /**
          * @description A client tool, described by a JSON Schema for its input. Translated vendors receive `name`, `description`,
          *     `input_schema`, `strict` and `input_examples`; `defer_loading`, `eager_input_streaming` and
-         *     `allowed_callers` are dropped there with a logged warning (a deferred tool is offered at once).
+         *     `allowed_callers` are dropped there with a logged warning (a deferred tool is offered at once). A `type`
+         *     of `null`, which Anthropic accepts, is the same as leaving it out.
          */
         CustomTool: {
-            /** @constant */
-            type?: "custom";
+            /** @enum {string|null} */
+            type?: "custom" | null;
             name: string;
             description?: string;
             /** @description JSON Schema of the tool's input (`type` is `object`). */
@@ -798,8 +800,8 @@ export interface components {
             input_examples?: Record<string, never>[];
             cache_control?: components["schemas"]["CacheControlParam"];
         } & {
-            /** @constant */
-            type?: "custom";
+            /** @enum {unknown} */
+            type?: "custom" | null;
         };
         /** @description The model-facing tool name; it must differ from every client tool's name. */
         GatewayToolName: string;
@@ -1066,8 +1068,11 @@ export interface components {
              * @example high
              */
             effort?: string | null;
-            /** @description Structured output. With `json_schema`, the answer is JSON matching `schema`. */
-            format?: {
+            /**
+             * @description Structured output. With `json_schema`, the answer is JSON matching `schema`. `null`, which Anthropic
+             *     accepts, is the same as leaving it out.
+             */
+            format?: null | {
                 /** @constant */
                 type: "json_schema";
                 schema: Record<string, never>;
@@ -1473,13 +1478,16 @@ export interface components {
              * @example auto
              */
             service_tier?: string;
-            /** @description Anthropic context editing; forwarded to Anthropic-format upstreams, dropped elsewhere with a logged warning. */
+            /**
+             * @description Anthropic context editing; forwarded to Anthropic-format upstreams, dropped elsewhere with a logged
+             *     warning. `null`, which Anthropic accepts, is the same as leaving it out.
+             */
             context_management?: {
                 edits?: {
                     /** @example clear_tool_uses_20250919 */
                     type: string;
                 }[];
-            };
+            } | null;
             /** @description The gateway's automatic cache breakpoint (see `GatewayCacheControl`); `null`, as Anthropic accepts it, means none. */
             cache_control?: components["schemas"]["GatewayCacheControl"] | null;
             /**

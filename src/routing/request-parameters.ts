@@ -73,7 +73,7 @@ export function usedParameters(request: MessageRequest): RequestParameter[] {
   const media = requestMedia(request);
   if (media.images > 0) used.push('images');
   if (media.pdfs > 0) used.push('pdf');
-  if (request.output_config?.format !== undefined) used.push('structured_output');
+  if (request.output_config?.format !== undefined && request.output_config.format !== null) used.push('structured_output');
   if (request.stop_sequences !== undefined && request.stop_sequences.length > 0) used.push('stop_sequences');
   if (request.temperature !== undefined) used.push('temperature');
   if (request.top_p !== undefined) used.push('top_p');

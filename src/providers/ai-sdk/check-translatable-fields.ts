@@ -142,7 +142,7 @@ export function checkTranslatableFields(request: Omit<MessageRequest, 'max_token
     if (format) checkObject(format, `format:${format.type}`, 'output_config.format', profile, warnings);
   }
   (request.tools ?? []).forEach((tool, index) => {
-    const type = 'type' in tool ? tool.type : undefined;
+    const type = ('type' in tool ? tool.type : undefined) ?? undefined;
     if (type === undefined || type === 'custom') checkObject(tool, 'tool', `tools[${index}]`, profile, warnings);
   });
   if (Array.isArray(request.system)) checkBlocks(request.system, 'system', profile, warnings);

@@ -97,7 +97,8 @@ function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProf
 function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSdkVendorProfile, cachePlan: CacheBreakpointPlan, warnings: string[]): LanguageModelV4FunctionTool[] {
   const converted: LanguageModelV4FunctionTool[] = [];
   for (const tool of tools) {
-    const type = 'type' in tool ? tool.type : undefined;
+    // A `type` of null is a client tool, as Anthropic reads it.
+    const type = ('type' in tool ? tool.type : undefined) ?? undefined;
     if (type === undefined || type === 'custom') {
       const custom = tool as CustomTool;
       if (cachePlan.breakpoints.has(tool)) warnings.push(`cache_control on tool ${custom.name} dropped: ${profile.label} has no tool cache breakpoints`);
@@ -137,7 +138,7 @@ export function convertToolChoice(choice: ToolChoice, profile: Pick<AiSdkVendorP
 
 /** The structured-output schema, for the one format type the translators know. */
 function jsonSchemaFormat(format: OutputConfig['format'], profile: AiSdkVendorProfile): { schema: unknown } | undefined {
-  if (format === undefined) return undefined;
+  if (format === undefined || format === null) return undefined;
   if (format.type !== 'json_schema') throw unsupportedFeature(`output_config.format type ${format.type}`, profile);
   return format as { schema: unknown };
 }
