@@ -26,7 +26,9 @@ export interface paths {
          *     whose vendor cannot serve a feature the request uses (an Anthropic server tool on OpenAI, say) is skipped;
          *     when no endpoint can, the answer is a 400 naming the feature. So is an endpoint whose known context length
          *     the prompt's estimate exceeds; when none can take the prompt, the 400 names the estimate and the context
-         *     length (the `context-compression` plugin removes messages from the middle instead).
+         *     length (the `context-compression` plugin removes messages from the middle instead). The
+         *     `context-1m-2025-08-07` beta in `anthropic-beta` raises that length to 1M tokens on the Anthropic-format
+         *     endpoints priced for long context.
          *
          *     `plugins` run once each, in a fixed order around routing (see `Plugin`): `file-parser`, `moderation`,
          *     `web-fetch` and `web` before routing, `file-parser`'s per-endpoint choice and `context-compression` per
@@ -3325,7 +3327,11 @@ export interface components {
         ClaudeCodeSessionIdHeader: string;
         /** @description Sent by Anthropic SDKs. Forwarded to Anthropic-format upstreams (default `2023-06-01`). */
         AnthropicVersionHeader: string;
-        /** @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams. */
+        /**
+         * @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams. With
+         *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
+         *     holds the prompt to Anthropic's 1M-token window instead of the model's context length.
+         */
         AnthropicBetaHeader: string;
         /**
          * @description The data region the request must stay in: `global` (default), `europe` or `us`. A request for `europe` or
@@ -3475,7 +3481,11 @@ export interface operations {
                 "x-claude-code-session-id"?: components["parameters"]["ClaudeCodeSessionIdHeader"];
                 /** @description Sent by Anthropic SDKs. Forwarded to Anthropic-format upstreams (default `2023-06-01`). */
                 "anthropic-version"?: components["parameters"]["AnthropicVersionHeader"];
-                /** @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams. */
+                /**
+                 * @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams. With
+                 *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
+                 *     holds the prompt to Anthropic's 1M-token window instead of the model's context length.
+                 */
                 "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
                 /**
                  * @description The data region the request must stay in: `global` (default), `europe` or `us`. A request for `europe` or
@@ -3532,7 +3542,11 @@ export interface operations {
             header?: {
                 /** @description Sent by Anthropic SDKs. Forwarded to Anthropic-format upstreams (default `2023-06-01`). */
                 "anthropic-version"?: components["parameters"]["AnthropicVersionHeader"];
-                /** @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams. */
+                /**
+                 * @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams. With
+                 *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
+                 *     holds the prompt to Anthropic's 1M-token window instead of the model's context length.
+                 */
                 "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
                 /**
                  * @description The data region the request must stay in: `global` (default), `europe` or `us`. A request for `europe` or

@@ -9,6 +9,7 @@ import type { CatalogProvider, Pricing } from '#src/catalog/catalog-types.ts';
 import type { DataRegion } from '#src/data-region.ts';
 import type { CatalogPlanEndpoint } from '#src/routing/catalog-plan-view.ts';
 import type { AttemptCredential, PlannedAttempt } from '#src/routing/plan-types.ts';
+import { attemptContextLength } from '#src/routing/long-context.ts';
 
 /** One (model, endpoint, key) to try, ready to call. */
 export interface Attempt {
@@ -46,8 +47,9 @@ export function isByok(attempt: Pick<Attempt, 'credential'>): boolean {
  * Turns a planned attempt into a callable one for the request's region: the endpoint's location for that
  * region, else (for a BYOK credential declaring the region) the provider's host for it. Throws
  * `EndpointLocationError` when neither exists, which the planner's region filter should have prevented.
+ * `longContext`: the client opted into Anthropic's 1M-token window (src/routing/long-context.ts).
  */
-export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: DataRegion): Attempt {
+export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: DataRegion, longContext = false): Attempt {
   const { endpoint } = planned;
   const declared = planned.credential.kind === 'byok' && region !== 'global' ? endpoint.declaredLocations[region] : undefined;
   const location = endpoint.locations[region] ?? declared;
@@ -62,7 +64,7 @@ export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: 
     fast: planned.fast,
     credential: planned.credential,
     availableIndex: planned.availableIndex,
-    contextLength: endpoint.contextLength,
+    contextLength: attemptContextLength(endpoint.catalog, longContext),
     pdfInput: endpoint.catalog.capabilities.pdf,
   };
 }

@@ -11,6 +11,7 @@ import { assertCacheBreakpointLimit, placeTopLevelCacheBreakpoint } from '#src/r
 import { knownStopConditions } from '#src/request/stop-conditions.ts';
 import { autoRouterSettings, chooseModel } from '#src/routing/auto-router/auto-router.ts';
 import { toAttempt, type Attempt, type AttemptOutcome } from '#src/routing/attempt.ts';
+import { requestsLongContext } from '#src/routing/long-context.ts';
 import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import type { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 import type { AvailableEndpoint, PlanCredential, StickyPin } from '#src/routing/plan-types.ts';
@@ -39,6 +40,8 @@ export interface PlanContext {
   caller: { accountId: string; keyHash: string };
   region: DataRegion;
   session: NamedSession | null;
+  /** The Anthropic headers forwarded upstream; their `anthropic-beta` may open the long context window. */
+  forwardHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A request's plan: plain data, the attempts in the order to try them. */
@@ -121,13 +124,14 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         stickyKind: sticky.source === 'content' ? 'content' : 'session',
         random,
       });
+      const longContext = requestsLongContext(context.forwardHeaders);
       return {
         request,
         requested: original.model,
         region: context.region,
         strategy: chosen ? `auto-router:${routing.strategy}` : routing.strategy,
         available: routing.available,
-        attempts: routing.attempts.map((planned) => toAttempt(planned, context.region)),
+        attempts: routing.attempts.map((planned) => toAttempt(planned, context.region, longContext)),
         sticky: { key: sticky.key, pin },
       };
     },
