@@ -1,7 +1,8 @@
 /**
  * What a client is told when its request body cannot be read as the operation's JSON: a `Content-Type` the
  * operation does not take (415, naming the type received or saying none was sent), a charset or
- * `Content-Encoding` the body parser does not decode (415), a body that is not JSON (400) or too large (413).
+ * `Content-Encoding` the body parser does not decode (415), a body that is not JSON or not in its declared
+ * `Content-Encoding` (400), or too large (413).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { STANDARD_MESSAGES } from '#src/errors.ts';
@@ -20,6 +21,9 @@ export interface BodyParserError {
   expose?: boolean;
   charset?: string;
   encoding?: string;
+  /** zlib's, on a body that does not decompress. */
+  errno?: number;
+  code?: string;
 }
 
 const UNSUPPORTED = 'Unsupported Media Type';
@@ -45,11 +49,19 @@ export function unsupportedMediaTypeMessage(request: BodyRequestContext | undefi
 /** Whether a thrown value is the body parser's own failure. */
 export function isBodyParserError(error: unknown): error is BodyParserError {
   const candidate = error as BodyParserError | null;
-  return typeof candidate?.type === 'string' && typeof candidate.status === 'number' && candidate.expose === true;
+  if (candidate?.expose !== true || typeof candidate.status !== 'number') return false;
+  return typeof candidate.type === 'string' || isDecompressionError(candidate);
+}
+
+// body-parser passes a body that does not decompress (gzip, deflate, br) on as zlib's own error, given status
+// 400 but no `type`.
+function isDecompressionError(error: BodyParserError): boolean {
+  return error.type === undefined && error.status === 400 && typeof error.errno === 'number' && typeof error.code === 'string';
 }
 
 /** The status and message of a body parser failure. */
 export function fromBodyParserError(error: BodyParserError): { status: number; message: string } {
+  if (isDecompressionError(error)) return { status: 400, message: `${STANDARD_MESSAGES[400]}: the body is not valid for its Content-Encoding` };
   switch (error.type) {
     case 'entity.parse.failed':
       return { status: 400, message: `${STANDARD_MESSAGES[400]}: the body is not valid JSON` };

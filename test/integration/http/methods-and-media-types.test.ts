@@ -2,8 +2,10 @@
  * HTTP details a spec-driven fuzzer checks, against the real gateway: a method a path does not have is a 405
  * whose `Allow` lists the methods the spec gives that path (with HEAD where GET is, and OPTIONS); `?beta=` with an empty value is accepted like
  * `?beta=true`; a body sent as anything but JSON is a 415 naming the type received (or saying none was sent);
- * the error bodies keep their two shapes; `/messages` errors carry `request-id`.
+ * the error bodies keep their two shapes; `/messages` errors carry `request-id`; a body that does not decode as
+ * its `Content-Encoding` is a 400, not a 500.
  */
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
@@ -127,5 +129,41 @@ describe('415 Unsupported Media Type', () => {
       const result = await send('POST', '/messages', { headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': contentType }, body: JSON.stringify(MESSAGE) });
       expect(result.status, `${contentType}: ${result.text}`).toBe(200);
     }
+  });
+});
+
+describe('Content-Encoding', () => {
+  const encoders = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+  const encodings = Object.keys(encoders) as (keyof typeof encoders)[];
+
+  it.each(encodings)('a body compressed with %s is read', async (encoding) => {
+    const headers = { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', 'content-encoding': encoding };
+    const result = await send('POST', '/messages', { headers, body: new Uint8Array(encoders[encoding](JSON.stringify(MESSAGE))) });
+    expect(result.status, result.text).toBe(200);
+  });
+
+  const corrupt = encodings.flatMap((encoding) => [
+    { encoding, what: 'plain JSON', body: new TextEncoder().encode(JSON.stringify({ kind: 'inference', name: 'never stored' })) },
+    { encoding, what: 'a truncated stream', body: new Uint8Array(encoders[encoding](JSON.stringify({ kind: 'inference', name: 'never stored' })).subarray(0, 12)) },
+  ]);
+
+  it.each(corrupt)('POST /keys labelled $encoding but $what: 400, nothing stored', async ({ encoding, body }) => {
+    const keysBefore = await send('GET', '/keys?limit=100', { headers: { authorization: `Bearer ${gateway.management_key}` } });
+    const headers = { authorization: `Bearer ${gateway.management_key}`, 'content-type': 'application/json', 'content-encoding': encoding };
+    const result = await send('POST', '/keys', { headers, body });
+    expect(result.status, result.text).toBe(400);
+    expect(checkResponse({ path: '/keys', method: 'post', status: 400, contentType: result.contentType, body: result.body }).errors).toEqual([]);
+    expect(result.body).toEqual({ error: { code: 400, message: 'Invalid request parameters: the body is not valid for its Content-Encoding' } });
+    const keysAfter = await send('GET', '/keys?limit=100', { headers: { authorization: `Bearer ${gateway.management_key}` } });
+    expect((keysAfter.body as { total: number }).total).toBe((keysBefore.body as { total: number }).total);
+  });
+
+  it.each(encodings)('POST /messages labelled %s but plain JSON: 400 in the messages shape', async (encoding) => {
+    const headers = { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', 'content-encoding': encoding };
+    const result = await send('POST', '/messages', { headers, body: new TextEncoder().encode(JSON.stringify(MESSAGE)) });
+    expect(result.status, result.text).toBe(400);
+    expect(checkResponse({ path: '/messages', method: 'post', status: 400, contentType: result.contentType, body: result.body }).errors).toEqual([]);
+    const error = (result.body as { error: { type: string; message: string } }).error;
+    expect(error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid request parameters: the body is not valid for its Content-Encoding' });
   });
 });

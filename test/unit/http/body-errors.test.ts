@@ -32,6 +32,7 @@ describe('fromBodyParserError', () => {
     [{ type: 'encoding.unsupported', status: 415, expose: true, encoding: 'x-squash' }, 415, 'Unsupported Media Type: Content-Encoding x-squash is not supported'],
     [{ type: 'encoding.unsupported', status: 415, expose: true, encoding: 'a b\nc' }, 415, 'Unsupported Media Type: Content-Encoding unknown is not supported'],
     [{ type: 'request.size.invalid', status: 400, expose: true }, 400, 'Invalid request parameters: the body could not be read'],
+    [{ status: 400, expose: true, errno: -3, code: 'Z_DATA_ERROR' }, 400, 'Invalid request parameters: the body is not valid for its Content-Encoding'],
   ])('%j', (error, status, message) => {
     expect(isBodyParserError(error)).toBe(true);
     expect(fromBodyParserError(error)).toEqual({ status, message });
