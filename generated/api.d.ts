@@ -3221,7 +3221,7 @@ export interface components {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
-        /** @description Invalid body or parameters. `details` says which and why. */
+        /** @description Invalid body or parameters (including text holding the NUL character, U+0000). `details` says which and why. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;

@@ -20,6 +20,7 @@ import { createBodyLimit } from '#src/http/body-limit.ts';
 import { createJsonBodyParser } from '#src/http/json-body.ts';
 import type { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
 import { createDirectDispatch, type DirectStep } from '#src/http/direct-dispatch.ts';
+import { rejectNulCharacters } from '#src/http/reject-nul-characters.ts';
 
 /** The path prefix of the API, the path part of the spec's server URL. */
 export const API_PREFIX = '/api/v1';
@@ -79,6 +80,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     }),
     { messages: true },
   );
+  use(rejectNulCharacters, { messages: false });
 
   const router: Router = express.Router();
   const routes = bindAllRoutes(router, deps);
