@@ -1521,7 +1521,7 @@ export interface components {
              *     here and in the `x-session-id` header, this value wins. Without either, Claude Code's
              *     `x-claude-code-session-id` header, else a hash of the first system text and first user message, keys the
              *     session. Pins expire after 10 idle minutes (`SWITCHBOARD_STICKY_TTL_MS`), are dropped when their provider
-             *     fails, and yield to an explicit `provider.order`.
+             *     fails, and yield to an explicit `provider.order`. It cannot hold the NUL character (U+0000).
              */
             session_id?: string;
             /**
@@ -1550,7 +1550,10 @@ export interface components {
              */
             max_tool_calls?: number;
             trace?: components["schemas"]["Trace"];
-            /** @description Identifies the application's end user, for abuse reports and BYOK `allowed_user_ids`. */
+            /**
+             * @description Identifies the application's end user, for abuse reports and BYOK `allowed_user_ids`. It cannot hold the
+             *     NUL character (U+0000).
+             */
             user?: string;
         };
         /** @description The body of `POST /messages`. */

@@ -8,7 +8,8 @@ import type { RequestHandler } from 'express';
 import { BadRequestError } from '#src/errors.ts';
 
 const NUL = '\u0000';
-const COMPLAINT = 'must not contain the NUL character (U+0000)';
+/** What a 400 says of text holding NUL (here, and for the spec's no-NUL pattern in validation-reason.ts). */
+export const NUL_COMPLAINT = 'must not contain the NUL character (U+0000)';
 
 interface Found {
   /** JSON pointer, as the validator's details write it: `/body/allowed_models/0`. */
@@ -43,5 +44,5 @@ export const rejectNulCharacters: RequestHandler = (req, res, next) => {
   const found = findNul(req.body, '/body', '') ?? findNul(req.query, '/query', '');
   if (found === null) return next();
   const where = found.pointer.startsWith('/query') ? `query parameter ${found.name}` : found.name;
-  next(new BadRequestError(`${where} ${COMPLAINT}`, { details: [{ path: found.pointer, message: COMPLAINT }] }));
+  next(new BadRequestError(`${where} ${NUL_COMPLAINT}`, { details: [{ path: found.pointer, message: NUL_COMPLAINT }] }));
 };

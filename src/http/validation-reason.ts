@@ -6,6 +6,7 @@
 import type { ErrorDetail } from '#src/errors.ts';
 import { KEY_MUST_BE_STRING } from '#src/byok/parse-provider-key.ts';
 import { KNOWN_PLUGIN_IDS, isKnownPluginId } from '#src/plugins/plugin-list.ts';
+import { NUL_COMPLAINT } from '#src/http/reject-nul-characters.ts';
 
 interface FieldReason {
   path: string;
@@ -18,6 +19,16 @@ interface FieldReason {
 const FIELD_REASONS: readonly FieldReason[] = [{ path: '/body/key', message: 'must be string', reason: KEY_MUST_BE_STRING }];
 
 const PLUGIN_ID_PATH = /^\/body\/plugins\/(\d+)\/id$/;
+
+// The spec's pattern for gateway text kept in generation records (`user`, `session_id`), which PostgreSQL
+// cannot store with a NUL in it.
+const NO_NUL_PATTERN = 'must match pattern "^[^\\u0000]*$"';
+
+// `/body/a/0/b` as a client writes it: `a[0].b`.
+function fieldName(pointer: string): string {
+  const segments = pointer.replace(/^\/body\/?/, '').split('/');
+  return segments.map((segment, index) => (/^\d+$/.test(segment) ? `[${segment}]` : index === 0 ? segment : `.${segment}`)).join('');
+}
 
 // A complaint about `plugins[i].id` whose value is not an id this gateway has: the reason names it.
 function unknownPluginReason(detail: ErrorDetail, body: unknown): string | null {
@@ -36,6 +47,7 @@ export function validationReason(details: readonly ErrorDetail[], body?: unknown
     if (known) return known.reason;
     const plugin = unknownPluginReason(detail, body);
     if (plugin) return plugin;
+    if (detail.message === NO_NUL_PATTERN) return `${fieldName(detail.path ?? '')} ${NUL_COMPLAINT}`;
   }
   return null;
 }

@@ -4,19 +4,24 @@
  * past what the database can skip, text holding the NUL character (U+0000), which PostgreSQL cannot store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { waitForGeneration } from '#test/integration/observability/observability-support.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { checkResponse } from '#test/helpers/spec-validator.ts';
 
 const NUL_COMPLAINT = 'must not contain the NUL character (U+0000)';
 
+let upstream: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  upstream = await startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') });
+  gateway = await startTestGateway({ catalogYaml: `providers:\n  anthropic: { base_url: "${upstream.url}", api_key: "sk-ant-shared-mistakes-0001" }\n` });
 });
 afterAll(async () => {
   await gateway?.close();
+  await upstream?.close();
 });
 
 const LISTS = ['/byok', '/keys', '/observability/destinations'];
@@ -90,5 +95,30 @@ describe('the NUL character in management text', () => {
     const response = await callApi(gateway.baseUrl, 'PATCH', `/byok/${credentialId}`, { key: gateway.management_key, body: { name: 'ab', allowed_models: ['openai/gpt-5'] } });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data).toMatchObject({ name: 'ab', allowed_models: ['openai/gpt-5'] });
+  });
+});
+
+describe('the NUL character in the gateway fields of /messages', () => {
+  const MESSAGE = { model: 'anthropic/claude-sonnet-4.5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
+
+  async function post(body: Record<string, unknown>) {
+    const response = await fetch(`${gateway.baseUrl}/messages`, { method: 'POST', headers: { 'x-api-key': gateway.api_key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, generationId: response.headers.get('x-generation-id') ?? '', body: (await response.json()) as any };
+  }
+
+  it.each(['user', 'session_id'])('%s holding NUL: 400 naming it, nothing sent upstream', async (field) => {
+    upstream.clear();
+    const response = await post({ ...MESSAGE, [field]: 'end-user\u00001' });
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(checkResponse({ path: '/messages', method: 'post', status: 400, contentType: 'application/json', body: response.body }).errors).toEqual([]);
+    expect(response.body.error).toMatchObject({ type: 'invalid_request_error', message: `Invalid request parameters: ${field} ${NUL_COMPLAINT}` });
+    // It was served before, and its generation record, refused by PostgreSQL, silently dropped.
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it.each(['user', 'session_id'])('%s without NUL is served and recorded with it', async (field) => {
+    const response = await post({ ...MESSAGE, [field]: 'end-user 1' });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(await waitForGeneration(gateway, response.generationId)).toMatchObject({ status: 'success', [field]: 'end-user 1' });
   });
 });

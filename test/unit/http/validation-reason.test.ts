@@ -9,6 +9,9 @@ describe('validationReason', () => {
     ['an empty key (the validator says enough)', [{ path: '/body/key', message: 'must NOT have fewer than 1 characters' }], null],
     ['a string expected elsewhere', [{ path: '/body/name', message: 'must be string' }], null],
     ['a nested key field', [{ path: '/body/metadata/key', message: 'must be string' }], null],
+    ['a NUL in user', [{ path: '/body/user', message: 'must match pattern "^[^\\u0000]*$"' }], 'user must not contain the NUL character (U+0000)'],
+    ['a NUL in a nested field', [{ path: '/body/a/0/b', message: 'must match pattern "^[^\\u0000]*$"' }], 'a[0].b must not contain the NUL character (U+0000)'],
+    ['another pattern', [{ path: '/body/user', message: 'must match pattern "^[a-z]+$"' }], null],
     ['no complaint', [], null],
   ])('%s', (_name, details, reason) => {
     expect(validationReason(details)).toBe(reason);
