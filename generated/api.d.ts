@@ -2980,7 +2980,8 @@ export interface components {
          * @description OTLP only: headers sent with every export (an `authorization` header, a tenant header). Stored encrypted;
          *     only their names are ever returned (`header_names`). An export carries these headers and the encoding's
          *     Content-Type only, uncompressed: the gateway's own `OTEL_EXPORTER_OTLP_*` environment never applies to a
-         *     destination.
+         *     destination. A value is what an HTTP header can carry: tabs, printable ASCII and Latin-1 characters, no
+         *     line breaks or other control characters.
          */
         DestinationHeaders: {
             [key: string]: string;

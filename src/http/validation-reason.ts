@@ -20,9 +20,13 @@ const FIELD_REASONS: readonly FieldReason[] = [{ path: '/body/key', message: 'mu
 
 const PLUGIN_ID_PATH = /^\/body\/plugins\/(\d+)\/id$/;
 
-// The spec's pattern for gateway text kept in generation records (`user`, `session_id`), which PostgreSQL
-// cannot store with a NUL in it.
-const NO_NUL_PATTERN = 'must match pattern "^[^\\u0000]*$"';
+// Complaints about the spec's patterns that say only the pattern: gateway text kept in generation records
+// (`user`, `session_id`), which PostgreSQL cannot store with a NUL in it, and an OTLP destination's header
+// values, which Node's HTTP client sends only within these characters.
+const PATTERN_REASONS: ReadonlyMap<string, string> = new Map([
+  ['must match pattern "^[^\\u0000]*$"', NUL_COMPLAINT],
+  ['must match pattern "^[\\t\\x20-\\x7E\\x80-\\xFF]+$"', 'must be text an HTTP header can carry: tabs, printable ASCII and Latin-1, no line breaks or other control characters'],
+]);
 
 // `/body/a/0/b` as a client writes it: `a[0].b`.
 function fieldName(pointer: string): string {
@@ -47,7 +51,8 @@ export function validationReason(details: readonly ErrorDetail[], body?: unknown
     if (known) return known.reason;
     const plugin = unknownPluginReason(detail, body);
     if (plugin) return plugin;
-    if (detail.message === NO_NUL_PATTERN) return `${fieldName(detail.path ?? '')} ${NUL_COMPLAINT}`;
+    const pattern = PATTERN_REASONS.get(detail.message);
+    if (pattern) return `${fieldName(detail.path ?? '')} ${pattern}`;
   }
   return null;
 }
