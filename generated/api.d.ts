@@ -2981,7 +2981,8 @@ export interface components {
          *     only their names are ever returned (`header_names`). An export carries these headers and the encoding's
          *     Content-Type only, uncompressed: the gateway's own `OTEL_EXPORTER_OTLP_*` environment never applies to a
          *     destination. A value is what an HTTP header can carry: tabs, printable ASCII and Latin-1 characters, no
-         *     line breaks or other control characters.
+         *     line breaks or other control characters. `Content-Length` cannot be set (each export sets its own): a 400
+         *     naming it.
          */
         DestinationHeaders: {
             [key: string]: string;

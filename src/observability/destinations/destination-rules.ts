@@ -55,12 +55,16 @@ export function checkRequiredSecrets(kind: DestinationKind, given: GivenFields):
   }
 }
 
-/** Header names are case-insensitive: two spellings of one name are a mistake. */
+/**
+ * Header names are case-insensitive: two spellings of one name are a mistake. `content-length` is the
+ * export's own: a configured one misstates every export's length, which the receiver refuses.
+ */
 export function checkHeaderNames(headers: Record<string, string> | undefined): void {
   if (!headers) return;
   const seen = new Set<string>();
   for (const name of Object.keys(headers)) {
     const lower = name.toLowerCase();
+    if (lower === 'content-length') throw new DestinationRuleViolation(`headers cannot set ${name}: each export sets its own`);
     if (seen.has(lower)) throw new DestinationRuleViolation(`headers names ${name} twice`);
     seen.add(lower);
   }

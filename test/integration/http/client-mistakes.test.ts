@@ -2,7 +2,7 @@
  * Client mistakes a fuzzer of the spec finds, over HTTP against the real gateway: each answers a 4xx in the
  * operation's error shape with a message naming what was wrong, never a 500, and stores nothing: an `offset`
  * past what the database can skip, text holding the NUL character (U+0000), which PostgreSQL cannot store, an
- * OTLP header value that Node's HTTP client cannot send.
+ * OTLP header value that Node's HTTP client cannot send or a Content-Length header that misstates each export.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -148,6 +148,16 @@ describe('OTLP destination header values', () => {
       expect(checkResponse({ path: template, method, status: 400, contentType: 'application/json', body: response.body }).errors).toEqual([]);
       expect(response.body.error.message).toBe(`Invalid request parameters: headers.X-Tenant ${HEADER_COMPLAINT}`);
     }
+    expect(await destinations()).toEqual(before);
+  });
+
+  it('Content-Length, which every export sets for itself: 400 naming it on create and update, nothing stored', async () => {
+    const existing = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', { key: gateway.management_key, body: { name: 'length kept', ...OTLP } });
+    const before = await destinations();
+    const created = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', { key: gateway.management_key, body: { name: 'length', ...OTLP, headers: { 'Content-Length': '5' } } });
+    const patched = await callApi(gateway.baseUrl, 'PATCH', `/observability/destinations/${existing.body.data.id}`, { key: gateway.management_key, body: { disabled: true, headers: { 'x-tenant': 'a', 'content-length': '5' } } });
+    expect(created).toEqual({ status: 400, body: { error: { code: 400, message: 'Invalid request parameters: headers cannot set Content-Length: each export sets its own' } } });
+    expect(patched).toEqual({ status: 400, body: { error: { code: 400, message: 'Invalid request parameters: headers cannot set content-length: each export sets its own' } } });
     expect(await destinations()).toEqual(before);
   });
 

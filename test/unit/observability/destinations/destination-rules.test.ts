@@ -37,5 +37,7 @@ describe('destination rules', () => {
     expect(violation(() => checkHeaderNames({ Authorization: 'a', authorization: 'b' }))).toBe('headers names authorization twice');
     expect(violation(() => checkHeaderNames({ Authorization: 'a', 'X-Tenant': 'b' }))).toBeUndefined();
     expect(violation(() => checkHeaderNames(undefined))).toBeUndefined();
+    expect(violation(() => checkHeaderNames({ 'Content-Length': '5' }))).toBe('headers cannot set Content-Length: each export sets its own');
+    expect(violation(() => checkHeaderNames({ 'x-content-length': '5' }))).toBeUndefined();
   });
 });
