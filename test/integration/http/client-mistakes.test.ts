@@ -167,3 +167,21 @@ describe('OTLP destination header values', () => {
     expect(response.body.data.header_names).toEqual(['x-tenant']);
   });
 });
+
+describe('GET /generations time filters', () => {
+  it('takes from and to with their colons unencoded, as RFC 3986 allows in a query', async () => {
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const served = await fetch(`${gateway.baseUrl}/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': gateway.api_key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'anthropic/claude-sonnet-4.5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    expect(served.status).toBe(200);
+    const id = served.headers.get('x-generation-id') ?? '';
+    await waitForGeneration(gateway, id);
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const response = await callApi(gateway.baseUrl, 'GET', `/generations?from=${from}&to=${to}&limit=100`, { key: gateway.management_key });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data.map((record: { id: string }) => record.id)).toContain(id);
+  });
+});
