@@ -22,6 +22,18 @@ export interface GenerationService {
   list(caller: Caller, query: GenerationQuery): Promise<GenerationPage>;
 }
 
+// What both JavaScript's dates and PostgreSQL's timestamps hold. RFC 3339, which the spec's format checks,
+// also allows year 0000, a leap second and offsets that carry a time past 9999: each of these answered 500.
+const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+function checkTimeBound(name: string, value: Date | undefined): void {
+  if (value === undefined) return;
+  const time = value.getTime();
+  // NaN (an invalid date) fails both comparisons.
+  if (!(time >= EARLIEST && time <= LATEST)) throw new BadRequestError(`${name} must be an existing time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z`);
+}
+
 /** Creates the service over the database. */
 export function createGenerationService(database: Database): GenerationService {
   return {
@@ -34,6 +46,8 @@ export function createGenerationService(database: Database): GenerationService {
       const { cursor: cursorText, limit, ...filters } = query;
       const cursor = cursorText === undefined ? undefined : decodeGenerationCursor(cursorText);
       if (cursorText !== undefined && !cursor) throw new BadRequestError('cursor is not a cursor this gateway returned');
+      checkTimeBound('from', filters.from);
+      checkTimeBound('to', filters.to);
       if (filters.from && filters.to && filters.from >= filters.to) throw new BadRequestError('from must be before to');
       const filter: GenerationFilter = { accountId: caller.accountId, ...filters };
       const [rows, totals] = await Promise.all([listGenerations(database, filter, cursor, limit), generationTotals(database, filter)]);

@@ -185,3 +185,23 @@ describe('GET /generations time filters', () => {
     expect(response.body.data.map((record: { id: string }) => record.id)).toContain(id);
   });
 });
+
+describe('GET /generations times a date cannot hold', () => {
+  it.each([
+    ['from', '0000-01-01T00:00:00Z', 'year 0000'],
+    ['to', '0000-01-01T00:00:00Z', 'year 0000'],
+    ['from', '2016-12-31T23:59:60Z', 'a leap second'],
+    ['to', '9999-12-31T23:59:59-23:59', 'an offset carrying it past 9999'],
+    ['from', '2025-01-01T00:00:00%2B99:99', 'an offset of 99 hours'],
+  ])('%s=%s (%s): 400 naming it', async (parameter, value) => {
+    const response = await callApi(gateway.baseUrl, 'GET', `/generations?${parameter}=${value}`, { key: gateway.management_key });
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(checkResponse({ path: '/generations', method: 'get', status: 400, contentType: 'application/json', body: response.body }).errors).toEqual([]);
+    expect(response.body.error.message).toBe(`Invalid request parameters: ${parameter} must be an existing time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z`);
+  });
+
+  it('the range ends are accepted', async () => {
+    const response = await callApi(gateway.baseUrl, 'GET', '/generations?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59Z', { key: gateway.management_key });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+  });
+});
