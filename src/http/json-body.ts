@@ -5,10 +5,12 @@
  * only an object or array, an empty body read as `{}`), without its per-request content-type parsing,
  * charset lookup and streaming decoder (bench/ profile: about 5% of a request). Its failures carry the body
  * parser's own `type`, `status` and `expose`, so src/http/body-errors.ts renders them alike. Every other
- * request, and every other operation, goes to express.json.
+ * request, and every other operation, goes to express.json. Either way a body nested too deeply is refused
+ * (src/http/body-depth.ts).
  */
 import type { NextFunction, Request, RequestHandler } from 'express';
 import express from 'express';
+import { bodyDepthError } from '#src/http/body-depth.ts';
 
 const JSON_MEDIA_TYPE = 'application/json';
 const BYTE_ORDER_MARK = 0xfeff;
@@ -103,7 +105,7 @@ function onEnd(this: ReadingRequest): void {
     finish(this, error);
     return;
   }
-  finish(this);
+  finish(this, bodyDepthError(this.body));
 }
 
 /**
@@ -114,7 +116,7 @@ export function createJsonBodyParser(options: { limitBytes: number; url: string 
   const fallback = express.json({ limit: options.limitBytes });
   return (req: ReadingRequest, res, next) => {
     if (!readsHere(req, options.url)) {
-      fallback(req, res, next);
+      fallback(req, res, (error?: unknown) => next(error ?? bodyDepthError(req.body)));
       return;
     }
     req[READ] = { expected: Number(req.headers['content-length']), received: 0, chunks: [], next };

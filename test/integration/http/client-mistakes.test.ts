@@ -205,3 +205,47 @@ describe('GET /generations times a date cannot hold', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(200);
   });
 });
+
+describe('bodies nested too deeply', () => {
+  const MESSAGE = { model: 'anthropic/claude-sonnet-4.5', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] };
+  // As text: the client's own JSON.stringify cannot write such a body either.
+  const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  /** `body` as JSON text with `"field": <raw>` added at its end. */
+  const withRaw = (body: object, field: string, raw: string) => `${JSON.stringify(body).slice(0, -1)},"${field}":${raw}}`;
+  const DEPTH_MESSAGE = 'Invalid request parameters: the body nests objects and arrays deeper than 512 levels';
+
+  async function post(path: string, text: string, headers: Record<string, string>) {
+    const response = await fetch(`${gateway.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: text });
+    return { status: response.status, body: (await response.json()) as any };
+  }
+
+  it.each([
+    ['/messages', 'a field passed through', (depth: number) => withRaw(MESSAGE, 'future_field', arrays(depth))],
+    ['/messages', 'metadata', (depth: number) => withRaw(MESSAGE, 'metadata', `{"user_id":"u","extra":${nested(depth)}}`)],
+    ['/messages', "a tool's input_schema", (depth: number) => withRaw(MESSAGE, 'tools', `[{"name":"t","input_schema":{"type":"object","properties":{"a":${nested(depth)}}}}]`)],
+    ['/messages/count_tokens', 'a field passed through', (depth: number) => withRaw({ model: MESSAGE.model, messages: MESSAGE.messages }, 'future_field', arrays(depth))],
+  ])('POST %s with %s 10,000 levels deep: 400, not a 500; 500 levels are served', async (path, _where, build) => {
+    const headers = { 'x-api-key': gateway.api_key };
+    const deep = await post(path, build(10_000), headers);
+    expect(deep.status, JSON.stringify(deep.body)).toBe(400);
+    expect(checkResponse({ path, method: 'post', status: 400, contentType: 'application/json', body: deep.body }).errors).toEqual([]);
+    expect(deep.body.error).toMatchObject({ type: 'invalid_request_error', message: DEPTH_MESSAGE });
+    const shallow = await post(path, build(500), headers);
+    expect(shallow.status, JSON.stringify(shallow.body)).toBe(200);
+  });
+
+  it('the same on a management operation, through the other body reader (a chunked body)', async () => {
+    const body = new TextEncoder().encode(`{"kind":"inference","name":${arrays(10_000)}}`);
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(body);
+        controller.close();
+      },
+    });
+    const headers = { authorization: `Bearer ${gateway.management_key}`, 'content-type': 'application/json' };
+    const response = await fetch(`${gateway.baseUrl}/keys`, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { code: 400, message: DEPTH_MESSAGE } });
+  });
+});
