@@ -3,7 +3,7 @@ import type { Request, Router } from 'express';
 import type { GenerationPage, GenerationStatus } from '#src/api-types.ts';
 import { callerOf } from '#src/http/caller.ts';
 import type { GenerationService } from '#src/observability/generation-service.ts';
-import { DEFAULT_PAGE_LIMIT } from '#src/routes/pagination.ts';
+import { DEFAULT_PAGE_LIMIT, integerQuery } from '#src/routes/pagination.ts';
 
 /** Dependencies of the `/generations` routes. */
 export interface GenerationRouteDeps {
@@ -22,7 +22,7 @@ function date(value: unknown): Date | undefined {
 export function bindGetGenerationsRoute(router: Router, deps: GenerationRouteDeps): void {
   router.get('/generations', async (req: Request, res) => {
     const { query } = req;
-    const limit = query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit);
+    const limit = integerQuery(req, 'limit', DEFAULT_PAGE_LIMIT);
     const body: GenerationPage = await deps.generations.list(callerOf(res), {
       from: date(query.from),
       to: date(query.to),

@@ -1,16 +1,27 @@
 /** Reading `offset` and `limit` of list operations (validated by the spec; defaults applied here). */
 import type { Request } from 'express';
+import { BadRequestError } from '#src/errors.ts';
 
 /** The spec's default page size. @see Limit in openapi/components/parameters/management.yaml */
 export const DEFAULT_PAGE_LIMIT = 50;
 
-function integerParameter(value: unknown, fallback: number): number {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string' && value !== '') return Number.parseInt(value, 10);
-  return fallback;
+/**
+ * An integer query parameter the validator has checked, or `fallback` when absent. The validator's type
+ * coercion turns `Infinity`, `-Infinity` and `1e400` into numbers and then skips the schema's integer type and
+ * bounds for them (ajv), so they reached the database as a 500: they are refused here as the validator refuses
+ * any other non-integer.
+ */
+export function integerQuery(req: Request, name: string, fallback: number): number {
+  const value = req.query[name];
+  let number: number;
+  if (typeof value === 'number') number = value;
+  else if (typeof value === 'string' && value !== '') number = Number.parseInt(value, 10);
+  else return fallback;
+  if (!Number.isFinite(number)) throw new BadRequestError(`${name} must be an integer`, { details: [{ path: `/query/${name}`, message: 'must be integer' }] });
+  return number;
 }
 
 /** The page a list request asks for. */
 export function pageOf(req: Request): { offset: number; limit: number } {
-  return { offset: integerParameter(req.query.offset, 0), limit: integerParameter(req.query.limit, DEFAULT_PAGE_LIMIT) };
+  return { offset: integerQuery(req, 'offset', 0), limit: integerQuery(req, 'limit', DEFAULT_PAGE_LIMIT) };
 }

@@ -27,7 +27,7 @@ afterAll(async () => {
 
 const LISTS = ['/byok', '/keys', '/observability/destinations'];
 
-describe('offset of the paged lists', () => {
+describe('offset and limit of the paged lists', () => {
   const cases = LISTS.flatMap((path) => ['2147483648', '9223372036854775807', '99999999999999999999'].map((offset) => ({ path, offset })));
 
   it.each(cases)('GET $path?offset=$offset: 400 naming offset', async ({ path, offset }) => {
@@ -35,6 +35,22 @@ describe('offset of the paged lists', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(400);
     expect(checkResponse({ path, method: 'get', status: 400, contentType: 'application/json', body: response.body }).errors).toEqual([]);
     expect(response.body.error.details).toEqual([{ path: '/query/offset', message: 'must be <= 2147483647' }]);
+  });
+
+  const infinite = [...LISTS, '/generations'].flatMap((path) =>
+    [
+      ...(path === '/generations' ? [] : ['offset=Infinity', 'offset=-Infinity', 'offset=1e400']),
+      'limit=Infinity',
+      'limit=1e400',
+    ].map((query) => ({ path, query })),
+  );
+
+  it.each(infinite)('GET $path?$query: 400 naming the parameter', async ({ path, query }) => {
+    const name = query.split('=')[0]!;
+    const response = await callApi(gateway.baseUrl, 'GET', `${path}?${query}`, { key: gateway.management_key });
+    expect(response.status, JSON.stringify(response.body)).toBe(400);
+    expect(checkResponse({ path, method: 'get', status: 400, contentType: 'application/json', body: response.body }).errors).toEqual([]);
+    expect(response.body).toEqual({ error: { code: 400, message: `Invalid request parameters: ${name} must be an integer`, details: [{ path: `/query/${name}`, message: 'must be integer' }] } });
   });
 
   it.each(LISTS)('GET %s?offset=2147483647, the largest: an empty page', async (path) => {
