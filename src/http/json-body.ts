@@ -105,7 +105,7 @@ function onEnd(this: ReadingRequest): void {
     finish(this, error);
     return;
   }
-  finish(this, bodyDepthError(this.body));
+  finish(this, bodyDepthError(this.body, text.length));
 }
 
 /**

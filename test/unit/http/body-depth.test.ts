@@ -19,4 +19,11 @@ describe('bodyDepthError', () => {
     expect(error !== undefined).toBe(refused);
     if (error) expect(error.publicMessage).toBe(`Invalid request parameters: the body nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`);
   });
+
+  it('refuses the shortest body too deep, given its length, and walks no body shorter', () => {
+    const text = `${'['.repeat(MAX_BODY_DEPTH + 1)}${']'.repeat(MAX_BODY_DEPTH + 1)}`;
+    expect(bodyDepthError(JSON.parse(text), text.length)).toBeDefined();
+    // A body one character shorter cannot nest past the limit: the walk is skipped (its result would not be).
+    expect(bodyDepthError(JSON.parse(text), text.length - 1)).toBeUndefined();
+  });
 });
