@@ -3378,13 +3378,13 @@ export interface components {
         CredentialId: string;
         /**
          * @description Only records created at or after this time (ISO 8601), from 0001-01-01T00:00:00Z to
-         *     9999-12-31T23:59:59Z. A time outside that range, or one that does not exist (a leap second), is a 400.
+         *     9999-12-31T23:59:59Z. A time outside that range, or one that does not exist (a leap second, February 30, hour 24), is a 400.
          * @example 2025-11-20T00:00:00Z
          */
         From: string;
         /**
          * @description Only records created before this time (ISO 8601), from 0001-01-01T00:00:00Z to
-         *     9999-12-31T23:59:59Z. A time outside that range, or one that does not exist (a leap second), is a 400.
+         *     9999-12-31T23:59:59Z. A time outside that range, or one that does not exist (a leap second, February 30, hour 24), is a 400.
          * @example 2025-11-21T00:00:00Z
          */
         To: string;
@@ -4006,13 +4006,13 @@ export interface operations {
             query?: {
                 /**
                  * @description Only records created at or after this time (ISO 8601), from 0001-01-01T00:00:00Z to
-                 *     9999-12-31T23:59:59Z. A time outside that range, or one that does not exist (a leap second), is a 400.
+                 *     9999-12-31T23:59:59Z. A time outside that range, or one that does not exist (a leap second, February 30, hour 24), is a 400.
                  * @example 2025-11-20T00:00:00Z
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description Only records created before this time (ISO 8601), from 0001-01-01T00:00:00Z to
-                 *     9999-12-31T23:59:59Z. A time outside that range, or one that does not exist (a leap second), is a 400.
+                 *     9999-12-31T23:59:59Z. A time outside that range, or one that does not exist (a leap second, February 30, hour 24), is a 400.
                  * @example 2025-11-21T00:00:00Z
                  */
                 to?: components["parameters"]["To"];

@@ -14,8 +14,18 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+const DATE_AND_HOUR = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2})/;
+
+// JavaScript's dates read a day past its month's end (02-30) and hour 24 as the next day, which RFC 3339
+// has neither of: such a time is invalid (the service answers the 400), not silently another one.
 function date(value: unknown): Date | undefined {
-  return typeof value === 'string' ? new Date(value) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const parts = DATE_AND_HOUR.exec(value);
+  if (parts) {
+    const [year, month, day, hour] = parts.slice(1).map(Number) as [number, number, number, number];
+    if (day > new Date(Date.UTC(year, month, 0)).getUTCDate() || hour > 23) return new Date(Number.NaN);
+  }
+  return new Date(value);
 }
 
 /** Binds `GET /generations`. */

@@ -209,11 +209,19 @@ describe('GET /generations times a date cannot hold', () => {
     ['from', '2016-12-31T23:59:60Z', 'a leap second'],
     ['to', '9999-12-31T23:59:59-23:59', 'an offset carrying it past 9999'],
     ['from', '2025-01-01T00:00:00%2B99:99', 'an offset of 99 hours'],
+    ['from', '2025-02-30T00:00:00Z', 'a day past the end of February'],
+    ['to', '2023-02-29T12:00:00Z', 'February 29 of a common year'],
+    ['to', '2025-01-01T24:00:00Z', 'hour 24'],
   ])('%s=%s (%s): 400 naming it', async (parameter, value) => {
     const response = await callApi(gateway.baseUrl, 'GET', `/generations?${parameter}=${value}`, { key: gateway.management_key });
     expect(response.status, JSON.stringify(response.body)).toBe(400);
     expect(checkResponse({ path: '/generations', method: 'get', status: 400, contentType: 'application/json', body: response.body }).errors).toEqual([]);
     expect(response.body.error.message).toBe(`Invalid request parameters: ${parameter} must be an existing time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z`);
+  });
+
+  it('February 29 of a leap year is accepted', async () => {
+    const response = await callApi(gateway.baseUrl, 'GET', '/generations?from=2024-02-29T00:00:00Z&to=2024-02-29T23:59:59Z', { key: gateway.management_key });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
   });
 
   it('the range ends are accepted', async () => {
