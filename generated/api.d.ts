@@ -3043,7 +3043,10 @@ export interface components {
              *     addresses, CIDR ranges and host names) allows non-public destinations explicitly. A URL carrying a user
              *     name or password (`https://user:secret@…`) is refused with a 400: the endpoint is stored and returned as
              *     it is, so credentials go in the fields that are stored encrypted (`headers`, `secret_key`,
-             *     `signing_secret`).
+             *     `signing_secret`). Moving a destination to another origin (scheme, host or port) needs the credential
+             *     its deliveries carry given again in the same change (`headers` of an OTLP destination that has any,
+             *     `secret_key` of a Langfuse one), else a 400: stored credentials are never sent to an origin other than
+             *     the one they were given for. A webhook's `signing_secret` signs and is not sent; it is kept.
              */
             endpoint?: string;
             protocol?: components["schemas"]["OtlpProtocol"];

@@ -1,7 +1,7 @@
 /**
- * The rules of a destination that its JSON schema cannot say: which fields belong to which kind, and which
- * secrets each kind needs. Pure functions over the destination as it would be after a change; a violation
- * names the field.
+ * The rules of a destination that its JSON schema cannot say: which fields belong to which kind, which
+ * secrets each kind needs, and which must be given again when its endpoint moves. Pure functions over the
+ * destination as it would be after a change; a violation names the field.
  */
 import type { DestinationKind } from '#src/api-types.ts';
 
@@ -68,4 +68,22 @@ export function checkHeaderNames(headers: Record<string, string> | undefined): v
     if (seen.has(lower)) throw new DestinationRuleViolation(`headers names ${name} twice`);
     seen.add(lower);
   }
+}
+
+// The stored secret each kind sends to its endpoint with every delivery. A webhook's signing secret is not
+// sent: it signs, and a signature does not reveal it.
+const SENT_CREDENTIAL: Partial<Record<DestinationKind, 'headers' | 'secret_key'>> = { otlp: 'headers', langfuse: 'secret_key' };
+
+/**
+ * A change that moves a destination's endpoint to another origin (scheme, host, port) must give again the
+ * credential the kind sends there when one is stored. Kept, it would go to a server chosen by whoever made
+ * the change, who can never read it through the API: the same reason a browser drops `Authorization` on a
+ * redirect to another origin. `hasStoredCredential`: stored headers that are not empty, or a secret key.
+ */
+export function checkCredentialFollowsEndpoint(kind: DestinationKind, storedEndpoint: string, change: GivenFields & { endpoint?: string }, hasStoredCredential: boolean): void {
+  const field = SENT_CREDENTIAL[kind];
+  if (!field || !hasStoredCredential || change.endpoint === undefined || change[field] !== undefined) return;
+  if (new URL(change.endpoint).origin === new URL(storedEndpoint).origin) return;
+  const stored = field === 'headers' ? 'the stored headers are' : 'the stored secret_key is';
+  throw new DestinationRuleViolation(`${field} must be given again to move endpoint to another origin: ${stored} not sent to a new origin`);
 }

@@ -18,7 +18,7 @@ import type {
   ObservabilityDestinationPage,
   ObservabilityDestinationPatch,
 } from '#src/api-types.ts';
-import { checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
+import { checkCredentialFollowsEndpoint, checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
 import { openPlainDestinationSecrets, sealDestinationSecrets, type PlainDestinationSecrets } from '#src/observability/destinations/destination-secrets.ts';
 import { toDestinationView } from '#src/observability/destinations/destination-view.ts';
 
@@ -158,7 +158,11 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       enforce(() => {
         checkFieldsOfKind(row.kind, patch);
         checkHeaderNames(patch.headers);
-        if (patch.endpoint !== undefined) checkEndpoint(patch.endpoint);
+        if (patch.endpoint === undefined) return;
+        checkEndpoint(patch.endpoint);
+        const stored = openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
+        const hasSentCredential = Object.keys(stored.headers ?? {}).length > 0 || stored.secret_key !== undefined;
+        checkCredentialFollowsEndpoint(row.kind, row.endpoint, patch, hasSentCredential);
       });
       if (Object.keys(patch).length === 0) return toDestinationView(row);
       const changedSecrets = secretsOf(patch);

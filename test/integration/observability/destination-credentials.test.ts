@@ -3,6 +3,8 @@
  * sealed secrets: the OTLP exporter sends it as Basic authentication, yet the endpoint is stored as it is and
  * returned by every read. So an endpoint with a user name or password is refused (400, naming neither), on
  * create and on change; credentials go where they are sealed (`headers`, `secret_key`, `signing_secret`).
+ * And a sealed credential stays with the origin it was given for: moving a destination elsewhere needs it
+ * given again, or anyone with a management key could point it at their own server to read it.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +14,7 @@ import { startRecordsGateway, type RecordsGateway } from './observability-suppor
 
 let setup: RecordsGateway;
 let collector: CaptureServer;
+let elsewhere: CaptureServer;
 
 const REFUSED = 'Invalid request parameters: endpoint must not carry a user name or password; give credentials as headers (otlp), secret_key (langfuse) or signing_secret (webhook), which are stored encrypted';
 
@@ -21,11 +24,13 @@ function api(method: string, path: string, body?: unknown) {
 
 beforeAll(async () => {
   collector = await startCaptureServer({ status: 200, body: {} });
+  elsewhere = await startCaptureServer({ status: 200, body: {} });
   setup = await startRecordsGateway();
 });
 afterAll(async () => {
   await setup?.close();
   await collector?.close();
+  await elsewhere?.close();
 });
 
 describe('a destination endpoint carrying credentials', () => {
@@ -55,5 +60,37 @@ describe('a destination endpoint carrying credentials', () => {
     expect(JSON.stringify(passwordOnly.body)).not.toContain(secret);
     expect(setup.gateway.logs.join('\n')).not.toContain(secret);
     await api('DELETE', `/observability/destinations/${id}`);
+  });
+});
+
+describe('moving a destination to another origin', () => {
+  const HEADERS_AGAIN = 'Invalid request parameters: headers must be given again to move endpoint to another origin: the stored headers are not sent to a new origin';
+  const KEY_AGAIN = 'Invalid request parameters: secret_key must be given again to move endpoint to another origin: the stored secret_key is not sent to a new origin';
+
+  it('needs the OTLP headers given again; a new path on the same origin does not', async () => {
+    const created = await api('POST', '/observability/destinations', { name: 'otlp', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, headers: { Authorization: 'Bearer collector-token' } });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const moved = await api('PATCH', `/observability/destinations/${id}`, { endpoint: `${elsewhere.url}/v1/traces` });
+    expect(moved).toEqual({ status: 400, body: { error: { code: 400, message: HEADERS_AGAIN } } });
+    expect((await api('GET', `/observability/destinations/${id}`)).body.data.endpoint).toBe(`${collector.url}/v1/traces`);
+    const samePlace = await api('PATCH', `/observability/destinations/${id}`, { endpoint: `${collector.url}/otlp/v1/traces` });
+    expect(samePlace.status, JSON.stringify(samePlace.body)).toBe(200);
+    const withHeaders = await api('PATCH', `/observability/destinations/${id}`, { endpoint: `${elsewhere.url}/v1/traces`, headers: { Authorization: 'Bearer elsewhere-token' } });
+    expect(withHeaders.status, JSON.stringify(withHeaders.body)).toBe(200);
+    expect(withHeaders.body.data.endpoint).toBe(`${elsewhere.url}/v1/traces`);
+    await api('DELETE', `/observability/destinations/${id}`);
+  });
+
+  it('needs the Langfuse secret_key given again, and nothing for an OTLP destination without headers or a webhook', async () => {
+    const langfuse = await api('POST', '/observability/destinations', { name: 'lf', kind: 'langfuse', endpoint: collector.url, public_key: 'pk-lf-1', secret_key: 'sk-lf-stored' });
+    const langfuseId = langfuse.body.data.id as string;
+    expect(await api('PATCH', `/observability/destinations/${langfuseId}`, { endpoint: elsewhere.url })).toEqual({ status: 400, body: { error: { code: 400, message: KEY_AGAIN } } });
+    expect((await api('PATCH', `/observability/destinations/${langfuseId}`, { endpoint: elsewhere.url, secret_key: 'sk-lf-new' })).status).toBe(200);
+    const bare = await api('POST', '/observability/destinations', { name: 'bare', kind: 'otlp', endpoint: `${collector.url}/v1/traces` });
+    expect((await api('PATCH', `/observability/destinations/${bare.body.data.id as string}`, { endpoint: `${elsewhere.url}/v1/traces` })).status).toBe(200);
+    const webhook = await api('POST', '/observability/destinations', { name: 'hook', kind: 'webhook', endpoint: `${collector.url}/hook`, signing_secret: 'whsec_0123456789abcdef0123' });
+    expect((await api('PATCH', `/observability/destinations/${webhook.body.data.id as string}`, { endpoint: `${elsewhere.url}/hook` })).status).toBe(200);
+    for (const id of [langfuseId, bare.body.data.id, webhook.body.data.id]) await api('DELETE', `/observability/destinations/${id as string}`);
   });
 });

@@ -1,6 +1,6 @@
-/** The rules of a destination its schema cannot say: fields of its kind, required secrets, header names. */
+/** The rules of a destination its schema cannot say: fields of its kind, required secrets, header names, moves. */
 import { describe, expect, it } from 'vitest';
-import { checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
+import { checkCredentialFollowsEndpoint, checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
 
 const violation = (rule: () => void) => {
   try {
@@ -39,5 +39,24 @@ describe('destination rules', () => {
     expect(violation(() => checkHeaderNames(undefined))).toBeUndefined();
     expect(violation(() => checkHeaderNames({ 'Content-Length': '5' }))).toBe('headers cannot set Content-Length: each export sets its own');
     expect(violation(() => checkHeaderNames({ 'x-content-length': '5' }))).toBeUndefined();
+  });
+
+  const HERE = 'https://collector.example.com/v1/traces';
+  const HEADERS_AGAIN = 'headers must be given again to move endpoint to another origin: the stored headers are not sent to a new origin';
+  const KEY_AGAIN = 'secret_key must be given again to move endpoint to another origin: the stored secret_key is not sent to a new origin';
+  it.each([
+    ['otlp', { endpoint: 'https://elsewhere.example.net/v1/traces' }, true, HEADERS_AGAIN],
+    ['otlp', { endpoint: 'https://collector.example.com:8443/v1/traces' }, true, HEADERS_AGAIN],
+    ['otlp', { endpoint: 'http://collector.example.com/v1/traces' }, true, HEADERS_AGAIN],
+    ['otlp', { endpoint: 'https://elsewhere.example.net/v1/traces', headers: {} }, true, undefined],
+    ['otlp', { endpoint: 'https://elsewhere.example.net/v1/traces', headers: { authorization: 'new' } }, true, undefined],
+    ['otlp', { endpoint: 'https://COLLECTOR.example.com:443/otlp/v1/traces' }, true, undefined],
+    ['otlp', { endpoint: 'https://elsewhere.example.net/v1/traces' }, false, undefined],
+    ['otlp', { protocol: 'http/json' }, true, undefined],
+    ['langfuse', { endpoint: 'https://elsewhere.example.net' }, true, KEY_AGAIN],
+    ['langfuse', { endpoint: 'https://elsewhere.example.net', secret_key: 'new' }, true, undefined],
+    ['webhook', { endpoint: 'https://elsewhere.example.net/hook' }, true, undefined],
+  ] as const)('moving a %s destination: %j (credential stored: %s)', (kind, change, stored, reason) => {
+    expect(violation(() => checkCredentialFollowsEndpoint(kind, HERE, change, stored))).toBe(reason);
   });
 });
