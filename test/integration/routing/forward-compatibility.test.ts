@@ -4,38 +4,16 @@
  * and in a plan with both the OpenAI endpoint is skipped (`unsupported`) for the Anthropic one. A client's own
  * mistake stops at once: no endpoint is tried after it, and a fifth cache marker reaches no upstream at all.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { anthropicProviderYaml, catalogYaml, errorMessage, metadataOf, modelYaml, resetFakes, WITH_METADATA, type MessageCall } from './routing-support.ts';
+import { describe, expect, it } from 'vitest';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { errorMessage, metadataOf, WITH_METADATA, type MessageCall } from './routing-support.ts';
+import { useMixedVendorGateway } from './mixed-vendor-gateway.ts';
 
 let openai: FakeUpstream;
 let alpha: FakeUpstream;
 let gateway: TestGateway;
-
-beforeAll(async () => {
-  [openai, alpha] = await Promise.all([startFakeOpenAiChat(), startFakeAnthropic()]);
-  gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [`  openai: { family: openai-chat, base_url: "${openai.baseURL}", api_key: "sk-openai-shared-0001" }`, anthropicProviderYaml('alpha', alpha)],
-      [
-        modelYaml('test/anthropic', [{ provider: 'alpha', model: 'up-alpha', price: [1, 2] }]),
-        modelYaml('test/openai', [{ provider: 'openai', model: 'gpt-4.1-nano', price: [1, 2] }]),
-        modelYaml('test/both', [
-          { provider: 'openai', model: 'gpt-4.1-nano', price: [1, 2] },
-          { provider: 'alpha', model: 'up-alpha', price: [1, 2] },
-        ]),
-      ],
-    ),
-  });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await Promise.all([openai?.close(), alpha?.close()]);
-});
-
-beforeEach(() => resetFakes(openai, alpha));
+useMixedVendorGateway((started) => ({ openai, alpha, gateway } = started));
 
 /** Posts the body as the exact JSON text given, so what the upstream receives can be compared byte for byte. */
 async function postRaw(text: string, headers: Record<string, string> = {}): Promise<MessageCall> {

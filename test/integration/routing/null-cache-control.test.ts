@@ -5,34 +5,16 @@
  * Anthropic-format upstream byte for byte, counts toward no limit, and a translated vendor takes the request
  * as if the field were absent.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { anthropicProviderYaml, catalogYaml, modelYaml, postMessage, resetFakes } from './routing-support.ts';
+import { describe, expect, it } from 'vitest';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { postMessage } from './routing-support.ts';
+import { useMixedVendorGateway } from './mixed-vendor-gateway.ts';
 
 let openai: FakeUpstream;
 let alpha: FakeUpstream;
 let gateway: TestGateway;
-
-beforeAll(async () => {
-  [openai, alpha] = await Promise.all([startFakeOpenAiChat(), startFakeAnthropic()]);
-  gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [`  openai: { family: openai-chat, base_url: "${openai.baseURL}", api_key: "sk-openai-shared-0001" }`, anthropicProviderYaml('alpha', alpha)],
-      [
-        modelYaml('test/anthropic', [{ provider: 'alpha', model: 'up-alpha', price: [1, 2] }]),
-        modelYaml('test/openai', [{ provider: 'openai', model: 'gpt-4.1-nano', price: [1, 2] }]),
-      ],
-    ),
-  });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await Promise.all([openai?.close(), alpha?.close()]);
-});
-
-beforeEach(() => resetFakes(openai, alpha));
+useMixedVendorGateway((started) => ({ openai, alpha, gateway } = started));
 
 const off = { cache_control: null };
 const marked = (text: string) => ({ type: 'text', text, cache_control: { type: 'ephemeral' } });
