@@ -22,6 +22,11 @@ export type ApiFamily =
 /** A provider key as stored: a plain string, or for openai and fireworks an object naming its region. */
 export type ProviderKey = string | { api_key: string; region: ResidencyRegion };
 
+/** The secret a provider key sends: the string itself, or a region-bound key's `api_key`. */
+export function apiKeyOf(key: ProviderKey | undefined): string | undefined {
+  return typeof key === 'string' ? key : key?.api_key;
+}
+
 /** Everything an adapter needs for one attempt. Built fresh per attempt from the original validated request. */
 export interface AttemptCall {
   /** The client's validated request, never mutated. Gateway-only fields are the adapter's to drop. */

@@ -4,7 +4,7 @@
  * loop: retries and fallbacks belong to the attempt runner), and translate the answer back.
  */
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import type { AdapterMessage, AdapterStream, AttemptCall, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
+import { apiKeyOf, type AdapterMessage, type AdapterStream, type AttemptCall, type ProviderAdapter, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { vendorProfile, type AiSdkFamily, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
 import { convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
@@ -22,11 +22,6 @@ export interface AiSdkAdapterOptions {
 
 const NO_QUIRKS: Readonly<ProviderQuirks> = Object.freeze({});
 const NO_IDS: ReadonlyMap<string, string> = new Map();
-
-// The raw provider key of the call: a vendor may quote it in an error, which must not carry it on.
-function keyOf(call: Pick<AttemptCall, 'key'>): string | undefined {
-  return typeof call.key === 'string' ? call.key : call.key?.api_key;
-}
 
 /** One attempt made ready: call options, the model to call, and the vendor ids to give back as the client's. */
 interface Prepared {
@@ -72,7 +67,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       try {
         result = await model.doGenerate({ ...callOptions, abortSignal: call.signal });
       } catch (error) {
-        throw mapAiSdkError(error, call.provider, keyOf(call));
+        throw mapAiSdkError(error, call.provider, apiKeyOf(call.key));
       }
       warnings.push(...result.warnings.map(formatWarning));
       const content = restoreToolCallIds(result.content, toClient);
@@ -89,7 +84,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         // Resolves once the upstream answered with success headers; an HTTP error is thrown here, before any byte.
         ({ stream } = await model.doStream({ ...callOptions, abortSignal: AbortSignal.any([call.signal, reading.signal]) }));
       } catch (error) {
-        throw mapAiSdkError(error, call.provider, keyOf(call));
+        throw mapAiSdkError(error, call.provider, apiKeyOf(call.key));
       }
       return { events: translateStream({ stream, profile, call, warnings, reading, toClient }), warnings };
     },
@@ -118,7 +113,7 @@ async function* translateStream(options: {
       try {
         next = await reader.read();
       } catch (error) {
-        throw mapAiSdkError(error, call.provider, keyOf(call));
+        throw mapAiSdkError(error, call.provider, apiKeyOf(call.key));
       }
       if (next.done) break;
       const events = state.push(toClient.size === 0 ? next.value : restoreStreamToolCallId(next.value, toClient));

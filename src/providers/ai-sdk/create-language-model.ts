@@ -11,7 +11,7 @@ import type { OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible
 import { createAmazonBedrock, createAzure, createGoogleGenerativeAI, createOpenAI, createOpenAICompatible } from '#src/providers/ai-sdk/vendor-packages.ts';
 import { UpstreamError } from '#src/errors.ts';
 import { upstreamFetch } from '#src/providers/http-client.ts';
-import type { ProviderKey } from '#src/providers/provider-adapter.ts';
+import { apiKeyOf, type ProviderKey } from '#src/providers/provider-adapter.ts';
 import type { AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 
@@ -49,7 +49,7 @@ const factories = new Map<string, ModelFactory>();
 
 /** The language model for one attempt, from a cached provider factory. */
 export function createLanguageModel(target: LanguageModelTarget): LanguageModelV4 {
-  const apiKey = typeof target.key === 'string' ? target.key : target.key?.api_key;
+  const apiKey = apiKeyOf(target.key);
   const cacheKey = [
     target.family,
     target.provider,

@@ -5,7 +5,7 @@
  */
 import type { MessageResponse } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
-import type { AdapterMessage, AdapterStream, AttemptCall, ProviderAdapter } from '#src/providers/provider-adapter.ts';
+import { apiKeyOf, type AdapterMessage, type AdapterStream, type AttemptCall, type ProviderAdapter } from '#src/providers/provider-adapter.ts';
 import { exchangeUpstream, type UpstreamResponse } from '#src/providers/upstream-exchange.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
@@ -25,13 +25,9 @@ function headersFor(call: Pick<AttemptCall, 'key' | 'forwardHeaders' | 'provider
   const beta = call.forwardHeaders['anthropic-beta'];
   const betas = call.fast && !beta?.includes(FAST_MODE_BETA) ? [beta, FAST_MODE_BETA].filter(Boolean).join(',') : beta;
   if (betas) headers['anthropic-beta'] = betas;
-  const key = keyOf(call);
+  const key = apiKeyOf(call.key);
   if (key) headers['x-api-key'] = key;
   return headers;
-}
-
-function keyOf(call: Pick<AttemptCall, 'key'>): string | undefined {
-  return typeof call.key === 'string' ? call.key : call.key?.api_key;
 }
 
 async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders' | 'fast'>, path: string, body: string): Promise<UpstreamResponse> {
@@ -43,7 +39,7 @@ async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   const text = await response.body.text().catch(() => '');
-  throw upstreamErrorFromResponse({ provider: call.provider, status: response.statusCode, body: text, vendorMessage: vendorMessageOf(text), key: keyOf(call) });
+  throw upstreamErrorFromResponse({ provider: call.provider, status: response.statusCode, body: text, vendorMessage: vendorMessageOf(text), key: apiKeyOf(call.key) });
 }
 
 function vendorMessageOf(text: string): string | undefined {
