@@ -39,6 +39,11 @@ export class AiSdkStreamState {
   private out: MessageStreamEvent[] = [];
   /** The segment the last part went to: deltas come in runs, so most parts find theirs here. */
   private current: Segment | undefined;
+  /**
+   * The first tool input that is not a JSON object. Thrown at the end unless the output limit cut the answer:
+   * a block's stop usually goes out before the finish part says why the vendor stopped.
+   */
+  private brokenToolInput: UpstreamError | undefined;
 
   constructor(options: AiSdkStreamStateOptions) {
     this.options = options;
@@ -124,6 +129,7 @@ export class AiSdkStreamState {
       throw new UpstreamError({ provider: this.options.provider, kind: finish.kind, message: `Upstream ${this.options.provider} failed: ${finish.detail}` });
     }
     this.drain(true);
+    if (this.brokenToolInput && finish.stopReason !== 'max_tokens') throw this.brokenToolInput;
     const usage = convertFromAiSdkUsage(this.finish.usage);
     const stopSequence = finish.stopReason === 'stop_sequence' ? (stopSequenceOf(this.finish.providerMetadata, this.options.profile) ?? null) : null;
     this.emit({
@@ -236,7 +242,13 @@ export class AiSdkStreamState {
   }
 
   private stopBlock(segment: Segment): void {
-    if (segment.kind === 'tool') parseToolInput(segment.received, this.options.provider);
+    if (segment.kind === 'tool' && !this.brokenToolInput) {
+      try {
+        parseToolInput(segment.received, this.options.provider);
+      } catch (error) {
+        this.brokenToolInput = error as UpstreamError;
+      }
+    }
     if (segment.kind === 'signature') {
       this.emit({ type: 'content_block_delta', index: segment.index as number, delta: { type: 'signature_delta', signature: segment.signature ?? '' } });
     }

@@ -63,24 +63,38 @@ export function parseToolInput(input: string, provider: string): JSONObject {
   return parsed as JSONObject;
 }
 
+/**
+ * The input of a tool call the output limit cut off: what already parses as an object, else `{}`. Anthropic
+ * answers such a call as an incomplete `tool_use` under `stop_reason: max_tokens`, an answer to retry with a
+ * higher limit; a vendor's half-written arguments are that answer, not a malformed one.
+ */
+export function cutToolInput(input: string, provider: string): JSONObject {
+  try {
+    return parseToolInput(input, provider);
+  } catch {
+    return {};
+  }
+}
+
 /** Builds the Anthropic message; an `error` or `interrupted` finish is thrown as an `UpstreamError`. */
 export function convertFromAiSdkResult({ result, profile, provider, upstreamModel }: ConvertFromAiSdkResultOptions): {
   value: MessageResponse;
   warnings: string[];
 } {
+  const finish = mapAiSdkFinishReason(result.finishReason, profile.label);
+  if (finish.outcome === 'failure') {
+    throw new UpstreamError({ provider, kind: finish.kind, message: `Upstream ${provider} failed: ${finish.detail}` });
+  }
   const warnings: string[] = [];
   const content: ResponseContentBlock[] = [];
+  const cut = finish.stopReason === 'max_tokens';
   for (const part of result.content) {
     if (part.type === 'tool-call' && !part.providerExecuted) {
       const carrier = toolCallSignatureBlock(part.providerMetadata, profile);
       if (carrier) content.push(carrier);
     }
-    const block = convertContentPart(part, { profile, provider, warnings });
+    const block = convertContentPart(part, { profile, provider, warnings, cut });
     if (block) content.push(block);
-  }
-  const finish = mapAiSdkFinishReason(result.finishReason, profile.label);
-  if (finish.outcome === 'failure') {
-    throw new UpstreamError({ provider, kind: finish.kind, message: `Upstream ${provider} failed: ${finish.detail}` });
   }
   const stopSequence = stopSequenceOf(result.providerMetadata, profile);
   const message: MessageResponse = {
@@ -99,7 +113,7 @@ export function convertFromAiSdkResult({ result, profile, provider, upstreamMode
 
 function convertContentPart(
   part: LanguageModelV4Content,
-  context: { profile: AiSdkVendorProfile; provider: string; warnings: string[] },
+  context: { profile: AiSdkVendorProfile; provider: string; warnings: string[]; cut: boolean },
 ): ResponseContentBlock | undefined {
   switch (part.type) {
     case 'text':
@@ -111,7 +125,12 @@ function convertContentPart(
         context.warnings.push(`provider-executed tool call ${part.toolName} dropped`);
         return undefined;
       }
-      return { type: 'tool_use', id: part.toolCallId, name: part.toolName, input: parseToolInput(part.input, context.provider) as ToolUseBlock['input'] };
+      return {
+        type: 'tool_use',
+        id: part.toolCallId,
+        name: part.toolName,
+        input: (context.cut ? cutToolInput(part.input, context.provider) : parseToolInput(part.input, context.provider)) as ToolUseBlock['input'],
+      };
     case 'tool-result':
     case 'tool-approval-request':
     case 'source':

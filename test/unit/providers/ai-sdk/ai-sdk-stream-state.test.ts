@@ -175,4 +175,11 @@ describe('AiSdkStreamState', () => {
   it('rejects tool input that is not a JSON object', () => {
     expect(() => run([{ type: 'tool-call', toolCallId: 'x', toolName: 'f', input: '{"broken"' }, finish('tool-calls')])).toThrow(UpstreamError);
   });
+
+  it('closes a tool call the output limit cut off as max_tokens: its half-written input is the answer', () => {
+    const events = run([{ type: 'tool-call', toolCallId: 'x', toolName: 'f', input: '{"city": "Par' }, finish('length')]);
+    expect(events.map((event) => event.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(events[2]?.data.delta).toEqual({ type: 'input_json_delta', partial_json: '{"city": "Par' });
+    expect((events[4]?.data.delta as { stop_reason: string }).stop_reason).toBe('max_tokens');
+  });
 });
