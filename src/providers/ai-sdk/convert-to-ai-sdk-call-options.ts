@@ -53,8 +53,12 @@ export function convertToAiSdkCallOptions({
   if (profile.family === 'openai-responses') vendorOptions.store = false; // the gateway is stateless; reasoning replays via encrypted content
   if (fast && PRIORITY_FAMILIES.has(profile.family)) vendorOptions.serviceTier = 'priority';
   const toolChoice = request.tool_choice ? convertToolChoice(request.tool_choice, profile) : undefined;
+  let claudeOptions: SharedV4ProviderOptions | undefined;
   if ((request.tool_choice as { disable_parallel_tool_use?: boolean } | undefined)?.disable_parallel_tool_use) {
-    if (profile.family === 'bedrock' || profile.family === 'google') warnings.push(`disable_parallel_tool_use dropped: not supported by ${profile.label}`);
+    // Converse has no such switch, but Claude on Bedrock reads Anthropic's own `tool_choice`, which the
+    // Bedrock package builds from its `anthropic` options.
+    if (isClaudeOnBedrock(profile, upstreamModel)) claudeOptions = { anthropic: { disableParallelToolUse: true } };
+    else if (profile.family === 'bedrock' || profile.family === 'google') warnings.push(`disable_parallel_tool_use dropped: not supported by ${profile.label}`);
     // Unknown keys of the compatible namespace go into the body as they are: use the wire name there.
     else if (profile.family === 'openai-compatible') vendorOptions.parallel_tool_calls = false;
     else vendorOptions.parallelToolCalls = false;
@@ -78,7 +82,7 @@ export function convertToAiSdkCallOptions({
     ...(format ? { responseFormat: { type: 'json' as const, schema: format.schema as JSONSchema7, name: 'response' } } : {}),
     ...(reasoning.value.reasoning ? { reasoning: reasoning.value.reasoning } : {}),
   };
-  const providerOptions = mergeProviderOptions(reasoning.value.providerOptions, Object.keys(vendorOptions).length > 0 ? { [profile.namespace]: vendorOptions } : undefined);
+  const providerOptions = mergeProviderOptions(reasoning.value.providerOptions, Object.keys(vendorOptions).length > 0 ? { [profile.namespace]: vendorOptions } : undefined, claudeOptions);
   if (providerOptions) value.providerOptions = providerOptions;
   return { value, warnings };
 }
@@ -90,8 +94,13 @@ export function convertToAiSdkCallOptions({
 function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProfile, upstreamModel: string): number | undefined {
   const budget = request.thinking?.type === 'enabled' ? (request.thinking as { budget_tokens: number }).budget_tokens : undefined;
   if (request.max_tokens === undefined || budget === undefined) return request.max_tokens;
-  if (profile.family !== 'bedrock' || !upstreamModel.includes('anthropic')) return request.max_tokens;
+  if (!isClaudeOnBedrock(profile, upstreamModel)) return request.max_tokens;
   return Math.max(1, request.max_tokens - budget);
+}
+
+/** Whether the call goes to Claude on Bedrock, by the model id as the Bedrock package itself tells. */
+function isClaudeOnBedrock(profile: AiSdkVendorProfile, upstreamModel: string): boolean {
+  return profile.family === 'bedrock' && upstreamModel.includes('anthropic');
 }
 
 function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSdkVendorProfile, cachePlan: CacheBreakpointPlan, warnings: string[]): LanguageModelV4FunctionTool[] {

@@ -51,6 +51,21 @@ describe('reasoning, output and tool choice', () => {
     expect(convert('openai-chat', { tool_choice: { type: 'none' }, tools: [{ name: 'a', input_schema: {} as never }] }).value.toolChoice).toEqual({ type: 'none' });
   });
 
+  it.each([
+    ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', { anthropic: { disableParallelToolUse: true } }, []],
+    ['amazon.nova-pro-v1:0', undefined, ['disable_parallel_tool_use dropped: not supported by Amazon Bedrock']],
+  ])('on Bedrock model %s gives parallel tool use as %j', (upstreamModel, providerOptions, warnings) => {
+    const request: MessageRequest = {
+      model: 'vendor/model',
+      max_tokens: 512,
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools: [{ name: 'a', input_schema: {} as never }],
+      tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+    };
+    const converted = convertToAiSdkCallOptions({ request, profile: vendorProfile('bedrock'), upstreamModel });
+    expect(converted.value.providerOptions).toEqual(providerOptions);
+    expect(converted.warnings).toEqual(warnings);
+  });
 });
 
 describe('speed: fast', () => {
