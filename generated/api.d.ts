@@ -2092,6 +2092,10 @@ export interface components {
             type: "content_block_stop";
             index: number;
         };
+        output_tokens_details: {
+            /** @description Output tokens spent on reasoning (included in `output_tokens`). */
+            reasoning_tokens?: number;
+        } | null;
         /**
          * @description Server tool calls made for this message. Anthropic's own tools report `web_search_requests` and
          *     `web_fetch_requests`; the gateway's tools count every call it ran (failed calls included) in
@@ -2118,13 +2122,14 @@ export interface components {
             /**
              * @description Cumulative usage at the end of the message, with the gateway's `cost` and `is_byok`. After a
              *     server-side tool loop it is the sum over the steps, with `server_tool_use` counting the gateway's
-             *     tool calls.
+             *     tool calls; `output_tokens_details` is given where the JSON message's usage gives it.
              */
             usage: {
                 input_tokens?: number | null;
                 output_tokens: number;
                 cache_creation_input_tokens?: number | null;
                 cache_read_input_tokens?: number | null;
+                output_tokens_details?: components["schemas"]["output_tokens_details"];
                 server_tool_use?: components["schemas"]["server_tool_use"];
                 cost?: number;
                 is_byok?: boolean;

@@ -21,8 +21,11 @@ export interface ScriptedStep {
   /** Text before the calls (or the whole answer). */
   text?: string;
   calls?: readonly ScriptedCall[];
-  /** Token counts as the vendor reports them (for Chat Completions and Gemini, `input` includes `cacheRead`). */
-  usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  /**
+   * Token counts as the vendor reports them (for Chat Completions and Gemini, `input` includes `cacheRead`);
+   * `reasoning` is Gemini's `thoughtsTokenCount`, which its `candidatesTokenCount` (`output`) leaves out.
+   */
+  usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number; reasoning?: number };
   /** Anthropic citations on the text (e.g. `search_result_location`), sent as `citations_delta` in a stream. */
   citations?: readonly Record<string, unknown>[];
   /** Anthropic `stop_reason`; default `tool_use` with calls, else `end_turn`. */
@@ -128,8 +131,9 @@ export function geminiStep(step: ScriptedStep, delivery: ReplyDelivery = {}): Ei
   const usageMetadata = {
     promptTokenCount: step.usage.input,
     candidatesTokenCount: step.usage.output,
-    totalTokenCount: step.usage.input + step.usage.output,
+    totalTokenCount: step.usage.input + step.usage.output + (step.usage.reasoning ?? 0),
     ...(step.usage.cacheRead ? { cachedContentTokenCount: step.usage.cacheRead } : {}),
+    ...(step.usage.reasoning ? { thoughtsTokenCount: step.usage.reasoning } : {}),
   };
   const base = { modelVersion: 'gemini-scripted', responseId: nextId('scripted-response-') };
   const json = { candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata, ...base };
