@@ -1424,7 +1424,8 @@ export interface components {
          *     tries the next, and when none can serve the request that first 400 is the answer. Per field:
          *     - top-level fields the translators read: `model`, `messages`, `system`, `max_tokens`, `metadata`,
          *       `stop_sequences`, `stream`, `temperature`, `top_k`, `top_p`, `tools`, `tool_choice`, `thinking`,
-         *       `output_config`; `service_tier` `auto` and `standard_only` are accepted and have no effect there;
+         *       `output_config` (a non-empty `stop_sequences` is a 400 on OpenAI's Responses API, which has no stop
+         *       sequences); `service_tier` `auto` and `standard_only` are accepted and have no effect there;
          *       `context_management` is dropped with a logged warning (context editing is Anthropic's). Any other
          *       top-level field (`mcp_servers`, `container`, `inference_geo`, one Anthropic adds tomorrow) is a 400
          *       naming it;

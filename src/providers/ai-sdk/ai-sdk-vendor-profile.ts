@@ -31,6 +31,8 @@ export interface AiSdkVendorProfile {
   laterSystemMessages: LaterSystemMessages;
   /** Whether the vendor signs tool calls (Gemini): the signature rides an empty thinking block before the tool_use. */
   signsToolCalls?: boolean;
+  /** Whether the vendor's API takes stop sequences (OpenAI's Responses API has none). */
+  stopSequences: boolean;
   /** Which http(s) URL sources the vendor fetches itself; the gateway never downloads a client's URL. */
   remoteUrls: { image: boolean; pdf: boolean };
   /** The provider options that make one explicit cache breakpoint, or `undefined` when the vendor caches on its own. */
@@ -40,15 +42,16 @@ export interface AiSdkVendorProfile {
 const noExplicitCache = (): undefined => undefined;
 
 const PROFILES: Record<AiSdkFamily, AiSdkVendorProfile> = {
-  'openai-chat': { family: 'openai-chat', namespace: 'openai', label: 'OpenAI Chat Completions', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
-  'openai-responses': { family: 'openai-responses', namespace: 'openai', label: 'OpenAI Responses', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', remoteUrls: { image: true, pdf: true }, cacheMarker: noExplicitCache },
-  azure: { family: 'azure', namespace: 'azure', label: 'Azure OpenAI', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
+  'openai-chat': { family: 'openai-chat', namespace: 'openai', label: 'OpenAI Chat Completions', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', stopSequences: true, remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
+  'openai-responses': { family: 'openai-responses', namespace: 'openai', label: 'OpenAI Responses', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', stopSequences: false, remoteUrls: { image: true, pdf: true }, cacheMarker: noExplicitCache },
+  azure: { family: 'azure', namespace: 'azure', label: 'Azure OpenAI', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', stopSequences: true, remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
   'openai-compatible': {
     family: 'openai-compatible',
     namespace: 'openaiCompatible',
     label: 'OpenAI-compatible Chat Completions',
     reasoningStyle: 'compatible-effort',
     laterSystemMessages: 'system-message',
+    stopSequences: true,
     remoteUrls: { image: true, pdf: false },
     cacheMarker: noExplicitCache,
   },
@@ -60,6 +63,7 @@ const PROFILES: Record<AiSdkFamily, AiSdkVendorProfile> = {
     reasoningStyle: 'google-thinking-config',
     // Gemini takes system text only as the system instruction (the AI SDK refuses a later system message).
     laterSystemMessages: 'user-text',
+    stopSequences: true,
     remoteUrls: { image: false, pdf: false },
     cacheMarker: noExplicitCache,
   },
@@ -70,6 +74,7 @@ const PROFILES: Record<AiSdkFamily, AiSdkVendorProfile> = {
     reasoningStyle: 'bedrock-reasoning-config',
     // Converse takes system blocks only before the messages (the AI SDK refuses a later system message).
     laterSystemMessages: 'user-text',
+    stopSequences: true,
     remoteUrls: { image: false, pdf: false },
     // Converse cache points; Bedrock's default lifetime is Anthropic's 5 minutes, `1h` is sent as its ttl.
     cacheMarker: (control) => ({ bedrock: { cachePoint: control.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } }),

@@ -129,6 +129,8 @@ export function checkTranslatableFields(request: Omit<MessageRequest, 'max_token
   }
   // Anthropic's cache pre-warming: other vendors either refuse a zero limit or would generate anyway.
   if (request.max_tokens === 0) throw unsupportedFeature('max_tokens 0 (prompt cache pre-warming)', profile);
+  // Dropped, they would let the model write past the client's stop: the answer would change.
+  if (request.stop_sequences?.length && !profile.stopSequences) throw unsupportedFeature('stop_sequences', profile);
   if (request.service_tier !== undefined && !SERVICE_TIERS.has(request.service_tier)) throw unsupportedFeature(`service_tier ${request.service_tier}`, profile);
   if (request.context_management) warnings.push('context_management dropped: Anthropic context editing has no counterpart');
   for (const [name, value] of Object.entries(request.metadata ?? {})) {

@@ -68,6 +68,15 @@ describe('values the translators do not know', () => {
   });
 });
 
+describe('stop_sequences', () => {
+  it('is a 400 naming it on OpenAI Responses, which has no stop sequences, and read everywhere else', () => {
+    const request = body({ stop_sequences: ['END'] });
+    expect(() => translate('openai-responses', request)).toThrow('Invalid request parameters: stop_sequences is not supported by OpenAI Responses');
+    expect(translate('openai-responses', body({ stop_sequences: [] })).value.stopSequences).toBeUndefined();
+    for (const family of ['openai-chat', 'azure', 'openai-compatible', 'google', 'bedrock'] as const) expect(translate(family, request).value.stopSequences).toEqual(['END']);
+  });
+});
+
 describe('hints whose loss cannot change the answer', () => {
   it.each([
     ['thinking.display', { thinking: { type: 'enabled', budget_tokens: 2048, display: 'updates' } }, 'thinking.display dropped'],

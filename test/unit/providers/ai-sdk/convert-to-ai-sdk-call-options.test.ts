@@ -115,6 +115,7 @@ describe('convertToAiSdkCallOptions', () => {
   it('drops cache markers with a warning and replays only its own signatures on OpenAI Responses', () => {
     const { value, warnings } = convert('openai-responses', {
       ...roundTrip,
+      stop_sequences: [],
       messages: [
         { role: 'user', content: 'Hi' },
         {
