@@ -44,10 +44,14 @@ function cheapest(model: CatalogModel): { input: number; output: number } {
 
 // Families whose APIs take top_k; OpenAI's do not.
 const TOP_K_FAMILIES = new Set(['anthropic', 'google', 'bedrock']);
+// OpenAI's Responses API has no stop sequences: a request with them answers 400 there (the AI SDK vendor
+// profile), so `require_parameters` must not offer such an endpoint either.
+const NO_STOP_SEQUENCES_FAMILIES = new Set(['openai-responses']);
 
 function supportedParameters(endpoint: CatalogEndpoint): RequestParameter[] {
   const { capabilities } = endpoint;
-  const supported: RequestParameter[] = ['stop_sequences', 'temperature', 'top_p'];
+  const supported: RequestParameter[] = ['temperature', 'top_p'];
+  if (!NO_STOP_SEQUENCES_FAMILIES.has(endpoint.provider.family)) supported.push('stop_sequences');
   if (TOP_K_FAMILIES.has(endpoint.provider.family)) supported.push('top_k');
   if (capabilities.tools) supported.push('tools', 'tool_choice');
   if (capabilities.thinking) supported.push('thinking');

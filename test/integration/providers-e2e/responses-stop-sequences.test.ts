@@ -31,6 +31,17 @@ describe('stop_sequences on OpenAI Responses', () => {
     expect(e2e.upstream.requests).toHaveLength(0);
   });
 
+  it('with require_parameters, the endpoint is not offered: a 404 naming the parameter, nothing sent', async () => {
+    e2e.upstream.clear();
+    // `provider` is the gateway's own field, which the SDK's request type does not know.
+    const withPreference = { ...request, stop_sequences: ['5'], provider: { require_parameters: true } } as typeof request;
+    const error = await rejectionOf(e2e.client.messages.create(withPreference));
+    expect(error).toBeInstanceOf(Anthropic.NotFoundError);
+    const body = (error as InstanceType<typeof Anthropic.NotFoundError>).error as { error?: { message?: string } };
+    expect(body.error?.message).toBe(`No endpoint can serve this request: no endpoint of ${MODEL} supports every parameter the request uses (stop_sequences)`);
+    expect(e2e.upstream.requests).toHaveLength(0);
+  });
+
   it('an empty list asks for nothing and is served', async () => {
     e2e.upstream.clear();
     e2e.upstream.enqueue(reply.fixture('openai-phase.1'));

@@ -36,6 +36,14 @@ describe('the planner view of the built-in catalog', () => {
     expect(gpt?.supportedParameters).toEqual(expect.arrayContaining(['tools', 'tool_choice', 'structured_output']));
   });
 
+  it('offers stop_sequences everywhere but on the OpenAI Responses API, which has none', () => {
+    const claude = view.model('anthropic/claude-sonnet-4.5')?.endpoints.find((endpoint) => endpoint.provider === 'anthropic');
+    const gpt = view.model('openai/gpt-5')?.endpoints.find((endpoint) => endpoint.provider === 'openai');
+    expect(catalog.getProvider('openai')?.family).toBe('openai-responses');
+    expect(claude?.supportedParameters).toContain('stop_sequences');
+    expect(gpt?.supportedParameters).not.toContain('stop_sequences');
+  });
+
   it('has no shared provider without a configured key', () => {
     expect([...view.sharedProviders].filter((slug) => catalog.getProvider(slug)?.auth !== 'none')).toEqual([]);
   });
