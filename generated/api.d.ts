@@ -984,7 +984,9 @@ export interface components {
          *     they arrive, result blocks as whole blocks (`content_block_start` then `content_block_stop`), one
          *     `message_delta` with the summed usage and one `message_stop`; a failure mid-loop is an in-band `error`
          *     event. When the final turn still asks for gateway tools, they do not run (error result
-         *     `max_uses_exceeded`) and `stop_reason` is `pause_turn`: send the message back to continue. A tool that fails
+         *     `max_uses_exceeded`) and `stop_reason` is `pause_turn`: send the message back to continue. A step cut off at
+         *     `max_tokens` ends the loop there: its gateway calls, whose input may be incomplete, do not run (error result
+         *     `invalid_input`) and `stop_reason` is `max_tokens`, as Anthropic answers a cut-off tool call. A tool that fails
          *     (a refused address, a search backend error, an MCP server that is down or a tool that throws) gives the
          *     model an error result it can act on, and the client an error result block; it never fails the request.
          */

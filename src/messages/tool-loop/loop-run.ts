@@ -18,7 +18,7 @@ import { initialStopCause, stopCause, type StopCause } from './loop-limits.ts';
 import type { LoopActivity } from './loop-timeout.ts';
 import { newLoopTally, progressOf, recordOutcomes, stepCost, type LoopTally, type StepRecord, type StepUsage } from './loop-tally.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
-import { callsAfterStop, runStepTools } from './run-step-tools.ts';
+import { callsAfterStop, callsCutOff, runStepTools } from './run-step-tools.ts';
 import type { StepReading } from './step-content.ts';
 import { buildStepRequest, modelHistory, usesSearchResultBlocks, type LoopTurn } from './step-request.ts';
 
@@ -123,9 +123,11 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
   const { tally, setup } = run;
   const { gatewayCalls, clientToolCalls, toolsCalled } = answer.reading;
   const toolsDisabled = run.stop !== null;
+  const cutOff = answer.stopReason === 'max_tokens';
   let outcomes: GatewayToolOutcome[];
   let ran = 0;
   if (toolsDisabled) outcomes = callsAfterStop(gatewayCalls);
+  else if (cutOff) outcomes = callsCutOff(gatewayCalls);
   else {
     if (gatewayCalls.length > 0) run.activity = { kind: 'tools', step: tally.steps.length + 1, tools: gatewayCalls.map((call) => call.tool.modelName) };
     ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run)));
@@ -145,7 +147,7 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
   run.startWith = answer.index;
   settleStepHold(run, answer.holdId, answer.usage, record.cost);
 
-  if (gatewayCalls.length === 0 || clientToolCalls > 0 || toolsDisabled) {
+  if (gatewayCalls.length === 0 || clientToolCalls > 0 || toolsDisabled || cutOff) {
     // Gateway calls left on the final turn did not run: the client may send the message back to continue.
     const paused = toolsDisabled && gatewayCalls.length > 0 && clientToolCalls === 0;
     return { outcomes, done: true, stopReason: paused ? 'pause_turn' : answer.stopReason };

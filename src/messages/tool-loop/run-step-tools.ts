@@ -5,9 +5,9 @@
  */
 import { errorOutcome, executeGatewayTools, type GatewayToolCall, type GatewayToolOutcome, type ToolExecutionContext } from '#src/server-tools/index.ts';
 
-/** A call that was not run because the request's tool-call limit was reached (counted nowhere). */
-export function notRunOutcome(call: GatewayToolCall, reason: string): GatewayToolOutcome {
-  return { ...errorOutcome(call, 'max_uses_exceeded', reason), usage: {} };
+/** A call that was not run, by default because the request's tool-call limit was reached (counted nowhere). */
+export function notRunOutcome(call: GatewayToolCall, reason: string, errorCode = 'max_uses_exceeded'): GatewayToolOutcome {
+  return { ...errorOutcome(call, errorCode, reason), usage: {} };
 }
 
 /** What running a step's calls gave. */
@@ -29,4 +29,12 @@ export async function runStepTools(calls: readonly GatewayToolCall[], allowed: n
 /** The outcomes of calls made on the final turn, where tools were disabled: none runs. */
 export function callsAfterStop(calls: readonly GatewayToolCall[]): GatewayToolOutcome[] {
   return calls.map((call) => notRunOutcome(call, 'not run: the tool loop had stopped; answer from the results so far'));
+}
+
+/**
+ * The outcomes of calls in a step cut off at `max_tokens`: none runs, since the last call's input may be
+ * cut short (a search for half a query, an MCP tool given half its arguments).
+ */
+export function callsCutOff(calls: readonly GatewayToolCall[]): GatewayToolOutcome[] {
+  return calls.map((call) => notRunOutcome(call, 'not run: the step was cut off at max_tokens, so the input may be incomplete', 'invalid_input'));
 }

@@ -121,6 +121,18 @@ describe('limits', () => {
     expect(answer.metadata.steps).toEqual([expect.objectContaining({ step: 1, tools_disabled: true })]);
   });
 
+  it.each([false, true])('a step cut off at max_tokens ends the loop: its call does not run, stop_reason max_tokens (stream: %s)', async (stream) => {
+    script({ text: 'Checking.', calls: [CLOCK], usage: { input: 1000, output: 100 }, stopReason: 'max_tokens' });
+    const answer = await loop({}, stream);
+    expect(setup.alpha.requests).toHaveLength(1);
+    expect(answer.message.content.map((block) => block.type as string)).toEqual(['text', 'server_tool_use', 'datetime_tool_result']);
+    expect(answer.message.content.at(-1)).toMatchObject({
+      content: { type: 'datetime_tool_result_error', error_code: 'invalid_input', message: 'not run: the step was cut off at max_tokens, so the input may be incomplete' },
+    });
+    expect(answer.message.stop_reason).toBe('max_tokens');
+    expect(answer.usage.server_tool_use ?? {}).toEqual({});
+  });
+
   it.each([false, true])('a final turn that still calls a gateway tool: the call does not run, stop_reason pause_turn (stream: %s)', async (stream) => {
     script(TOOL_STEP, { text: 'One more look.', calls: [CLOCK], usage: { input: 5, output: 5 } });
     const answer = await loop({ max_tool_calls: 1 }, stream);
