@@ -15,8 +15,13 @@ import { startMetricsServer } from '#src/observability/metrics-server.ts';
 /** What a worker tells its primary. */
 type WorkerMessage = { type: 'switchboard:ready'; origin: string };
 
-/** What the primary tells a worker. */
-export type PrimaryMessage = { type: 'switchboard:shutdown' };
+/**
+ * What the primary tells a worker: stop gracefully, or (a second signal to the primary) end the requests in
+ * flight now. Two kinds, not one sent twice: with a signal to the whole process group (Ctrl-C, systemd's
+ * default `KillMode=control-group`) a worker hears the primary's `shutdown` besides the signal itself, and
+ * taking that as a second signal would end every stream at once.
+ */
+export type PrimaryMessage = { type: 'switchboard:shutdown' } | { type: 'switchboard:hurry' };
 
 const CLI_PATH = fileURLToPath(new URL('../cli.ts', import.meta.url));
 const RESTART_DELAY_MS = 1000;
@@ -110,32 +115,42 @@ export async function startCluster(options: { count: number; logger: Logger; gra
       await metricsServer?.close();
     },
     hurry() {
-      for (const worker of workers) if (!worker.isDead()) worker.send({ type: 'switchboard:shutdown' } satisfies PrimaryMessage);
+      for (const worker of workers) if (!worker.isDead()) worker.send({ type: 'switchboard:hurry' } satisfies PrimaryMessage);
     },
   };
 }
 
 /**
- * In a worker: tells the primary it serves at `origin`, and calls `shutdown` when the primary asks (a second
- * request, or a second signal, calls `hurry`: the requests in flight end now).
+ * In a worker: tells the primary it serves at `origin`, and calls `shutdown` when the primary asks or a signal
+ * comes; the primary's `hurry`, or a second signal to the worker itself, calls `hurry` (the requests in flight
+ * end now). The primary's `shutdown` never hurries: a signal to the process group brings it as well as the
+ * signal, and the two are one request to stop.
  */
 export function serveAsWorker(origin: string, shutdown: () => Promise<void>, hurry: () => void): void {
   process.send?.({ type: 'switchboard:ready', origin } satisfies WorkerMessage);
   let stopping = false;
+  let signals = 0;
   const stop = () => {
-    if (stopping) {
-      hurry();
-      return;
-    }
+    if (stopping) return;
     stopping = true;
     void shutdown().finally(() => process.exit(0));
   };
+  const onSignal = () => {
+    signals += 1;
+    if (signals > 1) hurry();
+    else stop();
+  };
   process.on('message', (message: unknown) => {
-    if ((message as PrimaryMessage | undefined)?.type === 'switchboard:shutdown') stop();
+    const type = (message as PrimaryMessage | undefined)?.type;
+    if (type === 'switchboard:shutdown') stop();
+    else if (type === 'switchboard:hurry') {
+      stop();
+      hurry();
+    }
   });
   // The primary is gone (killed): stop rather than serve on unsupervised.
   process.on('disconnect', stop);
-  // Ctrl-C reaches the whole process group; a signal to the primary alone arrives as the message above.
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  // Ctrl-C reaches the whole process group; a signal to the primary alone arrives as the messages above.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }

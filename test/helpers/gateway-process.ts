@@ -36,6 +36,11 @@ export interface GatewayProcess {
   exited: Promise<number | null>;
   /** Sends `signal` and waits for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /**
+   * Sends `signal` to the gateway's whole process group (the primary and its workers), as Ctrl-C in a terminal
+   * or systemd's default `KillMode=control-group` do; needs `processGroup` at start.
+   */
+  signalGroup(signal: NodeJS.Signals): void;
 }
 
 /** Where a gateway process keeps its data: a fresh PostgreSQL database, or a PGlite directory cloned from the template. */
@@ -57,7 +62,7 @@ export async function processStore(driver: 'pglite' | 'postgres'): Promise<Proce
 }
 
 /** Starts `switchboard serve` with `env` (PORT 0) and the catalog file; resolves once it (every worker) listens. */
-export async function startGatewayProcess(options: { env: Record<string, string>; catalogYaml?: string; managementKey?: string }): Promise<GatewayProcess> {
+export async function startGatewayProcess(options: { env: Record<string, string>; catalogYaml?: string; managementKey?: string; processGroup?: boolean }): Promise<GatewayProcess> {
   const directory = mkdtempSync(join(tmpdir(), 'switchboard-process-'));
   const managementKey = options.managementKey ?? bootstrapKey();
   const env: NodeJS.ProcessEnv = {
@@ -77,7 +82,8 @@ export async function startGatewayProcess(options: { env: Record<string, string>
   }
   // With workers, the first worker's "listening" comes before the others serve: wait for the primary's word.
   const ready = Number(env.SWITCHBOARD_WORKERS ?? '1') > 1 ? '"switchboard workers serving"' : '"switchboard listening"';
-  const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // `processGroup`: the gateway leads a process group of its own, which `signalGroup` signals as a whole.
+  const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: options.processGroup === true });
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => {
@@ -115,6 +121,10 @@ export async function startGatewayProcess(options: { env: Record<string, string>
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
+    },
+    signalGroup(signal) {
+      if (options.processGroup !== true || child.pid === undefined) throw new Error('signalGroup needs a gateway started with processGroup');
+      process.kill(-child.pid, signal);
     },
   };
 }
