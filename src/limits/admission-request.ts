@@ -83,3 +83,13 @@ export function holdOf(request: AdmissionRequest, seed: string | null): Hold {
     seed,
   };
 }
+
+/**
+ * What an admission whose reply from Redis was lost (the connection dropped, the command timed out) may have
+ * taken there all the same, as a hold to give back: its reservation and stream slot, which would otherwise
+ * count for every instance until they expired. Not its tokens: the request and tokens it may have counted in
+ * the window leave within the minute, and taking them off when it never ran would take off another request's.
+ */
+export function lostHoldOf(request: AdmissionRequest): Hold {
+  return { ...holdOf(request, null), tokens: null };
+}

@@ -11,7 +11,7 @@
  */
 import { Counter } from 'prom-client';
 import { utcDay } from '#src/limits/limit-period.ts';
-import { ALL_LIMITS, buildAdmissionRequest, holdOf, PART_LIMITS, STREAM_ONLY, type BuiltRequest, type LimitChoice } from '#src/limits/admission-request.ts';
+import { ALL_LIMITS, buildAdmissionRequest, holdOf, lostHoldOf, PART_LIMITS, STREAM_ONLY, type BuiltRequest, type LimitChoice } from '#src/limits/admission-request.ts';
 import type { AdmissionRefusal, AdmissionRequest, AdmissionResult, CheckResult, Hold, LimitStore, StoreOperation } from '#src/limits/limit-store.ts';
 import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
@@ -238,6 +238,8 @@ export class KeyLimiter {
       } catch (error) {
         redis.fellBack('key_limits', error);
         this.#options.logger.warn(`key limits ${done} in this process: redis failed`, { error: error instanceof Error ? error.message : String(error) });
+        // The script may have run without its reply reaching us: what it took is given back once Redis answers.
+        if (done === 'counted') this.#queueReplay(lostHoldOf(request), { cost: 0, tokens: 0 }, request.nowMs);
       }
     } else if (this.#shared) {
       redis?.fellBack('key_limits');
