@@ -7,9 +7,13 @@ import { parseArgs } from 'node:util';
 import type { GenerationTotals } from '#src/api-types.ts';
 import type { Database } from '#src/store/database.ts';
 import { generationTotals, usageBy, type GenerationFilter, type UsageDimension } from '#src/observability/generation-store.ts';
+import { existingTime } from '#src/observability/existing-time.ts';
 
 const DIMENSIONS: readonly UsageDimension[] = ['day', 'model', 'provider', 'key'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// A day, or a date-time with its offset (as GET /generations takes them). `new Date` alone also reads `1` as
+// 2001-01-01 and `11/30/2025` or a time without offset in the machine's time zone: totals for a range nobody meant.
+const DAY_OR_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2}))?$/;
 
 /** A mistake in the command line (the caller prints the usage). */
 export class UsageCommandError extends Error {}
@@ -38,9 +42,17 @@ export function formatUsageTable(title: string, rows: readonly UsageRow[]): stri
 
 function dateOption(value: string | undefined, name: string): Date | undefined {
   if (value === undefined) return undefined;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new UsageCommandError(`--${name} must be a date or date-time (ISO 8601), got ${JSON.stringify(value)}`);
+  const date = DAY_OR_DATE_TIME.test(value) ? existingTime(value) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime())) {
+    throw new UsageCommandError(`--${name} must be a date (2025-11-01) or a date-time with its offset (2025-11-01T10:00:00Z), got ${JSON.stringify(value)}`);
+  }
   return date;
+}
+
+/** `--account`: an account id (a UUID), refused before any query when it is not one; undefined when absent. */
+export function accountOption(value: string | undefined): string | undefined {
+  if (value !== undefined && !UUID.test(value)) throw new UsageCommandError('--account must be an account id (a UUID)');
+  return value;
 }
 
 /** Parses the command line and prints the report; `open` runs a function on the opened database. */
@@ -53,9 +65,9 @@ export async function runUsageCommand(
     args,
     options: { account: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' } },
   });
-  if (values.account !== undefined && !UUID.test(values.account)) throw new UsageCommandError('--account must be an account id (a UUID)');
+  const accountId = accountOption(values.account);
   if (values.by !== undefined && !(DIMENSIONS as readonly string[]).includes(values.by)) throw new UsageCommandError(`--by must be one of ${DIMENSIONS.join(', ')}`);
-  const filter: GenerationFilter = { accountId: values.account, from: dateOption(values.from, 'from'), to: dateOption(values.to, 'to') };
+  const filter: GenerationFilter = { accountId, from: dateOption(values.from, 'from'), to: dateOption(values.to, 'to') };
   const dimensions = values.by === undefined ? DIMENSIONS : [values.by as UsageDimension];
   await open(values['data-dir'], async (database) => {
     const totals = await generationTotals(database, filter);

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import type { Database } from '#src/store/database.ts';
 import { DataDirectoryInUseError } from '#src/store/data-dir-lock.ts';
 import { runServeCommand } from '#src/cli-serve.ts';
-import { runUsageCommand, UsageCommandError } from '#src/cli-usage.ts';
+import { accountOption, runUsageCommand, UsageCommandError } from '#src/cli-usage.ts';
 
 const USAGE = `Usage:
   switchboard [serve]                                   start the gateway (the default)
@@ -81,7 +81,7 @@ async function runKeys(args: string[], print: Output): Promise<void> {
   const dataDir = values['data-dir'];
   const { findLiveKey, issueApiKey, listApiKeys, revokeApiKey } = await import('#src/keys/key-service.ts');
   if (action === 'create') {
-    const accountId = required(values.account, 'account');
+    const accountId = required(accountOption(values.account), 'account');
     const kind = values.kind;
     if (kind !== 'management' && kind !== 'inference') throw new UsageError('--kind must be management or inference');
     const issued = await withDatabase(dataDir, (database) => issueApiKey(database, { accountId, kind, name: values.name ?? null }));
@@ -89,7 +89,7 @@ async function runKeys(args: string[], print: Output): Promise<void> {
     return;
   }
   if (action === 'list') {
-    const accountId = required(values.account, 'account');
+    const accountId = required(accountOption(values.account), 'account');
     const [{ createKeyUsageReader }, { readSpend }] = await Promise.all([import('#src/limits/key-usage.ts'), import('#src/limits/spend-ledger.ts')]);
     const { keys } = await withDatabase(dataDir, (database) =>
       listApiKeys(database, accountId, { offset: 0, limit: 10_000 }, createKeyUsageReader({ ledger: { spendOf: (hashes, period) => readSpend(database, hashes, period) } })),
@@ -99,10 +99,11 @@ async function runKeys(args: string[], print: Output): Promise<void> {
     return;
   }
   if (action === 'revoke') {
+    const account = accountOption(values.account);
     const hash = positionals[0];
     if (!hash || !/^[a-f0-9]{64}$/.test(hash)) throw new UsageError('keys revoke needs the key hash: 64 lowercase hexadecimal characters');
     await withDatabase(dataDir, async (database) => {
-      const accountId = values.account ?? (await findLiveKey(database, hash))?.accountId;
+      const accountId = account ?? (await findLiveKey(database, hash))?.accountId;
       if (!accountId) throw new Error(`No live key has the hash ${hash}.`);
       await revokeApiKey(database, accountId, hash);
     });

@@ -3,6 +3,7 @@ import type { Request, Router } from 'express';
 import type { GenerationPage, GenerationStatus } from '#src/api-types.ts';
 import { callerOf } from '#src/http/caller.ts';
 import type { GenerationService } from '#src/observability/generation-service.ts';
+import { existingTime } from '#src/observability/existing-time.ts';
 import { DEFAULT_PAGE_LIMIT, integerQuery } from '#src/routes/pagination.ts';
 
 /** Dependencies of the `/generations` routes. */
@@ -14,18 +15,8 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-const DATE_AND_HOUR = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2})/;
-
-// JavaScript's dates read a day past its month's end (02-30) and hour 24 as the next day, which RFC 3339
-// has neither of: such a time is invalid (the service answers the 400), not silently another one.
 function date(value: unknown): Date | undefined {
-  if (typeof value !== 'string') return undefined;
-  const parts = DATE_AND_HOUR.exec(value);
-  if (parts) {
-    const [year, month, day, hour] = parts.slice(1).map(Number) as [number, number, number, number];
-    if (day > new Date(Date.UTC(year, month, 0)).getUTCDate() || hour > 23) return new Date(Number.NaN);
-  }
-  return new Date(value);
+  return typeof value === 'string' ? existingTime(value) : undefined;
 }
 
 /** Binds `GET /generations`. */

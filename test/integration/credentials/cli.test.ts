@@ -87,6 +87,16 @@ describe.each(testDrivers())('switchboard CLI on %s', (driver) => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Usage:');
   });
+
+  it('refuses an --account that is not an account id before querying, as usage does', async () => {
+    const revoke = ['keys', 'revoke', '--account', 'acme', '0'.repeat(64)];
+    for (const args of [['keys', 'list', '--account', 'acme'], ['keys', 'create', '--account', 'acme', '--kind', 'inference'], revoke]) {
+      const result = await runCli(args, env);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain('--account must be an account id (a UUID)');
+      expect(result.stderr).not.toContain('Failed query');
+    }
+  }, 120_000);
 });
 
 describe('switchboard CLI on a data directory in use', () => {

@@ -92,5 +92,18 @@ describe.each(testDrivers())('switchboard usage on %s', (driver) => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('Usage:');
     }
+    // Dates JavaScript would read leniently (`1` as 2001-01-01, `11/30/2025` in the machine's time zone) are
+    // refused, not summed over another range; so is a time without its offset, as GET /generations does.
+    for (const value of ['1', '11/30/2025', '2025-11-01 10:00', '2025-11-01T10:00:00', '2025-02-30']) {
+      const result = await runCli(['usage', '--to', value], env);
+      expect(result.code, value).toBe(2);
+      expect(result.stderr).toContain(`--to must be a date (2025-11-01) or a date-time with its offset (2025-11-01T10:00:00Z), got ${JSON.stringify(value)}`);
+    }
+    // One at a time: PGlite's data directory takes one process.
+    for (const value of ['2999-01-01', '2999-01-01T00:00:00+02:00', '2999-01-01T00:00:00.5Z']) {
+      const result = await runCli(['usage', '--json', '--from', value], env);
+      expect(result.code, `${value}: ${result.stderr}`).toBe(0);
+      expect(JSON.parse(result.stdout).totals.requests).toBe(0);
+    }
   }, 120_000);
 });
