@@ -46,7 +46,8 @@ export async function streamToClient(writer: SseWriter, events: AsyncIterable<Ss
       }
       const event = run.pass(read);
       if (complete) continue;
-      if (writer.closed) break;
+      // The client left: the stream is abandoned (recorded as cancelled), not complete.
+      if (writer.closed) return;
       if (sseEventName(event) === 'message_stop') {
         writer.end(event);
         complete = true;
@@ -61,6 +62,9 @@ export async function streamToClient(writer: SseWriter, events: AsyncIterable<Ss
     }
     run.complete();
   } catch (thrown) {
+    // A read stopped because the client left (its request signal aborts the upstream call) is the client's
+    // leaving, not an upstream failure: `finally` abandons the run.
+    if (writer.closed && !complete) return;
     const error = run.fail(thrown);
     if (complete) {
       logger.debug('upstream failed after the message was complete', { error });

@@ -22,6 +22,18 @@ beforeEach(() => {
   setup.beta.clear();
 });
 
+/** The record of `id` once the stream's end has been observed (the gateway notices a gone client at its next event). */
+async function waitForRecordedStatus(id: string): Promise<Awaited<ReturnType<typeof generationOf>>> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    await setup.gateway.server.flushRecords();
+    const response = await callApi(setup.gateway.baseUrl, 'GET', `/generations/${id}`, { key: setup.gateway.management_key });
+    if (response.status === 200) return response.body.data as Awaited<ReturnType<typeof generationOf>>;
+    if (Date.now() > deadline) throw new Error(`generation ${id} was not recorded`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe('generation records', () => {
   it('a JSON answer: tokens and cost exactly as answered, the serving provider, timing, session, user and trace', async () => {
     setup.alpha.enqueue(reply.fixture('anthropic-text'));
@@ -112,6 +124,24 @@ describe('generation records', () => {
       error: { type: 'AllAttemptsFailedError', message: (call.body.error as { message: string }).message },
     });
     expect(record.attempts.map((attempt: Record<string, unknown>) => attempt.status)).toEqual(['overloaded', 'overloaded']);
+  });
+
+  it('a stream the client leaves mid-way is a cancelled record, not a success', async () => {
+    // Events 40 ms apart: the client is gone well before the upstream's last one.
+    setup.alpha.enqueue(reply.fixture('anthropic-text', { chunkDelayMs: 40 }));
+    const aborter = new AbortController();
+    const response = await fetch(`${setup.gateway.baseUrl}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${setup.gateway.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...messageBody('test/primary', ALPHA_FIRST), stream: true }),
+      signal: aborter.signal,
+    });
+    const reader = response.body?.getReader();
+    expect((await reader?.read())?.done).toBe(false);
+    aborter.abort();
+    const record = await waitForRecordedStatus(response.headers.get('x-generation-id') ?? '');
+    expect(record).toMatchObject({ stream: true, status: 'cancelled', http_status: 200, provider: 'alpha' });
+    expect(record.error).toMatchObject({ type: 'ClientDisconnected' });
   });
 
   it('a stream that fails after its first byte is an error record with the in-band message', async () => {
