@@ -3098,6 +3098,11 @@ export interface components {
         /**
          * @description The request is invalid: a broken limit or shape, `fallbacks` combined with `models`, a feature the chosen
          *     model cannot serve, or an upstream's rejection of the request. `details` says which parameter and why.
+         *     A value of a union (a stop condition, a content block or its `source`, a tool, `tool_choice`, `thinking`, a
+         *     plugin entry) whose tag (`type`, a plugin's `id`, a message's `role`) names one of its variants is checked
+         *     against that variant alone: `details` holds that variant's complaints, never another variant's, and the
+         *     message names the first (`Invalid request parameters: stop_server_tools_when[0] (type max_cost) must have
+         *     required property 'max_cost_in_dollars'`).
          */
         MessagesBadRequest: {
             headers: {

@@ -11,7 +11,7 @@ import { STANDARD_MESSAGES } from '#src/errors.ts';
 export interface BodyRequestContext {
   headers: IncomingHttpHeaders;
   /** The operation the validator matched; its `requestBody.content` names the media types it takes. */
-  openapi?: { schema?: { requestBody?: { content?: Record<string, unknown> } } };
+  openapi?: { schema?: { operationId?: string; requestBody?: { content?: Record<string, unknown> } } };
 }
 
 /** The body parser's (body-parser, raw-body) failure, as far as it is read here. */

@@ -12,6 +12,7 @@ import { anthropicErrorType } from '#src/error-vocabulary.ts';
 import type { Logger } from '#src/logger.ts';
 import { pruneAlternatives } from '#src/http/validation-details.ts';
 import { validationReason } from '#src/http/validation-reason.ts';
+import { chosenBranchReason, chosenBranches } from '#src/http/chosen-branch.ts';
 import { fromBodyParserError, isBodyParserError, unsupportedMediaTypeMessage, type BodyRequestContext } from '#src/http/body-errors.ts';
 import { withImpliedMethods } from '#src/http/method-semantics.ts';
 
@@ -57,8 +58,11 @@ export function toRenderedError(error: unknown, request?: FailedRequestContext):
 function fromValidatorError(error: ValidatorError, request: FailedRequestContext | undefined): RenderedError {
   switch (error.status) {
     case 400: {
-      const details = pruneAlternatives((error.errors ?? []).map((item) => ({ path: item.path ?? '', message: item.message ?? 'is invalid' })));
-      const known = validationReason(details, request?.body);
+      const reported = (error.errors ?? []).map((item) => ({ path: item.path ?? '', message: item.message ?? 'is invalid' }));
+      // A union's value is told what is wrong with the alternative its tag chose, not with every other one.
+      const chosen = chosenBranches(reported, request?.body, request?.openapi?.schema?.operationId);
+      const details = pruneAlternatives(reported, chosen);
+      const known = validationReason(details, request?.body) ?? chosenBranchReason(chosen);
       return { status: 400, message: known ? `${STANDARD_MESSAGES[400]}: ${known}` : STANDARD_MESSAGES[400], details };
     }
     case 415:

@@ -24,7 +24,8 @@ function depth(path: string | undefined): number {
   return (path ?? '').split('/').length;
 }
 
-function under(root: string, path: string | undefined): boolean {
+/** Whether `path` is `root` or lies below it. */
+export function under(root: string, path: string | undefined): boolean {
   return path === root || (path ?? '').startsWith(`${root}/`);
 }
 
@@ -46,15 +47,27 @@ function mostSpecific(group: ErrorDetail[]): ErrorDetail[] {
   });
 }
 
-/** The validator's details with the noise of unmatched alternatives removed. */
-export function pruneAlternatives(details: ErrorDetail[]): ErrorDetail[] {
-  const roots = details
+/** The paths of the outermost values that matched none of a union's alternatives, shortest first. */
+export function alternativeRoots(details: readonly ErrorDetail[]): string[] {
+  return details
     .filter((detail) => ALTERNATIVES.test(detail.message))
     .map((detail) => detail.path ?? '')
     .sort((a, b) => a.length - b.length)
     .filter((path, index, paths) => !paths.slice(0, index).some((outer) => under(outer, path)));
+}
+
+/**
+ * The validator's details with the noise of unmatched alternatives removed. Where `chosen` has the
+ * complaints of the alternative a value chose (chosen-branch.ts), those replace the union's; elsewhere the most
+ * specific complaints of all its alternatives are kept.
+ */
+export function pruneAlternatives(details: ErrorDetail[], chosen: readonly { path: string; details: ErrorDetail[] }[] = []): ErrorDetail[] {
+  const roots = alternativeRoots(details);
   if (roots.length === 0) return details;
   const kept = details.filter((detail) => !roots.some((root) => under(root, detail.path)));
-  for (const root of roots) kept.push(...mostSpecific(details.filter((detail) => under(root, detail.path))));
+  for (const root of roots) {
+    const own = chosen.find((branch) => branch.path === root)?.details;
+    kept.push(...(own && own.length > 0 ? own : mostSpecific(details.filter((detail) => under(root, detail.path)))));
+  }
   return kept;
 }

@@ -28,8 +28,8 @@ const PATTERN_REASONS: ReadonlyMap<string, string> = new Map([
   ['must match pattern "^[\\t\\x20-\\x7E\\x80-\\xFF]+$"', 'must be text an HTTP header can carry: tabs, printable ASCII and Latin-1, no line breaks or other control characters'],
 ]);
 
-// `/body/a/0/b` as a client writes it: `a[0].b`.
-function fieldName(pointer: string): string {
+/** A body path as a client writes it: `/body/a/0/b` is `a[0].b`. */
+export function fieldName(pointer: string): string {
   const segments = pointer.replace(/^\/body\/?/, '').split('/');
   return segments.map((segment, index) => (/^\d+$/.test(segment) ? `[${segment}]` : index === 0 ? segment : `.${segment}`)).join('');
 }

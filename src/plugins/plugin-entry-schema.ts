@@ -4,34 +4,27 @@
  * is read and the schema compiled on the first entry checked, never at start-up without defaults.
  * @see Plugin in openapi/components/schemas/plugins.yaml
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Plugin } from '#src/api-types.ts';
 import type { ErrorDetail } from '#src/errors.ts';
-import { readSpec } from '#src/http/bundled-spec.ts';
+import { specValidator, toErrorDetails } from '#src/http/spec-schemas.ts';
 import { pruneAlternatives } from '#src/http/validation-details.ts';
+import { chosenBranchesOf } from '#src/http/chosen-branch.ts';
 import { KNOWN_PLUGIN_IDS, isKnownPluginId } from '#src/plugins/plugin-list.ts';
 
-const SPEC_ID = 'switchboard-spec';
+const PLUGIN_SCHEMA = ['components', 'schemas', 'Plugin'];
 
-let validatePlugin: ValidateFunction | undefined;
-
-function pluginValidator(): ValidateFunction {
-  if (validatePlugin) return validatePlugin;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
-  ajv.addSchema({ ...readSpec(), $id: SPEC_ID });
-  validatePlugin = ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/Plugin` });
-  return validatePlugin;
-}
-
-/** The problems of one entry, each with the path inside the entry (`/pdf/engine`, '' for the entry itself). */
+/**
+ * The problems of one entry, each with the path inside the entry (`/pdf/engine`, '' for the entry itself),
+ * told about the plugin its id names rather than every plugin.
+ */
 export function pluginEntryProblems(entry: unknown): ErrorDetail[] {
   const id = typeof entry === 'object' && entry !== null ? (entry as { id?: unknown }).id : undefined;
   if (id === undefined) return [{ path: '', message: 'needs an id' }];
   if (!isKnownPluginId(id)) return [{ path: '/id', message: `is not a plugin this gateway has (${KNOWN_PLUGIN_IDS.join(', ')})` }];
-  const validate = pluginValidator();
+  const validate = specValidator('/components/schemas/Plugin');
   if (validate(entry)) return [];
-  const details = (validate.errors ?? []).map((error) => ({ path: error.instancePath, message: error.message ?? 'is invalid' }));
-  return pruneAlternatives(details);
+  const details = toErrorDetails(validate.errors ?? []);
+  return pruneAlternatives(details, chosenBranchesOf(details, PLUGIN_SCHEMA, entry));
 }
 
 /** Whether the entry is a valid plugin entry. */

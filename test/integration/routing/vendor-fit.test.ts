@@ -109,14 +109,14 @@ describe('speed: fast', () => {
 
 describe('a malformed content block', () => {
   it.each([
-    ['an image source without its data', { type: 'image', source: { type: 'base64', media_type: 'image/png' } }, '/body/messages/0/content/0/source/data', "must have required property 'data'"],
-    ['a text block without text', { type: 'text' }, '/body/messages/0/content/0/text', "must have required property 'text'"],
-    ['a tool_result without tool_use_id', { type: 'tool_result', content: 'ok' }, '/body/messages/0/content/0/tool_use_id', "must have required property 'tool_use_id'"],
-  ])('(%s) is reported by the one complaint that explains it, not every block type it is not', async (_name, block, path, message) => {
+    ['an image source without its data', { type: 'image', source: { type: 'base64', media_type: 'image/png' } }, '/body/messages/0/content/0/source/data', "must have required property 'data'", 'messages[0].content[0].source (type base64)'],
+    ['a text block without text', { type: 'text' }, '/body/messages/0/content/0/text', "must have required property 'text'", 'messages[0].content[0] (type text)'],
+    ['a tool_result without tool_use_id', { type: 'tool_result', content: 'ok' }, '/body/messages/0/content/0/tool_use_id', "must have required property 'tool_use_id'", 'messages[0].content[0] (type tool_result)'],
+  ])('(%s) is reported by the one complaint that explains it, not every block type it is not', async (_name, block, path, message, owner) => {
     const call = await postMessage(gateway, messageBody('test/mixed', { messages: [{ role: 'user', content: [block] }] }));
 
     expect(call.status).toBe(400);
-    expect(call.body.error).toMatchObject({ message: 'Invalid request parameters', details: [{ path, message }] });
+    expect(call.body.error).toMatchObject({ message: `Invalid request parameters: ${owner} ${message}`, details: [{ path, message }] });
     expect(chat.requests).toHaveLength(0);
     expect(alpha.requests).toHaveLength(0);
   });

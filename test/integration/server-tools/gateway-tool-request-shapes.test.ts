@@ -31,16 +31,16 @@ afterAll(async () => {
 
 describe('gateway tool entries are checked against the spec', () => {
   it.each([
-    ['a setting of another tool', { type: 'gateway:web_search', timezone: 'Europe/Paris' }, 'timezone', 'must NOT have additional properties'],
-    ['max_results below 1', { type: 'gateway:web_search', max_results: 0 }, 'max_results', 'must be >= 1'],
-    ['an invalid model-facing name', { type: 'gateway:datetime', name: 'what time?' }, 'name', 'must match pattern "^[a-zA-Z0-9_-]{1,64}$"'],
-    ['an MCP entry without a server', { type: 'gateway:mcp' }, 'server', "must have required property 'server'"],
-    ['an empty allowed_tools', { type: 'gateway:mcp', server: 'docs', allowed_tools: [] }, 'allowed_tools', 'must NOT have fewer than 1 items'],
-    ['a domain list that is not a list', { type: 'gateway:web_fetch', allowed_domains: 'example.com' }, 'allowed_domains', 'must be array'],
-  ])('%s is a 400 naming the field', async (_name, tool, field, message) => {
+    ['a setting of another tool', { type: 'gateway:web_search', timezone: 'Europe/Paris' }, 'timezone', 'must NOT have additional properties', "tools[0] (type gateway:web_search) must NOT have the property 'timezone'"],
+    ['max_results below 1', { type: 'gateway:web_search', max_results: 0 }, 'max_results', 'must be >= 1', 'tools[0].max_results must be >= 1'],
+    ['an invalid model-facing name', { type: 'gateway:datetime', name: 'what time?' }, 'name', 'must match pattern "^[a-zA-Z0-9_-]{1,64}$"', 'tools[0].name must match pattern "^[a-zA-Z0-9_-]{1,64}$"'],
+    ['an MCP entry without a server', { type: 'gateway:mcp' }, 'server', "must have required property 'server'", "tools[0] (type gateway:mcp) must have required property 'server'"],
+    ['an empty allowed_tools', { type: 'gateway:mcp', server: 'docs', allowed_tools: [] }, 'allowed_tools', 'must NOT have fewer than 1 items', 'tools[0].allowed_tools must NOT have fewer than 1 items'],
+    ['a domain list that is not a list', { type: 'gateway:web_fetch', allowed_domains: 'example.com' }, 'allowed_domains', 'must be array', 'tools[0].allowed_domains must be array'],
+  ])('%s is a 400 naming the field', async (_name, tool, field, message, reason) => {
     const call = await postMessage(gateway, messageBody('test/primary', { tools: [tool] }));
     expect(call.status).toBe(400);
-    expect(errorMessage(call)).toBe('Invalid request parameters');
+    expect(errorMessage(call)).toBe(`Invalid request parameters: ${reason}`);
     expect(call.body.error).toMatchObject({ type: 'invalid_request_error', details: [{ path: `/body/tools/0/${field}`, message }] });
     expect(upstream.requests).toHaveLength(0);
   });

@@ -82,3 +82,22 @@ describe('pruneAlternatives with catch-all variants', () => {
     expect(pruneAlternatives(gatewayTool)).toEqual([{ path: '/body/tools/0/type', message: 'must match pattern "^gateway:[a-z][a-z0-9_]*$"' }]);
   });
 });
+
+describe('pruneAlternatives with the alternative a value chose', () => {
+  const everyCondition = [
+    { path: '/body/stop_server_tools_when/0/step_count', message: "must have required property 'step_count'" },
+    { path: '/body/stop_server_tools_when/0/type', message: 'must be equal to constant' },
+    { path: '/body/stop_server_tools_when/0/max_cost_in_dollars', message: "must have required property 'max_cost_in_dollars'" },
+    { path: '/body/stop_server_tools_when/0/type', message: 'must NOT be valid' },
+    { path: '/body/stop_server_tools_when/0', message: 'must match exactly one schema in oneOf' },
+  ];
+  const own = [{ path: '/body/stop_server_tools_when/0/max_cost_in_dollars', message: "must have required property 'max_cost_in_dollars'" }];
+
+  it('keeps only the chosen alternative\'s complaints for its union', () => {
+    expect(pruneAlternatives(everyCondition, [{ path: '/body/stop_server_tools_when/0', details: own }])).toEqual(own);
+  });
+
+  it('falls back to the most specific complaints when the chosen alternative said nothing', () => {
+    expect(pruneAlternatives(everyCondition, [{ path: '/body/stop_server_tools_when/0', details: [] }])).toHaveLength(2);
+  });
+});
