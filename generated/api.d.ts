@@ -3242,6 +3242,17 @@ export interface components {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
+        /** @description A management key was used; management keys cannot count tokens. */
+        CountTokensForbidden: {
+            headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
         /** @description Invalid body or parameters (including text holding the NUL character, U+0000). `details` says which and why. */
         BadRequest: {
             headers: {
@@ -3602,7 +3613,7 @@ export interface operations {
             };
             400: components["responses"]["MessagesBadRequest"];
             401: components["responses"]["MessagesUnauthorized"];
-            403: components["responses"]["MessagesForbidden"];
+            403: components["responses"]["CountTokensForbidden"];
             404: components["responses"]["MessagesNotFound"];
             413: components["responses"]["MessagesPayloadTooLarge"];
             415: components["responses"]["MessagesUnsupportedMediaType"];

@@ -29,10 +29,19 @@ type SecurityHandler = (req: Request) => Promise<true>;
 
 const attempts = new WeakMap<Request, Attempt>();
 
-/** Why a caller's key kind does not fit the operation, or undefined when it does. */
-export function keyKindProblem(required: OperationWithKeyKind['x-switchboard-key-kind'], actual: Caller['kind']): GatewayError | undefined {
+// What each inference operation does, so a management key refused there is told what it tried.
+const INFERENCE_ACTIONS: Readonly<Record<string, string>> = { createMessage: 'create messages', countMessageTokens: 'count tokens' };
+
+/**
+ * Why a caller's key kind does not fit the operation (`operationId` names what a refused management key
+ * attempted), or undefined when it does.
+ */
+export function keyKindProblem(required: OperationWithKeyKind['x-switchboard-key-kind'], actual: Caller['kind'], operationId?: string): GatewayError | undefined {
   if (required === 'management' && actual !== 'management') return new ForbiddenError();
-  if (required === 'inference' && actual !== 'inference') return new ForbiddenError('Management keys cannot create messages; use an inference key');
+  if (required === 'inference' && actual !== 'inference') {
+    const action = (operationId !== undefined ? INFERENCE_ACTIONS[operationId] : undefined) ?? 'call inference operations';
+    return new ForbiddenError(`Management keys cannot ${action}; use an inference key`);
+  }
   return undefined;
 }
 
@@ -45,7 +54,7 @@ async function authenticateRequest(req: Request, authenticate: KeyAuthenticator,
   for (const key of presented.keys) {
     const caller = await authenticate(key);
     if (!caller) continue;
-    const problem = keyKindProblem(operation?.['x-switchboard-key-kind'], caller.kind);
+    const problem = keyKindProblem(operation?.['x-switchboard-key-kind'], caller.kind, operation?.operationId);
     return problem ? { error: problem } : { caller };
   }
   return { error: new UnauthorizedError('Invalid API key') };

@@ -64,8 +64,14 @@ function headersFor(bearer: Keys | undefined, apiKey: Keys | undefined): Record<
   return { ...(bearer ? { authorization: `Bearer ${key(bearer)}` } : {}), ...(apiKey ? { 'x-api-key': key(apiKey) } : {}) };
 }
 
+// A management key is told what it attempted: creating a message, or counting its tokens.
+const MANAGEMENT_REFUSED = {
+  '/messages': 'Management keys cannot create messages; use an inference key',
+  '/messages/count_tokens': 'Management keys cannot count tokens; use an inference key',
+} as const;
+
 describe('POST /messages and /messages/count_tokens: which key is used', () => {
-  it.each<{ name: string; bearer?: Keys; apiKey?: Keys; status: number; message?: string }>([
+  it.each<{ name: string; bearer?: Keys; apiKey?: Keys; status: number; message?: string | typeof MANAGEMENT_REFUSED }>([
     { name: 'an inference key in x-api-key', apiKey: 'inference', status: 200 },
     { name: 'an inference key as Bearer', bearer: 'inference', status: 200 },
     { name: 'a valid Bearer key next to a provider key in x-api-key', bearer: 'inference', apiKey: 'provider', status: 200 },
@@ -75,16 +81,17 @@ describe('POST /messages and /messages/count_tokens: which key is used', () => {
     { name: 'provider keys in both headers', bearer: 'provider', apiKey: 'opaque', status: 401, message: 'Invalid API key' },
     { name: 'an unknown key in x-api-key only', apiKey: 'unknown-gateway', status: 401, message: 'Invalid API key' },
     { name: 'neither header', status: 401, message: 'Missing Authentication header' },
-    { name: 'a management key in x-api-key', apiKey: 'management', status: 403, message: 'Management keys cannot create messages; use an inference key' },
-    { name: 'a management key as Bearer next to a provider key in x-api-key', bearer: 'management', apiKey: 'provider', status: 403, message: 'Management keys cannot create messages; use an inference key' },
+    { name: 'a management key in x-api-key', apiKey: 'management', status: 403, message: MANAGEMENT_REFUSED },
+    { name: 'a management key as Bearer next to a provider key in x-api-key', bearer: 'management', apiKey: 'provider', status: 403, message: MANAGEMENT_REFUSED },
     // Two live gateway keys: Authorization's is used and its kind decides; the other is never tried instead.
     { name: 'an inference key as Bearer next to a management key in x-api-key', bearer: 'inference', apiKey: 'management', status: 200 },
-    { name: 'a management key as Bearer next to an inference key in x-api-key', bearer: 'management', apiKey: 'inference', status: 403, message: 'Management keys cannot create messages; use an inference key' },
+    { name: 'a management key as Bearer next to an inference key in x-api-key', bearer: 'management', apiKey: 'inference', status: 403, message: MANAGEMENT_REFUSED },
   ])('$name: $status', async ({ bearer, apiKey, status, message }) => {
     for (const [path, body] of [['/messages', MESSAGE], ['/messages/count_tokens', COUNT]] as const) {
       const result = await post(path, headersFor(bearer, apiKey), body);
       expect(result.status, `${path}: ${result.text}`).toBe(status);
-      if (message) expect(result.body.error?.message).toBe(message);
+      const told = typeof message === 'object' ? message[path] : message;
+      if (told) expect(result.body.error?.message).toBe(told);
       if (status === 401) expect(result.body.error?.type).toBe('authentication_error');
       if (status === 403) expect(result.body.error?.type).toBe('permission_error');
     }

@@ -88,14 +88,16 @@ describe('preferAuthenticationFailure', () => {
 
 describe('keyKindProblem', () => {
   it.each([
-    ['inference', 'inference', undefined],
-    ['inference', 'management', 'Management keys cannot create messages; use an inference key'],
-    ['management', 'management', undefined],
-    ['management', 'inference', 'Only management keys can perform this operation'],
-    [undefined, 'inference', undefined],
-    [undefined, 'management', undefined],
-  ] as const)('operation for %s, key of kind %s', (required, actual, message) => {
-    const problem = keyKindProblem(required, actual);
+    ['inference', 'inference', 'createMessage', undefined],
+    ['inference', 'management', 'createMessage', 'Management keys cannot create messages; use an inference key'],
+    ['inference', 'management', 'countMessageTokens', 'Management keys cannot count tokens; use an inference key'],
+    ['inference', 'management', undefined, 'Management keys cannot call inference operations; use an inference key'],
+    ['management', 'management', 'listKeys', undefined],
+    ['management', 'inference', 'listKeys', 'Only management keys can perform this operation'],
+    [undefined, 'inference', undefined, undefined],
+    [undefined, 'management', undefined, undefined],
+  ] as const)('operation for %s, key of kind %s, operation %s', (required, actual, operationId, message) => {
+    const problem = keyKindProblem(required, actual, operationId);
     expect(problem?.publicMessage).toBe(message);
     if (problem) expect(problem.status).toBe(403);
   });
