@@ -2222,8 +2222,8 @@ export interface components {
         ProviderSlug: string;
         /**
          * @description Hashes (SHA-256, 64 lowercase hex) of the gateway API keys that may use the credential; `null` means no
-         *     restriction. When given, 1 to 100 entries, each a live (not revoked) key of the caller's own account;
-         *     any other hash answers 400.
+         *     restriction. When given, 1 to 100 distinct entries, each a live (not revoked) key of the caller's own
+         *     account; any other hash, or a hash listed twice, answers 400 naming it.
          * @example [
          *       "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
          *     ]
@@ -2231,7 +2231,8 @@ export interface components {
         KeyHashList: string[] | null;
         /**
          * @description Model slugs the credential may be used for (`<vendor>/<model>`, or `<vendor>/*` for all of a vendor's
-         *     models), up to 100 entries. `null` means no restriction.
+         *     models), up to 100 distinct entries. `null` means no restriction. An entry listed twice answers 400 naming
+         *     it.
          * @example [
          *       "openai/gpt-5",
          *       "openai/gpt-5-mini"
@@ -2240,7 +2241,7 @@ export interface components {
         AllowedModelList: string[] | null;
         /**
          * @description End-user identifiers (the `user` field of `POST /messages`) that may use the credential, up to 100
-         *     entries. `null` means no restriction.
+         *     distinct entries. `null` means no restriction. An identifier listed twice answers 400 naming it.
          * @example [
          *       "user-4821",
          *       "user-9930"
@@ -3802,7 +3803,7 @@ export interface operations {
             };
             /**
              * @description Invalid body or parameters, including `allowed_api_key_hashes` entries that do not belong to the
-             *     caller's account, or a combination the rules reject: the message says which
+             *     caller's account, an allow-list entry given twice, or a combination the rules reject: the message says which
              *     (`Invalid request parameters: <reason>`).
              */
             400: {

@@ -44,6 +44,23 @@ function unknownPluginReason(detail: ErrorDetail, body: unknown): string | null 
   return `plugins[${index}].id: unknown plugin ${JSON.stringify(id)} (this gateway has ${KNOWN_PLUGIN_IDS.join(', ')})`;
 }
 
+// ajv's words for a list holding one value twice: the later index first.
+const DUPLICATE = /^must NOT have duplicate items \(items ## (\d+) and (\d+) are identical\)$/;
+
+// A body list holding a value twice: both places and the value, so the client sees which entry to drop.
+function duplicateReason(detail: ErrorDetail, body: unknown): string | null {
+  const match = DUPLICATE.exec(detail.message);
+  const path = detail.path ?? '';
+  if (!match || !path.startsWith('/body')) return null;
+  const [later, earlier] = [Number(match[1]), Number(match[2])].sort((a, b) => b - a);
+  let list: unknown = body;
+  for (const segment of path.split('/').slice(2)) list = typeof list === 'object' && list !== null ? (list as Record<string, unknown>)[segment] : undefined;
+  const value = Array.isArray(list) ? JSON.stringify(list[later!]) : undefined;
+  const shown = value === undefined ? '' : `: ${value.length > 120 ? `${value.slice(0, 119)}…` : value}`;
+  const name = fieldName(path);
+  return `${name}[${later}] repeats ${name}[${earlier}]${shown} (each entry may be listed once)`;
+}
+
 /** The reason for the first listed complaint among the details, or null when none is listed. */
 export function validationReason(details: readonly ErrorDetail[], body?: unknown): string | null {
   for (const detail of details) {
@@ -51,6 +68,8 @@ export function validationReason(details: readonly ErrorDetail[], body?: unknown
     if (known) return known.reason;
     const plugin = unknownPluginReason(detail, body);
     if (plugin) return plugin;
+    const duplicate = duplicateReason(detail, body);
+    if (duplicate) return duplicate;
     const pattern = PATTERN_REASONS.get(detail.message);
     if (pattern) return `${fieldName(detail.path ?? '')} ${pattern}`;
   }

@@ -84,11 +84,14 @@ describe.each(testDrivers())('BYOK credentials on %s', (driver) => {
       ['declared_region europe for google', { provider: 'google', key: 'AIza0123456789abcdef', declared_region: 'europe' }, /not accepted for google/],
       ['a region that contradicts the key', { provider: 'openai', key: regionBoundKey('sk-0123456789abcdef', 'us'), declared_region: 'europe' }, /does not match/],
       ['an unknown field', { provider: 'anthropic', key: 'sk-0123456789abcdef', colour: 'blue' }, /^Invalid request parameters/],
+      ['a model listed twice', { provider: 'openai', key: 'sk-0123456789abcdef', allowed_models: ['openai/gpt-5', 'openai/*', 'openai/gpt-5'] }, 'Invalid request parameters: allowed_models[2] repeats allowed_models[0]: "openai/gpt-5" (each entry may be listed once)'],
+      ['a user listed twice', { provider: 'openai', key: 'sk-0123456789abcdef', allowed_user_ids: ['user-7', 'user-7'] }, 'Invalid request parameters: allowed_user_ids[1] repeats allowed_user_ids[0]: "user-7" (each entry may be listed once)'],
     ])('rejects %s with 400', async (_name, body, message) => {
       const before = await context.call<ByokCredentialPage>('GET', '/byok?limit=1');
       const response = await context.call('POST', '/byok', { body });
       expect(response.status).toBe(400);
-      expect(response.body.error.message).toMatch(message);
+      if (typeof message === 'string') expect(response.body.error.message).toBe(message);
+      else expect(response.body.error.message).toMatch(message);
       expect((await context.call<ByokCredentialPage>('GET', '/byok?limit=1')).body.total).toBe(before.body.total);
     });
 

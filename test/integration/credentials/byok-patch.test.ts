@@ -102,6 +102,17 @@ describe.each(testDrivers())('PATCH /byok/{id} on %s', (driver) => {
       await rejected(created.id, { allowed_api_key_hashes: [revoked.body.data.hash] }, /allowed_api_key_hashes\[0\] is not a live API key/);
     });
 
+    it('rejects a hash listed twice, naming both places and the hash', async () => {
+      const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
+      const second = await context.call<{ data: { hash: string } }>('POST', '/keys', { body: { kind: 'inference' } });
+      const own = context.gateway.api_key_hash;
+      await rejected(
+        created.id,
+        { allowed_api_key_hashes: [own, second.body.data.hash, own] },
+        `Invalid request parameters: allowed_api_key_hashes[2] repeats allowed_api_key_hashes[0]: "${own}" (each entry may be listed once)`,
+      );
+    });
+
     it('accepts exactly 100 live hashes', async () => {
       const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
       const issued: string[] = [];
@@ -123,6 +134,7 @@ describe.each(testDrivers())('PATCH /byok/{id} on %s', (driver) => {
       expect((await patch(created.id, { [field]: null })).body.data[field]).toBeNull();
       await rejected(created.id, { [field]: list(101, 'x-') });
       await rejected(created.id, { [field]: 'anthropic/*' });
+      await rejected(created.id, { [field]: ['a', 'b', 'b'] }, `Invalid request parameters: ${field}[2] repeats ${field}[1]: "b" (each entry may be listed once)`);
     });
   });
 
