@@ -209,8 +209,13 @@ export interface paths {
          * Revoke a gateway API key
          * @description Revokes a live key of the caller's account. From then on it answers 401 on every gateway instance (within
          *     moments on instances sharing PostgreSQL). A key of another account, an unknown or an already revoked key
-         *     answers 404. The account's last live management key cannot be revoked (400): issue another one first.
-         *     Answers 204 with no body. Requires a management key.
+         *     answers 404. Answers 204 with no body. Requires a management key.
+         *
+         *     An account always keeps at least one live management key, so it can never be locked out of its own
+         *     management API: revoking the account's last live management key answers 409 and revokes nothing (issue
+         *     another management key first). A management key may be revoked while another live one remains, the key
+         *     making the call included. Revocations of one account are serialized: of two concurrent revocations of
+         *     its last two management keys, one succeeds and the other answers 409.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -3913,7 +3918,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An invalid hash, or the account's last live management key. */
+            /** @description An invalid hash. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3925,6 +3930,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The key is the account's last live management key; nothing was revoked. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -97,10 +97,13 @@ export class NotFoundError extends GatewayError {
   }
 }
 
-/** 409: a concurrent change won; nothing was written. */
+/**
+ * 409: the change conflicts with the resource's state and nothing was written: a concurrent change won (the
+ * standard message), or the change would break a rule about the state (its own message says which).
+ */
 export class ConflictError extends GatewayError {
-  constructor(options: { cause?: unknown } = {}) {
-    super(409, STANDARD_MESSAGES[409], options);
+  constructor(message: string = STANDARD_MESSAGES[409], options: { cause?: unknown } = {}) {
+    super(409, message, options);
   }
 }
 

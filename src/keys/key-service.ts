@@ -4,7 +4,7 @@
  * feed, so key caches of every instance drop what they knew about the key (its limits included).
  */
 import { and, count, desc, eq, inArray, isNull, ne, sql } from '#src/store/drizzle.ts';
-import { BadRequestError, NotFoundError } from '#src/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
 import type { Database } from '#src/store/database.ts';
 import { accounts, apiKeys, workspaces, type ApiKeyRow } from '#src/store/schema.ts';
 import { generateRawApiKey, hashApiKey, type ApiKeyKind } from '#src/keys/api-key.ts';
@@ -136,10 +136,14 @@ export async function updateApiKey(database: Database, accountId: string, hash: 
   return updated as ApiKey;
 }
 
+/** What a client is told when it would revoke its account's last live management key. */
+export const LAST_MANAGEMENT_KEY_MESSAGE = 'Cannot revoke the last active management key of this account; issue another management key first';
+
 /**
- * Revokes a live key of the account: NotFoundError for an unknown, revoked or foreign key; BadRequestError for
- * the account's last live management key (nobody could manage the account any more). Revocations of one
- * account are serialized on its row, so two racing revocations cannot remove the last two management keys.
+ * Revokes a live key of the account: NotFoundError for an unknown, revoked or foreign key; ConflictError for
+ * the account's last live management key (nobody could manage the account any more). The check and the
+ * update run in one transaction holding the account's row, so revocations of one account are serialized:
+ * two racing revocations of its last two management keys cannot both see the other key still live.
  */
 export async function revokeApiKey(database: Database, accountId: string, hash: string): Promise<void> {
   await database.db.transaction(async (transaction) => {
@@ -155,7 +159,7 @@ export async function revokeApiKey(database: Database, accountId: string, hash: 
         .from(apiKeys)
         .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, 'management'), isNull(apiKeys.revokedAt), ne(apiKeys.hash, hash)));
       if ((others?.total ?? 0) === 0) {
-        throw new BadRequestError("cannot revoke the account's last live management key; issue another one first");
+        throw new ConflictError(LAST_MANAGEMENT_KEY_MESSAGE);
       }
     }
     await transaction.update(apiKeys).set({ revokedAt: sql`now()` }).where(eq(apiKeys.hash, hash));

@@ -1,7 +1,7 @@
 /**
  * `POST /keys`, `GET /keys` and `DELETE /keys/{hash}` over HTTP on PGlite and PostgreSQL: a raw key is shown
  * once, only hashes are listed, a revoked key stops working at once, management and inference keys stay in
- * their lanes, and another account's keys are out of reach.
+ * their lanes, and another account's keys are out of reach. The last management key: last-management-key.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,19 +110,6 @@ describe.each(testDrivers())('gateway API keys on %s', (driver) => {
     expect(listed.body.data.map((key) => key.hash)).not.toContain(context.other.api_key_hash);
     expect((await context.call('DELETE', `/keys/${context.other.api_key_hash}`)).status).toBe(404);
     expect((await context.call('GET', '/keys', { key: context.other.management_key })).status).toBe(200);
-  });
-
-  it('refuses to revoke the last live management key', async () => {
-    const own = await context.call<{ data: { hash: string; kind: string }[] }>('GET', '/keys?limit=100');
-    const managementHashes = own.body.data.filter((key) => key.kind === 'management').map((key) => key.hash);
-    const mine = createHash('sha256').update(context.gateway.management_key).digest('hex');
-    for (const hash of managementHashes.filter((candidate) => candidate !== mine)) {
-      expect((await context.call('DELETE', `/keys/${hash}`)).status).toBe(204);
-    }
-    const last = await context.call('DELETE', `/keys/${mine}`);
-    expect(last.status).toBe(400);
-    expect(last.body.error.message).toBe("Invalid request parameters: cannot revoke the account's last live management key; issue another one first");
-    expect((await context.call('GET', '/keys')).status).toBe(200);
   });
 
   it.each([
