@@ -2276,7 +2276,11 @@ export interface components {
         ByokCredential: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The workspace the credential belongs to (`GET /byok?workspace_id=` lists by it). Routing reads every
+             *     credential of the account, whatever its workspace: `allowed_api_key_hashes` restricts which keys use it.
+             */
             workspace_id: string;
             provider: components["schemas"]["ProviderSlug"];
             /** @description Human-readable name. */
@@ -2353,7 +2357,7 @@ export interface components {
         ProviderKey: string;
         /**
          * @description A new credential: `provider` and `key` are required, every other field is optional and defaults to
-         *     `null` (lists and declarations), `false` (flags), `0` (`sort_order`) and the caller's default workspace.
+         *     `null` (lists and declarations), `false` (flags), `0` (`sort_order`) and the workspace of the calling key.
          *     The rules of `ByokCredentialPatch` apply to the combination.
          */
         ByokCredentialCreate: {
@@ -2361,7 +2365,8 @@ export interface components {
             key: components["schemas"]["ProviderKey"];
             /**
              * Format: uuid
-             * @description A workspace of the caller's account; the account's default workspace when omitted.
+             * @description A workspace of the caller's account. When omitted, the workspace of the management key making the
+             *     request (where `POST /keys` also puts the keys it issues), not necessarily the account's default one.
              */
             workspace_id?: string;
             name?: string | null;

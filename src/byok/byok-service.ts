@@ -94,6 +94,8 @@ export function createByokService(deps: ByokServiceDeps): ByokService {
       const declaredRegion = enforce(() =>
         resolveDeclaredRegion({ provider: input.provider, keyRegion: material.region, keyChanged: true, stored: null, requested: input.declared_region }),
       );
+      // Keys are workspace-scoped (POST /keys issues into the caller's workspace), so a credential follows its
+      // creator's workspace rather than the account's default one.
       let workspaceId = caller.workspaceId;
       if (input.workspace_id !== undefined && input.workspace_id !== caller.workspaceId) {
         const [workspace] = await database.db
