@@ -105,11 +105,11 @@ export function parseRegionalHosts(raw: string | undefined): ReadonlyMap<string,
   return hosts;
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, least = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(value) || value < least) throw new Error(`${name} must be ${least === 0 ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -146,7 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     bodyLimitBytes: integer(env, 'SWITCHBOARD_BODY_LIMIT_BYTES', 32 * 1024 * 1024),
     validateResponses: env.SWITCHBOARD_VALIDATE_RESPONSES === 'true',
-    requestTimeoutMs: integer(env, 'SWITCHBOARD_REQUEST_TIMEOUT_MS', 600_000),
+    // Positive: a request without a time budget would outlive the limit holds sized from it (src/limits).
+    requestTimeoutMs: integer(env, 'SWITCHBOARD_REQUEST_TIMEOUT_MS', 600_000, 1),
     upstreamHeadersTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_HEADERS_TIMEOUT_MS', 120_000),
     upstreamBodyTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS', 120_000),
     stickySessionTtlMs: integer(env, 'SWITCHBOARD_STICKY_TTL_MS', 10 * 60_000),

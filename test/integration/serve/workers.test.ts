@@ -60,6 +60,18 @@ it('refuses more than one worker on the embedded database, saying what to do', a
   }
 });
 
+it('refuses a request time budget of 0, which would outlive the limit holds sized from it', async () => {
+  const directory = mkdtempSync(join(tmpdir(), 'switchboard-timeout-'));
+  try {
+    const { code, output } = await serveUntilExit({ SWITCHBOARD_REQUEST_TIMEOUT_MS: '0', DATABASE_URL: '', PORT: '0', SWITCHBOARD_DATA_DIR: join(directory, 'data') });
+    expect(code).toBe(1);
+    expect(output).toContain('SWITCHBOARD_REQUEST_TIMEOUT_MS must be a positive integer, got "0"');
+    expect(output).not.toMatch(/\n\s+at /);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
 const REDIS_URL = process.env.REDIS_URL;
 const DATABASE_URL = process.env.DATABASE_URL;
 
