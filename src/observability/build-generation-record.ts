@@ -11,6 +11,7 @@ import { describeStep } from '#src/messages/tool-loop/loop-metadata.ts';
 import { summedStepUsage, type StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts';
 import { generationIdTime } from '#src/http/generation-id.ts';
+import { computeCost, usageFromAnthropic, type AnthropicUsageFields } from '#src/catalog/pricing.ts';
 
 /** A generation record: exactly the stored row. */
 export type GenerationRecord = GenerationRow;
@@ -60,16 +61,25 @@ function finishedSteps(outcome: Pick<GenerationOutcome, 'steps'>): readonly Step
 /**
  * What the key was charged, which the record shows and the key limits settle: the answer's usage (its cost
  * includes the moderation screening), or, without an answer's cost (a failure, a cancelled stream), the calls
- * that were answered all the same: the finished steps of a tool loop and the screening.
+ * that were answered all the same: the finished steps of a tool loop and the screening. A stream the client
+ * left is charged what it is known to have cost: the usage its upstream reported before (an Anthropic-format
+ * upstream's `message_start`: the input and cache tokens) at the serving endpoint's prices, since the upstream
+ * bills what it read. Leaving just before the last event no longer takes the answer off the key's limit.
  */
-export function chargedUsage(outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps'>, steps = finishedSteps(outcome)): AnswerUsage | null {
+export function chargedUsage(outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'status' | 'served'>, steps = finishedSteps(outcome)): AnswerUsage | null {
   if (hasCost(outcome.usage)) return outcome.usage;
   const screeningCost = outcome.screening?.cost ?? 0;
   if (steps) {
     const summed = summedStepUsage(steps);
     return { ...summed, cost: (summed.cost ?? 0) + screeningCost };
   }
-  return outcome.screening ? { ...outcome.usage, cost: screeningCost } : outcome.usage;
+  const { usage, served } = outcome;
+  if (outcome.status === 'cancelled' && usage && served) {
+    // The usage object is message_start's as sent (its `cache_creation` split included), read as Anthropic's.
+    const reported = { ...usage, input_tokens: usage.input_tokens ?? 0, output_tokens: usage.output_tokens ?? 0 } as AnthropicUsageFields;
+    return { ...usage, cost: computeCost(usageFromAnthropic(reported), served.pricing) + screeningCost };
+  }
+  return outcome.screening ? { ...usage, cost: screeningCost } : usage;
 }
 
 /** Builds the record of one request. */

@@ -126,7 +126,7 @@ describe('generation records', () => {
     expect(record.attempts.map((attempt: Record<string, unknown>) => attempt.status)).toEqual(['overloaded', 'overloaded']);
   });
 
-  it('a stream the client leaves mid-way is a cancelled record, not a success', async () => {
+  it('a stream the client leaves mid-way is a cancelled record charged its input, not a success', async () => {
     // Events 40 ms apart: the client is gone well before the upstream's last one.
     setup.alpha.enqueue(reply.fixture('anthropic-text', { chunkDelayMs: 40 }));
     const aborter = new AbortController();
@@ -142,6 +142,10 @@ describe('generation records', () => {
     const record = await waitForRecordedStatus(response.headers.get('x-generation-id') ?? '');
     expect(record).toMatchObject({ stream: true, status: 'cancelled', http_status: 200, provider: 'alpha' });
     expect(record.error).toMatchObject({ type: 'ClientDisconnected' });
+    // Charged what the upstream reported before the client left (message_start: the input), at its prices.
+    expect(record.usage.input_tokens).toBe(12);
+    expect(record.cost).toBeGreaterThan(0);
+    expect(record.cost).toBeCloseTo(costOf(12, record.usage.output_tokens), 15);
   });
 
   it('a stream that fails after its first byte is an error record with the in-band message', async () => {
