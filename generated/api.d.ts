@@ -2851,7 +2851,9 @@ export interface components {
              * @description USD, as in `usage.cost` of the answer: what the key was charged, the `moderation` plugin's screening
              *     call included (`moderation`). For a request that failed after its screening, or a tool loop that failed
              *     or was cut partway, the cost of the calls that were answered (the screening, the steps that finished),
-             *     each charged to the key.
+             *     each charged to the key. For a stream the client left (`cancelled`), the usage its upstream reported
+             *     before (an Anthropic-format upstream's input and cache tokens of `message_start`) at the endpoint's
+             *     prices, since the upstream bills what it read.
              */
             cost: number;
             /** @description From the request's arrival to the first byte of the answer (the whole JSON answer, or the first event of a stream). */
