@@ -1445,7 +1445,10 @@ export interface components {
          *       `user_id`, and unknown `cache_control` types, lifetimes and properties (the marker is dropped).
          *
          *     Claude Code works unchanged on translated vendors: deferred tools (`defer_loading`) are offered at once,
-         *     and a `tool_reference` its ToolSearch returns inside a tool result says the tool is available.
+         *     and a `tool_reference` its ToolSearch returns inside a tool result says the tool is available. On Amazon
+         *     Bedrock, whose Converse API takes earlier `tool_use` and `tool_result` blocks only with active tools, a
+         *     request without `tools` or with `tool_choice: none` carries them as text (a result's images and PDFs as
+         *     files), so the model still reads every call and result.
          */
         MessageRequestBase: {
             /**

@@ -14,6 +14,7 @@ import { checkTranslatableFields, unsupportedFeature } from '#src/providers/ai-s
 import { planCacheBreakpoints, type CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
 import { convertToAiSdkPrompt } from '#src/providers/ai-sdk/convert-to-ai-sdk-prompt.ts';
 import { convertToAiSdkReasoning } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
+import { convertToolPartsToText } from '#src/providers/ai-sdk/convert-tool-parts-to-text.ts';
 
 /** The request fields the translator reads (a count-tokens request has no `max_tokens`). */
 export type TranslatableRequest = Omit<MessageRequest, 'max_tokens'> & { max_tokens?: number };
@@ -68,10 +69,12 @@ export function convertToAiSdkCallOptions({
   const userId = request.metadata?.user_id;
   if (userId && profile.reasoningStyle === 'openai-effort') vendorOptions.safetyIdentifier = safetyIdentifier(userId);
 
+  // Converse takes tool calls and results only with active tools; without, they go as text rather than be dropped.
+  const withoutActiveTools = profile.family === 'bedrock' && (tools.length === 0 || toolChoice?.type === 'none');
   const format = jsonSchemaFormat(request.output_config?.format, profile);
   const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
   const value: AiSdkCallOptions = {
-    prompt: prompt.value,
+    prompt: withoutActiveTools ? convertToolPartsToText(prompt.value) : prompt.value,
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.top_p !== undefined ? { topP: request.top_p } : {}),

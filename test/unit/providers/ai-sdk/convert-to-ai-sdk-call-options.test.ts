@@ -203,13 +203,15 @@ describe('cache breakpoints inside tool results', () => {
     const marked = (text: string) => ({ type: 'text' as const, text, cache_control: { type: 'ephemeral' as const } });
     const history = { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 't1', name: 'f', input: {} as never }] };
     const result = { type: 'tool_result' as const, tool_use_id: 't1', content: [marked('a'), marked('b')] };
-    const { value } = convert('bedrock', { messages: [{ role: 'user', content: 'go' }, history, { role: 'user', content: [result] }] });
+    // The tool offered: without active tools, Converse takes tool blocks only as text (no cache point inside).
+    const tools = [{ name: 'f', input_schema: { type: 'object' } as never }];
+    const { value } = convert('bedrock', { tools, messages: [{ role: 'user', content: 'go' }, history, { role: 'user', content: [result] }] });
     expect(value.prompt.at(-1)).toEqual({
       role: 'tool',
       content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'f', output: { type: 'text', value: 'a\nb' }, providerOptions: { bedrock: { cachePoint: { type: 'default' } } } }],
     });
     const crowded = { role: 'user' as const, content: [result, marked('c'), marked('d'), marked('e')] };
-    expect(() => convert('bedrock', { messages: [{ role: 'user', content: 'go' }, history, crowded] })).toThrow('at most 4 blocks may carry cache_control, found 5');
+    expect(() => convert('bedrock', { tools, messages: [{ role: 'user', content: 'go' }, history, crowded] })).toThrow('at most 4 blocks may carry cache_control, found 5');
   });
 });
 
@@ -220,6 +222,7 @@ describe('tool-call signatures', () => {
     signature: encodeReasoningSignature({ namespace, metadata: { thoughtSignature: 'g-sig' }, target: 'tool_use' }),
   });
   const turn = (namespace: string): Partial<MessageRequest> => ({
+    tools: [{ name: 'f', input_schema: { type: 'object' } as never }],
     messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: [carrier(namespace), { type: 'tool_use', id: 't1', name: 'f', input: {} as never }] }],
   });
 

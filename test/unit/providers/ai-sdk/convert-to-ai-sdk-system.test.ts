@@ -18,9 +18,10 @@ function promptOf(family: AiSdkFamily, fields: Record<string, unknown>) {
   return convertToAiSdkCallOptions({ request, profile: vendorProfile(family) }).value.prompt;
 }
 
-/** A conversation with a system message in every position a client can put one. */
+/** A conversation with a system message in every position a client can put one (its tool offered, so its tool blocks stay tool blocks on Bedrock). */
 const conversation = {
   system: 'Top.',
+  tools: [{ name: 'read', input_schema: { type: 'object' } }],
   messages: [
     { role: 'system', content: 'Lead.' },
     { role: 'user', content: 'Hi' },
