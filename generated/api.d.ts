@@ -1092,8 +1092,9 @@ export interface components {
         /**
          * @description Picks the model. Candidates are the catalog models matching `allowed_models` minus `excluded_models`,
          *     within the `cost_tier` price band, able to serve what the request needs (tools, images, PDFs, thinking,
-         *     the prompt's length); the prompt's difficulty picks among them. Enabled implicitly by
-         *     `model: switchboard/auto`.
+         *     the prompt's length) and left an endpoint by the request's `provider` preferences, region and the caller's
+         *     BYOK rules (so the chosen model is one the request can be routed to); the prompt's difficulty picks among
+         *     them. Enabled implicitly by `model: switchboard/auto`.
          */
         AutoRouterPlugin: {
             /**

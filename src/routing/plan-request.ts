@@ -15,7 +15,7 @@ import { requestsLongContext } from '#src/routing/long-context.ts';
 import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import type { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 import type { AvailableEndpoint, PlanCredential, StickyPin } from '#src/routing/plan-types.ts';
-import { planAttempts } from '#src/routing/routing-plan.ts';
+import { filterContextOf, modelServable, planAttempts } from '#src/routing/routing-plan.ts';
 import { stickyKey, type NamedSession } from '#src/routing/sticky/pin-key.ts';
 import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
 
@@ -81,19 +81,28 @@ export interface RequestPlanner {
 
 /**
  * The auto-router's choice when the request asks for it (`switchboard/auto` or the plugin): candidates are
- * the models the caller can actually reach, through a shared key or one of its own.
+ * the models the plan could serve for this caller, under the request's provider preferences, region and the
+ * caller's BYOK rules, as the plan's own filters decide.
  */
-function autoRoute(view: CatalogPlanView, request: MessageRequest, credentials: readonly PlanCredential[], pinnedModel: string | undefined): string | undefined {
+function autoRoute(
+  view: CatalogPlanView,
+  request: MessageRequest,
+  credentials: readonly PlanCredential[],
+  pinnedModel: string | undefined,
+  context: PlanContext,
+): string | undefined {
   const settings = autoRouterSettings(request);
   if (!settings) return undefined;
-  const reachable = new Set(view.sharedProviders);
-  for (const credential of credentials) if (!credential.disabled) reachable.add(credential.provider);
+  const filters = filterContextOf({ request, callerKeyHash: context.caller.keyHash, region: context.region, credentials, sharedProviders: view.sharedProviders });
   return chooseModel({
     request,
     settings,
     candidates: view.autoCandidates,
     pinnedModel: settings.pin_model ? (pinnedModel ?? null) : null,
-    isServable: (slug) => view.model(slug)?.endpoints.some((endpoint) => reachable.has(endpoint.provider)) ?? false,
+    isServable: (slug) => {
+      const model = view.model(slug);
+      return model !== undefined && modelServable(model, filters);
+    },
   }).model;
 }
 
@@ -107,7 +116,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       if (original.stop_server_tools_when !== undefined) knownStopConditions(original.stop_server_tools_when);
       const sticky = stickyKey(original, context.session, context.caller.accountId);
       const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.caller.accountId), deps.sessions.lookup(sticky.key)]);
-      const chosen = autoRoute(deps.view, original, credentials, pin?.model);
+      const chosen = autoRoute(deps.view, original, credentials, pin?.model, context);
       const request = placeTopLevelCacheBreakpoint(original);
       // One literal without a spread: V8 defines each property written after a spread with a runtime call
       // (~1,300 instructions each on Node 24, callgrind), and `primaryModel: undefined` reads as absent.

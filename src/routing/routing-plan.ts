@@ -90,6 +90,36 @@ function indexAvailable(attempts: readonly PlannedAttempt[]): AvailableEndpoint[
   return available;
 }
 
+/** What the plan's filters read of its input: the request's preferences and parameters, the caller and its keys. */
+export type FilterInput = Pick<PlanInput, 'request' | 'callerKeyHash' | 'region' | 'credentials' | 'sharedProviders'>;
+
+/** The filter context of a plan: made once per plan, or once per auto-routed request for its candidates. */
+export function filterContextOf(input: FilterInput): FilterContext {
+  const { request } = input;
+  const preferences = normalizePreferences(request);
+  return {
+    preferences,
+    usedParameters: usedParameters(request),
+    fast: request.speed === 'fast',
+    data: { zdr: preferences.zdr, denyDataCollection: preferences.denyDataCollection, region: input.region },
+    credentials: input.credentials,
+    caller: { keyHash: input.callerKeyHash, user: request.user },
+    sharedProviders: input.sharedProviders,
+  };
+}
+
+/**
+ * Whether a plan for the request could use the model: some endpoint passes every filter with a key, and
+ * under `allow_fallbacks: false` with `provider.order` one of those is named in the order. The auto-router
+ * chooses only among such models, so the model it picks is one the plan can serve.
+ */
+export function modelServable(model: PlanModel, context: FilterContext): boolean {
+  const { groups } = filterModel(model, 0, context);
+  const { preferences } = context;
+  if (preferences.allowFallbacks || preferences.order.length === 0) return groups.length > 0;
+  return groups.some((group) => orderIndex(preferences.order, group.endpoint) >= 0);
+}
+
 /**
  * Plans the attempts for a request. Throws `BadRequestError` when `fallbacks` and `models` are combined,
  * `NotFoundError('Model not found: <slug>')` for an unknown model, and `NoEndpointError` (404) naming the
@@ -102,16 +132,8 @@ function indexAvailable(attempts: readonly PlannedAttempt[]): AvailableEndpoint[
 export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): RoutingPlan<E> {
   const { request } = input;
   const models = resolveModels(requestedModels(request, input.primaryModel), input.models);
-  const preferences = normalizePreferences(request);
-  const context: FilterContext = {
-    preferences,
-    usedParameters: usedParameters(request),
-    fast: request.speed === 'fast',
-    data: { zdr: preferences.zdr, denyDataCollection: preferences.denyDataCollection, region: input.region },
-    credentials: input.credentials,
-    caller: { keyHash: input.callerKeyHash, user: request.user },
-    sharedProviders: input.sharedProviders,
-  };
+  const context = filterContextOf(input);
+  const { preferences } = context;
 
   const warnings: string[] = [];
   const reasons = new Map<string, string>();

@@ -120,6 +120,27 @@ describe('switchboard/auto', () => {
     expect(call.body.model).toBe('test/cheap');
   });
 
+  it('chooses among the models the request\'s provider preferences leave, not one its plan then cannot serve', async () => {
+    // The trivial prompt would pick the cheapest model, test/cheap, which only Alpha serves.
+    const onlyAnthropic = await postMessage(gateway, autoBody({}, { provider: { only: ['anthropic'] } }));
+    expect(onlyAnthropic.status, JSON.stringify(onlyAnthropic.body)).toBe(200);
+    expect(String(onlyAnthropic.body.model)).toMatch(/^anthropic\//);
+    expect(onlyUpstreamRequest().upstream).toBe('anthropic');
+
+    resetFakes(anthropic, alpha);
+    const ignoreAlpha = await postMessage(gateway, autoBody({}, { provider: { ignore: ['Alpha Cloud'] } }));
+    expect(ignoreAlpha.status, JSON.stringify(ignoreAlpha.body)).toBe(200);
+    expect(onlyUpstreamRequest().upstream).toBe('anthropic');
+
+    resetFakes(anthropic, alpha);
+    const underCeiling = await postMessage(gateway, autoBody({ allowed_models: ['test/*'] }, { provider: { max_price: { completion: 0.5 } } }));
+    expect(underCeiling.status).toBe(400);
+    expect(errorMessage(underCeiling)).toBe(
+      'Invalid request parameters: auto-router: no candidate model can be served under the request\'s provider preferences',
+    );
+    expect([...anthropic.requests, ...alpha.requests]).toHaveLength(0);
+  });
+
   it('bounds that leave no model answer a 400 naming the bound', async () => {
     const call = await postMessage(gateway, autoBody({ allowed_models: ['nobody/*'] }));
 
