@@ -1328,7 +1328,9 @@ export interface components {
             /** @description Never use these providers. */
             ignore?: string[];
             /**
-             * @description When false, stop after the providers named in `order` (or `only`) instead of trying others.
+             * @description When false, stop after the providers named in `order` (or `only`) instead of trying others. With
+             *     neither, each model is tried on one provider only: the session's pinned provider when it has one,
+             *     else the first one chosen.
              * @default true
              */
             allow_fallbacks?: boolean;

@@ -64,13 +64,26 @@ function orderGroups<E extends PlanEndpoint>(perModel: readonly EndpointGroup<E>
 }
 
 // `allow_fallbacks: false` stops after the preferred providers: those in `order`; with `only` the filter already
-// did it; with neither, the first provider chosen for each model.
+// did it; with neither, the first provider chosen for each model (see keepFirstEndpoints, after the pin).
 function cutFallbacks<E extends PlanEndpoint>(groups: EndpointGroup<E>[], preferences: NormalizedPreferences): EndpointGroup<E>[] {
-  if (preferences.allowFallbacks) return groups;
-  if (preferences.order.length > 0) return groups.filter((group) => orderIndex(preferences.order, group.endpoint) >= 0);
-  if (preferences.only !== null) return groups;
-  const seen = new Set<string>();
-  return groups.filter((group) => (seen.has(group.model) ? false : (seen.add(group.model), true)));
+  if (preferences.allowFallbacks || preferences.order.length === 0) return groups;
+  return groups.filter((group) => orderIndex(preferences.order, group.endpoint) >= 0);
+}
+
+function keepsFirstEndpointOnly(preferences: NormalizedPreferences): boolean {
+  return !preferences.allowFallbacks && preferences.order.length === 0 && preferences.only === null;
+}
+
+// `allow_fallbacks: false` with neither `order` nor `only`: each model keeps the endpoint of its first attempt,
+// with all its keys. Cut after the sticky pin has moved its attempt first, so the session's provider is the
+// one chosen (cut before, the spread's pick would replace the pin on most requests).
+function keepFirstEndpoints<E extends PlanEndpoint>(attempts: PlannedAttempt<E>[]): PlannedAttempt<E>[] {
+  const chosen = new Map<string, E>();
+  return attempts.filter((attempt) => {
+    const endpoint = chosen.get(attempt.model);
+    if (endpoint === undefined) chosen.set(attempt.model, attempt.endpoint);
+    return endpoint === undefined || endpoint === attempt.endpoint;
+  });
 }
 
 function strategyOf(preferences: NormalizedPreferences): string {
@@ -157,7 +170,7 @@ export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): Routi
   }
   if (reasons.size > 0) for (const reason of reasons.values()) warnings.push(`skipped: ${reason}`);
 
-  const attempts: PlannedAttempt<E>[] = [];
+  let attempts: PlannedAttempt<E>[] = [];
   for (const group of kept) {
     for (const credential of group.credentials) attempts.push({ model: group.model, endpoint: group.endpoint, credential, fast: group.fast, availableIndex: -1 });
   }
@@ -170,6 +183,7 @@ export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): Routi
     attempts.unshift(...attempts.splice(pinned, 1));
     strategy = 'sticky';
   }
+  if (keepsFirstEndpointOnly(preferences)) attempts = keepFirstEndpoints(attempts);
   return { attempts, strategy, available: indexAvailable(attempts), warnings };
 }
 

@@ -130,6 +130,23 @@ describe('sticky sessions in one instance (in-process pins)', () => {
     expect(beta.requests).toHaveLength(0);
   });
 
+  it('allow_fallbacks: false keeps a pinned session on its provider, the one provider it then tries', async () => {
+    const session = randomUUID();
+    await pinToBeta(gateway, { session_id: session });
+    beta.enqueue(reply.fixture('anthropic-text'), reply.fixture('anthropic-text'));
+    const strict = { session_id: session, provider: { allow_fallbacks: false } };
+
+    expect(await send(gateway, strict)).toMatchObject({ status: 200, provider: 'Beta Cloud', strategy: 'sticky' });
+    expect(await send(gateway, strict)).toMatchObject({ status: 200, provider: 'Beta Cloud', strategy: 'sticky' });
+    expect(alpha.requests).toHaveLength(0);
+
+    // Still one provider only: the pinned one failing is the answer, the cheaper one is not tried.
+    resetFakes(alpha, beta);
+    beta.enqueue(reply.error(529));
+    expect((await send(gateway, strict)).status).toBe(503);
+    expect(alpha.requests).toHaveLength(0);
+  });
+
   it('an explicit provider.order wins over the pin', async () => {
     const session = randomUUID();
     await pinToBeta(gateway, { session_id: session });

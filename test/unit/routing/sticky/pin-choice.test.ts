@@ -77,3 +77,17 @@ describe('a pin to one of the caller’s keys', () => {
     }
   });
 });
+
+describe('a pin under allow_fallbacks: false (no order, no only)', () => {
+  const strict = (pin: StickyPin | null, credentials: PlanCredential[] = []): string[] =>
+    summarize(planAttempts(planInput({ request: request({ provider: { allow_fallbacks: false } }), credentials, stickyPin: pin, stickyKind: 'session' })).attempts);
+
+  it.each<[string, StickyPin | null, PlanCredential[], string[]]>([
+    ['without a pin, the first provider chosen', null, [], ['anthropic/claude@anthropic']],
+    ['the pinned provider is the one kept', sharedOn('vertex'), [], ['anthropic/claude@vertex']],
+    ['the pinned provider is kept with all its keys, the pinned key first', byokOn('vertex', 'k2'), [credential('k1', 'vertex', { sortOrder: 1 }), credential('k2', 'vertex', { sortOrder: 2 })], ['anthropic/claude@vertex#k2', 'anthropic/claude@vertex#k1', 'anthropic/claude@vertex']],
+    ['a pin the plan cannot use leaves the first provider chosen', sharedOn('nobody'), [], ['anthropic/claude@anthropic']],
+  ])('%s', (_name, pin, credentials, expected) => {
+    expect(strict(pin, credentials)).toEqual(expected);
+  });
+});
