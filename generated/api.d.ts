@@ -1531,7 +1531,9 @@ export interface components {
             route?: "fallback" | "sort" | null;
             /**
              * @description Groups related requests for observability and is the sticky routing key: every request of a session
-             *     goes to the provider (and credential) that served it, to maximise prompt-cache hits. When given both
+             *     goes to the provider (and credential) that served it, to maximise prompt-cache hits. The pin chooses
+             *     the provider of the model that served, never the model: a session once served by a fallback model
+             *     still tries the primary model first, and the fallback model on its pinned provider. When given both
              *     here and in the `x-session-id` header, this value wins. Without either, Claude Code's
              *     `x-claude-code-session-id` header, else a hash of the first system text and first user message, keys the
              *     session. Pins expire after 10 idle minutes (`SWITCHBOARD_STICKY_TTL_MS`), are dropped when their provider

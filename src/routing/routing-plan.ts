@@ -5,7 +5,7 @@
 import { BadRequestError, NoEndpointError, NotFoundError } from '#src/errors.ts';
 import type { MessageRequest } from '#src/api-types.ts';
 import type { AvailableEndpoint, PlanEndpoint, PlanInput, PlanModel, PlannedAttempt, RoutingPlan } from '#src/routing/plan-types.ts';
-import { pinnedAttemptIndex } from '#src/routing/sticky/pin-choice.ts';
+import { modelStart, pinnedAttemptIndex } from '#src/routing/sticky/pin-choice.ts';
 import { filterModel, type FilterContext } from '#src/routing/endpoint-filters.ts';
 import { leadsWithByok, priceWeightedOrder, sortGroups, splitByOrder, type EndpointGroup } from '#src/routing/endpoint-sort.ts';
 import { normalizePreferences, orderIndex, type NormalizedPreferences } from '#src/routing/provider-preferences.ts';
@@ -180,7 +180,9 @@ export function planAttempts<E extends PlanEndpoint>(input: PlanInput<E>): Routi
   const pin = preferences.order.length > 0 ? null : input.stickyPin;
   const pinned = pin ? pinnedAttemptIndex(attempts, pin, input.stickyKind ?? 'session') : -1;
   if (pinned >= 0) {
-    attempts.unshift(...attempts.splice(pinned, 1));
+    // The pin chooses the provider of its model, never the model: a session a fallback model served once
+    // (the primary failed or refused) asks the primary first again, as `fallbacks` promises.
+    attempts.splice(modelStart(attempts, pinned), 0, ...attempts.splice(pinned, 1));
     strategy = 'sticky';
   }
   if (keepsFirstEndpointOnly(preferences)) attempts = keepFirstEndpoints(attempts);

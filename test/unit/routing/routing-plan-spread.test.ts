@@ -82,7 +82,6 @@ describe('sticky pin', () => {
     ['no pin', null, {}, 'anthropic/claude@bedrock#k', 'price-weighted'],
     ['a shared pin moves to the front', { provider: 'vertex', credentialId: null }, {}, 'anthropic/claude@vertex', 'sticky'],
     ['a BYOK pin moves to the front', { provider: 'bedrock', credentialId: 'k' }, { provider: { sort: 'price' } }, 'anthropic/claude@bedrock#k', 'sticky'],
-    ['a pin with a model matches that model', { provider: 'azure', credentialId: null, model: 'openai/gpt' }, {}, 'openai/gpt@azure', 'sticky'],
     ['a pin whose credential is gone keeps the provider on its next key', { provider: 'bedrock', credentialId: 'old' }, {}, 'anthropic/claude@bedrock#k', 'sticky'],
     ['a pin whose provider is filtered out is ignored', { provider: 'vertex', credentialId: null }, { provider: { ignore: ['vertex'] } }, 'anthropic/claude@bedrock#k', 'price-weighted'],
     ['a pin whose model differs is ignored', { provider: 'vertex', credentialId: null, model: 'anthropic/other' }, {}, 'anthropic/claude@bedrock#k', 'price-weighted'],
@@ -102,6 +101,31 @@ describe('sticky pin', () => {
       'anthropic/claude@anthropic',
       'openai/gpt@openai',
       'openai/gpt@azure',
+    ]);
+  });
+
+  it('a pin to a fallback model moves its attempt first among that model\'s, after the primary model', () => {
+    const result = run({ provider: 'azure', credentialId: null, model: 'openai/gpt' });
+    expect(result.attempts).toEqual([
+      'anthropic/claude@bedrock#k',
+      'anthropic/claude@bedrock',
+      'anthropic/claude@anthropic',
+      'anthropic/claude@vertex',
+      'openai/gpt@azure',
+      'openai/gpt@openai',
+    ]);
+    expect(result.strategy).toBe('sticky');
+  });
+
+  it('with partition none, a pinned attempt moves only ahead of its own model\'s', () => {
+    const result = run({ provider: 'azure', credentialId: null, model: 'openai/gpt' }, { provider: { sort: { by: 'price', partition: 'none' } } });
+    expect(result.attempts).toEqual([
+      'openai/gpt@azure',
+      'openai/gpt@openai',
+      'anthropic/claude@anthropic',
+      'anthropic/claude@bedrock#k',
+      'anthropic/claude@bedrock',
+      'anthropic/claude@vertex',
     ]);
   });
 });
