@@ -35,6 +35,21 @@ export function errorTypeOf(error: unknown): string {
   return 'InternalError';
 }
 
+/**
+ * A stream's usage so far with an event's added. Anthropic's `message_delta` may give null for a count it does
+ * not restate (input, cache reads and writes): the earlier count stands, as the gateway's cost
+ * (gateway-additions.ts) and the Anthropic SDK's accumulated message read it. A plain spread let the null
+ * replace the count, and the record lost tokens the client was told of and the cost was priced from.
+ */
+function addUsage(total: AnswerUsage, update: AnswerUsage | undefined): AnswerUsage {
+  const merged: AnswerUsage = { ...total, ...update };
+  merged.input_tokens ??= total.input_tokens;
+  merged.cache_creation_input_tokens ??= total.cache_creation_input_tokens;
+  merged.cache_read_input_tokens ??= total.cache_read_input_tokens;
+  merged.output_tokens_details ??= total.output_tokens_details;
+  return merged;
+}
+
 /** What the answer (or its absence) adds to the request's part of an outcome. */
 type AnswerPart = Pick<GenerationOutcome, 'usage' | 'stopReason' | 'completion' | 'status' | 'httpStatus' | 'error' | 'timeToFirstByteMs' | 'totalMs'>;
 
@@ -146,10 +161,10 @@ export class GenerationObserver {
         firstByteAt ??= performance.now();
         const name = sseEventName(event);
         if (name === 'message_start') {
-          usage = { ...usage, ...eventPayload<MessageStartEvent>(event).message.usage };
+          usage = addUsage(usage, eventPayload<MessageStartEvent>(event).message.usage);
         } else if (name === 'message_delta') {
           const payload = eventPayload<MessageDeltaEvent>(event);
-          usage = { ...usage, ...(payload.usage as AnswerUsage) };
+          usage = addUsage(usage, payload.usage as AnswerUsage);
           stopReason = payload.delta.stop_reason ?? stopReason;
         } else if (collector && name.startsWith('content_block_')) {
           collector.add(name, eventPayload(event));
