@@ -3091,7 +3091,8 @@ export interface components {
          * @description The body of a webhook delivery: one generation. The request carries
          *     `X-Switchboard-Signature: t=<unix seconds>,v1=<hex>`, where `v1` is HMAC-SHA256 under the destination's
          *     signing secret of `<t>.<raw body>`. Reject a delivery whose signature does not match or whose `t` is more
-         *     than five minutes old. A delivery that does not get a 2xx is retried (three more times, with backoff).
+         *     than five minutes old. A delivery that does not get a 2xx is retried (three more times, with backoff)
+         *     while the destination stays as it was: deleting, disabling or changing it stops the retries.
          */
         GenerationWebhookEvent: {
             /** @constant */

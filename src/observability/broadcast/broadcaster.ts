@@ -21,7 +21,7 @@ function lazyOtlpSender(destination: ActiveDestination, settings: BroadcastSetti
   const load = () => (sender ??= import('#src/observability/broadcast/otlp-sender.ts').then((module) => module.createOtlpSender(destination, settings)));
   return {
     batchSize: OTLP_BATCH_SIZE,
-    send: async (items) => (await load()).send(items),
+    send: async (items, stop) => (await load()).send(items, stop),
     close: async () => {
       if (sender) await (await sender).close();
     },

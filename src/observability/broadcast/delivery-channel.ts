@@ -1,7 +1,8 @@
 /**
  * One destination's delivery queue: bounded, drained by one worker in batches of the sender's size. A full
  * queue drops new items (counted); a failed delivery drops its batch (counted, and logged at most every ten
- * seconds per destination). Nothing here is ever awaited by a request.
+ * seconds per destination). Closing (the destination deleted, disabled or changed, or shutdown) stops the
+ * sender's retries and counts every item once. Nothing here is ever awaited by a request.
  */
 import type { Logger } from '#src/logger.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
@@ -21,6 +22,8 @@ export class DeliveryChannel {
   private queue: TracedItem[] = [];
   private worker: Promise<void> | undefined;
   private closed = false;
+  // Aborted on close: the sender starts no attempt after it, so a removed destination gets nothing more.
+  private readonly stop = new AbortController();
   private lastFailureLog = 0;
 
   constructor(options: { destination: ActiveDestination; sender: Sender; limit: number; hooks: BroadcastHooks; logger: Logger }) {
@@ -49,13 +52,18 @@ export class DeliveryChannel {
     });
   }
 
-  /** Stops taking items, gives the batch in flight up to `graceMs` to finish, then closes the sender. */
+  /**
+   * Stops taking items and retrying, gives the attempt in flight up to `graceMs` to finish, then counts what
+   * is left as dropped and closes the sender.
+   */
   async close(graceMs = 2_000): Promise<void> {
     this.closed = true;
+    this.stop.abort();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.worker, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     if (this.queue.length > 0) this.hooks.dropped(this.destination.kind, 'failed', this.queue.length);
+    // A new array: a batch still in flight sees that its items were counted here (run).
     this.queue = [];
     await this.sender.close();
   }
@@ -64,19 +72,27 @@ export class DeliveryChannel {
     // A batching sender waits a moment for company: one export per generation would cost an HTTP request each.
     if (this.sender.batchSize > 1 && this.queue.length < this.sender.batchSize) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
     while (this.queue.length > 0 && !this.closed) {
-      const batch = this.queue.slice(0, this.sender.batchSize);
+      const { queue } = this;
+      const batch = queue.slice(0, this.sender.batchSize);
+      let failure: unknown;
       try {
-        await this.sender.send(batch);
-        this.hooks.sent(this.destination.kind, batch.length);
+        await this.sender.send(batch, this.stop.signal);
       } catch (error) {
+        failure = error ?? new Error('failed');
+      }
+      // close() stopped waiting for this batch and counted it with the rest of the queue.
+      if (this.queue !== queue) return;
+      if (failure === undefined) {
+        this.hooks.sent(this.destination.kind, batch.length);
+      } else {
         this.hooks.dropped(this.destination.kind, 'failed', batch.length);
         const now = Date.now();
-        if (now - this.lastFailureLog >= 10_000) {
+        if (!this.closed && now - this.lastFailureLog >= 10_000) {
           this.lastFailureLog = now;
-          this.logger.warn('broadcast delivery failed; generations dropped', { destination_id: this.destination.id, kind: this.destination.kind, items: batch.length, reason: (error as Error).message });
+          this.logger.warn('broadcast delivery failed; generations dropped', { destination_id: this.destination.id, kind: this.destination.kind, items: batch.length, reason: (failure as Error).message });
         }
       }
-      this.queue.splice(0, batch.length);
+      queue.splice(0, batch.length);
     }
   }
 }

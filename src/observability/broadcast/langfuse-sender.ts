@@ -18,10 +18,10 @@ export function createLangfuseSender(destination: ActiveDestination, settings: B
   const authorization = () => `Basic ${Buffer.from(`${destination.publicKey}:${secret.reveal()}`).toString('base64')}`;
   return {
     batchSize: 50,
-    async send(items) {
+    async send(items, stop) {
       const batch = items.flatMap((item) => convertToLangfuseEvents(item, { includeContent: destination.includeContent }));
       const body = JSON.stringify({ batch, metadata: { sdk_name: 'switchboard', sdk_integration: 'switchboard-gateway' } });
-      const result = await deliverWithRetries(() => postJson(url, body, { authorization: authorization() }, settings.timeoutMs, settings.network.dispatcher()), settings);
+      const result = await deliverWithRetries(() => postJson(url, body, { authorization: authorization() }, settings.timeoutMs, settings.network.dispatcher()), settings, stop);
       if (!result.ok) throw new DeliveryFailedError(`langfuse delivery failed after ${result.attempts} attempts (${result.last})`);
       if (result.last === '207') logger.debug('langfuse accepted the batch with per-event results', { destination_id: destination.id, events: batch.length });
     },

@@ -25,8 +25,13 @@ const COMPONENT_TYPE = 'otlp_http_span_exporter';
 // The exporters' default number of exports in flight at once.
 const CONCURRENCY_LIMIT = 30;
 
-/** A trace exporter for one destination, configured only by the destination and the gateway's settings. */
-async function createExporter(destination: ActiveDestination, headers: Record<string, string>, timeoutMillis: number, agentOptions: AgentOptions): Promise<SpanExporter> {
+/**
+ * A trace exporter for one destination, configured only by the destination and the gateway's settings. Once
+ * `stopped` says so, no request starts: the delegate's transport retries on its own (within the export's time
+ * limit) and reads the headers before every attempt, so refusing them there ends the retries of a destination
+ * that was deleted, disabled or changed.
+ */
+async function createExporter(destination: ActiveDestination, headers: Record<string, string>, timeoutMillis: number, agentOptions: AgentOptions, stopped: () => boolean): Promise<SpanExporter> {
   const [{ OTLPExporterBase }, { createOtlpHttpExportDelegate, httpAgentFactoryFromOptions }, transformer] = await Promise.all([
     import('@opentelemetry/otlp-exporter-base'),
     import('@opentelemetry/otlp-exporter-base/node-http'),
@@ -38,7 +43,10 @@ async function createExporter(destination: ActiveDestination, headers: Record<st
   const delegate = createOtlpHttpExportDelegate(
     {
       url: destination.endpoint,
-      headers: async () => ({ ...requestHeaders }),
+      headers: async () => {
+        if (stopped()) throw new DeliveryFailedError('OTLP export stopped: the destination was removed or changed');
+        return { ...requestHeaders };
+      },
       timeoutMillis,
       concurrencyLimit: CONCURRENCY_LIMIT,
       compression: 'none',
@@ -56,17 +64,20 @@ async function createExporter(destination: ActiveDestination, headers: Record<st
 /** Creates the sender of an OTLP destination. */
 export function createOtlpSender(destination: ActiveDestination, settings: BroadcastSettings): Sender {
   let ready: Promise<{ exporter: SpanExporter; environment: SpanEnvironment }> | undefined;
+  // The channel's one stop signal, from its first batch.
+  let stop: AbortSignal | undefined;
   const setup = async () => {
     const headers = Object.fromEntries(Object.entries(destination.secrets.headers).map(([name, value]) => [name, value.reveal()]));
     // The agent resolves names through the guarded lookup: a name whose address is not allowed never connects.
-    const [exporter, { resourceFromAttributes }] = await Promise.all([createExporter(destination, headers, settings.timeoutMs, settings.network.agentOptions()), import('@opentelemetry/resources')]);
+    const [exporter, { resourceFromAttributes }] = await Promise.all([createExporter(destination, headers, settings.timeoutMs, settings.network.agentOptions(), () => stop?.aborted === true), import('@opentelemetry/resources')]);
     const scope: InstrumentationScope = { name: 'switchboard-gateway', version: settings.version };
     const resource = resourceFromAttributes({ 'service.name': 'switchboard', 'service.version': settings.version });
     return { exporter, environment: { resource, scope, includeContent: destination.includeContent } };
   };
   return {
     batchSize: OTLP_BATCH_SIZE,
-    async send(items) {
+    async send(items, signal) {
+      stop = signal;
       try {
         checkLiteralEndpoint(destination.endpoint, settings.network.allowlist);
       } catch (error) {

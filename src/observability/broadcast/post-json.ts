@@ -3,6 +3,7 @@
  * connection pool (never to a refused address, and never competing with upstream calls), with a time limit per attempt and retries with exponential
  * backoff and jitter on anything but a 2xx.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 
 /**
@@ -31,14 +32,19 @@ export interface DeliveryResult {
   last: string;
 }
 
-/** Runs `attempt` (which builds and posts a fresh request) until it gets a 2xx or the retries are spent. */
-export async function deliverWithRetries(attempt: () => Promise<number>, options: { retries: number; retryBaseMs: number }): Promise<DeliveryResult> {
+/**
+ * Runs `attempt` (which builds and posts a fresh request) until it gets a 2xx, the retries are spent or `stop`
+ * aborts: a destination that was deleted, disabled or changed while its delivery waited to be retried gets
+ * no further request (an attempt already sent finishes).
+ */
+export async function deliverWithRetries(attempt: () => Promise<number>, options: { retries: number; retryBaseMs: number }, stop: AbortSignal): Promise<DeliveryResult> {
   let last = '';
   for (let index = 0; index <= options.retries; index += 1) {
     if (index > 0) {
       const delay = options.retryBaseMs * 2 ** (index - 1);
-      await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * (delay / 2)));
+      await sleep(delay / 2 + Math.random() * (delay / 2), undefined, { signal: stop }).catch(() => undefined);
     }
+    if (stop.aborted) return { ok: false, attempts: index, last: last === '' ? 'stopped' : `${last}, then stopped` };
     try {
       const status = await attempt();
       if (status >= 200 && status < 300) return { ok: true, attempts: index + 1, last: String(status) };

@@ -5,8 +5,11 @@ import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts
 export interface Sender {
   /** The most items one `send` takes. */
   readonly batchSize: number;
-  /** Delivers the items (retries included); throws with a safe message when they could not be delivered. */
-  send(items: readonly TracedItem[]): Promise<void>;
+  /**
+   * Delivers the items (retries included); throws with a safe message when they could not be delivered.
+   * `stop` aborts when the destination is deleted, disabled, changed or shut down: no attempt starts after it.
+   */
+  send(items: readonly TracedItem[], stop: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -14,12 +14,13 @@ export function createWebhookSender(destination: ActiveDestination, settings: Br
   if (!secret) throw new Error(`webhook destination ${destination.id} has no signing secret`);
   return {
     batchSize: 1,
-    async send(items) {
+    async send(items, stop) {
       for (const item of items) {
         const body = JSON.stringify(convertToWebhookEvent(item, { includeContent: destination.includeContent, now: new Date() }));
         const result = await deliverWithRetries(
           () => postJson(destination.endpoint, body, { [SIGNATURE_HEADER]: signWebhookBody(secret.reveal(), body, Math.floor(Date.now() / 1000)) }, settings.timeoutMs, settings.network.dispatcher()),
           settings,
+          stop,
         );
         if (!result.ok) throw new DeliveryFailedError(`webhook delivery failed after ${result.attempts} attempts (${result.last})`);
       }
