@@ -1,7 +1,7 @@
 /**
  * Where a generation sits in its caller's trace. `trace_id` and `parent_span_id` from the request's `trace`
- * object, or a W3C `traceparent` header, join the caller's trace; without either the generation starts its
- * own. Ids that are not W3C hex are hashed into one (so requests sharing a `trace_id` share a trace). The
+ * object, or a W3C `traceparent` header, join the caller's trace (a header of the trace `trace_id` names gives
+ * the parent when `parent_span_id` does not); without either the generation starts its own. Ids that are not W3C hex are hashed into one (so requests sharing a `trace_id` share a trace). The
  * gateway's own ids are cut from the generation id's 18 random bytes (no hashing per span), so every
  * destination and every retry of a delivery names a generation's spans the same way. The bytes are decoded
  * once per generation, when it is offered, and travel in its trace context to the span builders.
@@ -123,6 +123,9 @@ export function resolveTraceContext(record: Pick<GenerationRecord, 'id' | 'trace
   if (bodyTraceId) {
     const lower = bodyTraceId.toLowerCase();
     traceId = validTraceId(lower) ? lower : hex(bodyTraceId, 32);
+    // A header of this very trace names the caller's current span in it (an instrumented client sends one
+    // with every request): the generation hangs under it, unless `parent_span_id` says otherwise below.
+    if (header?.traceId === traceId) parentSpanId = header.spanId;
   } else if (header && validTraceId(header.traceId)) {
     traceId = header.traceId;
     parentSpanId = header.spanId;

@@ -163,6 +163,16 @@ describe('OTLP/HTTP trace export', () => {
     }
   });
 
+  it('hangs under the traceparent header\'s span when `trace.trace_id` names the same trace', async () => {
+    setup.alpha.enqueue(reply.fixture('anthropic-text'));
+    // An instrumented client sends the header with every request; the caller also names the trace in the body.
+    const traceparent = `00-${CALLER_TRACE}-b7ad6b7169203331-01`;
+    const call = await postMessage(setup.gateway, messageBody('test/primary', { ...ALPHA_FIRST, trace: { trace_id: CALLER_TRACE.toUpperCase() } }), { traceparent });
+    const id = call.headers.get('x-generation-id') ?? '';
+    const { generation } = treeOf(await spansOf('/proto/v1/traces', id), id);
+    expect(generation).toMatchObject({ traceId: CALLER_TRACE, parentSpanId: 'b7ad6b7169203331' });
+  });
+
   it('starts its own trace with a trace_name root when the request joins none; a failure is an error span', async () => {
     setup.alpha.enqueue(reply.error(500));
     setup.beta.enqueue(reply.error(500));
