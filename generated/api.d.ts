@@ -1780,9 +1780,14 @@ export interface components {
                 ephemeral_1h_input_tokens?: number;
             } | null;
             inference_geo?: string | null;
+            /**
+             * @description Anthropic's breakdown of `output_tokens`. An Anthropic-format upstream's is passed on as it sent it; a
+             *     translated vendor's reasoning count (OpenAI's reasoning tokens, Gemini's thoughts) is given here as
+             *     `thinking_tokens`, the name the Anthropic SDKs read.
+             */
             output_tokens_details?: {
                 /** @description Output tokens spent on reasoning (included in `output_tokens`). */
-                reasoning_tokens?: number;
+                thinking_tokens?: number;
             } | null;
             /**
              * @description Server tool calls made for this message. Anthropic's own tools report `web_search_requests` and
@@ -2108,9 +2113,14 @@ export interface components {
             type: "content_block_stop";
             index: number;
         };
+        /**
+         * @description Anthropic's breakdown of `output_tokens`. An Anthropic-format upstream's is passed on as it sent it; a
+         *     translated vendor's reasoning count (OpenAI's reasoning tokens, Gemini's thoughts) is given here as
+         *     `thinking_tokens`, the name the Anthropic SDKs read.
+         */
         output_tokens_details: {
             /** @description Output tokens spent on reasoning (included in `output_tokens`). */
-            reasoning_tokens?: number;
+            thinking_tokens?: number;
         } | null;
         /**
          * @description Server tool calls made for this message. Anthropic's own tools report `web_search_requests` and
@@ -2785,7 +2795,8 @@ export interface components {
         GenerationId: string;
         /**
          * @description Tokens of the attempt that answered, in Anthropic's convention: `input_tokens` excludes cache reads and
-         *     writes; `reasoning_tokens` is the part of `output_tokens` spent thinking, when the vendor reports it. For a
+         *     writes; `reasoning_tokens` is the part of `output_tokens` spent thinking, when the vendor reports it (the
+         *     answer's `usage.output_tokens_details.thinking_tokens`). For a
          *     server-side tool loop, the sum over its steps (as the answer's `usage`), also when the loop failed partway:
          *     then the steps that finished, which the key was charged for. The `moderation` plugin's screening call has
          *     its own tokens, in `moderation`.

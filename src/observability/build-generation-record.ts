@@ -110,7 +110,7 @@ export function buildGenerationRecord(outcome: GenerationOutcome, policy: Conten
     outputTokens: count(usage?.output_tokens),
     cacheReadTokens: count(usage?.cache_read_input_tokens),
     cacheWriteTokens: count(usage?.cache_creation_input_tokens),
-    reasoningTokens: count(usage?.output_tokens_details?.reasoning_tokens),
+    reasoningTokens: count(usage?.output_tokens_details?.thinking_tokens),
     cost: hasCost(usage) ? usage.cost : 0,
     timeToFirstByteMs: outcome.timeToFirstByteMs === null ? null : Math.round(outcome.timeToFirstByteMs),
     totalMs: Math.round(outcome.totalMs),

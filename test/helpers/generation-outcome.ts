@@ -27,7 +27,7 @@ export const generationOutcome = (overrides: Partial<GenerationOutcome> = {}): G
   attempts: [{ attempt: servedAttempt, index: 0, status: 'success', httpStatus: 200, durationMs: 12 }],
   served: servedAttempt,
   steps: null,
-  usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3, cache_creation_input_tokens: 2, cost: 0.0125, output_tokens_details: { reasoning_tokens: 4 } },
+  usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3, cache_creation_input_tokens: 2, cost: 0.0125, output_tokens_details: { thinking_tokens: 4 } },
   stopReason: 'end_turn',
   completion: [{ type: 'text', text: 'Hello' }],
   status: 'success',

@@ -109,7 +109,7 @@ function sumCacheCreation(steps: readonly StepRecord[]): Usage['cache_creation']
 }
 
 function stepTokens(steps: readonly StepRecord[]): Omit<Usage, 'server_tool_use' | 'cost'> {
-  const reasoning = steps.map((step) => step.usage.output_tokens_details?.reasoning_tokens);
+  const reasoning = steps.map((step) => step.usage.output_tokens_details?.thinking_tokens);
   const cacheCreation = sumCacheCreation(steps);
   return {
     input_tokens: steps.reduce((sum, step) => sum + step.usage.input_tokens, 0),
@@ -117,7 +117,7 @@ function stepTokens(steps: readonly StepRecord[]): Omit<Usage, 'server_tool_use'
     cache_creation_input_tokens: sumNullable(steps.map((step) => step.usage.cache_creation_input_tokens)),
     cache_read_input_tokens: sumNullable(steps.map((step) => step.usage.cache_read_input_tokens)),
     ...(cacheCreation ? { cache_creation: cacheCreation } : {}),
-    ...(reasoning.some((value) => typeof value === 'number') ? { output_tokens_details: { reasoning_tokens: sumNullable(reasoning) ?? 0 } } : {}),
+    ...(reasoning.some((value) => typeof value === 'number') ? { output_tokens_details: { thinking_tokens: sumNullable(reasoning) ?? 0 } } : {}),
   };
 }
 

@@ -49,7 +49,7 @@ function stepTokens(step: StepRecord): TokenCounts {
     output: usage.output_tokens,
     cacheRead: usage.cache_read_input_tokens ?? 0,
     cacheWrite: usage.cache_creation_input_tokens ?? 0,
-    reasoning: usage.output_tokens_details?.reasoning_tokens ?? 0,
+    reasoning: usage.output_tokens_details?.thinking_tokens ?? 0,
   };
 }
 

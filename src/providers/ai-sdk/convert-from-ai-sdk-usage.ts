@@ -38,6 +38,6 @@ export function convertFromAiSdkUsage(usage: LanguageModelV4Usage): Usage {
     cache_read_input_tokens: cacheRead,
     service_tier: 'standard',
   };
-  if (usage.outputTokens.reasoning !== undefined) converted.output_tokens_details = { reasoning_tokens: usage.outputTokens.reasoning };
+  if (usage.outputTokens.reasoning !== undefined) converted.output_tokens_details = { thinking_tokens: usage.outputTokens.reasoning };
   return converted;
 }

@@ -92,6 +92,15 @@ describe('generation records', () => {
     expect(record.time_to_first_byte_ms).toBeLessThanOrEqual(record.total_ms);
   });
 
+  it("reasoning tokens as Anthropic reports them (usage.output_tokens_details.thinking_tokens), passed on and recorded", async () => {
+    setup.alpha.enqueue(reply.fixture('anthropic-claude-opus-5-reasoning-high.1'));
+    const call = await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST));
+    expect(call.status).toBe(200);
+    expect((call.body.usage as { output_tokens_details?: unknown }).output_tokens_details).toEqual({ thinking_tokens: 139 });
+    const record = await generationOf(setup.gateway, call.headers.get('x-generation-id') ?? '');
+    expect(record.usage).toMatchObject({ input_tokens: 51, output_tokens: 1699, reasoning_tokens: 139 });
+  });
+
   it('a failover: both attempts, the failed one with its class, the answer from the second provider', async () => {
     setup.alpha.enqueue(reply.error(529));
     setup.beta.enqueue(reply.fixture('anthropic-text'));

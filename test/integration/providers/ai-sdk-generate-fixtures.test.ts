@@ -47,7 +47,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
       content: [{ type: 'text', text: chatText('openai-chat', 'openai-text')?.content ?? '' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
-      usage: usage(16, 363, { output_tokens_details: { reasoning_tokens: 0 } }),
+      usage: usage(16, 363, { output_tokens_details: { thinking_tokens: 0 } }),
     },
   },
   {
@@ -58,7 +58,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
       content: [{ type: 'text', text: chatText('openai-chat', 'openai-text')?.content ?? '' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
-      usage: usage(16, 363, { output_tokens_details: { reasoning_tokens: 0 } }),
+      usage: usage(16, 363, { output_tokens_details: { thinking_tokens: 0 } }),
     },
   },
   {
@@ -73,7 +73,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
       ],
       stop_reason: 'tool_use',
       stop_sequence: null,
-      usage: usage(19, 92, { cache_read_input_tokens: 320, output_tokens_details: { reasoning_tokens: 48 } }),
+      usage: usage(19, 92, { cache_read_input_tokens: 320, output_tokens_details: { thinking_tokens: 48 } }),
     },
   },
   {
@@ -84,7 +84,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
       content: [{ type: 'text', text: readFixture<GeminiBody>('google', 'google-text').candidates[0]?.content.parts[0]?.text ?? '' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
-      usage: usage(9, 272, { output_tokens_details: { reasoning_tokens: 244 } }),
+      usage: usage(9, 272, { output_tokens_details: { thinking_tokens: 244 } }),
     },
   },
   {
@@ -102,7 +102,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
       ],
       stop_reason: 'tool_use',
       stop_sequence: null,
-      usage: usage(29, 908, { output_tokens_details: { reasoning_tokens: 893 } }),
+      usage: usage(29, 908, { output_tokens_details: { thinking_tokens: 893 } }),
     },
   },
   {
@@ -149,7 +149,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
       ],
       stop_reason: 'end_turn',
       stop_sequence: null,
-      usage: usage(865, 163, { output_tokens_details: { reasoning_tokens: 128 } }),
+      usage: usage(865, 163, { output_tokens_details: { thinking_tokens: 128 } }),
     },
   },
 ];

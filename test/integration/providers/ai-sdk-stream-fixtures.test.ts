@@ -42,7 +42,7 @@ const cases: StreamCase[] = [
     outline: ['message_start', 'start 0 text', 'delta 0 text_delta x300', 'stop 0', 'message_delta', 'message_stop'],
     content: [{ type: 'text', text: '**Holiday Name:** Harmony Day' }],
     stopReason: 'end_turn',
-    usage: { input_tokens: 16, output_tokens: 300, cache_read_input_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, ...standard },
+    usage: { input_tokens: 16, output_tokens: 300, cache_read_input_tokens: 0, output_tokens_details: { thinking_tokens: 0 }, ...standard },
   },
   {
     family: 'azure',
@@ -51,7 +51,7 @@ const cases: StreamCase[] = [
     outline: ['message_start', 'start 0 text', 'delta 0 text_delta x4', 'stop 0', 'message_delta', 'message_stop'],
     content: [{ type: 'text', text: 'Capital of Denmark.' }],
     stopReason: 'end_turn',
-    usage: { input_tokens: 15, output_tokens: 78, cache_read_input_tokens: 0, output_tokens_details: { reasoning_tokens: 64 }, ...standard },
+    usage: { input_tokens: 15, output_tokens: 78, cache_read_input_tokens: 0, output_tokens_details: { thinking_tokens: 64 }, ...standard },
   },
   {
     family: 'openai-compatible',
@@ -61,7 +61,7 @@ const cases: StreamCase[] = [
     outline: ['message_start', 'start 0 tool_use', 'delta 0 input_json_delta', 'stop 0', 'message_delta', 'message_stop'],
     content: [{ type: 'tool_use', id: 'tk85n1k4m', name: 'weather', input: {} }],
     stopReason: 'tool_use',
-    usage: { input_tokens: 210, output_tokens: 15, cache_read_input_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, ...standard },
+    usage: { input_tokens: 210, output_tokens: 15, cache_read_input_tokens: 0, output_tokens_details: { thinking_tokens: 0 }, ...standard },
   },
   {
     family: 'openai-compatible',
@@ -74,7 +74,7 @@ const cases: StreamCase[] = [
       { type: 'text', text: 'The word "strawberry" contains three "r"s.' },
     ],
     stopReason: 'end_turn',
-    usage: { input_tokens: 18, output_tokens: 219, cache_read_input_tokens: 0, output_tokens_details: { reasoning_tokens: 205 }, ...standard },
+    usage: { input_tokens: 18, output_tokens: 219, cache_read_input_tokens: 0, output_tokens_details: { thinking_tokens: 205 }, ...standard },
   },
   {
     family: 'openai-compatible',
@@ -87,7 +87,7 @@ const cases: StreamCase[] = [
       { type: 'tool_use', id: 'call_00_ioIn7yN9p1ZOMNpDLwd4MgAF', name: 'weather', input: { location: 'San Francisco' } },
     ],
     stopReason: 'tool_use',
-    usage: { input_tokens: 19, output_tokens: 83, cache_read_input_tokens: 320, output_tokens_details: { reasoning_tokens: 39 }, ...standard },
+    usage: { input_tokens: 19, output_tokens: 83, cache_read_input_tokens: 320, output_tokens_details: { thinking_tokens: 39 }, ...standard },
   },
   {
     family: 'openai-compatible',
@@ -97,7 +97,7 @@ const cases: StreamCase[] = [
     outline: ['message_start', 'start 0 tool_use', 'delta 0 input_json_delta', 'stop 0', 'message_delta', 'message_stop'],
     content: [{ type: 'tool_use', id: 'chatcmpl-tool-9f149c74c42f265b', name: 'webSearchTool', input: { query: 'current Berlin weather' } }],
     stopReason: 'tool_use',
-    usage: { input_tokens: 43, output_tokens: 14, cache_read_input_tokens: 128, output_tokens_details: { reasoning_tokens: 0 }, ...standard },
+    usage: { input_tokens: 43, output_tokens: 14, cache_read_input_tokens: 128, output_tokens_details: { thinking_tokens: 0 }, ...standard },
   },
   {
     family: 'google',
@@ -110,7 +110,7 @@ const cases: StreamCase[] = [
       { type: 'tool_use', id: expect.any(String), name: 'weather', input: { location: 'San Francisco' } },
     ],
     stopReason: 'tool_use',
-    usage: { input_tokens: 29, output_tokens: 60, cache_read_input_tokens: 0, output_tokens_details: { reasoning_tokens: 45 }, ...standard },
+    usage: { input_tokens: 29, output_tokens: 60, cache_read_input_tokens: 0, output_tokens_details: { thinking_tokens: 45 }, ...standard },
   },
   {
     family: 'google',
@@ -140,7 +140,7 @@ const cases: StreamCase[] = [
       { type: 'tool_use', id: expect.any(String), name: 'read_screen', input: { id: 'C' } },
     ],
     stopReason: 'tool_use',
-    usage: { input_tokens: 249, output_tokens: 241, cache_read_input_tokens: 0, output_tokens_details: { reasoning_tokens: 183 }, ...standard },
+    usage: { input_tokens: 249, output_tokens: 241, cache_read_input_tokens: 0, output_tokens_details: { thinking_tokens: 183 }, ...standard },
   },
   {
     family: 'bedrock',
@@ -185,7 +185,7 @@ const cases: StreamCase[] = [
       { type: 'text', text: 'Here are a few **AI' },
     ],
     stopReason: 'end_turn',
-    usage: { input_tokens: 4040, output_tokens: 463, cache_read_input_tokens: 3072, output_tokens_details: { reasoning_tokens: 64 }, ...standard },
+    usage: { input_tokens: 4040, output_tokens: 463, cache_read_input_tokens: 3072, output_tokens_details: { thinking_tokens: 64 }, ...standard },
   },
 ];
 

@@ -21,7 +21,7 @@ describe.each([false, true])('a Gemini tool loop with thinking (stream: %s)', (s
 
     expect(answer.message.content.map((block) => block.type)).toEqual(['text', 'server_tool_use', 'datetime_tool_result', 'text']);
     // Output is what Gemini bills as output: the answer's tokens and its thoughts, 6 + 20 and 7 + 11.
-    expect(answer.usage).toMatchObject({ input_tokens: 130, output_tokens: 44, output_tokens_details: { reasoning_tokens: 31 } });
+    expect(answer.usage).toMatchObject({ input_tokens: 130, output_tokens: 44, output_tokens_details: { thinking_tokens: 31 } });
     expectCost(answer.usage.cost, priceOf(130, 44, PRICES.gemini));
   });
 });

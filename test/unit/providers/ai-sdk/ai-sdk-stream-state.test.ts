@@ -24,7 +24,7 @@ function run(parts: LanguageModelV4StreamPart[], family: AiSdkFamily = 'openai-c
   return events.map(wireEvent).map((event) => ({ event: event.event, data: JSON.parse(event.data) as Record<string, unknown> }));
 }
 
-const finalUsage = { input_tokens: 20, output_tokens: 40, cache_creation_input_tokens: 10, cache_read_input_tokens: 90, service_tier: 'standard', output_tokens_details: { reasoning_tokens: 10 } };
+const finalUsage = { input_tokens: 20, output_tokens: 40, cache_creation_input_tokens: 10, cache_read_input_tokens: 90, service_tier: 'standard', output_tokens_details: { thinking_tokens: 10 } };
 
 describe('AiSdkStreamState', () => {
   it('emits the exact Anthropic sequence for text followed by a streamed tool call', () => {

@@ -32,7 +32,7 @@ describe('convertFromAiSdkUsage', () => {
     [
       'cached tokens taken out of input_tokens',
       { inputTokens: { total: 1000, noCache: 200, cacheRead: 700, cacheWrite: 100 }, outputTokens: { total: 50, text: 40, reasoning: 10 } },
-      { input_tokens: 200, output_tokens: 50, cache_creation_input_tokens: 100, cache_read_input_tokens: 700, service_tier: 'standard', output_tokens_details: { reasoning_tokens: 10 } },
+      { input_tokens: 200, output_tokens: 50, cache_creation_input_tokens: 100, cache_read_input_tokens: 700, service_tier: 'standard', output_tokens_details: { thinking_tokens: 10 } },
     ],
     [
       'no noCache given: total minus reads and writes',
@@ -52,7 +52,7 @@ describe('convertFromAiSdkUsage', () => {
   const xaiRaw = { prompt_tokens: 12, completion_tokens: 1, total_tokens: 241, completion_tokens_details: { reasoning_tokens: 228 } };
   it('bills reasoning a vendor counts outside completion_tokens (xAI) as output', () => {
     const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 1, text: 0, reasoning: 228 }, raw: xaiRaw };
-    expect(convertFromAiSdkUsage(usage)).toMatchObject({ output_tokens: 229, output_tokens_details: { reasoning_tokens: 228 } });
+    expect(convertFromAiSdkUsage(usage)).toMatchObject({ output_tokens: 229, output_tokens_details: { thinking_tokens: 228 } });
   });
 
   it('keeps completion_tokens when it already includes reasoning (OpenAI)', () => {
