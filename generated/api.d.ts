@@ -1407,6 +1407,11 @@ export interface components {
          */
         Trace: {
             trace_id?: string;
+            /**
+             * @description Names the trace: on an OTLP destination a root span above the generation when the request starts its
+             *     own trace (no `trace_id`, `parent_span_id` or `traceparent`; in a caller's trace each request would add
+             *     one more root), in Langfuse the trace.
+             */
             trace_name?: string;
             span_name?: string;
             generation_name?: string;

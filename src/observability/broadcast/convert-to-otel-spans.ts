@@ -197,7 +197,9 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
     spans.push(toSpan(trace.traceId, { name, spanId, parentSpanId: parent, kind: SpanKind.INTERNAL, window: timeline.generation, attributes: {}, failed }, environment));
     parent = spanId;
   };
-  if (trace.traceName && !parent) wrap('trace', trace.traceName);
+  // Only a trace of the generation's own gets a root: in a caller's trace (a `trace_id` without a parent) each
+  // request sharing it would add one more root of the same name.
+  if (trace.traceName && !parent && trace.traceId === trace.own.traceId) wrap('trace', trace.traceName);
   if (trace.spanName) wrap('span', trace.spanName);
   const generationSpanId = ownSpanId(trace.own, SPAN_ROLE.generation);
   spans.push(

@@ -173,6 +173,22 @@ describe('OTLP/HTTP trace export', () => {
     expect(generation).toMatchObject({ traceId: CALLER_TRACE, parentSpanId: 'b7ad6b7169203331' });
   });
 
+  it("adds no trace_name root to the caller's trace, which requests sharing a trace_id would each add again", async () => {
+    const ids: string[] = [];
+    for (let request = 0; request < 2; request += 1) {
+      setup.alpha.enqueue(reply.fixture('anthropic-text'));
+      const call = await postMessage(setup.gateway, messageBody('test/primary', { ...ALPHA_FIRST, trace: { trace_id: CALLER_TRACE, trace_name: 'support-bot' } }));
+      ids.push(call.headers.get('x-generation-id') ?? '');
+    }
+    for (const id of ids) {
+      const spans = await spansOf('/proto/v1/traces', id);
+      const { generation, parent } = treeOf(spans, id);
+      expect(generation).toMatchObject({ traceId: CALLER_TRACE, parentSpanId: '' });
+      expect(parent).toBeUndefined();
+      expect(spans.filter((span) => span.name === 'support-bot')).toEqual([]);
+    }
+  });
+
   it('starts its own trace with a trace_name root when the request joins none; a failure is an error span', async () => {
     setup.alpha.enqueue(reply.error(500));
     setup.beta.enqueue(reply.error(500));
