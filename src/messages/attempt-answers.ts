@@ -7,10 +7,10 @@
 import { UpstreamError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import type { AdapterStream, SseEvent } from '#src/providers/provider-adapter.ts';
-import { readyEventsOf, type ReadyEventIterator } from '#src/providers/event-stages.ts';
+import { readyEventsOf, type EventStage, type ReadyEventIterator } from '#src/providers/event-stages.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
-import type { AttemptsRun } from '#src/messages/run-attempts.ts';
+import type { AttemptRecord, AttemptsRun } from '#src/messages/run-attempts.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 
 /** A stream whose first event has arrived, so the attempt counts as answered. */
@@ -97,6 +97,46 @@ export function settle<T>(
   context.trail = { strategy: plan.strategy, records, served: run.ok ? run.attempt : context.trail.served };
   if (!run.ok) throw run.error;
   return run;
+}
+
+/**
+ * `settle` for a stream, whose served attempt is known healthy only when its stream ends: an upstream that
+ * sends its first events and then fails (an `overloaded_error` event mid-stream) must count against its
+ * endpoint's circuit and its session's pin, and a success heard at the first event would clear the failures
+ * counted before. Routing hears the other attempts now, the served one from `streamOutcomeStage` at the end.
+ */
+export function settleStream<T>(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, run: AttemptsRun<T>): Extract<AttemptsRun<T>, { ok: true }> {
+  if (!run.ok) return settle(planner, plan, context, run);
+  const others = run.records.filter((record) => record.index !== run.index && !record.cancelled);
+  if (others.length > 0) planner.recordOutcomes(plan, others, null);
+  const records = context.trail.records.length === 0 ? run.records : [...context.trail.records, ...run.records];
+  context.trail = { strategy: plan.strategy, records, served: run.attempt };
+  return run;
+}
+
+function passEvent(event: SseEvent): SseEvent {
+  return event;
+}
+
+/**
+ * The stage that tells routing how a stream settled by `settleStream` ended: an upstream failure after the
+ * first event is the served attempt's outcome (and its status in the generation's attempts); a complete
+ * stream, or one the client left, is its success as before.
+ */
+export function streamOutcomeStage(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord): EventStage {
+  return {
+    event: passEvent,
+    end(how) {
+      if (how.kind === 'failed' && how.error instanceof UpstreamError) {
+        const failed: AttemptRecord = { ...served, status: how.error.kind };
+        const { trail } = context;
+        context.trail = { ...trail, records: trail.records.map((record) => (record === served ? failed : record)) };
+        planner.recordOutcomes(plan, [failed], null);
+        return;
+      }
+      planner.recordOutcomes(plan, [served], { index: served.index });
+    },
+  };
 }
 
 /** What an adapter dropped or changed to fit the vendor (a cache marker, an unsupported field) goes to the log. */

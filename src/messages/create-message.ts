@@ -8,7 +8,8 @@ import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ApiFamily, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
 import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
-import { logWarnings, settle, startStream, streamEvents } from '#src/messages/attempt-answers.ts';
+import { logWarnings, settle, settleStream, startStream, streamEvents, streamOutcomeStage } from '#src/messages/attempt-answers.ts';
+import { staged } from '#src/providers/event-stages.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
@@ -128,7 +129,9 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
-  const { result, attempt, records } = settle(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal }));
+  const { result, attempt, records, index } = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal }));
   logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-  return { kind: 'stream', events: applyPluginsToStream(amendStream(streamEvents(result), additionsFor(plan, attempt, records, context)), state, attempt) };
+  const served = records.findLast((record) => record.index === index) as AttemptRecord;
+  const events = staged(streamEvents(result), streamOutcomeStage(deps.planner, plan, context, served));
+  return { kind: 'stream', events: applyPluginsToStream(amendStream(events, additionsFor(plan, attempt, records, context)), state, attempt) };
 }

@@ -164,6 +164,8 @@ describe('generation records', () => {
     const record = await generationOf(setup.gateway, call.headers.get('x-generation-id') ?? '');
     expect(record).toMatchObject({ stream: true, status: 'error', http_status: 200, provider: 'alpha' });
     expect(record.error.type).toMatch(/^UpstreamError:/);
+    // The attempt that served the first events failed after them: its status says how, as routing heard it.
+    expect(record.attempts).toEqual([expect.objectContaining({ provider: 'Alpha Cloud', status: 'overloaded', http_status: 200 })]);
   });
 
   it('stores the prompt and completion once the workspace opts in, for its retention period', async () => {

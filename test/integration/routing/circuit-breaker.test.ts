@@ -5,12 +5,14 @@
  * ends Alpha takes its place again. With Redis the opened circuit reaches the second instance too.
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { endpointKey } from '#src/routing/circuit-breaker/circuit-rules.ts';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
 import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
-import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
+import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, streamMessage, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
 
 const COOLDOWN_MS = 1_500;
 const SHARED_COOLDOWN_MS = 20_000;
@@ -92,15 +94,38 @@ describe('circuit breaker on one gateway', () => {
     const metrics = await (await fetch(`${gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${gateway.management_key}` } })).text();
     expect(metrics).toMatch(/switchboard_circuit_opened_total\{provider="alpha"\} 1\b/);
   });
+
+  it('counts a stream that fails after its first events against its endpoint: three open the circuit', async () => {
+    const openedAfter = Date.now();
+    for (let index = 0; index < 3; index += 1) {
+      // Claude Code always streams: an endpoint overloaded mid-stream must trip its circuit like one failing at once.
+      alpha.enqueue(reply.fixture('anthropic-text', { streamError: { afterEvents: 3, status: 529 } }));
+      const call = await streamMessage(gateway, messageBody('test/breaker', { session_id: randomUUID() }));
+      expect(call.status).toBe(200);
+      expect(call.events.map((event) => event.event)).toContain('message_start');
+      expect(call.events.at(-1)?.event).toBe('error');
+    }
+    await expectCircuitOpen(gateway, openedAfter);
+  });
 });
 
 describe.skipIf(redisUrl === undefined)('circuit breaker shared through Redis', () => {
   let pair: GatewayPair;
+  // The opened circuit is also stored in Redis for its cool-down; a run of this file within it would start open.
+  const forgetCircuit = async () => {
+    const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1 });
+    await redis.del(`switchboard:circuit:${endpointKey('test/breaker', 'alpha')}`);
+    await redis.quit();
+  };
   beforeAll(async () => {
+    await forgetCircuit();
     // A cool-down the test cannot outlive on a loaded machine: the circuit must still be open when the second instance is asked.
     pair = await startGatewayPair({ catalogYaml: catalog(), env: { ...BREAKER_ENV, SWITCHBOARD_CIRCUIT_COOLDOWN_MS: String(SHARED_COOLDOWN_MS), REDIS_URL: redisUrl as string } });
   });
-  afterAll(() => pair?.close());
+  afterAll(async () => {
+    await pair?.close();
+    await forgetCircuit();
+  });
 
   it('opens the circuit on the instance that never saw the failures too', async () => {
     const openedAfter = Date.now();
