@@ -949,9 +949,10 @@ export interface components {
          *     `web`) run once, before the loop: the input is screened once (a flagged input runs no step and no tool),
          *     the web results are added once and every step's prompt carries them. `file-parser`'s per-endpoint choice
          *     and `context-compression` apply to each step's request on each attempt, since the conversation grows with
-         *     every step and a fallback may have another context length: the loop's own tool turns are the most recent
-         *     turns and are kept whole. `response-healing` heals the final text, the text blocks after the last
-         *     `server_tool_use` or result block, never what the model said before calling a tool.
+         *     every step and a fallback may have another context length: the client's latest prompt and the loop's
+         *     last tool turn are kept, and each tool call stays with its result. `response-healing` heals the final
+         *     text, the text blocks after the last `server_tool_use` or result block, never what the model said before
+         *     calling a tool.
          *
          *     **Key limits in the loop.** Each model call of the loop is admitted against the gateway key's limits as a
          *     request of its own: it counts one request against `requests_per_minute`, reserves its worst case against
@@ -1157,9 +1158,11 @@ export interface components {
          *     gateway's one token estimate (characters / 4 for text, fixed amounts for images and PDF pages). It must
          *     leave room for the answer: `max_tokens`, but never more than half the context length. When it does not
          *     fit, whole messages are removed from the middle of the conversation outwards until it does. Always kept:
-         *     the system prompt (and leading system messages), the first user turn, and the most recent turn; a
-         *     `tool_use` and its `tool_result` are removed together or not at all. When nothing more can be removed and
-         *     the prompt still exceeds the context length, the endpoint is skipped (as below).
+         *     the system prompt (and leading system messages), the first user turn, the most recent turn, and the
+         *     latest user prompt (the last user message with content other than `tool_result` blocks), so that the
+         *     question tool turns or an assistant prefill follow stays while older tool turns go; a `tool_use` and its
+         *     `tool_result` are removed together or not at all. When nothing more can be removed and the prompt still
+         *     exceeds the context length, the endpoint is skipped (as below).
          *
          *     **Without the plugin**, a prompt whose estimate exceeds an endpoint's known context length is never sent
          *     to it: the attempt is skipped (`gateway_metadata.attempts[].status` `unsupported`) and the next attempt

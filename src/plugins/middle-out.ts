@@ -1,13 +1,14 @@
 /**
  * "Middle-out" compression of a conversation: whole messages are removed from the middle outwards until the
  * prompt's estimate fits a budget. The head (everything up to and including the first user turn, so the
- * leading system messages too) and the most recent turn are always kept, and a `tool_use` is never separated
- * from its `tool_result`: messages linked by a tool call form one unit, removed together or not at all.
+ * leading system messages too), the most recent turn and the latest user prompt are always kept, and a
+ * `tool_use` is never separated from its `tool_result`: messages linked by a tool call form one unit, removed
+ * together or not at all.
  * Pure: the token estimate is the gateway's one estimator.
  */
 import type { MessageParam, MessageRequest } from '#src/api-types.ts';
 import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
-import { contentBlocks } from '#src/request/message-content.ts';
+import { contentBlocks, stringContent } from '#src/request/message-content.ts';
 
 /** A run of messages that must stay or go together: `[start, end]`, both inclusive. */
 export interface MessageUnit {
@@ -64,6 +65,22 @@ function headEnd(messages: readonly MessageParam[], units: readonly MessageUnit[
   return units.findIndex((unit) => unit.start <= firstUser && firstUser <= unit.end);
 }
 
+function isPrompt(message: MessageParam): boolean {
+  if (message.role !== 'user') return false;
+  if (stringContent(message) !== undefined) return true;
+  return contentBlocks(message).some((block) => block.type !== 'tool_result');
+}
+
+/**
+ * The index of the unit holding the latest user prompt (the last user message that is more than tool
+ * results); -1 when there is none. An agent's tool turns or an assistant prefill come after it, so the last
+ * unit alone would not hold the question they serve.
+ */
+function promptUnit(messages: readonly MessageParam[], units: readonly MessageUnit[]): number {
+  const prompt = messages.findLastIndex(isPrompt);
+  return prompt < 0 ? -1 : units.findIndex((unit) => unit.start <= prompt && prompt <= unit.end);
+}
+
 /** Units to remove in order: the middle one of the removable range first, then outwards, older side first. */
 export function middleOutOrder(first: number, last: number): number[] {
   if (last < first) return [];
@@ -87,8 +104,10 @@ export function compressMiddleOut(request: Pick<MessageRequest, 'system' | 'mess
   let total = fixed + perMessage.reduce((sum, tokens) => sum + tokens, 0);
   const units = messageUnits(messages);
   const removedUnits = new Set<number>();
+  const prompt = promptUnit(messages, units);
   for (const unit of middleOutOrder(headEnd(messages, units) + 1, units.length - 2)) {
     if (total <= budget) break;
+    if (unit === prompt) continue;
     const { start, end } = units[unit] as MessageUnit;
     for (let index = start; index <= end; index += 1) total -= perMessage[index] as number;
     removedUnits.add(unit);

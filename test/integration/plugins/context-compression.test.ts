@@ -124,6 +124,35 @@ describe('context-compression', () => {
     expect(pluginReports(call)).toEqual([{ id: 'context-compression', messages_removed: 0, context_length: 200_000, estimated_input_tokens: WHOLE }]);
   });
 
+  it('keeps the latest user prompt when tool turns follow it, removing older tool turns instead', async () => {
+    small.enqueue(reply.fixture('anthropic-text'));
+    // An agent's conversation (Claude Code's shape): the user's latest prompt, then the tool calls made for it.
+    // The last tool pair is the most recent turn; the prompt it serves must stay, or the model loses its task.
+    const agent = [
+      CONVERSATION[0],
+      CONVERSATION[1],
+      { role: 'user', content: pad('u2 latest prompt') },
+      CONVERSATION[3],
+      CONVERSATION[4],
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_02', name: 'lookup', input: { q: '.'.repeat(376) } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_02', content: pad('u6 result') }] },
+    ];
+    const call = await postMessage(gateway, body({ messages: agent, plugins: [{ id: 'context-compression' }] }), WITH_METADATA);
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(labels(small.lastRequest())).toEqual(['u0', 'u2', 'tool_use:toolu_02', 'tool_result:toolu_02']);
+    expect(pluginReports(call)).toMatchObject([{ id: 'context-compression', messages_removed: 3 }]);
+  });
+
+  it('keeps the question an assistant prefill continues', async () => {
+    small.enqueue(reply.fixture('anthropic-text'));
+    const prefilled = [...CONVERSATION, { role: 'assistant', content: pad('a9 prefill') }];
+    const call = await postMessage(gateway, body({ messages: prefilled, max_tokens: 300, plugins: [{ id: 'context-compression' }] }), WITH_METADATA);
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(labels(small.lastRequest())).toEqual(['u0', 'u8', 'a9']);
+  });
+
   it('answers 400 when even the head and the last turn exceed the context', async () => {
     const huge = [{ role: 'user', content: pad('u0').repeat(4) }, { role: 'assistant', content: pad('a1') }, { role: 'user', content: pad('u2').repeat(3) }];
     const call = await postMessage(gateway, body({ messages: huge, plugins: [{ id: 'context-compression' }] }));

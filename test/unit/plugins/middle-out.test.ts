@@ -64,6 +64,18 @@ describe('compressMiddleOut', () => {
     expect(kept.estimatedTokens).toBeGreaterThan(10);
   });
 
+  it('keeps the latest user prompt that tool turns follow, removing the older tool turns around it', () => {
+    const agent = [text('user', 'u0'), text('assistant', 'a1'), text('user', 'u2'), use('t1'), result('t1'), use('t2'), result('t2')];
+    const kept = compressMiddleOut({ messages: agent }, 10);
+    expect(labels(kept.messages)).toEqual(['u0', 'u2', 'tool_use', 'tool_result']);
+    expect((kept.messages[2]?.content as { id: string }[])[0]?.id).toBe('t2');
+  });
+
+  it('keeps the question an assistant prefill continues', () => {
+    const prefilled = [...conversation, text('assistant', 'a7')];
+    expect(labels(compressMiddleOut({ messages: prefilled }, 10).messages)).toEqual(['u0', 'u6', 'a7']);
+  });
+
   it('keeps leading system messages with the head', () => {
     const withSystem: MessageParam[] = [{ role: 'system', content: 'Be brief.' }, ...conversation];
     expect(labels(compressMiddleOut({ messages: withSystem }, 10).messages)).toEqual(['Be', 'u0', 'u6']);
