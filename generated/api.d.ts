@@ -1543,8 +1543,8 @@ export interface components {
              *     the provider of the model that served, never the model: a session once served by a fallback model
              *     still tries the primary model first, and the fallback model on its pinned provider. When given both
              *     here and in the `x-session-id` header, this value wins. Without either, Claude Code's
-             *     `x-claude-code-session-id` header, else a hash of the first system text and first user message, keys the
-             *     session. Pins expire after 10 idle minutes (`SWITCHBOARD_STICKY_TTL_MS`), are dropped when their provider
+             *     `x-claude-code-session-id` header, else a hash of the first system text and first user message as the
+             *     client sent them (before plugins add search results or pages to that turn), keys the session. Pins expire after 10 idle minutes (`SWITCHBOARD_STICKY_TTL_MS`), are dropped when their provider
              *     fails, and yield to an explicit `provider.order`. It cannot hold the NUL character (U+0000).
              */
             session_id?: string;

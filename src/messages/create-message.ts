@@ -104,6 +104,10 @@ async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, conte
 /** Creates one message through the gateway's routing; a request naming a gateway tool runs the tool loop. */
 export async function createMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
   const prepared = await preparePlugins(deps, request, context);
+  // Plugins may change the first user turn (PDFs read, search results or pages added), which keys a session
+  // named by no id: the key is the client's, so every request of the conversation finds the same pin.
+  const { enabled } = prepared.state;
+  if (prepared.request !== request || enabled.web || enabled['web-fetch']) context.stickyRequest = request;
   // The one check a request without gateway tools pays: nothing else of the loop runs for it.
   const loop = request.tools !== undefined && hasGatewayTools(request.tools) ? checkToolLoop(request, deps.serverTools.config) : null;
   // A plain request is admitted before any upstream call, the moderation screening's included, so a key its

@@ -2,6 +2,7 @@
  * What a `/messages` request says besides its body, read once at the route (src/http/messages-context.ts)
  * into plain data: nothing under messages/ or routing/ reads a request header.
  */
+import type { MessageRequest } from '#src/api-types.ts';
 import type { DataRegion } from '#src/data-region.ts';
 import type { NamedSession } from '#src/routing/sticky/pin-key.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
@@ -53,6 +54,8 @@ export interface MessagesRequestContext {
    * follows, so the answer's cost and the record (of a failed request too) include it; null without one.
    */
   screening?: ScreeningCharge | null;
+  /** The client's request when plugins change what is planned, so the sticky key is the client's (PlanContext). */
+  stickyRequest?: MessageRequest;
 }
 
 /** The routing of one request so far: the plan's strategy, every attempt's record, the attempt that answered. */

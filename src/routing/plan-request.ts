@@ -40,6 +40,12 @@ export interface PlanContext {
   caller: { accountId: string; keyHash: string };
   region: DataRegion;
   session: NamedSession | null;
+  /**
+   * The request as the client sent it, when the plugins changed what is planned (search results added to the
+   * first user turn): a session named by no id is keyed by how the client's conversation starts, so every
+   * request of it finds the same pin. Absent: the planned request is the client's.
+   */
+  stickyRequest?: MessageRequest;
   /** The Anthropic headers forwarded upstream; their `anthropic-beta` may open the long context window. */
   forwardHeaders?: Readonly<Record<string, string>>;
 }
@@ -114,7 +120,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       // A request error every endpoint would answer alike is refused here, before any provider is called.
       assertCacheBreakpointLimit(original);
       if (original.stop_server_tools_when !== undefined) knownStopConditions(original.stop_server_tools_when);
-      const sticky = stickyKey(original, context.session, context.caller.accountId);
+      const sticky = stickyKey(context.stickyRequest ?? original, context.session, context.caller.accountId);
       const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.caller.accountId), deps.sessions.lookup(sticky.key)]);
       const chosen = autoRoute(deps.view, original, credentials, pin?.model, context);
       const request = placeTopLevelCacheBreakpoint(original);
