@@ -3231,7 +3231,8 @@ export interface components {
         /**
          * @description The key's own rate limit was reached (its `requests_per_minute`, `tokens_per_minute` or
          *     `max_concurrent_streams`, or its credit limit's rest is held by requests in progress; the message names
-         *     which, and `retry-after` says when to retry), or every attempt was rate limited upstream.
+         *     which, and `retry-after` says when to retry), or every attempt was rate limited upstream (with
+         *     `retry-after` when every upstream sent one: the soonest).
          */
         MessagesTooManyRequests: {
             headers: {
@@ -3271,12 +3272,14 @@ export interface components {
          *     message names the step and what was running: the model on its provider, or the gateway tools), the instance is
          *     shutting down (retry on another instance), the key could not be checked because the database is
          *     unreachable and the key is not in the instance's cache, or the `moderation` plugin could not screen the
-         *     input and the gateway is configured to fail closed.
+         *     input and the gateway is configured to fail closed. When every attempt was rate limited or overloaded
+         *     upstream and every upstream said when to retry, `retry-after` carries the soonest of those times.
          */
         MessagesServiceUnavailable: {
             headers: {
                 "X-Generation-Id": components["headers"]["GenerationId"];
                 "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -3522,9 +3525,11 @@ export interface components {
          */
         RequestId: string;
         /**
-         * @description Whole seconds to wait before retrying (RFC 9110), on a 429 for one of the key's own limits: when the
+         * @description Whole seconds to wait before retrying (RFC 9110). On a 429 for one of the key's own limits: when the
          *     oldest request or tokens counted leave the 60-second window, or one second (concurrent streams, a credit
-         *     limit held by requests in progress). The Anthropic SDKs wait this long before their automatic retry.
+         *     limit held by requests in progress). On a 429 or 503 because every attempt was rate limited or overloaded
+         *     upstream: present only when every upstream said when to retry (its own `retry-after`, in seconds or as an
+         *     HTTP date), and then the soonest of them. The Anthropic SDKs wait this long before their automatic retry.
          * @example 12
          */
         RetryAfter: string;

@@ -126,9 +126,12 @@ export class UpstreamError extends GatewayError {
     message?: string;
     rawBody?: string;
     cause?: unknown;
+    /** Whole seconds the upstream asked to wait (its `retry-after`), for a rate limit or an overload. */
+    retryAfterSeconds?: number;
   }) {
     const status = statusForUpstreamKind(options.kind);
-    super(status, options.message ?? defaultUpstreamMessage(options.provider, options.kind), { cause: options.cause });
+    const headers = options.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(options.retryAfterSeconds) };
+    super(status, options.message ?? defaultUpstreamMessage(options.provider, options.kind), { cause: options.cause, ...(headers ? { headers } : {}) });
     this.provider = options.provider;
     this.upstreamStatus = options.upstreamStatus;
     this.kind = options.kind;
@@ -225,13 +228,27 @@ export interface TriedAttempt {
 
 /**
  * Every attempt failed. The status follows what the failures have in common (see `statusForFailures`); the
- * message says what was tried and how each ended, never an upstream body.
+ * message says what was tried and how each ended, never an upstream body. A "try later" answer (429, 503)
+ * carries `retry-after` when every failure named its wait: the soonest, when one of the attempts may answer.
  */
 export class AllAttemptsFailedError extends GatewayError {
   constructor(tried: readonly TriedAttempt[], failures: readonly GatewayError[]) {
     const parts = tried.map((attempt) => `${attempt.model} on ${attempt.provider}: ${attempt.status.replaceAll('_', ' ')}${attempt.httpStatus ? ` (${attempt.httpStatus})` : ''}`);
-    super(statusForFailures(failures.map((failure) => failure.status)), `Every attempt failed: ${parts.join('; ')}`);
+    const status = statusForFailures(failures.map((failure) => failure.status));
+    const retryAfter = status === 429 || status === 503 ? soonestRetryAfter(failures) : undefined;
+    super(status, `Every attempt failed: ${parts.join('; ')}`, retryAfter ? { headers: { 'retry-after': retryAfter } } : {});
   }
+}
+
+// Without a wait from every failure there is no bound to give: the client's own backoff applies.
+function soonestRetryAfter(failures: readonly GatewayError[]): string | undefined {
+  let soonest: number | undefined;
+  for (const failure of failures) {
+    const seconds = Number(failure.headers?.['retry-after'] ?? Number.NaN);
+    if (!Number.isFinite(seconds)) return undefined;
+    soonest = soonest === undefined ? seconds : Math.min(soonest, seconds);
+  }
+  return soonest === undefined ? undefined : String(soonest);
 }
 
 /** 402: the calling key's credit limit is used up for its period; the message says how much and until when. */

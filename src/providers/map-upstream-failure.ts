@@ -15,22 +15,48 @@ function withoutKey(text: string, key: string | undefined): string {
   return key ? text.replaceAll(key, '[REDACTED]') : text;
 }
 
+// A wait only means something where the same request may succeed later.
+const WAITING_KINDS = new Set(['rate_limited', 'overloaded']);
+
+/**
+ * Whole seconds an upstream's `retry-after` asks for: delay-seconds, or an HTTP date (RFC 9110 §10.2.3);
+ * undefined for anything else. Read only on the error path.
+ */
+export function retryAfterSeconds(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (!text) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text));
+  // Only a date names its day and zone in letters; Date.parse would read "-4" as a year.
+  const date = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
 /**
  * An `UpstreamError` for a non-2xx answer. For a request the vendor rejected as invalid, the vendor's own
  * one-line message (redacted, bounded) is kept: clients such as Claude Code act on texts like
  * "prompt is too long". The body itself is kept for logs only. `key`, the provider key the call was made
  * with, is removed from both.
  */
-export function upstreamErrorFromResponse(options: { provider: string; status: number; body: string; vendorMessage?: string; key?: string | undefined }): UpstreamError {
+export function upstreamErrorFromResponse(options: {
+  provider: string;
+  status: number;
+  body: string;
+  vendorMessage?: string;
+  key?: string | undefined;
+  /** The answer's `retry-after` header, as received. */
+  retryAfter?: string | string[] | undefined;
+}): UpstreamError {
   const vendorMessage = options.vendorMessage === undefined ? undefined : withoutKey(options.vendorMessage, options.key);
   const kind = OUT_OF_CREDIT.test(vendorMessage ?? '') ? 'authentication' : kindForStatus(options.status);
   const detail = kind === 'invalid_request' && vendorMessage ? `: ${redact(vendorMessage).slice(0, 500)}` : '';
+  const wait = WAITING_KINDS.has(kind) ? retryAfterSeconds(options.retryAfter) : undefined;
   return new UpstreamError({
     provider: options.provider,
     kind,
     upstreamStatus: options.status,
     rawBody: withoutKey(options.body, options.key).slice(0, 4096),
     ...(kind === 'invalid_request' ? { message: `Invalid request parameters: ${options.provider} rejected the request${detail}` } : {}),
+    ...(wait === undefined ? {} : { retryAfterSeconds: wait }),
   });
 }
 

@@ -32,6 +32,7 @@ export function mapAiSdkError(error: unknown, provider: string, key?: string): G
         body: error.responseBody ?? '',
         ...vendorMessageOf(error.data),
         key,
+        retryAfter: error.responseHeaders?.['retry-after'],
       });
     }
     // No status: the request never got an answer (refused, reset, timed out); the cause says which.

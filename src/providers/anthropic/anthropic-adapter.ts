@@ -39,7 +39,14 @@ async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   const text = await response.body.text().catch(() => '');
-  throw upstreamErrorFromResponse({ provider: call.provider, status: response.statusCode, body: text, vendorMessage: vendorMessageOf(text), key: apiKeyOf(call.key) });
+  throw upstreamErrorFromResponse({
+    provider: call.provider,
+    status: response.statusCode,
+    body: text,
+    vendorMessage: vendorMessageOf(text),
+    key: apiKeyOf(call.key),
+    retryAfter: response.headers['retry-after'],
+  });
 }
 
 function vendorMessageOf(text: string): string | undefined {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '#src/errors.ts';
-import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
+import { retryAfterSeconds, upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 import { kindForStatus } from '#src/error-vocabulary.ts';
 
 describe('kindForStatus', () => {
@@ -84,6 +84,34 @@ describe('upstreamErrorFromResponse', () => {
 
   it('says only that the vendor rejected the request when there is no vendor message', () => {
     expect(upstreamErrorFromResponse({ provider: 'groq', status: 422, body: '<html>' }).publicMessage).toBe('Invalid request parameters: groq rejected the request');
+  });
+});
+
+describe('retryAfterSeconds', () => {
+  const NOW = Date.parse('2026-11-27T08:00:00Z');
+  it.each<[string | string[] | undefined, number | undefined]>([
+    ['17', 17],
+    [' 3 ', 3],
+    ['0', 0],
+    ['1.2', 2],
+    [['5', '9'], 5],
+    ['Fri, 27 Nov 2026 08:00:30 GMT', 30],
+    ['Fri, 27 Nov 2026 07:59:00 GMT', 0],
+    ['soon', undefined],
+    ['-4', undefined],
+    ['', undefined],
+    [undefined, undefined],
+  ])('reads %j as %s seconds', (value, seconds) => {
+    expect(retryAfterSeconds(value, NOW)).toBe(seconds);
+  });
+
+  it("is kept only where waiting helps: a rate limit or an overload, not a request's own mistake", () => {
+    const limited = upstreamErrorFromResponse({ provider: 'anthropic', status: 429, body: '', retryAfter: '12' });
+    const overloaded = upstreamErrorFromResponse({ provider: 'anthropic', status: 529, body: '', retryAfter: '3' });
+    const invalid = upstreamErrorFromResponse({ provider: 'anthropic', status: 400, body: '', retryAfter: '12' });
+    expect(limited.headers).toEqual({ 'retry-after': '12' });
+    expect(overloaded.headers).toEqual({ 'retry-after': '3' });
+    expect(invalid.headers).toBeUndefined();
   });
 });
 
