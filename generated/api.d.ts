@@ -2243,8 +2243,17 @@ export interface components {
         };
         /** @description The body of `POST /messages/count_tokens`; the same fields as a message request, `max_tokens` optional. */
         CountTokensRequest: components["schemas"]["MessageRequestBase"];
+        /**
+         * @description The count. From an Anthropic-format upstream this is its answer as it came, every field kept (with context
+         *     editing, `context_management`; a field Anthropic adds later, too); from other vendors, the gateway's
+         *     estimate alone.
+         */
         CountTokensResponse: {
             input_tokens: number;
+            /** @description With `context_management` in the request, what the count would be without its edits. */
+            context_management?: {
+                original_input_tokens?: number;
+            } | null;
         };
         /**
          * @description A provider slug, lowercase: `openai`, `anthropic`, `azure`, `fireworks`, `google`, `amazon-bedrock`, ...

@@ -5,7 +5,7 @@
  * function tools offered, and a passed-back conversation's gateway blocks as the tool turns the model saw;
  * without, those blocks as the text a message would send.
  */
-import type { CountTokensRequest, MessageRequest } from '#src/api-types.ts';
+import type { CountTokensRequest, CountTokensResponse, MessageRequest } from '#src/api-types.ts';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
 import type { MessagesDeps } from '#src/messages/create-message.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
@@ -56,15 +56,15 @@ function pluginRequest(prepared: { request: MessageRequest; state: PluginState }
   }
 }
 
-/** Counts the input tokens of a request on the model it names. */
-export async function countTokens(deps: MessagesDeps, request: CountTokensRequest, context: MessagesRequestContext): Promise<number> {
+/** Counts the input tokens of a request on the model it names: the answer of the attempt that counted. */
+export async function countTokens(deps: MessagesDeps, request: CountTokensRequest, context: MessagesRequestContext): Promise<CountTokensResponse> {
   // The planner takes a message request; max_tokens plays no part in routing.
   const asMessage = { max_tokens: 1, ...request } as MessageRequest;
   const checked = request.tools !== undefined && hasGatewayTools(request.tools) ? checkToolLoop(asMessage, deps.serverTools.config) : undefined;
   const plan = await deps.planner.plan(asMessage, context);
   const setup = checked ? (await prepareToolLoop(asMessage, checked, deps.serverTools.runtime)).setup : undefined;
   const plugins = await countedPlugins(deps, asMessage, context);
-  const count = async (attempt: Attempt): Promise<number> => {
+  const count = async (attempt: Attempt): Promise<CountTokensResponse> => {
     // Counting has no fast mode: the call goes without the fast-mode flag (and its beta header).
     const key = await revealKey(attempt, context.caller.accountId, deps.vault);
     const counted = plugins ? (pluginRequest(plugins, attempt) as CountTokensRequest) : request;

@@ -4,7 +4,7 @@
  * Anthropic-format message or event stream. It knows nothing of fallbacks, stickiness or BYOK selection:
  * those live above it, in the routing plan and the attempt runner.
  */
-import type { MessageRequest, MessageResponse, MessageStreamEvent, CountTokensRequest } from '#src/api-types.ts';
+import type { MessageRequest, MessageResponse, MessageStreamEvent, CountTokensRequest, CountTokensResponse } from '#src/api-types.ts';
 import type { ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 import type { AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
@@ -116,6 +116,9 @@ export interface ProviderAdapter {
   readonly family: ApiFamily;
   generate(call: AttemptCall): Promise<AdapterMessage>;
   stream(call: AttemptCall): Promise<AdapterStream>;
-  /** Counts input tokens; adapters without a vendor count endpoint estimate. */
-  countTokens(call: Omit<AttemptCall, 'request'> & { request: CountTokensRequest }): Promise<number>;
+  /**
+   * Counts input tokens: a vendor count endpoint's answer as it came (every field kept), or, without one,
+   * the gateway's estimate.
+   */
+  countTokens(call: Omit<AttemptCall, 'request'> & { request: CountTokensRequest }): Promise<CountTokensResponse>;
 }

@@ -90,7 +90,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     },
 
     async countTokens(call) {
-      return estimateInputTokens(call.request);
+      return { input_tokens: estimateInputTokens(call.request) };
     },
   };
 }

@@ -3,7 +3,7 @@
  * and gateway fields removed; the answer comes back as the upstream's own message or SSE events, which the
  * runner amends only with the gateway's additions (model slug, provider, cost).
  */
-import type { MessageResponse } from '#src/api-types.ts';
+import type { CountTokensResponse, MessageResponse } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import { apiKeyOf, type AdapterMessage, type AdapterStream, type AttemptCall, type ProviderAdapter } from '#src/providers/provider-adapter.ts';
 import { exchangeUpstream, type UpstreamResponse } from '#src/providers/upstream-exchange.ts';
@@ -87,6 +87,7 @@ export const anthropicAdapter: ProviderAdapter = {
     return { events: new PassedEvents(call.provider, response.body), warnings: [] };
   },
 
+  // The answer is passed on whole, as a message is: with context editing it carries context_management too.
   async countTokens(call) {
     const response = await send(call, '/v1/messages/count_tokens', convertToAnthropicCountTokensBody(call.request, call.upstreamModel));
     let parsed: { input_tokens?: unknown } | undefined;
@@ -98,6 +99,6 @@ export const anthropicAdapter: ProviderAdapter = {
     if (typeof parsed?.input_tokens !== 'number') {
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} answered count_tokens without a count` });
     }
-    return parsed.input_tokens;
+    return parsed as CountTokensResponse;
   },
 };

@@ -7,6 +7,8 @@ import type { VendorError, WireFormat } from './wire-format.ts';
 export interface FakeAnthropicOptions extends FakeUpstreamOptions {
   /** `input_tokens` answered by `POST /v1/messages/count_tokens` (default 12). */
   countTokens?: number;
+  /** The whole body `POST /v1/messages/count_tokens` answers, read per request (wins over `countTokens`). */
+  countTokensBody?: () => unknown;
   lineEnding?: SseLineEnding;
 }
 
@@ -36,7 +38,7 @@ function errorPayload(status: number, message?: string): { type: 'error'; error:
 
 /** The Anthropic Messages wire format: `event: <type>` + `data:` SSE, `{type:"error"}` bodies. */
 export function anthropicMessagesFormat(
-  options: { countTokens?: number; lineEnding?: SseLineEnding } = {},
+  options: Pick<FakeAnthropicOptions, 'countTokens' | 'countTokensBody' | 'lineEnding'> = {},
 ): WireFormat {
   const lineEnding = options.lineEnding ?? '\n';
   return {
@@ -49,7 +51,7 @@ export function anthropicMessagesFormat(
     },
     answerDirectly(request) {
       if (request.operation !== 'count_tokens') return undefined;
-      return { status: 200, body: { input_tokens: options.countTokens ?? 12 } };
+      return { status: 200, body: options.countTokensBody?.() ?? { input_tokens: options.countTokens ?? 12 } };
     },
     streamContentType: 'text/event-stream; charset=utf-8',
     encodeEvent: (payload) => encodeSseFrame({ event: eventTypeOf(payload), data: payload, lineEnding }),

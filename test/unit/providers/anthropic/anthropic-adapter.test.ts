@@ -95,7 +95,7 @@ describe('anthropicAdapter.countTokens', () => {
     const request = { model: 'anthropic/claude-sonnet-4.5', messages: [{ role: 'user' as const, content: 'Hi' }], system: 'Short.', session_id: 's', provider: { order: ['anthropic'] } };
     const count = await anthropicAdapter.countTokens({ ...attemptCall(fake), request });
 
-    expect(count).toBe(37);
+    expect(count).toEqual({ input_tokens: 37 });
     const received = fake.lastRequest();
     expect(received).toMatchObject({ path: '/v1/messages/count_tokens', operation: 'count_tokens' });
     expect(received.body).toEqual({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hi' }], system: 'Short.' });
