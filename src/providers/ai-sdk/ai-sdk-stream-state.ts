@@ -5,7 +5,8 @@
  * two tool calls streaming at once), so parts are kept as an ordered queue of segments: the head streams
  * live, the rest buffer until the head is done. Text and reasoning heads are closed as soon as anything else
  * begins (a later delta opens a new block); a tool block stays open until its input is complete, because
- * splitting its JSON would corrupt it. Indices are assigned when a block starts, so they are always in order.
+ * splitting its JSON would corrupt it; one whose input is not JSON stops only if the output limit cut it, else
+ * the stream ends in an error first. Indices are assigned when a block starts, so they are always in order.
  */
 import type { JSONObject, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage, SharedV4ProviderMetadata } from '@ai-sdk/provider';
 import type { ContentBlockDeltaEvent, MessageResponse, MessageStreamEvent, ResponseContentBlock } from '#src/api-types.ts';
@@ -39,11 +40,8 @@ export class AiSdkStreamState {
   private out: MessageStreamEvent[] = [];
   /** The segment the last part went to: deltas come in runs, so most parts find theirs here. */
   private current: Segment | undefined;
-  /**
-   * The first tool input that is not a JSON object. Thrown at the end unless the output limit cut the answer:
-   * a block's stop usually goes out before the finish part says why the vendor stopped.
-   */
-  private brokenToolInput: UpstreamError | undefined;
+  /** Whether the output limit cut the answer, known once `end()` read the finish part. */
+  private cutByLimit = false;
 
   constructor(options: AiSdkStreamStateOptions) {
     this.options = options;
@@ -128,8 +126,8 @@ export class AiSdkStreamState {
     if (finish.outcome === 'failure') {
       throw new UpstreamError({ provider: this.options.provider, kind: finish.kind, message: `Upstream ${this.options.provider} failed: ${finish.detail}` });
     }
+    this.cutByLimit = finish.stopReason === 'max_tokens';
     this.drain(true);
-    if (this.brokenToolInput && finish.stopReason !== 'max_tokens') throw this.brokenToolInput;
     const usage = convertFromAiSdkUsage(this.finish.usage);
     const stopSequence = finish.stopReason === 'stop_sequence' ? (stopSequenceOf(this.finish.providerMetadata, this.options.profile) ?? null) : null;
     this.emit({
@@ -202,6 +200,8 @@ export class AiSdkStreamState {
       if (head.index === undefined) this.startBlock(head);
       this.flushDeltas(head);
       if (!head.ended) return;
+      // A tool input that is not JSON waits for the finish part: only a cut by the output limit closes it.
+      if (!final && this.toolInputError(head)) return;
       this.stopBlock(head);
       this.queue.shift();
     }
@@ -241,14 +241,27 @@ export class AiSdkStreamState {
     this.emit({ type: 'content_block_delta', index: segment.index as number, delta });
   }
 
-  private stopBlock(segment: Segment): void {
-    if (segment.kind === 'tool' && !this.brokenToolInput) {
-      try {
-        parseToolInput(segment.received, this.options.provider);
-      } catch (error) {
-        this.brokenToolInput = error as UpstreamError;
-      }
+  /**
+   * Why an ended tool segment's input is not a JSON object, parsed once. The Anthropic SDK parses a tool_use
+   * block's input when the block stops, so a broken one must end the stream before its `content_block_stop`:
+   * the client then raises the gateway's error event rather than a JSON syntax error of its own.
+   */
+  private toolInputError(segment: Segment): UpstreamError | undefined {
+    if (segment.kind !== 'tool') return undefined;
+    if (segment.inputChecked) return segment.inputError;
+    segment.inputChecked = true;
+    try {
+      parseToolInput(segment.received, this.options.provider);
+    } catch (error) {
+      segment.inputError = error as UpstreamError;
     }
+    return segment.inputError;
+  }
+
+  private stopBlock(segment: Segment): void {
+    const inputError = this.toolInputError(segment);
+    // A call the output limit cut keeps what it had, as Anthropic's own `max_tokens` answers do.
+    if (inputError && !this.cutByLimit) throw inputError;
     if (segment.kind === 'signature') {
       this.emit({ type: 'content_block_delta', index: segment.index as number, delta: { type: 'signature_delta', signature: segment.signature ?? '' } });
     }

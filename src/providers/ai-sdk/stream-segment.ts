@@ -3,6 +3,7 @@
  * queue while parts for it arrive, with the provider metadata its block will carry.
  */
 import type { SharedV4ProviderMetadata } from '@ai-sdk/provider';
+import type { UpstreamError } from '#src/errors.ts';
 
 /** What a segment becomes. `signature`: an empty thinking block carrying the signature of the tool call after it (Gemini). */
 export type SegmentKind = 'text' | 'reasoning' | 'tool' | 'signature';
@@ -23,6 +24,9 @@ export interface Segment {
   toolName?: string;
   metadata?: SharedV4ProviderMetadata;
   signature?: string;
+  /** Whether a tool segment's input was parsed, and why it is not a JSON object when it is not. */
+  inputChecked?: boolean;
+  inputError?: UpstreamError;
 }
 
 /** Merges a part's provider metadata into its segment's, namespace by namespace. */

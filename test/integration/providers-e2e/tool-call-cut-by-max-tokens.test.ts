@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { reply, startFakeOpenAiChat } from '#test/helpers/fake-upstreams/index.ts';
-import { expectWellFormed, finalStreamUsage, gatewayUsage, rejectionOf, streamThrough, WEATHER_TOOL } from '#test/integration/providers-e2e/e2e-support.ts';
+import { expectInBandStreamError, expectWellFormed, finalStreamUsage, gatewayUsage, rejectionOf, streamThrough, WEATHER_TOOL } from '#test/integration/providers-e2e/e2e-support.ts';
 import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
 
 const MODEL = 'e2e/gpt-cut';
@@ -81,5 +81,16 @@ describe('a tool call cut off by max_tokens on a translated vendor', () => {
     e2e.upstream.enqueue(reply.json(completion('tool_calls')));
     const error = (await rejectionOf(e2e.client.messages.create(request))) as { status?: number };
     expect(error.status).toBe(502);
+  });
+
+  it('streams broken arguments under any other finish as an error event the SDK raises, before their block closes', async () => {
+    // Not a cut-off object: no closing makes this JSON. The SDK parses a tool_use block's input when the block
+    // stops, so a content_block_stop after it would throw a SyntaxError in the client instead of an API error.
+    const broken = [chunks[0], chunk({ tool_calls: [{ index: 0, function: { arguments: "{'location': 'San Francisco'}" } }] }), chunk({}, 'tool_calls'), chunks[4]];
+    e2e.upstream.clear();
+    e2e.upstream.enqueue(reply.events(broken));
+    const events = await expectInBandStreamError(e2e.client, request);
+    expect(events.map((event) => event.type)).toEqual(['message_start', 'content_block_start', 'content_block_delta']);
+    expect(e2e.upstream.requests).toHaveLength(1);
   });
 });

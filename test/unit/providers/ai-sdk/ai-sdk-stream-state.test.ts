@@ -176,6 +176,23 @@ describe('AiSdkStreamState', () => {
     expect(() => run([{ type: 'tool-call', toolCallId: 'x', toolName: 'f', input: '{"broken"' }, finish('tool-calls')])).toThrow(UpstreamError);
   });
 
+  it('throws on broken tool input before its block stops, holding the blocks after it', () => {
+    // The Anthropic SDK parses a tool_use input at content_block_stop: a stop here would raise its own SyntaxError.
+    const state = new AiSdkStreamState({ profile: vendorProfile('openai-chat'), provider: 'vendor', upstreamModel: 'model-x' });
+    const parts: LanguageModelV4StreamPart[] = [
+      { type: 'tool-input-start', id: 'x', toolName: 'f' },
+      { type: 'tool-input-delta', id: 'x', delta: "{'city': 'Paris'}" },
+      { type: 'tool-input-end', id: 'x' },
+      { type: 'tool-call', toolCallId: 'x', toolName: 'f', input: "{'city': 'Paris'}" },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Done.' },
+      finish('tool-calls'),
+    ];
+    const events = parts.flatMap((part) => state.push(part));
+    expect(events.map((event) => event.type)).toEqual(['message_start', 'content_block_start', 'content_block_delta']);
+    expect(() => state.end()).toThrow(UpstreamError);
+  });
+
   it('closes a tool call the output limit cut off as max_tokens: its half-written input is the answer', () => {
     const events = run([{ type: 'tool-call', toolCallId: 'x', toolName: 'f', input: '{"city": "Par' }, finish('length')]);
     expect(events.map((event) => event.event)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
