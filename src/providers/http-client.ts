@@ -40,6 +40,11 @@ export function configureUpstreamHttp(timeouts: Partial<UpstreamTimeouts>): void
   previous.close().catch(() => undefined);
 }
 
+/** The configured wait for an upstream's response headers, in milliseconds. */
+export function upstreamHeadersTimeoutMs(): number {
+  return currentTimeouts.headersTimeoutMs;
+}
+
 /** The shared dispatcher, for callers that use undici directly. */
 export function upstreamDispatcher(): Dispatcher {
   return dispatcher;

@@ -46,6 +46,8 @@ export interface UpstreamExchangeOptions {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
+  /** How long to wait for the response's headers, when not the dispatcher's (a JSON answer's: see the Anthropic adapter). */
+  headersTimeout?: number;
 }
 
 // The reader may fall this far behind before the upstream is paused (undici's body buffered 64 KiB too); it is
@@ -69,7 +71,9 @@ export function exchangeUpstream(url: string, options: UpstreamExchangeOptions):
   const exchange = new UpstreamExchange(options.signal);
   const started = new Promise<unknown>(exchange.waitFor) as Promise<UpstreamResponse>;
   upstreamDispatcher().dispatch(
-    { origin: target.origin, path: target.path, method: options.method, headers: options.headers, body: options.body ?? null },
+    options.headersTimeout === undefined
+      ? { origin: target.origin, path: target.path, method: options.method, headers: options.headers, body: options.body ?? null }
+      : { origin: target.origin, path: target.path, method: options.method, headers: options.headers, body: options.body ?? null, headersTimeout: options.headersTimeout },
     exchange,
   );
   return started;

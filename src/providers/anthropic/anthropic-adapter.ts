@@ -7,6 +7,7 @@ import type { CountTokensResponse, MessageResponse } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import { apiKeyOf, type AdapterMessage, type AdapterStream, type AttemptCall, type ProviderAdapter } from '#src/providers/provider-adapter.ts';
 import { exchangeUpstream, type UpstreamResponse } from '#src/providers/upstream-exchange.ts';
+import { upstreamHeadersTimeoutMs } from '#src/providers/http-client.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
 import { convertToAnthropicBody, convertToAnthropicCountTokensBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
@@ -30,10 +31,25 @@ function headersFor(call: Pick<AttemptCall, 'key' | 'forwardHeaders' | 'provider
   return headers;
 }
 
-async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders' | 'fast'>, path: string, body: string): Promise<UpstreamResponse> {
+// Anthropic's SDKs allow a JSON answer an hour per 128,000 tokens of max_tokens (within their 10 minutes).
+const MS_PER_OUTPUT_TOKEN = 3_600_000 / 128_000;
+
+/**
+ * How long a JSON answer may take to start: its headers come only when the whole answer is written, so a
+ * large `max_tokens` may take minutes where a stream's first bytes come at once. The configured headers
+ * timeout is the floor; the request's time budget (its signal) still bounds the call.
+ */
+function jsonAnswerTimeout(maxTokens: number | undefined): number | undefined {
+  const configured = upstreamHeadersTimeoutMs();
+  const needed = typeof maxTokens === 'number' ? Math.ceil(maxTokens * MS_PER_OUTPUT_TOKEN) : 0;
+  return configured > 0 && needed > configured ? needed : undefined;
+}
+
+async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders' | 'fast'>, path: string, body: string, headersTimeout?: number): Promise<UpstreamResponse> {
   let response: UpstreamResponse;
   try {
-    response = await exchangeUpstream(`${call.baseUrl}${path}`, { method: 'POST', headers: headersFor(call), body, signal: call.signal });
+    const options = { method: 'POST' as const, headers: headersFor(call), body, signal: call.signal };
+    response = await exchangeUpstream(`${call.baseUrl}${path}`, headersTimeout === undefined ? options : { ...options, headersTimeout });
   } catch (error) {
     throw upstreamErrorFromThrown(call.provider, error);
   }
@@ -63,7 +79,7 @@ export const anthropicAdapter: ProviderAdapter = {
   family: 'anthropic',
 
   async generate(call): Promise<AdapterMessage> {
-    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, false, call.fast));
+    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, false, call.fast), jsonAnswerTimeout(call.request.max_tokens));
     let message: MessageResponse;
     try {
       message = (await response.body.json()) as MessageResponse;
