@@ -1168,7 +1168,11 @@ export interface components {
          *     to it: the attempt is skipped (`gateway_metadata.attempts[].status` `unsupported`) and the next attempt
          *     tried, so a fallback with a larger context still serves the request uncompressed. When no attempt of the
          *     plan can take the prompt, the answer is a 400 naming the estimate and the context length, before any
-         *     upstream call. An endpoint whose context length is unknown is always tried.
+         *     upstream call, its message starting as Anthropic's does (`prompt is too long: about N tokens (estimated) >
+         *     M maximum`), which clients such as Claude Code read to offer compacting. An endpoint whose context length
+         *     is unknown is always tried. The estimate is of the context window: thinking blocks of turns before the
+         *     current one (which starts at the last user message with more than tool results) are not counted, as
+         *     Anthropic strips them from the window.
          *
          *     `gateway_metadata.plugins` reports how many messages were removed for the attempt that answered.
          */

@@ -12,7 +12,7 @@
  * @see ContextCompressionPlugin in openapi/components/schemas/plugins.yaml
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import { estimateContextTokens } from '#src/request/estimate-input-tokens.ts';
 import { compressMiddleOut } from '#src/plugins/middle-out.ts';
 
 /** How a prompt meets one context length. */
@@ -41,7 +41,7 @@ export function promptBudget(contextLength: number, maxTokens: number): number {
 export function fitToContext(input: ContextFitInput): ContextFit {
   const { request, contextLength } = input;
   if (contextLength === null) return { kind: 'fits', request, estimatedTokens: input.estimatedTokens ?? null, messagesRemoved: 0 };
-  const estimatedTokens = input.estimatedTokens ?? estimateInputTokens(request);
+  const estimatedTokens = input.estimatedTokens ?? estimateContextTokens(request);
   if (!input.compress) {
     return estimatedTokens > contextLength ? { kind: 'too-long', estimatedTokens, messagesRemoved: 0 } : { kind: 'fits', request, estimatedTokens, messagesRemoved: 0 };
   }
@@ -52,7 +52,7 @@ export function fitToContext(input: ContextFitInput): ContextFit {
     return estimatedTokens > contextLength ? { kind: 'too-long', estimatedTokens, messagesRemoved: 0 } : { kind: 'fits', request, estimatedTokens, messagesRemoved: 0 };
   }
   const smaller: MessageRequest = { ...request, messages: compressed.messages };
-  const tokens = estimateInputTokens(smaller);
+  const tokens = estimateContextTokens(smaller);
   if (tokens > contextLength) return { kind: 'too-long', estimatedTokens: tokens, messagesRemoved: compressed.removed };
   return { kind: 'compressed', request: smaller, estimatedTokens: tokens, messagesRemoved: compressed.removed };
 }

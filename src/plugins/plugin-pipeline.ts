@@ -20,7 +20,7 @@ import type { MessageRequest, MessageResponse, PluginReport } from '#src/api-typ
 import { BadRequestError, ContextLengthExceededError } from '#src/errors.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
-import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import { estimateContextTokens } from '#src/request/estimate-input-tokens.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import { fitToContext } from '#src/plugins/context-fit.ts';
 import { parsePdfs, restorePdfs } from '#src/plugins/file-parser.ts';
@@ -125,7 +125,7 @@ export async function applyPluginsBeforeRouting(deps: PluginHookDeps, prepared: 
 
 function estimateOf(state: PluginState, request: MessageRequest): number {
   if (state.estimate?.request === request) return state.estimate.tokens;
-  const tokens = estimateInputTokens(request);
+  const tokens = estimateContextTokens(request);
   state.estimate = { request, tokens };
   return tokens;
 }
@@ -152,7 +152,9 @@ export function applyPluginsPerAttempt(request: MessageRequest, attempt: Attempt
     if (fit.kind === 'too-long') {
       const where = `the context length of ${attempt.contextLength} tokens of ${attempt.model} on ${attempt.provider.displayName}`;
       const remedy = compress ? ` even with ${fit.messagesRemoved} messages removed from the middle` : '; enable the context-compression plugin to remove messages from the middle';
-      throw new ContextLengthExceededError(`the prompt (about ${fit.estimatedTokens} tokens, estimated) does not fit ${where}${remedy}`);
+      // Anthropic's words first ("prompt is too long: N tokens > M maximum"): clients such as Claude Code look
+      // for them to offer compacting the conversation.
+      throw new ContextLengthExceededError(`prompt is too long: about ${fit.estimatedTokens} tokens (estimated) > ${attempt.contextLength} maximum; the prompt does not fit ${where}${remedy}`);
     }
     if (compress) {
       reports.push({ id: 'context-compression', messages_removed: fit.messagesRemoved, context_length: attempt.contextLength, estimated_input_tokens: fit.estimatedTokens ?? tokens });

@@ -86,17 +86,45 @@ function addBlock(tally: Tally, block: ContentBlockParam): void {
   }
 }
 
-function addMessage(tally: Tally, message: MessageParam): void {
+function addMessage(tally: Tally, message: MessageParam, withThinking = true): void {
   const text = stringContent(message);
   if (text !== undefined) tally.characters += text.length;
-  else for (const block of contentBlocks(message)) addBlock(tally, block);
+  else for (const block of contentBlocks(message)) if (withThinking || (block.type !== 'thinking' && block.type !== 'redacted_thinking')) addBlock(tally, block);
+}
+
+function isToolResultsOnly(message: MessageParam): boolean {
+  if (stringContent(message) !== undefined) return false;
+  const blocks = contentBlocks(message);
+  return blocks.length > 0 && blocks.every((block) => block.type === 'tool_result');
+}
+
+/** Where the current turn starts: the last user message with more than tool results (0 when none). */
+function currentTurnStart(messages: readonly MessageParam[]): number {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index] as MessageParam;
+    if (message.role === 'user' && !isToolResultsOnly(message)) return index;
+  }
+  return 0;
+}
+
+function estimate(request: Pick<CountTokensRequest, 'system' | 'messages' | 'tools'>, thinkingFrom: number): number {
+  const tally: Tally = { characters: 0, tokens: 0 };
+  addContent(tally, request.system);
+  request.messages.forEach((message, index) => addMessage(tally, message, index >= thinkingFrom));
+  if (request.tools !== undefined && request.tools.length > 0) tally.characters += JSON.stringify(request.tools).length;
+  return Math.ceil(tally.characters / CHARACTERS_PER_TOKEN) + tally.tokens;
 }
 
 /** Estimated input tokens of a request's system prompt, messages (every role) and tool definitions. */
 export function estimateInputTokens(request: Pick<CountTokensRequest, 'system' | 'messages' | 'tools'>): number {
-  const tally: Tally = { characters: 0, tokens: 0 };
-  addContent(tally, request.system);
-  for (const message of request.messages) addMessage(tally, message);
-  if (request.tools !== undefined && request.tools.length > 0) tally.characters += JSON.stringify(request.tools).length;
-  return Math.ceil(tally.characters / CHARACTERS_PER_TOKEN) + tally.tokens;
+  return estimate(request, 0);
+}
+
+/**
+ * Estimated tokens of a request in its model's context window, which is what a context length bounds:
+ * Anthropic strips the thinking blocks of turns before the current one (the current turn starts at the last
+ * user message with more than tool results; its tool-use cycle's thinking stays), so they are not counted.
+ */
+export function estimateContextTokens(request: Pick<CountTokensRequest, 'system' | 'messages' | 'tools'>): number {
+  return estimate(request, currentTurnStart(request.messages));
 }

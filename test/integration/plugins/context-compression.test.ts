@@ -158,7 +158,7 @@ describe('context-compression', () => {
     const call = await postMessage(gateway, body({ messages: huge, plugins: [{ id: 'context-compression' }] }));
 
     expect(call.status).toBe(400);
-    expect(errorMessage(call)).toMatch(/the prompt \(about \d+ tokens, estimated\) does not fit the context length of 600 tokens of test\/small on Alpha Cloud even with 1 messages removed/);
+    expect(errorMessage(call)).toMatch(/prompt is too long: about \d+ tokens \(estimated\) > 600 maximum; the prompt does not fit the context length of 600 tokens of test\/small on Alpha Cloud even with 1 messages removed/);
     expect(small.requests).toHaveLength(0);
   });
 });
@@ -183,7 +183,7 @@ describe('an over-long prompt without the plugin', () => {
     expect(call.status).toBe(400);
     expect(call.body.error).toMatchObject({ type: 'invalid_request_error' });
     expect(errorMessage(call)).toBe(
-      `Invalid request parameters: the prompt (about ${WHOLE} tokens, estimated) does not fit the context length of 600 tokens of test/small on Alpha Cloud; enable the context-compression plugin to remove messages from the middle`,
+      `Invalid request parameters: prompt is too long: about ${WHOLE} tokens (estimated) > 600 maximum; the prompt does not fit the context length of 600 tokens of test/small on Alpha Cloud; enable the context-compression plugin to remove messages from the middle`,
     );
     expect(small.requests).toHaveLength(0);
     expect(large.requests).toHaveLength(0);

@@ -66,8 +66,29 @@ describe('the 1M-token context beta', () => {
     const call = await postMessage(gateway, longRequest('anthropic/claude-sonnet-4.5'), { 'anthropic-beta': 'interleaved-thinking-2025-05-14' });
 
     expect(call.status).toBe(400);
+    // Anthropic's own words first, which Claude Code looks for to offer compacting the conversation.
+    expect(errorMessage(call)).toMatch(/prompt is too long: about \d+ tokens \(estimated\) > 200000 maximum/);
     expect(errorMessage(call)).toContain('does not fit the context length of 200000 tokens of anthropic/claude-sonnet-4.5');
     expect(upstream.requests).toHaveLength(0);
+  });
+
+  it("does not count earlier turns' thinking, which Anthropic strips from the context window", async () => {
+    upstream.enqueue(reply.fixture('anthropic-text'));
+    // About 150,000 tokens of thinking in an earlier turn and 100,000 of prompt now: 250,000 with the
+    // thinking, 100,000 in the window. The current turn's tool-use cycle keeps its thinking, counted.
+    const thinking = { type: 'thinking', thinking: 'hmm '.repeat(150_000), signature: 'c2lnbmF0dXJl' };
+    const messages = [
+      { role: 'user', content: 'Plan the refactor.' },
+      { role: 'assistant', content: [thinking, { type: 'text', text: 'Here is the plan.' }] },
+      { role: 'user', content: 'word '.repeat(80_000) },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'ok', signature: 'c2ln' }, { type: 'tool_use', id: 'toolu_01', name: 'read', input: { path: 'a' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: 'file a' }] },
+    ];
+    const tools = [{ name: 'read', description: 'Reads a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }];
+    const call = await postMessage(gateway, { model: 'anthropic/claude-sonnet-4.5', max_tokens: 64, messages, tools });
+
+    expect(call.status, JSON.stringify(call.body).slice(0, 400)).toBe(200);
+    expect(upstream.requests).toHaveLength(1);
   });
 
   it('on a model without long-context prices, the prompt is still held to its context length', async () => {

@@ -28,7 +28,7 @@ describe('applyPluginsPerAttempt: the context-length rule', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(UnsupportedFeatureError);
       expect((error as Error).message).toBe(
-        'Invalid request parameters: the prompt (about 200 tokens, estimated) does not fit the context length of 100 tokens of m/x on ALPHA; enable the context-compression plugin to remove messages from the middle',
+        'Invalid request parameters: prompt is too long: about 200 tokens (estimated) > 100 maximum; the prompt does not fit the context length of 100 tokens of m/x on ALPHA; enable the context-compression plugin to remove messages from the middle',
       );
     }
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CountTokensRequest } from '#src/api-types.ts';
-import { IMAGE_TOKENS, PDF_PAGE_BYTES, PDF_PAGE_TOKENS, estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import { IMAGE_TOKENS, PDF_PAGE_BYTES, PDF_PAGE_TOKENS, estimateContextTokens, estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 
 type Fields = Pick<CountTokensRequest, 'system' | 'messages' | 'tools'>;
 
@@ -39,5 +39,26 @@ describe('estimateInputTokens: one rule per kind of content', () => {
 
   it('never counts base64 data as text', () => {
     expect(estimateInputTokens(user([{ type: 'text', text: 'Hi' }, image, pdf(50_000)]))).toBe(1 + IMAGE_TOKENS + PDF_PAGE_TOKENS);
+  });
+});
+
+describe('estimateContextTokens: what the context window holds', () => {
+  const thinking = (text: string) => ({ type: 'thinking' as const, thinking: text, signature: 'c2ln' });
+  const messages = [
+    { role: 'user' as const, content: 'abcd' },
+    { role: 'assistant' as const, content: [thinking('x'.repeat(400)), { type: 'text' as const, text: 'efgh' }] },
+    { role: 'user' as const, content: 'ijkl' },
+    { role: 'assistant' as const, content: [thinking('y'.repeat(40)), { type: 'tool_use' as const, id: 't1', name: 'f', input: {} }] },
+    { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 't1', content: 'mnop' }] },
+  ];
+
+  it("leaves out earlier turns' thinking and keeps the current turn's tool cycle's", () => {
+    const all = estimateInputTokens({ messages });
+    expect(estimateContextTokens({ messages })).toBe(all - 100);
+  });
+
+  it('is the input estimate without thinking to leave out', () => {
+    const plain = [{ role: 'user' as const, content: 'abcd' }];
+    expect(estimateContextTokens({ messages: plain })).toBe(estimateInputTokens({ messages: plain }));
   });
 });
