@@ -110,7 +110,8 @@ function currentTurnStart(messages: readonly MessageParam[]): number {
 function estimate(request: Pick<CountTokensRequest, 'system' | 'messages' | 'tools'>, thinkingFrom: number): number {
   const tally: Tally = { characters: 0, tokens: 0 };
   addContent(tally, request.system);
-  request.messages.forEach((message, index) => addMessage(tally, message, index >= thinkingFrom));
+  const { messages } = request;
+  for (let index = 0; index < messages.length; index += 1) addMessage(tally, messages[index] as MessageParam, index >= thinkingFrom);
   if (request.tools !== undefined && request.tools.length > 0) tally.characters += JSON.stringify(request.tools).length;
   return Math.ceil(tally.characters / CHARACTERS_PER_TOKEN) + tally.tokens;
 }
