@@ -1223,7 +1223,7 @@ export interface components {
          *     and the text of PDFs the `file-parser` read), not the system prompt or the assistant's turns.
          *
          *     A flagged input is answered at once with a normal message (status 200, or a stream with `stream: true`):
-         *     `content` empty, `stop_reason: refusal`, `refusal` holding `category` (the moderation category, such as
+         *     `content` empty, `stop_reason: refusal`, `stop_details` holding `category` (the moderation category, such as
          *     `violence`) and `explanation`, zero tokens. No other upstream is called. When screening itself fails (the
          *     moderation upstream is down, slow or answers nonsense), the configuration decides: `fail_closed` (the
          *     default) answers 503 without calling any model; `fail_open` serves the request unscreened and reports
@@ -1769,8 +1769,8 @@ export interface components {
             /** @constant */
             type: "refusal";
             /** @example cyber */
-            category?: string;
-            explanation?: string;
+            category?: string | null;
+            explanation?: string | null;
         };
         Container: {
             id: string;
@@ -2077,7 +2077,12 @@ export interface components {
             content: components["schemas"]["ResponseContentBlock"][];
             stop_reason: components["schemas"]["StopReason"];
             stop_sequence?: string | null;
-            refusal?: components["schemas"]["RefusalDetails"] | null;
+            /**
+             * @description Why the model stopped, where there is more to say than `stop_reason` (Anthropic's field, which its SDKs
+             *     read): for a refusal, its details, from Anthropic as it sent them, from a translated vendor's content
+             *     filter, or from the `moderation` plugin.
+             */
+            stop_details?: components["schemas"]["RefusalDetails"] | null;
             container?: components["schemas"]["Container"] | null;
             usage: components["schemas"]["Usage"];
             gateway_metadata?: components["schemas"]["GatewayMetadata"];
@@ -2154,7 +2159,7 @@ export interface components {
             delta: {
                 stop_reason: components["schemas"]["StopReason"];
                 stop_sequence?: string | null;
-                refusal?: components["schemas"]["RefusalDetails"] | null;
+                stop_details?: components["schemas"]["RefusalDetails"] | null;
                 container?: components["schemas"]["Container"] | null;
             };
             /**

@@ -40,7 +40,7 @@ export function moderationRequest(model: string, texts: readonly string[]): Mess
 export function verdictOfAnswer(message: MessageResponse, model: string): ModerationVerdict {
   // A classifier that refuses to look at the input has found it objectionable.
   if (message.stop_reason === 'refusal') {
-    return { flagged: true, category: message.refusal?.category ?? 'refusal', explanation: message.refusal?.explanation ?? `The moderation model ${model} refused to classify the input.` };
+    return { flagged: true, category: message.stop_details?.category ?? 'refusal', explanation: message.stop_details?.explanation ?? `The moderation model ${model} refused to classify the input.` };
   }
   const text = message.content.flatMap((block) => (block.type === 'text' && 'text' in block ? [block.text] : [])).join('');
   let parsed: unknown;

@@ -64,17 +64,17 @@ export function refusalMessage(request: Pick<MessageRequest, 'model'>, verdict: 
     content: [],
     stop_reason: 'refusal',
     stop_sequence: null,
-    refusal: refusalDetails(verdict),
+    stop_details: refusalDetails(verdict),
     usage: { input_tokens: 0, output_tokens: 0, cost, is_byok: false },
   };
 }
 
 /** The same refusal as an event stream: `message_start`, `message_delta` with the refusal, `message_stop`. */
 export function refusalEvents(message: MessageResponse): MessageStreamEvent[] {
-  const { refusal, stop_reason: _stop, ...rest } = message;
+  const { stop_details: details, stop_reason: _stop, ...rest } = message;
   return [
     { type: 'message_start', message: { ...rest, content: [], stop_reason: null, usage: { input_tokens: 0, output_tokens: 0 } } },
-    { type: 'message_delta', delta: { stop_reason: 'refusal', stop_sequence: null, ...(refusal ? { refusal } : {}) }, usage: { output_tokens: 0, cost: message.usage.cost ?? 0, is_byok: false } },
+    { type: 'message_delta', delta: { stop_reason: 'refusal', stop_sequence: null, ...(details ? { stop_details: details } : {}) }, usage: { output_tokens: 0, cost: message.usage.cost ?? 0, is_byok: false } },
     { type: 'message_stop' },
   ];
 }

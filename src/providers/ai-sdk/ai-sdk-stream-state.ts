@@ -132,7 +132,7 @@ export class AiSdkStreamState {
     const stopSequence = finish.stopReason === 'stop_sequence' ? (stopSequenceOf(this.finish.providerMetadata, this.options.profile) ?? null) : null;
     this.emit({
       type: 'message_delta',
-      delta: { stop_reason: finish.stopReason, stop_sequence: stopSequence, ...(finish.refusal ? { refusal: finish.refusal } : {}) },
+      delta: { stop_reason: finish.stopReason, stop_sequence: stopSequence, ...(finish.refusal ? { stop_details: finish.refusal } : {}) },
       usage,
     });
     this.emit({ type: 'message_stop' });

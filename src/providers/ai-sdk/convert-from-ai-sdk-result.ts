@@ -107,7 +107,7 @@ export function convertFromAiSdkResult({ result, profile, provider, upstreamMode
     stop_sequence: finish.stopReason === 'stop_sequence' ? (stopSequence ?? null) : null,
     usage: convertFromAiSdkUsage(result.usage),
   };
-  if (finish.refusal) message.refusal = finish.refusal;
+  if (finish.refusal) message.stop_details = finish.refusal;
   return { value: message, warnings };
 }
 

@@ -87,7 +87,7 @@ describe('moderation through OpenAI\'s moderation endpoint', () => {
       model: 'test/chat',
       content: [],
       stop_reason: 'refusal',
-      refusal: { type: 'refusal', category: 'violence', explanation: 'The input was flagged by moderation (omni-moderation-latest: violence, harassment) and was not sent to any model.' },
+      stop_details: { type: 'refusal', category: 'violence', explanation: 'The input was flagged by moderation (omni-moderation-latest: violence, harassment) and was not sent to any model.' },
       usage: { input_tokens: 0, output_tokens: 0, cost: 0 },
     });
     expect(model.requests).toHaveLength(0);
@@ -100,7 +100,7 @@ describe('moderation through OpenAI\'s moderation endpoint', () => {
     expect(call.status).toBe(200);
     expect(call.events.map((event) => event.event)).toEqual(['message_start', 'message_delta', 'message_stop']);
     const delta = JSON.parse(call.events[1]?.data ?? '{}') as { delta: Record<string, unknown> };
-    expect(delta.delta).toMatchObject({ stop_reason: 'refusal', refusal: { type: 'refusal', category: 'self-harm/intent' } });
+    expect(delta.delta).toMatchObject({ stop_reason: 'refusal', stop_details: { type: 'refusal', category: 'self-harm/intent' } });
     expect(model.requests).toHaveLength(0);
   });
 
@@ -144,7 +144,7 @@ describe('moderation by a catalog model', () => {
     const call = await postMessage(byModel, body(THREAT));
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
-    expect(call.body).toMatchObject({ stop_reason: 'refusal', refusal: { category: 'violence', explanation: 'The input was flagged by moderation (test/guard). A threat of physical harm.' } });
+    expect(call.body).toMatchObject({ stop_reason: 'refusal', stop_details: { category: 'violence', explanation: 'The input was flagged by moderation (test/guard). A threat of physical harm.' } });
     const screened = guard.lastRequest().body as { model: string; messages: { content: string }[]; system: string };
     expect(screened.model).toBe('claude-guard');
     expect(screened.messages[0]?.content).toBe(`<input>\n${THREAT}\n</input>`);

@@ -111,10 +111,10 @@ export function foldEvents(events: RawSseEvent[]): MessageResponse {
       }
       case 'message_delta': {
         if (!message) throw new Error('message_delta before message_start');
-        const delta = payload.delta as Pick<MessageResponse, 'stop_reason' | 'stop_sequence' | 'refusal'>;
+        const delta = payload.delta as Pick<MessageResponse, 'stop_reason' | 'stop_sequence' | 'stop_details'>;
         message.stop_reason = delta.stop_reason;
         message.stop_sequence = delta.stop_sequence ?? null;
-        if (delta.refusal) message.refusal = delta.refusal;
+        if (delta.stop_details) message.stop_details = delta.stop_details;
         message.usage = { ...message.usage, ...(payload.usage as object) };
         break;
       }

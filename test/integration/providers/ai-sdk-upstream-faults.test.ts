@@ -163,7 +163,7 @@ describe('content filters', () => {
     fake = await start();
     fake.enqueue(reply.json(body));
     const { message } = await createAiSdkAdapter({ family }).generate(attemptCall({ family, baseUrl: fake.baseURL }));
-    expect({ stop_reason: message.stop_reason, refusal: message.refusal }).toEqual({ stop_reason: 'refusal', refusal: { type: 'refusal', explanation } });
+    expect({ stop_reason: message.stop_reason, stop_details: message.stop_details }).toEqual({ stop_reason: 'refusal', stop_details: { type: 'refusal', explanation } });
   });
 });
 

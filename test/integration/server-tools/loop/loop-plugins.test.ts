@@ -128,7 +128,7 @@ describe('plugins that change the request run once, before the loop', () => {
     } else {
       const call = await postMessage(gateway, request);
       expect(call.status, JSON.stringify(call.body)).toBe(200);
-      expect(call.body).toMatchObject({ content: [], stop_reason: 'refusal', refusal: { category: 'violence' } });
+      expect(call.body).toMatchObject({ content: [], stop_reason: 'refusal', stop_details: { category: 'violence' } });
     }
     expect(large.requests).toHaveLength(0);
     expect(small.requests).toHaveLength(0);

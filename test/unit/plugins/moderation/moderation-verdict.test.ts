@@ -36,7 +36,7 @@ describe('the refusal', () => {
       content: [],
       stop_reason: 'refusal',
       stop_sequence: null,
-      refusal: { type: 'refusal', category: 'violence', explanation: 'Flagged.' },
+      stop_details: { type: 'refusal', category: 'violence', explanation: 'Flagged.' },
       usage: { input_tokens: 0, output_tokens: 0, cost: 0, is_byok: false },
     });
   });
@@ -44,7 +44,7 @@ describe('the refusal', () => {
   it('streams as message_start, message_delta with the refusal, message_stop', () => {
     const events = refusalEvents(refusalMessage({ model: 'm/x' }, verdict, 'gen_1'));
     expect(events.map((event) => event.type)).toEqual(['message_start', 'message_delta', 'message_stop']);
-    expect(events[1]).toMatchObject({ delta: { stop_reason: 'refusal', refusal: { category: 'violence' } } });
+    expect(events[1]).toMatchObject({ delta: { stop_reason: 'refusal', stop_details: { category: 'violence' } } });
     expect(events[0]).toMatchObject({ message: { stop_reason: null, content: [] } });
   });
 });
@@ -70,7 +70,7 @@ describe('verdictOfAnswer (a catalog model)', () => {
     ['a pass', answer('{"flagged": false, "category": null, "explanation": "fine"}'), { flagged: false, category: null }],
     ['a flag', answer('{"flagged": true, "category": "hate", "explanation": "Slurs."}'), { flagged: true, category: 'hate', explanation: 'The input was flagged by moderation (g/m). Slurs.' }],
     ['a flag in a code fence, trailing comma', answer('```json\n{"flagged": true, "category": "",}\n```'), { flagged: true, category: 'flagged' }],
-    ['a refusal', answer('', { content: [], stop_reason: 'refusal', refusal: { type: 'refusal', category: 'cyber', explanation: 'No.' } }), { flagged: true, category: 'cyber', explanation: 'No.' }],
+    ['a refusal', answer('', { content: [], stop_reason: 'refusal', stop_details: { type: 'refusal', category: 'cyber', explanation: 'No.' } }), { flagged: true, category: 'cyber', explanation: 'No.' }],
   ])('reads %s', (_case, message, verdict) => {
     expect(verdictOfAnswer(message, 'g/m')).toMatchObject(verdict);
   });

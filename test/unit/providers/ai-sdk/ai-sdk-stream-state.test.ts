@@ -149,7 +149,7 @@ describe('AiSdkStreamState', () => {
     const events = run([{ type: 'text-delta', id: 't', delta: 'I' }, finish('content-filter', 'SAFETY')], 'google');
     expect(events.at(-2)?.data).toEqual({
       type: 'message_delta',
-      delta: { stop_reason: 'refusal', stop_sequence: null, refusal: { type: 'refusal', explanation: 'Google Gemini stopped the answer with its content filter (SAFETY).' } },
+      delta: { stop_reason: 'refusal', stop_sequence: null, stop_details: { type: 'refusal', explanation: 'Google Gemini stopped the answer with its content filter (SAFETY).' } },
       usage: finalUsage,
     });
   });

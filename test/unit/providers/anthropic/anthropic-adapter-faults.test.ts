@@ -119,7 +119,9 @@ describe('timeouts and cancellation', () => {
   it('fails with a timeout when the upstream sends no headers in time', async () => {
     fake.enqueue(reply.fixture('anthropic-text', { delayMs: 5_000 }));
     const begin = started();
-    const error = await failureOf(operations.generate());
+    // 8 tokens need less than the 300 ms floor: a JSON answer's wait grows with max_tokens beyond it.
+    const call = attemptCall(fake);
+    const error = await failureOf(anthropicAdapter.generate({ ...call, request: { ...call.request, max_tokens: 8 } }));
     expect(error).toMatchObject({ kind: 'timeout', status: 503, retryable: true, fallbackEligible: true });
     expect(performance.now() - begin).toBeLessThan(3_000);
   });
