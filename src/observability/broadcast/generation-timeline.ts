@@ -39,13 +39,14 @@ export function generationTimeline(
   const answered = record.stream && record.timeToFirstByteMs !== null && durations.length > 0;
   const measuredEnd = answered ? start + (record.timeToFirstByteMs ?? 0) : end;
   const screening = screened ? { start: screened.startedAt, end: Math.max(screened.startedAt, screened.endedAt) } : null;
-  // The attempts start no earlier than the screening ended, nor later than the request's measured end.
-  const earliest = screening ? Math.max(start, Math.min(screening.end, measuredEnd)) : start;
+  // The attempts start no earlier than the screening ended, even where the two clocks put the request's
+  // measured end a millisecond or two before it (a loaded machine): the model was called after the screening.
+  const earliest = screening ? Math.max(start, screening.end) : start;
   let cursor = Math.max(earliest, measuredEnd - durations.reduce((sum, duration) => sum + duration, 0));
   const attempts = durations.map((duration, index) => {
-    const window = { start: cursor, end: Math.min(end, cursor + duration) };
+    const window = { start: cursor, end: Math.max(cursor, Math.min(end, cursor + duration)) };
     cursor = window.end;
-    if (answered && index === durations.length - 1) window.end = end;
+    if (answered && index === durations.length - 1) window.end = Math.max(window.start, end);
     return window;
   });
   const generation = screening ? { start: Math.min(start, screening.start), end: Math.max(end, screening.end) } : { start, end };

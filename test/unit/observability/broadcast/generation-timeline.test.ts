@@ -23,7 +23,8 @@ describe('generationTimeline', () => {
 
   it.each([
     ['inside the request: the generation is the request', { startedAt: 1_000_002, endedAt: 1_000_008 }, { start: 1_000_000, end: 1_000_100 }, [[1_000_010, 1_000_100]]],
-    ['before the request\'s clock and past its end: the generation widens to hold it', { startedAt: 999_997, endedAt: 1_000_104 }, { start: 999_997, end: 1_000_104 }, [[1_000_100, 1_000_100]]],
+    // The two clocks disagree by a few ms: the attempt still follows the screening, never starts before its end.
+    ['before the request\'s clock and past its end: the generation widens to hold it', { startedAt: 999_997, endedAt: 1_000_104 }, { start: 999_997, end: 1_000_104 }, [[1_000_104, 1_000_104]]],
     ['longer than the attempts leave room for: the attempts start after it', { startedAt: 1_000_001, endedAt: 1_000_030 }, { start: 1_000_000, end: 1_000_100 }, [[1_000_030, 1_000_100]]],
   ])('a screening %s', (_label, screening, generation, expected) => {
     const timeline = generationTimeline({ ...base, totalMs: 100, timeToFirstByteMs: 100, stream: false, attempts: attempts(90) }, screening);
