@@ -93,10 +93,15 @@ export function settle<T>(
   const served = run.ok ? { index: run.index, outputTokens: outputTokens?.(run.result) } : null;
   // An attempt cancelled under the request (the client left) says nothing about its endpoint's health.
   planner.recordOutcomes(plan, run.records.some((record) => record.cancelled) ? run.records.filter((record) => !record.cancelled) : run.records, served);
-  const records = context.trail.records.length === 0 ? run.records : [...context.trail.records, ...run.records];
-  context.trail = { strategy: plan.strategy, records, served: run.ok ? run.attempt : context.trail.served };
+  addToTrail(plan, context, run);
   if (!run.ok) throw run.error;
   return run;
+}
+
+// The run's attempts join the request's trail (its generation record: every run of a tool loop adds its own).
+function addToTrail<T>(plan: RequestPlan, context: MessagesRequestContext, run: AttemptsRun<T>): void {
+  const records = context.trail.records.length === 0 ? run.records : [...context.trail.records, ...run.records];
+  context.trail = { strategy: plan.strategy, records, served: run.ok ? run.attempt : context.trail.served };
 }
 
 /**
@@ -107,10 +112,12 @@ export function settle<T>(
  */
 export function settleStream<T>(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, run: AttemptsRun<T>): Extract<AttemptsRun<T>, { ok: true }> {
   if (!run.ok) return settle(planner, plan, context, run);
-  const others = run.records.filter((record) => record.index !== run.index && !record.cancelled);
-  if (others.length > 0) planner.recordOutcomes(plan, others, null);
-  const records = context.trail.records.length === 0 ? run.records : [...context.trail.records, ...run.records];
-  context.trail = { strategy: plan.strategy, records, served: run.attempt };
+  // The common case, the first attempt answering: nothing else to report, no list made.
+  if (run.records.length > 1) {
+    const others = run.records.filter((record) => record.index !== run.index && !record.cancelled);
+    if (others.length > 0) planner.recordOutcomes(plan, others, null);
+  }
+  addToTrail(plan, context, run);
   return run;
 }
 

@@ -48,24 +48,15 @@ function serveUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; 
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
 }
 
-it('refuses more than one worker on the embedded database, saying what to do', async () => {
-  const directory = mkdtempSync(join(tmpdir(), 'switchboard-workers-'));
+it.each([
+  ['more than one worker on the embedded database, saying what to do', { SWITCHBOARD_WORKERS: '2' }, 'SWITCHBOARD_WORKERS=2 needs PostgreSQL (DATABASE_URL)'],
+  ['a request time budget of 0, which would outlive the limit holds sized from it', { SWITCHBOARD_REQUEST_TIMEOUT_MS: '0' }, 'SWITCHBOARD_REQUEST_TIMEOUT_MS must be a positive integer, got "0"'],
+])('refuses %s', async (_label, env, message) => {
+  const directory = mkdtempSync(join(tmpdir(), 'switchboard-refused-'));
   try {
-    const { code, output } = await serveUntilExit({ SWITCHBOARD_WORKERS: '2', DATABASE_URL: '', PORT: '0', SWITCHBOARD_DATA_DIR: join(directory, 'data') });
+    const { code, output } = await serveUntilExit({ ...env, DATABASE_URL: '', PORT: '0', SWITCHBOARD_DATA_DIR: join(directory, 'data') });
     expect(code).toBe(1);
-    expect(output).toContain('SWITCHBOARD_WORKERS=2 needs PostgreSQL (DATABASE_URL)');
-    expect(output).not.toMatch(/\n\s+at /);
-  } finally {
-    rmSync(directory, { recursive: true, force: true });
-  }
-});
-
-it('refuses a request time budget of 0, which would outlive the limit holds sized from it', async () => {
-  const directory = mkdtempSync(join(tmpdir(), 'switchboard-timeout-'));
-  try {
-    const { code, output } = await serveUntilExit({ SWITCHBOARD_REQUEST_TIMEOUT_MS: '0', DATABASE_URL: '', PORT: '0', SWITCHBOARD_DATA_DIR: join(directory, 'data') });
-    expect(code).toBe(1);
-    expect(output).toContain('SWITCHBOARD_REQUEST_TIMEOUT_MS must be a positive integer, got "0"');
+    expect(output).toContain(message);
     expect(output).not.toMatch(/\n\s+at /);
   } finally {
     rmSync(directory, { recursive: true, force: true });
