@@ -248,10 +248,43 @@ export interface paths {
          *     facts the routing plan filters and sorts on. Prices are list prices; what a request actually cost is its
          *     `usage.cost`.
          *
-         *     Any valid key may call it. It never shows provider keys. It takes no parameters: an unknown query
-         *     parameter is a 400.
+         *     Any valid key may call it. It never shows provider keys. The envelope and the paging parameters are those
+         *     of Anthropic's `GET /v1/models` (`after_id`, `before_id`, `limit`; `has_more`, `first_id`, `last_id`), so
+         *     the Anthropic SDKs' `client.models.list()` works against the gateway, auto-pagination included. Models
+         *     keep the catalog's order. Without `limit` the page holds every model. An unknown query parameter, an id
+         *     the catalog does not list, or both `after_id` and `before_id`, is a 400.
          */
         get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/models/{model_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A model slug as `GET /models` lists it. Its `/` is percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as
+                 *     the Anthropic SDKs' `client.models.retrieve(id)` sends it.
+                 * @example anthropic/claude-sonnet-4.5
+                 */
+                model_id: components["parameters"]["ModelId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get one model of the catalog
+         * @description One model of `GET /models`, with every endpoint that serves it, as Anthropic's `GET /v1/models/{model_id}`
+         *     answers one model: the Anthropic SDKs' `client.models.retrieve(id)` works against the gateway. The model
+         *     slug's `/` is percent-encoded (`/models/anthropic%2Fclaude-sonnet-4.5`). Any valid key may call it. A slug
+         *     the catalog does not list is a 404.
+         */
+        get: operations["getModel"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2774,10 +2807,20 @@ export interface components {
              */
             id: string;
             /**
+             * @description Always `model`, as in Anthropic's ModelInfo.
+             * @constant
+             */
+            type: "model";
+            /**
              * @description Display name.
              * @example Claude Sonnet 4.5
              */
             name: string;
+            /**
+             * @description The display name again, under the name Anthropic's ModelInfo (and its SDKs) give it.
+             * @example Claude Sonnet 4.5
+             */
+            display_name: string;
             /**
              * @description Largest context window, in tokens, that any endpoint of the model accepts; null when unknown (a model
              *     added in the configuration file without `context_length`, e.g. one served by a local vLLM or Ollama).
@@ -2788,9 +2831,25 @@ export interface components {
             capabilities: components["schemas"]["ModelCapabilities"];
             endpoints: components["schemas"]["ModelEndpoint"][];
         };
-        /** @description The gateway's model catalog (built-in models plus those of the configuration file). */
+        /**
+         * @description The gateway's model catalog (built-in models plus those of the configuration file), or one page of it, in
+         *     the envelope of Anthropic's `GET /v1/models`, so the Anthropic SDKs' `client.models.list()` and its
+         *     auto-pagination work against the gateway.
+         */
         ModelList: {
             data: components["schemas"]["Model"][];
+            /** @description Whether more models follow in the direction asked for (after `last_id`, or before `first_id` with `before_id`). */
+            has_more: boolean;
+            /**
+             * @description The id of the first model in `data`, the `before_id` of the previous page; null when `data` is empty.
+             * @example anthropic/claude-sonnet-4.5
+             */
+            first_id: string | null;
+            /**
+             * @description The id of the last model in `data`, the `after_id` of the next page; null when `data` is empty.
+             * @example openai/gpt-5
+             */
+            last_id: string | null;
         };
         /** @description The state of one gateway instance. */
         Health: {
@@ -3466,6 +3525,30 @@ export interface components {
          */
         CredentialId: string;
         /**
+         * @description A model id (`last_id` of the previous page): the page starts right after this model. An id the catalog
+         *     does not list is a 400. Not with `before_id`.
+         * @example anthropic/claude-sonnet-4.5
+         */
+        ModelsAfterId: string;
+        /**
+         * @description A model id (`first_id` of the next page): the page ends right before this model. An id the catalog does
+         *     not list is a 400. Not with `after_id`.
+         * @example openai/gpt-5
+         */
+        ModelsBeforeId: string;
+        /**
+         * @description Largest number of models on the page, 1 to 1000 as Anthropic's. Without it the page holds every model in
+         *     the direction asked for (Anthropic's own default is 20; the gateway's catalog is small enough to send whole).
+         * @example 20
+         */
+        ModelsLimit: number;
+        /**
+         * @description A model slug as `GET /models` lists it. Its `/` is percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as
+         *     the Anthropic SDKs' `client.models.retrieve(id)` sends it.
+         * @example anthropic/claude-sonnet-4.5
+         */
+        ModelId: string;
+        /**
          * @description Only records created at or after this time (ISO 8601), from 0001-01-01T00:00:00Z to
          *     9999-12-31T23:59:59Z. A time outside that range, or one that does not exist (a leap second, February 30, hour 24), is a 400.
          * @example 2025-11-20T00:00:00Z
@@ -4049,7 +4132,26 @@ export interface operations {
     };
     listModels: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description A model id (`last_id` of the previous page): the page starts right after this model. An id the catalog
+                 *     does not list is a 400. Not with `before_id`.
+                 * @example anthropic/claude-sonnet-4.5
+                 */
+                after_id?: components["parameters"]["ModelsAfterId"];
+                /**
+                 * @description A model id (`first_id` of the next page): the page ends right before this model. An id the catalog does
+                 *     not list is a 400. Not with `after_id`.
+                 * @example openai/gpt-5
+                 */
+                before_id?: components["parameters"]["ModelsBeforeId"];
+                /**
+                 * @description Largest number of models on the page, 1 to 1000 as Anthropic's. Without it the page holds every model in
+                 *     the direction asked for (Anthropic's own default is 20; the gateway's catalog is small enough to send whole).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["ModelsLimit"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4067,6 +4169,46 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A model slug as `GET /models` lists it. Its `/` is percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as
+                 *     the Anthropic SDKs' `client.models.retrieve(id)` sends it.
+                 * @example anthropic/claude-sonnet-4.5
+                 */
+                model_id: components["parameters"]["ModelId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The catalog lists no model of that slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
