@@ -5,6 +5,7 @@
  */
 import type { Model, ModelEndpoint, ModelList } from '#src/api-types.ts';
 import type { CatalogModel, Pricing } from './catalog-types.ts';
+import { modelsEnvelope } from './models-page.ts';
 
 /** One endpoint in `GET /models`. */
 export type ModelEndpointView = ModelEndpoint;
@@ -22,12 +23,15 @@ function pricingView(pricing: Pricing): Pricing {
   return view;
 }
 
-/** The `GET /models` body for these models, in the given order. */
+/** The `GET /models` body for these models, in the given order: the whole catalog as one page. */
 export function toModelList(models: readonly CatalogModel[]): ModelListBody {
-  return {
-    data: models.map((model) => ({
+  return modelsEnvelope(
+    models.map((model) => ({
       id: model.slug,
+      type: 'model',
       name: model.name,
+      // Anthropic's ModelInfo name for it, which the Anthropic SDKs' `models.list()` types and applications read.
+      display_name: model.name,
       context_length: model.contextLength,
       capabilities: { ...model.capabilities },
       endpoints: model.endpoints.map((endpoint) => ({
@@ -44,5 +48,6 @@ export function toModelList(models: readonly CatalogModel[]): ModelListBody {
         capabilities: { ...endpoint.capabilities },
       })),
     })),
-  };
+    false,
+  );
 }

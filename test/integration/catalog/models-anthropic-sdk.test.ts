@@ -1,0 +1,111 @@
+/**
+ * `GET /models` and `GET /models/{model_id}` driven by the Anthropic SDK with its default settings, as an
+ * application listing or looking up models through the gateway writes it: `client.models.list()` with
+ * Anthropic's paging parameters (`limit`, `after_id`, `before_id`) and its auto-pagination, and
+ * `client.models.retrieve(id)`. Responses are validated against the spec by the test gateway.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelList } from '#src/api-types.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+
+let gateway: TestGateway;
+let client: Anthropic;
+let catalogIds: string[];
+
+beforeAll(async () => {
+  gateway = await startTestGateway();
+  client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: gateway.api_key, apiKey: null, maxRetries: 0 });
+  const response = await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${gateway.api_key}` } });
+  catalogIds = ((await response.json()) as ModelList).data.map((model) => model.id);
+});
+afterAll(async () => {
+  await gateway?.close();
+});
+
+/** The ids of every model the SDK's auto-pagination yields, with a guard against a page loop. */
+async function iterateIds(params: Anthropic.ModelListParams): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const model of client.models.list(params)) {
+    ids.push(model.id);
+    if (ids.length > catalogIds.length * 2) break;
+  }
+  return ids;
+}
+
+describe('client.models.list()', () => {
+  it('without parameters gets the whole catalog in one page, in Anthropic’s envelope and model fields', async () => {
+    const page = await client.models.list();
+    expect(catalogIds.length).toBeGreaterThan(5);
+    expect(page.data.map((model) => model.id)).toEqual(catalogIds);
+    expect(page.has_more).toBe(false);
+    expect(page.first_id).toBe(catalogIds[0]);
+    expect(page.last_id).toBe(catalogIds.at(-1));
+    const sonnet = page.data.find((model) => model.id === 'anthropic/claude-sonnet-4.5');
+    expect(sonnet).toMatchObject({ type: 'model', display_name: 'Claude Sonnet 4.5' });
+    // The SDK's default authentication, the key in x-api-key.
+    const byApiKey = new Anthropic({ baseURL: `${gateway.origin}/api`, apiKey: gateway.api_key, maxRetries: 0 });
+    expect((await byApiKey.models.list()).data.map((model) => model.id)).toEqual(catalogIds);
+  });
+
+  it('with a limit pages through every model once, in order, by after_id', async () => {
+    const first = await client.models.list({ limit: 5 });
+    expect(first.data.map((model) => model.id)).toEqual(catalogIds.slice(0, 5));
+    expect(first.has_more).toBe(true);
+    expect(first.last_id).toBe(catalogIds[4]);
+    expect(await iterateIds({ limit: 5 })).toEqual(catalogIds);
+  });
+
+  it('with after_id starts after that model; with before_id ends before it, and pages backwards', async () => {
+    const after = await client.models.list({ after_id: catalogIds[2], limit: 2 });
+    expect(after.data.map((model) => model.id)).toEqual(catalogIds.slice(3, 5));
+    const last = catalogIds.at(-1) as string;
+    const before = await client.models.list({ before_id: last, limit: 2 });
+    expect(before.data.map((model) => model.id)).toEqual(catalogIds.slice(-3, -1));
+    expect(before.has_more).toBe(true);
+    const backwards = await iterateIds({ before_id: last, limit: 4 });
+    expect(backwards.toSorted()).toEqual(catalogIds.slice(0, -1).toSorted());
+    const end = await client.models.list({ after_id: last });
+    expect({ data: end.data, has_more: end.has_more, first_id: end.first_id, last_id: end.last_id }).toEqual({ data: [], has_more: false, first_id: null, last_id: null });
+  });
+
+  it.each([
+    ['an after_id the catalog does not list', { after_id: 'openai/gpt-9' }, 'after_id', 'after_id names no model of the catalog: openai/gpt-9'],
+    ['a before_id the catalog does not list', { before_id: 'nobody/nothing' }, 'before_id', 'before_id names no model of the catalog: nobody/nothing'],
+    ['both after_id and before_id', { after_id: 'openai/gpt-5', before_id: 'anthropic/claude-sonnet-4.5' }, 'after_id', 'give after_id or before_id, not both'],
+  ])('answers 400 for %s', async (_name, params, parameter, message) => {
+    const error = await client.models.list(params).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toEqual({
+      error: { code: 400, message: `Invalid request parameters: ${message}`, details: [{ path: `/query/${parameter}`, message }] },
+    });
+  });
+
+  it('answers 400 for a limit outside 1 to 1000', async () => {
+    await expect(client.models.list({ limit: 1001 })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    await expect(client.models.list({ limit: 0 })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+  });
+});
+
+describe('client.models.retrieve(id)', () => {
+  it('gets one model of the catalog, as GET /models lists it', async () => {
+    const model = await client.models.retrieve('anthropic/claude-sonnet-4.5');
+    const listed = (await client.models.list()).data.find((entry) => entry.id === 'anthropic/claude-sonnet-4.5');
+    expect(model).toEqual(listed);
+    expect(model).toMatchObject({ id: 'anthropic/claude-sonnet-4.5', type: 'model', display_name: 'Claude Sonnet 4.5' });
+  });
+
+  it('answers 404 naming a model the catalog does not list', async () => {
+    const error = await client.models.retrieve('anthropic/claude-sonnet-9').then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Anthropic.NotFoundError);
+    expect((error as InstanceType<typeof Anthropic.NotFoundError>).error).toEqual({
+      error: { code: 404, message: 'The catalog has no model anthropic/claude-sonnet-9 (GET /models lists them)' },
+    });
+  });
+});
