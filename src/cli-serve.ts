@@ -27,7 +27,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
       await runClusterWorker({ config, logger, env: process.env });
     } catch (error) {
       console.error(`switchboard worker: ${(error as Error).message}`);
-      return 1;
+      // Exit now: the IPC channel to the primary would keep this process alive with nothing serving, and the
+      // primary learns that the start failed from the exit alone, then stops and prints why.
+      process.exit(1);
     }
     // The worker serves until its primary stops it (it exits then).
     return new Promise<number>(() => undefined);
