@@ -113,6 +113,15 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, least =
   return value;
 }
 
+/** A TCP port: checked here so the message names the variable (Node's listen error names only the number). */
+function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65_535) throw new Error(`${name} must be a port number from 0 to 65535, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /**
@@ -136,7 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) throw new Error(`SWITCHBOARD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   return {
     host: env.HOST ?? '127.0.0.1',
-    port: integer(env, 'PORT', 8787),
+    port: port(env, 'PORT', 8787),
     dataDir: resolve(env.SWITCHBOARD_DATA_DIR ?? './.switchboard'),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
@@ -167,7 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function loadObservabilityConfig(env: NodeJS.ProcessEnv): ObservabilityConfig {
   const records = env.SWITCHBOARD_GENERATION_RECORDS ?? 'on';
   if (records !== 'on' && records !== 'off') throw new Error(`SWITCHBOARD_GENERATION_RECORDS must be on or off, got ${JSON.stringify(records)}`);
-  const metricsPort = env.SWITCHBOARD_METRICS_PORT ? integer(env, 'SWITCHBOARD_METRICS_PORT', 0) : undefined;
+  const metricsPort = env.SWITCHBOARD_METRICS_PORT ? port(env, 'SWITCHBOARD_METRICS_PORT', 0) : undefined;
   return {
     records: records === 'on',
     recordQueueLimit: integer(env, 'SWITCHBOARD_RECORD_QUEUE_LIMIT', 10_000),

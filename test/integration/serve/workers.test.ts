@@ -51,10 +51,12 @@ function serveUntilExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; 
 it.each([
   ['more than one worker on the embedded database, saying what to do', { SWITCHBOARD_WORKERS: '2' }, 'SWITCHBOARD_WORKERS=2 needs PostgreSQL (DATABASE_URL)'],
   ['a request time budget of 0, which would outlive the limit holds sized from it', { SWITCHBOARD_REQUEST_TIMEOUT_MS: '0' }, 'SWITCHBOARD_REQUEST_TIMEOUT_MS must be a positive integer, got "0"'],
+  ['a PORT past 65535, naming the variable', { PORT: '70000' }, 'PORT must be a port number from 0 to 65535, got "70000"'],
+  ['a SWITCHBOARD_METRICS_PORT past 65535, naming the variable', { SWITCHBOARD_METRICS_PORT: '80800' }, 'SWITCHBOARD_METRICS_PORT must be a port number from 0 to 65535, got "80800"'],
 ])('refuses %s', async (_label, env, message) => {
   const directory = mkdtempSync(join(tmpdir(), 'switchboard-refused-'));
   try {
-    const { code, output } = await serveUntilExit({ ...env, DATABASE_URL: '', PORT: '0', SWITCHBOARD_DATA_DIR: join(directory, 'data') });
+    const { code, output } = await serveUntilExit({ DATABASE_URL: '', PORT: '0', SWITCHBOARD_DATA_DIR: join(directory, 'data'), ...env });
     expect(code).toBe(1);
     expect(output).toContain(message);
     expect(output).not.toMatch(/\n\s+at /);
