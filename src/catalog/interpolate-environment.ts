@@ -68,3 +68,48 @@ export function interpolateEnvironment(value: unknown, source: ProtectedText, en
   }
   return value;
 }
+
+/** Values shorter than this are left in messages: too short to be a secret, and they would mangle words. */
+const SHORTEST_REDACTED = 8;
+
+/**
+ * The values of the environment variables the file's text refers to, by variable name: what a problem's
+ * message must not quote. The file's `${VAR}` is where its secrets come from, and a value in the wrong place
+ * (a key variable written as `base_url`, two variables swapped) would otherwise be quoted in the start-up error.
+ */
+export function referencedValues(text: string, environment: NodeJS.ProcessEnv): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const match of text.matchAll(REFERENCE)) {
+    const name = match[1];
+    const value = name === undefined ? undefined : environment[name];
+    if (name !== undefined && value !== undefined && value.length >= SHORTEST_REDACTED) values.set(name, value);
+  }
+  return values;
+}
+
+/** `message` with every run of `value`'s characters from its start (8 or more, the whole value or a cut quote of it) replaced. */
+function redactValue(message: string, value: string, replacement: string): string {
+  const head = value.slice(0, SHORTEST_REDACTED);
+  let redacted = '';
+  let from = 0;
+  for (let at = message.indexOf(head); at >= 0; at = message.indexOf(head, from)) {
+    let length = head.length;
+    while (length < value.length && message[at + length] === value[length]) length++;
+    redacted += message.slice(from, at) + replacement;
+    from = at + length;
+  }
+  return redacted + message.slice(from);
+}
+
+/** The problems with each referenced variable's value replaced by `the value of ${NAME}`. */
+export function redactReferencedValues(problems: readonly ConfigProblem[], values: ReadonlyMap<string, string>): ConfigProblem[] {
+  return problems.map((problem) => {
+    let message = problem.message;
+    for (const [name, value] of values) {
+      const replacement = `the value of \${${name}}`;
+      // A quoted value reads as the variable unquoted, whole or cut (`"…..."`).
+      message = redactValue(message, value, replacement).replaceAll(`"${replacement}..."`, replacement).replaceAll(`"${replacement}"`, replacement);
+    }
+    return { path: problem.path, message };
+  });
+}

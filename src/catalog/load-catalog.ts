@@ -2,7 +2,7 @@
  * Loads the catalog at start-up: the built-in providers and models, extended or overridden by the YAML file
  * named by `configPath` (default: `SWITCHBOARD_CONFIG` from `env`), with `${VAR}` interpolated from `env`.
  * Everything is parsed, checked and indexed here; a bad file throws a `CatalogConfigError` naming the file, the
- * path inside it and what is wrong.
+ * path inside it and what is wrong, never quoting a value read from the environment.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -13,7 +13,7 @@ import { CatalogConfigError } from './catalog-config-error.ts';
 import type { ModelData, ProviderPreset } from './catalog-types.ts';
 import { INVALID, type ConfigProblem } from './config-readers.ts';
 import { readCatalogConfig, type CatalogConfig } from './config-schema.ts';
-import { interpolateEnvironment, protectReferences } from './interpolate-environment.ts';
+import { interpolateEnvironment, protectReferences, redactReferencedValues, referencedValues } from './interpolate-environment.ts';
 import { mergeModels, mergeProviders } from './merge-config.ts';
 import { BUILT_IN_MODELS } from './models/index.ts';
 import { resolveServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
@@ -75,5 +75,11 @@ export function loadCatalog(options: LoadCatalogOptions): Catalog {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file does not exist' : `the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
     throw new CatalogConfigError(file, [{ path: '', message: reason }], { cause: error });
   }
-  return catalogFromConfig(parseCatalogConfig(text, file, options.env), file, builtIn);
+  try {
+    return catalogFromConfig(parseCatalogConfig(text, file, options.env), file, builtIn);
+  } catch (error) {
+    if (!(error instanceof CatalogConfigError)) throw error;
+    // Not chained as the cause: the original's message may quote the values.
+    throw new CatalogConfigError(error.file, redactReferencedValues(error.problems, referencedValues(text, options.env)));
+  }
 }
