@@ -105,7 +105,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       isKnownProvider: (slug) => catalog.getProvider(slug) !== undefined,
     });
     closers.push(() => stack.close());
-    const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, logger, version: VERSION, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
+    const planView = createCatalogPlanView(catalog);
+    const modelSlug = (name: string) => planView.model(name)?.slug;
+    const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, modelSlug, logger, version: VERSION, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
     closers.push(() => observability.close());
     const registry = observability.metrics.registry;
     const scrapeMetrics: ScrapeMetrics = options.clusterWorker ? await reportToPrimary(registry) : async () => ({ text: await registry.metrics(), contentType: registry.contentType });
@@ -166,7 +168,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       messages: {
         planner: withCircuitBreaker(
           createRequestPlanner({
-            view: createCatalogPlanView(catalog),
+            view: planView,
             credentials: stack.routingCredentials,
             sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
             stats,

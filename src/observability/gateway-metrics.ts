@@ -22,7 +22,7 @@ export interface QueueDepths {
 /** The metrics of one gateway process. */
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly isKnownModel: (slug: string) => boolean;
+  private readonly modelSlug: (name: string) => string | undefined;
   private readonly isKnownProvider: (slug: string) => boolean;
   private readonly requests;
   private readonly duration;
@@ -37,8 +37,12 @@ export class GatewayMetrics {
   readonly broadcastSent;
   readonly broadcastDropped;
 
-  constructor(options: { isKnownModel(slug: string): boolean; isKnownProvider(slug: string): boolean; depths: QueueDepths }) {
-    this.isKnownModel = options.isKnownModel;
+  /**
+   * `modelSlug` gives the catalog slug a request's model names, its slug or an alias (a bare Anthropic id), or
+   * undefined for a model the catalog does not know.
+   */
+  constructor(options: { modelSlug(name: string): string | undefined; isKnownProvider(slug: string): boolean; depths: QueueDepths }) {
+    this.modelSlug = options.modelSlug;
     this.isKnownProvider = options.isKnownProvider;
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
@@ -99,8 +103,10 @@ export class GatewayMetrics {
     });
   }
 
-  private modelLabel(slug: string): string {
-    return this.isKnownModel(slug) ? slug : 'other';
+  // A request that failed has no served model, only the name it asked for: an alias of a catalog model (what
+  // Claude Code sends) counts under the slug its successes count under, not under `other`.
+  private modelLabel(name: string): string {
+    return this.modelSlug(name) ?? 'other';
   }
 
   private providerLabel(slug: string | null): string {

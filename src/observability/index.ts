@@ -45,6 +45,8 @@ export interface ObservabilityOptions {
   database: Database;
   vault: KeyVault;
   catalog: Catalog;
+  /** The catalog slug of a request's model name, aliases included (the routing view's); without it, slugs only. */
+  modelSlug?: (name: string) => string | undefined;
   logger: Logger;
   version: string;
   /** How destination host names are resolved (tests map names to addresses); the system resolver otherwise. */
@@ -60,7 +62,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
   let broadcaster: Broadcaster | undefined;
   let queue: RecordQueue | undefined;
   const metrics = new GatewayMetrics({
-    isKnownModel: (slug) => options.catalog.getModel(slug) !== undefined,
+    modelSlug: options.modelSlug ?? ((name) => options.catalog.getModel(name)?.slug),
     isKnownProvider: (slug) => options.catalog.getProvider(slug) !== undefined,
     depths: { records: () => queue?.depth ?? 0, broadcast: () => broadcaster?.depths() ?? {} },
   });

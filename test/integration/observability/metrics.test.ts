@@ -67,6 +67,20 @@ describe('GET /metrics', () => {
     expect(after.text).not.toContain('unknown-model-12345');
   });
 
+  it('counts a request naming its model by a bare Anthropic id under the catalog slug, failed or served', async () => {
+    const before = await scrape();
+    // `up-primary-alpha` is the id Alpha knows test/primary by, as Claude Code names Claude models.
+    setup.alpha.enqueue(reply.error(529), reply.fixture('anthropic-text'));
+    setup.beta.enqueue(reply.error(529));
+    expect((await postMessage(setup.gateway, messageBody('up-primary-alpha', ALPHA_FIRST))).status).toBe(503);
+    expect((await postMessage(setup.gateway, messageBody('up-primary-alpha', ALPHA_FIRST))).status).toBe(200);
+    const after = await scrape();
+    const delta = (labels: Record<string, string>) => after.value('switchboard_requests_total', labels) - before.value('switchboard_requests_total', labels);
+    expect(delta({ outcome: 'error', model: 'test/primary' })).toBe(1);
+    expect(delta({ outcome: 'success', model: 'test/primary' })).toBe(1);
+    expect(delta({ model: 'other' })).toBe(0);
+  });
+
   it('needs a management key', async () => {
     const inference = await fetch(`${setup.gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${setup.gateway.api_key}` } });
     expect(inference.status).toBe(403);

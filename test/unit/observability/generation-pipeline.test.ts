@@ -14,7 +14,7 @@ function pipeline(options: { destinations: ActiveDestination[] }) {
   const added: GenerationRecord[] = [];
   const offered: string[] = [];
   const logged: string[] = [];
-  const metrics = new GatewayMetrics({ isKnownModel: () => true, isKnownProvider: () => true, depths: { records: () => 0, broadcast: () => ({}) } });
+  const metrics = new GatewayMetrics({ modelSlug: (name) => name, isKnownProvider: () => true, depths: { records: () => 0, broadcast: () => ({}) } });
   const directory = { policyFor: () => ({ content: { storeContent: false, retentionDays: 30 }, destinations: options.destinations }) } as unknown as ObservabilityDirectory;
   const queue = { add: (record: GenerationRecord) => void added.push(record) } as unknown as RecordQueue;
   const broadcaster = { offer: (item: { record: GenerationRecord }) => void offered.push(item.record.id) } as unknown as Broadcaster;
