@@ -269,8 +269,9 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description A model slug as `GET /models` lists it. Its `/` is percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as
-                 *     the Anthropic SDKs' `client.models.retrieve(id)` sends it.
+                 * @description A model slug as `GET /models` lists it, or a bare Anthropic id `POST /messages` accepts. A slug's `/` is
+                 *     percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as the Anthropic SDKs' `client.models.retrieve(id)`
+                 *     sends it.
                  * @example anthropic/claude-sonnet-4.5
                  */
                 model_id: components["parameters"]["ModelId"];
@@ -281,8 +282,9 @@ export interface paths {
          * Get one model of the catalog
          * @description One model of `GET /models`, with every endpoint that serves it, as Anthropic's `GET /v1/models/{model_id}`
          *     answers one model: the Anthropic SDKs' `client.models.retrieve(id)` works against the gateway. The model
-         *     slug's `/` is percent-encoded (`/models/anthropic%2Fclaude-sonnet-4.5`). Any valid key may call it. A slug
-         *     the catalog does not list is a 404.
+         *     slug's `/` is percent-encoded (`/models/anthropic%2Fclaude-sonnet-4.5`). A bare Anthropic id that
+         *     `POST /messages` accepts (`claude-sonnet-4-5`, `claude-sonnet-4-5-20250929`) answers its catalog model, as
+         *     Anthropic's resolves an alias. Any valid key may call it. A name the catalog does not know is a 404.
          */
         get: operations["getModel"];
         put?: never;
@@ -3543,8 +3545,9 @@ export interface components {
          */
         ModelsLimit: number;
         /**
-         * @description A model slug as `GET /models` lists it. Its `/` is percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as
-         *     the Anthropic SDKs' `client.models.retrieve(id)` sends it.
+         * @description A model slug as `GET /models` lists it, or a bare Anthropic id `POST /messages` accepts. A slug's `/` is
+         *     percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as the Anthropic SDKs' `client.models.retrieve(id)`
+         *     sends it.
          * @example anthropic/claude-sonnet-4.5
          */
         ModelId: string;
@@ -4179,8 +4182,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description A model slug as `GET /models` lists it. Its `/` is percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as
-                 *     the Anthropic SDKs' `client.models.retrieve(id)` sends it.
+                 * @description A model slug as `GET /models` lists it, or a bare Anthropic id `POST /messages` accepts. A slug's `/` is
+                 *     percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as the Anthropic SDKs' `client.models.retrieve(id)`
+                 *     sends it.
                  * @example anthropic/claude-sonnet-4.5
                  */
                 model_id: components["parameters"]["ModelId"];
