@@ -163,6 +163,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       streamGuard: drainTracker,
       drain: drainTracker,
       catalog,
+      modelSlug,
       byok: stack.byok,
       keys: createKeyService(database, createKeyUsageReader({ ledger, store: () => limiter.currentStore(), shared: () => redis?.available() ?? false })),
       messages: {

@@ -12,6 +12,8 @@ import { integerQuery } from '#src/routes/pagination.ts';
 /** Dependencies of the models routes. */
 export interface ModelsRouteDeps {
   catalog: Catalog;
+  /** The catalog slug a model name gives, aliases included (a bare Anthropic id); without it, slugs only. */
+  modelSlug?: (name: string) => string | undefined;
 }
 
 function stringQuery(req: Request, name: string): string | undefined {
@@ -36,7 +38,8 @@ export function bindGetModelsRoute(router: Router, deps: ModelsRouteDeps): void 
   });
   router.get('/models/:model_id', (req, res) => {
     const modelId = String(req.params.model_id);
-    const modelBody = modelBodies.get(modelId);
+    // As Anthropic's retrieve resolves an alias to its model, and as /messages accepts it.
+    const modelBody = modelBodies.get(modelId) ?? modelBodies.get(deps.modelSlug?.(modelId) ?? '');
     if (modelBody === undefined) throw new NotFoundError(`The catalog has no model ${modelId} (GET /models lists them)`);
     res.type('application/json').send(modelBody);
   });

@@ -98,6 +98,11 @@ describe('client.models.retrieve(id)', () => {
     expect(model).toMatchObject({ id: 'anthropic/claude-sonnet-4.5', type: 'model', display_name: 'Claude Sonnet 4.5' });
   });
 
+  it.each(['claude-sonnet-4-5', 'claude-sonnet-4-5-20250929'])('resolves the bare Anthropic id %s to the catalog model, as messages do', async (alias) => {
+    const model = await client.models.retrieve(alias);
+    expect(model).toMatchObject({ id: 'anthropic/claude-sonnet-4.5', type: 'model', display_name: 'Claude Sonnet 4.5' });
+  });
+
   it('answers 404 naming a model the catalog does not list', async () => {
     const error = await client.models.retrieve('anthropic/claude-sonnet-9').then(
       () => null,
