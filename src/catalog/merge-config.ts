@@ -98,6 +98,9 @@ function mergePricing(base: Pricing | undefined, config: PricingConfig | undefin
     if (config.input === undefined || config.output === undefined) return null;
   }
   const merged = { cache_read: null, cache_write: null, ...base, ...config };
+  // A tier given in the file replaces the built-in one whole; its cache prices left out are null, as the base
+  // tier's are (those tokens cost the tier's input price), so GET /models shows the spec's LongContextPricing.
+  if (config?.long_context) merged.long_context = { cache_read: null, cache_write: null, ...config.long_context };
   return merged as Pricing;
 }
 
