@@ -13,6 +13,7 @@
  *   `context_length` may be omitted (unknown: nothing filters on it). `enabled: false` removes a model.
  */
 import type { Capabilities, EndpointData, ModelData, Pricing, ProviderPreset } from './catalog-types.ts';
+import { closestName } from './closest-name.ts';
 import { childPath, type ConfigProblem } from './config-readers.ts';
 import type { CatalogConfig, EndpointConfig, ModelConfig, PricingConfig, ProviderConfig } from './config-schema.ts';
 
@@ -80,7 +81,11 @@ export function mergeProviders(presets: readonly ProviderPreset[], config: Catal
   }
   for (const [slug, providerConfig] of Object.entries(configured)) {
     if (drafts.has(slug) || presets.some((preset) => preset.slug === slug) || providerConfig.enabled === false) continue;
-    const draft = mergeProvider(undefined, slug, providerConfig, `providers.${slug}`, problems);
+    const own: ConfigProblem[] = [];
+    const draft = mergeProvider(undefined, slug, providerConfig, `providers.${slug}`, own);
+    const meant = own.length > 0 ? closestName(slug, presets.map((preset) => preset.slug)) : undefined;
+    if (meant) problems.push({ path: `providers.${slug}`, message: `is not a built-in provider (did you mean ${meant}?); a new provider needs family and base_url` });
+    else problems.push(...own);
     if (draft) drafts.set(slug, draft);
   }
   return drafts;
@@ -170,7 +175,12 @@ export function mergeModels(builtIn: readonly ModelData[], config: CatalogConfig
       merged.delete(slug);
       continue;
     }
-    const model = mergeModel(merged.get(slug), slug, modelConfig, `models.${slug}`, providers, problems);
+    const base = merged.get(slug);
+    const own: ConfigProblem[] = [];
+    const model = mergeModel(base, slug, modelConfig, `models.${slug}`, providers, own);
+    const meant = !base && own.length > 0 ? closestName(slug, builtIn.map((entry) => entry.id)) : undefined;
+    if (meant) problems.push({ path: `models.${slug}`, message: `is not a built-in model (did you mean ${meant}?); a new model needs endpoints with model and pricing` });
+    else problems.push(...own);
     if (model) merged.set(slug, model);
   }
   return [...merged.values()];
