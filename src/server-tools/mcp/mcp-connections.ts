@@ -3,6 +3,8 @@
  * HTTP. One client per server, connected on first use and dropped after any transport failure (the next use
  * reconnects). Each server's tool list is cached for `toolListTtlMs`; a failed refresh keeps serving the old
  * list, and a call that fails on the transport or names a tool the server no longer has marks the list stale.
+ * A server that answers 404 to the session it gave (restarted, or it expired the session) gets a new session
+ * and the request once more, as the MCP spec asks of clients: the server did not run the request it refused.
  * Nothing here throws for what a server does: every failure is a value the tools turn into an error result.
  * The SDK (about 33 MB of RSS with its validators) is imported on the first use of an MCP tool.
  */
@@ -31,7 +33,8 @@ interface ServerState {
   listing?: Promise<McpToolInfo[] | undefined>;
 }
 
-type Sdk = { Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client; Transport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport };
+type TransportModule = typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+type Sdk = { Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client; Transport: TransportModule['StreamableHTTPClientTransport']; HttpError: TransportModule['StreamableHTTPError'] };
 
 let sdk: Promise<Sdk> | undefined;
 
@@ -39,6 +42,7 @@ function loadSdk(): Promise<Sdk> {
   sdk ??= Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/streamableHttp.js')]).then(([client, transport]) => ({
     Client: client.Client,
     Transport: transport.StreamableHTTPClientTransport,
+    HttpError: transport.StreamableHTTPError,
   }));
   return sdk;
 }
@@ -47,6 +51,15 @@ function loadSdk(): Promise<Sdk> {
 const INVALID_PARAMS = -32602;
 // The SDK's own codes for a closed connection and a timed-out request: the connection is suspect.
 const TRANSPORT_CODES: ReadonlySet<number> = new Set([-32000, -32001]);
+
+/**
+ * Whether the server refused the session the client holds: the MCP spec's 404 to a request carrying an
+ * `Mcp-Session-Id`. Its code is the HTTP status, not a JSON-RPC code, so it must not pass for a tool's error.
+ */
+async function isSessionGone(error: unknown): Promise<boolean> {
+  const { HttpError } = await loadSdk();
+  return error instanceof HttpError && error.code === 404;
+}
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
@@ -102,16 +115,32 @@ export class McpConnections {
     this.#logger.debug('mcp connection dropped', { server });
   }
 
+  /** Runs `use` on the server's client; once more on a new session if the server refused the one it had. */
+  async #withSession<T>(config: McpServerConfig, state: ServerState, use: (client: Client) => Promise<T>): Promise<T> {
+    const connecting = this.#connect(config, state);
+    try {
+      return await use(await connecting);
+    } catch (error) {
+      if (!(await isSessionGone(error))) throw error;
+      this.#logger.info('mcp session gone, starting a new one', { server: config.name });
+      // A concurrent request may already have replaced the refused session.
+      if (state.client === connecting) this.#drop(config.name, state);
+      return use(await this.#connect(config, state));
+    }
+  }
+
   async #fetchTools(config: McpServerConfig, state: ServerState): Promise<McpToolInfo[] | undefined> {
     try {
-      const client = await this.#connect(config, state);
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: config.timeoutMs });
-        for (const tool of page.tools) tools.push({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema as Record<string, unknown> });
-        cursor = page.nextCursor;
-      } while (cursor);
+      const tools = await this.#withSession(config, state, async (client) => {
+        const listed: McpToolInfo[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: config.timeoutMs });
+          for (const tool of page.tools) listed.push({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema as Record<string, unknown> });
+          cursor = page.nextCursor;
+        } while (cursor);
+        return listed;
+      });
       state.tools = { list: tools, fetchedAt: this.#now(), stale: false };
       return tools;
     } catch (error) {
@@ -140,8 +169,7 @@ export class McpConnections {
     if (!config) return { ok: false, message: `the MCP server ${server} is not configured` };
     const state = this.#stateOf(server);
     try {
-      const client = await this.#connect(config, state);
-      const result = await client.callTool({ name: toolName, arguments: input }, undefined, { signal, timeout: config.timeoutMs });
+      const result = await this.#withSession(config, state, (client) => client.callTool({ name: toolName, arguments: input }, undefined, { signal, timeout: config.timeoutMs }));
       const content = Array.isArray(result.content) ? (result.content as McpContentItem[]) : [];
       return { ok: true, isError: result.isError === true, content, ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
     } catch (error) {

@@ -2,13 +2,17 @@
  * A real MCP server for tests, built with the official SDK (`McpServer` and `StreamableHTTPServerTransport`,
  * stateless, on node:http at 127.0.0.1). Its tools: `lookup_order` answers, `explode` throws, `slow` waits
  * until the test lets it finish (or the server is stopped under it), `report` returns only structured content.
- * It counts `tools/list` requests and records the headers of every request.
+ * It counts `tools/list` requests and records the headers of every request. Stateless by default; with
+ * `sessions: true` it keeps a session per `initialize` (`Mcp-Session-Id`), answers an unknown session 404 as the
+ * SDK's examples and the MCP spec do, and can forget every session (a restart, as far as a client can tell).
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import * as z from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 
 /** A running MCP test server. */
 export interface McpTestServer {
@@ -18,6 +22,12 @@ export interface McpTestServer {
   /** Names of the tools called, in order. */
   readonly toolCalls: string[];
   readonly headers: IncomingHttpHeaders[];
+  /** Sessions open now (`sessions: true`). */
+  sessionCount(): number;
+  /** Sessions ever opened by an `initialize` (`sessions: true`). */
+  sessionsOpened(): number;
+  /** Forgets every session, as a restarted server does: their next request is answered 404. */
+  forgetSessions(): Promise<void>;
   /** Resolves once a call of `slow` has started. */
   slowStarted(): Promise<void>;
   /** Stops at once, cutting every open connection (a crash, as far as a client can tell). */
@@ -67,32 +77,75 @@ function countListCalls(body: unknown): number {
   return messages.filter((message) => typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'tools/list').length;
 }
 
+/** Options of the test server. */
+export interface McpTestServerOptions {
+  /** Keep a session per client (`Mcp-Session-Id`), as most deployed servers do; stateless when false. */
+  sessions?: boolean;
+}
+
+const SESSION_NOT_FOUND = JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+
 /** Starts the server. */
-export async function startMcpTestServer(): Promise<McpTestServer> {
+export async function startMcpTestServer(options: McpTestServerOptions = {}): Promise<McpTestServer> {
   let listCalls = 0;
+  let opened = 0;
   const toolCalls: string[] = [];
   const headers: IncomingHttpHeaders[] = [];
   const sockets = new Set<Socket>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   let slowStarted!: () => void;
   const slow = new Promise<void>((resolve) => (slowStarted = resolve));
+  const record = { toolCalls, onSlow: () => slowStarted() };
+
+  async function stateless(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    // A fresh server and transport per request, as the SDK documents for servers without sessions.
+    const server = buildServer(record);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  async function withSessions(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const id = req.headers['mcp-session-id'];
+    const session = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (session) return session.transport.handleRequest(req, res, body);
+    if (typeof id === 'string') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(SESSION_NOT_FOUND);
+      return;
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null }));
+      return;
+    }
+    const server = buildServer(record);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        opened += 1;
+        sessions.set(sessionId, { transport, server });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
   const http = createServer((req, res) => {
     headers.push(req.headers);
     void (async () => {
-      if (req.method !== 'POST') {
+      if (req.method !== 'POST' && !options.sessions) {
         res.writeHead(405, { allow: 'POST' }).end();
         return;
       }
-      const body = await readJson(req);
+      const body = req.method === 'POST' ? await readJson(req) : undefined;
       listCalls += countListCalls(body);
-      // Stateless: a fresh server and transport per request, as the SDK documents for servers without sessions.
-      const server = buildServer({ toolCalls, onSlow: () => slowStarted() });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
+      await (options.sessions ? withSessions(req, res, body) : stateless(req, res, body));
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
@@ -108,6 +161,16 @@ export async function startMcpTestServer(): Promise<McpTestServer> {
     toolListCalls: () => listCalls,
     toolCalls,
     headers,
+    sessionCount: () => sessions.size,
+    sessionsOpened: () => opened,
+    forgetSessions: async () => {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map(async ({ transport, server }) => {
+        await transport.close();
+        await server.close();
+      }));
+    },
     slowStarted: () => slow,
     close: async () => {
       for (const socket of sockets) socket.destroy();
