@@ -5,6 +5,8 @@
  * list, and a call that fails on the transport or names a tool the server no longer has marks the list stale.
  * A server that answers 404 to the session it gave (restarted, or it expired the session) gets a new session
  * and the request once more, as the MCP spec asks of clients: the server did not run the request it refused.
+ * A session given up (after a transport failure) or no longer needed (shutdown) is ended with a DELETE, which
+ * the spec asks of clients: a server that keeps sessions would otherwise hold one more for every reconnect.
  * Nothing here throws for what a server does: every failure is a value the tools turn into an error result.
  * The SDK (about 33 MB of RSS with its validators) is imported on the first use of an MCP tool.
  */
@@ -61,6 +63,20 @@ async function isSessionGone(error: unknown): Promise<boolean> {
   return error instanceof HttpError && error.code === 404;
 }
 
+// How long ending a session may hold up a reconnect's clean-up or the gateway's shutdown.
+const END_SESSION_WAIT_MS = 2_000;
+
+/** Ends the client's session (a DELETE, best effort and briefly awaited), then closes it. */
+async function release(client: Client): Promise<void> {
+  const transport = client.transport as { terminateSession?: () => Promise<void> } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, END_SESSION_WAIT_MS)));
+  await Promise.race([transport?.terminateSession?.().catch(() => undefined), waited]);
+  clearTimeout(timer);
+  // Closing aborts a DELETE still under way.
+  await client.close();
+}
+
 function describe(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
@@ -110,7 +126,7 @@ export class McpConnections {
   #drop(server: string, state: ServerState): void {
     const client = state.client;
     state.client = undefined;
-    client?.then((connected) => connected.close()).catch(() => undefined);
+    client?.then(release).catch(() => undefined);
     if (state.tools) state.tools.stale = true;
     this.#logger.debug('mcp connection dropped', { server });
   }
@@ -187,6 +203,6 @@ export class McpConnections {
   async close(): Promise<void> {
     const clients = [...this.#state.values()].map((state) => state.client);
     this.#state.clear();
-    await Promise.all(clients.map((client) => client?.then((connected) => connected.close()).catch(() => undefined)));
+    await Promise.all(clients.map((client) => client?.then(release).catch(() => undefined)));
   }
 }

@@ -2,7 +2,9 @@
  * MCP servers that keep sessions (`Mcp-Session-Id`), as most deployed ones do, end to end over HTTP with the
  * Anthropic SDK as the client: the gateway holds one session per server across requests, and when the server
  * forgets it (a restart or a deploy, answered 404 as the MCP spec says) the gateway starts a new session instead
- * of failing every call until the tool list's TTL runs out.
+ * of failing every call until the tool list's TTL runs out. A session the gateway gives up (a call that timed
+ * out) or no longer needs (shutdown) is ended with a DELETE, as the spec says clients should, so the server is
+ * not left holding one more session per timeout.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicStep, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -13,19 +15,25 @@ import { loopBody, runLoop } from './loop-support.ts';
 
 let upstream: FakeUpstream;
 let orders: McpTestServer;
-let gateway: TestGateway;
+let slowpoke: McpTestServer;
+let gateway: TestGateway | undefined;
 
 beforeAll(async () => {
-  [upstream, orders] = await Promise.all([startFakeAnthropic(), startMcpTestServer({ sessions: true })]);
+  [upstream, orders, slowpoke] = await Promise.all([startFakeAnthropic(), startMcpTestServer({ sessions: true }), startMcpTestServer({ sessions: true })]);
   const catalog = catalogYaml([anthropicProviderYaml('alpha', upstream)], [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude', price: [3, 15] }])]);
-  const tools = ['server_tools:', '  mcp_servers:', `    orders: { url: "${orders.url}", timeout_ms: 5000 }`].join('\n');
+  const tools = ['server_tools:', '  mcp_servers:', `    orders: { url: "${orders.url}", timeout_ms: 5000 }`, `    slowpoke: { url: "${slowpoke.url}", timeout_ms: 1000 }`].join('\n');
   gateway = await startTestGateway({ catalogYaml: `${catalog}${tools}\n` });
 });
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all([upstream?.close(), orders?.close()]);
+  await Promise.all([upstream?.close(), orders?.close(), slowpoke?.close()]);
 });
+
+function running(): TestGateway {
+  if (!gateway) throw new Error('the gateway was closed');
+  return gateway;
+}
 
 beforeEach(() => upstream.clear());
 
@@ -43,7 +51,7 @@ describe.each([false, true])('an MCP server with sessions (stream: %s)', (stream
     const before = orders.sessionsOpened();
     for (let request = 0; request < 2; request += 1) {
       lookUpOrder();
-      const { message } = await runLoop(gateway, loopBody('test/claude', [ORDERS]), stream);
+      const { message } = await runLoop(running(), loopBody('test/claude', [ORDERS]), stream);
       expect(message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: false });
     }
     expect(orders.sessionCount()).toBe(1);
@@ -52,13 +60,13 @@ describe.each([false, true])('an MCP server with sessions (stream: %s)', (stream
 
   it('a server that forgot the session (restarted): the gateway starts a new one and the call succeeds', async () => {
     lookUpOrder();
-    await runLoop(gateway, loopBody('test/claude', [ORDERS]), stream);
+    await runLoop(running(), loopBody('test/claude', [ORDERS]), stream);
     const opened = orders.sessionsOpened();
     await orders.forgetSessions();
     const calls = orders.toolCalls.length;
 
     lookUpOrder();
-    const { message } = await runLoop(gateway, loopBody('test/claude', [ORDERS]), stream);
+    const { message } = await runLoop(running(), loopBody('test/claude', [ORDERS]), stream);
     expect(message.content[1]).toEqual({
       type: 'mcp_tool_result',
       tool_use_id: (message.content[0] as unknown as { id: string }).id,
@@ -68,5 +76,36 @@ describe.each([false, true])('an MCP server with sessions (stream: %s)', (stream
     expect(orders.toolCalls.length - calls).toBe(1);
     expect(orders.sessionsOpened()).toBe(opened + 1);
     expect(orders.sessionCount()).toBe(1);
+  });
+});
+
+describe('sessions the gateway is done with are ended', () => {
+  const SLOWPOKE = { type: 'gateway:mcp', server: 'slowpoke', allowed_tools: ['slow', 'lookup_order'] };
+
+  it('a call that timed out: its session is ended before the next request opens a new one', async () => {
+    upstream.enqueue(
+      anthropicStep({ calls: [{ name: 'mcp__slowpoke__slow', input: {} }], usage: { input: 20, output: 8 } }),
+      anthropicStep({ text: 'That tool is not answering.', usage: { input: 60, output: 9 } }),
+    );
+    const timedOut = await runLoop(running(), loopBody('test/claude', [SLOWPOKE]), false);
+    expect(timedOut.message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: true });
+
+    upstream.enqueue(
+      anthropicStep({ calls: [{ name: 'mcp__slowpoke__lookup_order', input: { order_id: 'A-1001' } }], usage: { input: 20, output: 8 } }),
+      anthropicStep({ text: 'Your order shipped on 2 March.', usage: { input: 90, output: 9 } }),
+    );
+    const { message } = await runLoop(running(), loopBody('test/claude', [SLOWPOKE]), true);
+    expect(message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: false });
+    expect(slowpoke.sessionsOpened()).toBe(2);
+    await expect.poll(() => slowpoke.sessionCount()).toBe(1);
+  });
+
+  it('shutting the gateway down ends its sessions', async () => {
+    expect(orders.sessionCount()).toBe(1);
+    expect(slowpoke.sessionCount()).toBe(1);
+    await running().close();
+    gateway = undefined;
+    expect(orders.sessionCount()).toBe(0);
+    expect(slowpoke.sessionCount()).toBe(0);
   });
 });
