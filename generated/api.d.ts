@@ -916,8 +916,11 @@ export interface components {
          * @description The tools of an MCP server declared in `SWITCHBOARD_CONFIG` (`server_tools.mcp_servers`, Streamable
          *     HTTP), called with the official MCP SDK. Each of the server's tools (or those in `allowed_tools`) is
          *     offered to the model as `mcp__<server>__<tool>` (or `<name>__<tool>`) with the server's own description and input schema. The
-         *     tool list is cached (`tool_list_ttl_ms`); a server that cannot be listed and has no cached list offers no
-         *     tools for that request. A tool error (`isError`, a JSON-RPC error, a server that is down or stops
+         *     tool list is cached (`tool_list_ttl_ms`) until the server announces a change
+         *     (`notifications/tools/list_changed`), after which the next request lists again; a server that cannot be
+         *     listed and has no cached list offers no tools for that request. The gateway keeps one session per server
+         *     (`Mcp-Session-Id`) across requests: a session the server no longer knows (404) is replaced and the request
+         *     sent again, and a session the gateway gives up or no longer needs is ended (HTTP DELETE). A tool error (`isError`, a JSON-RPC error, a server that is down or stops
          *     mid-call) is an error result the model sees. Counted in `usage.server_tool_use.mcp_requests`.
          */
         GatewayMcpTool: {
