@@ -1,8 +1,8 @@
 /**
  * The gateway's connections to the configured MCP servers, through the official SDK's `Client` over Streamable
  * HTTP. One client per server, connected on first use and dropped after any transport failure (the next use
- * reconnects). Each server's tool list is cached for `toolListTtlMs`; a failed refresh keeps serving the old
- * list, and a call that fails on the transport or names a tool the server no longer has marks the list stale.
+ * reconnects). Each server's tool list is cached for `toolListTtlMs`, until the server says it changed
+ * (`notifications/tools/list_changed`); a failed refresh keeps serving the old list, and a call that fails on the transport or names a tool the server no longer has marks the list stale.
  * A server that answers 404 to the session it gave (restarted, or it expired the session) gets a new session
  * and the request once more, as the MCP spec asks of clients: the server did not run the request it refused.
  * A session given up (after a transport failure) or no longer needed (shutdown) is ended with a DELETE, which
@@ -115,7 +115,13 @@ export class McpConnections {
         // A stream cut mid-call fails the call at once instead of waiting to resume it.
         reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
       });
-      const client = new Client({ name: 'switchboard', version: this.#clientVersion });
+      const client = new Client(
+        { name: 'switchboard', version: this.#clientVersion },
+        {
+          // The next request lists again: a tool the server added is offered at once, not after the TTL.
+          listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#markStale(state) } },
+        },
+      );
       await client.connect(transport, { timeout: config.timeoutMs });
       return client;
     })();
@@ -123,11 +129,15 @@ export class McpConnections {
     return state.client;
   }
 
+  #markStale(state: ServerState): void {
+    if (state.tools) state.tools.stale = true;
+  }
+
   #drop(server: string, state: ServerState): void {
     const client = state.client;
     state.client = undefined;
     client?.then(release).catch(() => undefined);
-    if (state.tools) state.tools.stale = true;
+    this.#markStale(state);
     this.#logger.debug('mcp connection dropped', { server });
   }
 

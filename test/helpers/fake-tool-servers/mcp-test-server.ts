@@ -5,6 +5,7 @@
  * It counts `tools/list` requests and records the headers of every request. Stateless by default; with
  * `sessions: true` it keeps a session per `initialize` (`Mcp-Session-Id`), answers an unknown session 404 as the
  * SDK's examples and the MCP spec do, and can forget every session (a restart, as far as a client can tell).
+ * A tool added while it runs is listed from then on; each open session hears `notifications/tools/list_changed`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -28,14 +29,24 @@ export interface McpTestServer {
   sessionsOpened(): number;
   /** Forgets every session, as a restarted server does: their next request is answered 404. */
   forgetSessions(): Promise<void>;
+  /** Adds a tool answering `<name> done` to every session, open or to come; open ones are told the list changed. */
+  addTool(name: string): void;
   /** Resolves once a call of `slow` has started. */
   slowStarted(): Promise<void>;
   /** Stops at once, cutting every open connection (a crash, as far as a client can tell). */
   close(): Promise<void>;
 }
 
-function buildServer(record: { toolCalls: string[]; onSlow: () => void }): McpServer {
+function registerAdded(server: McpServer, name: string, toolCalls: string[]): void {
+  server.registerTool(name, { description: `The added tool ${name}.`, inputSchema: {} }, async () => {
+    toolCalls.push(name);
+    return { content: [{ type: 'text', text: `${name} done` }] };
+  });
+}
+
+function buildServer(record: { toolCalls: string[]; onSlow: () => void; added: string[] }): McpServer {
   const server = new McpServer({ name: 'orders-test', version: '1.0.0' });
+  for (const name of record.added) registerAdded(server, name, record.toolCalls);
   server.registerTool(
     'lookup_order',
     { description: 'Looks up an order by its id.', inputSchema: { order_id: z.string().describe('The order id, e.g. A-1001') } },
@@ -95,7 +106,7 @@ export async function startMcpTestServer(options: McpTestServerOptions = {}): Pr
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   let slowStarted!: () => void;
   const slow = new Promise<void>((resolve) => (slowStarted = resolve));
-  const record = { toolCalls, onSlow: () => slowStarted() };
+  const record = { toolCalls, onSlow: () => slowStarted(), added: [] as string[] };
 
   async function stateless(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     // A fresh server and transport per request, as the SDK documents for servers without sessions.
@@ -161,6 +172,11 @@ export async function startMcpTestServer(options: McpTestServerOptions = {}): Pr
     toolListCalls: () => listCalls,
     toolCalls,
     headers,
+    addTool: (name) => {
+      record.added.push(name);
+      // Registering on a connected server sends notifications/tools/list_changed to its client.
+      for (const { server } of sessions.values()) registerAdded(server, name, toolCalls);
+    },
     sessionCount: () => sessions.size,
     sessionsOpened: () => opened,
     forgetSessions: async () => {

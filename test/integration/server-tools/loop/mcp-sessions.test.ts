@@ -11,7 +11,7 @@ import { anthropicStep, startFakeAnthropic, type FakeUpstream } from '#test/help
 import { startMcpTestServer, type McpTestServer } from '#test/helpers/fake-tool-servers/mcp-test-server.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
-import { loopBody, runLoop } from './loop-support.ts';
+import { loopBody, runLoop, toolNamesOf } from './loop-support.ts';
 
 let upstream: FakeUpstream;
 let orders: McpTestServer;
@@ -76,6 +76,22 @@ describe.each([false, true])('an MCP server with sessions (stream: %s)', (stream
     expect(orders.toolCalls.length - calls).toBe(1);
     expect(orders.sessionsOpened()).toBe(opened + 1);
     expect(orders.sessionCount()).toBe(1);
+  });
+});
+
+describe('a server whose tool list changes', () => {
+  it('notifications/tools/list_changed: the next request is offered the new tool, without waiting for the TTL', async () => {
+    const offered = async (): Promise<string[]> => {
+      upstream.clear();
+      upstream.enqueue(anthropicStep({ text: 'Nothing to look up.', usage: { input: 20, output: 5 } }));
+      await runLoop(running(), loopBody('test/claude', [{ type: 'gateway:mcp', server: 'orders' }]), false);
+      return toolNamesOf(upstream.requests[0]);
+    };
+    expect(await offered()).not.toContain('mcp__orders__track_parcel');
+    const lists = orders.toolListCalls();
+    orders.addTool('track_parcel');
+    await expect.poll(offered, { timeout: 3_000 }).toContain('mcp__orders__track_parcel');
+    expect(orders.toolListCalls()).toBe(lists + 1);
   });
 });
 
