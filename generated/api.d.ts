@@ -1026,7 +1026,9 @@ export interface components {
          *     `usage.server_tool_use` counts the calls per tool; `gateway_metadata.steps` lists each step. A stream is
          *     one Anthropic message: one `message_start`, block indexes continuous across steps, each step's deltas as
          *     they arrive, result blocks as whole blocks (`content_block_start` then `content_block_stop`), one
-         *     `message_delta` with the summed usage and one `message_stop`; a failure mid-loop is an in-band `error`
+         *     `message_delta` with the summed usage and one `message_stop`. The response ends as the last step did: its
+         *     `stop_details` (a refusal's category and explanation) and the code-execution `container` a step named are
+         *     kept, in the JSON message and in the stream's `message_delta`. A failure mid-loop is an in-band `error`
          *     event. When the final turn still asks for gateway tools, they do not run (error result
          *     `max_uses_exceeded`) and `stop_reason` is `pause_turn`: send the message back to continue. A step cut off at
          *     `max_tokens` ends the loop there: its gateway calls, whose input may be incomplete, do not run (error result
