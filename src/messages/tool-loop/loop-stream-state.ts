@@ -9,9 +9,10 @@
  * becomes `server_tool_use` with the gateway's id, its input deltas streamed; an MCP call's `mcp_tool_use` is
  * sent whole when its input is complete (the Anthropic SDKs do not accumulate input deltas on that block).
  * Citations of the gateway's search results become `web_search_result_location`. Each step's
- * `message_delta` and `message_stop` are kept back; `finish` emits the loop's own, with the summed usage.
+ * `message_delta` and `message_stop` are kept back; `finish` emits the loop's own, with the summed usage, the
+ * last step's `stop_details` and the latest `container` a step named.
  */
-import type { ContentBlockParam, GatewayMetadata, MessageStreamEvent, ResponseContentBlock, StopReason, Usage } from '#src/api-types.ts';
+import type { ContentBlockParam, GatewayMetadata, MessageResponse, MessageStreamEvent, ResponseContentBlock, StopReason, Usage } from '#src/api-types.ts';
 import { eventPayload, type SseEvent } from '#src/providers/provider-adapter.ts';
 import type { GatewayToolCall, GatewayToolOutcome } from '#src/server-tools/index.ts';
 import { stepUsageOf, type StepUsage } from './loop-tally.ts';
@@ -37,12 +38,16 @@ export interface StreamedStep {
   usage: StepUsage;
   stopReason: StopReason;
   stopSequence: string | null;
+  /** Anthropic's details of how the step stopped (a refusal's category and explanation). */
+  stopDetails: MessageResponse['stop_details'];
 }
 
 /** The loop's closing: the response's stop reason, the summed usage with cost, and the metadata on opt-in. */
 export interface LoopStreamEnd {
   stopReason: StopReason;
   stopSequence: string | null;
+  /** The last step's, when the response ends as that step did. */
+  stopDetails?: MessageResponse['stop_details'];
   usage: Usage;
   isByok: boolean;
   metadata?: GatewayMetadata;
@@ -71,6 +76,9 @@ export class LoopStreamState {
   private usage: Partial<Usage> = {};
   private stopReason: StopReason = null;
   private stopSequence: string | null = null;
+  private stopDetails: MessageResponse['stop_details'] = null;
+  /** The latest `container` a step named: code execution's, which lives on across steps. */
+  private container: MessageResponse['container'] = null;
 
   constructor(options: LoopStreamStateOptions) {
     this.options = options;
@@ -93,6 +101,8 @@ export class LoopStreamState {
         this.mergeUsage(usage as Partial<Usage>);
         this.stopReason = delta.stop_reason;
         this.stopSequence = delta.stop_sequence ?? null;
+        this.stopDetails = delta.stop_details ?? null;
+        if (delta.container) this.container = delta.container;
         return [];
       }
       case 'message_stop':
@@ -110,12 +120,13 @@ export class LoopStreamState {
 
   /** Ends the current step: what it asked for and said. The next step's events may follow. */
   endStep(): StreamedStep {
-    const step: StreamedStep = { reading: this.reading, usage: stepUsageOf(this.usage), stopReason: this.stopReason ?? 'end_turn', stopSequence: this.stopSequence };
+    const step: StreamedStep = { reading: this.reading, usage: stepUsageOf(this.usage), stopReason: this.stopReason ?? 'end_turn', stopSequence: this.stopSequence, stopDetails: this.stopDetails };
     this.blocks = new Map();
     this.reading = emptyReading();
     this.usage = {};
     this.stopReason = null;
     this.stopSequence = null;
+    this.stopDetails = null;
     return step;
   }
 
@@ -132,7 +143,12 @@ export class LoopStreamState {
     return [
       {
         type: 'message_delta',
-        delta: { stop_reason: end.stopReason, stop_sequence: end.stopSequence },
+        delta: {
+          stop_reason: end.stopReason,
+          stop_sequence: end.stopSequence,
+          ...(end.stopDetails ? { stop_details: end.stopDetails } : {}),
+          ...(this.container ? { container: this.container } : {}),
+        },
         usage: {
           input_tokens: usage.input_tokens,
           output_tokens: usage.output_tokens,
@@ -151,6 +167,7 @@ export class LoopStreamState {
 
   private messageStart(payload: Extract<MessageStreamEvent, { type: 'message_start' }>): SseEvent[] {
     this.mergeUsage(payload.message.usage);
+    if (payload.message.container) this.container = payload.message.container;
     if (this.started) return [];
     this.started = true;
     return [{ type: 'message_start', message: { ...payload.message, model: this.options.model, provider: this.options.provider, content: [] } }];

@@ -88,6 +88,8 @@ async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; at
       content,
       stop_reason: outcome.stopReason,
       stop_sequence: message.stop_sequence ?? null,
+      // A refusal's details belong to the response only when it ends as the last step did (not a pause_turn).
+      ...(message.stop_details && outcome.stopReason === message.stop_reason ? { stop_details: message.stop_details } : {}),
       ...(message.container ? { container: message.container } : {}),
       usage: { ...summedUsage(run.tally, run.context.screening?.cost ?? 0), service_tier: first.message.usage.service_tier ?? 'standard', is_byok: isByok(first.attempt) },
     };

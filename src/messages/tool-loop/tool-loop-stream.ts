@@ -64,6 +64,8 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
       yield* state.finish({
         stopReason: outcome.stopReason,
         stopSequence: step.stopSequence,
+        // A refusal's details belong to the response only when it ends as that step did (not a pause_turn).
+        ...(outcome.stopReason === step.stopReason ? { stopDetails: step.stopDetails } : {}),
         usage: summedUsage(run.tally, run.context.screening?.cost ?? 0),
         isByok: isByok(first),
         ...(run.context.wantsMetadata ? { metadata: buildLoopMetadata(run.plan, run.tally, run.context.startedAt) } : {}),

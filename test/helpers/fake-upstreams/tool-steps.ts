@@ -30,6 +30,10 @@ export interface ScriptedStep {
   citations?: readonly Record<string, unknown>[];
   /** Anthropic `stop_reason`; default `tool_use` with calls, else `end_turn`. */
   stopReason?: string;
+  /** Anthropic `stop_details` (a refusal's category and explanation), in the message or the `message_delta`. */
+  stopDetails?: Record<string, unknown>;
+  /** Anthropic `container` (code execution), in the message or the `message_delta`. */
+  container?: Record<string, unknown>;
 }
 
 let counter = 0;
@@ -61,6 +65,8 @@ export function anthropicStep(step: ScriptedStep, delivery: ReplyDelivery = {}):
     content,
     stop_reason: stopReason,
     stop_sequence: null,
+    ...(step.stopDetails ? { stop_details: step.stopDetails } : {}),
+    ...(step.container ? { container: step.container } : {}),
     usage: { ...usage, output_tokens: step.usage.output, service_tier: 'standard' },
   };
   const events: unknown[] = [
@@ -82,7 +88,8 @@ export function anthropicStep(step: ScriptedStep, delivery: ReplyDelivery = {}):
     events.push({ type: 'content_block_stop', index });
     index += 1;
   }
-  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: step.usage.output } });
+  const endings = { ...(step.stopDetails ? { stop_details: step.stopDetails } : {}), ...(step.container ? { container: step.container } : {}) };
+  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null, ...endings }, usage: { output_tokens: step.usage.output } });
   events.push({ type: 'message_stop' });
   return reply.either(reply.json(json, delivery), reply.events(events, delivery));
 }
