@@ -915,7 +915,9 @@ export interface components {
         /**
          * @description The tools of an MCP server declared in `SWITCHBOARD_CONFIG` (`server_tools.mcp_servers`, Streamable
          *     HTTP), called with the official MCP SDK. Each of the server's tools (or those in `allowed_tools`) is
-         *     offered to the model as `mcp__<server>__<tool>` (or `<name>__<tool>`) with the server's own description and input schema. The
+         *     offered to the model as `mcp__<server>__<tool>` (or `<name>__<tool>`) with the server's own description and input schema
+         *     (an object schema without `properties`, as servers list a tool without arguments, is given `properties: {}`,
+         *     which OpenAI requires). The
          *     tool list is cached (`tool_list_ttl_ms`) until the server announces a change
          *     (`notifications/tools/list_changed`), after which the next request lists again; a server that cannot be
          *     listed and has no cached list offers no tools for that request. The gateway keeps one session per server
