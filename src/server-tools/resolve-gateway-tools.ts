@@ -16,8 +16,11 @@ export interface ResolvedGatewayTools {
 }
 
 function inputSchemaOf(tool: McpToolInfo): Record<string, unknown> {
+  const schema = tool.inputSchema;
   // MCP requires an object schema; a server that sends something else still gets a callable tool.
-  return tool.inputSchema.type === 'object' ? tool.inputSchema : { type: 'object', properties: {} };
+  if (schema.type !== 'object') return { type: 'object', properties: {} };
+  // A tool without arguments may list a bare `{"type": "object"}`, which OpenAI refuses ("object schema missing properties").
+  return schema.properties === undefined ? { ...schema, properties: {} } : schema;
 }
 
 /** The tools one `gateway:mcp` entry offers, given its server's list. */
