@@ -923,7 +923,8 @@ export interface components {
          *     listed and has no cached list offers no tools for that request. The gateway keeps one session per server
          *     (`Mcp-Session-Id`) across requests: a session the server no longer knows (404) is replaced and the request
          *     sent again, and a session the gateway gives up or no longer needs is ended (HTTP DELETE). A tool error (`isError`, a JSON-RPC error, a server that is down or stops
-         *     mid-call) is an error result the model sees. Counted in `usage.server_tool_use.mcp_requests`.
+         *     mid-call) is an error result the model sees; the values of the server's configured headers are masked
+         *     (`[redacted]`) in it, even when the server's error quotes them. Counted in `usage.server_tool_use.mcp_requests`.
          */
         GatewayMcpTool: {
             /** @constant */
