@@ -77,12 +77,25 @@ async function release(client: Client): Promise<void> {
   await client.close();
 }
 
-function describe(error: unknown): string {
+// Shorter header values ("1", "yes") are not secrets, and masking them would garble the message.
+const MIN_SECRET_LENGTH = 6;
+
+/**
+ * What went wrong, without the server's header secrets: an error page may quote the token it was sent, and
+ * this text reaches the client, the model and the logs.
+ */
+function describe(error: unknown, config: McpServerConfig): string {
+  let text = String(error);
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return typeof code === 'number' ? `MCP error ${code}: ${error.message.replace(/^MCP error -?\d+: /, '')}` : error.message;
+    text = typeof code === 'number' ? `MCP error ${code}: ${error.message.replace(/^MCP error -?\d+: /, '')}` : error.message;
   }
-  return String(error);
+  for (const secret of Object.values(config.headers)) {
+    const value = secret.reveal();
+    // The whole value, and the credential after its scheme ("Bearer <token>"), which is what pages quote.
+    for (const part of [value, value.replace(/^\S+\s+/, '')]) if (part.length >= MIN_SECRET_LENGTH) text = text.replaceAll(part, '[redacted]');
+  }
+  return text;
 }
 
 /** Connections to every configured MCP server. */
@@ -171,7 +184,7 @@ export class McpConnections {
       return tools;
     } catch (error) {
       this.#drop(config.name, state);
-      this.#logger.warn('mcp server tool list failed', { server: config.name, reason: describe(error), cached: state.tools !== undefined });
+      this.#logger.warn('mcp server tool list failed', { server: config.name, reason: describe(error, config), cached: state.tools !== undefined });
       return state.tools?.list;
     }
   }
@@ -204,8 +217,9 @@ export class McpConnections {
       // A JSON-RPC error from a live server keeps the connection, but the tool list may be out of date.
       if (fromServer && code === INVALID_PARAMS && state.tools) state.tools.stale = true;
       if (!fromServer && !signal.aborted) this.#drop(server, state);
-      this.#logger.warn('mcp tool call failed', { server, tool: toolName, reason: describe(error) });
-      return { ok: false, message: signal.aborted ? 'the call was cancelled' : describe(error) };
+      const reason = describe(error, config);
+      this.#logger.warn('mcp tool call failed', { server, tool: toolName, reason });
+      return { ok: false, message: signal.aborted ? 'the call was cancelled' : reason };
     }
   }
 

@@ -2,7 +2,8 @@
  * An MCP server for tests whose tool list is given as raw JSON, as servers written with other SDKs (Python's,
  * Go's, Rust's) send it: built on the official SDK's low-level `Server` (no zod, so `inputSchema` goes out
  * exactly as given, e.g. a bare `{"type": "object"}` for a tool without arguments), stateless over Streamable
- * HTTP on 127.0.0.1. Every call answers `<tool> done`.
+ * HTTP on 127.0.0.1. Every call answers `<tool> done`, unless `refuseCalls` makes it answer `tools/call` with a
+ * 401 whose body quotes the bearer token it was sent, as some servers' and proxies' error pages do.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,8 +37,18 @@ function buildServer(tools: readonly Tool[], toolCalls: string[]): Server {
   return server;
 }
 
+/** Options of the raw server. */
+export interface RawMcpServerOptions {
+  /** Answer every `tools/call` with a 401 quoting the request's bearer token. */
+  refuseCalls?: boolean;
+}
+
+function isToolCall(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'tools/call';
+}
+
 /** Starts the server with this tool list. */
-export async function startRawMcpServer(tools: readonly Tool[]): Promise<RawMcpServer> {
+export async function startRawMcpServer(tools: readonly Tool[], options: RawMcpServerOptions = {}): Promise<RawMcpServer> {
   const toolCalls: string[] = [];
   const http = createServer((req, res) => {
     void (async () => {
@@ -46,6 +57,12 @@ export async function startRawMcpServer(tools: readonly Tool[]): Promise<RawMcpS
         return;
       }
       const body = await readJson(req);
+      if (options.refuseCalls && isToolCall(body)) {
+        const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+        const refusal = { error: 'invalid_token', error_description: `The access token ${token} has been revoked.` };
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end(JSON.stringify(refusal));
+        return;
+      }
       const server = buildServer(tools, toolCalls);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
