@@ -51,8 +51,9 @@ function loadSdk(): Promise<Sdk> {
 
 // JSON-RPC "invalid params": what the SDK's servers answer for a tool they do not have.
 const INVALID_PARAMS = -32602;
-// The SDK's own codes for a closed connection and a timed-out request: the connection is suspect.
-const TRANSPORT_CODES: ReadonlySet<number> = new Set([-32000, -32001]);
+// The SDK's own code for a closed connection: the connection is suspect. Not its timeout (-32001): each call
+// is its own HTTP request, and dropping the shared connection would fail every other request's call under way.
+const TRANSPORT_CODES: ReadonlySet<number> = new Set([-32000]);
 
 /**
  * Whether the server refused the session the client holds: the MCP spec's 404 to a request carrying an

@@ -1,7 +1,8 @@
 /**
  * A real MCP server for tests, built with the official SDK (`McpServer` and `StreamableHTTPServerTransport`,
  * stateless, on node:http at 127.0.0.1). Its tools: `lookup_order` answers, `explode` throws, `slow` waits
- * until the test lets it finish (or the server is stopped under it), `report` returns only structured content.
+ * until the test lets it finish (or the server is stopped under it), `report` returns only structured content,
+ * `wait` answers after the `ms` it is given.
  * It counts `tools/list` requests and records the headers of every request. Stateless by default; with
  * `sessions: true` it keeps a session per `initialize` (`Mcp-Session-Id`), answers an unknown session 404 as the
  * SDK's examples and the MCP spec do, and can forget every session (a restart, as far as a client can tell).
@@ -33,6 +34,8 @@ export interface McpTestServer {
   addTool(name: string): void;
   /** Resolves once a call of `slow` has started. */
   slowStarted(): Promise<void>;
+  /** Cuts every open connection (calls under way fail on the client's side) and goes on listening. */
+  cutConnections(): void;
   /** Stops at once, cutting every open connection (a crash, as far as a client can tell). */
   close(): Promise<void>;
 }
@@ -73,6 +76,11 @@ function buildServer(record: { toolCalls: string[]; onSlow: () => void; added: s
       return { content: [], structuredContent: { total: 42 } };
     },
   );
+  server.registerTool('wait', { description: 'Answers after a while.', inputSchema: { ms: z.number().describe('How long to wait') } }, async ({ ms }) => {
+    record.toolCalls.push('wait');
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
+  });
   return server;
 }
 
@@ -188,6 +196,9 @@ export async function startMcpTestServer(options: McpTestServerOptions = {}): Pr
       }));
     },
     slowStarted: () => slow,
+    cutConnections: () => {
+      for (const socket of sockets) socket.destroy();
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => http.close(() => resolve()));

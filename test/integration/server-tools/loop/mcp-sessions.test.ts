@@ -2,9 +2,9 @@
  * MCP servers that keep sessions (`Mcp-Session-Id`), as most deployed ones do, end to end over HTTP with the
  * Anthropic SDK as the client: the gateway holds one session per server across requests, and when the server
  * forgets it (a restart or a deploy, answered 404 as the MCP spec says) the gateway starts a new session instead
- * of failing every call until the tool list's TTL runs out. A session the gateway gives up (a call that timed
- * out) or no longer needs (shutdown) is ended with a DELETE, as the spec says clients should, so the server is
- * not left holding one more session per timeout.
+ * of failing every call until the tool list's TTL runs out. A session the gateway gives up (a connection cut
+ * mid-call) or no longer needs (shutdown) is ended with a DELETE, as the spec says clients should, so the server
+ * is not left holding one more session per reconnect.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicStep, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -21,7 +21,7 @@ let gateway: TestGateway | undefined;
 beforeAll(async () => {
   [upstream, orders, slowpoke] = await Promise.all([startFakeAnthropic(), startMcpTestServer({ sessions: true }), startMcpTestServer({ sessions: true })]);
   const catalog = catalogYaml([anthropicProviderYaml('alpha', upstream)], [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude', price: [3, 15] }])]);
-  const tools = ['server_tools:', '  mcp_servers:', `    orders: { url: "${orders.url}", timeout_ms: 5000 }`, `    slowpoke: { url: "${slowpoke.url}", timeout_ms: 1000 }`].join('\n');
+  const tools = ['server_tools:', '  mcp_servers:', `    orders: { url: "${orders.url}", timeout_ms: 5000 }`, `    slowpoke: { url: "${slowpoke.url}", timeout_ms: 5000 }`].join('\n');
   gateway = await startTestGateway({ catalogYaml: `${catalog}${tools}\n` });
 });
 
@@ -98,13 +98,16 @@ describe('a server whose tool list changes', () => {
 describe('sessions the gateway is done with are ended', () => {
   const SLOWPOKE = { type: 'gateway:mcp', server: 'slowpoke', allowed_tools: ['slow', 'lookup_order'] };
 
-  it('a call that timed out: its session is ended before the next request opens a new one', async () => {
+  it('a connection cut mid-call: its session is ended before the next request opens a new one', async () => {
     upstream.enqueue(
       anthropicStep({ calls: [{ name: 'mcp__slowpoke__slow', input: {} }], usage: { input: 20, output: 8 } }),
       anthropicStep({ text: 'That tool is not answering.', usage: { input: 60, output: 9 } }),
     );
-    const timedOut = await runLoop(running(), loopBody('test/claude', [SLOWPOKE]), false);
-    expect(timedOut.message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: true });
+    const pending = runLoop(running(), loopBody('test/claude', [SLOWPOKE]), false);
+    await slowpoke.slowStarted();
+    slowpoke.cutConnections();
+    const cut = await pending;
+    expect(cut.message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: true });
 
     upstream.enqueue(
       anthropicStep({ calls: [{ name: 'mcp__slowpoke__lookup_order', input: { order_id: 'A-1001' } }], usage: { input: 20, output: 8 } }),
