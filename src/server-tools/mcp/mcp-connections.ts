@@ -1,14 +1,16 @@
 /**
  * The gateway's connections to the configured MCP servers, through the official SDK's `Client` over Streamable
- * HTTP. One client per server, connected on first use and dropped after any transport failure (the next use
- * reconnects). Each server's tool list is cached for `toolListTtlMs`, until the server says it changed
- * (`notifications/tools/list_changed`); a failed refresh keeps serving the old list, and a call that fails on the transport or names a tool the server no longer has marks the list stale.
- * A server that answers 404 to the session it gave (restarted, or it expired the session) gets a new session
- * and the request once more, as the MCP spec asks of clients: the server did not run the request it refused.
- * A session given up (after a transport failure) or no longer needed (shutdown) is ended with a DELETE, which
- * the spec asks of clients: a server that keeps sessions would otherwise hold one more for every reconnect.
- * Nothing here throws for what a server does: every failure is a value the tools turn into an error result.
- * The SDK (about 33 MB of RSS with its validators) is imported on the first use of an MCP tool.
+ * HTTP. One client (one session) per server, shared by every request, connected on first use and dropped
+ * after a transport failure (the next use reconnects); a call that times out fails alone. Each server's tool
+ * list is cached for `toolListTtlMs`, until the server says it changed (`notifications/tools/list_changed`);
+ * a failed refresh keeps serving the old list, and a call that fails on the transport or names a tool the
+ * server no longer has marks the list stale. A server that answers 404 to the session it gave (restarted, or
+ * it expired the session) gets a new session and the request once more, as the MCP spec asks of clients: the
+ * server did not run the request it refused. A session given up or no longer needed (shutdown) is ended with
+ * a DELETE, also as the spec asks: a server that keeps sessions would otherwise hold one per reconnect.
+ * Nothing here throws for what a server does: every failure is a value the tools turn into an error result,
+ * with the server's header secrets masked. The SDK (about 33 MB of RSS with its validators) is imported on
+ * the first use of an MCP tool.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from '#src/logger.ts';
