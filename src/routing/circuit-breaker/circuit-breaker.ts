@@ -1,8 +1,10 @@
 /**
  * The circuit breaker: counts each endpoint's consecutive failures and, past the threshold, opens its circuit
  * for a cool-down, during which every plan tries the endpoint last. After the cool-down the endpoint takes its
- * place again; one more failure reopens it at once, one success closes it. Counting is per instance; an
- * opened (or closed) circuit is shared with every instance through Redis when there is one.
+ * place again (half-open); one more failure reopens it at once, one success closes it. Counting up to the
+ * threshold is per instance; an opened (or closed) circuit is shared with every instance through Redis when
+ * there is one, and an instance that hears of it takes the whole state: it is half-open after the cool-down
+ * as on the instance that opened it, and a close heard from another instance clears its count.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '#src/logger.ts';
@@ -91,15 +93,18 @@ export class CircuitBreaker {
       if (verdict === 'healthy' && this.#failures.size === 0 && this.#open.size === 0) continue;
       const key = endpointKey(attempt.model, attempt.provider.slug);
       if (verdict === 'healthy') {
+        // A circuit past its cool-down is no longer in #open but its count still says it tripped: the other
+        // instances must hear that it closed, or their next failure would reopen it.
+        const tripped = (this.#failures.get(key) ?? 0) >= this.#options.failures;
         this.#failures.delete(key);
-        if (this.#open.delete(key)) this.#options.share?.publish(key, 0);
+        if (this.#open.delete(key) || tripped) this.#options.share?.publish(key, 0);
         continue;
       }
       const failures = (this.#failures.get(key) ?? 0) + 1;
       this.#failures.set(key, failures);
       if (failures >= this.#options.failures && this.openUntil(key) === undefined) {
         const until = this.#now() + this.#options.cooldownMs;
-        this.#open.set(key, until);
+        this.#setOpen(key, until);
         this.#opened?.inc({ provider: attempt.provider.slug });
         this.#options.logger.warn('circuit opened: endpoint moved to the back of every plan', {
           model: attempt.model,
@@ -117,7 +122,17 @@ export class CircuitBreaker {
   }
 
   #apply(key: string, until: number): void {
-    if (until > this.#now()) this.#open.set(key, until);
-    else this.#open.delete(key);
+    if (until > this.#now()) {
+      this.#setOpen(key, until);
+      // Opened elsewhere after as many failures: after the cool-down one failure here reopens it too.
+      if ((this.#failures.get(key) ?? 0) < this.#options.failures) this.#failures.set(key, this.#options.failures);
+      return;
+    }
+    this.#open.delete(key);
+    this.#failures.delete(key);
+  }
+
+  #setOpen(key: string, until: number): void {
+    this.#open.set(key, until);
   }
 }

@@ -64,6 +64,33 @@ describe('CircuitBreaker', () => {
     expect(instance.openUntil('m|beta')).toBeUndefined();
   });
 
+  it('gives an instance that hears of an open circuit the same state machine as the one that opened it', () => {
+    // Two instances on one share, as Redis links them: every publish reaches both, the publisher included.
+    const listeners: ((key: string, until: number) => void)[] = [];
+    const share = (): CircuitShare => ({
+      publish: (key, until) => listeners.forEach((listener) => listener(key, until)),
+      subscribe: (listener) => void listeners.push(listener),
+      close: async () => {},
+    });
+    let now = 1_000_000;
+    const make = () => new CircuitBreaker({ failures: 3, cooldownMs: 500, logger: createLogger({ level: 'error' }), now: () => now, share: share() });
+    const [first, second] = [make(), make()];
+    first.record([outcome('server_error'), outcome('server_error'), outcome('server_error')]);
+    expect(second.openUntil('m|alpha')).toBe(now + 500);
+    now += 501;
+    // Half-open on both: the second instance's one failure reopens it, for both.
+    second.record([outcome('server_error')]);
+    expect(second.openUntil('m|alpha')).toBe(now + 500);
+    expect(first.openUntil('m|alpha')).toBe(now + 500);
+    now += 501;
+    // Both ask after the cool-down (a plan did), so neither holds an open entry: the success still closes it for both.
+    expect([first.openUntil('m|alpha'), second.openUntil('m|alpha')]).toEqual([undefined, undefined]);
+    second.record([outcome('success')]);
+    first.record([outcome('server_error')]);
+    second.record([outcome('server_error')]);
+    expect([first.openUntil('m|alpha'), second.openUntil('m|alpha')]).toEqual([undefined, undefined]);
+  });
+
   it('never opens when turned off', () => {
     const instance = new CircuitBreaker({ failures: 0, cooldownMs: 500, logger: createLogger({ level: 'error' }) });
     instance.record(Array.from({ length: 20 }, () => outcome('server_error')));

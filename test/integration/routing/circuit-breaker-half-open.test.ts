@@ -1,0 +1,148 @@
+/**
+ * The circuit breaker after its cool-down (half-open), over HTTP: one failure reopens the circuit, one success
+ * closes it. With two instances on one Redis both follow one state machine whichever instance sees the
+ * probe: an instance that only heard of the open circuit reopens it at its first failure after the cool-down
+ * (not after a full count of its own), and a success it sees closes the circuit for the instance that opened
+ * it too (whose next failure then starts a new count). Without Redis one instance does the same alone.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { endpointKey } from '#src/routing/circuit-breaker/circuit-rules.ts';
+import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
+import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
+import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
+
+// Long enough for a few requests on a loaded machine while the circuit is open, short enough to wait out twice.
+const COOLDOWN_MS = 3_000;
+const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: String(COOLDOWN_MS) };
+// A model of this run's own: its circuit's key and messages in Redis are no other run's.
+const MODEL = `test/half-open-${randomUUID().slice(0, 8)}`;
+const redisUrl = redisUrlForTests();
+
+let alpha: FakeUpstream;
+let beta: FakeUpstream;
+
+function catalog(): string {
+  return catalogYaml(
+    [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
+    [
+      modelYaml(MODEL, [
+        { provider: 'alpha', model: 'up-half-open-alpha', price: [0.001, 0.001] },
+        { provider: 'beta', model: 'up-half-open-beta', price: [50, 50] },
+      ]),
+    ],
+  );
+}
+
+beforeAll(async () => {
+  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
+});
+afterAll(async () => {
+  await Promise.all([alpha?.close(), beta?.close()]);
+});
+beforeEach(() => resetFakes(alpha, beta));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One request (a session of its own: no pin decides the order); what was tried, and whether Alpha's circuit was open. */
+async function send(gateway: GatewayHandle, alphaReply?: 'fails' | 'answers'): Promise<{ attempts: string[]; open: boolean }> {
+  if (alphaReply) alpha.enqueue(alphaReply === 'fails' ? reply.error(500) : reply.fixture('anthropic-text'));
+  const call = await postMessage(gateway, messageBody(MODEL, { session_id: randomUUID() }), WITH_METADATA);
+  expect(call.status, JSON.stringify(call.body)).toBe(200);
+  const metadata = metadataOf(call) as ReturnType<typeof metadataOf> & { circuit_open?: unknown[] };
+  // What Alpha was not asked for stays queued for no one.
+  resetFakes(alpha);
+  return { attempts: metadata.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`), open: (metadata.circuit_open?.length ?? 0) > 0 };
+}
+
+const FAILED_OVER = ['Alpha Cloud server_error', 'Beta Cloud success'];
+const MOVED_LAST = { attempts: ['Beta Cloud success'], open: true };
+
+/** Opens Alpha's circuit on `gateway` with three failures, and returns when it opened (at the latest). */
+async function openCircuit(gateway: GatewayHandle): Promise<number> {
+  for (let index = 0; index < 3; index += 1) expect((await send(gateway, 'fails')).attempts).toEqual(FAILED_OVER);
+  const openedAt = Date.now();
+  expect(await send(gateway)).toEqual(MOVED_LAST);
+  return openedAt;
+}
+
+/** Waits until `gateway` moves Alpha last (it heard of the open circuit through Redis). */
+async function untilOpenOn(gateway: GatewayHandle): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  while (!(await send(gateway)).open) {
+    if (Date.now() > deadline) throw new Error('the instance never heard of the open circuit');
+    await sleep(20);
+  }
+}
+
+describe('half-open circuit on one gateway without Redis', () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await startTestGateway({ catalogYaml: catalog(), env: BREAKER_ENV });
+  });
+  afterAll(() => gateway?.close());
+
+  it('reopens at the first failure after the cool-down, and a success closes it for a full count', async () => {
+    const openedAt = await openCircuit(gateway);
+    await sleep(openedAt + COOLDOWN_MS - Date.now() + 100);
+    expect((await send(gateway, 'fails')).attempts).toEqual(FAILED_OVER);
+    const reopenedAt = Date.now();
+    expect(await send(gateway)).toEqual(MOVED_LAST);
+    await sleep(reopenedAt + COOLDOWN_MS - Date.now() + 100);
+    expect(await send(gateway, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
+    expect((await send(gateway, 'fails')).attempts).toEqual(FAILED_OVER);
+    expect(await send(gateway, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
+  });
+});
+
+describe.skipIf(redisUrl === undefined)('half-open circuit shared by two instances through Redis', () => {
+  let pair: GatewayPair;
+  let listener: Redis;
+  const heard: number[] = [];
+  beforeAll(async () => {
+    // Hears what the instances publish, to know when a close has gone out.
+    listener = new Redis(redisUrl as string, { maxRetriesPerRequest: 1 });
+    listener.on('message', (_channel: string, message: string) => {
+      const { key, until } = JSON.parse(message) as { key: string; until: number };
+      if (key === endpointKey(MODEL, 'alpha')) heard.push(until);
+    });
+    await listener.subscribe('switchboard:circuits');
+    pair = await startGatewayPair({ catalogYaml: catalog(), env: { ...BREAKER_ENV, REDIS_URL: redisUrl as string } });
+  });
+  afterAll(async () => {
+    await pair?.close();
+    await listener?.quit();
+    const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1 });
+    await redis.del(`switchboard:circuit:${endpointKey(MODEL, 'alpha')}`);
+    await redis.quit();
+  });
+
+  it('reopens on the instance that only heard of the circuit at its first failure after the cool-down, for both', async () => {
+    const openedAt = await openCircuit(pair.first);
+    await untilOpenOn(pair.second);
+    await sleep(openedAt + COOLDOWN_MS - Date.now() + 100);
+
+    // The half-open probe fails on the instance that never counted a failure of its own.
+    expect((await send(pair.second, 'fails')).attempts).toEqual(FAILED_OVER);
+    const reopenedAt = Date.now();
+    expect(await send(pair.second)).toEqual(MOVED_LAST);
+    await untilOpenOn(pair.first);
+
+    // The next probe answers on that instance: closed for the one that opened it too, whose count starts again.
+    await sleep(reopenedAt + COOLDOWN_MS - Date.now() + 100);
+    heard.length = 0;
+    expect(await send(pair.second, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
+    const deadline = Date.now() + 2_000;
+    while (!heard.includes(0)) {
+      if (Date.now() > deadline) throw new Error('no instance published that the circuit closed');
+      await sleep(20);
+    }
+    // The test's subscriber heard it; give the instance's own as long again on a loaded machine.
+    await sleep(200);
+    expect((await send(pair.first, 'fails')).attempts).toEqual(FAILED_OVER);
+    expect(await send(pair.first, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
+  });
+});
