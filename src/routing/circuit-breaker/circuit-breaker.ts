@@ -34,6 +34,8 @@ export interface CircuitBreakerOptions {
 export class CircuitBreaker {
   readonly #failures = new Map<string, number>();
   readonly #open = new Map<string, number>();
+  // The earliest cool-down end in #open (or earlier): until then no entry can have expired.
+  #nextExpiry = Number.POSITIVE_INFINITY;
   readonly #options: CircuitBreakerOptions;
   readonly #now: () => number;
   readonly #opened: Counter<'provider'> | undefined;
@@ -71,8 +73,12 @@ export class CircuitBreaker {
     return undefined;
   }
 
-  /** Whether any circuit may be open (a plan need not be looked at otherwise). */
+  /** Whether any circuit is open (a plan need not be looked at otherwise). */
   anyOpen(): boolean {
+    if (this.#open.size === 0) return false;
+    if (this.#now() < this.#nextExpiry) return true;
+    // A cool-down ended: its entry goes, or every later plan would be walked for circuits long closed.
+    this.#prune();
     return this.#open.size > 0;
   }
 
@@ -134,5 +140,16 @@ export class CircuitBreaker {
 
   #setOpen(key: string, until: number): void {
     this.#open.set(key, until);
+    if (until < this.#nextExpiry) this.#nextExpiry = until;
+  }
+
+  #prune(): void {
+    const now = this.#now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const [key, until] of this.#open) {
+      if (until <= now) this.#open.delete(key);
+      else if (until < next) next = until;
+    }
+    this.#nextExpiry = next;
   }
 }

@@ -91,6 +91,16 @@ describe('CircuitBreaker', () => {
     expect([first.openUntil('m|alpha'), second.openUntil('m|alpha')]).toEqual([undefined, undefined]);
   });
 
+  it('reports no open circuit once every cool-down has passed, though no plan asked about it', () => {
+    const { instance, advance } = breaker();
+    instance.record([outcome('server_error'), outcome('server_error'), outcome('server_error')]);
+    instance.record([outcome('server_error', 'beta'), outcome('server_error', 'beta'), outcome('server_error', 'beta')]);
+    expect(instance.anyOpen()).toBe(true);
+    advance(501);
+    expect(instance.anyOpen()).toBe(false);
+    expect(instance.openCount()).toBe(0);
+  });
+
   it('never opens when turned off', () => {
     const instance = new CircuitBreaker({ failures: 0, cooldownMs: 500, logger: createLogger({ level: 'error' }) });
     instance.record(Array.from({ length: 20 }, () => outcome('server_error')));
