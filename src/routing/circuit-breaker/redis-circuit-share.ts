@@ -1,7 +1,8 @@
 /**
  * Open circuits shared through Redis: an instance that opens (or closes) a circuit writes it under
  * `switchboard:circuit:<model>|<provider>` (expiring with the cool-down) and publishes it; every instance
- * subscribes, and reads the open circuits when its subscription starts (at start, after a Redis outage).
+ * subscribes, and reads the open circuits when its subscription starts (at start, after a Redis outage) and
+ * when the command connection returns, as the read needs both.
  * Nothing here is on a request's path; failures only mean each instance decides alone for a while.
  */
 import type { Redis } from 'ioredis';
@@ -25,6 +26,7 @@ export class RedisCircuitShare implements CircuitShare {
   readonly #redis: RedisConnection;
   readonly #subscriber: Redis;
   #listener: ((key: string, until: number) => void) | undefined;
+  readonly #stopReady: () => void;
 
   constructor(redis: RedisConnection) {
     this.#redis = redis;
@@ -39,6 +41,11 @@ export class RedisCircuitShare implements CircuitShare {
       if (!this.#listener) return;
       this.#subscriber.subscribe(CHANNEL).catch(() => undefined);
       void this.#load();
+    });
+    // After an outage the subscription may come back before the command connection: its read was skipped
+    // then, and circuits opened meanwhile by other instances would go unseen for their whole cool-down.
+    this.#stopReady = redis.onReady(() => {
+      if (this.#listener && this.#subscriber.status === 'ready') void this.#load();
     });
   }
 
@@ -60,6 +67,7 @@ export class RedisCircuitShare implements CircuitShare {
 
   async close(): Promise<void> {
     this.#listener = undefined;
+    this.#stopReady();
     try {
       await this.#subscriber.quit();
     } catch {
