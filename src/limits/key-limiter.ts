@@ -43,6 +43,8 @@ export class KeyLimiter {
   /** Settlements on their way to Redis: shutdown waits for them, or other instances would see the holds for minutes. */
   readonly #settling = new Set<Promise<void>>();
   #replayTimer: NodeJS.Timeout | undefined;
+  /** Whether an admission or check in Redis failed (and was logged) with no admission there since. */
+  #redisFailing = false;
   readonly #options: KeyLimiterOptions;
   readonly #now: () => number;
   readonly #refusals: Counter<'limit'> | undefined;
@@ -234,10 +236,18 @@ export class KeyLimiter {
     const redis = this.#options.redis;
     if (this.#shared && redis?.available()) {
       try {
-        return { result: await this.#withSeed(this.#shared, request, false, operation), heldBy: 'redis' };
+        const result = await this.#withSeed(this.#shared, request, false, operation);
+        // A check reads only: it passes on a Redis that refuses writes, so only an admission says it is back.
+        if (this.#redisFailing && done === 'counted') this.#redisCounts();
+        return { result, heldBy: 'redis' };
       } catch (error) {
         redis.fellBack('key_limits', error);
-        this.#options.logger.warn(`key limits ${done} in this process: redis failed`, { error: error instanceof Error ? error.message : String(error) });
+        // Said once: a Redis that answers every script with an error (a demoted primary's READONLY, a full
+        // memory's OOM) stays connected, and would otherwise put a warning in the log for every request.
+        if (!this.#redisFailing) {
+          this.#redisFailing = true;
+          this.#options.logger.warn(`key limits ${done} in this process: redis failed`, { error: error instanceof Error ? error.message : String(error) });
+        }
         // The script may have run without its reply reaching us: what it took is given back once Redis answers.
         if (done === 'counted') this.#queueReplay(lostHoldOf(request), { cost: 0, tokens: 0 }, request.nowMs);
       }
@@ -267,6 +277,11 @@ export class KeyLimiter {
     }
     await store.seed(request.keyHash, period, spent);
     return operation(store, request);
+  }
+
+  #redisCounts(): void {
+    this.#redisFailing = false;
+    this.#options.logger.info('key limits are counted in redis again');
   }
 
   #queueReplay(hold: Hold, actual: UsageAmounts, nowMs: number): void {
