@@ -24,8 +24,8 @@ export interface RedisConnectionOptions {
   commandTimeoutMs?: number;
 }
 
-// After a command timed out, requests stop asking Redis for this long: a hung server must not cost every
-// request a full timeout.
+// After a command timed out, requests stop asking Redis for this long, and then until it answers a ping: a
+// hung server must not cost every request a full timeout.
 const SUSPEND_AFTER_TIMEOUT_MS = 1_000;
 
 /** The shared connection and its health. */
@@ -38,6 +38,7 @@ export class RedisConnection {
   #reportedDown = false;
   #suspendedUntil = 0;
   #closing = false;
+  #probing = false;
 
   constructor(options: RedisConnectionOptions) {
     this.#logger = options.logger;
@@ -83,9 +84,11 @@ export class RedisConnection {
     if (this.client.status !== 'ready') return false;
     if (this.#suspendedUntil !== 0) {
       if (Date.now() < this.#suspendedUntil) return false;
-      // The connection never closed (a command timed out, often the event loop held up): no 'ready' will say so.
-      this.#suspendedUntil = 0;
-      this.#back();
+      // The connection never closed (a command timed out, often the event loop held up): no 'ready' will say
+      // Redis answers again, so a ping must. Until it does requests stay in process: a hung server would
+      // otherwise cost a request a full timeout, and the log a line down and a line back, every two seconds.
+      this.#probe();
+      return false;
     }
     return true;
   }
@@ -111,7 +114,7 @@ export class RedisConnection {
     return () => this.#readyListeners.delete(listener);
   }
 
-  /** Counts one operation a component did in process instead; a timed-out command suspends Redis briefly. */
+  /** Counts one operation a component did in process instead; a timed-out command suspends Redis until it answers a ping again (tried every second). */
   fellBack(component: RedisComponent, error?: unknown): void {
     this.#fallbacks?.inc({ component });
     if (error instanceof Error && /timed out/i.test(error.message)) {
@@ -135,6 +138,23 @@ export class RedisConnection {
     } catch {
       this.client.disconnect();
     }
+  }
+
+  #probe(): void {
+    if (this.#probing || this.#closing) return;
+    this.#probing = true;
+    this.client
+      .ping()
+      .then(
+        () => {
+          this.#suspendedUntil = 0;
+          this.#back();
+        },
+        () => {
+          if (this.#suspendedUntil !== 0) this.#suspendedUntil = Date.now() + SUSPEND_AFTER_TIMEOUT_MS;
+        },
+      )
+      .finally(() => (this.#probing = false));
   }
 
   #back(): void {

@@ -11,6 +11,10 @@ export interface OwnRedis {
   url: string;
   /** Kills the server (SIGKILL: no shutdown courtesy), resolving once it is gone. */
   kill(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open, commands go unanswered, as a hung server's. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
   /** Starts it again on the same port (empty: nothing was saved), resolving once it accepts connections. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -70,10 +74,17 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       if (child) await killed(child);
       child = undefined;
     },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
     async restart() {
       child = await launch(port);
     },
     async stop() {
+      child?.kill('SIGCONT');
       if (child) await killed(child);
       child = undefined;
     },
