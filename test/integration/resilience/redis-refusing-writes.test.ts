@@ -1,29 +1,43 @@
 /**
  * Redis connected but refusing every write (a primary demoted to a replica by a failover while the gateway's
  * address still names it: READONLY; or a full memory under noeviction: OOM). Every request is still
- * answered, key limits count in the process, and the log says so once, not once per request.
+ * answered, key limits count in the process, and the log says so once, not once per request; sticky sessions
+ * keep their provider on the pins written in the process, during and after.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { startOwnRedis, type OwnRedis } from '#test/helpers/redis-server.ts';
-import { issueLimitedKey, limitsCatalog, postWithKey } from '#test/integration/limits/limits-support.ts';
+import { issueLimitedKey, LIMITED_PRICES, postWithKey } from '#test/integration/limits/limits-support.ts';
+import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, WITH_METADATA } from '#test/integration/routing/routing-support.ts';
 
 describe('a Redis that refuses writes', () => {
   let redis: OwnRedis;
   let upstream: FakeUpstream;
+  let cheap: FakeUpstream;
   let gateway: TestGateway;
 
   beforeAll(async () => {
     redis = await startOwnRedis();
-    upstream = await startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') });
-    gateway = await startTestGateway({ catalogYaml: limitsCatalog(upstream), env: { REDIS_URL: redis.url } });
+    [upstream, cheap] = await Promise.all([startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') }), startFakeAnthropic()]);
+    const catalog = catalogYaml(
+      [anthropicProviderYaml('alpha', upstream), anthropicProviderYaml('beta', cheap)],
+      [
+        modelYaml('test/limited', [{ provider: 'alpha', model: 'up-limited', price: [LIMITED_PRICES.input, LIMITED_PRICES.output] }]),
+        // Beta is the cheaper, so first unless a pin says otherwise.
+        modelYaml('test/sticky', [
+          { provider: 'alpha', model: 'up-sticky-alpha', price: [50, 50] },
+          { provider: 'beta', model: 'up-sticky-beta', price: [0.001, 0.001] },
+        ]),
+      ],
+    );
+    gateway = await startTestGateway({ catalogYaml: catalog, env: { REDIS_URL: redis.url } });
   }, 60_000);
   afterAll(async () => {
     await gateway?.close();
     await redis?.stop();
-    await upstream?.close();
+    await Promise.all([upstream?.close(), cheap?.close()]);
   });
 
   const logged = (from: number) => gateway.logs.slice(from).map((line) => JSON.parse(line) as { level: string; message: string }).filter((line) => line.level !== 'debug');
@@ -53,6 +67,40 @@ describe('a Redis that refuses writes', () => {
       from = gateway.logs.length;
       await send(4, limited.key);
       expect(logged(from).filter((line) => line.level === 'warn').map((line) => line.message)).toEqual(['key limits counted in this process: redis failed']);
+    } finally {
+      await admin.replicaof('NO', 'ONE');
+      await admin.quit();
+    }
+  });
+
+  const stickyPins = async (admin: Redis) => {
+    const keys = await admin.keys('switchboard:sticky:*');
+    const values = keys.length > 0 ? await admin.mget(...keys) : [];
+    return values.map((value) => JSON.parse(value ?? 'null') as { model?: string }).filter((pin) => pin?.model === 'test/sticky');
+  };
+
+  it('keeps a session on the provider that served it, on the pin written in the process, during and after', async () => {
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const session = { session_id: 'refused-pin' };
+    const served = async () => {
+      const call = await postMessage(gateway, messageBody('test/sticky', session), WITH_METADATA);
+      expect(call.status, JSON.stringify(call.body)).toBe(200);
+      cheap.clear();
+      return metadataOf(call).attempts.map((attempt) => `${attempt.provider} ${attempt.status}`);
+    };
+    try {
+      await admin.replicaof('127.0.0.1', '1');
+      cheap.enqueue(reply.error(500));
+      expect(await served()).toEqual(['Beta Cloud server_error', 'Alpha Cloud success']);
+      // Pinned to Alpha in the process: Redis refused the pin, and has none.
+      cheap.enqueue(reply.fixture('anthropic-text'));
+      expect(await served()).toEqual(['Alpha Cloud success']);
+      await admin.replicaof('NO', 'ONE');
+      expect(await stickyPins(admin)).toEqual([]);
+      cheap.enqueue(reply.fixture('anthropic-text'));
+      expect(await served()).toEqual(['Alpha Cloud success']);
+      // Written to Redis this time: the session's pin is shared again.
+      expect(await stickyPins(admin)).toEqual([{ provider: 'alpha', credentialId: null, model: 'test/sticky' }]);
     } finally {
       await admin.replicaof('NO', 'ONE');
       await admin.quit();
