@@ -2,7 +2,8 @@
  * Open circuits shared through Redis: an instance that opens (or closes) a circuit writes it under
  * `switchboard:circuit:<model>|<provider>` (expiring with the cool-down) and publishes it; every instance
  * subscribes, and reads the open circuits when its subscription starts (at start, after a Redis outage) and
- * when the command connection returns, as the read needs both.
+ * when the command connection returns, as the read needs both; a circuit it opened while Redis was away is
+ * published then for the rest of its cool-down.
  * Nothing here is on a request's path; failures only mean each instance decides alone for a while.
  */
 import type { Redis } from 'ioredis';
@@ -27,6 +28,8 @@ export class RedisCircuitShare implements CircuitShare {
   readonly #subscriber: Redis;
   #listener: ((key: string, until: number) => void) | undefined;
   readonly #stopReady: () => void;
+  /** Circuits opened while Redis was away, published once it is back (closes are not: one may be stale by then). */
+  readonly #unshared = new Map<string, number>();
 
   constructor(redis: RedisConnection) {
     this.#redis = redis;
@@ -45,19 +48,25 @@ export class RedisCircuitShare implements CircuitShare {
     // After an outage the subscription may come back before the command connection: its read was skipped
     // then, and circuits opened meanwhile by other instances would go unseen for their whole cool-down.
     this.#stopReady = redis.onReady(() => {
+      this.#publishUnshared();
       if (this.#listener && this.#subscriber.status === 'ready') void this.#load();
     });
   }
 
   publish(key: string, until: number): void {
+    this.#unshared.delete(key);
     if (!this.#redis.available()) {
       this.#redis.fellBack('circuit_breaker');
+      this.#keepUnshared(key, until);
       return;
     }
     const write = until > Date.now() ? this.#redis.client.set(KEY_PREFIX + key, String(until), 'PXAT', until) : this.#redis.client.del(KEY_PREFIX + key);
     write
       .then(() => this.#redis.client.publish(CHANNEL, JSON.stringify({ key, until })))
-      .catch((error: unknown) => this.#redis.fellBack('circuit_breaker', error));
+      .catch((error: unknown) => {
+        this.#redis.fellBack('circuit_breaker', error);
+        this.#keepUnshared(key, until);
+      });
   }
 
   subscribe(listener: (key: string, until: number) => void): void {
@@ -73,6 +82,16 @@ export class RedisCircuitShare implements CircuitShare {
     } catch {
       this.#subscriber.disconnect();
     }
+  }
+
+  #keepUnshared(key: string, until: number): void {
+    if (until > Date.now()) this.#unshared.set(key, until);
+  }
+
+  #publishUnshared(): void {
+    const unshared = [...this.#unshared];
+    this.#unshared.clear();
+    for (const [key, until] of unshared) if (until > Date.now()) this.publish(key, until);
   }
 
   async #load(): Promise<void> {

@@ -1,9 +1,10 @@
 /**
- * A circuit opened by one instance while another was cut off from Redis reaches that other instance once it
- * is back, whichever of its two Redis connections (commands, and the circuits' subscription) returns first.
- * The subscription reads the stored open circuits when it starts, with the command connection; when the
- * subscription came back first, that read found the command connection still down and was never made, so
- * the instance kept trying the failing endpoint first for the rest of its cool-down.
+ * Circuits and a Redis outage of one instance. A circuit opened by another instance meanwhile reaches it once
+ * it is back, whichever of its two Redis connections (commands, and the circuits' subscription) returns first:
+ * the subscription reads the stored open circuits when it starts, with the command connection, and when the
+ * subscription came back first that read found the command connection still down and was never made. A
+ * circuit the instance opened itself meanwhile reaches the others once it is back (it was never published).
+ * Either way the others kept trying the failing endpoint first for the rest of its cool-down.
  */
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -18,6 +19,7 @@ import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml,
 const redisUrl = redisUrlForTests();
 // A model of this run's own: its circuit's key in Redis is no other run's.
 const MODEL = `test/redis-return-${randomUUID().slice(0, 8)}`;
+const OTHER_MODEL = `${MODEL}-other`;
 const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: '60000' };
 // The gateway's command connection names itself `switchboard` (CLIENT SETNAME, its first command).
 const COMMAND_CONNECTION = '$11\r\nswitchboard\r\n';
@@ -109,6 +111,7 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
   let opener: TestGateway;
   let away: TestGateway;
   const circuitKey = `switchboard:circuit:${endpointKey(MODEL, 'alpha')}`;
+  const otherCircuitKey = `switchboard:circuit:${endpointKey(OTHER_MODEL, 'alpha')}`;
 
   beforeAll(async () => {
     [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
@@ -118,6 +121,10 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
         modelYaml(MODEL, [
           { provider: 'alpha', model: 'up-return-alpha', price: [0.001, 0.001] },
           { provider: 'beta', model: 'up-return-beta', price: [50, 50] },
+        ]),
+        modelYaml(OTHER_MODEL, [
+          { provider: 'alpha', model: 'up-return-other-alpha', price: [0.001, 0.001] },
+          { provider: 'beta', model: 'up-return-other-beta', price: [50, 50] },
         ]),
       ],
     );
@@ -130,12 +137,12 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
     gate?.close();
     await Promise.all([alpha?.close(), beta?.close()]);
     const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1 });
-    await redis.del(circuitKey);
+    await redis.del(circuitKey, otherCircuitKey);
     await redis.quit();
   });
 
-  async function send(gateway: GatewayHandle) {
-    const call = await postMessage(gateway, messageBody(MODEL, { session_id: randomUUID() }), WITH_METADATA);
+  async function send(gateway: GatewayHandle, model = MODEL) {
+    const call = await postMessage(gateway, messageBody(model, { session_id: randomUUID() }), WITH_METADATA);
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     const metadata = metadataOf(call) as ReturnType<typeof metadataOf> & { circuit_open?: unknown[] };
     return { attempts: metadata.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`), open: (metadata.circuit_open?.length ?? 0) > 0 };
@@ -174,5 +181,30 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await send(away)).toEqual({ attempts: ['Beta Cloud success'], open: true });
+  });
+
+  it('publishes a circuit the instance opened while away from Redis once it is back', async () => {
+    await until(() => redisUp(away), 'the second instance to connect to Redis');
+    await gate.down();
+    await until(async () => !(await redisUp(away)), 'the second instance to lose Redis');
+    for (let index = 0; index < 3; index += 1) {
+      alpha.enqueue(reply.error(500));
+      expect((await send(away, OTHER_MODEL)).attempts).toEqual(['Alpha Cloud server_error', 'Beta Cloud success']);
+    }
+    expect(await send(away, OTHER_MODEL)).toEqual({ attempts: ['Beta Cloud success'], open: true });
+
+    await gate.upSubscriptionsFirst();
+    gate.release();
+    await until(() => redisUp(away), 'the second instance to reconnect to Redis');
+    const deadline = Date.now() + 3_000;
+    for (;;) {
+      alpha.enqueue(reply.fixture('anthropic-text'));
+      const seen = await send(opener, OTHER_MODEL);
+      alpha.clear();
+      if (seen.open) break;
+      expect(seen.attempts, 'the other instance tried the endpoint whose circuit is open').toEqual(['Alpha Cloud success']);
+      if (Date.now() > deadline) throw new Error('the circuit opened while its instance was away from Redis never reached the other instance');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   });
 });
