@@ -1262,8 +1262,12 @@ export interface components {
         /**
          * @description Screens the input before routing with the moderation model named in `SWITCHBOARD_CONFIG`
          *     (`plugins.moderation`): OpenAI's moderation endpoint, or any catalog model asked to classify the input
-         *     (routed like any request). The text of every user turn is screened (text blocks, plain-text documents
-         *     and the text of PDFs the `file-parser` read), not the system prompt or the assistant's turns.
+         *     (routed like any request). Every text the model will read is screened, except the assistant's own turns:
+         *     the system prompt and system messages (one input), then each user turn (one input each): its text blocks,
+         *     tool results (their string content, or the text, documents and search results nested in them), documents
+         *     (a plain-text or content-block source, `title` and `context`, and the text of PDFs the `file-parser`
+         *     read), and search results (`title` and content). A PDF the `file-parser` did not read and images are not
+         *     screened.
          *
          *     A flagged input is answered at once with a normal message (status 200, or a stream with `stream: true`):
          *     `content` empty, `stop_reason: refusal`, `stop_details` holding `category` (the moderation category, such as

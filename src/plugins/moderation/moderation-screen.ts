@@ -1,5 +1,5 @@
 /**
- * The `moderation` plugin's screening: the user turns' texts go to the configured engine (OpenAI's moderation
+ * The `moderation` plugin's screening: the texts the model reads (moderation-texts.ts) go to the configured engine (OpenAI's moderation
  * endpoint, or a catalog model) under the configured time limit. A flagged verdict ends the request with a
  * refusal; a failure of the screening itself fails closed (503, no model called) or open (served unscreened,
  * reported), as configured. Failure reasons shown to clients never carry an upstream's words.
@@ -11,7 +11,8 @@ import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { PluginHookDeps } from '#src/plugins/plugin-deps.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
 import { planScreening, screenWithModel, type PlannedScreening } from '#src/plugins/moderation/model-moderation.ts';
-import { describeScreening, moderationTexts, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { describeScreening, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { moderationTexts } from '#src/plugins/moderation/moderation-texts.ts';
 import { screenWithOpenAi } from '#src/plugins/moderation/openai-moderation.ts';
 
 /** How screening ended when the request goes on. */

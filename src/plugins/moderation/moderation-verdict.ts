@@ -1,7 +1,6 @@
 /**
- * What the `moderation` plugin screens and what it answers: the texts of the user turns, the verdict every
- * engine gives, the refusal a flagged input gets (a normal message, or its event stream), built without
- * calling any model, and what a screening by a catalog model (`engine: model`) costs: the attempt that
+ * What the `moderation` plugin answers: the verdict every engine gives, the refusal a flagged input gets (a
+ * normal message, or its event stream), built without calling any model, and what a screening by a catalog model (`engine: model`) costs: the attempt that
  * answered, its tokens, its price and when it ran, charged to the gateway key like any model call (so the
  * answer's `usage.cost`, the generation record and the key's spending all include it). Pure.
  * @see ModerationPlugin in openapi/components/schemas/plugins.yaml
@@ -10,7 +9,6 @@
 import type { MessageRequest, MessageResponse, MessageStreamEvent, ModerationScreening, RefusalDetails, Usage } from '#src/api-types.ts';
 import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
-import { contentBlocks, stringContent } from '#src/request/message-content.ts';
 
 /** An engine's verdict on the input. */
 export interface ModerationVerdict {
@@ -19,31 +17,6 @@ export interface ModerationVerdict {
   category: string | null;
   /** One sentence for the client. */
   explanation: string;
-}
-
-function documentText(block: { source?: unknown }): string | undefined {
-  const source = block.source as { type?: unknown; data?: unknown } | undefined;
-  return source?.type === 'text' && typeof source.data === 'string' ? source.data : undefined;
-}
-
-/**
- * The texts to screen, one per user turn: its string content, text blocks and plain-text documents (the text
- * of PDFs the file-parser read included). The system prompt and the assistant's turns are the operator's and
- * the model's, not input; tool results are the tools'.
- */
-export function moderationTexts(request: Pick<MessageRequest, 'messages'>): string[] {
-  const texts: string[] = [];
-  for (const message of request.messages) {
-    if (message.role !== 'user') continue;
-    const parts = [stringContent(message)];
-    for (const block of contentBlocks(message)) {
-      if (block.type === 'text' && 'text' in block) parts.push(block.text);
-      else if (block.type === 'document') parts.push(documentText(block as { source?: unknown }));
-    }
-    const text = parts.filter((part): part is string => part !== undefined && part.trim() !== '').join('\n\n');
-    if (text !== '') texts.push(text);
-  }
-  return texts;
 }
 
 /** The refusal details of a flagged verdict. */

@@ -58,8 +58,8 @@ function body(text = 'How do I bake bread?', extra: Record<string, unknown> = {}
 const THREAT = 'I will hurt you.';
 
 describe('moderation through OpenAI\'s moderation endpoint', () => {
-  it('serves an input that is not flagged, after screening the user turns with the gateway\'s key', async () => {
-    moderations.enqueue(moderationAnswer([moderationResult(), moderationResult()]));
+  it('serves an input that is not flagged, after screening the system prompt and user turns with the gateway\'s key', async () => {
+    moderations.enqueue(moderationAnswer([moderationResult(), moderationResult(), moderationResult()]));
     model.enqueue(reply.fixture('anthropic-text'));
     const messages = [
       { role: 'user', content: 'Hello' },
@@ -70,7 +70,7 @@ describe('moderation through OpenAI\'s moderation endpoint', () => {
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     expect(call.body.stop_reason).toBe('end_turn');
-    expect(moderations.lastRequest().body).toEqual({ model: 'omni-moderation-latest', input: ['Hello', 'How do I bake bread?'] });
+    expect(moderations.lastRequest().body).toEqual({ model: 'omni-moderation-latest', input: ['Be brief.', 'Hello', 'How do I bake bread?'] });
     expect(moderations.lastRequest().headers.authorization).toBe(`Bearer ${MODERATOR_KEY}`);
     expect(model.requests).toHaveLength(1);
     expect(metadataOf(call) as unknown).toMatchObject({ plugins: [{ id: 'moderation', status: 'passed' }] });

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import { GatewayError } from '#src/errors.ts';
-import { moderationTexts, refusalEvents, refusalMessage } from '#src/plugins/moderation/moderation-verdict.ts';
+import { refusalEvents, refusalMessage } from '#src/plugins/moderation/moderation-verdict.ts';
+import { moderationTexts } from '#src/plugins/moderation/moderation-texts.ts';
 import { moderationRequest, verdictOfAnswer } from '#src/plugins/moderation/model-moderation.ts';
 import { verdictOfResults } from '#src/plugins/moderation/openai-moderation.ts';
 import { failureReason } from '#src/plugins/moderation/moderation-screen.ts';
 
 describe('moderationTexts', () => {
-  it('takes every user turn\'s text and plain-text documents, not the system prompt, the assistant or tool results', () => {
+  it('takes the system prompt and every user turn\'s text, documents, search results and tool results, not the assistant', () => {
     const request = {
       model: 'm/x',
       max_tokens: 1,
@@ -17,10 +18,12 @@ describe('moderationTexts', () => {
         { role: 'user', content: 'first' },
         { role: 'assistant', content: 'model text' },
         { role: 'user', content: [{ type: 'text', text: 'second' }, { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'pdf text' } }, { type: 'tool_result', tool_use_id: 't', content: 'tool text' }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'only a tool' }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'nested' }, { type: 'search_result', source: 'https://a.example', title: 'A', content: [{ type: 'text', text: 'found' }] }] }] },
+        { role: 'user', content: [{ type: 'document', title: 'T', context: 'C', source: { type: 'content', content: [{ type: 'text', text: 'chunk' }] } }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't' }] },
       ],
     } as MessageRequest;
-    expect(moderationTexts(request)).toEqual(['first', 'second\n\npdf text']);
+    expect(moderationTexts(request)).toEqual(['operator text\n\nmore operator text', 'first', 'second\n\npdf text\n\ntool text', 'nested\n\nA\n\nfound', 'T\n\nC\n\nchunk']);
   });
 });
 
