@@ -1296,8 +1296,8 @@ export interface components {
             enabled?: boolean;
         };
         /**
-         * @description Once per request, before the model is called, fetches the http(s) URLs written in the last user turn
-         *     (up to `max_results`, in order) with the gateway's `web_fetch` (its address policy and limits,
+         * @description Once per user prompt, before the model is called, fetches the http(s) URLs written in the user's new
+         *     prompt (up to `max_results`, in order; a turn of tool results alone is no new prompt, as for `web`) with the gateway's `web_fetch` (its address policy and limits,
          *     `server_tools.web_fetch`) and adds each page's readable text (title, URL, text) to that turn as a text
          *     block, introduced by `search_prompt`. A page that cannot be fetched is named with the reason instead.
          *     A gateway whose web fetch is disabled answers 400.
@@ -1324,12 +1324,15 @@ export interface components {
         };
         /**
          * @deprecated
-         * @description Deprecated in favour of the `gateway:web_search` tool, and accepted all the same. Once per request,
+         * @description Deprecated in favour of the `gateway:web_search` tool, and accepted all the same. Once per user prompt,
          *     before the model is called, searches the gateway's search backend (`server_tools.web_search`) with the
-         *     text of the last user turn and adds the results (numbered, with title, URL and snippet) to that turn as a
-         *     text block, introduced by `search_prompt`, which asks the model to cite the sources it uses as markdown
-         *     links. A failed search leaves the prompt as it was (`gateway_metadata.plugins` says so). A gateway
-         *     without a search backend answers 400.
+         *     text of the user's new prompt and adds the results (numbered, with title, URL and snippet) to that turn
+         *     as a text block, introduced by `search_prompt`, which asks the model to cite the sources it uses as
+         *     markdown links. The new prompt is the last user turn when it holds text (only system messages or an
+         *     assistant prefill may follow it): a request whose last turn holds tool results alone continues a prompt
+         *     already answered (a client's agent loop), so nothing is searched or added again (`status: skipped`),
+         *     and a loop costs one search, not one per step. A failed search leaves the prompt as it was
+         *     (`gateway_metadata.plugins` says so). A gateway without a search backend answers 400.
          */
         WebPlugin: {
             /**
@@ -2007,7 +2010,7 @@ export interface components {
              */
             id: "web-fetch";
             /**
-             * @description `added`: the pages (or why each could not be fetched) were added to the prompt; `skipped`: the last user turn names no URL.
+             * @description `added`: the pages (or why each could not be fetched) were added to the prompt; `skipped`: there is no new user prompt, or it names no URL.
              * @enum {string}
              */
             status: "added" | "skipped";
@@ -2023,7 +2026,7 @@ export interface components {
              */
             id: "web";
             /**
-             * @description `added`: results were added to the prompt; `failed`: the search failed (`note`); `skipped`: the last user turn has no text to search for.
+             * @description `added`: results were added to the prompt; `failed`: the search failed (`note`); `skipped`: there is no new user prompt to search for (the last turn holds no text, e.g. tool results alone).
              * @enum {string}
              */
             status: "added" | "failed" | "skipped";

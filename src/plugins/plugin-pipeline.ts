@@ -32,7 +32,7 @@ import type { PluginHookDeps } from '#src/plugins/plugin-deps.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
 import { effectivePluginList, enabledPlugins, noPluginEnabled } from '#src/plugins/plugin-list.ts';
 import { newPluginState, type PluginState } from '#src/plugins/plugin-state.ts';
-import { lastUserText } from '#src/plugins/web/prompt-context.ts';
+import { newUserPrompt } from '#src/plugins/web/prompt-context.ts';
 import { addFetchedPages, addSearchResults, assertWebPluginsAvailable } from '#src/plugins/web/web-plugins.ts';
 
 export { applyPluginsToMessage, applyPluginsToStream } from '#src/plugins/after-answer.ts';
@@ -108,8 +108,9 @@ export async function applyPluginsBeforeRouting(deps: PluginHookDeps, prepared: 
   }
   if (!enabled['web-fetch'] && !enabled.web) return { kind: 'continue', request: routed, state };
   const tools = { signal: context.signal, config: deps.plugins.serverTools, logger: deps.logger, runtime: deps.plugins.toolRuntime };
-  // Both read the turn as the client wrote it, not with the other's additions.
-  const turn = lastUserText(request.messages);
+  // Both read the turn as the client wrote it, not with the other's additions; a turn of tool results asks
+  // nothing new, so an agent's loop searches once for its prompt, not once per step.
+  const turn = newUserPrompt(request.messages);
   if (enabled['web-fetch']) {
     const fetched = await addFetchedPages(routed, turn, enabled['web-fetch'], tools);
     routed = fetched.request;

@@ -1,6 +1,6 @@
 /**
- * Where the web plugins read their input and put what they found: the text of the last user turn, and a text
- * block appended to that same turn (after the client's own content, so block positions the client sent are
+ * Where the web plugins read their input and put what they found: the text of the user's new prompt, and a
+ * text block appended to that same turn (after the client's own content, so block positions the client sent are
  * unchanged). Pure.
  */
 import type { ContentBlockParam, MessageParam, MessageRequest, UserMessageParam } from '#src/api-types.ts';
@@ -12,15 +12,20 @@ export interface UserTurn {
   text: string;
 }
 
-/** The last user turn that has text, and that text (text blocks joined by newlines); null when none has. */
-export function lastUserText(messages: readonly MessageParam[]): UserTurn | null {
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const message = messages[index] as MessageParam;
-    if (message.role !== 'user') continue;
-    const text = stringContent(message) ?? contentBlocks(message).flatMap((block) => (block.type === 'text' && 'text' in block ? [block.text] : [])).join('\n');
-    if (text.trim() !== '') return { index, text: text.trim() };
-  }
-  return null;
+/**
+ * The user's new prompt: the last user turn, when it holds text and only system messages or an assistant
+ * prefill follow it; null otherwise. A turn of tool results alone continues a prompt already answered (an
+ * agent's loop), so it asks for nothing new: the web plugins search and fetch once per prompt, not per turn.
+ */
+export function newUserPrompt(messages: readonly MessageParam[]): UserTurn | null {
+  let index = messages.length - 1;
+  while (index >= 0 && (messages[index] as MessageParam).role === 'system') index -= 1;
+  if (index >= 0 && (messages[index] as MessageParam).role === 'assistant') index -= 1;
+  while (index >= 0 && (messages[index] as MessageParam).role === 'system') index -= 1;
+  const message = messages[index];
+  if (message?.role !== 'user') return null;
+  const text = stringContent(message) ?? contentBlocks(message).flatMap((block) => (block.type === 'text' && 'text' in block ? [block.text] : [])).join('\n');
+  return text.trim() !== '' ? { index, text: text.trim() } : null;
 }
 
 /** The request with `text` appended as a text block to the user turn at `index`. */

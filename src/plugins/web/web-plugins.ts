@@ -1,7 +1,7 @@
 /**
- * The `web` and `web-fetch` plugins: once per request, before the model is called, they run the gateway's own
- * `web_search` or `web_fetch` tool (the same code, address policy and limits as the tool loop's) on the last
- * user turn and append what was found to that turn, introduced by a prompt that asks for citations as
+ * The `web` and `web-fetch` plugins: once per user prompt (not per step of an agent loop), before the model
+ * is called, they run the gateway's own `web_search` or `web_fetch` tool (the same code, address policy and
+ * limits as the tool loop's) on the user's new prompt and append what was found to that turn, introduced by a prompt that asks for citations as
  * markdown links. No tool loop is involved: the model never sees a tool.
  * @see WebPlugin, WebFetchPlugin in openapi/components/schemas/plugins.yaml
  */
@@ -50,7 +50,7 @@ function fetchTool(maxContentChars: number): WebFetchTool {
 }
 
 /**
- * Searches for the last user turn's text (as the client wrote it: `turn` is read before any plugin appended to
+ * Searches for the new user prompt's text (as the client wrote it: `turn` is read before any plugin appended to
  * it) and appends the results to that turn.
  */
 export async function addSearchResults(request: MessageRequest, turn: UserTurn | null, plugin: WebPlugin, context: ToolExecutionContext): Promise<{ request: MessageRequest; report: WebReport }> {
@@ -66,7 +66,7 @@ export async function addSearchResults(request: MessageRequest, turn: UserTurn |
   return { request: appendToUserTurn(request, turn.index, text), report: { id: 'web', status: 'added', results, query } };
 }
 
-/** Fetches the URLs written in the last user turn (concurrently) and appends each page's text, or why it failed. */
+/** Fetches the URLs written in the new user prompt (concurrently) and appends each page's text, or why it failed. */
 export async function addFetchedPages(
   request: MessageRequest,
   turn: UserTurn | null,

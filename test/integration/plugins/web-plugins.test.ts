@@ -109,6 +109,46 @@ describe('the web plugin', () => {
   });
 });
 
+describe('the web plugins in an agent\'s loop', () => {
+  const question = 'How high are the tides in the Bay of Fundy?';
+  const tools = [{ name: 'calculator', description: 'Adds numbers.', input_schema: { type: 'object', properties: { expression: { type: 'string' } } } }];
+  const toolTurns = [
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'calculator', input: { expression: '16-2' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '14' }] },
+  ];
+
+  it('searches once per user prompt: a turn of tool results alone searches again for nothing', async () => {
+    searxng.enqueue(searxngAnswer(question, RESULTS));
+    chat.enqueue(reply.fixture('openai-text'), reply.fixture('openai-text'), reply.fixture('openai-text'));
+    const plugins = [{ id: 'web' }];
+    const first = await postMessage(gateway, { ...body(question, plugins), tools }, WITH_METADATA);
+    const messages = [{ role: 'user', content: question }, ...toolTurns];
+    const second = await postMessage(gateway, { ...body(question, plugins), tools, messages }, WITH_METADATA);
+    const third = await postMessage(gateway, { ...body(question, plugins), tools, messages: [...messages, toolTurns[0], { ...toolTurns[1] }] }, WITH_METADATA);
+
+    for (const call of [first, second, third]) expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(searxng.requests).toHaveLength(1);
+    expect(metadataOf(second) as unknown).toMatchObject({ plugins: [{ id: 'web', status: 'skipped', results: 0 }] });
+    expect(metadataOf(third) as unknown).toMatchObject({ plugins: [{ id: 'web', status: 'skipped', results: 0 }] });
+    expect(JSON.stringify(chat.lastRequest().body)).not.toContain('A web search was conducted');
+  });
+
+  it('searches again for a new prompt after the loop, and fetches once per prompt too', async () => {
+    searxng.enqueue(searxngAnswer('and in Maine?', RESULTS));
+    chat.enqueue(reply.fixture('openai-text'), reply.fixture('openai-text'));
+    const url = `${site.origin}/tides`;
+    const messages = [{ role: 'user', content: `${question} See ${url}` }, ...toolTurns, { role: 'assistant', content: '14 m.' }, { role: 'user', content: 'and in Maine?' }];
+    const next = await postMessage(gateway, { ...body(question, [{ id: 'web' }]), tools, messages }, WITH_METADATA);
+    const fetchLoop = await postMessage(gateway, { ...body(question, [{ id: 'web-fetch' }]), tools, messages: messages.slice(0, 3) }, WITH_METADATA);
+
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(searxng.requests.map((request) => request.query.get('q'))).toEqual(['and in Maine?']);
+    expect(metadataOf(next) as unknown).toMatchObject({ plugins: [{ id: 'web', status: 'added', query: 'and in Maine?' }] });
+    expect(fetchLoop.status, JSON.stringify(fetchLoop.body)).toBe(200);
+    expect(metadataOf(fetchLoop) as unknown).toMatchObject({ plugins: [{ id: 'web-fetch', status: 'skipped', results: 0, urls: [] }] });
+  });
+});
+
 describe('the web-fetch plugin', () => {
   it('fetches the URLs in the last user turn and puts each page in the prompt the upstream receives', async () => {
     chat.enqueue(reply.fixture('openai-text'));

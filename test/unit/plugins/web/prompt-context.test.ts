@@ -1,15 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageParam, MessageRequest } from '#src/api-types.ts';
-import { appendToUserTurn, fillPrompt, lastUserText, urlsInText } from '#src/plugins/web/prompt-context.ts';
+import { appendToUserTurn, fillPrompt, newUserPrompt, urlsInText } from '#src/plugins/web/prompt-context.ts';
 
-describe('lastUserText', () => {
+describe('newUserPrompt', () => {
+  const toolTurn: MessageParam = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'r' }] };
   it.each<[string, MessageParam[], { index: number; text: string } | null]>([
     ['a string turn', [{ role: 'user', content: '  tides? ' }], { index: 0, text: 'tides?' }],
     ['text blocks joined', [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }], { index: 0, text: 'a\nb' }],
-    ['the last turn with text, past tool results', [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'x' }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'r' }] }], { index: 0, text: 'q' }],
+    ['the prompt before an assistant prefill', [{ role: 'user', content: 'q' }, { role: 'assistant', content: '{' }], { index: 0, text: 'q' }],
+    ['the prompt before system messages', [{ role: 'user', content: 'q' }, { role: 'system', content: 's' }], { index: 0, text: 'q' }],
+    ['text sent with tool results', [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'x' }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'r' }, { type: 'text', text: 'and now?' }] }], { index: 2, text: 'and now?' }],
+    ['no prompt in a turn of tool results alone', [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'x' }, toolTurn], null],
+    ['no prompt when the last turn is not the user\'s', [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'x' }, { role: 'assistant', content: 'y' }], null],
     ['no user text', [{ role: 'assistant', content: 'x' }], null],
   ])('finds %s', (_case, messages, expected) => {
-    expect(lastUserText(messages)).toEqual(expected);
+    expect(newUserPrompt(messages)).toEqual(expected);
   });
 });
 
