@@ -2562,9 +2562,11 @@ export interface components {
          *     (`max_tokens` at the output price plus the estimated input, at the most expensive endpoint of its plan)
          *     and settles to its real cost when its usage is known; a request is admitted while the spending plus the
          *     open reservations are below the limit, so concurrent requests overshoot it by at most one request's
-         *     worst case. When what is left is only held by requests in progress (the spending itself is under the
-         *     limit), the answer is 429 `rate_limit_error` with `retry-after: 1`: those requests settle within moments.
-         *     The same limit as OpenRouter's key `limit`.
+         *     worst case. The `web` and `web-fetch` plugins run only once a request is admitted (nothing is searched or
+         *     fetched for a refused key); what they add to its prompt is then added to its reservation (never refused
+         *     for it), so other requests see its real worst case. When what is left is only held by requests in
+         *     progress (the spending itself is under the limit), the answer is 429 `rate_limit_error` with
+         *     `retry-after: 1`: those requests settle within moments. The same limit as OpenRouter's key `limit`.
          * @example 25
          */
         CreditLimit: number | null;
@@ -2585,8 +2587,9 @@ export interface components {
         /**
          * @description Most input plus output tokens (cache reads and writes included) the key's requests may use within any
          *     60 seconds (counted in one-second steps); null is no limit. A request counts its estimated input plus
-         *     `max_tokens` when it starts and its real usage once known. A request is admitted while the count is
-         *     below the limit; beyond it the answer is 429 `rate_limit_error` with `retry-after`.
+         *     `max_tokens` when it starts (plus what the `web` and `web-fetch` plugins add to its prompt, once they have)
+         *     and its real usage once known. A request is admitted while the count is below the limit; beyond it the
+         *     answer is 429 `rate_limit_error` with `retry-after`.
          * @example 200000
          */
         TokensPerMinute: number | null;

@@ -25,6 +25,8 @@ export const ALL_LIMITS: LimitChoice = { credit: true, requests: true, tokens: t
 export const PART_LIMITS: LimitChoice = { credit: true, requests: true, tokens: true, streams: false };
 /** A streamed loop's one stream slot. */
 export const STREAM_ONLY: LimitChoice = { credit: false, requests: false, tokens: false, streams: true };
+/** A request's reservation topped up (the web plugins' additions): credit and tokens, no request or stream slot. */
+export const RESERVATION_ONLY: LimitChoice = { credit: true, requests: false, tokens: true, streams: false };
 
 const NOTHING: UsageAmounts = { cost: 0, tokens: 0 };
 
@@ -45,6 +47,8 @@ export interface AdmissionInput {
   stream: boolean;
   /** The calls it reserves the worst case of (credit and tokens); absent for a check, which reserves nothing. */
   calls?: readonly AdmissionPlan[];
+  /** What it reserves instead of the calls' worst case (a top-up of a reservation already made). */
+  reserve?: UsageAmounts;
   nowMs: number;
   holdMs: number;
 }
@@ -57,7 +61,7 @@ export function buildAdmissionRequest(input: AdmissionInput): BuiltRequest | nul
   const requestsPerMinute = which.requests ? limits.requestsPerMinute : null;
   const tokensPerMinute = which.tokens ? limits.tokensPerMinute : null;
   if (creditLimit === null && requestsPerMinute === null && tokensPerMinute === null && streams === null) return null;
-  const worst = input.calls && (creditLimit !== null || tokensPerMinute !== null) ? worstCaseOfCalls(input.calls) : NOTHING;
+  const worst = input.reserve ?? (input.calls && (creditLimit !== null || tokensPerMinute !== null) ? worstCaseOfCalls(input.calls) : NOTHING);
   const period = creditLimit !== null ? limitPeriod(limits.limitReset, nowMs) : null;
   const request: AdmissionRequest = {
     keyHash: input.keyHash,
@@ -70,6 +74,28 @@ export function buildAdmissionRequest(input: AdmissionInput): BuiltRequest | nul
     expiresAtMs: nowMs + input.holdMs,
   };
   return { request, limits, period };
+}
+
+/**
+ * The store request of a top-up: what the plan sent reserves beyond the plan admitted (its prompt grew after
+ * admission), credit and tokens, under `id`; null when the key has no such limit or nothing grew. Its limits
+ * are ones no count reaches, since the stores admit below the limit: a top-up is a reservation, never refused.
+ */
+export function buildTopUpRequest(input: Omit<AdmissionInput, 'which' | 'stream' | 'calls' | 'reserve'> & { admitted: AdmissionPlan; sent: AdmissionPlan }): AdmissionRequest | null {
+  const { limits } = input;
+  if (limits.creditLimit === null && limits.tokensPerMinute === null) return null;
+  const before = worstCaseOfCalls([input.admitted]);
+  const after = worstCaseOfCalls([input.sent]);
+  const reserve = { cost: Math.max(0, after.cost - before.cost), tokens: Math.max(0, after.tokens - before.tokens) };
+  if (reserve.cost === 0 && reserve.tokens === 0) return null;
+  const built = buildAdmissionRequest({ ...input, which: RESERVATION_ONLY, stream: false, reserve });
+  if (!built) return null;
+  const { request } = built;
+  return {
+    ...request,
+    credit: request.credit ? { ...request.credit, limit: Number.MAX_SAFE_INTEGER } : null,
+    tokens: request.tokens ? { ...request.tokens, limit: Number.MAX_SAFE_INTEGER } : null,
+  };
 }
 
 /** What an admitted request holds until it settles; `seed`: the spending count its reservation was made in. */

@@ -11,7 +11,7 @@
  */
 import { Counter } from 'prom-client';
 import { utcDay } from '#src/limits/limit-period.ts';
-import { ALL_LIMITS, buildAdmissionRequest, holdOf, lostHoldOf, PART_LIMITS, STREAM_ONLY, type BuiltRequest, type LimitChoice } from '#src/limits/admission-request.ts';
+import { ALL_LIMITS, buildAdmissionRequest, buildTopUpRequest, holdOf, lostHoldOf, PART_LIMITS, STREAM_ONLY, type BuiltRequest, type LimitChoice } from '#src/limits/admission-request.ts';
 import type { AdmissionRefusal, AdmissionRequest, AdmissionResult, CheckResult, Hold, LimitStore, StoreOperation } from '#src/limits/limit-store.ts';
 import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
@@ -120,6 +120,27 @@ export class KeyLimiter {
     this.#release(hold, actual, nowMs);
   }
 
+  /**
+   * Tops up an admitted request's reservation once its prompt grew after admission (the web plugins' results
+   * and pages, which must not be fetched for a key its limits refuse): the difference between the worst case
+   * of the plan that is sent and of the plan that was admitted, credit and tokens, under the hold
+   * `<generation id>:top-up`, released with the request. Never refuses: the request was admitted by the rule
+   * every request is (the spending and others' reservations under the limit), and only what it holds from
+   * the others grows, so concurrent requests see it and overshoot by no more than its real worst case.
+   */
+  async topUp(admitted: AdmissionPlan, sent: AdmissionPlan, context: AdmissionContext): Promise<void> {
+    const limits = context.caller.limits;
+    if (!limits) return;
+    const holdId = `${context.generationId}:top-up`;
+    const request = buildTopUpRequest({ keyHash: context.caller.keyHash, limits, id: holdId, admitted, sent, nowMs: this.#now(), holdMs: this.#options.holdMs });
+    if (!request) return;
+    const { result, heldBy } = await this.#run(request, 'counted', admitIn);
+    if (!result.ok) return;
+    this.#keep(request, result.seed, heldBy);
+    // An open part: the request's settlement releases it (to nothing) with its own hold (to the real usage).
+    this.#parts.opened(context.generationId, holdId);
+  }
+
   /** Takes a streamed tool loop's one stream slot (released when the loop's outcome settles). */
   async admitLoopStream(plan: AdmissionPlan, context: AdmissionContext): Promise<void> {
     await this.#admitHold(plan, context, context.generationId, STREAM_ONLY);
@@ -163,9 +184,14 @@ export class KeyLimiter {
     const { request } = built;
     const { result, heldBy } = await this.#run(request, 'counted', admitIn);
     if (!result.ok) throw this.#refused(result, built);
-    if (heldBy === 'redis' && request.credit && result.seed) this.#seeds.set(`${request.keyHash}|${request.credit.period.id}`, result.seed);
-    this.#holds.set(request.id, { ...holdOf(request, result.seed), heldBy });
+    this.#keep(request, result.seed, heldBy);
     return true;
+  }
+
+  /** Keeps what an admission took, to settle it later in the store that holds it. */
+  #keep(request: AdmissionRequest, seed: string | null, heldBy: HeldBy): void {
+    if (heldBy === 'redis' && request.credit && seed) this.#seeds.set(`${request.keyHash}|${request.credit.period.id}`, seed);
+    this.#holds.set(request.id, { ...holdOf(request, seed), heldBy });
   }
 
   /** The error a refusal answers with, counted by the limit it names. */

@@ -58,6 +58,8 @@ export interface Admission extends ScreeningAdmission {
   /** Returns the step's hold id, or undefined when nothing is held. */
   admitStep(plan: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext, step: number): Promise<string | undefined>;
   admitLoopStream(plan: RequestPlan, context: MessagesRequestContext): Promise<void>;
+  /** Reserves what the prompt's growth after admission (the web plugins' additions) adds to the worst case. */
+  topUp(admitted: Pick<RequestPlan, 'request' | 'attempts'>, sent: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext): Promise<void>;
   settleStep(generationId: string, holdId: string, actual: { cost: number; tokens: number }): void;
 }
 
@@ -120,6 +122,9 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   if (loop) return createToolLoopMessage(deps, routed.request, context, routed.state, loop);
   // The web plugins' pages and results change the prompt: it is planned again (and sent) with them.
   const plan = admitted && routed.request === prepared.request ? admitted : await deps.planner.plan(withGatewayBlocksAsText(routed.request), context);
+  // The key's limits admitted the prompt before the web plugins' additions (nothing is fetched for a key they
+  // refuse): what they added is reserved now, so other requests of the key see the real worst case.
+  if (admitted && plan !== admitted && context.caller.limits) await deps.admission?.topUp(admitted, plan, context);
   const state = routed.state;
   const call = async (attempt: Attempt) =>
     attemptCall(applyPluginsPerAttempt(plan.request, attempt, state), attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
