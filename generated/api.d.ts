@@ -1169,8 +1169,9 @@ export interface components {
         /**
          * @description Repairs the answer's structured output. When the request asks for it (`output_config.format` of type
          *     `json_schema`), the final text of the answer is parsed as JSON and checked against `schema`: the text
-         *     blocks after the last server tool block (`server_tool_use`, `mcp_tool_use` or a `*_tool_result`), so
-         *     that in a tool loop only the last step's text is healed, never what the model said before calling a tool.
+         *     blocks after the last tool block (the client's `tool_use`, `server_tool_use`, `mcp_tool_use` or a
+         *     `*_tool_result`), so that in a tool loop only the last step's text is healed, never what the model said
+         *     before calling a tool (an answer that ends in a client tool call has no final text: `not_applicable`).
          *     Each such block:
          *     - valid JSON matching the schema is left exactly as it came;
          *     - otherwise it is repaired (a fenced markdown code block or prose around the JSON removed, trailing
@@ -1181,7 +1182,7 @@ export interface components {
          *
          *     **Streaming.** With the plugin on and a `json_schema` format, each text block is held back until it is
          *     complete (its `content_block_stop`) and the next block that is not text starts, or the message ends. Text
-         *     followed by a server tool block is sent as it came; final text is sent as `content_block_start` with empty
+         *     followed by a tool block is sent as it came; final text is sent as `content_block_start` with empty
          *     text, one `text_delta` carrying the whole healed (or, when unhealable, original) text, and
          *     `content_block_stop`. Every other event (thinking, tool use, `message_delta`, pings) passes as it comes.
          *     Without a `json_schema` format the plugin changes nothing and holds nothing back.
@@ -1936,7 +1937,7 @@ export interface components {
             /**
              * @description `valid`: the output was schema-valid JSON and was left untouched; `healed`: it was repaired into
              *     schema-valid JSON; `unhealable`: it could not be, and was returned as it came (`note` says why);
-             *     `not_applicable`: the request has no `json_schema` output format, or the answer no text.
+             *     `not_applicable`: the request has no `json_schema` output format, or the answer no final text (none after its last tool call).
              * @enum {string}
              */
             status: "valid" | "healed" | "unhealable" | "not_applicable";

@@ -1,13 +1,13 @@
 /**
  * The `response-healing` plugin on an answer. What is healed is the answer's final text: its text blocks after
- * the last server tool block (`server_tool_use`, `mcp_tool_use`, a `*_tool_result`), so that the words a model
- * says before a tool call (the tool loop's earlier steps, an Anthropic server tool's preamble) are neither
- * healed nor reported as unhealable. Each final text block of a complete message is healed (see
- * json-healing.ts). In a stream, each text block is held back until it is complete and the next block that is
- * not text starts (or the message ends): held text followed by a server tool block goes out as it came, any
- * other is final text and is sent again healed, as `content_block_start` with empty text, one `text_delta`
- * with the whole text and `content_block_stop`. A block that was valid or cannot be healed goes out exactly as
- * it came. Every other event passes as it comes.
+ * the last tool block (the client's `tool_use`, `server_tool_use`, `mcp_tool_use`, a `*_tool_result`), so that
+ * the words a model says before a tool call (before a client tool's call, the tool loop's earlier steps, an
+ * Anthropic server tool's preamble) are neither healed nor reported as unhealable. Each final text block of a
+ * complete message is healed (see json-healing.ts). In a stream, each text block is held back until it is
+ * complete and the next block that is not text starts (or the message ends): held text followed by a tool
+ * block goes out as it came, any other is final text and is sent again healed, as `content_block_start` with
+ * empty text, one `text_delta` with the whole text and `content_block_stop`. A block that was valid or cannot
+ * be healed goes out exactly as it came. Every other event passes as it comes.
  * @see ResponseHealingPlugin in openapi/components/schemas/plugins.yaml
  */
 import type { ContentBlockDeltaEvent, ContentBlockStartEvent, MessageResponse, ResponseContentBlock, ResponseHealingReport, TextBlock } from '#src/api-types.ts';
@@ -19,7 +19,7 @@ export function healingReport(outcomes: readonly HealOutcome[]): ResponseHealing
   const unhealable = outcomes.find((outcome) => outcome.status === 'unhealable');
   if (unhealable) return { id: 'response-healing', status: 'unhealable', note: unhealable.note };
   if (outcomes.some((outcome) => outcome.status === 'healed')) return { id: 'response-healing', status: 'healed' };
-  if (outcomes.length === 0) return { id: 'response-healing', status: 'not_applicable', note: 'the answer has no text' };
+  if (outcomes.length === 0) return { id: 'response-healing', status: 'not_applicable', note: 'the answer has no final text' };
   return { id: 'response-healing', status: 'valid' };
 }
 
@@ -30,15 +30,18 @@ function isTextBlock(block: ResponseContentBlock): block is TextBlock {
   return block.type === 'text' && typeof (block as { text?: unknown }).text === 'string';
 }
 
-/** A server tool's call or result: what the answer's final text comes after. */
-function isServerToolBlock(type: string): boolean {
-  return type === 'server_tool_use' || type === 'mcp_tool_use' || type.endsWith('_tool_result');
+/**
+ * A tool's call or result, the client's (`tool_use`) or a server tool's: what the answer's final text comes
+ * after. Text before a client's `tool_use` is what the model says before calling it, not structured output.
+ */
+function isToolBlock(type: string): boolean {
+  return type === 'tool_use' || type === 'server_tool_use' || type === 'mcp_tool_use' || type.endsWith('_tool_result');
 }
 
-/** Heals the final text blocks of a complete message (those after its last server tool block). */
+/** Heals the final text blocks of a complete message (those after its last tool block). */
 export function healMessage(message: MessageResponse, check: SchemaCheck): { message: MessageResponse; report: ResponseHealingReport } {
   const outcomes: HealOutcome[] = [];
-  const finalFrom = message.content.findLastIndex((block) => isServerToolBlock(block.type)) + 1;
+  const finalFrom = message.content.findLastIndex((block) => isToolBlock(block.type)) + 1;
   const content = message.content.map((block, index) => {
     if (index < finalFrom || !isTextBlock(block)) return block;
     const outcome = healJson(block.text, check);
@@ -82,7 +85,7 @@ function* healed(blocks: readonly HeldBlock[], check: SchemaCheck, outcomes: Hea
  * so the report is whole by the time `message_stop` passes.
  */
 export async function* healStream(events: AsyncIterable<SseEvent>, check: SchemaCheck, outcomes: HealOutcome[]): AsyncGenerator<SseEvent> {
-  // The text block arriving, and the complete ones waiting to learn whether a server tool block follows them.
+  // The text block arriving, and the complete ones waiting to learn whether a tool block follows them.
   let open: HeldBlock | null = null;
   let complete: HeldBlock[] = [];
   for await (const event of events) {
@@ -118,7 +121,7 @@ export async function* healStream(events: AsyncIterable<SseEvent>, check: Schema
         open = { index: start.index, events: [event], text: block.text };
         continue;
       }
-      if (complete.length > 0) yield* isServerToolBlock(block.type) ? asTheyCame(complete) : healed(complete, check, outcomes);
+      if (complete.length > 0) yield* isToolBlock(block.type) ? asTheyCame(complete) : healed(complete, check, outcomes);
       complete = [];
       yield event;
       continue;

@@ -40,7 +40,7 @@ describe('healingReport', () => {
     [['valid'], { status: 'valid' }],
     [['valid', 'healed'], { status: 'healed' }],
     [['healed', 'bad'], { status: 'unhealable', note: 'why' }],
-    [[], { status: 'not_applicable', note: 'the answer has no text' }],
+    [[], { status: 'not_applicable', note: 'the answer has no final text' }],
   ])('sums %j', (names, report) => {
     expect(healingReport(names.map((name) => outcomes[name] as HealOutcome))).toEqual({ id: 'response-healing', ...report });
   });
@@ -105,7 +105,7 @@ describe('the final text only', () => {
     expect(healed.message.content[0]).toBe(before);
     expect(healed.message.content[3]).toEqual({ type: 'text', text: '{"n": 1}', citations: null });
     const unfinished: MessageResponse = { ...answer, content: [before, use, result] };
-    expect(healMessage(unfinished, check).report).toEqual({ id: 'response-healing', status: 'not_applicable', note: 'the answer has no text' });
+    expect(healMessage(unfinished, check).report).toEqual({ id: 'response-healing', status: 'not_applicable', note: 'the answer has no final text' });
   });
 
   it('in a stream, sends text followed by a server tool block as it came and heals the text after it', async () => {
