@@ -49,8 +49,10 @@ export function healMessage(message: MessageResponse, check: SchemaCheck): { mes
     // A healed text no longer has the spans its citations pointed at.
     return outcome.status === 'healed' ? { ...block, text: outcome.text, citations: null } : block;
   });
-  const report = healingReport(outcomes);
-  return { message: report.status === 'healed' ? { ...message, content } : message, report };
+  // Each block as its own outcome says, as a stream sends them: a healed one goes out healed even when
+  // another is unhealable (the report then says unhealable).
+  const healedAny = outcomes.some((outcome) => outcome.status === 'healed');
+  return { message: healedAny ? { ...message, content } : message, report: healingReport(outcomes) };
 }
 
 /** A text block held back: its events as they came (an upstream's still as text), and its text so far. */

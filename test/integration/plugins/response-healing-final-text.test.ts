@@ -2,7 +2,8 @@
  * The `response-healing` plugin with the client's own tools, over HTTP: the text a model writes before it
  * calls a tool (`tool_use`, `stop_reason: tool_use`) is not the answer's structured output, so it is never
  * healed, even when it holds something that repairs into schema-valid JSON. Only text after the last tool
- * call is the final answer. JSON and stream alike, against a fake Anthropic-format upstream.
+ * call is the final answer. JSON and stream alike, against a fake Anthropic-format upstream. And each final
+ * text block is healed on its own in a JSON answer as in a stream, even when another is unhealable.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChunks, readFixture, reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -69,5 +70,35 @@ describe('response-healing leaves the text before a client tool call alone', () 
     expect(texts.filter((event) => event.delta.type === 'text_delta').map((event) => event.delta.text).join('')).toBe(PREAMBLE);
     const stop = JSON.parse(call.events.find((event) => event.event === 'message_stop')?.data ?? '{}') as { gateway_metadata?: { plugins?: unknown[] } };
     expect(stop.gateway_metadata?.plugins).toEqual([{ id: 'response-healing', status: 'not_applicable', note: 'the answer has no final text' }]);
+  });
+});
+
+describe('response-healing heals each final text block on its own', () => {
+  const blocks = ['{"total": 42,}', 'not JSON at all'];
+
+  it('in a JSON answer, as in a stream: the healable block healed, the other as it came, reported unhealable', async () => {
+    const recorded = readFixture<Record<string, unknown>>('anthropic', 'anthropic-json-output-format.1');
+    upstream.enqueue(reply.json({ ...recorded, content: blocks.map((text) => ({ type: 'text', text })) }));
+    const call = await postMessage(gateway, body(), WITH_METADATA);
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect((call.body.content as { text: string }[]).map((block) => block.text)).toEqual(['{"total": 42}', 'not JSON at all']);
+    expect((call.body.gateway_metadata as { plugins: { status: string }[] }).plugins[0]?.status).toBe('unhealable');
+  });
+
+  it('in a stream', async () => {
+    const recorded = readChunks('anthropic', 'anthropic-json-output-format.1') as { type: string }[];
+    const events = blocks.flatMap((text, index) => [
+      { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index, delta: { type: 'text_delta', text } },
+      { type: 'content_block_stop', index },
+    ]);
+    const tail = recorded.filter((event) => event.type === 'message_delta' || event.type === 'message_stop');
+    upstream.enqueue(reply.events([recorded.find((event) => event.type === 'message_start'), ...events, ...tail]));
+    const call = await streamMessage(gateway, body(), WITH_METADATA);
+
+    expect(call.status).toBe(200);
+    const deltas = call.events.filter((event) => event.event === 'content_block_delta').map((event) => JSON.parse(event.data) as { index: number; delta: { text: string } });
+    expect(deltas.map((event) => [event.index, event.delta.text])).toEqual([[0, '{"total": 42}'], [1, 'not JSON at all']]);
   });
 });
