@@ -3097,7 +3097,14 @@ export interface components {
             workspace_id: string;
             name: string;
             kind: components["schemas"]["DestinationKind"];
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where generations are sent, with the value of every query parameter, a bare query component and a
+             *     fragment shown as `***` (`https://collector.example.com/v1/traces?api_key=***`): a token a collector
+             *     or webhook receiver takes in the query is a secret, stored encrypted with the destination's other
+             *     secrets and never returned. Deliveries use the endpoint as it was given.
+             * @example https://collector.example.com/v1/traces?api_key=***
+             */
             endpoint: string;
             /** @description The OTLP encoding; null for other kinds. */
             protocol: null | components["schemas"]["OtlpProtocol"];
@@ -3151,7 +3158,9 @@ export interface components {
              *     addresses, CIDR ranges and host names) allows non-public destinations explicitly. A URL carrying a user
              *     name or password (`https://user:secret@…`) is refused with a 400: the endpoint is stored and returned as
              *     it is, so credentials go in the fields that are stored encrypted (`headers`, `secret_key`,
-             *     `signing_secret`).
+             *     `signing_secret`). The values of its query (`?api_key=…`) and a fragment are secrets: stored encrypted,
+             *     returned as `***`, and sent as given. A query value of `***` is refused with a 400 (it is how a stored
+             *     value is shown, not a value).
              */
             endpoint: string;
             /**
@@ -3189,7 +3198,10 @@ export interface components {
              *     addresses, CIDR ranges and host names) allows non-public destinations explicitly. A URL carrying a user
              *     name or password (`https://user:secret@…`) is refused with a 400: the endpoint is stored and returned as
              *     it is, so credentials go in the fields that are stored encrypted (`headers`, `secret_key`,
-             *     `signing_secret`). Moving a destination to another origin (scheme, host or port) needs the credential
+             *     `signing_secret`). The values of its query (`?api_key=…`) and a fragment are secrets: stored encrypted,
+             *     returned as `***`, and sent as given. A new endpoint replaces the stored one whole, its query included;
+             *     the endpoint exactly as a read returned it (query values as `***`) is no change, so the stored values
+             *     stay; any other query value of `***` is a 400. Moving a destination to another origin (scheme, host or port) needs the credential
              *     its deliveries carry given again in the same change (`headers` of an OTLP destination that has any,
              *     `secret_key` of a Langfuse one), else a 400: stored credentials are never sent to an origin other than
              *     the one they were given for. A webhook's `signing_secret` signs and is not sent; it is kept.

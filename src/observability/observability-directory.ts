@@ -12,7 +12,8 @@ import type { KeyVault } from '#src/byok/key-vault.ts';
 import type { ContentPolicy } from '#src/observability/build-generation-record.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import type { FileDestination } from '#src/observability/destinations/destination-config.ts';
-import { openPlainDestinationSecrets, wrapSecrets } from '#src/observability/destinations/destination-secrets.ts';
+import { openPlainDestinationSecrets, wrapSecrets, type PlainDestinationSecrets } from '#src/observability/destinations/destination-secrets.ts';
+import { joinEndpoint } from '#src/observability/destinations/endpoint-query.ts';
 import { DEFAULT_CONTENT_RETENTION_DAYS } from '#src/observability/workspace-settings-service.ts';
 
 /** Everything observability needs to know about one workspace. */
@@ -94,9 +95,9 @@ export class ObservabilityDirectory {
     const content = new Map(settings.map((row) => [row.workspaceId, { storeContent: row.storeContent, retentionDays: row.contentRetentionDays }]));
     const destinations = new Map<string, ActiveDestination[]>();
     for (const row of rows) {
-      let secrets;
+      let plain: PlainDestinationSecrets;
       try {
-        secrets = wrapSecrets(openPlainDestinationSecrets(this.vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId }));
+        plain = openPlainDestinationSecrets(this.vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
       } catch (error) {
         this.logger.warn('a broadcast destination cannot be used: its secrets do not open', { destination_id: row.id, error });
         continue;
@@ -105,10 +106,10 @@ export class ObservabilityDirectory {
         id: row.id,
         name: row.name,
         kind: row.kind,
-        endpoint: row.endpoint,
+        endpoint: joinEndpoint(row.endpoint, plain.endpoint_tail),
         protocol: row.protocol ?? 'http/protobuf',
         publicKey: row.publicKey,
-        secrets,
+        secrets: wrapSecrets(plain),
         samplingRate: row.samplingRate,
         includeContent: row.includeContent,
         revision: `${row.version}`,

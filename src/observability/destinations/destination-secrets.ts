@@ -1,6 +1,6 @@
 /**
  * A destination's secrets at rest: one JSON object (OTLP headers, the Langfuse secret key, the webhook signing
- * secret) sealed with the BYOK key vault's envelope encryption, bound to the destination's id.
+ * secret, the query of its endpoint) sealed with the BYOK key vault's envelope encryption, bound to the destination's id.
  */
 import type { KeyVault, SealedKey } from '#src/byok/key-vault.ts';
 import { SecretValue } from '#src/catalog/secret-value.ts';
@@ -14,6 +14,8 @@ export interface PlainDestinationSecrets {
   headers?: Record<string, string>;
   secret_key?: string;
   signing_secret?: string;
+  /** The endpoint's query and fragment as given, when they carry values (endpoint-query.ts). */
+  endpoint_tail?: string;
 }
 
 /** Seals the secrets of destination `id`. */

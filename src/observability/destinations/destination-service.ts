@@ -21,6 +21,7 @@ import type {
 import { checkCredentialFollowsEndpoint, checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
 import { openPlainDestinationSecrets, sealDestinationSecrets, type PlainDestinationSecrets } from '#src/observability/destinations/destination-secrets.ts';
 import { toDestinationView } from '#src/observability/destinations/destination-view.ts';
+import { carriesRedactedValue, redactEndpoint, splitEndpoint } from '#src/observability/destinations/endpoint-query.ts';
 
 /** The operations behind `/observability/destinations`. */
 export interface DestinationService {
@@ -42,6 +43,7 @@ export interface DestinationServiceDeps {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const REDACTED_IN_ENDPOINT = 'endpoint carries *** as a query value, the form responses show a stored value in; give the real value, or leave endpoint out to keep the stored one';
 
 function enforce(rules: () => void): void {
   try {
@@ -84,6 +86,7 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
   const checkEndpoint = (endpoint: string): void => {
     const problem = deps.endpointProblem(endpoint);
     if (problem) throw new DestinationRuleViolation(problem);
+    if (carriesRedactedValue(endpoint)) throw new DestinationRuleViolation(REDACTED_IN_ENDPOINT);
   };
   const owned = (caller: Caller, id: string): SQL | undefined => and(eq(observabilityDestinations.id, id), eq(observabilityDestinations.accountId, caller.accountId));
 
@@ -114,6 +117,7 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       });
       const id = randomUUID();
       const workspaceId = await workspaceOf(caller, input.workspace_id);
+      const endpoint = splitEndpoint(input.endpoint);
       const [row] = await database.db
         .insert(observabilityDestinations)
         .values({
@@ -122,10 +126,10 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
           workspaceId,
           name: input.name,
           kind: input.kind,
-          endpoint: input.endpoint,
+          endpoint: endpoint.shown,
           protocol: input.kind === 'otlp' ? (input.protocol ?? 'http/protobuf') : null,
           publicKey: input.public_key ?? null,
-          ...(await sealedColumns(vault, id, secretsOf(input))),
+          ...(await sealedColumns(vault, id, { ...secretsOf(input), ...(endpoint.tail === null ? {} : { endpoint_tail: endpoint.tail }) })),
           samplingRate: input.sampling_rate ?? 1,
           includeContent: input.include_content ?? false,
           disabled: input.disabled ?? false,
@@ -153,8 +157,11 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       return toDestinationView(await findOwned(caller, id));
     },
 
-    async update(caller, id, patch) {
+    async update(caller, id, given) {
       const row = await findOwned(caller, id);
+      // The endpoint as a read showed it (its query values as ***), sent back with other changes, is no change.
+      const { endpoint: shownEndpoint, ...others } = given;
+      const patch: ObservabilityDestinationPatch = shownEndpoint === redactEndpoint(row.endpoint) ? others : given;
       enforce(() => {
         checkFieldsOfKind(row.kind, patch);
         checkHeaderNames(patch.headers);
@@ -166,19 +173,20 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       });
       if (Object.keys(patch).length === 0) return toDestinationView(row);
       const changedSecrets = secretsOf(patch);
-      const resealed =
-        Object.keys(changedSecrets).length === 0
-          ? {}
-          : await sealedColumns(vault, row.id, {
-              ...openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId }),
-              ...changedSecrets,
-            });
+      const endpoint = patch.endpoint === undefined ? undefined : splitEndpoint(patch.endpoint);
+      let resealed = {};
+      if (Object.keys(changedSecrets).length > 0 || endpoint !== undefined) {
+        const { endpoint_tail: storedTail, ...stored } = openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
+        // A new endpoint replaces the stored one whole, its query included.
+        const tail = endpoint === undefined ? storedTail : (endpoint.tail ?? undefined);
+        resealed = await sealedColumns(vault, row.id, { ...stored, ...changedSecrets, ...(tail === undefined ? {} : { endpoint_tail: tail }) });
+      }
       const [updated] = await database.db
         .update(observabilityDestinations)
         .set({
           ...resealed,
           ...(patch.name !== undefined ? { name: patch.name } : {}),
-          ...(patch.endpoint !== undefined ? { endpoint: patch.endpoint } : {}),
+          ...(endpoint !== undefined ? { endpoint: endpoint.shown } : {}),
           ...(patch.protocol !== undefined ? { protocol: patch.protocol } : {}),
           ...(patch.public_key !== undefined ? { publicKey: patch.public_key } : {}),
           ...(patch.sampling_rate !== undefined ? { samplingRate: patch.sampling_rate } : {}),

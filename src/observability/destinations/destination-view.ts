@@ -1,6 +1,7 @@
-/** The wire shape (`ObservabilityDestination`) of a stored destination: never its sealed secrets. */
+/** The wire shape (`ObservabilityDestination`) of a stored destination: never its sealed secrets, nor its endpoint's query values. */
 import type { ObservabilityDestination } from '#src/api-types.ts';
 import type { ObservabilityDestinationRow } from '#src/store/schema.ts';
+import { redactEndpoint } from '#src/observability/destinations/endpoint-query.ts';
 
 /** A stored destination as the API shows it. */
 export function toDestinationView(row: ObservabilityDestinationRow): ObservabilityDestination {
@@ -9,7 +10,8 @@ export function toDestinationView(row: ObservabilityDestinationRow): Observabili
     workspace_id: row.workspaceId,
     name: row.name,
     kind: row.kind,
-    endpoint: row.endpoint,
+    // Redacted again: a row written before query values were sealed holds them in clear.
+    endpoint: redactEndpoint(row.endpoint),
     protocol: row.kind === 'otlp' ? (row.protocol ?? 'http/protobuf') : null,
     public_key: row.publicKey,
     header_names: row.headerNames,
