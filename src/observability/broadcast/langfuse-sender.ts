@@ -10,11 +10,19 @@ import { convertToLangfuseEvents } from '#src/observability/broadcast/convert-to
 import { deliverWithRetries, postJson } from '#src/observability/broadcast/post-json.ts';
 import { DeliveryFailedError, type Sender } from '#src/observability/broadcast/sender.ts';
 
+/** The ingestion URL under a Langfuse base URL; a query the base carries (a proxy's token) stays a query. */
+function ingestionUrl(endpoint: string): string {
+  const at = endpoint.search(/[?#]/);
+  const base = at === -1 ? endpoint : endpoint.slice(0, at);
+  const query = at === -1 ? '' : endpoint.slice(at).replace(/#.*$/, '');
+  return `${base.replace(/\/+$/, '')}/api/public/ingestion${query}`;
+}
+
 /** Creates the sender of a Langfuse destination. */
 export function createLangfuseSender(destination: ActiveDestination, settings: BroadcastSettings, logger: Logger): Sender {
   const secret = destination.secrets.secretKey;
   if (!secret || !destination.publicKey) throw new Error(`langfuse destination ${destination.id} has no keys`);
-  const url = `${destination.endpoint.replace(/\/+$/, '')}/api/public/ingestion`;
+  const url = ingestionUrl(destination.endpoint);
   const authorization = () => `Basic ${Buffer.from(`${destination.publicKey}:${secret.reveal()}`).toString('base64')}`;
   return {
     batchSize: 50,

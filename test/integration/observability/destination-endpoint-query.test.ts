@@ -20,6 +20,7 @@ let setup: RecordsGateway;
 let hooks: CaptureServer;
 let collector: CaptureServer;
 let failing: CaptureServer;
+let langfuse: CaptureServer;
 
 const api = (method: string, path: string, body?: unknown) => callApi(setup.gateway.baseUrl, method, path, { key: setup.gateway.management_key, ...(body === undefined ? {} : { body }) });
 
@@ -38,12 +39,17 @@ async function generation(): Promise<string> {
 }
 
 beforeAll(async () => {
-  [hooks, collector, failing] = await Promise.all([startCaptureServer(), startCaptureServer({ status: 200, body: {} }), startCaptureServer({ status: 500 })]);
+  [hooks, collector, failing, langfuse] = await Promise.all([
+    startCaptureServer(),
+    startCaptureServer({ status: 200, body: {} }),
+    startCaptureServer({ status: 500 }),
+    startCaptureServer({ status: 207, body: { successes: [], errors: [] } }),
+  ]);
   setup = await startRecordsGateway({ env: { SWITCHBOARD_BROADCAST_RETRY_MS: '20' } });
 });
 afterAll(async () => {
   await setup?.close();
-  await Promise.all([hooks?.close(), collector?.close(), failing?.close()]);
+  await Promise.all([hooks?.close(), collector?.close(), failing?.close(), langfuse?.close()]);
 });
 
 describe('a destination endpoint with a token in its query', () => {
@@ -84,6 +90,16 @@ describe('a destination endpoint with a token in its query', () => {
     await generation();
     const [request] = await collector.waitFor(1);
     expect(request?.path).toBe(`/v1/traces?token=${TOKEN}`);
+    await api('DELETE', `/observability/destinations/${created.body.data.id as string}`);
+  });
+
+  it('reaches Langfuse at the ingestion path under the base URL, the query after it', async () => {
+    const created = await api('POST', '/observability/destinations', { name: 'lf', kind: 'langfuse', endpoint: `${langfuse.url}/proxy/?token=${TOKEN}`, public_key: 'pk-lf-q', secret_key: 'sk-lf-q-1234' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.endpoint).toBe(`${langfuse.url}/proxy/?token=***`);
+    await generation();
+    const [request] = await langfuse.waitFor(1);
+    expect(request?.path).toBe(`/proxy/api/public/ingestion?token=${TOKEN}`);
     await api('DELETE', `/observability/destinations/${created.body.data.id as string}`);
   });
 
