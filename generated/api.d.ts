@@ -2446,6 +2446,11 @@ export interface components {
          *     keys only exist for `openai` and `fireworks`.
          *
          *     A JSON object in place of the string answers 400 naming the expected form.
+         *
+         *     The key is sent to the provider as an HTTP header value, so a plain key (and a region-bound key's
+         *     `api_key`) holds tabs, printable ASCII and Latin-1 characters only: a line break (a newline pasted with
+         *     the key) or another control character answers 400 saying so, without repeating the key, on create and on
+         *     rotation.
          * @example sk-proj-4f9b2c7d8e1a6f3b0c5d9e2a7b4c1f8e
          * @example {"api_key":"sk-proj-4f9b2c7d8e1a6f3b0c5d9e2a7b4c1f8e","region":"europe"}
          */

@@ -26,6 +26,19 @@ function jsonObjectOf(text: string): Record<string, unknown> | null {
   return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
 }
 
+// What an HTTP header value can carry (undici and node:http refuse anything else): the key is sent as one.
+const HEADER_SAFE = /^[\t\x20-\x7E\x80-\xFF]*$/;
+
+/**
+ * A key with a line break (a newline pasted with it) or another control character was stored, and every
+ * request with it then failed before reaching the provider, reported as a connection failure.
+ */
+function checkHeaderSafe(apiKey: string, field: string): void {
+  if (!HEADER_SAFE.test(apiKey)) {
+    throw new RuleViolation(`${field} must be text an HTTP header can carry (it is sent to the provider as one): tabs, printable ASCII and Latin-1, no line breaks or other control characters`);
+  }
+}
+
 function hasRegionBoundShape(value: Record<string, unknown>): boolean {
   const names = Object.keys(value).sort();
   return names.length === 2 && names[0] === 'api_key' && names[1] === 'region';
@@ -38,6 +51,7 @@ function regionBoundKey(provider: string, value: Record<string, unknown> | null)
   if (typeof apiKey !== 'string' || apiKey.length === 0) throw new RuleViolation(`key has no api_key (a non-empty string): ${form}`);
   if (!isResidencyRegion(region)) throw new RuleViolation(`key has no valid region ("us" or "europe"): ${form}`);
   if (!hasRegionBoundShape(value)) throw new RuleViolation(`key has properties other than api_key and region: ${form}`);
+  checkHeaderSafe(apiKey, "key's api_key");
   return { apiKey, region };
 }
 
@@ -45,10 +59,14 @@ function regionBoundKey(provider: string, value: Record<string, unknown> | null)
  * Turns a wire key into key material. For openai and fireworks, a string starting with `{` (after white space)
  * must be a region-bound key; anything else is a plain key. For other providers every string is a plain key
  * (some providers' keys are JSON documents) except the JSON text of exactly `{api_key, region}`, a form only
- * openai and fireworks have, which is refused rather than stored as a key that would never work.
+ * openai and fireworks have, which is refused rather than stored as a key that would never work. A plain key,
+ * and a region-bound key's `api_key`, must be text a header can carry.
  */
 export function parseProviderKey(provider: string, key: string): ProviderKeyMaterial {
-  if (!key.trimStart().startsWith('{')) return { apiKey: key, region: null };
+  if (!key.trimStart().startsWith('{')) {
+    checkHeaderSafe(key, 'key');
+    return { apiKey: key, region: null };
+  }
   const value = jsonObjectOf(key);
   if (REGIONAL_KEY_PROVIDERS.has(provider)) return regionBoundKey(provider, value);
   if (value !== null && hasRegionBoundShape(value)) {

@@ -2,8 +2,8 @@
  * The wire form of a BYOK `key` over HTTP, on PGlite and PostgreSQL: always a string; for openai and fireworks
  * a string holding the JSON text `{"api_key", "region"}` is a region-bound key whose region becomes
  * `declared_region` on create and again on every rotation, and whose label is masked from the API key inside.
- * A JSON object in place of the string, and malformed region-bound strings, answer 400 with the reason, never
- * a 500, and the key appears in no answer and no log line.
+ * A JSON object in place of the string, malformed region-bound strings, and a key a header cannot carry (a
+ * pasted newline), answer 400 with the reason, never a 500, and the key appears in no answer and no log line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ByokCredential, ByokCredentialPage } from '#src/api-types.ts';
@@ -12,6 +12,8 @@ import { testDrivers } from '#test/helpers/test-database.ts';
 
 const FORM = '{"api_key": "…", "region": "us"|"europe"}';
 const OBJECT_REFUSED = `Invalid request parameters: key must be a string; for openai and fireworks a region-bound key is the JSON text ${FORM}`;
+const NOT_HEADER_TEXT = (field: string) =>
+  `${field} must be text an HTTP header can carry (it is sent to the provider as one): tabs, printable ASCII and Latin-1, no line breaks or other control characters`;
 
 type Answer = { data: ByokCredential; error: { code: number; message: string; details?: unknown } };
 
@@ -50,6 +52,12 @@ describe.each(testDrivers())('the BYOK key form on %s', (driver) => {
       expect(created).toMatchObject({ declared_region: null, label: `sk-…${apiKey.slice(-4)}` });
     });
 
+    it('takes a region-bound key written over several lines (its api_key has none)', async () => {
+      const apiKey = distinctiveKey('sk-');
+      const created = await context.create({ provider: 'openai', key: JSON.stringify({ api_key: apiKey, region: 'us' }, null, 2) });
+      expect(await context.vault.open((await context.row(created.id))!, created.id)).toEqual({ apiKey, region: 'us' });
+    });
+
     it('keeps a JSON document key of another provider as it is', async () => {
       const document = JSON.stringify({ type: 'service_account', private_key: distinctiveKey('pk-') });
       const created = await context.create({ provider: 'google', key: document });
@@ -73,6 +81,10 @@ describe.each(testDrivers())('the BYOK key form on %s', (driver) => {
       ['a bad region', 'openai', (apiKey) => JSON.stringify({ api_key: apiKey, region: 'asia' }), `key has no valid region ("us" or "europe"): a region-bound openai key is the JSON text ${FORM}`],
       ['another property', 'openai', (apiKey) => JSON.stringify({ api_key: apiKey, region: 'us', org: 'o' }), `key has properties other than api_key and region: a region-bound openai key is the JSON text ${FORM}`],
       ['a region-bound key for anthropic', 'anthropic', (apiKey) => regionBoundKey(apiKey, 'us'), `a region-bound key ${FORM} is only accepted for openai and fireworks (for anthropic, send the key itself)`],
+      // Stored, such a key failed every request before it reached the provider, as a 502 "connection".
+      ['a key pasted with its newline', 'anthropic', (apiKey) => `${apiKey}\n`, NOT_HEADER_TEXT('key')],
+      ['a control character in a key', 'openai', (apiKey) => `${apiKey.slice(0, 10)}\u0007${apiKey.slice(10)}`, NOT_HEADER_TEXT('key')],
+      ['a line break in a region-bound api_key', 'openai', (apiKey) => regionBoundKey(`${apiKey}\r\n`, 'us'), NOT_HEADER_TEXT("key's api_key")],
     ])('refuses %s with 400 and the reason', async (_name, provider, key, reason) => {
       const before = await total();
       const apiKey = distinctiveKey('sk-');
@@ -116,6 +128,7 @@ describe.each(testDrivers())('the BYOK key form on %s', (driver) => {
       ['invalid JSON', (apiKey) => `{api_key: ${apiKey}}`, `Invalid request parameters: key starts with "{" but is not a JSON object: a region-bound openai key is the JSON text ${FORM}`],
       ['an empty api_key', () => JSON.stringify({ api_key: '', region: 'us' }), `Invalid request parameters: key has no api_key (a non-empty string): a region-bound openai key is the JSON text ${FORM}`],
       ['a bad region', (apiKey) => JSON.stringify({ api_key: apiKey, region: null }), `Invalid request parameters: key has no valid region ("us" or "europe"): a region-bound openai key is the JSON text ${FORM}`],
+      ['a key pasted with its newline', (apiKey) => `${apiKey}\r\n`, `Invalid request parameters: ${NOT_HEADER_TEXT('key')}`],
     ])('refuses %s and leaves the credential as it was', async (_name, key, message) => {
       const created = await context.create({ provider: 'openai', key: regionBoundKey(distinctiveKey('sk-'), 'us') });
       const before = await context.row(created.id);
