@@ -3061,7 +3061,10 @@ export interface components {
         WorkspaceSettingsEnvelope: {
             data: components["schemas"]["WorkspaceSettings"];
         };
-        /** @description The settings to change; omitted fields keep their value. */
+        /**
+         * @description The settings to change; omitted fields keep their value. An empty object changes nothing: the settings are
+         *     returned as they are, `updated_at` included (null while they are the defaults).
+         */
         WorkspaceSettingsPatch: {
             store_content?: boolean;
             content_retention_days?: number;

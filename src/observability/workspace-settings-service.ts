@@ -29,12 +29,15 @@ function toView(workspaceId: string, row: WorkspaceSettingsRow | undefined): Wor
 /** Creates the service; `changed` refreshes this instance's directory and tells the others. */
 export function createWorkspaceSettingsService(deps: { database: Database; changed(): Promise<void> }): WorkspaceSettingsService {
   const { database } = deps;
+  const get = async (caller: Caller): Promise<WorkspaceSettings> => {
+    const [row] = await database.db.select().from(workspaceSettings).where(eq(workspaceSettings.workspaceId, caller.workspaceId));
+    return toView(caller.workspaceId, row);
+  };
   return {
-    async get(caller) {
-      const [row] = await database.db.select().from(workspaceSettings).where(eq(workspaceSettings.workspaceId, caller.workspaceId));
-      return toView(caller.workspaceId, row);
-    },
+    get,
     async update(caller, patch) {
+      // Nothing to change: written anyway, updated_at said the defaults had changed when nothing had.
+      if (patch.store_content === undefined && patch.content_retention_days === undefined) return get(caller);
       const changes = {
         ...(patch.store_content !== undefined ? { storeContent: patch.store_content } : {}),
         ...(patch.content_retention_days !== undefined ? { contentRetentionDays: patch.content_retention_days } : {}),

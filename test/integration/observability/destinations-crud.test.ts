@@ -161,4 +161,14 @@ describe('/workspace/settings', () => {
     // Another workspace's settings are untouched.
     expect((await api('GET', '/workspace/settings')).body.data.content_retention_days).toBe(30);
   });
+
+  it('an empty PATCH changes nothing: the defaults keep updated_at null, changed settings keep theirs', async () => {
+    const other = await initAccount(setup.gateway.server.database, { name: 'empty patch tenant' });
+    const untouched = await api('PATCH', '/workspace/settings', {}, other.management_key);
+    expect(untouched).toEqual({ status: 200, body: { data: { workspace_id: other.workspace_id, store_content: false, content_retention_days: 30, updated_at: null } } });
+    expect((await api('GET', '/workspace/settings', undefined, other.management_key)).body.data.updated_at).toBeNull();
+    const changed = await api('PATCH', '/workspace/settings', { store_content: true }, other.management_key);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await api('PATCH', '/workspace/settings', {}, other.management_key)).body).toEqual(changed.body);
+  });
 });
