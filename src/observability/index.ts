@@ -89,14 +89,20 @@ export async function createObservability(options: ObservabilityOptions): Promis
     }
     broadcaster.sync(destinations);
   });
-  await directory.start();
-  const unsubscribe = database.changes.subscribe((event) => {
-    if (event.kind === 'observability' || event.kind === 'reset') void directory.refresh();
-  });
   const changed = async () => {
     await directory.refresh();
     await database.changes.publish({ kind: 'observability' });
   };
+  const destinations = createDestinationService({ database, vault: options.vault, changed, endpointProblem: (endpoint) => destinationUrlProblem(endpoint, network.allowlist) });
+  // Rows written before query values were secrets hold them in clear; sealed once, before anything reads them.
+  await destinations
+    .sealClearEndpoints()
+    .then((sealed) => sealed > 0 && logger.info('sealed the query of destination endpoints stored in clear', { destinations: sealed }))
+    .catch((error: unknown) => logger.warn('destination endpoints stored in clear could not be sealed; the next start tries again', { error }));
+  await directory.start();
+  const unsubscribe = database.changes.subscribe((event) => {
+    if (event.kind === 'observability' || event.kind === 'reset') void directory.refresh();
+  });
   const stopRetention = startContentRetention(database, config.contentSweepMs, logger);
 
   const pipeline = new GenerationPipeline({ directory, queue, metrics, broadcaster: () => broadcaster, logger });
@@ -116,7 +122,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
     addOutcomeListener: (listener) => void listeners.push(listener),
     metrics,
     settings: createWorkspaceSettingsService({ database, changed }),
-    destinations: createDestinationService({ database, vault: options.vault, changed, endpointProblem: (endpoint) => destinationUrlProblem(endpoint, network.allowlist) }),
+    destinations,
     database,
     async flush() {
       pipeline.drain();

@@ -30,6 +30,8 @@ export interface DestinationService {
   get(caller: Caller, id: string): Promise<ObservabilityDestination>;
   update(caller: Caller, id: string, patch: ObservabilityDestinationPatch): Promise<ObservabilityDestination>;
   remove(caller: Caller, id: string): Promise<void>;
+  /** Seals the query of every endpoint stored in clear (written before query values were secrets); how many. */
+  sealClearEndpoints(): Promise<number>;
 }
 
 /** What the service works with. */
@@ -203,6 +205,26 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       }
       await deps.changed();
       return toDestinationView(updated);
+    },
+
+    async sealClearEndpoints() {
+      const candidates = await database.db.select({ id: observabilityDestinations.id, endpoint: observabilityDestinations.endpoint }).from(observabilityDestinations);
+      let sealed = 0;
+      for (const candidate of candidates) {
+        if (splitEndpoint(candidate.endpoint).tail === null) continue;
+        const [row] = await database.db.select().from(observabilityDestinations).where(eq(observabilityDestinations.id, candidate.id));
+        const endpoint = row && splitEndpoint(row.endpoint);
+        if (!row || !endpoint || endpoint.tail === null) continue;
+        const stored = openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
+        // The version guard: another instance sealing (or a client changing) the row at the same time wins.
+        const updated = await database.db
+          .update(observabilityDestinations)
+          .set({ ...(await sealedColumns(vault, row.id, { ...stored, endpoint_tail: endpoint.tail })), endpoint: endpoint.shown, version: row.version + 1 })
+          .where(and(eq(observabilityDestinations.id, row.id), eq(observabilityDestinations.version, row.version)))
+          .returning({ id: observabilityDestinations.id });
+        sealed += updated.length;
+      }
+      return sealed;
     },
 
     async remove(caller, id) {

@@ -3,12 +3,16 @@
  * is a secret like the destination's others: sealed with them (not in clear in the row), returned as `***`
  * by create, read, list and change, kept by a change that does not give a new endpoint (or gives the one a
  * read showed), and sent as given, so deliveries still reach the real URL. A failing delivery's log line
- * never prints it.
+ * never prints it. A row written before (its query in clear) is sealed when a gateway starts.
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '#src/config.ts';
+import { createLogger } from '#src/logger.ts';
+import { startServer } from '#src/server.ts';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
+import { TEST_GATEWAY_ENV } from '#test/helpers/test-gateway-env.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import { ALPHA_FIRST, messageBody, postMessage } from '#test/integration/routing/routing-support.ts';
@@ -123,5 +127,33 @@ describe('a destination endpoint with a token in its query', () => {
     expect(failed()).toContain('HTTP 500');
     expect(failing.requests.map((request) => request.path)).toContain(`/in?secret=${TOKEN}`);
     expect(setup.gateway.logs.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('stored in clear by an earlier version is sealed when a gateway starts, and still delivered to', async () => {
+    const created = await api('POST', '/observability/destinations', { name: 'legacy', kind: 'webhook', endpoint: `${hooks.url}/legacy`, signing_secret: SIGNING_SECRET });
+    const id = created.body.data.id as string;
+    const { database } = setup.gateway.server;
+    // What an earlier version stored: the endpoint as given, its secrets sealed without the query.
+    await database.db.execute(sql`update observability_destinations set endpoint = endpoint || ${`?api_key=${TOKEN}`} where id = ${id}`);
+    expect(await storedRow(id)).toContain(TOKEN);
+
+    const logs: string[] = [];
+    const env = { ...TEST_GATEWAY_ENV, SWITCHBOARD_MASTER_KEY: 'zZ8xQm3r5kq7b1vY2n0cL4sW6tH9uJ3eA5dF7gK1pR8=' };
+    const restarted = await startServer({ config: loadConfig(env), logger: createLogger({ level: 'debug', sink: (line) => logs.push(line) }), database, env });
+    try {
+      expect(logs.some((line) => line.includes('sealed the query of destination endpoints stored in clear'))).toBe(true);
+    } finally {
+      await restarted.close();
+    }
+    expect(await storedRow(id)).not.toContain(TOKEN);
+    expect((await api('GET', `/observability/destinations/${id}`)).body.data.endpoint).toBe(`${hooks.url}/legacy?api_key=***`);
+
+    // A change reloads the first gateway's destinations from the sealed row.
+    expect((await api('PATCH', `/observability/destinations/${id}`, { name: 'legacy, sealed' })).status).toBe(200);
+    hooks.requests.length = 0;
+    const generationId = await generation();
+    const requests = await hooks.waitFor(1);
+    expect(requests.find((request) => JSON.parse(request.body.toString()).id === generationId)?.path).toBe(`/legacy?api_key=${TOKEN}`);
+    expect(logs.join('\n')).not.toContain(TOKEN);
   });
 });
