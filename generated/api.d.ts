@@ -20,8 +20,11 @@ export interface paths {
          *     (model, provider endpoint, key) from the requested model, `fallbacks` or `models`, the `provider`
          *     preferences, the caller's BYOK credentials and the session's sticky pin, and tries them in order until one
          *     answers. Retryable failures (429, 5xx, 529, timeouts, resets), a rejected or exhausted provider key (401,
-         *     402, 403, "credit balance is too low") and refusals move to the next attempt; a request error does not: its
-         *     400 carries the vendor's one-line reason, redacted. A stream fails over only before its first byte; after it, a failure arrives as an
+         *     402, 403, "credit balance is too low"), a body over the vendor's size limit (413: another vendor's limit
+         *     may be larger) and refusals move to the next attempt; a request error does not: its
+         *     400 carries the vendor's one-line reason, redacted. When every attempt failed, the answer is what Anthropic
+         *     itself would say when they failed alike (every upstream overloaded: 529 `overloaded_error`; every one
+         *     rate limited: 429; every one refusing the body's size: 413 `request_too_large`), else 503 or 502. A stream fails over only before its first byte; after it, a failure arrives as an
          *     `error` event, and a refusal (known only from the final `message_delta`) is delivered as it is. An endpoint
          *     whose vendor cannot serve a feature the request uses (an Anthropic server tool on OpenAI, say) is skipped;
          *     when no endpoint can, the answer is a 400 naming the feature. So is an endpoint whose known context length
@@ -1887,12 +1890,19 @@ export interface components {
          *     - `credential_unavailable`: the BYOK credential the plan chose was deleted before the attempt ran;
          *       nothing was sent, and the next attempt was tried;
          *     - otherwise how the upstream call failed: `rate_limited`, `overloaded`, `server_error`, `timeout`,
-         *       `connection`, `invalid_request`, `authentication` (a rejected key, or an account out of credit),
-         *       `not_found`, `malformed_response`.
+         *       `connection`, `invalid_request`, `request_too_large` (the body is over the vendor's size limit; the next
+         *       endpoint was tried), `authentication` (a rejected key, or an account out of credit), `not_found`,
+         *       `malformed_response`.
+         *
+         *     A stream's attempt is settled when the stream ends, not at its first event: a stream that fails after its
+         *     first events reached the client (an `overloaded_error` event mid-stream, an upstream that ends the stream
+         *     early) records that failure (`overloaded`, `malformed_response`, …) on its attempt in the generation
+         *     record, with `http_status` 200 (the status the upstream answered with); the client heard it as an
+         *     in-stream `error` event.
          * @example overloaded
          * @enum {string}
          */
-        AttemptStatus: "success" | "refusal" | "unsupported" | "credential_unavailable" | "rate_limited" | "overloaded" | "server_error" | "timeout" | "connection" | "invalid_request" | "authentication" | "not_found" | "malformed_response";
+        AttemptStatus: "success" | "refusal" | "unsupported" | "credential_unavailable" | "rate_limited" | "overloaded" | "server_error" | "timeout" | "connection" | "invalid_request" | "request_too_large" | "authentication" | "not_found" | "malformed_response";
         /** @description One step of the server-side tool loop: one model call, served by one attempt, and the tool calls it made. */
         ToolLoopStep: {
             step: number;
@@ -3321,7 +3331,11 @@ export interface components {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
-        /** @description The request body is larger than the gateway accepts. */
+        /**
+         * @description The request body is larger than the gateway accepts (`SWITCHBOARD_BODY_LIMIT_BYTES`, 32 MB as Anthropic's),
+         *     or every attempt's upstream refused it as larger than its own limit (its 413); an endpoint that refuses the
+         *     size is not retried, and the next one is tried.
+         */
         MessagesPayloadTooLarge: {
             headers: {
                 "X-Generation-Id": components["headers"]["GenerationId"];
@@ -3386,14 +3400,33 @@ export interface components {
             };
         };
         /**
-         * @description Every provider for the request is overloaded or unreachable, the time budget ran out (in a tool loop the
-         *     message names the step and what was running: the model on its provider, or the gateway tools), the instance is
-         *     shutting down (retry on another instance), the key could not be checked because the database is
-         *     unreachable and the key is not in the instance's cache, or the `moderation` plugin could not screen the
-         *     input and the gateway is configured to fail closed. When every attempt was rate limited or overloaded
-         *     upstream and every upstream said when to retry, `retry-after` carries the soonest of those times.
+         * @description Every attempt failed in a way that may pass: each timed out, or each was rate limited, overloaded or timed
+         *     out upstream but not all in the same way (all overloaded is a 529, all rate limited a 429); the time budget ran out (in a tool loop the message names the
+         *     step and what was running: the model on its provider, or the gateway tools), the instance is shutting down
+         *     (retry on another instance), the key could not be checked because the database is unreachable and the key
+         *     is not in the instance's cache, or the `moderation` plugin could not screen the input and the gateway is
+         *     configured to fail closed. When every attempt was rate limited or overloaded upstream and every upstream
+         *     said when to retry, `retry-after` carries the soonest of those times.
          */
         MessagesServiceUnavailable: {
+            headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
+                "retry-after": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
+        /**
+         * @description Every attempt the plan made failed because its upstream was overloaded (Anthropic's 529, another vendor's
+         *     503 or its words for the same), so the answer is what Anthropic itself answers: 529 `overloaded_error`,
+         *     which the Anthropic SDKs retry and Claude Code reports as overloaded. `retry-after` carries the soonest
+         *     wait the upstreams named, when every one of them named one. A plan whose attempts failed in different
+         *     ways answers 503 (all of them ways that may pass) or 502.
+         */
+        MessagesOverloaded: {
             headers: {
                 "X-Generation-Id": components["headers"]["GenerationId"];
                 "request-id": components["headers"]["RequestId"];
@@ -3670,7 +3703,7 @@ export interface components {
         /**
          * @description Whole seconds to wait before retrying (RFC 9110). On a 429 for one of the key's own limits: when the
          *     oldest request or tokens counted leave the 60-second window, or one second (concurrent streams, a credit
-         *     limit held by requests in progress). On a 429 or 503 because every attempt was rate limited or overloaded
+         *     limit held by requests in progress). On a 429, 503 or 529 because every attempt was rate limited or overloaded
          *     upstream: present only when every upstream said when to retry (its own `retry-after`, in seconds or as an
          *     HTTP date), and then the soonest of them. The Anthropic SDKs wait this long before their automatic retry.
          * @example 12
@@ -3751,6 +3784,7 @@ export interface operations {
             500: components["responses"]["MessagesInternalError"];
             502: components["responses"]["MessagesBadGateway"];
             503: components["responses"]["MessagesServiceUnavailable"];
+            529: components["responses"]["MessagesOverloaded"];
         };
     };
     countMessageTokens: {
@@ -3809,6 +3843,7 @@ export interface operations {
             500: components["responses"]["MessagesInternalError"];
             502: components["responses"]["MessagesBadGateway"];
             503: components["responses"]["MessagesServiceUnavailable"];
+            529: components["responses"]["MessagesOverloaded"];
         };
     };
     listByokCredentials: {
