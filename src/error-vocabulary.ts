@@ -43,7 +43,7 @@ const KIND_BY_ERROR_TYPE: Readonly<Record<AnthropicErrorType, UpstreamFailureKin
   billing_error: 'authentication',
   permission_error: 'authentication',
   not_found_error: 'not_found',
-  request_too_large: 'invalid_request',
+  request_too_large: 'request_too_large',
   rate_limit_error: 'rate_limited',
   timeout_error: 'timeout',
   api_error: 'server_error',
@@ -71,6 +71,8 @@ export function kindForStatus(status: number): UpstreamFailureKind {
   // 402: the key's account has no credit; another key or provider may well answer.
   if (status === 401 || status === 402 || status === 403) return 'authentication';
   if (status === 404) return 'not_found';
+  // Over this vendor's size limit: another vendor's limit may be larger.
+  if (status === 413) return 'request_too_large';
   if (status >= 500) return 'server_error';
   return 'invalid_request';
 }
@@ -80,11 +82,15 @@ export function statusForUpstreamKind(kind: UpstreamFailureKind): number {
   switch (kind) {
     case 'rate_limited':
       return 429;
+    // Anthropic's own status for it: its SDKs retry it and Claude Code reports "overloaded".
     case 'overloaded':
+      return 529;
     case 'timeout':
       return 503;
     case 'invalid_request':
       return 400;
+    case 'request_too_large':
+      return 413;
     case 'server_error':
     case 'connection':
     case 'authentication':
@@ -100,11 +106,12 @@ export function statusForUpstreamKind(kind: UpstreamFailureKind): number {
 }
 
 // Statuses that say "the same request may succeed later": a plan that failed only in these ways answers 503.
-const TRY_LATER = new Set([429, 503]);
+const TRY_LATER = new Set([429, 503, 529]);
 
 /**
  * The status of a request every attempt of which failed, from the statuses of its failures: their common
- * status when they agree, 503 when each says "try later" (rate limits, overloads, timeouts), else 502.
+ * status when they agree (529 when every upstream was overloaded, as Anthropic answers), 503 when each says
+ * "try later" in different ways (rate limits, overloads, timeouts), else 502.
  */
 export function statusForFailures(statuses: readonly number[]): number {
   const first = statuses[0];

@@ -151,7 +151,7 @@ const RETRYABLE_KINDS: ReadonlySet<UpstreamFailureKind> = new Set([
 ]);
 
 // Not worth retrying on the same endpoint, but another provider, key or model may well succeed.
-const FALLBACK_ONLY_KINDS: ReadonlySet<UpstreamFailureKind> = new Set(['refusal', 'authentication', 'not_found']);
+const FALLBACK_ONLY_KINDS: ReadonlySet<UpstreamFailureKind> = new Set(['refusal', 'authentication', 'not_found', 'request_too_large']);
 
 function defaultUpstreamMessage(provider: string, kind: UpstreamFailureKind): string {
   return `Upstream ${provider} failed: ${kind.replaceAll('_', ' ')}`;
@@ -228,14 +228,14 @@ export interface TriedAttempt {
 
 /**
  * Every attempt failed. The status follows what the failures have in common (see `statusForFailures`); the
- * message says what was tried and how each ended, never an upstream body. A "try later" answer (429, 503)
+ * message says what was tried and how each ended, never an upstream body. A "try later" answer (429, 503, 529)
  * carries `retry-after` when every failure named its wait: the soonest, when one of the attempts may answer.
  */
 export class AllAttemptsFailedError extends GatewayError {
   constructor(tried: readonly TriedAttempt[], failures: readonly GatewayError[]) {
     const parts = tried.map((attempt) => `${attempt.model} on ${attempt.provider}: ${attempt.status.replaceAll('_', ' ')}${attempt.httpStatus ? ` (${attempt.httpStatus})` : ''}`);
     const status = statusForFailures(failures.map((failure) => failure.status));
-    const retryAfter = status === 429 || status === 503 ? soonestRetryAfter(failures) : undefined;
+    const retryAfter = status === 429 || status === 503 || status === 529 ? soonestRetryAfter(failures) : undefined;
     super(status, `Every attempt failed: ${parts.join('; ')}`, retryAfter ? { headers: { 'retry-after': retryAfter } } : {});
   }
 }

@@ -29,7 +29,7 @@ describe('kindForErrorType', () => {
     ['authentication_error', 'authentication'],
     ['permission_error', 'authentication'],
     ['not_found_error', 'not_found'],
-    ['request_too_large', 'invalid_request'],
+    ['request_too_large', 'request_too_large'],
     ['rate_limit_error', 'rate_limited'],
     ['timeout_error', 'timeout'],
     ['api_error', 'server_error'],
@@ -42,7 +42,7 @@ describe('kindForErrorType', () => {
     expect(kindForErrorType(type)).toBe(kind);
   });
 
-  it.each<UpstreamFailureKind>(['invalid_request', 'rate_limited', 'overloaded', 'server_error'])(
+  it.each<UpstreamFailureKind>(['invalid_request', 'request_too_large', 'rate_limited', 'overloaded', 'server_error'])(
     'reads back the type of the status a %s failure answers with as the same kind',
     (kind) => {
       expect(kindForErrorType(anthropicErrorType(statusForUpstreamKind(kind)))).toBe(kind);
@@ -53,10 +53,11 @@ describe('kindForErrorType', () => {
 describe('kindForStatus and statusForUpstreamKind', () => {
   it.each([
     [429, 429],
-    [529, 503],
-    [503, 503],
+    [529, 529],
+    [503, 529],
     [504, 503],
     [400, 400],
+    [413, 413],
     [401, 502],
     [404, 502],
     [500, 502],
@@ -69,8 +70,12 @@ describe('statusForFailures', () => {
   it.each<[string, number[], number]>([
     ['nothing failed (cannot happen): a bad gateway', [], 502],
     ['all rate limited', [429, 429], 429],
-    ['rate limits and overloads', [429, 503], 503],
-    ['all overloaded or out of time', [503, 503], 503],
+    ['rate limits and overloads', [429, 529], 503],
+    ['all overloaded, as Anthropic answers', [529, 529], 529],
+    ['overloads and timeouts', [529, 503], 503],
+    ['all out of time', [503, 503], 503],
+    ['all over the vendors\' size limits', [413, 413], 413],
+    ['over one size limit, overloaded on the other', [413, 529], 502],
     ['one bad gateway among them', [429, 502], 502],
     ['all bad gateways', [502, 502], 502],
   ])('%s -> %i', (_name, statuses, status) => {

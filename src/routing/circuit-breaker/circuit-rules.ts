@@ -32,6 +32,7 @@ export function verdictOf(status: AttemptStatus, credential: 'shared' | 'byok'):
     case 'rate_limited':
       return credential === 'shared' ? 'failing' : 'neutral';
     case 'invalid_request':
+    case 'request_too_large':
     case 'authentication':
     case 'not_found':
     case 'unsupported':

@@ -119,12 +119,12 @@ describe('generation records', () => {
     setup.alpha.enqueue(reply.error(529));
     setup.beta.enqueue(reply.error(529));
     const call = await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST));
-    expect(call.status).toBe(503);
+    expect(call.status).toBe(529);
     const record = await generationOf(setup.gateway, call.headers.get('x-generation-id') ?? '');
 
     expect(record).toMatchObject({
       status: 'error',
-      http_status: 503,
+      http_status: 529,
       model: null,
       provider: null,
       cost: 0,

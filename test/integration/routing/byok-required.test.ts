@@ -118,7 +118,7 @@ describe('is_required', () => {
     alpha.enqueue(reply.error(529));
     const call = await postMessage(gateway, body('test/alpha-only'));
 
-    expect(call.status).toBe(503);
+    expect(call.status).toBe(529);
     expect(errorMessage(call)).toBe('Every attempt failed: test/alpha-only on Alpha Cloud: overloaded (529)');
     expect(alpha.requests.map(apiKeyOf)).toEqual([BYOK_KEY]);
   });

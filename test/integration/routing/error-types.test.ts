@@ -26,7 +26,8 @@ beforeEach(() => resetFakes(alpha, beta));
 const CASES: [number, string, number][] = [
   [400, 'invalid_request_error', 400],
   [429, 'rate_limit_error', 429],
-  [529, 'overloaded_error', 503],
+  [529, 'overloaded_error', 529],
+  [413, 'request_too_large', 413],
   [500, 'api_error', 502],
 ];
 

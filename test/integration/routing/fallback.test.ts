@@ -106,8 +106,8 @@ describe('fallback across providers of one model', () => {
     beta.enqueue(reply.error(529));
     const call = await postMessage(gateway, messageBody('test/primary', ALPHA_FIRST));
 
-    expect(call.status).toBe(503);
-    expect(call.body.error).toMatchObject({ type: 'overloaded_error', code: 503 });
+    expect(call.status).toBe(529);
+    expect(call.body.error).toMatchObject({ type: 'overloaded_error', code: 529 });
     expect(errorMessage(call)).toMatch(/test\/primary on Alpha Cloud: overloaded \(529\).*test\/primary on Beta Cloud: overloaded \(529\)/);
     expect(call.headers.get('x-generation-id')).toMatch(/^gen_/);
   });
@@ -216,7 +216,7 @@ describe('provider.allow_fallbacks: false', () => {
       messageBody('test/primary', { provider: { order: ['alpha'], allow_fallbacks: false }, fallbacks: [{ model: 'test/secondary' }] }),
     );
 
-    expect(call.status).toBe(503);
+    expect(call.status).toBe(529);
     expect(errorMessage(call)).toContain('test/primary on Alpha Cloud: overloaded (529)');
     expect(alpha.requests).toHaveLength(1);
     expect(beta.requests).toHaveLength(0);
@@ -237,7 +237,7 @@ describe('provider.allow_fallbacks: false', () => {
     beta.enqueue(reply.error(529));
     const call = await postMessage(gateway, messageBody('test/primary', { provider: { allow_fallbacks: false } }));
 
-    expect(call.status).toBe(503);
+    expect(call.status).toBe(529);
     expect(alpha.requests.length + beta.requests.length).toBe(1);
   });
 });

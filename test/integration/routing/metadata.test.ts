@@ -127,7 +127,7 @@ describe('X-Generation-Id', () => {
       await postMessage(setup.gateway, messageBody('test/unknown-model')),
       await postMessage(setup.gateway, { model: 'test/primary', messages: [] }),
     ];
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 503, 404, 400]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 529, 404, 400]);
     const ids = answers.map((answer) => answer.headers.get('x-generation-id'));
     for (const id of ids) expect(id).toMatch(generationId);
     expect(new Set(ids).size).toBe(ids.length);

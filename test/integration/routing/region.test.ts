@@ -97,7 +97,7 @@ describe('endpoints by region', () => {
     alphaEurope.enqueue(reply.error(529));
     const call = await postMessage(gateway, messageBody('test/regional'), EUROPE);
 
-    expect(call.status).toBe(503);
+    expect(call.status).toBe(529);
     expect(beta.requests).toHaveLength(0);
     expect(alphaGlobal.requests).toHaveLength(0);
   });

@@ -103,7 +103,7 @@ describe('a hard filter that leaves some endpoints', () => {
     beta.enqueue(reply.fixture('anthropic-text'));
     const call = await postMessage(gateway, messageBody('test/primary', { provider: { data_collection: 'deny' } }));
 
-    expect(call.status).toBe(503);
+    expect(call.status).toBe(529);
     expect(alpha.requests).toHaveLength(1);
     expect(beta.requests).toHaveLength(0);
   });

@@ -121,7 +121,7 @@ describe('sticky sessions in one instance (in-process pins)', () => {
     beta.enqueue(reply.error(529));
     alpha.enqueue(reply.error(529));
     const failed = await send(gateway, { session_id: session });
-    expect(failed.status).toBe(503);
+    expect(failed.status).toBe(529);
     expect(beta.requests).toHaveLength(1);
 
     resetFakes(alpha, beta);
@@ -143,7 +143,7 @@ describe('sticky sessions in one instance (in-process pins)', () => {
     // Still one provider only: the pinned one failing is the answer, the cheaper one is not tried.
     resetFakes(alpha, beta);
     beta.enqueue(reply.error(529));
-    expect((await send(gateway, strict)).status).toBe(503);
+    expect((await send(gateway, strict)).status).toBe(529);
     expect(alpha.requests).toHaveLength(0);
   });
 
@@ -196,7 +196,7 @@ describe.skipIf(!REDIS_URL && process.env.CI !== 'true')('sticky sessions across
     await pinToBeta(pair.first, { session_id: session });
     beta.enqueue(reply.error(529));
     alpha.enqueue(reply.error(529));
-    expect((await send(pair.second, { session_id: session })).status).toBe(503);
+    expect((await send(pair.second, { session_id: session })).status).toBe(529);
 
     resetFakes(alpha, beta);
     alpha.enqueue(reply.fixture('anthropic-text'));

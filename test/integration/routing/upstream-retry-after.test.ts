@@ -30,13 +30,13 @@ describe("the upstream's retry-after reaches the client", () => {
     expect(error.headers?.get('retry-after')).toBe('17');
   });
 
-  it('an overloaded 529 with retry-after answers 503 with it, streamed requests included', async () => {
+  it('an overloaded 529 with retry-after answers 529 with it, streamed requests included', async () => {
     setup.alpha.enqueue(reply.error(529, { headers: { 'retry-after': '4' } }));
     setup.beta.enqueue(reply.error(529, { headers: { 'retry-after': '9' } }));
     const stream = anthropicClient(setup.gateway).messages.stream(REQUEST);
     const error = await rejection(stream.finalMessage());
 
-    expect(error.status).toBe(503);
+    expect(error).toBeInstanceOf(Anthropic.OverloadedError);
     expect(error.headers?.get('retry-after')).toBe('4');
   });
 

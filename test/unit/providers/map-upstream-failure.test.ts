@@ -11,7 +11,7 @@ describe('kindForStatus', () => {
     [403, 'authentication'],
     [404, 'not_found'],
     [408, 'timeout'],
-    [413, 'invalid_request'],
+    [413, 'request_too_large'],
     [422, 'invalid_request'],
     [429, 'rate_limited'],
     [500, 'server_error'],
@@ -31,12 +31,14 @@ describe('upstreamErrorFromResponse', () => {
   it.each([
     [429, 429, true, true],
     [500, 502, true, true],
-    [503, 503, true, true],
-    [529, 503, true, true],
+    [503, 529, true, true],
+    [529, 529, true, true],
     [504, 503, true, true],
     [401, 502, false, true],
     [404, 502, false, true],
     [400, 400, false, false],
+    // Over one vendor's size limit: another vendor's may be larger.
+    [413, 413, false, true],
   ])('an upstream %i becomes gateway status %i (retryable %s, fallback %s)', (upstreamStatus, status, retryable, fallbackEligible) => {
     const error = upstreamErrorFromResponse({ provider: 'anthropic', status: upstreamStatus, body });
     expect(error).toBeInstanceOf(UpstreamError);

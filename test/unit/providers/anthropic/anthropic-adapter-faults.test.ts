@@ -35,14 +35,14 @@ describe('upstream HTTP errors', () => {
     [429, 'rate_limited', 429, true, true],
     [500, 'server_error', 502, true, true],
     [502, 'server_error', 502, true, true],
-    [503, 'overloaded', 503, true, true],
+    [503, 'overloaded', 529, true, true],
     [504, 'timeout', 503, true, true],
-    [529, 'overloaded', 503, true, true],
+    [529, 'overloaded', 529, true, true],
     [401, 'authentication', 502, false, true],
     [403, 'authentication', 502, false, true],
     [404, 'not_found', 502, false, true],
     [400, 'invalid_request', 400, false, false],
-    [413, 'invalid_request', 400, false, false],
+    [413, 'request_too_large', 413, false, true],
   ] as const)('maps upstream %i to %s (gateway status %i, retryable %s, fallback %s)', async (status, kind, gatewayStatus, retryable, fallbackEligible) => {
     for (const operation of ['generate', 'stream'] as const) {
       fake.enqueue(reply.error(status));

@@ -17,6 +17,7 @@ describe('verdictOf', () => {
     ['authentication', 'shared', 'neutral'],
     ['invalid_request', 'shared', 'neutral'],
     ['not_found', 'shared', 'neutral'],
+    ['request_too_large', 'shared', 'neutral'],
     ['unsupported', 'shared', 'neutral'],
     ['credential_unavailable', 'byok', 'neutral'],
   ])('%s on a %s key is %s', (status, credential, verdict) => {
