@@ -3267,6 +3267,10 @@ export interface components {
         /**
          * @description The request is invalid: a broken limit or shape, `fallbacks` combined with `models`, a feature the chosen
          *     model cannot serve, or an upstream's rejection of the request. `details` says which parameter and why.
+         *     An upstream's refusal of the prompt's length, in whichever vendor's words (OpenAI's "maximum context
+         *     length", Gemini's "input token count … exceeds", Bedrock's "Input is too long", Mistral's, xAI's), is
+         *     told in Anthropic's words first, `prompt is too long: N tokens > M maximum` (the numbers when the vendor
+         *     named them), then the vendor's own line: Claude Code reads those words to offer compacting.
          *     A value of a union (a stop condition, a content block or its `source`, a tool, `tool_choice`, `thinking`, a
          *     plugin entry) whose tag (`type`, a plugin's `id`, a message's `role`) names one of its variants is checked
          *     against that variant alone: `details` holds that variant's complaints, never another variant's, and the
