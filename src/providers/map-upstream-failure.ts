@@ -5,6 +5,7 @@
 import { UpstreamError } from '#src/errors.ts';
 import { kindForStatus } from '#src/error-vocabulary.ts';
 import { redact } from '#src/logger.ts';
+import { promptTooLongWords } from '#src/providers/map-context-length-message.ts';
 
 // Anthropic answers an exhausted account with a 400 "Your credit balance is too low…": a fault of the key,
 // not of the request, so the next key or provider should be tried.
@@ -33,8 +34,8 @@ export function retryAfterSeconds(value: string | string[] | undefined, now = Da
 
 /**
  * An `UpstreamError` for a non-2xx answer. For a request the vendor rejected as invalid, the vendor's own
- * one-line message (redacted, bounded) is kept: clients such as Claude Code act on texts like
- * "prompt is too long". The body itself is kept for logs only. `key`, the provider key the call was made
+ * one-line message (redacted, bounded) is kept, after Anthropic's words when it refuses the prompt's length:
+ * clients such as Claude Code act on texts like "prompt is too long". The body itself is kept for logs only. `key`, the provider key the call was made
  * with, is removed from both.
  */
 export function upstreamErrorFromResponse(options: {
@@ -49,13 +50,15 @@ export function upstreamErrorFromResponse(options: {
   const vendorMessage = options.vendorMessage === undefined ? undefined : withoutKey(options.vendorMessage, options.key);
   const kind = OUT_OF_CREDIT.test(vendorMessage ?? '') ? 'authentication' : kindForStatus(options.status);
   const detail = kind === 'invalid_request' && vendorMessage ? `: ${redact(vendorMessage).slice(0, 500)}` : '';
+  // Anthropic's words before the vendor's, as the gateway's own estimate says it: Claude Code acts on them.
+  const tooLong = kind === 'invalid_request' && vendorMessage ? promptTooLongWords(vendorMessage) : undefined;
   const wait = WAITING_KINDS.has(kind) ? retryAfterSeconds(options.retryAfter) : undefined;
   return new UpstreamError({
     provider: options.provider,
     kind,
     upstreamStatus: options.status,
     rawBody: withoutKey(options.body, options.key).slice(0, 4096),
-    ...(kind === 'invalid_request' ? { message: `Invalid request parameters: ${options.provider} rejected the request${detail}` } : {}),
+    ...(kind === 'invalid_request' ? { message: `Invalid request parameters: ${tooLong ? `${tooLong}; ` : ''}${options.provider} rejected the request${detail}` } : {}),
     ...(wait === undefined ? {} : { retryAfterSeconds: wait }),
   });
 }
