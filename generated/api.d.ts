@@ -19,7 +19,8 @@ export interface paths {
          *     `stream: true` a `text/event-stream` of Anthropic events. The gateway builds an ordered plan of attempts
          *     (model, provider endpoint, key) from the requested model, `fallbacks` or `models`, the `provider`
          *     preferences, the caller's BYOK credentials and the session's sticky pin, and tries them in order until one
-         *     answers. Retryable failures (429, 5xx, 529, timeouts, resets), a rejected or exhausted provider key (401,
+         *     answers. Retryable failures (429, 5xx, 529, Bedrock's 424 `ModelErrorException` for a model that failed
+         *     on the vendor's side, timeouts, resets), a rejected or exhausted provider key (401,
          *     402, 403, "credit balance is too low"), a body over the vendor's size limit (413: another vendor's limit
          *     may be larger) and refusals move to the next attempt; a request error does not: its
          *     400 carries the vendor's one-line reason, redacted. When every attempt failed, the answer is what Anthropic
