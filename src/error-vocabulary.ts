@@ -73,7 +73,8 @@ export function kindForStatus(status: number): UpstreamFailureKind {
   if (status === 404) return 'not_found';
   // Over this vendor's size limit: another vendor's limit may be larger.
   if (status === 413) return 'request_too_large';
-  if (status >= 500) return 'server_error';
+  // Bedrock's ModelErrorException: the model failed on the vendor's side, not the request.
+  if (status >= 500 || status === 424) return 'server_error';
   return 'invalid_request';
 }
 

@@ -12,6 +12,7 @@ describe('kindForStatus', () => {
     [404, 'not_found'],
     [408, 'timeout'],
     [413, 'request_too_large'],
+    [424, 'server_error'],
     [422, 'invalid_request'],
     [429, 'rate_limited'],
     [500, 'server_error'],
