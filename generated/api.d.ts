@@ -1892,8 +1892,10 @@ export interface components {
          *       nothing was sent, and the next attempt was tried;
          *     - otherwise how the upstream call failed: `rate_limited`, `overloaded`, `server_error`, `timeout`,
          *       `connection`, `invalid_request`, `request_too_large` (the body is over the vendor's size limit; the next
-         *       endpoint was tried), `authentication` (a rejected key, or an account out of credit), `not_found`,
-         *       `malformed_response`.
+         *       endpoint was tried), `authentication` (a rejected key, or an account out of credit: Anthropic's "credit
+         *       balance is too low", OpenAI's `insufficient_quota`), `not_found`, `malformed_response`. Gemini's 429
+         *       `RESOURCE_EXHAUSTED` is `rate_limited`, though its words ("You exceeded your current quota") are
+         *       OpenAI's for an empty account: it is a per-minute limit that passes.
          *
          *     A stream's attempt is settled when the stream ends, not at its first event: a stream that fails after its
          *     first events reached the client (an `overloaded_error` event mid-stream, an upstream that ends the stream
@@ -3710,7 +3712,7 @@ export interface components {
          *     oldest request or tokens counted leave the 60-second window, or one second (concurrent streams, a credit
          *     limit held by requests in progress). On a 429, 503 or 529 because every attempt was rate limited or overloaded
          *     upstream: present only when every upstream said when to retry (its own `retry-after`, in seconds or as an
-         *     HTTP date), and then the soonest of them. The Anthropic SDKs wait this long before their automatic retry.
+         *     HTTP date, or Gemini's `RetryInfo.retryDelay` in its 429 body), and then the soonest of them. The Anthropic SDKs wait this long before their automatic retry.
          * @example 12
          */
         RetryAfter: string;
