@@ -10,6 +10,10 @@ import { promptTooLongWords } from '#src/providers/map-context-length-message.ts
 // Anthropic answers an exhausted account with a 400 "Your credit balance is too low…": a fault of the key,
 // not of the request, so the next key or provider should be tried.
 const OUT_OF_CREDIT = /credit balance is too low|insufficient[_ ]quota|exceeded your current quota/i;
+// Gemini words its per-minute limits as OpenAI words an empty account ("You exceeded your current quota"),
+// but says RESOURCE_EXHAUSTED: a rate limit that passes, with its wait in RetryInfo.
+const GOOGLE_RATE_LIMIT = /RESOURCE_EXHAUSTED/;
+const GOOGLE_RETRY_DELAY = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/;
 
 // A vendor may echo the key it rejected; a BYOK key need not match the logger's patterns, so remove it by value.
 function withoutKey(text: string, key: string | undefined): string {
@@ -48,11 +52,12 @@ export function upstreamErrorFromResponse(options: {
   retryAfter?: string | string[] | undefined;
 }): UpstreamError {
   const vendorMessage = options.vendorMessage === undefined ? undefined : withoutKey(options.vendorMessage, options.key);
-  const kind = OUT_OF_CREDIT.test(vendorMessage ?? '') ? 'authentication' : kindForStatus(options.status);
+  const outOfCredit = OUT_OF_CREDIT.test(vendorMessage ?? '') && !GOOGLE_RATE_LIMIT.test(options.body);
+  const kind = outOfCredit ? 'authentication' : kindForStatus(options.status);
   const detail = kind === 'invalid_request' && vendorMessage ? `: ${redact(vendorMessage).slice(0, 500)}` : '';
   // Anthropic's words before the vendor's, as the gateway's own estimate says it: Claude Code acts on them.
   const tooLong = kind === 'invalid_request' && vendorMessage ? promptTooLongWords(vendorMessage) : undefined;
-  const wait = WAITING_KINDS.has(kind) ? retryAfterSeconds(options.retryAfter) : undefined;
+  const wait = WAITING_KINDS.has(kind) ? (retryAfterSeconds(options.retryAfter) ?? googleRetryDelay(options.body)) : undefined;
   return new UpstreamError({
     provider: options.provider,
     kind,
@@ -61,6 +66,12 @@ export function upstreamErrorFromResponse(options: {
     ...(kind === 'invalid_request' ? { message: `Invalid request parameters: ${tooLong ? `${tooLong}; ` : ''}${options.provider} rejected the request${detail}` } : {}),
     ...(wait === undefined ? {} : { retryAfterSeconds: wait }),
   });
+}
+
+// Gemini sends no retry-after; its 429 body names the wait (`"retryDelay": "34.4s"`).
+function googleRetryDelay(body: string): number | undefined {
+  const seconds = GOOGLE_RETRY_DELAY.exec(body)?.[1];
+  return seconds === undefined ? undefined : Math.ceil(Number(seconds));
 }
 
 const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);

@@ -55,6 +55,19 @@ describe('upstreamErrorFromResponse', () => {
     expect(error.publicMessage).not.toContain('credit');
   });
 
+  it("reads Gemini's RESOURCE_EXHAUSTED as a rate limit, its retryDelay as the wait, though its words are an empty account's", () => {
+    const gemini = JSON.stringify({
+      error: {
+        code: 429,
+        message: 'You exceeded your current quota, please check your plan and billing details.',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34.4s' }],
+      },
+    });
+    const error = upstreamErrorFromResponse({ provider: 'google', status: 429, body: gemini, vendorMessage: 'You exceeded your current quota, please check your plan and billing details.' });
+    expect(error).toMatchObject({ kind: 'rate_limited', status: 429, headers: { 'retry-after': '35' } });
+  });
+
   it('keeps the body for logs only, never in the public message', () => {
     const error = upstreamErrorFromResponse({ provider: 'anthropic', status: 500, body, vendorMessage: 'shard 12 of cluster eu-7 crashed' });
     expect(error.publicMessage).toBe('Upstream anthropic failed: server error');
