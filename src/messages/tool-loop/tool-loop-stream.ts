@@ -6,8 +6,9 @@
  * or the request's time budget running out (loop-timeout.ts), ends the stream with an in-band `error` event
  * (thrown to the route's stream writer).
  */
-import { logWarnings, settle, startStream, streamEvents, type StartedStream } from '#src/messages/attempt-answers.ts';
-import { runAttempts, type AttemptsRun } from '#src/messages/run-attempts.ts';
+import { logWarnings, settleStream, startStream, streamEvents, streamOutcomeStage, type StartedStream } from '#src/messages/attempt-answers.ts';
+import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages/run-attempts.ts';
+import { withStages } from '#src/providers/event-stages.ts';
 import { applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
@@ -21,7 +22,9 @@ type StartedStep = Extract<AttemptsRun<StartedStream>, { ok: true }> & { holdId:
 
 /**
  * Starts the loop's next step: reserves it against the key's limits, then tries its attempts in order (the
- * previous step's first) until one's stream begins.
+ * previous step's first) until one's stream begins. Routing hears the served attempt when its step's stream
+ * ends (`stepEvents`), as for a plain stream: a step that fails after its first events counts against its
+ * endpoint's circuit and its session's pin.
  */
 async function startStep(run: LoopRun): Promise<StartedStep> {
   const { deps, plan, context } = run;
@@ -29,7 +32,7 @@ async function startStep(run: LoopRun): Promise<StartedStep> {
   const holdId = await admitStep(run);
   let started: Extract<AttemptsRun<StartedStream>, { ok: true }>;
   try {
-    started = settle(
+    started = settleStream(
       deps.planner,
       plan,
       context,
@@ -43,13 +46,19 @@ async function startStep(run: LoopRun): Promise<StartedStep> {
   return { ...started, holdId };
 }
 
+/** A step's events, whose end (complete, failed mid-way, or left) tells routing how its served attempt did. */
+function stepEvents(run: LoopRun, step: StartedStep): AsyncIterable<SseEvent> {
+  const served = step.records.findLast((record) => record.index === step.index) as AttemptRecord;
+  return withStages(streamEvents(step.result), [streamOutcomeStage(run.deps.planner, run.plan, run.context, served)]);
+}
+
 async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator<SseEvent> {
   const first = firstStep.attempt;
   const state = new LoopStreamState({ setup: run.setup, sources: run.tally.sources, model: first.model, provider: first.provider.displayName });
   let current = firstStep;
   for (;;) {
     try {
-      for await (const event of streamEvents(current.result)) yield* state.push(event);
+      for await (const event of stepEvents(run, current)) yield* state.push(event);
     } catch (error) {
       throw loopTimeout(run.context.signal, run.activity, error) ?? error;
     }
