@@ -14,7 +14,7 @@ export function benchGeneration(account: { accountId: string; workspaceId: strin
   const record: GenerationRecord = {
     id: newGenerationId(), accountId: account.accountId, workspaceId: account.workspaceId, keyHash: account.keyHash, createdAt: new Date(),
     requestedModel: 'bench/model', model: 'bench/model', provider: 'anthropic', providerName: 'Anthropic', isByok: true, stream: false, status: 'success', httpStatus: 200,
-    stopReason: 'end_turn', errorType: null, errorMessage: null, inputTokens: 12, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, cost: 0.000186,
+    stopReason: 'end_turn', errorType: null, errorMessage: null, inputTokens: 12, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, usageEstimated: false, cost: 0.000186,
     timeToFirstByteMs: 3, totalMs: 3, sessionId: null, userId: null, trace: null,
     attempts: [{ provider: 'Anthropic', model: 'bench/model', status: 'success', http_status: 200, is_byok: true, duration_ms: 2 }],
     toolSteps: null, moderation: null, prompt: null, completion: null, contentExpiresAt: null,

@@ -1881,6 +1881,15 @@ export interface components {
             cost?: number;
             /** @description Whether the caller's own provider key served the request. */
             is_byok?: boolean;
+            /**
+             * @description Present when the upstream reported no token counts (an OpenAI-compatible server that ignores
+             *     `stream_options.include_usage`, or ends its stream or answer without usage): the gateway estimated the
+             *     ones missing, input from the request as `count_tokens` does for vendors without a count endpoint, output
+             *     from the answer's content (4 characters a token). `cost` and the key's limits use the estimate, and the
+             *     generation record says so (`usage_estimated`). Never zero for an answer that had content.
+             * @constant
+             */
+            estimated?: true;
         };
         /**
          * @description How one attempt ended:
@@ -2217,6 +2226,15 @@ export interface components {
             /** @description Calls of tools of MCP servers (`gateway:mcp`), every server together. */
             mcp_requests?: number;
         } | null;
+        /**
+         * @description Present when the upstream reported no token counts (an OpenAI-compatible server that ignores
+         *     `stream_options.include_usage`, or ends its stream or answer without usage): the gateway estimated the
+         *     ones missing, input from the request as `count_tokens` does for vendors without a count endpoint, output
+         *     from the answer's content (4 characters a token). `cost` and the key's limits use the estimate, and the
+         *     generation record says so (`usage_estimated`). Never zero for an answer that had content.
+         * @constant
+         */
+        estimated: true;
         MessageDeltaEvent: {
             /** @constant */
             type: "message_delta";
@@ -2240,6 +2258,7 @@ export interface components {
                 server_tool_use?: components["schemas"]["server_tool_use"];
                 cost?: number;
                 is_byok?: boolean;
+                estimated?: components["schemas"]["estimated"];
             };
         };
         MessageStopEvent: {
@@ -2990,6 +3009,11 @@ export interface components {
                 message: string;
             };
             usage: components["schemas"]["GenerationUsage"];
+            /**
+             * @description Whether the upstream reported no token counts and `usage` and `cost` are the gateway's estimate (the
+             *     answer's `usage.estimated`); for a tool loop, whether any step's were.
+             */
+            usage_estimated: boolean;
             /**
              * @description USD, as in `usage.cost` of the answer: what the key was charged, the `moderation` plugin's screening
              *     call included (`moderation`). For a request that failed after its screening, or a tool loop that failed

@@ -111,6 +111,7 @@ export function buildGenerationRecord(outcome: GenerationOutcome, policy: Conten
     cacheReadTokens: count(usage?.cache_read_input_tokens),
     cacheWriteTokens: count(usage?.cache_creation_input_tokens),
     reasoningTokens: count(usage?.output_tokens_details?.thinking_tokens),
+    usageEstimated: usage?.estimated === true,
     cost: hasCost(usage) ? usage.cost : 0,
     timeToFirstByteMs: outcome.timeToFirstByteMs === null ? null : Math.round(outcome.timeToFirstByteMs),
     totalMs: Math.round(outcome.totalMs),

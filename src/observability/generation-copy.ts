@@ -132,13 +132,13 @@ function uuidBytes(value: string): Uint8Array {
 // Each value is written by its column's type; a value that type's text input would also refuse (a fraction
 // for an integer, a text for a uuid) throws, so the batch falls back to the INSERT, which names the error.
 // The fields are read by name, in the table's order (checked against the schema below): one property access
-// each instead of a keyed load that would see 32 different names.
+// each instead of a keyed load that would see 33 different names.
 const WRITTEN_COLUMNS: readonly (readonly [keyof GenerationRecord, string])[] = [
   ['id', 'text'], ['accountId', 'uuid'], ['workspaceId', 'uuid'], ['keyHash', 'text'], ['createdAt', 'timestamp with time zone'],
   ['requestedModel', 'text'], ['model', 'text'], ['provider', 'text'], ['providerName', 'text'], ['isByok', 'boolean'], ['stream', 'boolean'],
   ['status', 'text'], ['httpStatus', 'integer'], ['stopReason', 'text'], ['errorType', 'text'], ['errorMessage', 'text'],
   ['inputTokens', 'integer'], ['outputTokens', 'integer'], ['cacheReadTokens', 'integer'], ['cacheWriteTokens', 'integer'], ['reasoningTokens', 'integer'],
-  ['cost', 'double precision'], ['timeToFirstByteMs', 'integer'], ['totalMs', 'integer'], ['sessionId', 'text'], ['userId', 'text'],
+  ['usageEstimated', 'boolean'], ['cost', 'double precision'], ['timeToFirstByteMs', 'integer'], ['totalMs', 'integer'], ['sessionId', 'text'], ['userId', 'text'],
   ['trace', 'json'], ['attempts', 'json'], ['toolSteps', 'json'], ['moderation', 'json'], ['prompt', 'json'], ['completion', 'json'], ['contentExpiresAt', 'timestamp with time zone'],
 ];
 
@@ -165,6 +165,7 @@ function writeRecord(out: CopyBuffer, record: GenerationRecord): void {
   out.integer(record.cacheReadTokens);
   out.integer(record.cacheWriteTokens);
   out.integer(record.reasoningTokens);
+  out.boolean(record.usageEstimated);
   out.float(record.cost);
   out.integer(record.timeToFirstByteMs);
   out.integer(record.totalMs);

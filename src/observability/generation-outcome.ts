@@ -13,7 +13,7 @@ import type { ScreeningCharge } from '#src/plugins/moderation/moderation-verdict
 export type GenerationOutcomeStatus = 'success' | 'refusal' | 'error' | 'cancelled';
 
 /** The answer's usage as the client saw it (`usage.cost` included). */
-export type AnswerUsage = Partial<Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cost' | 'output_tokens_details'>>;
+export type AnswerUsage = Partial<Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cost' | 'output_tokens_details' | 'estimated'>>;
 
 /** The input of the record builder. */
 export interface GenerationOutcome {

@@ -29,6 +29,7 @@ export function toGenerationView(record: GenerationRecord, options: { withConten
       cache_creation_input_tokens: record.cacheWriteTokens,
       reasoning_tokens: record.reasoningTokens,
     },
+    usage_estimated: record.usageEstimated,
     cost: record.cost,
     time_to_first_byte_ms: record.timeToFirstByteMs,
     total_ms: record.totalMs,

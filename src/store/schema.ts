@@ -181,6 +181,8 @@ export const generations = pgTable(
     cacheReadTokens: integer('cache_read_tokens').notNull().default(0),
     cacheWriteTokens: integer('cache_write_tokens').notNull().default(0),
     reasoningTokens: integer('reasoning_tokens').notNull().default(0),
+    /** The upstream reported no token counts: the tokens and cost are the gateway's estimate. */
+    usageEstimated: boolean('usage_estimated').notNull().default(false),
     cost: doublePrecision('cost').notNull().default(0),
     timeToFirstByteMs: integer('time_to_first_byte_ms'),
     totalMs: integer('total_ms').notNull(),

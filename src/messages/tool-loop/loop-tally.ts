@@ -22,6 +22,8 @@ export interface StepUsage {
   /** Anthropic's own server tools' counters, as the upstream reported them. */
   server_tool_use?: Usage['server_tool_use'];
   output_tokens_details?: Usage['output_tokens_details'];
+  /** The upstream reported no counts: they are the gateway's estimate. */
+  estimated?: true;
 }
 
 /** One step of the loop. */
@@ -66,6 +68,7 @@ export function stepUsageOf(usage: Partial<Usage> | undefined): StepUsage {
     ...(usage?.cache_creation ? { cache_creation: usage.cache_creation } : {}),
     ...(usage?.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
     ...(usage?.output_tokens_details ? { output_tokens_details: usage.output_tokens_details } : {}),
+    ...(usage?.estimated === true ? { estimated: true as const } : {}),
   };
 }
 
@@ -118,6 +121,8 @@ function stepTokens(steps: readonly StepRecord[]): Omit<Usage, 'server_tool_use'
     cache_read_input_tokens: sumNullable(steps.map((step) => step.usage.cache_read_input_tokens)),
     ...(cacheCreation ? { cache_creation: cacheCreation } : {}),
     ...(reasoning.some((value) => typeof value === 'number') ? { output_tokens_details: { thinking_tokens: sumNullable(reasoning) ?? 0 } } : {}),
+    // One step's estimate makes the sum an estimate.
+    ...(steps.some((step) => step.usage.estimated === true) ? { estimated: true as const } : {}),
   };
 }
 

@@ -71,7 +71,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       }
       warnings.push(...result.warnings.map(formatWarning));
       const content = restoreToolCallIds(result.content, toClient);
-      const converted = convertFromAiSdkResult({ result: { ...result, content }, profile, provider: call.provider, upstreamModel: call.upstreamModel });
+      const converted = convertFromAiSdkResult({ result: { ...result, content }, profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request) });
       return { message: converted.value, warnings: [...warnings, ...converted.warnings] };
     },
 
@@ -98,13 +98,13 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
 async function* translateStream(options: {
   stream: ReadableStream<LanguageModelV4StreamPart>;
   profile: AiSdkVendorProfile;
-  call: Pick<AttemptCall, 'provider' | 'upstreamModel' | 'key'>;
+  call: Pick<AttemptCall, 'provider' | 'upstreamModel' | 'key' | 'request'>;
   warnings: string[];
   reading: AbortController;
   toClient: ReadonlyMap<string, string>;
 }): AsyncGenerator<SseEvent> {
   const { stream, profile, call, warnings, reading, toClient } = options;
-  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel });
+  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request) });
   const reader = stream.getReader();
   let completed = false;
   try {

@@ -25,6 +25,8 @@ export interface AiSdkStreamStateOptions {
   profile: AiSdkVendorProfile;
   provider: string;
   upstreamModel: string;
+  /** The request's estimated input tokens, asked only when the vendor reported none. */
+  estimateInput: () => number;
 }
 
 /** Turns AI SDK stream parts into Anthropic SSE events; see the module comment for the block rules. */
@@ -42,6 +44,8 @@ export class AiSdkStreamState {
   private current: Segment | undefined;
   /** Whether the output limit cut the answer, known once `end()` read the finish part. */
   private cutByLimit = false;
+  /** Characters the model wrote (text, reasoning, tool input): the output estimate when the vendor reports no usage. */
+  private outputCharacters = 0;
 
   constructor(options: AiSdkStreamStateOptions) {
     this.options = options;
@@ -128,7 +132,7 @@ export class AiSdkStreamState {
     }
     this.cutByLimit = finish.stopReason === 'max_tokens';
     this.drain(true);
-    const usage = convertFromAiSdkUsage(this.finish.usage);
+    const usage = convertFromAiSdkUsage(this.finish.usage, { inputTokens: this.options.estimateInput, outputCharacters: () => this.outputCharacters });
     const stopSequence = finish.stopReason === 'stop_sequence' ? (stopSequenceOf(this.finish.providerMetadata, this.options.profile) ?? null) : null;
     this.emit({
       type: 'message_delta',
@@ -164,6 +168,7 @@ export class AiSdkStreamState {
 
   private append(segment: Segment, delta: string): void {
     segment.pending += delta;
+    this.outputCharacters += delta.length;
     if (segment.kind !== 'text') segment.received += delta;
   }
 

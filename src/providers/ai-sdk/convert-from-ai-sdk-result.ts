@@ -19,6 +19,8 @@ export interface ConvertFromAiSdkResultOptions {
   /** Provider slug, for errors. */
   provider: string;
   upstreamModel: string;
+  /** The request's estimated input tokens, asked only when the vendor reported none. */
+  estimateInput: () => number;
 }
 
 /** A fresh Anthropic-style message id. */
@@ -77,7 +79,7 @@ export function cutToolInput(input: string, provider: string): JSONObject {
 }
 
 /** Builds the Anthropic message; an `error` or `interrupted` finish is thrown as an `UpstreamError`. */
-export function convertFromAiSdkResult({ result, profile, provider, upstreamModel }: ConvertFromAiSdkResultOptions): {
+export function convertFromAiSdkResult({ result, profile, provider, upstreamModel, estimateInput }: ConvertFromAiSdkResultOptions): {
   value: MessageResponse;
   warnings: string[];
 } {
@@ -105,10 +107,20 @@ export function convertFromAiSdkResult({ result, profile, provider, upstreamMode
     content,
     stop_reason: finish.stopReason,
     stop_sequence: finish.stopReason === 'stop_sequence' ? (stopSequence ?? null) : null,
-    usage: convertFromAiSdkUsage(result.usage),
+    usage: convertFromAiSdkUsage(result.usage, { inputTokens: estimateInput, outputCharacters: () => contentCharacters(result.content) }),
   };
   if (finish.refusal) message.stop_details = finish.refusal;
   return { value: message, warnings };
+}
+
+/** The characters of what the model wrote (text, reasoning, tool input), for an output estimate. */
+function contentCharacters(content: readonly LanguageModelV4Content[]): number {
+  let characters = 0;
+  for (const part of content) {
+    if (part.type === 'text' || part.type === 'reasoning') characters += part.text.length;
+    else if (part.type === 'tool-call') characters += part.input.length;
+  }
+  return characters;
 }
 
 function convertContentPart(

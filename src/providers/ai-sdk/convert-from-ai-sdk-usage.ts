@@ -1,9 +1,19 @@
 /**
  * Converts AI SDK usage to Anthropic's convention. The AI SDK's `inputTokens.total` counts cached tokens;
  * Anthropic's `input_tokens` does not: cache reads and writes have their own fields and prices.
+ * A vendor that reports no usage (an OpenAI-compatible server ignoring `stream_options.include_usage`, or
+ * ending without its usage chunk) leaves the AI SDK's counts undefined: they are estimated, never read as 0,
+ * which would record and charge the answer as free.
  */
 import type { LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { Usage } from '#src/api-types.ts';
+import { CHARACTERS_PER_TOKEN } from '#src/request/estimate-input-tokens.ts';
+
+/** What an estimate of missing counts reads, asked only when a count is missing: the request's input estimate and the answer's characters. */
+export interface UsageEstimateSource {
+  inputTokens: () => number;
+  outputCharacters: () => number;
+}
 
 interface RawChatUsage {
   prompt_tokens?: unknown;
@@ -26,8 +36,18 @@ function billedOutputTokens(usage: LanguageModelV4Usage): number {
   return raw.total_tokens === raw.prompt_tokens + raw.completion_tokens + reasoning ? raw.completion_tokens + reasoning : total;
 }
 
-/** Usage in Anthropic's convention, without the gateway's `cost` and `is_byok`. */
-export function convertFromAiSdkUsage(usage: LanguageModelV4Usage): Usage {
+/**
+ * Usage in Anthropic's convention, without the gateway's `cost` and `is_byok`. Counts the vendor did not
+ * report are estimated from `estimate` and the usage is marked `estimated`.
+ */
+export function convertFromAiSdkUsage(usage: LanguageModelV4Usage, estimate: UsageEstimateSource): Usage {
+  const noInput = usage.inputTokens.total === undefined && usage.inputTokens.noCache === undefined;
+  const noOutput = usage.outputTokens.total === undefined;
+  if (noInput || noOutput) return estimatedUsage(usage, estimate, noInput, noOutput);
+  return reportedUsage(usage);
+}
+
+function reportedUsage(usage: LanguageModelV4Usage): Usage {
   const cacheRead = usage.inputTokens.cacheRead ?? 0;
   const cacheWrite = usage.inputTokens.cacheWrite ?? 0;
   const uncached = usage.inputTokens.noCache ?? (usage.inputTokens.total ?? 0) - cacheRead - cacheWrite;
@@ -40,4 +60,12 @@ export function convertFromAiSdkUsage(usage: LanguageModelV4Usage): Usage {
   };
   if (usage.outputTokens.reasoning !== undefined) converted.output_tokens_details = { thinking_tokens: usage.outputTokens.reasoning };
   return converted;
+}
+
+function estimatedUsage(usage: LanguageModelV4Usage, estimate: UsageEstimateSource, noInput: boolean, noOutput: boolean): Usage {
+  const reported = reportedUsage(usage);
+  if (noInput) reported.input_tokens = estimate.inputTokens();
+  if (noOutput) reported.output_tokens = Math.ceil(estimate.outputCharacters() / CHARACTERS_PER_TOKEN);
+  reported.estimated = true;
+  return reported;
 }

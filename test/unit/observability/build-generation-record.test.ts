@@ -31,6 +31,7 @@ describe('buildGenerationRecord', () => {
       cacheReadTokens: 3,
       cacheWriteTokens: 2,
       reasoningTokens: 4,
+      usageEstimated: false,
       cost: 0.0125,
       timeToFirstByteMs: 41,
       totalMs: 120,

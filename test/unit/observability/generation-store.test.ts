@@ -45,6 +45,7 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
     cacheReadTokens: 0,
     cacheWriteTokens: 0,
     reasoningTokens: 0,
+    usageEstimated: false,
     cost: 1.234e-7,
     timeToFirstByteMs: null,
     totalMs: 17,

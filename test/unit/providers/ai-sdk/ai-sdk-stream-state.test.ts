@@ -17,7 +17,7 @@ function finish(unified: 'stop' | 'tool-calls' | 'content-filter' | 'length' | '
 }
 
 function run(parts: LanguageModelV4StreamPart[], family: AiSdkFamily = 'openai-chat'): Array<{ event: string; data: Record<string, unknown> }> {
-  const state = new AiSdkStreamState({ profile: vendorProfile(family), provider: 'vendor', upstreamModel: 'model-x' });
+  const state = new AiSdkStreamState({ profile: vendorProfile(family), provider: 'vendor', upstreamModel: 'model-x', estimateInput: () => 0 });
   const events: MessageStreamEvent[] = [];
   for (const part of parts) events.push(...state.push(part));
   events.push(...state.end());
@@ -178,7 +178,7 @@ describe('AiSdkStreamState', () => {
 
   it('throws on broken tool input before its block stops, holding the blocks after it', () => {
     // The Anthropic SDK parses a tool_use input at content_block_stop: a stop here would raise its own SyntaxError.
-    const state = new AiSdkStreamState({ profile: vendorProfile('openai-chat'), provider: 'vendor', upstreamModel: 'model-x' });
+    const state = new AiSdkStreamState({ profile: vendorProfile('openai-chat'), provider: 'vendor', upstreamModel: 'model-x', estimateInput: () => 0 });
     const parts: LanguageModelV4StreamPart[] = [
       { type: 'tool-input-start', id: 'x', toolName: 'f' },
       { type: 'tool-input-delta', id: 'x', delta: "{'city': 'Paris'}" },

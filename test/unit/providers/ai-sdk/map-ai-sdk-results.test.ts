@@ -28,6 +28,8 @@ describe('mapAiSdkFinishReason', () => {
 });
 
 describe('convertFromAiSdkUsage', () => {
+  // The request's input estimate and the answer's characters (41 characters: 11 tokens at 4 a token).
+  const ESTIMATE = { inputTokens: () => 120, outputCharacters: () => 41 };
   it.each([
     [
       'cached tokens taken out of input_tokens',
@@ -40,25 +42,30 @@ describe('convertFromAiSdkUsage', () => {
       { input_tokens: 400, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 600, service_tier: 'standard' },
     ],
     [
-      'nothing reported',
+      'nothing reported: both estimated, never 0',
       { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } },
-      { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard' },
+      { input_tokens: 120, output_tokens: 11, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard', estimated: true },
+    ],
+    [
+      'input reported, output not: only output estimated',
+      { inputTokens: { total: 30, noCache: 30, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } },
+      { input_tokens: 30, output_tokens: 11, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard', estimated: true },
     ],
   ])('%s', (_name, usage, expected) => {
-    expect(convertFromAiSdkUsage(usage)).toEqual(expected);
+    expect(convertFromAiSdkUsage(usage, ESTIMATE)).toEqual(expected);
   });
 
   // Recorded from xAI (test/fixtures/xai/xai-text.json): 12 + 1 + 228 = 241, reasoning outside completion.
   const xaiRaw = { prompt_tokens: 12, completion_tokens: 1, total_tokens: 241, completion_tokens_details: { reasoning_tokens: 228 } };
   it('bills reasoning a vendor counts outside completion_tokens (xAI) as output', () => {
     const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 1, text: 0, reasoning: 228 }, raw: xaiRaw };
-    expect(convertFromAiSdkUsage(usage)).toMatchObject({ output_tokens: 229, output_tokens_details: { thinking_tokens: 228 } });
+    expect(convertFromAiSdkUsage(usage, ESTIMATE)).toMatchObject({ output_tokens: 229, output_tokens_details: { thinking_tokens: 228 } });
   });
 
   it('keeps completion_tokens when it already includes reasoning (OpenAI)', () => {
     const raw = { prompt_tokens: 12, completion_tokens: 229, total_tokens: 241, completion_tokens_details: { reasoning_tokens: 228 } };
     const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 229, text: 1, reasoning: 228 }, raw };
-    expect(convertFromAiSdkUsage(usage).output_tokens).toBe(229);
+    expect(convertFromAiSdkUsage(usage, ESTIMATE).output_tokens).toBe(229);
   });
 });
 
@@ -68,6 +75,7 @@ describe('convertFromAiSdkResult', () => {
       profile: vendorProfile('bedrock'),
       provider: 'bedrock',
       upstreamModel: 'anthropic.claude-x',
+      estimateInput: () => 0,
       result: {
         content: [
           { type: 'reasoning', text: 'hmm', providerMetadata: { bedrock: { signature: 's' } } },
