@@ -159,6 +159,7 @@ export class LoopStreamState {
           ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
           cost: usage.cost ?? 0,
           is_byok: end.isByok,
+          ...(usage.estimated === true ? { estimated: true as const } : {}),
         },
       },
       { type: 'message_stop', ...(end.metadata ? { gateway_metadata: end.metadata } : {}) },
@@ -260,6 +261,7 @@ export class LoopStreamState {
     if (update.cache_creation) this.usage.cache_creation = update.cache_creation;
     if (update.server_tool_use) this.usage.server_tool_use = update.server_tool_use;
     if (update.output_tokens_details) this.usage.output_tokens_details = update.output_tokens_details;
+    if (update.estimated === true) this.usage.estimated = true;
   }
 }
 

@@ -4,12 +4,15 @@
  * from the answer's content), tells the client so in `usage` (`estimated: true`), records the estimate with
  * `usage_estimated: true`, and charges it to the key's credit limit. Before, all of them read 0 tokens and $0.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openAiChatStep, reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { EitherReply, EventsReply, JsonReply } from '#test/helpers/fake-upstreams/fake-reply.ts';
+import type { ScriptedStep } from '#test/helpers/fake-upstreams/tool-steps.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
-import { issueLimitedKey, LIMITED_PRICES, listedKey, postWithKey, streamWithKey } from './limits-support.ts';
+import { readSseEvents } from '#src/providers/sse-reader.ts';
+import { issueLimitedKey, LIMITED_PRICES, LIMITED_REQUEST, listedKey, postWithKey, streamWithKey } from './limits-support.ts';
 
 const ANSWER = 'Hello! How can I help?';
 // "Hello there" is 11 characters: 3 tokens at 4 characters a token; the answer's 22 characters are 6.
@@ -35,6 +38,14 @@ const JSON_WITH_NULL_USAGE = {
   usage: null,
 };
 
+/** A scripted tool-loop step whose JSON answer has `usage: null` and whose stream has no usage chunk. */
+function stepWithoutUsage(step: Omit<ScriptedStep, 'usage'>): EitherReply {
+  const scripted = openAiChatStep({ ...step, usage: { input: 0, output: 0 } });
+  const json = scripted.json as JsonReply;
+  const stream = scripted.stream as EventsReply;
+  return reply.either(reply.json({ ...(json.body as object), usage: null }), reply.events(stream.events.filter((event) => (event as { usage?: unknown }).usage === undefined)));
+}
+
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 
@@ -44,6 +55,7 @@ beforeAll(async () => {
   const catalog = catalogYaml([provider], [modelYaml('test/limited', [{ provider: 'compat', model: 'compat-model', price: [LIMITED_PRICES.input, LIMITED_PRICES.output] }])]);
   gateway = await startTestGateway({ catalogYaml: catalog, env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
 });
+beforeEach(() => upstream.clear());
 afterAll(async () => {
   await gateway?.close();
   await upstream?.close();
@@ -101,5 +113,33 @@ describe('an upstream that reports no usage', () => {
     expect(call.body.usage.estimated).toBeUndefined();
     const record = await generationOf(gateway, call.headers.get('x-generation-id') ?? '');
     expect(record).toMatchObject({ usage_estimated: false, usage: { input_tokens: 9, output_tokens: 7 } });
+  });
+
+  it.each([false, true])('a tool loop whose steps report no usage (stream: %s): the sum is estimated, recorded so and charged', async (stream) => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    upstream.enqueue(stepWithoutUsage({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }] }), stepWithoutUsage({ text: ANSWER }));
+    const body = { ...LIMITED_REQUEST, tools: [{ type: 'gateway:datetime' }], ...(stream ? { stream: true } : {}) };
+    const response = await fetch(`${gateway.baseUrl}/messages`, { method: 'POST', headers: { authorization: `Bearer ${issued.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(response.status).toBe(200);
+    let usage: Record<string, unknown>;
+    if (stream) {
+      const events: { event?: string; data: string }[] = [];
+      if (response.body) for await (const event of readSseEvents(response.body)) events.push(event);
+      expect(events.at(-1)?.event).toBe('message_stop');
+      usage = (JSON.parse(events.find((event) => event.event === 'message_delta')?.data ?? '{}') as { usage: Record<string, unknown> }).usage;
+    } else {
+      usage = ((await response.json()) as { usage: Record<string, unknown> }).usage;
+    }
+    expect(upstream.requests).toHaveLength(2);
+    expect(usage.estimated).toBe(true);
+    expect(usage.input_tokens).toBeGreaterThan(2 * ESTIMATED.input);
+    expect(usage.output_tokens).toBeGreaterThanOrEqual(ESTIMATED.output + 1);
+    const cost = usage.cost as number;
+    expect(cost).toBeGreaterThan(ESTIMATED_COST);
+
+    const record = await generationOf(gateway, response.headers.get('x-generation-id') ?? '');
+    expect(record).toMatchObject({ status: 'success', usage_estimated: true, usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens } });
+    expect(record.cost).toBeCloseTo(cost, 12);
+    expect(await spentBy(issued.hash, cost)).toBeCloseTo(cost, 12);
   });
 });
