@@ -1842,6 +1842,10 @@ export interface components {
             output_tokens: number;
             cache_creation_input_tokens?: number | null;
             cache_read_input_tokens?: number | null;
+            /**
+             * @description `cache_creation_input_tokens` by cache lifetime, as Anthropic gives it; also from Bedrock, whose
+             *     `cacheDetails` the gateway maps here. A one-hour write is priced at the endpoint's `cache_write_1h`.
+             */
             cache_creation?: {
                 ephemeral_5m_input_tokens?: number;
                 ephemeral_1h_input_tokens?: number;

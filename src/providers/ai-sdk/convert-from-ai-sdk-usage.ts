@@ -20,6 +20,26 @@ interface RawChatUsage {
   completion_tokens?: unknown;
   total_tokens?: unknown;
   completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+  /** Bedrock Converse: its cache writes by lifetime (`5m`, `1h`). */
+  cacheDetails?: unknown;
+}
+
+/**
+ * Bedrock's cache writes split by lifetime, as Anthropic's `cache_creation` gives them: a one-hour write is
+ * priced at its own rate (`cache_write_1h`), so without the split it was charged as a five-minute one.
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CacheDetail.html
+ */
+function cacheCreationOf(raw: RawChatUsage | undefined): Usage['cache_creation'] {
+  const details = raw?.cacheDetails;
+  if (!Array.isArray(details) || details.length === 0) return undefined;
+  let fiveMinutes = 0;
+  let oneHour = 0;
+  for (const detail of details as { inputTokens?: unknown; ttl?: unknown }[]) {
+    const tokens = typeof detail?.inputTokens === 'number' && detail.inputTokens > 0 ? detail.inputTokens : 0;
+    if (detail?.ttl === '1h') oneHour += tokens;
+    else fiveMinutes += tokens;
+  }
+  return { ephemeral_5m_input_tokens: fiveMinutes, ephemeral_1h_input_tokens: oneHour };
 }
 
 /**
@@ -59,6 +79,8 @@ function reportedUsage(usage: LanguageModelV4Usage): Usage {
     service_tier: 'standard',
   };
   if (usage.outputTokens.reasoning !== undefined) converted.output_tokens_details = { thinking_tokens: usage.outputTokens.reasoning };
+  const cacheCreation = cacheWrite > 0 ? cacheCreationOf(usage.raw as RawChatUsage | undefined) : undefined;
+  if (cacheCreation) converted.cache_creation = cacheCreation;
   return converted;
 }
 

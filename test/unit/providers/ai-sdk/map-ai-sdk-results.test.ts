@@ -62,6 +62,12 @@ describe('convertFromAiSdkUsage', () => {
     expect(convertFromAiSdkUsage(usage, ESTIMATE)).toMatchObject({ output_tokens: 229, output_tokens_details: { thinking_tokens: 228 } });
   });
 
+  it('splits Bedrock cache writes by lifetime (cacheDetails) as Anthropic cache_creation', () => {
+    const raw = { inputTokens: 10, outputTokens: 2, cacheWriteInputTokens: 300, cacheDetails: [{ inputTokens: 200, ttl: '1h' }, { inputTokens: 100, ttl: '5m' }] };
+    const usage = { inputTokens: { total: 310, noCache: 10, cacheRead: 0, cacheWrite: 300 }, outputTokens: { total: 2, text: 2, reasoning: undefined }, raw };
+    expect(convertFromAiSdkUsage(usage, ESTIMATE)).toMatchObject({ input_tokens: 10, cache_creation_input_tokens: 300, cache_creation: { ephemeral_1h_input_tokens: 200, ephemeral_5m_input_tokens: 100 } });
+  });
+
   it('keeps completion_tokens when it already includes reasoning (OpenAI)', () => {
     const raw = { prompt_tokens: 12, completion_tokens: 229, total_tokens: 241, completion_tokens_details: { reasoning_tokens: 228 } };
     const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 229, text: 1, reasoning: 228 }, raw };
