@@ -215,7 +215,13 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
         const [row] = await database.db.select().from(observabilityDestinations).where(eq(observabilityDestinations.id, candidate.id));
         const endpoint = row && splitEndpoint(row.endpoint);
         if (!row || !endpoint || endpoint.tail === null) continue;
-        const stored = openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
+        let stored: PlainDestinationSecrets;
+        try {
+          stored = openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
+        } catch {
+          // Unusable as it is (the directory says so); the other rows are still sealed.
+          continue;
+        }
         // The version guard: another instance sealing (or a client changing) the row at the same time wins.
         const updated = await database.db
           .update(observabilityDestinations)
