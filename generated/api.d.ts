@@ -3024,7 +3024,8 @@ export interface components {
              *     or was cut partway, the cost of the calls that were answered (the screening, the steps that finished),
              *     each charged to the key. For a stream the client left (`cancelled`), the usage its upstream reported
              *     before (an Anthropic-format upstream's input and cache tokens of `message_start`) at the endpoint's
-             *     prices, since the upstream bills what it read.
+             *     prices, since the upstream bills what it read; a translated vendor reports its counts only at the end,
+             *     so its input is estimated from the request (`usage_estimated`).
              */
             cost: number;
             /** @description From the request's arrival to the first byte of the answer (the whole JSON answer, or the first event of a stream). */

@@ -12,6 +12,7 @@ import { summedStepUsage, type StepRecord } from '#src/messages/tool-loop/loop-t
 import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts';
 import { generationIdTime } from '#src/http/generation-id.ts';
 import { computeCost, usageFromAnthropic, type AnthropicUsageFields } from '#src/catalog/pricing.ts';
+import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 
 /** A generation record: exactly the stored row. */
 export type GenerationRecord = GenerationRow;
@@ -65,15 +66,22 @@ function finishedSteps(outcome: Pick<GenerationOutcome, 'steps'>): readonly Step
  * left is charged what it is known to have cost: the usage its upstream reported before (an Anthropic-format
  * upstream's `message_start`: the input and cache tokens) at the serving endpoint's prices, since the upstream
  * bills what it read. Leaving just before the last event no longer takes the answer off the key's limit.
+ * A translated vendor (not Anthropic-format) reports nothing before its end: its input is estimated.
  */
-export function chargedUsage(outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'status' | 'served'>, steps = finishedSteps(outcome)): AnswerUsage | null {
+export function chargedUsage(outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'status' | 'served' | 'request'>, steps = finishedSteps(outcome)): AnswerUsage | null {
   if (hasCost(outcome.usage)) return outcome.usage;
   const screeningCost = outcome.screening?.cost ?? 0;
   if (steps) {
     const summed = summedStepUsage(steps);
     return { ...summed, cost: (summed.cost ?? 0) + screeningCost };
   }
-  const { usage, served } = outcome;
+  const { served } = outcome;
+  let { usage } = outcome;
+  if (outcome.status === 'cancelled' && usage && served && served.provider.family !== 'anthropic' && !(count(usage.input_tokens) > 0)) {
+    // A translated vendor's counts come only at the end, which the client left before: its message_start says
+    // 0, yet the vendor read the prompt and bills it. The input is estimated as count_tokens does.
+    usage = { ...usage, input_tokens: estimateInputTokens(outcome.request), estimated: true };
+  }
   if (outcome.status === 'cancelled' && usage && served) {
     // The usage object is message_start's as sent (its `cache_creation` split included), read as Anthropic's.
     const reported = { ...usage, input_tokens: usage.input_tokens ?? 0, output_tokens: usage.output_tokens ?? 0 } as AnthropicUsageFields;

@@ -10,7 +10,7 @@ import type { EitherReply, EventsReply, JsonReply } from '#test/helpers/fake-ups
 import type { ScriptedStep } from '#test/helpers/fake-upstreams/tool-steps.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
-import { generationOf } from '#test/integration/observability/observability-support.ts';
+import { generationOf, waitForGeneration } from '#test/integration/observability/observability-support.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { issueLimitedKey, LIMITED_PRICES, LIMITED_REQUEST, listedKey, postWithKey, streamWithKey } from './limits-support.ts';
 
@@ -141,5 +141,27 @@ describe('an upstream that reports no usage', () => {
     expect(record).toMatchObject({ status: 'success', usage_estimated: true, usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens } });
     expect(record.cost).toBeCloseTo(cost, 12);
     expect(await spentBy(issued.hash, cost)).toBeCloseTo(cost, 12);
+  });
+
+  it('a stream the client leaves before its end: the input is estimated and charged, as the vendor bills it', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    // Chunks 40 ms apart: the client is gone well before the end, where the vendor would have put its usage.
+    const words = Array.from({ length: 30 }, (_unused, index) => chunk({ content: `word${index} ` }));
+    upstream.enqueue(reply.events([chunk({ role: 'assistant', content: '' }), ...words, chunk({}, 'stop')], { chunkDelayMs: 40 }));
+    const aborter = new AbortController();
+    const response = await fetch(`${gateway.baseUrl}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${issued.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...LIMITED_REQUEST, stream: true }),
+      signal: aborter.signal,
+    });
+    const reader = response.body?.getReader();
+    expect((await reader?.read())?.done).toBe(false);
+    aborter.abort();
+    const record = await waitForGeneration(gateway, response.headers.get('x-generation-id') ?? '');
+    const inputCost = (ESTIMATED.input * LIMITED_PRICES.input) / 1_000_000;
+    expect(record).toMatchObject({ status: 'cancelled', usage_estimated: true, usage: { input_tokens: ESTIMATED.input, output_tokens: 0 } });
+    expect(record.cost).toBeCloseTo(inputCost, 12);
+    expect(await spentBy(issued.hash, inputCost)).toBeCloseTo(inputCost, 12);
   });
 });
