@@ -25,6 +25,7 @@ import { createObservability } from '#src/observability/index.ts';
 import { chargedUsage } from '#src/observability/build-generation-record.ts';
 import { createGenerationService } from '#src/observability/generation-service.ts';
 import { startMetricsServer } from '#src/observability/metrics-server.ts';
+import { listenFailure } from '#src/http/listen-failure.ts';
 import { reportToPrimary, type ScrapeMetrics } from '#src/observability/cluster-metrics.ts';
 import { createServerToolRuntime } from '#src/server-tools/index.ts';
 import { RedisConnection } from '#src/redis/redis-connection.ts';
@@ -202,7 +203,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     applyServerLimits(server, limits);
     installClientErrorHandler(server, limits, logger);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (error) => reject(listenFailure(error, config, 'HOST, PORT')));
       server.listen(config.port, config.host, () => resolve());
     });
     const address = server.address() as AddressInfo;

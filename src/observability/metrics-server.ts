@@ -5,6 +5,7 @@
  */
 import { createServer } from '#src/http/node-http.ts';
 import type { AddressInfo } from 'node:net';
+import { listenFailure } from '#src/http/listen-failure.ts';
 import { ClusterMetricsError, type ScrapeMetrics } from '#src/observability/cluster-metrics.ts';
 
 /** Starts the listener; resolves once it accepts connections. */
@@ -23,7 +24,7 @@ export async function startMetricsServer(options: { port: number; host: string; 
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(listenFailure(error, options, 'HOST, SWITCHBOARD_METRICS_PORT')));
     server.listen(options.port, options.host, () => resolve());
   });
   const address = server.address() as AddressInfo;
