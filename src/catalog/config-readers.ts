@@ -73,9 +73,14 @@ export function url(): Reader<string> {
   };
 }
 
-/** A finite number, optionally at least `minimum`, optionally an integer. */
+// A number or boolean written as a string: what `${VAR}` gives (interpolated values are strings), so that
+// `timeout_ms: ${FETCH_TIMEOUT_MS:-15000}` works. Only plain decimal notation, as YAML's own numbers.
+const NUMBER_TEXT = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
+
+/** A finite number, optionally at least `minimum`, optionally an integer; also a string holding one (`${VAR}`). */
 export function number(options: { minimum?: number; integer?: boolean } = {}): Reader<number> {
-  return (value, path, problems) => {
+  return (text, path, problems) => {
+    const value = typeof text === 'string' && NUMBER_TEXT.test(text) ? Number(text) : text;
     const kind = options.integer ? 'an integer' : 'a number';
     const bound = options.minimum === undefined ? '' : ` >= ${options.minimum}`;
     const valid =
@@ -91,9 +96,10 @@ export function number(options: { minimum?: number; integer?: boolean } = {}): R
   };
 }
 
-/** A boolean. */
+/** A boolean; also the string `true` or `false` (`${VAR}`). */
 export function boolean(): Reader<boolean> {
-  return (value, path, problems) => {
+  return (text, path, problems) => {
+    const value = text === 'true' ? true : text === 'false' ? false : text;
     if (typeof value !== 'boolean') {
       problems.push({ path, message: `must be true or false, got ${describeValue(value)}` });
       return INVALID;

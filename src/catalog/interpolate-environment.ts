@@ -5,7 +5,8 @@
  *
  * References are swapped for plain placeholder words before YAML parsing and substituted into the parsed
  * strings after it. That way `{ api_key: ${KEY} }` is valid (a bare `{` may not appear in a flow mapping), and a
- * value's characters (`#`, `: `, quotes) can never change the file's structure. Values become strings.
+ * value's characters (`#`, `: `, quotes) can never change the file's structure. Values become strings; number
+ * and boolean fields take a string holding one (config-readers.ts), so `timeout_ms: ${T:-15000}` works.
  */
 import { randomBytes } from 'node:crypto';
 import { childPath, type ConfigProblem } from './config-readers.ts';
