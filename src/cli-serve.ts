@@ -4,7 +4,8 @@
  * (one process, or a cluster primary with `SWITCHBOARD_WORKERS` above 1; in a forked worker, that worker's
  * gateway) and on SIGINT or SIGTERM shuts it down gracefully (src/lifecycle/graceful-shutdown.ts: requests in
  * flight finish within `SWITCHBOARD_SHUTDOWN_GRACE_MS`, records are written, the PGlite data directory lock is
- * released), then exits 0; a second signal ends the grace period at once. A start
+ * released), then exits 0; a second signal ends the grace period at once. SIGHUP (a reload) is logged and
+ * otherwise ignored: the configuration is read only at start. A start
  * failure (data directory in use, missing master key, workers without PostgreSQL) is printed without a stack
  * trace, since it is meant for the operator.
  */
@@ -22,6 +23,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
   ensureRuntimeSettings();
   const config = loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel });
+  // Node's default for SIGHUP ends the process at once, without the graceful shutdown. It is what
+  // `systemctl reload` sends; the configuration is read only at start, so nothing is reloaded and serving goes on.
+  process.on('SIGHUP', () => logger.warn('SIGHUP: nothing is reloaded; the environment and SWITCHBOARD_CONFIG are read only at start, restart to apply changes'));
   if (isClusterWorker()) {
     try {
       await runClusterWorker({ config, logger, env: process.env });
