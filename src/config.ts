@@ -142,7 +142,7 @@ export function parseWorkers(raw: string | undefined, databaseUrl: string | unde
 /** Reads the configuration from an environment (process.env by default), failing fast on a bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.SWITCHBOARD_LOG_LEVEL ?? 'info') as Config['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`SWITCHBOARD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`SWITCHBOARD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
   return {
     host: env.HOST ?? '127.0.0.1',
     port: port(env, 'PORT', 8787),

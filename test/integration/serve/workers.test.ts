@@ -52,6 +52,7 @@ it.each([
   ['more than one worker on the embedded database, saying what to do', { SWITCHBOARD_WORKERS: '2' }, 'SWITCHBOARD_WORKERS=2 needs PostgreSQL (DATABASE_URL)'],
   ['a request time budget of 0, which would outlive the limit holds sized from it', { SWITCHBOARD_REQUEST_TIMEOUT_MS: '0' }, 'SWITCHBOARD_REQUEST_TIMEOUT_MS must be a positive integer, got "0"'],
   ['a PORT past 65535, naming the variable', { PORT: '70000' }, 'PORT must be a port number from 0 to 65535, got "70000"'],
+  ['a log level in capitals, saying what it got', { SWITCHBOARD_LOG_LEVEL: 'INFO' }, 'SWITCHBOARD_LOG_LEVEL must be one of debug, info, warn, error, got "INFO"'],
   ['a SWITCHBOARD_METRICS_PORT past 65535, naming the variable', { SWITCHBOARD_METRICS_PORT: '80800' }, 'SWITCHBOARD_METRICS_PORT must be a port number from 0 to 65535, got "80800"'],
 ])('refuses %s', async (_label, env, message) => {
   const directory = mkdtempSync(join(tmpdir(), 'switchboard-refused-'));
