@@ -67,7 +67,7 @@ describe('anthropicAdapter.stream', () => {
   });
 
   it.each([
-    [529, 'overloaded', 503],
+    [529, 'overloaded', 529],
     [429, 'rate_limited', 429],
     [500, 'server_error', 502],
   ])('turns an in-stream error event for %i after two events into a retryable %s', async (status, kind, gatewayStatus) => {
