@@ -12,6 +12,7 @@ import { promptTooLongWords } from '#src/providers/map-context-length-message.ts
 const OUT_OF_CREDIT = /credit balance is too low|insufficient[_ ]quota|exceeded your current quota/i;
 // Gemini words its per-minute limits as OpenAI words an empty account ("You exceeded your current quota"),
 // but says RESOURCE_EXHAUSTED: a rate limit that passes, with its wait in RetryInfo.
+const ANTHROPIC_TOO_LONG = /^prompt is too long/i;
 const GOOGLE_RATE_LIMIT = /RESOURCE_EXHAUSTED/;
 const GOOGLE_RETRY_DELAY = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/;
 
@@ -56,7 +57,8 @@ export function upstreamErrorFromResponse(options: {
   const kind = outOfCredit ? 'authentication' : kindForStatus(options.status);
   const detail = kind === 'invalid_request' && vendorMessage ? `: ${redact(vendorMessage).slice(0, 500)}` : '';
   // Anthropic's words before the vendor's, as the gateway's own estimate says it: Claude Code acts on them.
-  const tooLong = kind === 'invalid_request' && vendorMessage ? promptTooLongWords(vendorMessage) : undefined;
+  // An Anthropic-format upstream's own line already says them.
+  const tooLong = kind === 'invalid_request' && vendorMessage && !ANTHROPIC_TOO_LONG.test(vendorMessage) ? promptTooLongWords(vendorMessage) : undefined;
   const wait = WAITING_KINDS.has(kind) ? (retryAfterSeconds(options.retryAfter) ?? googleRetryDelay(options.body)) : undefined;
   return new UpstreamError({
     provider: options.provider,
