@@ -25,7 +25,8 @@ export interface paths {
          *     may be larger) and refusals move to the next attempt; a request error does not: its
          *     400 carries the vendor's one-line reason, redacted. When every attempt failed, the answer is what Anthropic
          *     itself would say when they failed alike (every upstream overloaded: 529 `overloaded_error`; every one
-         *     rate limited: 429; every one refusing the body's size: 413 `request_too_large`), else 503 or 502. A stream fails over only before its first byte; after it, a failure arrives as an
+         *     rate limited: 429; every one timed out: 504 `timeout_error`; every one refusing the body's size: 413
+         *     `request_too_large`), else 503 or 502. A stream fails over only before its first byte; after it, a failure arrives as an
          *     `error` event, and a refusal (known only from the final `message_delta`) is delivered as it is. An endpoint
          *     whose vendor cannot serve a feature the request uses (an Anthropic server tool on OpenAI, say) is skipped;
          *     when no endpoint can, the answer is a 400 naming the feature. So is an endpoint whose known context length
@@ -3436,8 +3437,9 @@ export interface components {
             };
         };
         /**
-         * @description Every attempt failed in a way that may pass: each timed out, or each was rate limited, overloaded or timed
-         *     out upstream but not all in the same way (all overloaded is a 529, all rate limited a 429); the time budget ran out (in a tool loop the message names the
+         * @description Every attempt failed in a way that may pass: each was rate limited, overloaded or timed out upstream but
+         *     not all in the same way (all overloaded is a 529, all rate limited a 429, all timed out a 504); the time
+         *     budget ran out before any attempt was made (in a tool loop the message names the
          *     step and what was running: the model on its provider, or the gateway tools), the instance is shutting down
          *     (retry on another instance), the key could not be checked because the database is unreachable and the key
          *     is not in the instance's cache, or the `moderation` plugin could not screen the input and the gateway is
@@ -3449,6 +3451,21 @@ export interface components {
                 "X-Generation-Id": components["headers"]["GenerationId"];
                 "request-id": components["headers"]["RequestId"];
                 "retry-after": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
+        /**
+         * @description Every attempt timed out: its upstream answered 504 or 408, or sent no answer within the gateway's upstream
+         *     timeouts or the request's time budget (`SWITCHBOARD_REQUEST_TIMEOUT_MS`). Anthropic answers a request it
+         *     could not finish in time with the same 504 `timeout_error`, which the Anthropic SDKs retry.
+         */
+        MessagesGatewayTimeout: {
+            headers: {
+                "X-Generation-Id": components["headers"]["GenerationId"];
+                "request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -3820,6 +3837,7 @@ export interface operations {
             500: components["responses"]["MessagesInternalError"];
             502: components["responses"]["MessagesBadGateway"];
             503: components["responses"]["MessagesServiceUnavailable"];
+            504: components["responses"]["MessagesGatewayTimeout"];
             529: components["responses"]["MessagesOverloaded"];
         };
     };
@@ -3879,6 +3897,7 @@ export interface operations {
             500: components["responses"]["MessagesInternalError"];
             502: components["responses"]["MessagesBadGateway"];
             503: components["responses"]["MessagesServiceUnavailable"];
+            504: components["responses"]["MessagesGatewayTimeout"];
             529: components["responses"]["MessagesOverloaded"];
         };
     };
