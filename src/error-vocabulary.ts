@@ -86,8 +86,9 @@ export function statusForUpstreamKind(kind: UpstreamFailureKind): number {
     // Anthropic's own status for it: its SDKs retry it and Claude Code reports "overloaded".
     case 'overloaded':
       return 529;
+    // Anthropic's timeout_error, for a request that could not finish in time.
     case 'timeout':
-      return 503;
+      return 504;
     case 'invalid_request':
       return 400;
     case 'request_too_large':
@@ -107,12 +108,12 @@ export function statusForUpstreamKind(kind: UpstreamFailureKind): number {
 }
 
 // Statuses that say "the same request may succeed later": a plan that failed only in these ways answers 503.
-const TRY_LATER = new Set([429, 503, 529]);
+const TRY_LATER = new Set([429, 503, 504, 529]);
 
 /**
  * The status of a request every attempt of which failed, from the statuses of its failures: their common
- * status when they agree (529 when every upstream was overloaded, as Anthropic answers), 503 when each says
- * "try later" in different ways (rate limits, overloads, timeouts), else 502.
+ * status when they agree (529 when every upstream was overloaded, 504 when each timed out, as Anthropic
+ * answers), 503 when each says "try later" in different ways (rate limits, overloads, timeouts), else 502.
  */
 export function statusForFailures(statuses: readonly number[]): number {
   const first = statuses[0];

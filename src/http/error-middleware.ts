@@ -115,7 +115,7 @@ export function sendError(res: Response, rendered: RenderedError): void {
 export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     const rendered = toRenderedError(error, req);
-    if (rendered.status === 503 || rendered.status === 529) {
+    if (rendered.status === 503 || rendered.status === 504 || rendered.status === 529) {
       logger.warn('request answered 503', { method: req.method, path: req.path, message: rendered.message, error });
     } else if (rendered.status >= 500) {
       logger.error('request failed', { method: req.method, path: req.path, error });

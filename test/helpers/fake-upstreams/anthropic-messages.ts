@@ -24,6 +24,7 @@ const errorTypes: Record<number, { type: string; message: string }> = {
   413: { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes.' },
   429: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit' },
   500: { type: 'api_error', message: 'Internal server error' },
+  504: { type: 'timeout_error', message: 'Request timed out' },
   529: { type: 'overloaded_error', message: 'Overloaded' },
 };
 

@@ -1,7 +1,8 @@
 /**
  * A plan whose attempts all failed alike answers what Anthropic itself answers for that failure, since the
  * Anthropic SDKs and Claude Code act on the status: 529 `overloaded_error` when every upstream was
- * overloaded (retried by the SDK, reported as "overloaded" by Claude Code), 413 `request_too_large` when every
+ * overloaded (retried by the SDK, reported as "overloaded" by Claude Code), 504 `timeout_error` when every
+ * upstream timed out, 413 `request_too_large` when every
  * upstream refused the body's size. A body too large for one vendor is tried on the next, whose limit may be
  * larger. Driven through the real Anthropic SDK where its reaction is the point.
  */
@@ -55,6 +56,26 @@ describe('every upstream overloaded', () => {
 
   it('rate limited on one provider and overloaded on the other keeps the 503', async () => {
     setup.alpha.enqueue(reply.error(429));
+    setup.beta.enqueue(reply.error(529));
+    const call = await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST));
+
+    expect(call.status).toBe(503);
+    expect(call.body.error).toMatchObject({ type: 'overloaded_error', code: 503 });
+  });
+});
+
+describe('every upstream timed out', () => {
+  it('answers 504 timeout_error, as Anthropic does, which the SDK reads as a gateway timeout', async () => {
+    setup.alpha.enqueue(reply.error(504));
+    setup.beta.enqueue(reply.error(504));
+    const error = await rejection(anthropicClient(setup.gateway).messages.create(REQUEST));
+
+    expect(error).toBeInstanceOf(Anthropic.GatewayTimeoutError);
+    expect(error.type).toBe('timeout_error');
+  });
+
+  it('timed out on one provider and overloaded on the other answers 503', async () => {
+    setup.alpha.enqueue(reply.error(504));
     setup.beta.enqueue(reply.error(529));
     const call = await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST));
 

@@ -1,7 +1,7 @@
 /**
  * Time and cancellation over HTTP: a client that disconnects (before the answer, or in the middle of a stream)
  * makes the gateway abort its upstream call, which the upstream sees as its connection closing; and a request
- * that outlives SWITCHBOARD_REQUEST_TIMEOUT_MS ends with a 503 in Anthropic's error shape.
+ * that outlives SWITCHBOARD_REQUEST_TIMEOUT_MS ends with a 504 timeout_error in Anthropic's error shape.
  */
 import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -139,14 +139,14 @@ describe('request time budget', () => {
     await upstream?.close();
   });
 
-  it.each([false, true])('an upstream slower than the budget ends in a 503 in Anthropic\'s error shape (stream: %s)', async (stream) => {
+  it.each([false, true])('an upstream slower than the budget ends in a 504 timeout_error, as Anthropic answers a request that timed out (stream: %s)', async (stream) => {
     upstream.enqueue(reply.fixture('anthropic-text', { delayMs: 5_000 }));
     const started = performance.now();
     const call = await postMessage(gateway, messageBody('test/slow', { stream }));
     const elapsed = performance.now() - started;
 
-    expect(call.status).toBe(503);
-    expect(call.body).toMatchObject({ type: 'error', error: { type: 'overloaded_error', code: 503 } });
+    expect(call.status).toBe(504);
+    expect(call.body).toMatchObject({ type: 'error', error: { type: 'timeout_error', code: 504 } });
     expect(errorMessage(call).length).toBeGreaterThan(0);
     expect(call.headers.get('x-generation-id')).toMatch(/^gen_/);
     expect(elapsed).toBeGreaterThanOrEqual(250);

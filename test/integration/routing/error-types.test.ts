@@ -28,6 +28,7 @@ const CASES: [number, string, number][] = [
   [429, 'rate_limit_error', 429],
   [529, 'overloaded_error', 529],
   [413, 'request_too_large', 413],
+  [504, 'timeout_error', 504],
   [500, 'api_error', 502],
 ];
 

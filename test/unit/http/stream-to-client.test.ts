@@ -130,7 +130,7 @@ describe('streamToClient', () => {
   it.each([
     ['a rate limit', upstream('rate_limited'), 'rate_limit_error', 'Upstream anthropic failed: rate limited'],
     ['an overload', upstream('overloaded'), 'overloaded_error', 'Upstream anthropic failed: overloaded'],
-    ['a timeout', upstream('timeout'), 'overloaded_error', 'Upstream anthropic failed: timeout'],
+    ['a timeout', upstream('timeout'), 'timeout_error', 'Upstream anthropic failed: timeout'],
     ['a truncated stream', upstream('malformed_response'), 'api_error', 'Upstream anthropic failed: malformed response'],
     ['a reset', upstream('connection'), 'api_error', 'Upstream anthropic failed: connection'],
     ['a gateway error', new GatewayError(504, 'The request ran out of time'), 'timeout_error', 'The request ran out of time'],

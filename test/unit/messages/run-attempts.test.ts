@@ -223,7 +223,7 @@ describe('runAttempts', () => {
       },
       { signal: controller.signal },
     );
-    expect(outcome).toMatchObject({ ok: false, error: { status: 503 } });
+    expect(outcome).toMatchObject({ ok: false, error: { status: 504 } });
     expect(executed).toEqual(['p1']);
   });
 

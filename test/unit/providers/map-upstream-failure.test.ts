@@ -34,7 +34,7 @@ describe('upstreamErrorFromResponse', () => {
     [500, 502, true, true],
     [503, 529, true, true],
     [529, 529, true, true],
-    [504, 503, true, true],
+    [504, 504, true, true],
     [401, 502, false, true],
     [404, 502, false, true],
     [400, 400, false, false],

@@ -36,7 +36,7 @@ describe('upstream HTTP errors', () => {
     [500, 'server_error', 502, true, true],
     [502, 'server_error', 502, true, true],
     [503, 'overloaded', 529, true, true],
-    [504, 'timeout', 503, true, true],
+    [504, 'timeout', 504, true, true],
     [529, 'overloaded', 529, true, true],
     [401, 'authentication', 502, false, true],
     [403, 'authentication', 502, false, true],
@@ -122,14 +122,14 @@ describe('timeouts and cancellation', () => {
     // 8 tokens need less than the 300 ms floor: a JSON answer's wait grows with max_tokens beyond it.
     const call = attemptCall(fake);
     const error = await failureOf(anthropicAdapter.generate({ ...call, request: { ...call.request, max_tokens: 8 } }));
-    expect(error).toMatchObject({ kind: 'timeout', status: 503, retryable: true, fallbackEligible: true });
+    expect(error).toMatchObject({ kind: 'timeout', status: 504, retryable: true, fallbackEligible: true });
     expect(performance.now() - begin).toBeLessThan(3_000);
   });
 
   it('fails with a timeout when a JSON body stalls after the headers', async () => {
     fake.enqueue(reply.fixture('anthropic-text.json', { stallAfterEvents: 0 }));
     const error = await failureOf(operations.generate());
-    expect(error).toMatchObject({ kind: 'timeout', status: 503, retryable: true });
+    expect(error).toMatchObject({ kind: 'timeout', status: 504, retryable: true });
   });
 
   it('fails with a timeout, never a hang, when a stream stalls mid-way', async () => {
@@ -138,7 +138,7 @@ describe('timeouts and cancellation', () => {
     const { events } = await anthropicAdapter.stream(attemptCall(fake));
     const outcome = await collectUntilError(events);
     expect(outcome.events).toHaveLength(3);
-    expect(outcome.error).toMatchObject({ kind: 'timeout', status: 503, retryable: true, fallbackEligible: true });
+    expect(outcome.error).toMatchObject({ kind: 'timeout', status: 504, retryable: true, fallbackEligible: true });
     expect(performance.now() - begin).toBeLessThan(3_000);
   });
 
