@@ -983,7 +983,7 @@ export interface components {
          *     default 30; at most 30 gateway tool calls per request in any case; see those fields). The request's
          *     `tool_choice` applies to the first step; later steps turn `any` and `tool` into `auto`, so a forced call
          *     is not repeated. The request time budget (`SWITCHBOARD_REQUEST_TIMEOUT_MS`) covers the whole loop; when it
-         *     runs out, the running call is aborted and the answer is a 503 `overloaded_error` (in a stream already
+         *     runs out, the running call is aborted and the answer is a 504 `timeout_error` (in a stream already
          *     started, the in-band `error` event) whose message names the step and what was running, e.g. "The request
          *     exceeded its time budget of 600000 ms during the tool loop's step 2, while the gateway tool web_fetch ran"
          *     or "… step 3, while openai/gpt-5 on OpenAI was answering". A client that disconnects aborts the loop and

@@ -187,10 +187,10 @@ export class CredentialUnavailableError extends GatewayError {
   }
 }
 
-/** 503: the request's time budget ran out (or the client left) before any attempt answered. */
+/** 504, as Anthropic answers a request it could not finish in time: the request's time budget ran out (or the client left) before any attempt answered. */
 export class OutOfTimeError extends GatewayError {
   constructor() {
-    super(503, 'The request ran out of time before any provider answered');
+    super(504, 'The request ran out of time before any provider answered');
   }
 }
 
@@ -208,12 +208,12 @@ export class TimeBudgetSpent extends DOMException {
 }
 
 /**
- * 503: the request's time budget ran out in the middle of a server-side tool loop; the message says at which
+ * 504: the request's time budget ran out in the middle of a server-side tool loop; the message says at which
  * step and what was running (the model's answer, or which gateway tools).
  */
 export class ToolLoopTimeoutError extends GatewayError {
   constructor(message: string, options: { cause?: unknown } = {}) {
-    super(503, message, options);
+    super(504, message, options);
   }
 }
 

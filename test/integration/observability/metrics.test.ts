@@ -72,7 +72,7 @@ describe('GET /metrics', () => {
     // `up-primary-alpha` is the id Alpha knows test/primary by, as Claude Code names Claude models.
     setup.alpha.enqueue(reply.error(529), reply.fixture('anthropic-text'));
     setup.beta.enqueue(reply.error(529));
-    expect((await postMessage(setup.gateway, messageBody('up-primary-alpha', ALPHA_FIRST))).status).toBe(503);
+    expect((await postMessage(setup.gateway, messageBody('up-primary-alpha', ALPHA_FIRST))).status).toBe(529);
     expect((await postMessage(setup.gateway, messageBody('up-primary-alpha', ALPHA_FIRST))).status).toBe(200);
     const after = await scrape();
     const delta = (labels: Record<string, string>) => after.value('switchboard_requests_total', labels) - before.value('switchboard_requests_total', labels);

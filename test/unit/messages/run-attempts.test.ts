@@ -207,7 +207,7 @@ describe('runAttempts', () => {
     const error = await failed(promise);
     expect(executed).toEqual([]);
     expect(error).toBeInstanceOf(GatewayError);
-    expect(error).toMatchObject({ status: 503, publicMessage: 'The request ran out of time before any provider answered' });
+    expect(error).toMatchObject({ status: 504, publicMessage: 'The request ran out of time before any provider answered' });
   });
 
   it('stops after the attempt during which the signal fired', async () => {

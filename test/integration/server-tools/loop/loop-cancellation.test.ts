@@ -2,7 +2,7 @@
  * Over HTTP: a client that disconnects while a gateway tool runs aborts the loop and the running call (the
  * slow page the tool fetches sees its request closed, and the model is not called again); the request's time
  * budget (SWITCHBOARD_REQUEST_TIMEOUT_MS) covers the whole loop, tools included, and when it runs out the error
- * (a 503, or the in-band `error` event of a stream already started) names the step and what was running: the
+ * (a 504, or the in-band `error` event of a stream already started) names the step and what was running: the
  * gateway tool, or the model on its provider; a step that fails on every provider after the stream has started
  * ends it with an in-band `error` event.
  */
@@ -68,14 +68,14 @@ describe('the request time budget', () => {
   const page = slowPage();
   const setup = useLoopGateway({ webRoutes: { '/slow': page.route }, env: { SWITCHBOARD_REQUEST_TIMEOUT_MS: '1500' } });
 
-  it('covers the tools: a loop outliving it ends with a 503 naming the step and the tool, the tool call aborted', async () => {
+  it('covers the tools: a loop outliving it ends with a 504 naming the step and the tool, the tool call aborted', async () => {
     setup.alpha.enqueue(anthropicStep({ calls: [{ name: 'web_fetch', input: { url: `${setup.web.origin}/slow` } }], usage: { input: 10, output: 5 } }));
     const arrived = page.arrived();
     const started = performance.now();
     const call = await postMessage(setup.gateway, loopBody('test/claude', [{ type: 'gateway:web_fetch' }], ALPHA));
-    expect(call.status, JSON.stringify(call.body)).toBe(503);
+    expect(call.status, JSON.stringify(call.body)).toBe(504);
     expect(checkComponentSchema('MessagesErrorBody', call.body).errors).toEqual([]);
-    expect(call.body).toMatchObject({ type: 'error', error: { type: 'overloaded_error', code: 503 } });
+    expect(call.body).toMatchObject({ type: 'error', error: { type: 'timeout_error', code: 504 } });
     expect(errorMessage(call)).toBe("The request exceeded its time budget of 1500 ms during the tool loop's step 1, while the gateway tool web_fetch ran");
     expect(performance.now() - started).toBeLessThan(4_000);
     const held = await arrived;
@@ -83,10 +83,10 @@ describe('the request time budget', () => {
     expect(setup.alpha.requests).toHaveLength(1);
   });
 
-  it('fired during a later step\'s model call: a 503 naming the step and the model', async () => {
+  it('fired during a later step\'s model call: a 504 naming the step and the model', async () => {
     setup.alpha.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: {} }], usage: { input: 10, output: 5 } }), anthropicStep({ text: 'late', usage: { input: 10, output: 5 } }, { delayMs: 5_000 }));
     const call = await postMessage(setup.gateway, loopBody('test/claude', [{ type: 'gateway:datetime' }], ALPHA));
-    expect(call.status, JSON.stringify(call.body)).toBe(503);
+    expect(call.status, JSON.stringify(call.body)).toBe(504);
     expect(errorMessage(call)).toBe("The request exceeded its time budget of 1500 ms during the tool loop's step 2, while test/claude on Alpha Cloud was answering");
     // The budget is spent: the fallback provider is not tried.
     expect(setup.beta.requests).toHaveLength(0);
@@ -107,7 +107,7 @@ describe('the request time budget', () => {
     expect(names).not.toContain('message_stop');
     const error = JSON.parse(call.events.at(-1)?.data ?? '{}') as unknown;
     expect(checkComponentSchema('ErrorEvent', error).errors).toEqual([]);
-    expect(error).toEqual({ type: 'error', error: { type: 'overloaded_error', message: `The request exceeded its time budget of 1500 ms during the tool loop's ${what}` } });
+    expect(error).toEqual({ type: 'error', error: { type: 'timeout_error', message: `The request exceeded its time budget of 1500 ms during the tool loop's ${what}` } });
   });
 
   it('a step that fails on every provider after the stream started: an in-band error event', async () => {

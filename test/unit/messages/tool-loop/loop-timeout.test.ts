@@ -21,7 +21,7 @@ describe('loopTimeout', () => {
     const cause = new Error('aborted');
     const error = loopTimeout(aborted(new TimeBudgetSpent(1500)), activity, cause);
     expect(error).toBeInstanceOf(ToolLoopTimeoutError);
-    expect(error).toMatchObject({ status: 503, publicMessage: `The request exceeded its time budget of 1500 ms during the tool loop's ${what}`, cause });
+    expect(error).toMatchObject({ status: 504, publicMessage: `The request exceeded its time budget of 1500 ms during the tool loop's ${what}`, cause });
   });
 
   it.each([
