@@ -1,9 +1,9 @@
 /**
  * Sticky pins in Redis while it is there, in process while it is not: a Redis outage moves sessions to
  * per-instance pins (each instance keeps its own sessions warm) instead of dropping stickiness altogether.
- * A pin written in process (Redis was away, or refused the write) is read where Redis has none, so the
- * session keeps its provider after the outage too, until a pin written to Redis replaces it; a dropped pin is
- * dropped from both.
+ * After the outage the pins are read from Redis again; a pin written in process meanwhile is not copied back.
+ * A Redis that answers reads but refuses writes (READONLY after a failover, OOM) gets the same: while its
+ * writes fail, a pin it has not is read from the process, where the write went.
  */
 import type { StickyPin } from '#src/routing/plan-types.ts';
 import type { RedisConnection } from '#src/redis/redis-connection.ts';
@@ -14,6 +14,9 @@ export class FallbackPinStore implements SessionPinStore {
   readonly #redis: RedisConnection;
   readonly #shared: SessionPinStore;
   readonly #local: MemoryPinStore;
+  // Only while pin writes fail: otherwise a pin the process kept from an outage would outlive its drop by
+  // another instance.
+  #writesFailing = false;
 
   /** `shared` must throw when Redis fails (rather than answer "no pin"), so the process can take over. */
   constructor(options: { redis: RedisConnection; shared: SessionPinStore; local?: MemoryPinStore }) {
@@ -26,8 +29,7 @@ export class FallbackPinStore implements SessionPinStore {
     if (this.#useRedis()) {
       try {
         const pin = await this.#shared.get(key);
-        // With no pin held in process (the usual case) a miss costs nothing more.
-        if (pin !== undefined || this.#local.size === 0) return pin;
+        if (pin !== undefined || !this.#writesFailing) return pin;
         return await this.#local.get(key);
       } catch (error) {
         this.#redis.fellBack('sticky_sessions', error);
@@ -40,11 +42,11 @@ export class FallbackPinStore implements SessionPinStore {
     if (this.#useRedis()) {
       try {
         await this.#shared.set(key, pin, ttlMs);
-        // Redis holds the session again: a pin written in process meanwhile must not outlive this one.
-        if (this.#local.size > 0) await this.#local.delete(key);
+        this.#writesFailing = false;
         return;
       } catch (error) {
         this.#redis.fellBack('sticky_sessions', error);
+        this.#writesFailing = true;
       }
     }
     await this.#local.set(key, pin, ttlMs);

@@ -2,7 +2,7 @@
  * Redis connected but refusing every write (a primary demoted to a replica by a failover while the gateway's
  * address still names it: READONLY; or a full memory under noeviction: OOM). Every request is still
  * answered, key limits count in the process, and the log says so once, not once per request; sticky sessions
- * keep their provider on the pins written in the process, during and after.
+ * keep their provider on the pins written in the process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
@@ -40,7 +40,12 @@ describe('a Redis that refuses writes', () => {
     await Promise.all([upstream?.close(), cheap?.close()]);
   });
 
-  const logged = (from: number) => gateway.logs.slice(from).map((line) => JSON.parse(line) as { level: string; message: string }).filter((line) => line.level !== 'debug');
+  // The key limiter's lines only: on a loaded machine a command may also time out, which the connection reports.
+  const logged = (from: number) =>
+    gateway.logs
+      .slice(from)
+      .map((line) => JSON.parse(line) as { level: string; message: string })
+      .filter((line) => line.level !== 'debug' && line.message.startsWith('key limits'));
   const send = async (count: number, key: string) => {
     for (let index = 0; index < count; index += 1) expect((await postWithKey(gateway, key, { session_id: `s${index % 2}` })).status).toBe(200);
   };
@@ -79,7 +84,7 @@ describe('a Redis that refuses writes', () => {
     return values.map((value) => JSON.parse(value ?? 'null') as { model?: string }).filter((pin) => pin?.model === 'test/sticky');
   };
 
-  it('keeps a session on the provider that served it, on the pin written in the process, during and after', async () => {
+  it('keeps a session on the provider that served it, on the pin written in the process', async () => {
     const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     const session = { session_id: 'refused-pin' };
     const served = async () => {
