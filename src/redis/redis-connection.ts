@@ -149,6 +149,9 @@ export class RedisConnection {
         () => {
           this.#suspendedUntil = 0;
           this.#back();
+          // Back as after a reconnection: what waited for Redis (settlements to replay, circuits to share and
+          // read) goes now, not at the next outage's end.
+          for (const listener of this.#readyListeners) listener();
         },
         () => {
           if (this.#suspendedUntil !== 0) this.#suspendedUntil = Date.now() + SUSPEND_AFTER_TIMEOUT_MS;
