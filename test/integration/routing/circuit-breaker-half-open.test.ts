@@ -16,7 +16,7 @@ import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
 import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
 
 // Long enough for a few requests on a loaded machine while the circuit is open, short enough to wait out twice.
-const COOLDOWN_MS = 3_000;
+const COOLDOWN_MS = 5_000;
 const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: String(COOLDOWN_MS) };
 // A model of this run's own: its circuit's key and messages in Redis are no other run's.
 const MODEL = `test/half-open-${randomUUID().slice(0, 8)}`;
@@ -71,7 +71,8 @@ async function openCircuit(gateway: GatewayHandle): Promise<number> {
 
 /** Waits until `gateway` moves Alpha last (it heard of the open circuit through Redis). */
 async function untilOpenOn(gateway: GatewayHandle): Promise<void> {
-  const deadline = Date.now() + 2_000;
+  // Well within the cool-down, though a loaded machine may hold a publish up for a second or two.
+  const deadline = Date.now() + 4_000;
   while (!(await send(gateway)).open) {
     if (Date.now() > deadline) throw new Error('the instance never heard of the open circuit');
     await sleep(20);
