@@ -46,7 +46,9 @@ export class FallbackPinStore implements SessionPinStore {
         return;
       } catch (error) {
         this.#redis.fellBack('sticky_sessions', error);
-        this.#writesFailing = true;
+        // Only Redis's own refusal: a timeout (often a loaded process) sets Redis aside for every read anyway,
+        // and the write may well have been made.
+        if (error instanceof Error && error.name === 'ReplyError') this.#writesFailing = true;
       }
     }
     await this.#local.set(key, pin, ttlMs);
