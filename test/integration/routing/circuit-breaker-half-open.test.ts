@@ -49,25 +49,39 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One request (a session of its own: no pin decides the order); what was tried, and whether Alpha's circuit was open. */
 async function send(gateway: GatewayHandle, alphaReply?: 'fails' | 'answers'): Promise<{ attempts: string[]; open: boolean }> {
+  return (await sendFor(gateway, alphaReply)).seen;
+}
+
+/** `send`, with when the open circuit's cool-down ends (0 when none is open). */
+async function sendFor(gateway: GatewayHandle, alphaReply?: 'fails' | 'answers'): Promise<{ seen: { attempts: string[]; open: boolean }; retryAt: number }> {
   if (alphaReply) alpha.enqueue(alphaReply === 'fails' ? reply.error(500) : reply.fixture('anthropic-text'));
   const call = await postMessage(gateway, messageBody(MODEL, { session_id: randomUUID() }), WITH_METADATA);
   expect(call.status, JSON.stringify(call.body)).toBe(200);
-  const metadata = metadataOf(call) as ReturnType<typeof metadataOf> & { circuit_open?: unknown[] };
+  const metadata = metadataOf(call) as ReturnType<typeof metadataOf> & { circuit_open?: { retry_at: string }[] };
   // What Alpha was not asked for stays queued for no one.
   resetFakes(alpha);
-  return { attempts: metadata.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`), open: (metadata.circuit_open?.length ?? 0) > 0 };
+  const seen = { attempts: metadata.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`), open: (metadata.circuit_open?.length ?? 0) > 0 };
+  return { seen, retryAt: Date.parse(metadata.circuit_open?.[0]?.retry_at ?? '') || 0 };
 }
 
 const FAILED_OVER = ['Alpha Cloud server_error', 'Beta Cloud success'];
 const MOVED_LAST = { attempts: ['Beta Cloud success'], open: true };
 
-/** Opens Alpha's circuit on `gateway` with three failures, and returns when it opened (at the latest). */
+/** Opens Alpha's circuit on `gateway` with three failures, and returns when its cool-down ends. */
 async function openCircuit(gateway: GatewayHandle): Promise<number> {
   for (let index = 0; index < 3; index += 1) expect((await send(gateway, 'fails')).attempts).toEqual(FAILED_OVER);
-  const openedAt = Date.now();
-  expect(await send(gateway)).toEqual(MOVED_LAST);
-  return openedAt;
+  return movedLast(gateway);
 }
+
+/** Expects Alpha moved last on `gateway`, and returns when its cool-down ends. */
+async function movedLast(gateway: GatewayHandle): Promise<number> {
+  const { seen, retryAt } = await sendFor(gateway);
+  expect(seen).toEqual(MOVED_LAST);
+  return retryAt;
+}
+
+/** Waits out a cool-down (the time the gateway named, not the test's clock of when it began). */
+const pastCooldown = (retryAt: number) => sleep(retryAt - Date.now() + 100);
 
 /** Waits until `gateway` moves Alpha last (it heard of the open circuit through Redis). */
 async function untilOpenOn(gateway: GatewayHandle): Promise<void> {
@@ -87,12 +101,9 @@ describe('half-open circuit on one gateway without Redis', () => {
   afterAll(() => gateway?.close());
 
   it('reopens at the first failure after the cool-down, and a success closes it for a full count', async () => {
-    const openedAt = await openCircuit(gateway);
-    await sleep(openedAt + COOLDOWN_MS - Date.now() + 100);
+    await pastCooldown(await openCircuit(gateway));
     expect((await send(gateway, 'fails')).attempts).toEqual(FAILED_OVER);
-    const reopenedAt = Date.now();
-    expect(await send(gateway)).toEqual(MOVED_LAST);
-    await sleep(reopenedAt + COOLDOWN_MS - Date.now() + 100);
+    await pastCooldown(await movedLast(gateway));
     expect(await send(gateway, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
     expect((await send(gateway, 'fails')).attempts).toEqual(FAILED_OVER);
     expect(await send(gateway, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
@@ -122,18 +133,17 @@ describe.skipIf(redisUrl === undefined)('half-open circuit shared by two instanc
   });
 
   it('reopens on the instance that only heard of the circuit at its first failure after the cool-down, for both', async () => {
-    const openedAt = await openCircuit(pair.first);
+    const retryAt = await openCircuit(pair.first);
     await untilOpenOn(pair.second);
-    await sleep(openedAt + COOLDOWN_MS - Date.now() + 100);
+    await pastCooldown(retryAt);
 
     // The half-open probe fails on the instance that never counted a failure of its own.
     expect((await send(pair.second, 'fails')).attempts).toEqual(FAILED_OVER);
-    const reopenedAt = Date.now();
-    expect(await send(pair.second)).toEqual(MOVED_LAST);
+    const reopenedUntil = await movedLast(pair.second);
     await untilOpenOn(pair.first);
 
     // The next probe answers on that instance: closed for the one that opened it too, whose count starts again.
-    await sleep(reopenedAt + COOLDOWN_MS - Date.now() + 100);
+    await pastCooldown(reopenedUntil);
     heard.length = 0;
     expect(await send(pair.second, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
     const deadline = Date.now() + 2_000;
