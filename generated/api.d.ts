@@ -1128,7 +1128,11 @@ export interface components {
             effort?: string | null;
             /**
              * @description Structured output. With `json_schema`, the answer is JSON matching `schema`. `null`, which Anthropic
-             *     accepts, is the same as leaving it out.
+             *     accepts, is the same as leaving it out. OpenAI (Chat Completions, Responses, Azure) gets the schema as
+             *     `response_format: json_schema` in its strict mode when the schema fits that mode (every object with
+             *     `additionalProperties: false` and all its properties in `required`); a schema outside it, such as one
+             *     with an optional property, which Anthropic accepts and OpenAI's strict mode refuses, is sent with
+             *     `strict: false`: the answer follows the schema without OpenAI's guarantee.
              */
             format?: null | {
                 /** @constant */
