@@ -15,6 +15,7 @@ import { planCacheBreakpoints, type CacheBreakpointPlan } from '#src/request/cac
 import { convertToAiSdkPrompt } from '#src/providers/ai-sdk/convert-to-ai-sdk-prompt.ts';
 import { convertToAiSdkReasoning } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
 import { convertToolPartsToText } from '#src/providers/ai-sdk/convert-tool-parts-to-text.ts';
+import { fitsOpenAiStrictMode } from '#src/providers/ai-sdk/openai-strict-schema.ts';
 
 /** The request fields the translator reads (a count-tokens request has no `max_tokens`). */
 export type TranslatableRequest = Omit<MessageRequest, 'max_tokens'> & { max_tokens?: number };
@@ -24,6 +25,9 @@ export type AiSdkCallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal' | 
 
 // The catalog prices OpenAI's fast variants as Priority processing (`service_tier: priority`).
 const PRIORITY_FAMILIES = new Set(['openai-chat', 'openai-responses', 'azure']);
+
+// The families whose packages send a structured-output schema in OpenAI's strict mode unless told otherwise.
+const STRICT_SCHEMA_FAMILIES = new Set(['openai-chat', 'openai-responses', 'azure']);
 
 /** Builds the call options for `doGenerate` / `doStream`; a feature the vendor lacks is a 400 naming it. */
 export function convertToAiSdkCallOptions({
@@ -72,6 +76,10 @@ export function convertToAiSdkCallOptions({
   // Converse takes tool calls and results only with active tools; without, they go as text rather than be dropped.
   const withoutActiveTools = profile.family === 'bedrock' && (tools.length === 0 || toolChoice?.type === 'none');
   const format = jsonSchemaFormat(request.output_config?.format, profile);
+  if (format && STRICT_SCHEMA_FAMILIES.has(profile.family) && !fitsOpenAiStrictMode(format.schema)) {
+    vendorOptions.strictJsonSchema = false;
+    warnings.push(`output_config.format sent without strict mode: ${profile.label} takes a schema strictly only when every object has additionalProperties false and every property required`);
+  }
   const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
   const value: AiSdkCallOptions = {
     prompt: withoutActiveTools ? convertToolPartsToText(prompt.value) : prompt.value,

@@ -35,7 +35,7 @@ describe('reasoning, output and tool choice', () => {
   });
 
   it('maps structured output, tool choice variants and parallel tool use', () => {
-    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
     const { value } = convert('openai-chat', {
       output_config: { format: { type: 'json_schema', schema: schema as never } },
       tools: [{ name: 'a', input_schema: { type: 'object' } as never }],
