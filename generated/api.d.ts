@@ -841,7 +841,13 @@ export interface components {
             description?: string;
             /** @description JSON Schema of the tool's input (`type` is `object`). */
             input_schema: Record<string, never>;
-            /** @description Whether the model's input must match `input_schema` exactly (the vendor's strict mode where it has one). */
+            /**
+             * @description Whether the model's input must match `input_schema` exactly (the vendor's strict mode where it has one).
+             *     OpenAI (Chat Completions, Responses, Azure) takes a tool strictly only when its schema fits OpenAI's
+             *     strict mode (every object with `additionalProperties: false` and all its properties in `required`); a
+             *     strict tool outside it, such as one with an optional parameter, which Anthropic accepts and OpenAI
+             *     refuses, is sent without strict mode.
+             */
             strict?: boolean;
             /** @description Example inputs, each an object matching `input_schema`. */
             input_examples?: Record<string, never>[];
