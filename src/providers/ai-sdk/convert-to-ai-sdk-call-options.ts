@@ -127,7 +127,7 @@ function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSd
         name: custom.name,
         ...(custom.description !== undefined ? { description: custom.description } : {}),
         inputSchema: custom.input_schema as JSONSchema7,
-        ...(custom.strict !== undefined ? { strict: custom.strict } : {}),
+        ...(custom.strict !== undefined ? { strict: toolStrictness(custom, profile, warnings) } : {}),
         ...(custom.input_examples?.length ? { inputExamples: custom.input_examples.map((input) => ({ input: input as JSONObject })) } : {}),
       });
     } else if (type.startsWith('gateway:')) {
@@ -138,6 +138,13 @@ function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSd
     }
   }
   return converted;
+}
+
+/** A tool's `strict`, off where OpenAI's strict mode would refuse its schema (an optional parameter). */
+function toolStrictness(tool: CustomTool, profile: AiSdkVendorProfile, warnings: string[]): boolean {
+  if (tool.strict !== true || !STRICT_SCHEMA_FAMILIES.has(profile.family) || fitsOpenAiStrictMode(tool.input_schema)) return tool.strict === true;
+  warnings.push(`tools.${tool.name}.strict not forwarded: ${profile.label} takes a tool strictly only when every object has additionalProperties false and every property required`);
+  return false;
 }
 
 /** Anthropic `tool_choice` to the AI SDK's: `any` is `required`; a type the translators do not know is a 400. */

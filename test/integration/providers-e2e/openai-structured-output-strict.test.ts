@@ -110,3 +110,46 @@ describe('structured output on OpenAI Responses', () => {
     expect(format).toMatchObject({ type: 'json_schema', strict: false, schema: withOptional.schema });
   });
 });
+
+describe('strict tools on OpenAI Chat Completions', () => {
+  const booking = (required: string[]) => ({
+    name: 'book_flight',
+    description: 'Books a flight',
+    strict: true,
+    input_schema: { type: 'object' as const, properties: { to: { type: 'string' }, passengers: { type: 'integer' } }, required, additionalProperties: false },
+  });
+  const toolCall = {
+    id: 'chatcmpl-structured-2',
+    object: 'chat.completion',
+    created: 1770933883,
+    model: 'gpt-4.1-mini-2025-04-14',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'book_flight', arguments: '{"to":"Lisbon"}' } }], refusal: null, annotations: [] },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: { prompt_tokens: 60, completion_tokens: 9, total_tokens: 69 },
+  };
+  const sentTools = () => (chat.upstream.lastRequest()?.body as { tools?: Array<{ function: { name: string; strict?: boolean } }> }).tools;
+
+  it('a strict tool with an optional parameter is sent without strict mode, and its call comes back', async () => {
+    chat.upstream.clear();
+    chat.upstream.enqueue(reply.json(toolCall));
+    const message = await chat.client.messages.create({ ...ask, model: CHAT_MODEL, tools: [booking(['to'])] });
+
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content).toEqual([{ type: 'tool_use', id: 'call_1', name: 'book_flight', input: { to: 'Lisbon' } }]);
+    expect(sentTools()?.[0]?.function.strict).toBe(false);
+  });
+
+  it('a strict tool inside strict mode stays strict', async () => {
+    chat.upstream.clear();
+    chat.upstream.enqueue(reply.json(toolCall));
+    await chat.client.messages.create({ ...ask, model: CHAT_MODEL, tools: [booking(['to', 'passengers'])] });
+
+    expect(sentTools()?.[0]?.function.strict).toBe(true);
+  });
+});

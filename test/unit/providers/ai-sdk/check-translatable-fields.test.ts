@@ -96,9 +96,11 @@ describe('hints whose loss cannot change the answer', () => {
   });
 
   it('offers a deferred tool at once, and passes strict and input examples on', () => {
-    const request = body({ tools: [{ ...tool, defer_loading: true, strict: true, input_examples: [{ path: 'a.txt' }] }] });
+    // A schema OpenAI's strict mode takes: closed, every property required.
+    const input_schema = { ...tool.input_schema, required: ['path'], additionalProperties: false };
+    const request = body({ tools: [{ ...tool, input_schema, defer_loading: true, strict: true, input_examples: [{ path: 'a.txt' }] }] });
     expect(translate('openai-chat', request).value.tools).toEqual([
-      { type: 'function', name: 'read', description: 'Reads a file', inputSchema: tool.input_schema, strict: true, inputExamples: [{ input: { path: 'a.txt' } }] },
+      { type: 'function', name: 'read', description: 'Reads a file', inputSchema: input_schema, strict: true, inputExamples: [{ input: { path: 'a.txt' } }] },
     ]);
   });
 
