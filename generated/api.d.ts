@@ -843,10 +843,10 @@ export interface components {
             input_schema: Record<string, never>;
             /**
              * @description Whether the model's input must match `input_schema` exactly (the vendor's strict mode where it has one).
-             *     OpenAI (Chat Completions, Responses, Azure) takes a tool strictly only when its schema fits OpenAI's
-             *     strict mode (every object with `additionalProperties: false` and all its properties in `required`); a
-             *     strict tool outside it, such as one with an optional parameter, which Anthropic accepts and OpenAI
-             *     refuses, is sent without strict mode.
+             *     OpenAI (Chat Completions, Responses, Azure) and the OpenAI-compatible vendors take a tool strictly only
+             *     when its schema fits OpenAI's strict mode (every object with `additionalProperties: false` and all its
+             *     properties in `required`); a strict tool outside it, such as one with an optional parameter, which
+             *     Anthropic accepts and strict mode refuses, is sent without strict mode.
              */
             strict?: boolean;
             /** @description Example inputs, each an object matching `input_schema`. */
@@ -1134,11 +1134,11 @@ export interface components {
             effort?: string | null;
             /**
              * @description Structured output. With `json_schema`, the answer is JSON matching `schema`. `null`, which Anthropic
-             *     accepts, is the same as leaving it out. OpenAI (Chat Completions, Responses, Azure) gets the schema as
-             *     `response_format: json_schema` in its strict mode when the schema fits that mode (every object with
-             *     `additionalProperties: false` and all its properties in `required`); a schema outside it, such as one
-             *     with an optional property, which Anthropic accepts and OpenAI's strict mode refuses, is sent with
-             *     `strict: false`: the answer follows the schema without OpenAI's guarantee.
+             *     accepts, is the same as leaving it out. OpenAI (Chat Completions, Responses, Azure) and the
+             *     OpenAI-compatible vendors that take schemas get it as `response_format: json_schema` in strict mode
+             *     when the schema fits that mode (every object with `additionalProperties: false` and all its properties
+             *     in `required`); a schema outside it, such as one with an optional property, which Anthropic accepts and
+             *     strict mode refuses, is sent with `strict: false`: the answer follows the schema without the guarantee.
              */
             format?: null | {
                 /** @constant */
