@@ -26,8 +26,9 @@ export type AiSdkCallOptions = Omit<LanguageModelV4CallOptions, 'abortSignal' | 
 // The catalog prices OpenAI's fast variants as Priority processing (`service_tier: priority`).
 const PRIORITY_FAMILIES = new Set(['openai-chat', 'openai-responses', 'azure']);
 
-// The families whose packages send a structured-output schema in OpenAI's strict mode unless told otherwise.
-const STRICT_SCHEMA_FAMILIES = new Set(['openai-chat', 'openai-responses', 'azure']);
+// The families whose packages send a structured-output schema in OpenAI's strict mode unless told otherwise
+// (the compatible vendors that take schemas, Groq among them, copy that mode and its rules).
+const STRICT_SCHEMA_FAMILIES = new Set(['openai-chat', 'openai-responses', 'azure', 'openai-compatible']);
 
 /** Builds the call options for `doGenerate` / `doStream`; a feature the vendor lacks is a 400 naming it. */
 export function convertToAiSdkCallOptions({

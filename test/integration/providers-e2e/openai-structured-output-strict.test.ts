@@ -11,6 +11,7 @@ import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
 
 const CHAT_MODEL = 'e2e/gpt-chat-structured';
 const RESPONSES_MODEL = 'e2e/gpt-responses-structured';
+const GROQ_MODEL = 'e2e/groq-structured';
 const ANSWER = { name: 'Ada Lovelace', born: 1815 };
 
 const chat = useE2eTarget({
@@ -23,6 +24,13 @@ const responses = useE2eTarget({
   startUpstream: startFakeOpenAiResponses,
   providerYaml: (fake) => `  openai: { base_url: "${fake.baseURL}", api_key: "sk-openai-e2e-structured-02" }`,
   model: { slug: RESPONSES_MODEL, provider: 'openai', upstreamModel: 'gpt-5-mini', pricing: '{ input: 0.25, output: 2 }' },
+});
+
+// Groq's preset takes schemas (`supportsStructuredOutputs`); its strict mode has OpenAI's rules.
+const groq = useE2eTarget({
+  startUpstream: startFakeOpenAiChat,
+  providerYaml: (fake) => `  groq: { base_url: "${fake.baseURL}", api_key: "gsk-e2e-structured-03" }`,
+  model: { slug: GROQ_MODEL, provider: 'groq', upstreamModel: 'openai/gpt-oss-120b', pricing: '{ input: 0.15, output: 0.6 }' },
 });
 
 /** A person with an optional nickname: valid for Anthropic, outside OpenAI's strict mode. */
@@ -108,6 +116,19 @@ describe('structured output on OpenAI Responses', () => {
     expect(message.parsed_output).toEqual(ANSWER);
     const format = (responses.upstream.lastRequest()?.body as ResponsesBody).text?.format;
     expect(format).toMatchObject({ type: 'json_schema', strict: false, schema: withOptional.schema });
+  });
+});
+
+describe('structured output on an OpenAI-compatible vendor (Groq)', () => {
+  it('a schema with an optional property is sent with strict: false, one inside strict mode strictly', async () => {
+    groq.upstream.clear();
+    groq.upstream.enqueue(reply.json(chatCompletion(JSON.stringify(ANSWER))), reply.json(chatCompletion(JSON.stringify(ANSWER))));
+    const loose = await groq.client.messages.parse({ ...ask, model: GROQ_MODEL, output_config: { format: withOptional } });
+    expect(loose.parsed_output).toEqual(ANSWER);
+    expect((groq.upstream.requests[0]?.body as ChatBody).response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', strict: false, schema: withOptional.schema } });
+
+    await groq.client.messages.parse({ ...ask, model: GROQ_MODEL, output_config: { format: allRequired } });
+    expect((groq.upstream.requests[1]?.body as ChatBody).response_format?.json_schema?.strict).toBe(true);
   });
 });
 
