@@ -708,7 +708,11 @@ export interface components {
             /** @constant */
             type: "tool_result";
         };
-        /** @description A thinking block from an earlier assistant turn, passed back with its signature. */
+        /**
+         * @description A thinking block from an earlier assistant turn, passed back with its signature. A block another vendor
+         *     produced (its signature is the gateway's envelope of that vendor's reasoning) is left out when the
+         *     conversation reaches an Anthropic-format upstream, which would refuse its signature.
+         */
         ThinkingBlockParam: {
             /** @constant */
             type: "thinking";
@@ -718,6 +722,11 @@ export interface components {
             /** @constant */
             type: "thinking";
         };
+        /**
+         * @description A redacted thinking block from an earlier assistant turn, passed back with its `data`. As for thinking
+         *     blocks, one another vendor produced (Bedrock's redacted reasoning, whose `data` is the gateway's envelope)
+         *     is left out when the conversation reaches an Anthropic-format upstream, which would refuse its `data`.
+         */
         RedactedThinkingBlockParam: {
             /** @constant */
             type: "redacted_thinking";
