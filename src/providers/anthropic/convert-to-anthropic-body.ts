@@ -27,13 +27,16 @@ export function convertToAnthropicBody(request: MessageRequest, upstreamModel: s
 }
 
 function isForeignThinking(block: unknown): boolean {
-  const candidate = block as { type?: unknown; signature?: unknown };
-  return candidate.type === 'thinking' && typeof candidate.signature === 'string' && candidate.signature.startsWith(GATEWAY_SIGNATURE_PREFIX);
+  const candidate = block as { type?: unknown; signature?: unknown; data?: unknown };
+  // Redacted reasoning (Bedrock's) carries its envelope in `data`, where Anthropic's own has its encrypted form.
+  const material = candidate.type === 'thinking' ? candidate.signature : candidate.type === 'redacted_thinking' ? candidate.data : undefined;
+  return typeof material === 'string' && material.startsWith(GATEWAY_SIGNATURE_PREFIX);
 }
 
 /**
- * Drops thinking blocks another vendor produced (their signatures are the gateway's `sbsig1_` envelopes),
- * which Anthropic would reject, when a conversation moves to an Anthropic upstream after a fallback. The
+ * Drops thinking and redacted thinking blocks another vendor produced (their signatures or data are the
+ * gateway's `sbsig1_` envelopes), which Anthropic would reject, when a conversation moves to an Anthropic
+ * upstream after a fallback. The
  * messages are returned as they are, without copying, when there is none: the usual case.
  */
 export function withoutForeignThinking(messages: MessageParam[]): MessageParam[] {
