@@ -1240,7 +1240,8 @@ export interface components {
          *     M maximum`), which clients such as Claude Code read to offer compacting. An endpoint whose context length
          *     is unknown is always tried. The estimate is of the context window: thinking blocks of turns before the
          *     current one (which starts at the last user message with more than tool results) are not counted, as
-         *     Anthropic strips them from the window.
+         *     Anthropic strips them from the window. Compression weighs each message by the same estimate, so
+         *     removing a message never counts thinking the check did not count.
          *
          *     `gateway_metadata.plugins` reports how many messages were removed for the attempt that answered.
          */

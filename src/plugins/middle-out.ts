@@ -4,10 +4,11 @@
  * leading system messages too), the most recent turn and the latest user prompt are always kept, and a
  * `tool_use` is never separated from its `tool_result`: messages linked by a tool call form one unit, removed
  * together or not at all.
- * Pure: the token estimate is the gateway's one estimator.
+ * Pure: the token estimate is the gateway's one estimator, in context-window terms (earlier turns' thinking
+ * not counted), as the context check's.
  */
 import type { MessageParam, MessageRequest } from '#src/api-types.ts';
-import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import { contextTokensPerMessage, estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { contentBlocks, stringContent } from '#src/request/message-content.ts';
 
 /** A run of messages that must stay or go together: `[start, end]`, both inclusive. */
@@ -100,7 +101,8 @@ export function middleOutOrder(first: number, last: number): number[] {
 export function compressMiddleOut(request: Pick<MessageRequest, 'system' | 'messages' | 'tools'>, budget: number): MiddleOutResult {
   const { messages } = request;
   const fixed = estimateInputTokens({ system: request.system, tools: request.tools, messages: [] });
-  const perMessage = messages.map((message) => estimateInputTokens({ messages: [message] }));
+  // Counted as the context check counts them (earlier turns' thinking left out), or more would go than needed.
+  const perMessage = contextTokensPerMessage(messages);
   let total = fixed + perMessage.reduce((sum, tokens) => sum + tokens, 0);
   const units = messageUnits(messages);
   const removedUnits = new Set<number>();

@@ -129,3 +129,16 @@ export function estimateInputTokens(request: Pick<CountTokensRequest, 'system' |
 export function estimateContextTokens(request: Pick<CountTokensRequest, 'system' | 'messages' | 'tools'>): number {
   return estimate(request, currentTurnStart(request.messages));
 }
+
+/**
+ * Each message's estimate on its own, as `estimateContextTokens` counts it (earlier turns' thinking left out),
+ * so that removing messages one by one (context-compression) subtracts what the context check added.
+ */
+export function contextTokensPerMessage(messages: readonly MessageParam[]): number[] {
+  const thinkingFrom = currentTurnStart(messages);
+  return messages.map((message, index) => {
+    const tally: Tally = { characters: 0, tokens: 0 };
+    addMessage(tally, message, index >= thinkingFrom);
+    return Math.ceil(tally.characters / CHARACTERS_PER_TOKEN) + tally.tokens;
+  });
+}

@@ -144,6 +144,19 @@ describe('context-compression', () => {
     expect(pluginReports(call)).toMatchObject([{ id: 'context-compression', messages_removed: 3 }]);
   });
 
+  it('weighs an earlier turn\'s thinking as the context check does (not at all), removing no more than needed', async () => {
+    small.enqueue(reply.fixture('anthropic-text'));
+    // a7 thought at length (1,000 tokens by the estimate) before its answer: Anthropic strips it from the
+    // window, so the check leaves it out; removing the same units as without it must be enough.
+    const thought = { role: 'assistant', content: [{ type: 'thinking', thinking: 'T'.repeat(4_000), signature: 'sig-a7' }, { type: 'text', text: pad('a7') }] };
+    const withThinking = [...CONVERSATION.slice(0, 7), thought, CONVERSATION[8]];
+    const call = await postMessage(gateway, body({ messages: withThinking, plugins: [{ id: 'context-compression' }] }), WITH_METADATA);
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(labels(small.lastRequest())).toEqual(['u0', 'u6', 'thinking:undefined', 'u8']);
+    expect(pluginReports(call)).toEqual([{ id: 'context-compression', messages_removed: 5, context_length: 600, estimated_input_tokens: 425 }]);
+  });
+
   it('keeps the question an assistant prefill continues', async () => {
     small.enqueue(reply.fixture('anthropic-text'));
     const prefilled = [...CONVERSATION, { role: 'assistant', content: pad('a9 prefill') }];
