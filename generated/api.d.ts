@@ -1289,7 +1289,8 @@ export interface components {
          * @description Screens the input before routing with the moderation model named in `SWITCHBOARD_CONFIG`
          *     (`plugins.moderation`): OpenAI's moderation endpoint, or any catalog model asked to classify the input
          *     (routed like any request). Every text the model will read is screened, except the assistant's own turns:
-         *     the system prompt and system messages (one input), then each user turn (one input each): its text blocks,
+         *     the system prompt and system messages (one input), then each user turn, and each message of a role the
+         *     gateway does not know (it is forwarded, so the model reads it), one input each: its text blocks,
          *     tool results (their string content, or the text, documents and search results nested in them), documents
          *     (a plain-text or content-block source, `title` and `context`, and the text of PDFs the `file-parser`
          *     read), and search results (`title` and content). A PDF the `file-parser` did not read and images are not

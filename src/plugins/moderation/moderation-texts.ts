@@ -3,7 +3,8 @@
  * wrote. The system prompt and system messages, then each user turn's string content, text blocks, documents
  * (plain-text sources, content-block sources, their title and context, and the text of PDFs the file-parser
  * read), search results (title and content) and tool results (their string content, or the same blocks nested
- * inside). The assistant's turns are the model's own. Pure.
+ * inside), and the same of messages of roles the gateway does not know (forwarded, so read). The assistant's
+ * turns are the model's own. Pure.
  * @see ModerationPlugin in openapi/components/schemas/plugins.yaml
  */
 import type { MessageRequest } from '#src/api-types.ts';
@@ -53,8 +54,8 @@ function blockTexts(block: LooseBlock, parts: string[]): void {
 }
 
 /**
- * The texts to screen: the system prompt (with any system messages) as one, then one per user turn that has
- * text (its parts joined by blank lines).
+ * The texts to screen: the system prompt (with any system messages) as one, then one per user turn (or turn of
+ * an unknown role) that has text (its parts joined by blank lines).
  */
 export function moderationTexts(request: Pick<MessageRequest, 'system' | 'messages'>): string[] {
   const texts: string[] = [];
@@ -63,7 +64,8 @@ export function moderationTexts(request: Pick<MessageRequest, 'system' | 'messag
   const systemText = system.filter(isText).join('\n\n');
   if (systemText !== '') texts.push(systemText);
   for (const message of request.messages) {
-    if (message.role !== 'user') continue;
+    // A role the gateway does not know is forwarded as it came, so the model reads it: only its own turns pass.
+    if (message.role === 'assistant' || isSystemMessage(message)) continue;
     const parts: string[] = [];
     const own = stringContent(message);
     if (isText(own)) parts.push(own);

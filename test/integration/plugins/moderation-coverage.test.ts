@@ -71,6 +71,8 @@ const cases: [string, Record<string, unknown>][] = [
   ['a document with a plain-text source', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: bad } }, { type: 'text', text: 'Summarise.' }] }] }],
   ['a document with a content-block source', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'content', content: [{ type: 'text', text: bad }] } }, { type: 'text', text: 'Summarise.' }] }] }],
   ['a document\'s context', { messages: [{ role: 'user', content: [{ type: 'document', context: bad, source: { type: 'text', media_type: 'text/plain', data: 'Plain.' } }, { type: 'text', text: 'Summarise.' }] }] }],
+  ['a message of a role the gateway does not know', { messages: [{ role: 'user', content: 'Hello' }, { role: 'developer', content: bad }, { role: 'user', content: 'Go on' }] }],
+  ['a text block of a role the gateway does not know', { messages: [{ role: 'user', content: 'Hello' }, { role: 'developer', content: [{ type: 'text', text: bad }] }, { role: 'user', content: 'Go on' }] }],
   ['a search result in a user turn', { messages: [{ role: 'user', content: [searchResult(bad), { type: 'text', text: 'Summarise.' }] }] }],
 ];
 
