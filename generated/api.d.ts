@@ -1358,7 +1358,9 @@ export interface components {
          *     markdown links. The new prompt is the last user turn when it holds text (only system messages or an
          *     assistant prefill may follow it): a request whose last turn holds tool results alone continues a prompt
          *     already answered (a client's agent loop), so nothing is searched or added again (`status: skipped`),
-         *     and a loop costs one search, not one per step. A failed search leaves the prompt as it was
+         *     and so does one whose only text is `<system-reminder>` elements (the notes Claude Code adds to the turn
+         *     carrying tool results); a loop costs one search, not one per step. Reminder text is never searched (nor
+         *     fetched from, by `web-fetch`): the query is the user's words without it. A failed search leaves the prompt as it was
          *     (`gateway_metadata.plugins` says so). A gateway without a search backend answers 400.
          */
         WebPlugin: {

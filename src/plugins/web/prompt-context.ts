@@ -12,10 +12,21 @@ export interface UserTurn {
   text: string;
 }
 
+// Claude Code's notes to the model (todo nudges, CLAUDE.md context, file-change notices), put in user turns as
+// text but not written by the user: never a question to search for. Matched lazily, one element at a time.
+const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+
+/** A text without its `<system-reminder>` elements, trimmed. */
+export function withoutSystemReminders(text: string): string {
+  return text.includes('<system-reminder>') ? text.replace(SYSTEM_REMINDER, '').trim() : text.trim();
+}
+
 /**
- * The user's new prompt: the last user turn, when it holds text and only system messages or an assistant
- * prefill follow it; null otherwise. A turn of tool results alone continues a prompt already answered (an
- * agent's loop), so it asks for nothing new: the web plugins search and fetch once per prompt, not per turn.
+ * The user's new prompt: the last user turn, when it holds text other than `<system-reminder>` elements and
+ * only system messages or an assistant prefill follow it; null otherwise. A turn of tool results alone (with
+ * or without a client's reminders) continues a prompt already answered (an agent's loop), so it asks for
+ * nothing new: the web plugins search and fetch once per prompt, not per turn. The text is the user's words
+ * alone, reminders left out.
  */
 export function newUserPrompt(messages: readonly MessageParam[]): UserTurn | null {
   let index = messages.length - 1;
@@ -24,8 +35,10 @@ export function newUserPrompt(messages: readonly MessageParam[]): UserTurn | nul
   while (index >= 0 && (messages[index] as MessageParam).role === 'system') index -= 1;
   const message = messages[index];
   if (message?.role !== 'user') return null;
-  const text = stringContent(message) ?? contentBlocks(message).flatMap((block) => (block.type === 'text' && 'text' in block ? [block.text] : [])).join('\n');
-  return text.trim() !== '' ? { index, text: text.trim() } : null;
+  const own = stringContent(message);
+  const texts = own !== undefined ? [own] : contentBlocks(message).flatMap((block) => (block.type === 'text' && 'text' in block ? [block.text] : []));
+  const text = texts.map(withoutSystemReminders).filter((part) => part !== '').join('\n');
+  return text !== '' ? { index, text } : null;
 }
 
 /** The request with `text` appended as a text block to the user turn at `index`. */

@@ -133,6 +133,23 @@ describe('the web plugins in an agent\'s loop', () => {
     expect(JSON.stringify(chat.lastRequest().body)).not.toContain('A web search was conducted');
   });
 
+  it('reads a Claude Code session\'s turns without their system reminders: searched for the user\'s words, a tool turn with reminders is no new prompt', async () => {
+    searxng.enqueue(searxngAnswer(question, RESULTS));
+    chat.enqueue(reply.fixture('openai-text'), reply.fixture('openai-text'));
+    // Claude Code's shape: reminder text blocks before the user's words in the prompt turn, and after the
+    // tool result in the turn that answers a tool call.
+    const reminder = (note: string) => ({ type: 'text', text: `<system-reminder>\n${note}\n</system-reminder>` });
+    const prompt = { role: 'user', content: [reminder(`As you answer the user's questions, you can use the following context:\n# claudeMd\nSee ${site.origin}/tides for the house style.`), { type: 'text', text: question }] };
+    const toolTurn = { role: 'user', content: [toolTurns[1]?.content[0], reminder("The TodoWrite tool hasn't been used recently. Ignore if not applicable.")] };
+    const first = await postMessage(gateway, { ...body(question, [{ id: 'web' }, { id: 'web-fetch' }]), tools, messages: [prompt] }, WITH_METADATA);
+    const step = await postMessage(gateway, { ...body(question, [{ id: 'web' }, { id: 'web-fetch' }]), tools, messages: [prompt, toolTurns[0], toolTurn] }, WITH_METADATA);
+
+    for (const call of [first, step]) expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(searxng.requests.map((request) => request.query.get('q'))).toEqual([question]);
+    expect(metadataOf(first) as unknown).toMatchObject({ plugins: [{ id: 'web-fetch', status: 'skipped', urls: [] }, { id: 'web', status: 'added', query: question }] });
+    expect(metadataOf(step) as unknown).toMatchObject({ plugins: [{ id: 'web-fetch', status: 'skipped' }, { id: 'web', status: 'skipped', results: 0 }] });
+  });
+
   it('searches again for a new prompt after the loop, and fetches once per prompt too', async () => {
     searxng.enqueue(searxngAnswer('and in Maine?', RESULTS));
     chat.enqueue(reply.fixture('openai-text'), reply.fixture('openai-text'));
