@@ -1303,6 +1303,16 @@ export interface components {
          *     default) answers 503 without calling any model; `fail_open` serves the request unscreened and reports
          *     `status: failed_open` in `gateway_metadata.plugins`. A gateway without `plugins.moderation` answers 400.
          *
+         *     **Long inputs and long sessions** (`engine: openai`). Each input is cut into pieces of at most 8,000
+         *     characters (about 2,000 tokens; at a line break or a space when one is near), so a client's long system
+         *     prompt (Claude Code's is 15,000 to 20,000 tokens) or a whole file in a tool result is screened whole and is
+         *     not refused by the endpoint; a call carries at most 32 inputs, and more make several calls, sent together
+         *     within `timeout_ms`. A piece the endpoint passed is not screened again by the same gateway process for the
+         *     same account and moderation model: the gateway remembers, in memory only, a SHA-256 digest of it (never
+         *     the text), the most recently seen 20,000 of them. A conversation's history, which a client sends again on
+         *     every turn and every step of its agent loop, is thus screened once, and each request has only what is new
+         *     screened (none at all: `passed`, no call). A flagged piece is screened again whenever it comes back.
+         *
          *     **Limits and cost.** The gateway key's limits are checked before the input is screened: a request its
          *     credit limit (402) or rate limits (429) refuse calls no upstream, the moderation model included (a tool
          *     loop's too). A

@@ -41,6 +41,7 @@ import { shutDownGracefully } from '#src/lifecycle/graceful-shutdown.ts';
 import { applyServerLimits, installClientErrorHandler, serverOptions, type ServerLimits } from '#src/http/server-limits.ts';
 import { expressMessageClasses } from '#src/http/express-messages.ts';
 import type { LookupAll } from '#src/server-tools/web-fetch/guarded-dispatcher.ts';
+import { PassedPieces } from '#src/plugins/moderation/moderation-pieces.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -181,7 +182,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         adapterFor: createAdapterRegistry(),
         serverTools: { config: catalog.serverTools, runtime: toolRuntime },
         logger,
-        plugins: { config: catalog.plugins, serverTools: catalog.serverTools, toolRuntime, catalog, moderationClients: new Map() },
+        plugins: { config: catalog.plugins, serverTools: catalog.serverTools, toolRuntime, catalog, moderationClients: new Map(), moderationPassed: new PassedPieces() },
         admission: limiter,
       },
       observer: observability.observer,

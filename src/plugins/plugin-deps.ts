@@ -11,6 +11,7 @@ import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { ServerToolRuntime } from '#src/server-tools/server-tool-runtime.ts';
 import type { ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
 import type { ModerationClients } from '#src/plugins/moderation/openai-moderation.ts';
+import type { PassedPieces } from '#src/plugins/moderation/moderation-pieces.ts';
 import type { PluginsConfig } from '#src/plugins/plugins-config.ts';
 
 /** The plugins' own dependencies. */
@@ -22,6 +23,8 @@ export interface PluginDeps {
   catalog: Pick<Catalog, 'getProvider'>;
   /** OpenAI SDK clients of the moderation endpoint, made on first use. */
   moderationClients: ModerationClients;
+  /** The pieces OpenAI's moderation endpoint passed, by digest, so that a conversation's history is screened once. */
+  moderationPassed: PassedPieces;
 }
 
 /**

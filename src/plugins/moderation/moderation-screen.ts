@@ -51,7 +51,7 @@ async function verdictOf(deps: PluginHookDeps, config: ModerationConfig, texts: 
     case 'openai': {
       const provider = deps.plugins.catalog.getProvider(config.provider);
       if (!provider) throw new Error(`the provider ${config.provider} is not in the catalog`);
-      return screenWithOpenAi({ texts, config, provider, clients: deps.plugins.moderationClients, signal });
+      return screenWithOpenAi({ texts, config, provider, clients: deps.plugins.moderationClients, passed: deps.plugins.moderationPassed, accountId: context.caller.accountId, signal });
     }
     case 'model':
       return screenWithModel({ routing: deps, planned: screening.planned ?? (await planScreening(deps, config, texts, context)), config, context, signal, admitted: screening.admitted });

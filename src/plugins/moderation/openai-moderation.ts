@@ -1,13 +1,15 @@
 /**
  * Screening through OpenAI's moderation endpoint (`POST /moderations`) with the official `openai` SDK (loaded
  * on the first screening), reached through a catalog provider's base URL and the gateway's shared key for it.
- * The SDK retries nothing: a failure is the plugin's to handle (fail open or closed).
+ * The SDK retries nothing: a failure is the plugin's to handle (fail open or closed). Long texts are cut into
+ * pieces, and pieces passed before are not sent again (moderation-pieces.ts).
  * @see https://developers.openai.com/api/reference/resources/moderations
  */
 import type { OpenAI } from 'openai';
 import type { CatalogProvider } from '#src/catalog/catalog-types.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
 import type { ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { inGroups, piecesToScreen, type PassedPieces, type PendingPiece } from '#src/plugins/moderation/moderation-pieces.ts';
 
 /** One input's result as the endpoint answers it (the fields the verdict reads). */
 export interface ModerationResult {
@@ -49,16 +51,34 @@ export function verdictOfResults(results: readonly ModerationResult[], model: st
   return { flagged: true, category: ranked[0] ?? null, explanation: `The input was flagged by moderation (${model}: ${named}) and was not sent to any model.` };
 }
 
-/** Screens the texts; throws when the endpoint fails or cannot be reached. */
+/**
+ * Screens the texts' pieces not passed before (moderation-pieces.ts), in calls of a bounded number of inputs
+ * sent together under the one signal, and remembers the pieces that pass; throws when a call fails or the
+ * endpoint cannot be reached.
+ */
 export async function screenWithOpenAi(options: {
   texts: string[];
   config: ModerationConfig;
   provider: CatalogProvider;
   clients: ModerationClients;
+  passed: PassedPieces;
+  accountId: string;
   signal: AbortSignal;
 }): Promise<ModerationVerdict> {
-  const client = await clientFor(options.clients, options.provider, options.config);
-  const answer = await client.moderations.create({ model: options.config.model, input: options.texts }, { signal: options.signal });
-  if (!Array.isArray(answer.results) || answer.results.length !== options.texts.length) throw new Error('the moderation endpoint answered a result list of the wrong length');
-  return verdictOfResults(answer.results as unknown as ModerationResult[], options.config.model);
+  const { config, passed, signal } = options;
+  const pending = piecesToScreen(options.texts, passed, options.accountId, config.model);
+  if (pending.length === 0) return verdictOfResults([], config.model);
+  const client = await clientFor(options.clients, options.provider, config);
+  const answers = await Promise.all(
+    inGroups(pending).map(async (group) => {
+      const answer = await client.moderations.create({ model: config.model, input: group.map((piece) => piece.text) }, { signal });
+      if (!Array.isArray(answer.results) || answer.results.length !== group.length) throw new Error('the moderation endpoint answered a result list of the wrong length');
+      return answer.results as unknown as ModerationResult[];
+    }),
+  );
+  const results = answers.flat();
+  results.forEach((result, index) => {
+    if (result.flagged === false) passed.add((pending[index] as PendingPiece).digest);
+  });
+  return verdictOfResults(results, config.model);
 }

@@ -88,11 +88,13 @@ describe('the moderation plugin screens every text the model reads', () => {
 
   it('serves the same shapes without the marker', async () => {
     model.enqueue(reply.fixture('anthropic-text'));
-    const call = await postMessage(gateway, { model: 'test/chat', max_tokens: 64, tools: TOOLS, plugins: [{ id: 'moderation' }], system: 'Be brief.', messages: toolResult([searchResult('Bread needs flour.')]) });
+    // Texts passed by an earlier test are not screened again: this request's are new.
+    const prompt = [{ role: 'user', content: 'Look it up, please.' }, TOOL_USE, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: [searchResult('Bread needs flour.')] }] }];
+    const call = await postMessage(gateway, { model: 'test/chat', max_tokens: 64, tools: TOOLS, plugins: [{ id: 'moderation' }], system: 'Be brief and kind.', messages: prompt });
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     expect(call.body.stop_reason).toBe('end_turn');
-    expect((moderations.lastRequest().body as { input: string[] }).input).toEqual(['Be brief.', 'Look it up.', 'A page\n\nBread needs flour.']);
+    expect((moderations.lastRequest().body as { input: string[] }).input).toEqual(['Be brief and kind.', 'Look it up, please.', 'A page\n\nBread needs flour.']);
     expect(model.requests).toHaveLength(1);
   });
 });

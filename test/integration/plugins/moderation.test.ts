@@ -51,7 +51,8 @@ beforeEach(() => {
   for (const upstream of [moderations, model, guard]) upstream.clear();
 });
 
-function body(text = 'How do I bake bread?', extra: Record<string, unknown> = {}): Record<string, unknown> {
+// A text OpenAI's endpoint passed is not sent to it again by this gateway, so each request's default text is new.
+function body(text = `How do I bake bread? (${randomUUID()})`, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { model: 'test/chat', max_tokens: 64, session_id: randomUUID(), messages: [{ role: 'user', content: text }], plugins: [{ id: 'moderation' }], ...extra };
 }
 
