@@ -66,7 +66,8 @@ beforeEach(() => {
 function loopBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     ...LIMITED_REQUEST,
-    messages: [{ role: 'user', content: `When does the museum open? See ${site.origin}/opening-hours` }],
+    // A new question each time: a text the moderation endpoint passed is not screened again by this gateway.
+    messages: [{ role: 'user', content: `When does the museum open (visit ${randomUUID()})? See ${site.origin}/opening-hours` }],
     tools: [{ type: 'gateway:datetime', timezone: 'Europe/Paris' }],
     plugins: [{ id: 'moderation' }, { id: 'web-fetch' }, { id: 'web' }],
     ...extra,
