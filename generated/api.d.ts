@@ -2350,7 +2350,35 @@ export interface components {
             message: string;
         };
         /**
-         * @description The error body of `/messages`: a superset of `ErrorBody` that Anthropic SDKs also parse.
+         * @description Structured details of a `/messages` error, in Anthropic's shape: an object whose `error_code` names the
+         *     kind of failure and whose other fields depend on it (Anthropic SDKs expose it as `APIError.details` and the
+         *     code as `APIError.errorCode`). Present only when the gateway has something to say beyond the message; the
+         *     gateway's one code is `invalid_request_parameters`, for a request some of whose parameters are wrong, with
+         *     the list of them in `parameters`.
+         * @example {
+         *       "error_code": "invalid_request_parameters",
+         *       "parameters": [
+         *         {
+         *           "path": "/body/max_tokens",
+         *           "message": "must be integer"
+         *         }
+         *       ]
+         *     }
+         */
+        MessagesErrorDetails: {
+            /**
+             * @description The gateway's code for the failure, never one of Anthropic's own (which name conditions of Anthropic's
+             *     API); `invalid_request_parameters`: some parameters of the request are wrong, listed in `parameters`.
+             * @constant
+             */
+            error_code: "invalid_request_parameters";
+            /** @description Which parameters were wrong and why. */
+            parameters: components["schemas"]["ErrorDetail"][];
+        };
+        /**
+         * @description The error body of `/messages` and `/messages/count_tokens`, in Anthropic's shape so that Anthropic SDKs
+         *     parse it: `ErrorBody`'s `code` and `message`, plus Anthropic's `type` fields, and `details` as Anthropic's
+         *     object (`MessagesErrorDetails`, which `ErrorBody` has as a plain list).
          *     `error.type` is the Anthropic error type for the status (`invalid_request_error` 400,
          *     `authentication_error` 401, `billing_error` 402 (the key's credit limit), `permission_error` 403,
          *     `not_found_error` 404, `invalid_request_error` 405 and 415, `request_too_large` 413,
@@ -2366,7 +2394,7 @@ export interface components {
                 /** @description The HTTP status code. */
                 code: number;
                 message: string;
-                details?: components["schemas"]["ErrorDetail"][];
+                details?: components["schemas"]["MessagesErrorDetails"];
             };
             /** @description The generation id of the failed request, also sent as the `X-Generation-Id` and `request-id` headers. */
             request_id?: string;
@@ -2497,7 +2525,12 @@ export interface components {
                  * @example Invalid request parameters
                  */
                 message: string;
-                /** @description Which parameters were wrong and why, when the request was invalid. */
+                /**
+                 * @description Which parameters were wrong and why, when the request was invalid. A list here, as the management
+                 *     API has always sent it: this body is the gateway's own format, read by clients generated from this
+                 *     spec, which no Anthropic SDK parses; the `/messages` operations alone take Anthropic's object
+                 *     (`MessagesErrorDetails`), so that Anthropic SDKs read it.
+                 */
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
@@ -3332,15 +3365,16 @@ export interface components {
     responses: {
         /**
          * @description The request is invalid: a broken limit or shape, `fallbacks` combined with `models`, a feature the chosen
-         *     model cannot serve, or an upstream's rejection of the request. `details` says which parameter and why.
+         *     model cannot serve, or an upstream's rejection of the request. `details`, Anthropic's object, says which
+         *     parameters and why: `error_code` `invalid_request_parameters` and the list in `parameters`.
          *     An upstream's refusal of the prompt's length, in whichever vendor's words (OpenAI's "maximum context
          *     length", Gemini's "input token count … exceeds", Bedrock's "Input is too long", Mistral's, xAI's), is
          *     told in Anthropic's words first, `prompt is too long: N tokens > M maximum` (the numbers when the vendor
          *     named them), then the vendor's own line: Claude Code reads those words to offer compacting.
          *     A value of a union (a stop condition, a content block or its `source`, a tool, `tool_choice`, `thinking`, a
          *     plugin entry) whose tag (`type`, a plugin's `id`, a message's `role`) names one of its variants is checked
-         *     against that variant alone: `details` holds that variant's complaints, never another variant's, and the
-         *     message names the first (`Invalid request parameters: stop_server_tools_when[0] (type max_cost) must have
+         *     against that variant alone: `details.parameters` holds that variant's complaints, never another variant's,
+         *     and the message names the first (`Invalid request parameters: stop_server_tools_when[0] (type max_cost) must have
          *     required property 'max_cost_in_dollars'`).
          */
         MessagesBadRequest: {
