@@ -115,6 +115,8 @@ export type Health = Schemas['Health'];
 
 export type ErrorBody = Schemas['ErrorBody'];
 export type MessagesErrorBody = Schemas['MessagesErrorBody'];
+/** Anthropic's `error.details` object of a `/messages` error. */
+export type MessagesErrorDetails = Schemas['MessagesErrorDetails'];
 export type AnthropicErrorType = Schemas['AnthropicErrorType'];
 
 export type Generation = Schemas['Generation'];

@@ -5,7 +5,7 @@
  * anything else is a logged 500.
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import type { ErrorBody, MessagesErrorBody } from '#src/api-types.ts';
+import type { ErrorBody, MessagesErrorBody, MessagesErrorDetails } from '#src/api-types.ts';
 import { DatabaseUnavailableError, GatewayError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.ts';
 import { isDatabaseUnavailable } from '#src/store/database-availability.ts';
 import { anthropicErrorType } from '#src/error-vocabulary.ts';
@@ -96,17 +96,27 @@ export const useMessagesErrorShape: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/**
+ * The parameter list as Anthropic's `error.details`: an object keyed by `error_code`, which Anthropic SDKs read
+ * as `APIError.errorCode` (a list there is neither an object nor a code, and strictly typed SDKs refuse it).
+ */
+export function toMessagesErrorDetails(details: ErrorDetail[]): MessagesErrorDetails {
+  return { error_code: 'invalid_request_parameters', parameters: details };
+}
+
 /** Writes a rendered error in the shape of the operation the request was made on. */
 export function sendError(res: Response, rendered: RenderedError): void {
   const { status, message, details } = rendered;
-  const extra = details && details.length > 0 ? { details } : {};
+  const listed = details && details.length > 0 ? details : undefined;
   for (const [name, value] of Object.entries(rendered.headers ?? {})) res.setHeader(name, value);
   if (res.locals.messagesErrorShape === true) {
     const requestId = typeof res.locals.generationId === 'string' ? { request_id: res.locals.generationId } : {};
+    const extra = listed ? { details: toMessagesErrorDetails(listed) } : {};
     const body: MessagesErrorBody = { type: 'error', error: { type: anthropicErrorType(status), code: status, message, ...extra }, ...requestId };
     res.status(status).json(body);
   } else {
-    const body: ErrorBody = { error: { code: status, message, ...extra } };
+    // The management API's own format keeps the plain list its generated clients read.
+    const body: ErrorBody = { error: { code: status, message, ...(listed ? { details: listed } : {}) } };
     res.status(status).json(body);
   }
 }
