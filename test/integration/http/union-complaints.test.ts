@@ -75,7 +75,7 @@ describe('a union value is told about the alternative it chose', () => {
     const call = await postMessage(gateway, messageBody(MODEL, extra));
     expect(call.status, JSON.stringify(call.body)).toBe(400);
     expect(checkResponse({ path: '/messages', method: 'post', status: 400, contentType: 'application/json', body: call.body }).errors).toEqual([]);
-    expect(call.body.error).toMatchObject({ type: 'invalid_request_error', details });
+    expect(call.body.error).toMatchObject({ type: 'invalid_request_error', details: { error_code: 'invalid_request_parameters', parameters: details } });
     expect(errorMessage(call)).toBe(`${MESSAGE}${reason}`);
     expect(upstream.requests).toHaveLength(0);
   });
@@ -87,9 +87,12 @@ describe('a union value is told about the alternative it chose', () => {
       body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], ...LOOP, stop_server_tools_when: [{ type: 'max_cost' }] }),
     });
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { message: string; details: unknown[] } };
+    const body = (await response.json()) as { error: { message: string; details: unknown } };
     expect(body.error.message).toBe(`${MESSAGE}stop_server_tools_when[0] (type max_cost) must have required property 'max_cost_in_dollars'`);
-    expect(body.error.details).toEqual([{ path: '/body/stop_server_tools_when/0/max_cost_in_dollars', message: "must have required property 'max_cost_in_dollars'" }]);
+    expect(body.error.details).toEqual({
+      error_code: 'invalid_request_parameters',
+      parameters: [{ path: '/body/stop_server_tools_when/0/max_cost_in_dollars', message: "must have required property 'max_cost_in_dollars'" }],
+    });
   });
 
   it('an unknown type still names the type, and a value naming no alternative keeps the plain message', async () => {

@@ -143,7 +143,7 @@ describe('file-parser', () => {
 
     expect(call.status).toBe(400);
     expect(errorMessage(call)).toBe('Invalid request parameters: messages[0].content[1] is not a readable PDF document');
-    expect(call.body.error).toMatchObject({ details: [{ path: '/body/messages/0/content/1', message: 'is not a readable PDF document' }] });
+    expect(call.body.error).toMatchObject({ details: { error_code: 'invalid_request_parameters', parameters: [{ path: '/body/messages/0/content/1', message: 'is not a readable PDF document' }] } });
     expect(chat.requests).toHaveLength(0);
   });
 });

@@ -79,7 +79,7 @@ describe('the plugin list', () => {
     const call = await postMessage(gateway, messageBody('test/chat', { plugins: [{ id: 'file-parser', pdf: { engine: 'mistral-ocr' } }] }));
 
     expect(call.status).toBe(400);
-    expect(call.body.error).toMatchObject({ details: [{ path: '/body/plugins/0/pdf/engine' }] });
+    expect(call.body.error).toMatchObject({ details: { error_code: 'invalid_request_parameters', parameters: [{ path: '/body/plugins/0/pdf/engine' }] } });
   });
 
   it.each([

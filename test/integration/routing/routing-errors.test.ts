@@ -122,7 +122,7 @@ describe('gateway server tools', () => {
     const call = await postMessage(gateway, { ...messageBody('test/primary'), tools: [TOOL, { type: 'gateway:web_search' }] });
 
     expect(call.status).toBe(400);
-    expect(call.body.error).toMatchObject({ type: 'invalid_request_error', code: 400, details: [{ path: '/body/tools/1/type' }] });
+    expect(call.body.error).toMatchObject({ type: 'invalid_request_error', code: 400, details: { error_code: 'invalid_request_parameters', parameters: [{ path: '/body/tools/1/type' }] } });
     expect(errorMessage(call)).toBe(
       'Invalid request parameters: tools[1].type: gateway:web_search is not available: this gateway has no search backend configured (server_tools.web_search)',
     );

@@ -116,7 +116,7 @@ describe('a malformed content block', () => {
     const call = await postMessage(gateway, messageBody('test/mixed', { messages: [{ role: 'user', content: [block] }] }));
 
     expect(call.status).toBe(400);
-    expect(call.body.error).toMatchObject({ message: `Invalid request parameters: ${owner} ${message}`, details: [{ path, message }] });
+    expect(call.body.error).toMatchObject({ message: `Invalid request parameters: ${owner} ${message}`, details: { error_code: 'invalid_request_parameters', parameters: [{ path, message }] } });
     expect(chat.requests).toHaveLength(0);
     expect(alpha.requests).toHaveLength(0);
   });

@@ -41,7 +41,7 @@ describe('gateway tool entries are checked against the spec', () => {
     const call = await postMessage(gateway, messageBody('test/primary', { tools: [tool] }));
     expect(call.status).toBe(400);
     expect(errorMessage(call)).toBe(`Invalid request parameters: ${reason}`);
-    expect(call.body.error).toMatchObject({ type: 'invalid_request_error', details: [{ path: `/body/tools/0/${field}`, message }] });
+    expect(call.body.error).toMatchObject({ type: 'invalid_request_error', details: { error_code: 'invalid_request_parameters', parameters: [{ path: `/body/tools/0/${field}`, message }] } });
     expect(upstream.requests).toHaveLength(0);
   });
 

@@ -29,8 +29,9 @@ describe('bad input is a 400 naming the field', () => {
     const call = await postMessage(setup.gateway, loopBody('test/claude', [DATETIME], extra));
     expect(call.status, JSON.stringify(call.body)).toBe(400);
     expect(call.body.error).toMatchObject({ type: 'invalid_request_error' });
-    const details = (call.body.error as { details?: { path: string }[] }).details ?? [];
-    expect(details.map((detail) => detail.path)).toContain(path);
+    const details = (call.body.error as { details?: { error_code: string; parameters: { path: string }[] } }).details;
+    expect(details?.error_code).toBe('invalid_request_parameters');
+    expect(details?.parameters.map((detail) => detail.path)).toContain(path);
     if (message) expect(errorMessage(call)).toContain(message);
     expect(setup.alpha.requests).toHaveLength(0);
     expect(setup.beta.requests).toHaveLength(0);
