@@ -1,8 +1,8 @@
 /**
  * The one error renderer. Every failure becomes the spec's error shape with a safe message: management
- * operations get `ErrorBody` (`{error: {code, message}}`), the `/messages` operations `MessagesErrorBody`, the
- * Anthropic-compatible superset. Only `GatewayError` messages and validation details reach the client;
- * anything else is a logged 500.
+ * operations get `ErrorBody` (`{error: {code, message}}`, details a list), the `/messages` operations
+ * `MessagesErrorBody`, Anthropic's shape (details an object keyed by `error_code`). Only `GatewayError` messages
+ * and validation details reach the client; anything else is a logged 500.
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { ErrorBody, MessagesErrorBody, MessagesErrorDetails } from '#src/api-types.ts';
