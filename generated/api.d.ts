@@ -2528,8 +2528,9 @@ export interface components {
                 /**
                  * @description Which parameters were wrong and why, when the request was invalid. A list here, as the management
                  *     API has always sent it: this body is the gateway's own format, read by clients generated from this
-                 *     spec, which no Anthropic SDK parses; the `/messages` operations alone take Anthropic's object
-                 *     (`MessagesErrorDetails`), so that Anthropic SDKs read it.
+                 *     spec, so it keeps its shape; the `/messages` operations take Anthropic's object instead
+                 *     (`MessagesErrorDetails`), as the Anthropic SDKs calling them read it. `GET /models`, which those SDKs
+                 *     also call, answers this body too: an SDK sees its `details` as this list and no `errorCode`.
                  */
                 details?: components["schemas"]["ErrorDetail"][];
             };
