@@ -13,13 +13,10 @@ import { startCredentialGateway, distinctiveKey, type CredentialGateway } from '
 import { testDrivers } from '#test/helpers/test-database.ts';
 
 /**
- * The database, except that each `update` statement is held until `parties` of them are waiting: with two
- * parties, two changes computed from one version both reach their conditional write.
+ * The database, except that each `update` statement, once awaited, calls `reached` and runs only when `go`
+ * resolves: a test can hold a change at its conditional write while something else happens.
  */
-function writesAfterBarrier(database: Database, parties: number): Database {
-  let arrive!: () => void;
-  let arrived = 0;
-  const allArrived = new Promise<void>((resolve) => (arrive = resolve));
+function heldWrites(database: Database, reached: () => void, go: Promise<void>): Database {
   // Each step of drizzle's update builder returns the next step; the statement runs when it is awaited.
   const held = (step: object): object =>
     new Proxy(step, {
@@ -28,9 +25,8 @@ function writesAfterBarrier(database: Database, parties: number): Database {
         if (typeof value !== 'function') return value;
         if (property === 'then') {
           return (onFulfilled?: (result: unknown) => unknown, onRejected?: (error: unknown) => unknown) => {
-            arrived += 1;
-            if (arrived >= parties) arrive();
-            return allArrived.then(() => (value as PromiseLike<unknown>['then']).call(target, onFulfilled, onRejected));
+            reached();
+            return go.then(() => (value as PromiseLike<unknown>['then']).call(target, onFulfilled, onRejected));
           };
         }
         return (...args: unknown[]) => {
@@ -47,6 +43,17 @@ function writesAfterBarrier(database: Database, parties: number): Database {
     },
   });
   return { ...database, db };
+}
+
+/** Each `update` statement is held until `parties` of them are waiting: two changes from one version both reach their write. */
+function writesAfterBarrier(database: Database, parties: number): Database {
+  let arrive!: () => void;
+  let arrived = 0;
+  const allArrived = new Promise<void>((resolve) => (arrive = resolve));
+  return heldWrites(database, () => {
+    arrived += 1;
+    if (arrived >= parties) arrive();
+  }, allArrived);
 }
 
 describe.each(testDrivers())('concurrent PATCHes on %s', (driver) => {
@@ -133,7 +140,16 @@ describe.each(testDrivers())('concurrent PATCHes on %s', (driver) => {
       limits: null,
     };
     const created = await service.create(caller, { provider: 'anthropic', key: distinctiveKey('sk-') });
-    const [update] = await Promise.allSettled([service.update(caller, created.id, { key: distinctiveKey('sk-') }), service.remove(caller, created.id)]);
+    // The change has read the row and waits at its write while the delete runs: the race, without its timing.
+    let reached!: () => void;
+    let go!: () => void;
+    const atWrite = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (go = resolve));
+    const changer = createByokService({ database: heldWrites(context.database, reached, released), vault: context.vault });
+    const [update] = await Promise.allSettled([
+      changer.update(caller, created.id, { key: distinctiveKey('sk-') }),
+      atWrite.then(() => service.remove(caller, created.id)).finally(go),
+    ]);
     expect(update.status).toBe('rejected');
     expect((update as PromiseRejectedResult).reason).toBeInstanceOf(NotFoundError);
     expect(await context.row(created.id)).toBeUndefined();
