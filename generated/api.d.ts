@@ -892,7 +892,13 @@ export interface components {
         /**
          * @description Fetches one http or https URL and gives the model its readable text: HTML reduced to the article
          *     (Mozilla Readability), PDFs as text, plain text, Markdown and JSON as they are. The model sends
-         *     `{"url": "..."}`. Addresses on loopback, private, link-local, unique-local, CGNAT and cloud-metadata
+         *     `{"url": "..."}`. As with Anthropic's web fetch tool, the model may only fetch a URL that already appears
+         *     in the conversation: in a user turn (its text, documents and tool results), in a web search or web fetch
+         *     result the client sent back, or in a search or fetch result of an earlier step of this loop (links within a
+         *     fetched page included). Any other URL, one the model wrote itself, is not fetched: the call's result is
+         *     the error `url_not_in_prior_context` and nothing is requested. This keeps a prompt injection from sending
+         *     the conversation's data out inside a URL. URLs are compared whole (scheme, host, port, path and query;
+         *     the fragment is ignored). Addresses on loopback, private, link-local, unique-local, CGNAT and cloud-metadata
          *     networks (IPv4-mapped IPv6 forms included) are refused unless the configuration's allowlist names them;
          *     the check is made on every address a name resolves to, before connecting, and again on every redirect
          *     hop. Size, time and redirect limits and the accepted content types come from the configuration
@@ -1738,7 +1744,8 @@ export interface components {
          * @description A failed server tool call. Known `error_code` values: `invalid_tool_input`, `unavailable` (the backend
          *     failed or is not reachable), `too_many_requests`, `query_too_long` (search), `url_not_allowed` (a refused
          *     scheme, domain or address), `url_not_accessible` (network error, timeout or an HTTP error status),
-         *     `url_too_long`, `unsupported_content_type`, `content_too_large` (fetch), `max_uses_exceeded` (not run: the
+         *     `url_too_long`, `unsupported_content_type`, `content_too_large`, `url_not_in_prior_context` (fetch: a URL
+         *     the conversation does not hold, not requested), `max_uses_exceeded` (not run: the
          *     request's tool-call limit was reached). Anthropic's tools may add others.
          */
         ServerToolResultError: {
