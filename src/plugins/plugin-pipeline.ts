@@ -34,6 +34,7 @@ import { effectivePluginList, enabledPlugins, noPluginEnabled } from '#src/plugi
 import { newPluginState, type PluginState } from '#src/plugins/plugin-state.ts';
 import { newUserPrompt } from '#src/plugins/web/prompt-context.ts';
 import { addFetchedPages, addSearchResults, assertWebPluginsAvailable } from '#src/plugins/web/web-plugins.ts';
+import { urlsOfConversation } from '#src/server-tools/web-fetch/prior-context-urls.ts';
 
 export { applyPluginsToMessage, applyPluginsToStream } from '#src/plugins/after-answer.ts';
 export type { PluginState } from '#src/plugins/plugin-state.ts';
@@ -107,7 +108,9 @@ export async function applyPluginsBeforeRouting(deps: PluginHookDeps, prepared: 
     state.reports.push(screened.report);
   }
   if (!enabled['web-fetch'] && !enabled.web) return { kind: 'continue', request: routed, state };
-  const tools = { signal: context.signal, config: deps.plugins.serverTools, logger: deps.logger, runtime: deps.plugins.toolRuntime };
+  // The web-fetch plugin fetches the URLs of the user's own prompt, which the conversation holds by definition.
+  const priorUrls = enabled['web-fetch'] ? urlsOfConversation(request.messages) : new Set<string>();
+  const tools = { signal: context.signal, config: deps.plugins.serverTools, logger: deps.logger, runtime: deps.plugins.toolRuntime, priorUrls };
   // Both read the turn as the client wrote it, not with the other's additions; a turn of tool results asks
   // nothing new, so an agent's loop searches once for its prompt, not once per step.
   const turn = newUserPrompt(request.messages);

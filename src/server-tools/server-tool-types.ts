@@ -91,4 +91,9 @@ export interface ToolExecutionContext {
   logger: Logger;
   /** Long-lived state shared by calls: the guarded HTTP client, MCP connections, the clock. */
   runtime: ServerToolRuntime;
+  /**
+   * The URLs `web_fetch` may fetch, those the conversation holds (prior-context-urls.ts), in comparable form;
+   * any other is `url_not_in_prior_context`. Empty when the step makes no fetch call.
+   */
+  priorUrls: ReadonlySet<string>;
 }

@@ -34,8 +34,19 @@ export function fixedResolver(table: Record<string, string[]>, fallback: LookupA
   };
 }
 
-/** A tool context over a fresh runtime; `logs` collects every log line. Close the runtime after the test. */
-export function toolContext(config: ServerToolsConfig, options: { resolve?: LookupAll; now?: () => Date; signal?: AbortSignal } = {}): {
+// Tests of the fetch itself (limits, address policy) fetch URLs no conversation holds; the prior-context rule
+// has its own tests over HTTP.
+class EveryUrl extends Set<string> {
+  override has(): boolean {
+    return true;
+  }
+}
+
+/**
+ * A tool context over a fresh runtime; `logs` collects every log line. Close the runtime after the test.
+ * `priorUrls`: the URLs web_fetch may fetch (every URL when not given).
+ */
+export function toolContext(config: ServerToolsConfig, options: { resolve?: LookupAll; now?: () => Date; signal?: AbortSignal; priorUrls?: ReadonlySet<string> } = {}): {
   context: ToolExecutionContext;
   runtime: ServerToolRuntime;
   logs: string[];
@@ -43,7 +54,7 @@ export function toolContext(config: ServerToolsConfig, options: { resolve?: Look
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
   const runtime = createServerToolRuntime({ config, logger, ...(options.resolve ? { resolve: options.resolve } : {}), ...(options.now ? { now: options.now } : {}) });
-  return { context: { signal: options.signal ?? new AbortController().signal, config, logger, runtime }, runtime, logs };
+  return { context: { signal: options.signal ?? new AbortController().signal, config, logger, runtime, priorUrls: options.priorUrls ?? new EveryUrl() }, runtime, logs };
 }
 
 /** The built-in gateway tool a request entry (`{type: "gateway:web_fetch", ...}`) gives, through the gateway's validation. */

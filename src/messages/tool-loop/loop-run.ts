@@ -12,7 +12,8 @@ import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan } from '#src/routing/plan-request.ts';
-import type { GatewayToolOutcome, ToolExecutionContext } from '#src/server-tools/index.ts';
+import type { GatewayToolCall, GatewayToolOutcome, ToolExecutionContext } from '#src/server-tools/index.ts';
+import { addUrlsOfOutcomes, urlsOfConversation } from '#src/server-tools/web-fetch/prior-context-urls.ts';
 import { applyPluginsPerAttempt, type PluginState } from '#src/plugins/plugin-pipeline.ts';
 import { initialStopCause, stopCause, type StopCause } from './loop-limits.ts';
 import type { LoopActivity } from './loop-timeout.ts';
@@ -43,13 +44,15 @@ export interface LoopRun {
   startWith?: number;
   /** What the loop is doing now (the current step's model call, or its gateway tools), for a timeout's message. */
   activity: LoopActivity | null;
+  /** The URLs `web_fetch` may fetch, gathered at the loop's first fetch call and grown by every later step's results. */
+  priorUrls: Set<string> | null;
 }
 
 /** A new loop over a planned request. */
 export function newLoopRun(deps: MessagesDeps, original: MessageRequest, context: MessagesRequestContext, plan: RequestPlan, setup: ToolLoopSetup, plugins: PluginState): LoopRun {
   const tally = newLoopTally();
   context.loopSteps = tally.steps;
-  return { deps, original, context, plan, setup, plugins, tally, turns: [], histories: new Map(), stop: initialStopCause(setup.limits), activity: null };
+  return { deps, original, context, plan, setup, plugins, tally, turns: [], histories: new Map(), stop: initialStopCause(setup.limits), activity: null, priorUrls: null };
 }
 
 function stepRequest(run: LoopRun, attempt: Attempt): MessageRequest {
@@ -90,10 +93,21 @@ export async function stepCall(run: LoopRun, attempt: Attempt): Promise<AttemptC
   return attemptCall(applyPluginsPerAttempt(request, attempt, run.plugins), attempt, run.context, await revealKey(attempt, run.context.caller.accountId, run.deps.vault));
 }
 
-/** What the gateway's tools run with during this request. */
-export function toolContext(run: LoopRun): ToolExecutionContext {
+// Gathered only once a step fetches, so a loop without web_fetch calls never reads its conversation for URLs.
+function priorUrlsFor(run: LoopRun, calls: readonly GatewayToolCall[]): ReadonlySet<string> {
+  if (run.priorUrls) return run.priorUrls;
+  if (!calls.some((call) => call.tool.kind === 'web_fetch')) return NO_URLS;
+  run.priorUrls = urlsOfConversation(run.original.messages);
+  for (const turn of run.turns) addUrlsOfOutcomes(turn.outcomes, run.priorUrls);
+  return run.priorUrls;
+}
+
+const NO_URLS: ReadonlySet<string> = new Set();
+
+/** What the gateway's tools run with during this request, for a step's `calls`. */
+export function toolContext(run: LoopRun, calls: readonly GatewayToolCall[]): ToolExecutionContext {
   const { serverTools, logger } = run.deps;
-  return { signal: run.context.signal, config: serverTools.config, logger, runtime: serverTools.runtime };
+  return { signal: run.context.signal, config: serverTools.config, logger, runtime: serverTools.runtime, priorUrls: priorUrlsFor(run, calls) };
 }
 
 /** One step's answer, read. */
@@ -130,7 +144,7 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
   else if (cutOff) outcomes = callsCutOff(gatewayCalls);
   else {
     if (gatewayCalls.length > 0) run.activity = { kind: 'tools', step: tally.steps.length + 1, tools: gatewayCalls.map((call) => call.tool.modelName) };
-    ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run)));
+    ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run, gatewayCalls)));
   }
   recordOutcomes(tally, outcomes, ran);
   const record: StepRecord = {
@@ -153,6 +167,7 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
     return { outcomes, done: true, stopReason: paused ? 'pause_turn' : answer.stopReason };
   }
   run.turns.push({ assistant: answer.reading.assistantTurn, outcomes });
+  if (run.priorUrls) addUrlsOfOutcomes(outcomes, run.priorUrls);
   run.stop = stopCause(setup.limits, progressOf(tally), { stopReason: answer.stopReason, toolsCalled });
   if (run.stop) record.stoppedBy = run.stop;
   return { outcomes, done: false, stopReason: answer.stopReason };

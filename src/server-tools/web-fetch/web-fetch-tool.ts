@@ -7,13 +7,15 @@ import type { WebFetchToolResultBlock } from '#src/api-types.ts';
 import type { GatewayToolCall, GatewayToolOutcome, ToolExecutionContext, WebFetchTool } from '../server-tool-types.ts';
 import { errorOutcome, textContent, usageOfOneCall } from '../tool-outcome.ts';
 import { fetchUrl, type FetchedDocument } from './fetch-url.ts';
+import { comparableUrl } from './prior-context-urls.ts';
 import { readableTextFromHtml } from './readable-html.ts';
 import { textFromPdf } from './pdf-text.ts';
 
 /** What the model reads about the tool. */
 export const WEB_FETCH_DESCRIPTION =
   'Fetches a web page or PDF by URL and returns its readable text (the main content of HTML pages, the text of PDFs). ' +
-  'Use it to read a page found by a search or named in the conversation. Only public http and https URLs can be fetched.';
+  'Use it to read a page found by a search or named in the conversation. Only public http and https URLs that appear in the ' +
+  "conversation (the user's messages, earlier search or fetch results) can be fetched; do not build URLs.";
 
 /** The input the model sends. */
 export const WEB_FETCH_INPUT_SCHEMA = {
@@ -62,9 +64,16 @@ export async function runWebFetch(call: GatewayToolCall<WebFetchTool>, context: 
   if (typeof input !== 'object' || input === null || typeof input.url !== 'string' || input.url.trim() === '') {
     return errorOutcome(call, 'invalid_tool_input', 'the input must be {"url": "<absolute http or https URL>"}');
   }
+  const address = input.url.trim();
+  const comparable = comparableUrl(address);
+  // An unparsable URL is fetchUrl's invalid_tool_input; a parsable one must be one the conversation holds.
+  if (comparable !== undefined && !context.priorUrls.has(comparable)) {
+    context.logger.info('web_fetch refused a URL not in the conversation', { error_code: 'url_not_in_prior_context' });
+    return errorOutcome(call, 'url_not_in_prior_context', 'only URLs that appear in the conversation (the user\'s messages, earlier search or fetch results) can be fetched; this one does not');
+  }
   const config = context.config.webFetch;
   const fetched = await fetchUrl({
-    address: input.url.trim(),
+    address,
     dispatcher: context.runtime.webFetchDispatcher(),
     limits: config,
     rules: call.tool.settings,

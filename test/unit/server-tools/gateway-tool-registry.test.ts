@@ -25,7 +25,7 @@ describe('executeGatewayTool never throws', () => {
     });
     runtimes.push(runtime);
     const call = callOf(toolOf(config, { type: 'gateway:datetime' }), {});
-    const outcome = await executeGatewayTool(call, { signal: new AbortController().signal, config, logger, runtime });
+    const outcome = await executeGatewayTool(call, { signal: new AbortController().signal, config, logger, runtime, priorUrls: new Set() });
     expect(outcome).toMatchObject({ isError: true, modelText: 'Error (unavailable): the tool failed unexpectedly', usage: { datetime_requests: 1 } });
     expect(lines.join('\n')).toContain('the clock is broken');
   });

@@ -12,7 +12,7 @@ import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
 import type { Route } from '#test/helpers/fake-tool-servers/fake-web-server.ts';
 import { checkComponentSchema } from '#test/helpers/spec-validator.ts';
 import { errorMessage, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
-import { loopBody, useLoopGateway } from './loop-support.ts';
+import { askingToRead, loopBody, useLoopGateway } from './loop-support.ts';
 
 /** A page that never answers; each request it receives, with when its connection closed. */
 function slowPage(): { route: Route; arrived(): Promise<{ closed: Promise<number> }> } {
@@ -46,7 +46,7 @@ describe('a client that disconnects', () => {
     const response = fetch(`${setup.gateway.baseUrl}/messages`, {
       method: 'POST',
       headers: { authorization: `Bearer ${setup.gateway.api_key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(loopBody('test/claude', [{ type: 'gateway:web_fetch' }], { ...ALPHA, stream })),
+      body: JSON.stringify(loopBody('test/claude', [{ type: 'gateway:web_fetch' }], { ...ALPHA, ...askingToRead(`${setup.web.origin}/slow`), stream })),
       signal: client.signal,
     }).then(async (answer) => {
       // Read the stream as it comes, so the client is still connected while the tool runs.
@@ -72,7 +72,7 @@ describe('the request time budget', () => {
     setup.alpha.enqueue(anthropicStep({ calls: [{ name: 'web_fetch', input: { url: `${setup.web.origin}/slow` } }], usage: { input: 10, output: 5 } }));
     const arrived = page.arrived();
     const started = performance.now();
-    const call = await postMessage(setup.gateway, loopBody('test/claude', [{ type: 'gateway:web_fetch' }], ALPHA));
+    const call = await postMessage(setup.gateway, loopBody('test/claude', [{ type: 'gateway:web_fetch' }], { ...ALPHA, ...askingToRead(`${setup.web.origin}/slow`) }));
     expect(call.status, JSON.stringify(call.body)).toBe(504);
     expect(checkComponentSchema('MessagesErrorBody', call.body).errors).toEqual([]);
     expect(call.body).toMatchObject({ type: 'error', error: { type: 'timeout_error', code: 504 } });
@@ -99,7 +99,7 @@ describe('the request time budget', () => {
   ] as const)('fired in a stream during %s: an in-band error event saying so', async (_case, first, second, what) => {
     setup.alpha.enqueue(first());
     if (second) setup.alpha.enqueue(anthropicStep({ text: 'one two three four five six seven eight', usage: { input: 10, output: 5 } }, second));
-    const call = await streamMessage(setup.gateway, loopBody('test/claude', [{ type: 'gateway:datetime' }, { type: 'gateway:web_fetch' }], ALPHA));
+    const call = await streamMessage(setup.gateway, loopBody('test/claude', [{ type: 'gateway:datetime' }, { type: 'gateway:web_fetch' }], { ...ALPHA, ...askingToRead(`${setup.web.origin}/slow`) }));
     expect(call.status).toBe(200);
     const names = call.events.map((event) => event.event);
     expect(names[0]).toBe('message_start');

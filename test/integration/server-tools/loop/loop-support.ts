@@ -134,6 +134,11 @@ export function loopBody(model: string, tools: unknown[], extra: Record<string, 
   return { model, max_tokens: 256, messages: [{ role: 'user', content: 'What time is it in Paris?' }], tools, ...extra };
 }
 
+/** The conversation of a request whose user names `url`, which web_fetch may then fetch (a loopBody extra). */
+export function askingToRead(url: string): { messages: { role: 'user'; content: string }[] } {
+  return { messages: [{ role: 'user', content: `What does ${url} say?` }] };
+}
+
 /** USD for token counts at a price pair (per million). */
 export function priceOf(input: number, output: number, price: readonly [number, number]): number {
   return (input * price[0] + output * price[1]) / 1e6;

@@ -15,7 +15,7 @@ import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-js
 import { expectSpecBlock } from '#test/helpers/spec-blocks.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
-import { loopBody, messagesOf, runLoop, useLoopGateway } from './loop-support.ts';
+import { askingToRead, loopBody, messagesOf, runLoop, useLoopGateway } from './loop-support.ts';
 
 const ARTICLE = '<html><head><title>Tides of Fundy</title></head><body><article><h1>Tides of Fundy</h1><p>The Bay of Fundy has the highest tides in the world, up to sixteen metres between low and high water.</p><p>Twice a day, one hundred billion tonnes of seawater flow in and out of the bay.</p></article></body></html>';
 const setup = useLoopGateway({ webRoutes: { '/fundy': serve('text/html; charset=utf-8', ARTICLE) } });
@@ -53,7 +53,7 @@ describe.each([false, true])('gateway:web_fetch of an allowlisted page (stream: 
       anthropicStep({ calls: [{ name: 'web_fetch', input: { url } }], usage: { input: 30, output: 5 } }),
       anthropicStep({ text: 'Up to sixteen metres.', usage: { input: 300, output: 6 } }),
     );
-    const { message, usage } = await runLoop(setup.gateway, loopBody('test/claude', [{ type: 'gateway:web_fetch' }], ALPHA), stream);
+    const { message, usage } = await runLoop(setup.gateway, loopBody('test/claude', [{ type: 'gateway:web_fetch' }], { ...ALPHA, ...askingToRead(url) }), stream);
     for (const block of message.content) expectSpecBlock(block);
     expect(message.content[1]).toMatchObject({ type: 'web_fetch_tool_result', content: { type: 'web_fetch_result', url, content: { type: 'document', title: 'Tides of Fundy' } } });
     expect(JSON.stringify(message.content[1])).toContain('one hundred billion tonnes');
@@ -105,7 +105,7 @@ describe('Brave, and a gateway whose web fetch may not reach 127.0.0.1', () => {
       anthropicStep({ calls: [{ name: 'web_fetch', input: { url: target() } }], usage: { input: 10, output: 5 } }),
       anthropicStep({ text: 'I cannot reach that page.', usage: { input: 40, output: 7 } }),
     );
-    const { message } = await runLoop(gateway, loopBody('test/claude', [{ type: 'gateway:web_fetch' }]), false);
+    const { message } = await runLoop(gateway, loopBody('test/claude', [{ type: 'gateway:web_fetch' }], askingToRead(target())), false);
     expect(message.content[1]).toEqual({ type: 'web_fetch_tool_result', tool_use_id: (message.content[0] as { id: string }).id, content: { type: 'web_fetch_tool_result_error', error_code: 'url_not_allowed' } });
     expect(message.content.at(-1)).toMatchObject({ type: 'text', text: 'I cannot reach that page.' });
     const result = (messagesOf(upstream.requests[1])[2]?.content as { is_error?: boolean; content: unknown }[])[0];
