@@ -115,6 +115,16 @@ function isClaudeOnBedrock(profile: AiSdkVendorProfile, upstreamModel: string): 
   return profile.family === 'bedrock' && upstreamModel.includes('anthropic');
 }
 
+/**
+ * A tool's input schema as every vendor takes it: a bare `{"type": "object"}` (a tool without arguments, which
+ * Anthropic accepts) gets `properties: {}`, as OpenAI refuses an object schema without them with a 400 (object
+ * schema missing properties); the others read both alike.
+ */
+function functionSchema(schema: CustomTool['input_schema']): JSONSchema7 {
+  const object = schema as JSONSchema7;
+  return object.type === 'object' && object.properties === undefined ? { ...object, properties: {} } : object;
+}
+
 function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSdkVendorProfile, cachePlan: CacheBreakpointPlan, warnings: string[]): LanguageModelV4FunctionTool[] {
   const converted: LanguageModelV4FunctionTool[] = [];
   for (const tool of tools) {
@@ -127,7 +137,7 @@ function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSd
         type: 'function',
         name: custom.name,
         ...(custom.description !== undefined ? { description: custom.description } : {}),
-        inputSchema: custom.input_schema as JSONSchema7,
+        inputSchema: functionSchema(custom.input_schema),
         ...(custom.strict !== undefined ? { strict: toolStrictness(custom, profile, warnings) } : {}),
         ...(custom.input_examples?.length ? { inputExamples: custom.input_examples.map((input) => ({ input: input as JSONObject })) } : {}),
       });

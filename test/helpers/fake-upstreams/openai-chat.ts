@@ -1,5 +1,5 @@
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from './fake-server.ts';
-import { openAiError, openAiErrorObject } from './openai-error.ts';
+import { openAiError, openAiErrorObject, refusedFunctionSchema } from './openai-error.ts';
 import { encodeSseFrame, type SseLineEnding } from './sse-frame.ts';
 import type { WireFormat } from './wire-format.ts';
 
@@ -21,6 +21,11 @@ export function openAiChatFormat(options: { lineEnding?: SseLineEnding } = {}): 
       if (method !== 'POST' || !path.endsWith('/chat/completions')) return undefined;
       return { operation: 'chat.completions', params: {} };
     },
+    answerDirectly: (request) =>
+      refusedFunctionSchema(request.body, (tool) => {
+        const fn = tool.function as { name?: unknown; parameters?: unknown } | undefined;
+        return tool.type === 'function' && fn ? { name: String(fn.name), parameters: fn.parameters, param: 'tools[#].function.parameters' } : undefined;
+      }),
     streamContentType: 'text/event-stream; charset=utf-8',
     encodeEvent: (payload) => encodeSseFrame({ data: payload, lineEnding }),
     streamTerminator: encodeSseFrame({ data: '[DONE]', lineEnding }),

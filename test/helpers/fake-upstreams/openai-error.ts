@@ -30,3 +30,21 @@ export function openAiError(status: number, message?: string): VendorError {
   if (status === 429) headers['retry-after'] = '1';
   return { body: { error: openAiErrorObject(status, message) }, headers };
 }
+
+/**
+ * OpenAI's 400 for a function whose parameters are an object schema without `properties` (a bare
+ * `{"type": "object"}`), which Chat Completions and Responses refuse whatever `strict` says; undefined when
+ * every function's schema is accepted. `parametersOf` reads a tool's schema in the API's own shape.
+ */
+export function refusedFunctionSchema(body: unknown, parametersOf: (tool: Record<string, unknown>) => { name: string; parameters: unknown; param: string } | undefined): { status: number; body: unknown } | undefined {
+  const tools = (body as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(tools)) return undefined;
+  for (const [index, tool] of tools.entries()) {
+    const read = parametersOf(tool as Record<string, unknown>);
+    const schema = read?.parameters as { type?: unknown; properties?: unknown } | undefined;
+    if (!read || schema?.type !== 'object' || schema.properties !== undefined) continue;
+    const message = `Invalid schema for function '${read.name}': In context=(), object schema missing properties.`;
+    return { status: 400, body: { error: { message, type: 'invalid_request_error', param: read.param.replace('#', String(index)), code: 'invalid_function_parameters' } } };
+  }
+  return undefined;
+}

@@ -1,5 +1,5 @@
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from './fake-server.ts';
-import { openAiError, openAiErrorObject } from './openai-error.ts';
+import { openAiError, openAiErrorObject, refusedFunctionSchema } from './openai-error.ts';
 import { encodeSseFrame, eventTypeOf, type SseLineEnding } from './sse-frame.ts';
 import type { WireFormat } from './wire-format.ts';
 
@@ -20,6 +20,8 @@ export function openAiResponsesFormat(options: { lineEnding?: SseLineEnding } = 
       if (method !== 'POST' || !path.endsWith('/responses')) return undefined;
       return { operation: 'responses', params: {} };
     },
+    answerDirectly: (request) =>
+      refusedFunctionSchema(request.body, (tool) => (tool.type === 'function' ? { name: String(tool.name), parameters: tool.parameters, param: 'tools[#].parameters' } : undefined)),
     streamContentType: 'text/event-stream; charset=utf-8',
     encodeEvent: (payload) => encodeSseFrame({ event: eventTypeOf(payload), data: payload, lineEnding }),
     errorFor: openAiError,
