@@ -2249,6 +2249,14 @@ export interface components {
             index: number;
         };
         /**
+         * @description `cache_creation_input_tokens` by cache lifetime, as Anthropic gives it; also from Bedrock, whose
+         *     `cacheDetails` the gateway maps here. A one-hour write is priced at the endpoint's `cache_write_1h`.
+         */
+        cache_creation: {
+            ephemeral_5m_input_tokens?: number;
+            ephemeral_1h_input_tokens?: number;
+        } | null;
+        /**
          * @description Anthropic's breakdown of `output_tokens`. An Anthropic-format upstream's is passed on as it sent it; a
          *     translated vendor's reasoning count (OpenAI's reasoning tokens, Gemini's thoughts) is given here as
          *     `thinking_tokens`, the name the Anthropic SDKs read.
@@ -2292,13 +2300,16 @@ export interface components {
             /**
              * @description Cumulative usage at the end of the message, with the gateway's `cost` and `is_byok`. After a
              *     server-side tool loop it is the sum over the steps, with `server_tool_use` counting the gateway's
-             *     tool calls; `output_tokens_details` is given where the JSON message's usage gives it.
+             *     tool calls; `output_tokens_details` is given where the JSON message's usage gives it, and so is
+             *     `cache_creation` (the steps' cache writes by lifetime, summed; `message_start` can only hold the first
+             *     step's).
              */
             usage: {
                 input_tokens?: number | null;
                 output_tokens: number;
                 cache_creation_input_tokens?: number | null;
                 cache_read_input_tokens?: number | null;
+                cache_creation?: components["schemas"]["cache_creation"];
                 output_tokens_details?: components["schemas"]["output_tokens_details"];
                 server_tool_use?: components["schemas"]["server_tool_use"];
                 cost?: number;
