@@ -154,6 +154,8 @@ export class LoopStreamState {
           output_tokens: usage.output_tokens,
           cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
           cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
+          // The steps' cache writes by lifetime, summed as in the JSON answer: message_start had only the first step's.
+          ...(usage.cache_creation ? { cache_creation: usage.cache_creation } : {}),
           // The steps' reasoning, as the JSON answer's usage and a plain translated stream give it.
           ...(usage.output_tokens_details ? { output_tokens_details: usage.output_tokens_details } : {}),
           ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),

@@ -24,8 +24,10 @@ export interface ScriptedStep {
   /**
    * Token counts as the vendor reports them (for Chat Completions and Gemini, `input` includes `cacheRead`);
    * `reasoning` is Gemini's `thoughtsTokenCount`, which its `candidatesTokenCount` (`output`) leaves out.
+   * `cacheWrite1h`: the part of `cacheWrite` written for an hour; given, an Anthropic step reports the
+   * `cache_creation` split (the rest five-minute writes).
    */
-  usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number; reasoning?: number };
+  usage: { input: number; output: number; cacheRead?: number; cacheWrite?: number; cacheWrite1h?: number; reasoning?: number };
   /** Anthropic citations on the text (e.g. `search_result_location`), sent as `citations_delta` in a stream. */
   citations?: readonly Record<string, unknown>[];
   /** Anthropic `stop_reason`; default `tool_use` with calls, else `end_turn`. */
@@ -52,7 +54,9 @@ function halves(text: string): string[] {
 export function anthropicStep(step: ScriptedStep, delivery: ReplyDelivery = {}): EitherReply {
   const calls = (step.calls ?? []).map((call) => ({ ...call, id: call.id ?? nextId('toolu_01Scripted') }));
   const stopReason = step.stopReason ?? (calls.length > 0 ? 'tool_use' : 'end_turn');
-  const usage = { input_tokens: step.usage.input, cache_creation_input_tokens: step.usage.cacheWrite ?? 0, cache_read_input_tokens: step.usage.cacheRead ?? 0 };
+  const written = step.usage.cacheWrite ?? 0;
+  const split = step.usage.cacheWrite1h === undefined ? {} : { cache_creation: { ephemeral_5m_input_tokens: written - step.usage.cacheWrite1h, ephemeral_1h_input_tokens: step.usage.cacheWrite1h } };
+  const usage = { input_tokens: step.usage.input, cache_creation_input_tokens: written, cache_read_input_tokens: step.usage.cacheRead ?? 0, ...split };
   const id = nextId('msg_01Scripted');
   const content: Record<string, unknown>[] = [];
   if (step.text !== undefined) content.push({ type: 'text', text: step.text, ...(step.citations ? { citations: step.citations } : {}) });

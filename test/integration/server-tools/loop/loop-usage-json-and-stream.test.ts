@@ -5,7 +5,7 @@
  * Gemini reports its thinking as `thoughtsTokenCount`, billed as output.
  */
 import { describe, expect, it } from 'vitest';
-import { geminiStep } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicStep, geminiStep } from '#test/helpers/fake-upstreams/index.ts';
 import { expectCost } from '#test/integration/providers-e2e/e2e-support.ts';
 import { loopBody, PRICES, priceOf, runLoop, useLoopGateway } from './loop-support.ts';
 
@@ -23,5 +23,22 @@ describe.each([false, true])('a Gemini tool loop with thinking (stream: %s)', (s
     // Output is what Gemini bills as output: the answer's tokens and its thoughts, 6 + 20 and 7 + 11.
     expect(answer.usage).toMatchObject({ input_tokens: 130, output_tokens: 44, output_tokens_details: { thinking_tokens: 31 } });
     expectCost(answer.usage.cost, priceOf(130, 44, PRICES.gemini));
+  });
+});
+
+describe.each([false, true])('an Anthropic tool loop writing the cache for five minutes and for an hour (stream: %s)', (stream) => {
+  it('gives the steps\' summed cache_creation split, the same in JSON and in the stream\'s message_delta', async () => {
+    setup.alpha.enqueue(
+      anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Asia/Tokyo' } }], usage: { input: 40, output: 6, cacheWrite: 1000, cacheWrite1h: 800 } }),
+      anthropicStep({ text: 'It is evening in Tokyo.', usage: { input: 90, output: 7, cacheWrite: 300, cacheWrite1h: 0 } }),
+    );
+    const answer = await runLoop(setup.gateway, loopBody('test/claude', [{ type: 'gateway:datetime' }], { provider: { order: ['alpha'] } }), stream);
+
+    const summed = { ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 800 };
+    // JSON: the message's usage; stream: the closing message_delta's, as the SDK's stream events give it.
+    expect(answer.usage).toMatchObject({ input_tokens: 130, output_tokens: 13, cache_creation_input_tokens: 1300, cache_creation: summed });
+    // The SDK's finalMessage() reads the summed total from the message_delta either way.
+    expect(answer.message.usage.cache_creation_input_tokens).toBe(1300);
+    if (!stream) expect(answer.message.usage.cache_creation).toEqual(summed);
   });
 });
