@@ -994,7 +994,10 @@ export interface components {
          *     (`gateway:web_search` without a search backend, `gateway:mcp` naming a server `SWITCHBOARD_CONFIG` does
          *     not declare); a setting beyond the configured ceiling (`max_results`, `max_content_chars`); an invalid
          *     `timezone`; a model-facing name that equals a client tool's name or another gateway tool's, or a client
-         *     tool whose name starts with a requested MCP server's prefix (`mcp__<server>__`); the same MCP server twice.
+         *     tool whose name starts with a requested MCP server's prefix (`mcp__<server>__`); the same MCP server twice;
+         *     two MCP servers whose prefixes overlap, one's `<prefix>__` starting with the other's (MCP server names may
+         *     hold `__`: `mcp__docs` and `mcp__docs__x` would both offer `mcp__docs__x__y`, and a call could reach the
+         *     wrong server), which setting `name` on one of the entries resolves.
          *
          *     **The loop.** A request naming at least one gateway tool runs the server-side tool loop: the model is
          *     called (a routed attempt with the request's fallbacks, staying on the provider and key that served the
