@@ -110,6 +110,14 @@ function mcpRequest(entry: GatewayMcpTool, index: number, config: ServerToolsCon
   };
 }
 
+/**
+ * Whether two MCP prefixes' names can meet: `a__<tool>` and `b__<tool>` share a name when one of `a__`, `b__`
+ * starts with the other (`mcp__docs` and `mcp__docs__x`, or `mcp__a` and `mcp__a_`), as server names may hold `__`.
+ */
+export function prefixesOverlap(a: string, b: string): boolean {
+  return `${a}__`.startsWith(`${b}__`) || `${b}__`.startsWith(`${a}__`);
+}
+
 /** Checks the request's gateway tool entries against the rules and the configuration; throws a 400 naming the field. */
 export function validateGatewayTools(tools: MessageRequest['tools'], config: ServerToolsConfig): ValidatedGatewayTools {
   const entries = tools ?? [];
@@ -127,6 +135,14 @@ export function validateGatewayTools(tools: MessageRequest['tools'], config: Ser
       const request = mcpRequest(tool as GatewayMcpTool, index, config);
       const twice = mcp.find((other) => other.server === request.server || other.prefix === request.prefix);
       if (twice) throw invalid(index, twice.server === request.server ? 'server' : 'name', `tools[${twice.index}] already names the MCP server ${twice.server}${twice.server === request.server ? '' : ` with the prefix ${request.prefix}`}`);
+      const overlapping = mcp.find((other) => prefixesOverlap(other.prefix, request.prefix));
+      if (overlapping) {
+        throw invalid(
+          index,
+          'name',
+          `the prefix ${request.prefix} overlaps the prefix ${overlapping.prefix} of tools[${overlapping.index}] (MCP server ${overlapping.server}): tool names of the form ${request.prefix}__<tool> and ${overlapping.prefix}__<tool> could be the same name; set "name" on one of them to a prefix that does not start with the other followed by __`,
+        );
+      }
       mcp.push(request);
       return;
     }

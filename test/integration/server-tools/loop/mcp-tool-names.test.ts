@@ -1,0 +1,77 @@
+/**
+ * Over HTTP: the model-facing names of gateway tools cannot meet. MCP server names may hold `__`, so the
+ * prefixes `mcp__docs` and `mcp__docs__x` both make `mcp__docs__x__y` (the tool `x__y` of `docs`, the tool `y`
+ * of `docs__x`): such a request is a 400 naming the entry, before any server or model is asked; with `name`
+ * set on one entry, each tool has its own name and a call reaches its own server. A gateway tool named as a
+ * client tool is a 400 too.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anthropicStep, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startRawMcpServer, type RawMcpServer } from '#test/helpers/fake-tool-servers/raw-mcp-server.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { anthropicProviderYaml, catalogYaml, errorMessage, modelYaml, postMessage } from '#test/integration/routing/routing-support.ts';
+import { loopBody, runLoop, toolNamesOf } from './loop-support.ts';
+
+let upstream: FakeUpstream;
+let docs: RawMcpServer;
+let docsX: RawMcpServer;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  const schema = { type: 'object' as const, properties: {} };
+  [upstream, docs, docsX] = await Promise.all([
+    startFakeAnthropic(),
+    startRawMcpServer([{ name: 'x__y', description: 'The tool x__y of docs.', inputSchema: schema }]),
+    startRawMcpServer([{ name: 'y', description: 'The tool y of docs__x.', inputSchema: schema }]),
+  ]);
+  const catalog = catalogYaml([anthropicProviderYaml('alpha', upstream)], [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude', price: [1, 2] }])]);
+  const tools = ['server_tools:', '  mcp_servers:', `    docs: { url: "${docs.url}", timeout_ms: 5000 }`, `    docs__x: { url: "${docsX.url}", timeout_ms: 5000 }`].join('\n');
+  gateway = await startTestGateway({ catalogYaml: `${catalog}${tools}\n` });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([upstream?.close(), docs?.close(), docsX?.close()]);
+});
+
+describe('gateway tool names that could meet', () => {
+  it.each([
+    [
+      'MCP servers whose default prefixes overlap (docs, docs__x)',
+      [{ type: 'gateway:mcp', server: 'docs' }, { type: 'gateway:mcp', server: 'docs__x' }],
+      'tools[1].name: the prefix mcp__docs__x overlaps the prefix mcp__docs of tools[0] (MCP server docs): tool names of the form mcp__docs__x__<tool> and mcp__docs__<tool> could be the same name; set "name" on one of them to a prefix that does not start with the other followed by __',
+    ],
+    [
+      'prefixes set by name that overlap (kb_, kb)',
+      [{ type: 'gateway:mcp', server: 'docs__x', name: 'kb_' }, { type: 'gateway:mcp', server: 'docs', name: 'kb' }],
+      'tools[1].name: the prefix kb overlaps the prefix kb_ of tools[0] (MCP server docs__x): tool names of the form kb__<tool> and kb___<tool> could be the same name; set "name" on one of them to a prefix that does not start with the other followed by __',
+    ],
+    [
+      'a gateway tool named as a client tool',
+      [{ name: 'datetime', description: 'The client\'s clock.', input_schema: { type: 'object', properties: {} } }, { type: 'gateway:datetime' }],
+      'tools[1].type: the model-facing name datetime is already the name of tools[0] (set "name" to choose another)',
+    ],
+  ])('%s: a 400 naming the entry, and no server or model is asked', async (_name, tools, message) => {
+    upstream.clear();
+    const call = await postMessage(gateway, loopBody('test/claude', tools));
+    expect(call.status).toBe(400);
+    expect(call.body.error).toMatchObject({ type: 'invalid_request_error' });
+    expect(errorMessage(call)).toBe(`Invalid request parameters: ${message}`);
+    expect(upstream.requests).toHaveLength(0);
+    expect([docs.toolCalls, docsX.toolCalls]).toEqual([[], []]);
+  });
+
+  it('with name set on one entry, each tool has its own name and the call reaches its own server', async () => {
+    upstream.clear();
+    upstream.enqueue(
+      anthropicStep({ calls: [{ name: 'mcp__docs__x__y', input: {} }], usage: { input: 20, output: 5 } }),
+      anthropicStep({ text: 'Done.', usage: { input: 40, output: 3 } }),
+    );
+    const tools = [{ type: 'gateway:mcp', server: 'docs' }, { type: 'gateway:mcp', server: 'docs__x', name: 'docsx' }];
+    const { message } = await runLoop(gateway, loopBody('test/claude', tools), false);
+    expect(toolNamesOf(upstream.requests[0]).sort()).toEqual(['docsx__y', 'mcp__docs__x__y']);
+    expect(message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: false });
+    expect(docs.toolCalls).toEqual(['x__y']);
+    expect(docsX.toolCalls).toEqual([]);
+  });
+});
