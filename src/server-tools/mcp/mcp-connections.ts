@@ -108,6 +108,8 @@ export class McpConnections {
   readonly #clientVersion: string;
   readonly #now: () => number;
   readonly #state = new Map<string, ServerState>();
+  /** Calls under way per client, so a client given up is closed only once its other calls are over. */
+  readonly #uses = new Map<Client, { calls: number; retired: boolean }>();
 
   constructor(options: { servers: ReadonlyMap<string, McpServerConfig>; logger: Logger; clientVersion: string; now?: () => number }) {
     this.#servers = options.servers;
@@ -141,37 +143,74 @@ export class McpConnections {
       await client.connect(transport, { timeout: config.timeoutMs });
       return client;
     })();
-    state.client.catch(() => this.#drop(config.name, state));
-    return state.client;
+    const connecting = state.client;
+    // Failing late, this attempt may have been replaced already: only this one is dropped, never its successor.
+    connecting.catch(() => this.#drop(config.name, state, connecting));
+    return connecting;
   }
 
   #markStale(state: ServerState): void {
     if (state.tools) state.tools.stale = true;
   }
 
-  #drop(server: string, state: ServerState): void {
+  /**
+   * Gives up the server's client, `expected` only if given (a client another request already replaced is not
+   * this failure's to drop). The next use connects anew; the old client is closed once the calls other
+   * requests have under way on it are over, since closing it would fail them all (Connection closed).
+   */
+  #drop(server: string, state: ServerState, expected?: Promise<Client>): void {
     const client = state.client;
+    if (expected !== undefined && client !== expected) return;
     state.client = undefined;
-    client?.then(release).catch(() => undefined);
+    client?.then((given) => this.#retire(given)).catch(() => undefined);
     this.#markStale(state);
     this.#logger.debug('mcp connection dropped', { server });
   }
 
-  /** Runs `use` on the server's client; once more on a new session if the server refused the one it had. */
-  async #withSession<T>(config: McpServerConfig, state: ServerState, use: (client: Client) => Promise<T>): Promise<T> {
-    const connecting = this.#connect(config, state);
+  #retire(client: Client): void {
+    const uses = this.#uses.get(client);
+    if (uses && uses.calls > 0) uses.retired = true;
+    else {
+      this.#uses.delete(client);
+      void release(client).catch(() => undefined);
+    }
+  }
+
+  async #using<T>(client: Client, use: (client: Client) => Promise<T>): Promise<T> {
+    let uses = this.#uses.get(client);
+    if (!uses) this.#uses.set(client, (uses = { calls: 0, retired: false }));
+    uses.calls += 1;
     try {
-      return await use(await connecting);
+      return await use(client);
+    } finally {
+      uses.calls -= 1;
+      if (uses.retired && uses.calls === 0) this.#retire(client);
+      else if (uses.calls === 0) this.#uses.delete(client);
+    }
+  }
+
+  /**
+   * Runs `use` on the server's client; once more on a new session if the server refused the one it had.
+   * `used` is told which client the last try ran on, for the caller to drop that one alone.
+   */
+  async #withSession<T>(config: McpServerConfig, state: ServerState, use: (client: Client) => Promise<T>, used: { client?: Promise<Client> }): Promise<T> {
+    const connecting = this.#connect(config, state);
+    used.client = connecting;
+    try {
+      return await this.#using(await connecting, use);
     } catch (error) {
       if (!(await isSessionGone(error))) throw error;
       this.#logger.info('mcp session gone, starting a new one', { server: config.name });
       // A concurrent request may already have replaced the refused session.
-      if (state.client === connecting) this.#drop(config.name, state);
-      return use(await this.#connect(config, state));
+      this.#drop(config.name, state, connecting);
+      const again = this.#connect(config, state);
+      used.client = again;
+      return this.#using(await again, use);
     }
   }
 
   async #fetchTools(config: McpServerConfig, state: ServerState): Promise<McpToolInfo[] | undefined> {
+    const used: { client?: Promise<Client> } = {};
     try {
       const tools = await this.#withSession(config, state, async (client) => {
         const listed: McpToolInfo[] = [];
@@ -182,11 +221,11 @@ export class McpConnections {
           cursor = page.nextCursor;
         } while (cursor);
         return listed;
-      });
+      }, used);
       state.tools = { list: tools, fetchedAt: this.#now(), stale: false };
       return tools;
     } catch (error) {
-      this.#drop(config.name, state);
+      this.#drop(config.name, state, used.client);
       this.#logger.warn('mcp server tool list failed', { server: config.name, reason: describe(error, config), cached: state.tools !== undefined });
       return state.tools?.list;
     }
@@ -210,8 +249,9 @@ export class McpConnections {
     const config = this.#servers.get(server);
     if (!config) return { ok: false, message: `the MCP server ${server} is not configured` };
     const state = this.#stateOf(server);
+    const used: { client?: Promise<Client> } = {};
     try {
-      const result = await this.#withSession(config, state, (client) => client.callTool({ name: toolName, arguments: input }, undefined, { signal, timeout: config.timeoutMs }));
+      const result = await this.#withSession(config, state, (client) => client.callTool({ name: toolName, arguments: input }, undefined, { signal, timeout: config.timeoutMs }), used);
       const content = Array.isArray(result.content) ? (result.content as McpContentItem[]) : [];
       return { ok: true, isError: result.isError === true, content, ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
     } catch (error) {
@@ -219,7 +259,8 @@ export class McpConnections {
       const fromServer = typeof code === 'number' && !TRANSPORT_CODES.has(code);
       // A JSON-RPC error from a live server keeps the connection, but the tool list may be out of date.
       if (fromServer && code === INVALID_PARAMS && state.tools) state.tools.stale = true;
-      if (!fromServer && !signal.aborted) this.#drop(server, state);
+      // A failed transport is suspect for later calls, not for the calls other requests have under way on it.
+      if (!fromServer && !signal.aborted) this.#drop(server, state, used.client);
       const reason = describe(error, config);
       this.#logger.warn('mcp tool call failed', { server, tool: toolName, reason });
       return { ok: false, message: signal.aborted ? 'the call was cancelled' : reason };
@@ -229,7 +270,10 @@ export class McpConnections {
   /** Closes every connection. */
   async close(): Promise<void> {
     const clients = [...this.#state.values()].map((state) => state.client);
+    // Those given up with calls still under way, too.
+    const retired = [...this.#uses].filter(([, uses]) => uses.retired).map(([client]) => Promise.resolve(client));
     this.#state.clear();
-    await Promise.all(clients.map((client) => client?.then(release).catch(() => undefined)));
+    this.#uses.clear();
+    await Promise.all([...clients, ...retired].map((client) => client?.then(release).catch(() => undefined)));
   }
 }

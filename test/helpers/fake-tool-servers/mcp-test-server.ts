@@ -81,6 +81,8 @@ function buildServer(record: { toolCalls: string[]; onSlow: () => void; added: s
     await new Promise((resolve) => setTimeout(resolve, ms));
     return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
   });
+  // Its calls never reach here: the HTTP handler cuts their connection (a transport failure of that call alone).
+  server.registerTool('cut', { description: 'Its connection is cut.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'not cut' }] }));
   return server;
 }
 
@@ -94,6 +96,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 function countListCalls(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
   return messages.filter((message) => typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'tools/list').length;
+}
+
+function callsTool(body: unknown, name: string): boolean {
+  const message = body as { method?: unknown; params?: { name?: unknown } } | undefined;
+  return message?.method === 'tools/call' && message.params?.name === name;
 }
 
 /** Options of the test server. */
@@ -164,6 +171,11 @@ export async function startMcpTestServer(options: McpTestServerOptions = {}): Pr
       }
       const body = req.method === 'POST' ? await readJson(req) : undefined;
       listCalls += countListCalls(body);
+      if (callsTool(body, 'cut')) {
+        toolCalls.push('cut');
+        req.socket.destroy();
+        return;
+      }
       await (options.sessions ? withSessions(req, res, body) : stateless(req, res, body));
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500).end();

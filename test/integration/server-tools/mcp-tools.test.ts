@@ -55,7 +55,7 @@ describe('an MCP server\'s tools become gateway tools', () => {
     const { resolve } = setUp(ordersConfig());
     const { tools, warnings } = await resolve({ type: 'gateway:mcp', server: 'orders' });
     expect(warnings).toEqual([]);
-    expect(tools.map((tool) => tool.modelName)).toEqual(['mcp__orders__lookup_order', 'mcp__orders__explode', 'mcp__orders__slow', 'mcp__orders__report', 'mcp__orders__wait']);
+    expect(tools.map((tool) => tool.modelName)).toEqual(['mcp__orders__lookup_order', 'mcp__orders__explode', 'mcp__orders__slow', 'mcp__orders__report', 'mcp__orders__wait', 'mcp__orders__cut']);
     const lookup = toolNamed(tools, 'lookup_order');
     expect(lookup.description).toBe('Looks up an order by its id.');
     expect(lookup.inputSchema).toMatchObject({ type: 'object', properties: { order_id: { type: 'string', description: 'The order id, e.g. A-1001' } }, required: ['order_id'] });
@@ -136,7 +136,7 @@ describe('MCP failures are error results, never exceptions', () => {
     expect(outcome.modelText).toMatch(/^Error \(unavailable\): the MCP server orders failed: /);
     // The failed call marked the list stale; the refresh fails too, so the old list is still offered.
     const again = await resolve({ type: 'gateway:mcp', server: 'orders' });
-    expect(again.tools).toHaveLength(5);
+    expect(again.tools).toHaveLength(6);
     const fresh = setUp(ordersConfig());
     expect(await fresh.resolve({ type: 'gateway:mcp', server: 'orders' })).toEqual({ tools: [], warnings: ['tools[0]: the MCP server orders could not be reached; its tools are not offered'] });
   });

@@ -45,7 +45,7 @@ describe.each([false, true])('an MCP server as a tool source (stream: %s)', (str
     expect(message.content[0]).toEqual({ type: 'mcp_tool_use', id: use.id, name: 'lookup_order', server_name: 'orders', input: { order_id: 'A-1001' } });
     expect(message.content[1]).toEqual({ type: 'mcp_tool_result', tool_use_id: use.id, is_error: false, content: [{ type: 'text', text: 'Order A-1001: shipped on 2026-03-02, 2 items.' }] });
     expect(usage.server_tool_use).toEqual({ mcp_requests: 1 });
-    expect(toolNamesOf(upstream.requests[0])).toEqual(['mcp__orders__lookup_order', 'mcp__orders__explode', 'mcp__orders__slow', 'mcp__orders__report', 'mcp__orders__wait']);
+    expect(toolNamesOf(upstream.requests[0])).toEqual(['mcp__orders__lookup_order', 'mcp__orders__explode', 'mcp__orders__slow', 'mcp__orders__report', 'mcp__orders__wait', 'mcp__orders__cut']);
     const result = (messagesOf(upstream.requests[1])[2]?.content as { content: unknown }[])[0];
     expect(JSON.stringify(result?.content)).toContain('shipped on 2026-03-02');
     if (stream) {

@@ -59,3 +59,36 @@ describe('a call that times out next to another request\'s call on the same serv
     expect(orders.sessionsOpened()).toBe(1);
   });
 });
+
+describe('a call whose connection is cut next to another request\'s call on the same server', () => {
+  it('fails alone: the other call, under way on the shared session, is served, and the next call gets a new session', async () => {
+    const tools = [{ type: 'gateway:mcp', server: 'orders', allowed_tools: ['cut', 'wait'] }];
+    upstream.enqueue(anthropicStep({ calls: [{ name: 'mcp__orders__wait', input: { ms: 1_500 } }], usage: { input: 20, output: 8 } }));
+    const waiting = runLoop(gateway, loopBody('test/claude', tools), false);
+    // The wait's call is under way once the server has it.
+    await until(() => orders.toolCalls.includes('wait'));
+    const opened = orders.sessionsOpened();
+    upstream.enqueue(
+      anthropicStep({ calls: [{ name: 'mcp__orders__cut', input: {} }], usage: { input: 20, output: 8 } }),
+      anthropicStep({ text: 'Noted.', usage: { input: 60, output: 9 } }),
+      anthropicStep({ text: 'Noted.', usage: { input: 60, output: 9 } }),
+    );
+    const cut = await runLoop(gateway, loopBody('test/claude', tools), false);
+    expect(cut.message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: true });
+
+    const { message } = await waiting;
+    expect(message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: false, content: [{ type: 'text', text: 'waited 1500 ms' }] });
+    // The suspect session is not used again.
+    upstream.enqueue(anthropicStep({ calls: [{ name: 'mcp__orders__wait', input: { ms: 1 } }], usage: { input: 20, output: 8 } }), anthropicStep({ text: 'Noted.', usage: { input: 60, output: 9 } }));
+    const after = await runLoop(gateway, loopBody('test/claude', tools), false);
+    expect(after.message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: false });
+    expect(orders.sessionsOpened()).toBe(opened + 1);
+  });
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 20) {
+    if (waited > 5_000) throw new Error('the condition did not hold within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
