@@ -1,7 +1,8 @@
 /**
  * The gateway's connections to the configured MCP servers, through the official SDK's `Client` over Streamable
- * HTTP. One client (one session) per server, shared by every request, connected on first use and dropped
- * after a transport failure (the next use reconnects); a call that times out fails alone. Each server's tool
+ * HTTP. One client (one session) per server, shared by every request, connected on first use and given up
+ * after a transport failure (the next use reconnects; the old client is closed once the calls other requests
+ * have under way on it are over); a call that times out or whose own connection is cut fails alone. Each server's tool
  * list is cached for `toolListTtlMs`, until the server says it changed (`notifications/tools/list_changed`);
  * a failed refresh keeps serving the old list, and a call that fails on the transport or names a tool the
  * server no longer has marks the list stale. A server that answers 404 to the session it gave (restarted, or
