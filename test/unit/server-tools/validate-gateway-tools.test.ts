@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
 import { BadRequestError } from '#src/errors.ts';
-import { hasGatewayTools, validateGatewayTools } from '#src/server-tools/validate-gateway-tools.ts';
+import { hasGatewayTools, prefixesOverlap, validateGatewayTools } from '#src/server-tools/validate-gateway-tools.ts';
 import { BUILT_IN_TOOLS } from '#src/server-tools/gateway-tool-registry.ts';
 import { serverToolsConfig } from '#test/helpers/server-tool-context.ts';
 
@@ -42,10 +42,18 @@ describe('gateway tool entries that are a 400 naming the field', () => {
     ['an MCP server that is not configured', [{ type: 'gateway:mcp', server: 'billing' }], 'tools[0].server: no MCP server named billing is configured on this gateway (configured: orders, docs)'],
     ['the same MCP server twice', [{ type: 'gateway:mcp', server: 'orders' }, { type: 'gateway:mcp', server: 'orders', allowed_tools: ['x'] }], 'tools[1].server: tools[0] already names the MCP server orders'],
     ['two MCP servers with one prefix', [{ type: 'gateway:mcp', server: 'orders', name: 'shop' }, { type: 'gateway:mcp', server: 'docs', name: 'shop' }], 'tools[1].name: tools[0] already names the MCP server orders with the prefix shop'],
+    ['two MCP prefixes, one inside the other\'s namespace', [{ type: 'gateway:mcp', server: 'orders', name: 'shop__eu' }, { type: 'gateway:mcp', server: 'docs', name: 'shop' }], 'tools[1].name: the prefix shop overlaps the prefix shop__eu of tools[0] (MCP server orders): tool names of the form shop__<tool> and shop__eu__<tool> could be the same name; set "name" on one of them to a prefix that does not start with the other followed by __'],
+    ['two MCP prefixes a trailing _ apart', [{ type: 'gateway:mcp', server: 'orders', name: 'shop' }, { type: 'gateway:mcp', server: 'docs', name: 'shop_' }], 'tools[1].name: the prefix shop_ overlaps the prefix shop of tools[0] (MCP server orders): tool names of the form shop___<tool> and shop__<tool> could be the same name; set "name" on one of them to a prefix that does not start with the other followed by __'],
     ['a client tool in an MCP server\'s namespace', [{ name: 'mcp__orders__refund', input_schema: { type: 'object' } }, { type: 'gateway:mcp', server: 'orders' }], 'tools[0].name: mcp__orders__refund starts with mcp__orders__, which tools[1] reserves for the tools of the MCP server orders'],
     ['a gateway tool in an MCP server\'s namespace', [{ type: 'gateway:mcp', server: 'docs', name: 'kb' }, { type: 'gateway:datetime', name: 'kb__clock' }], 'tools[1].name: kb__clock starts with kb__, which tools[0] reserves for the tools of the MCP server docs'],
   ])('%s', (_name, tools, reason, config = CONFIGURED) => {
     expect(rejection(tools, config).message).toBe(`Invalid request parameters: ${reason}`);
+  });
+
+  it('MCP prefixes that only share a beginning (shop, shopx, shop-eu) pass: no name can have both forms', () => {
+    const tools = [{ type: 'gateway:mcp', server: 'orders', name: 'shop' }, { type: 'gateway:mcp', server: 'docs', name: 'shopx' }] as MessageRequest['tools'];
+    expect(validateGatewayTools(tools, CONFIGURED).mcp.map((request) => request.prefix)).toEqual(['shop', 'shopx']);
+    expect(prefixesOverlap('shop', 'shop-eu')).toBe(false);
   });
 
   it('the details point at the field as the validator does', () => {
