@@ -2973,12 +2973,33 @@ export interface components {
              */
             display_name: string;
             /**
+             * Format: date-time
+             * @description Anthropic's ModelInfo `created_at` (RFC 3339), which strict clients of Anthropic's API require. The
+             *     catalog (built-in or configuration file) records no release dates, so it is always the Unix epoch,
+             *     `1970-01-01T00:00:00Z`: the value Anthropic documents for a model whose release date is unknown. Do
+             *     not sort or filter on it.
+             * @example 1970-01-01T00:00:00Z
+             */
+            created_at: string;
+            /**
              * @description Largest context window, in tokens, that any endpoint of the model accepts; null when unknown (a model
              *     added in the configuration file without `context_length`, e.g. one served by a local vLLM or Ollama).
              *     No routing decision filters on an unknown context length.
              * @example 200000
              */
             context_length: number | null;
+            /**
+             * @description `context_length` again, under the name Anthropic's ModelInfo gives the model's context window; null when
+             *     unknown.
+             * @example 200000
+             */
+            max_input_tokens: number | null;
+            /**
+             * @description Anthropic's ModelInfo `max_tokens`: the largest output limit (`max_output_tokens`) of the model's
+             *     endpoints, the most `max_tokens` a request can ask of some endpoint; null when no endpoint's is known.
+             * @example 64000
+             */
+            max_tokens: number | null;
             capabilities: components["schemas"]["ModelCapabilities"];
             endpoints: components["schemas"]["ModelEndpoint"][];
         };

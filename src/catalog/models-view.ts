@@ -23,6 +23,15 @@ function pricingView(pricing: Pricing): Pricing {
   return view;
 }
 
+// The catalog records no release dates: the epoch is what Anthropic's ModelInfo documents for an unknown one.
+const UNKNOWN_RELEASE = '1970-01-01T00:00:00Z';
+
+/** The largest output limit among the endpoints, or null when none is known. */
+function largestOutputLimit(model: CatalogModel): number | null {
+  const limits = model.endpoints.flatMap((endpoint) => (endpoint.maxOutputTokens === null ? [] : [endpoint.maxOutputTokens]));
+  return limits.length === 0 ? null : Math.max(...limits);
+}
+
 /** The `GET /models` body for these models, in the given order: the whole catalog as one page. */
 export function toModelList(models: readonly CatalogModel[]): ModelListBody {
   return modelsEnvelope(
@@ -32,7 +41,11 @@ export function toModelList(models: readonly CatalogModel[]): ModelListBody {
       name: model.name,
       // Anthropic's ModelInfo name for it, which the Anthropic SDKs' `models.list()` types and applications read.
       display_name: model.name,
+      created_at: UNKNOWN_RELEASE,
       context_length: model.contextLength,
+      // Anthropic's ModelInfo names for the context window and the `max_tokens` ceiling.
+      max_input_tokens: model.contextLength,
+      max_tokens: largestOutputLimit(model),
       capabilities: { ...model.capabilities },
       endpoints: model.endpoints.map((endpoint) => ({
         provider: endpoint.provider.slug,
