@@ -253,7 +253,8 @@ export interface paths {
          *     facts the routing plan filters and sorts on. Prices are list prices; what a request actually cost is its
          *     `usage.cost`.
          *
-         *     Any valid key may call it. It never shows provider keys. The envelope and the paging parameters are those
+         *     Any valid key may call it, as `Authorization: Bearer` or in `x-api-key` (as Anthropic's `GET /v1/models`
+         *     takes it, and the Anthropic Python SDK and Claude Code send it). It never shows provider keys. The envelope and the paging parameters are those
          *     of Anthropic's `GET /v1/models` (`after_id`, `before_id`, `limit`; `has_more`, `first_id`, `last_id`), so
          *     the Anthropic SDKs' `client.models.list()` works against the gateway, auto-pagination included. Models
          *     keep the catalog's order. Without `limit` the page holds every model. An unknown query parameter, an id
@@ -276,7 +277,8 @@ export interface paths {
                 /**
                  * @description A model slug as `GET /models` lists it, or a bare Anthropic id `POST /messages` accepts. A slug's `/` is
                  *     percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as the Anthropic SDKs' `client.models.retrieve(id)`
-                 *     sends it.
+                 *     sends it, or written as is (`/models/anthropic/claude-sonnet-4.5`): the gateway reads the two path
+                 *     segments after `/models/` as one slug.
                  * @example anthropic/claude-sonnet-4.5
                  */
                 model_id: components["parameters"]["ModelId"];
@@ -287,9 +289,10 @@ export interface paths {
          * Get one model of the catalog
          * @description One model of `GET /models`, with every endpoint that serves it, as Anthropic's `GET /v1/models/{model_id}`
          *     answers one model: the Anthropic SDKs' `client.models.retrieve(id)` works against the gateway. The model
-         *     slug's `/` is percent-encoded (`/models/anthropic%2Fclaude-sonnet-4.5`). A bare Anthropic id that
+         *     slug's `/` may be percent-encoded (`/models/anthropic%2Fclaude-sonnet-4.5`, as the SDKs send it) or written
+         *     as is (`/models/anthropic/claude-sonnet-4.5`, as curl users write it); both answer the same model. A bare Anthropic id that
          *     `POST /messages` accepts (`claude-sonnet-4-5`, `claude-sonnet-4-5-20250929`) answers its catalog model, as
-         *     Anthropic's resolves an alias. Any valid key may call it. A name the catalog does not know is a 404.
+         *     Anthropic's resolves an alias. Any valid key may call it, as Bearer or in `x-api-key`. A name the catalog does not know is a 404.
          */
         get: operations["getModel"];
         put?: never;
@@ -3782,7 +3785,8 @@ export interface components {
         /**
          * @description A model slug as `GET /models` lists it, or a bare Anthropic id `POST /messages` accepts. A slug's `/` is
          *     percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as the Anthropic SDKs' `client.models.retrieve(id)`
-         *     sends it.
+         *     sends it, or written as is (`/models/anthropic/claude-sonnet-4.5`): the gateway reads the two path
+         *     segments after `/models/` as one slug.
          * @example anthropic/claude-sonnet-4.5
          */
         ModelId: string;
@@ -4423,7 +4427,8 @@ export interface operations {
                 /**
                  * @description A model slug as `GET /models` lists it, or a bare Anthropic id `POST /messages` accepts. A slug's `/` is
                  *     percent-encoded (`anthropic%2Fclaude-sonnet-4.5`), as the Anthropic SDKs' `client.models.retrieve(id)`
-                 *     sends it.
+                 *     sends it, or written as is (`/models/anthropic/claude-sonnet-4.5`): the gateway reads the two path
+                 *     segments after `/models/` as one slug.
                  * @example anthropic/claude-sonnet-4.5
                  */
                 model_id: components["parameters"]["ModelId"];

@@ -10,6 +10,7 @@ import { NotFoundError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
 import { BUNDLED_SPEC_PATH } from '#src/http/bundled-spec.ts';
+import { createModelSlugPath } from '#src/http/model-slug-path.ts';
 import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
 import { createMethodSemantics } from '#src/http/method-semantics.ts';
 import { createErrorMiddleware, useMessagesErrorShape } from '#src/http/error-middleware.ts';
@@ -69,6 +70,8 @@ export function createApp(deps: AppDeps): GatewayApp {
   use(createBodyLimit(deps.bodyLimitBytes), { messages: true });
   use(createJsonBodyParser({ limitBytes: deps.bodyLimitBytes, url: MESSAGES_PATH }), { messages: true });
   use(canonicalJsonContentType, { messages: true });
+  // Before everything that matches paths: a model slug's `/` may come unencoded. Never `POST /messages`.
+  use(createModelSlugPath(API_PREFIX), { messages: false });
   // HEAD where GET is, OPTIONS answered with Allow: before the validator, which knows neither. It passes
   // any other method on untouched, so `POST /messages` skips it.
   use(createMethodSemantics(BUNDLED_SPEC_PATH, API_PREFIX), { messages: false });
