@@ -1,7 +1,7 @@
 /**
  * Which keys each operation accepts, read once from the bundled spec's `security` declarations and
- * `components.securitySchemes`, so that `x-api-key` on `/messages` only, and Bearer everywhere, are stated
- * in the spec and nowhere else.
+ * `components.securitySchemes`, so that `x-api-key` on the operations Anthropic's API has (messages, models)
+ * and Bearer everywhere are stated in the spec and nowhere else.
  */
 import { readSpec } from '#src/http/bundled-spec.ts';
 import type { AcceptedScheme } from '#src/http/presented-keys.ts';

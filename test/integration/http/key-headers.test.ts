@@ -1,6 +1,6 @@
 /**
  * Where a client may put its gateway key, over HTTP against the real gateway: `Authorization: Bearer` or
- * `x-api-key` on `/messages` and `/messages/count_tokens`, Bearer only on management operations. With both
+ * `x-api-key` on `/messages` and `/messages/count_tokens` (and `/models`, see models-spec-fidelity.test.ts), Bearer only on management operations. With both
  * headers the one holding a live gateway key is used, so a provider key a shell still exports next to the
  * gateway key locks nobody out; and such a provider key is never logged, echoed or forwarded upstream.
  */

@@ -9,11 +9,11 @@ describe('the security model of the bundled spec', () => {
     expect([...model.schemeNames].sort()).toEqual(['apiKey', 'bearer']);
   });
 
-  it.each(['createMessage', 'countMessageTokens'])('%s accepts Bearer, then x-api-key', (operationId) => {
+  it.each(['createMessage', 'countMessageTokens', 'listModels', 'getModel'])('%s accepts Bearer, then x-api-key', (operationId) => {
     expect(model.acceptedBy({ operationId })).toEqual([{ kind: 'bearer' }, { kind: 'header', name: 'x-api-key' }]);
   });
 
-  it.each(['updateByokCredential', 'createApiKey', 'listModels'])('%s accepts Bearer only', (operationId) => {
+  it.each(['updateByokCredential', 'createApiKey', 'listApiKeys'])('%s accepts Bearer only', (operationId) => {
     expect(model.acceptedBy({ operationId })).toEqual([{ kind: 'bearer' }]);
   });
 
