@@ -20,7 +20,9 @@ export interface paths {
          *     (model, provider endpoint, key) from the requested model, `fallbacks` or `models`, the `provider`
          *     preferences, the caller's BYOK credentials and the session's sticky pin, and tries them in order until one
          *     answers. Retryable failures (429, 5xx, 529, Bedrock's 424 `ModelErrorException` for a model that failed
-         *     on the vendor's side, timeouts, resets), a rejected or exhausted provider key (401,
+         *     on the vendor's side, Bedrock's 400 `ServiceQuotaExceededException`, an account quota AWS says to retry
+         *     later, read as a rate limit, Groq's 498 `capacity_exceeded`, its flex tier full, read as an overload,
+         *     timeouts, resets), a rejected or exhausted provider key (401,
          *     402, 403, "credit balance is too low"), a body over the vendor's size limit (413: another vendor's limit
          *     may be larger) and refusals move to the next attempt; a request error does not: its
          *     400 carries the vendor's one-line reason, redacted. When every attempt failed, the answer is what Anthropic
