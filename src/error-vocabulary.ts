@@ -66,7 +66,8 @@ export function kindForErrorType(type: unknown): UpstreamFailureKind {
 /** The failure kind of an upstream's HTTP status (any status of 400 and above). */
 export function kindForStatus(status: number): UpstreamFailureKind {
   if (status === 429) return 'rate_limited';
-  if (status === 529 || status === 503) return 'overloaded';
+  // 498: Groq's flex tier at capacity (`capacity_exceeded`).
+  if (status === 529 || status === 503 || status === 498) return 'overloaded';
   if (status === 408 || status === 504) return 'timeout';
   // 402: the key's account has no credit; another key or provider may well answer.
   if (status === 401 || status === 402 || status === 403) return 'authentication';
@@ -76,6 +77,22 @@ export function kindForStatus(status: number): UpstreamFailureKind {
   // Bedrock's ModelErrorException: the model failed on the vendor's side, not the request.
   if (status >= 500 || status === 424) return 'server_error';
   return 'invalid_request';
+}
+
+/**
+ * Vendors' own names for a try-later failure sent under a status that would read otherwise, by the vendor's
+ * error class (Bedrock's `x-amzn-errortype`) or error code (OpenAI-style `error.code`).
+ */
+const KIND_BY_VENDOR_ERROR_CODE: Readonly<Record<string, UpstreamFailureKind>> = {
+  // Bedrock answers 400, but AWS documents it as an account quota to resubmit later: a rate limit.
+  ServiceQuotaExceededException: 'rate_limited',
+  // Groq's flex tier at capacity (status 498): fails fast, to be retried later.
+  capacity_exceeded: 'overloaded',
+};
+
+/** The failure kind a vendor's error class or code names, overriding its status; undefined for any other. */
+export function kindForVendorErrorCode(code: string | undefined): UpstreamFailureKind | undefined {
+  return code !== undefined && Object.hasOwn(KIND_BY_VENDOR_ERROR_CODE, code) ? KIND_BY_VENDOR_ERROR_CODE[code] : undefined;
 }
 
 /** The status the gateway answers with when an attempt ended in this kind of failure. */

@@ -3,7 +3,7 @@
  * `UpstreamError`. Shared by every adapter so that "retryable" means the same thing everywhere.
  */
 import { UpstreamError } from '#src/errors.ts';
-import { kindForStatus } from '#src/error-vocabulary.ts';
+import { kindForStatus, kindForVendorErrorCode } from '#src/error-vocabulary.ts';
 import { redact } from '#src/logger.ts';
 import { promptTooLongWords } from '#src/providers/map-context-length-message.ts';
 
@@ -51,10 +51,12 @@ export function upstreamErrorFromResponse(options: {
   key?: string | undefined;
   /** The answer's `retry-after` header, as received. */
   retryAfter?: string | string[] | undefined;
+  /** The vendor's error class or code (Bedrock's exception name, OpenAI-style `error.code`), when it sent one. */
+  errorCode?: string | undefined;
 }): UpstreamError {
   const vendorMessage = options.vendorMessage === undefined ? undefined : withoutKey(options.vendorMessage, options.key);
   const outOfCredit = OUT_OF_CREDIT.test(vendorMessage ?? '') && !GOOGLE_RATE_LIMIT.test(options.body);
-  const kind = outOfCredit ? 'authentication' : kindForStatus(options.status);
+  const kind = outOfCredit ? 'authentication' : (kindForVendorErrorCode(options.errorCode) ?? kindForStatus(options.status));
   const detail = kind === 'invalid_request' && vendorMessage ? `: ${redact(vendorMessage).slice(0, 500)}` : '';
   // Anthropic's words before the vendor's, as the gateway's own estimate says it: Claude Code acts on them.
   // An Anthropic-format upstream's own line already says them.

@@ -33,6 +33,7 @@ export function mapAiSdkError(error: unknown, provider: string, key?: string): G
         ...vendorMessageOf(error.data),
         key,
         retryAfter: error.responseHeaders?.['retry-after'],
+        errorCode: vendorErrorCodeOf(error.responseHeaders, error.data),
       });
     }
     // No status: the request never got an answer (refused, reset, timed out); the cause says which.
@@ -66,6 +67,16 @@ function vendorMessageOf(data: unknown): { vendorMessage?: string } {
   const nested = (data as { error?: unknown }).error;
   const message = typeof nested === 'object' && nested !== null ? (nested as { message?: unknown }).message : (data as { message?: unknown }).message;
   return typeof message === 'string' ? { vendorMessage: message } : {};
+}
+
+// Bedrock names its exception in a header (`ServiceQuotaExceededException:http://internal.amazon.com/…`);
+// OpenAI-compatible vendors in the body's `error.code`.
+function vendorErrorCodeOf(headers: Record<string, string> | undefined, data: unknown): string | undefined {
+  const exception = headers?.['x-amzn-errortype']?.split(':')[0];
+  if (exception) return exception;
+  const nested = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined;
+  const code = typeof nested === 'object' && nested !== null ? (nested as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function rawTextOf(error: unknown): string | undefined {

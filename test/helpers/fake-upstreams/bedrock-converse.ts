@@ -27,7 +27,13 @@ const exceptions: Record<number, { name: string; message: string }> = {
   503: { name: 'ServiceUnavailableException', message: 'Bedrock is unable to process your request.' },
 };
 
-function exceptionFor(status: number, message?: string): { name: string; message: string } {
+// Exceptions sharing a status with another, named by a reply's `code`.
+const namedExceptions: Record<string, string> = {
+  ServiceQuotaExceededException: 'Your request exceeds the service quota for your account. You can resubmit your request later.',
+};
+
+function exceptionFor(status: number, message?: string, name?: string): { name: string; message: string } {
+  if (name !== undefined) return { name, message: message ?? namedExceptions[name] ?? 'Error' };
   const known = exceptions[status] ?? { name: status >= 500 ? 'InternalServerException' : 'ValidationException', message: 'Error' };
   return { name: known.name, message: message ?? known.message };
 }
@@ -68,8 +74,8 @@ export function bedrockConverseFormat(options: { padding?: boolean } = {}): Wire
       const headers = { ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' };
       return encodeEventStreamMessage(headers, Buffer.from(JSON.stringify(payload), 'utf8'));
     },
-    errorFor(status, message): VendorError {
-      const exception = exceptionFor(status, message);
+    errorFor(status, message, code): VendorError {
+      const exception = exceptionFor(status, message, code);
       return {
         body: { message: exception.message },
         headers: {

@@ -50,7 +50,7 @@ function planFor(item: Exclude<FakeReply, { type: 'reset' } | { type: 'either' }
     case 'sse':
       return { status: 200, headers: stream, frames: item.frames.map((frame) => Buffer.from(frame, 'utf8')), streaming: true };
     case 'error': {
-      const vendorError = format.errorFor(item.status, item.message);
+      const vendorError = format.errorFor(item.status, item.message, item.code);
       const body =
         item.fixture !== undefined
           ? readFixtureText(item.vendor ?? format.fixtureVendor, `${item.fixture.replace(/\.json$/, '')}.json`)

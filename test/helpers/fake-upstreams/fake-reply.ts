@@ -61,6 +61,8 @@ export interface ErrorReply extends ReplyDelivery {
   type: 'error';
   status: number;
   message?: string;
+  /** The vendor's error class or code, for formats that carry one (Bedrock, OpenAI-style). */
+  code?: string;
   body?: unknown;
   fixture?: string;
   vendor?: FixtureVendor;

@@ -13,22 +13,25 @@ const openAiErrors: Record<number, { type: string; code: string | null; message:
   429: { type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached for requests. Please try again in 1s.' },
   500: { type: 'server_error', code: null, message: 'The server had an error while processing your request. Sorry about that!' },
   503: { type: 'server_error', code: null, message: 'The engine is currently overloaded, please try again later' },
+  // Groq's own status: its flex tier at capacity (console.groq.com/docs/flex-processing).
+  498: { type: 'capacity_exceeded', code: 'capacity_exceeded', message: 'Flex tier capacity exceeded. Please try again later.' },
 };
 
 /** The `{ error: { message, type, param, code } }` object OpenAI answers for a status. */
 export function openAiErrorObject(
   status: number,
   message?: string,
+  code?: string,
 ): { message: string; type: string; param: null; code: string | null } {
   const known = openAiErrors[status] ?? { type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null, message: 'Error' };
-  return { message: message ?? known.message, type: known.type, param: null, code: known.code };
+  return { message: message ?? known.message, type: known.type, param: null, code: code ?? known.code };
 }
 
 /** OpenAI's HTTP error body and headers for a status. */
-export function openAiError(status: number, message?: string): VendorError {
+export function openAiError(status: number, message?: string, code?: string): VendorError {
   const headers: Record<string, string> = { 'x-request-id': `req_${Math.random().toString(16).slice(2, 18)}` };
   if (status === 429) headers['retry-after'] = '1';
-  return { body: { error: openAiErrorObject(status, message) }, headers };
+  return { body: { error: openAiErrorObject(status, message, code) }, headers };
 }
 
 /**

@@ -53,8 +53,11 @@ export interface WireFormat {
   encodeEvent(payload: unknown, index: number): Buffer;
   /** Bytes after the last event, e.g. OpenAI chat's `data: [DONE]`. */
   streamTerminator?: Buffer;
-  /** The vendor's error body and headers for an HTTP status. */
-  errorFor(status: number, message?: string): VendorError;
+  /**
+   * The vendor's error body and headers for an HTTP status; `code` names the vendor's error class or code
+   * where the status alone does not say it (Bedrock's exception name, OpenAI-style `error.code`).
+   */
+  errorFor(status: number, message?: string, code?: string): VendorError;
   /** The vendor's in-stream error event for a status, where the vendor has one. */
   streamErrorFor?(status: number, message?: string): Buffer;
 }

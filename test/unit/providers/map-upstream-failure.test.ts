@@ -21,8 +21,21 @@ describe('kindForStatus', () => {
     [504, 'timeout'],
     [520, 'server_error'],
     [529, 'overloaded'],
+    [498, 'overloaded'],
   ])('maps %i to %s', (status, kind) => {
     expect(kindForStatus(status)).toBe(kind);
+  });
+});
+
+describe('upstreamErrorFromResponse with a vendor error class or code', () => {
+  it.each([
+    [400, 'ServiceQuotaExceededException', 'rate_limited'],
+    [498, 'capacity_exceeded', 'overloaded'],
+    [400, 'ValidationException', 'invalid_request'],
+    [429, 'rate_limit_exceeded', 'rate_limited'],
+    [400, undefined, 'invalid_request'],
+  ])('a %i with code %s is %s', (status, errorCode, kind) => {
+    expect(upstreamErrorFromResponse({ provider: 'p', status, body: '{}', errorCode }).kind).toBe(kind);
   });
 });
 
