@@ -292,9 +292,10 @@ export interface paths {
          * @description One model of `GET /models`, with every endpoint that serves it, as Anthropic's `GET /v1/models/{model_id}`
          *     answers one model: the Anthropic SDKs' `client.models.retrieve(id)` works against the gateway. The model
          *     slug's `/` may be percent-encoded (`/models/anthropic%2Fclaude-sonnet-4.5`, as the SDKs send it) or written
-         *     as is (`/models/anthropic/claude-sonnet-4.5`, as curl users write it); both answer the same model. A bare Anthropic id that
-         *     `POST /messages` accepts (`claude-sonnet-4-5`, `claude-sonnet-4-5-20250929`) answers its catalog model, as
-         *     Anthropic's resolves an alias. Any valid key may call it, as Bearer or in `x-api-key`. A name the catalog does not know is a 404.
+         *     as is (`/models/anthropic/claude-sonnet-4.5`, as curl users write it); both answer the same model. A bare
+         *     Anthropic id that `POST /messages` accepts (`claude-sonnet-4-5`, `claude-sonnet-4-5-20250929`) answers its
+         *     catalog model, as Anthropic's resolves an alias. Any valid key may call it, as Bearer or in `x-api-key`. A
+         *     name the catalog does not know is a 404.
          */
         get: operations["getModel"];
         put?: never;
