@@ -1,8 +1,9 @@
 /**
  * Where a client may put its gateway key, over HTTP against the real gateway: `Authorization: Bearer` or
  * `x-api-key` on `/messages` and `/messages/count_tokens` (and on `/models`: models-spec-fidelity.test.ts),
- * Bearer only on management operations. With both headers the one holding a live gateway key is used, so a provider key a shell still exports next to the
- * gateway key locks nobody out; and such a provider key is never logged, echoed or forwarded upstream.
+ * Bearer only on management operations. With both headers the one holding a live gateway key is used, so a
+ * provider key a shell still exports next to the gateway key locks nobody out; and such a provider key is
+ * never logged, echoed or forwarded upstream.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
