@@ -43,7 +43,8 @@ describe('client.models.list()', () => {
     expect(page.last_id).toBe(catalogIds.at(-1));
     const sonnet = page.data.find((model) => model.id === 'anthropic/claude-sonnet-4.5');
     expect(sonnet).toMatchObject({ type: 'model', display_name: 'Claude Sonnet 4.5' });
-    // The SDK's default authentication, the key in x-api-key.
+    // The SDK's apiKey option, which this SDK version (1.14) sends as Authorization: Bearer; the x-api-key
+    // header itself is driven in models-spec-fidelity.test.ts.
     const byApiKey = new Anthropic({ baseURL: `${gateway.origin}/api`, apiKey: gateway.api_key, maxRetries: 0 });
     expect((await byApiKey.models.list()).data.map((model) => model.id)).toEqual(catalogIds);
   });
