@@ -54,15 +54,15 @@ export class FallbackPinStore implements SessionPinStore {
     await this.#local.set(key, pin, ttlMs);
   }
 
-  async delete(key: string): Promise<void> {
+  async delete(key: string, expected?: StickyPin): Promise<void> {
     if (this.#useRedis()) {
       try {
-        await this.#shared.delete(key);
+        await this.#shared.delete(key, expected);
       } catch (error) {
         this.#redis.fellBack('sticky_sessions', error);
       }
     }
-    await this.#local.delete(key);
+    await this.#local.delete(key, expected);
   }
 
   async close(): Promise<void> {

@@ -4,13 +4,22 @@
  */
 import type { StickyPin } from '#src/routing/plan-types.ts';
 
+/** Whether two pins send a session to the same place (a pin without a model is an older one's shape). */
+export function samePin(left: StickyPin, right: StickyPin): boolean {
+  return left.provider === right.provider && left.credentialId === right.credentialId && left.model === right.model;
+}
+
 /** Where pins live: in-process by default, Redis when several gateway instances share them. */
 export interface SessionPinStore {
   /** The pin under `key`, or undefined when there is none (or the store cannot be reached). */
   get(key: string): Promise<StickyPin | undefined>;
   /** Stores the pin for `ttlMs` milliseconds from now, replacing any earlier one. */
   set(key: string, pin: StickyPin, ttlMs: number): Promise<void>;
-  delete(key: string): Promise<void>;
+  /**
+   * Drops the pin under `key`; with `expected`, only while it is still that pin: a failure seen by one request
+   * must not drop the pin another request (or instance) wrote meanwhile, once the session moved on.
+   */
+  delete(key: string, expected?: StickyPin): Promise<void>;
   /** Releases connections, if any. */
   close(): Promise<void>;
 }
@@ -52,8 +61,9 @@ export class MemoryPinStore implements SessionPinStore {
     }
   }
 
-  async delete(key: string): Promise<void> {
-    this.#entries.delete(key);
+  async delete(key: string, expected?: StickyPin): Promise<void> {
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && (expected === undefined || samePin(entry.pin, expected))) this.#entries.delete(key);
   }
 
   async close(): Promise<void> {

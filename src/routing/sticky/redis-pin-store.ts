@@ -27,6 +27,20 @@ export interface RedisPinStoreOptions {
   throwOnFailure?: boolean;
 }
 
+// Compare-and-delete in one step: between a GET and a DEL another instance could re-pin the session. Fields
+// are compared rather than the JSON text, so a pin's key order or an older pin's shape does not matter.
+const DELETE_IF_SAME_SCRIPT = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return 0 end
+local ok, pin = pcall(cjson.decode, raw)
+if not ok or type(pin) ~= 'table' then return 0 end
+local function text(value) if type(value) == 'string' then return value end return '' end
+if text(pin.provider) == ARGV[1] and text(pin.credentialId) == ARGV[2] and text(pin.model) == ARGV[3] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
+
 function parsePin(raw: string | null): StickyPin | undefined {
   if (raw === null) return undefined;
   try {
@@ -95,9 +109,10 @@ export class RedisPinStore implements SessionPinStore {
     }
   }
 
-  async delete(key: string): Promise<void> {
+  async delete(key: string, expected?: StickyPin): Promise<void> {
     try {
-      await this.#client.del(this.#prefix + key);
+      if (expected === undefined) await this.#client.del(this.#prefix + key);
+      else await this.#client.eval(DELETE_IF_SAME_SCRIPT, 1, this.#prefix + key, expected.provider, expected.credentialId ?? '', expected.model ?? '');
     } catch (error) {
       this.#failed('delete', error);
     }

@@ -52,11 +52,14 @@ export class StickySessions {
     }
   }
 
-  /** Drops the pin when the failed attempt is the pinned provider, so the next request re-routes. */
+  /**
+   * Drops the pin when the failed attempt is the pinned provider, so the next request re-routes; only while the
+   * store still holds that pin, as another request may have re-pinned the session since this one read it.
+   */
   async failed(key: string, pin: StickyPin | null, attempt: Pick<Attempt, 'provider'>): Promise<void> {
     if (pin === null || pin.provider !== attempt.provider.slug) return;
     try {
-      await this.#store.delete(key);
+      await this.#store.delete(key, pin);
     } catch (error) {
       this.#logger.warn('sticky pin drop failed', { error });
     }

@@ -202,4 +202,25 @@ describe.skipIf(!REDIS_URL && process.env.CI !== 'true')('sticky sessions across
     alpha.enqueue(reply.fixture('anthropic-text'));
     expect(await send(pair.first, { session_id: session })).toMatchObject({ status: 200, provider: 'Alpha Cloud', strategy: 'price-weighted' });
   });
+  it("a failure seen late on instance A does not drop the pin instance B wrote meanwhile (the session moved on)", async () => {
+    const session = randomUUID();
+    await pinToBeta(pair.first, { session_id: session });
+    // A reads the pin (Beta) and waits on Beta; meanwhile B's request sees Beta fail and re-pins to Alpha.
+    let releaseA!: () => void;
+    const held = new Promise<void>((resolve) => (releaseA = resolve));
+    beta.enqueue(reply.error(529, { until: held }), reply.error(529));
+    alpha.enqueue(reply.fixture('anthropic-text'));
+    const onFirst = send(pair.first, { session_id: session, provider: { allow_fallbacks: false } });
+    await expect.poll(() => beta.requests.length).toBe(1);
+    expect(await send(pair.second, { session_id: session })).toMatchObject({ status: 200, provider: 'Alpha Cloud' });
+    releaseA();
+    expect((await onFirst).status).toBe(529);
+
+    // A's stale failure of Beta left the newer pin alone: the session stays on Alpha by its pin.
+    resetFakes(alpha, beta);
+    alpha.enqueue(reply.fixture('anthropic-text'));
+    // The drop is not awaited by the request; give it time to land (before the fix it deleted Alpha's pin).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await send(pair.first, { session_id: session })).toMatchObject({ status: 200, provider: 'Alpha Cloud', strategy: 'sticky' });
+  });
 });
