@@ -65,6 +65,11 @@ local id = ARGV[2]
 local second = math.floor(now / 1000)
 local oldest = second - 59
 local hold_ttl = tonumber(ARGV[5]) - now + 60000
+-- The holds keys are shared by every instance, each with its own hold time: an admission only ever lengthens
+-- their life, or a short-timeout instance would cut the holds of a long-timeout one short.
+local function extend(key, ttl)
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
 for _, held in ipairs(expired) do
@@ -104,15 +109,15 @@ if ARGV[3] ~= '' then
   redis.call('HSET', KEYS[2], id, ARGV[4])
   redis.call('ZADD', KEYS[3], ARGV[5], id)
   redis.call('INCRBYFLOAT', KEYS[4], ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], hold_ttl)
-  redis.call('PEXPIRE', KEYS[3], hold_ttl)
-  redis.call('PEXPIRE', KEYS[4], hold_ttl)
+  extend(KEYS[2], hold_ttl)
+  extend(KEYS[3], hold_ttl)
+  extend(KEYS[4], hold_ttl)
   seed = redis.call('HGET', KEYS[1], 'seed') or ''
   if ARGV[10] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[10]) end
 end
 if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[5], ARGV[5], id)
-  redis.call('PEXPIRE', KEYS[5], hold_ttl)
+  extend(KEYS[5], hold_ttl)
 end
 if ARGV[7] ~= '' then
   redis.call('HINCRBY', KEYS[6], second, 1)

@@ -29,8 +29,11 @@ export interface GatewayPair {
   close(): Promise<void>;
 }
 
-/** Starts two gateways on one fresh database, both with `env` (e.g. REDIS_URL) and the catalog file. */
-export async function startGatewayPair(options: { catalogYaml: string; env: Record<string, string> }): Promise<GatewayPair> {
+/**
+ * Starts two gateways on one fresh database, both with `env` (e.g. REDIS_URL) and the catalog file; the second
+ * has `secondEnv` over it (instances configured differently).
+ */
+export async function startGatewayPair(options: { catalogYaml: string; env: Record<string, string>; secondEnv?: Record<string, string> }): Promise<GatewayPair> {
   const directory = mkdtempSync(join(tmpdir(), 'switchboard-pair-'));
   const catalogFile = join(directory, 'switchboard.yaml');
   writeFileSync(catalogFile, options.catalogYaml);
@@ -51,7 +54,8 @@ export async function startGatewayPair(options: { catalogYaml: string; env: Reco
   const servers: RunningServer[] = [];
   const start = async (database: Database, name: string) => {
     const logger = createLogger({ level: 'debug', sink: (line) => logs.push(`${name} ${line}`) });
-    const server = await startServer({ config: loadConfig(env), logger, database, env });
+    const ownEnv = name === 'B' && options.secondEnv ? { ...env, ...options.secondEnv } : env;
+    const server = await startServer({ config: loadConfig(ownEnv), logger, database, env: ownEnv });
     servers.push(server);
     return server;
   };
