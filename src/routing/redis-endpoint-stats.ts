@@ -57,7 +57,9 @@ export class RedisSharedEndpointStats extends EndpointStatsTracker {
   readonly #logger: Logger;
   #pending: Sample[] = [];
   #timer: NodeJS.Timeout | undefined;
-  #reportedDown = false;
+  // The connections (or the publisher's last publish) failing now: the outage is logged when the first fails
+  // and its end when the last is back, once each, however many retries and reconnections come between.
+  readonly #failing = new Set<Redis>();
 
   constructor(options: RedisEndpointStatsOptions) {
     super();
@@ -69,11 +71,14 @@ export class RedisSharedEndpointStats extends EndpointStatsTracker {
     // subscribes again after a reconnection).
     this.#publisher = new RedisClient(options.url, { commandTimeout: 500, maxRetriesPerRequest: 1, connectionName: 'switchboard-endpoint-stats' });
     this.#subscriber = new RedisClient(options.url, { connectionName: 'switchboard-endpoint-stats-subscriber' });
-    for (const client of [this.#publisher, this.#subscriber]) client.on('error', (error: Error) => this.#down(error));
+    for (const client of [this.#publisher, this.#subscriber]) {
+      client.on('error', (error: Error) => this.#down(client, error));
+      client.on('ready', () => this.#up(client));
+    }
     this.#subscriber.on('message', (_channel: string, message: string) => {
       for (const { model, provider, ...sample } of parseSamples(message, this.#self)) super.record(model, provider, sample);
     });
-    this.#subscriber.subscribe(this.#channel).catch((error: unknown) => this.#down(error));
+    this.#subscriber.subscribe(this.#channel).catch((error: unknown) => this.#down(this.#subscriber, error));
   }
 
   /** Resolves once the subscription is active (tests; requests never wait for it). */
@@ -107,15 +112,21 @@ export class RedisSharedEndpointStats extends EndpointStatsTracker {
     this.#pending = [];
     try {
       await this.#publisher.publish(this.#channel, JSON.stringify({ from: this.#self, samples }));
-      this.#reportedDown = false;
+      // A publish that timed out on a connection that stayed up has no 'ready' to end it: a success does.
+      this.#up(this.#publisher);
     } catch (error) {
-      this.#down(error);
+      this.#down(this.#publisher, error);
     }
   }
 
-  #down(error: unknown): void {
-    if (this.#reportedDown) return;
-    this.#reportedDown = true;
+  #up(client: Redis): void {
+    if (this.#failing.delete(client) && this.#failing.size === 0) this.#logger.info('redis for endpoint statistics is back');
+  }
+
+  #down(client: Redis, error: unknown): void {
+    const first = this.#failing.size === 0;
+    this.#failing.add(client);
+    if (!first) return;
     this.#logger.warn('redis for endpoint statistics is unreachable; each process sorts by its own measurements', {
       error: error instanceof Error ? error.message : String(error),
     });

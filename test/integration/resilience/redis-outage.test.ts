@@ -81,6 +81,8 @@ describe('a Redis outage under traffic', () => {
 
       await redis.restart();
       await until(() => gateway.logs.some((line) => line.includes('redis is back')), 'the reconnection');
+      // The endpoint statistics' own connections say so too (before, their return was never logged).
+      await until(() => gateway.logs.some((line) => line.includes('redis for endpoint statistics is back')), 'the statistics reconnection');
       const atReturn = statuses.length;
       await until(() => statuses.length >= atReturn + 40, 'traffic after the outage');
       const after = await scrapeMetrics(gateway.baseUrl, gateway.management_key);
@@ -103,5 +105,12 @@ describe('a Redis outage under traffic', () => {
     const warnings = gateway.logs.filter((line) => line.includes('redis is unreachable'));
     expect(warnings.length, gateway.logs.filter((line) => /redis/i.test(line)).join('\n')).toBeGreaterThanOrEqual(1);
     expect(warnings.length, gateway.logs.filter((line) => /redis/i.test(line)).join('\n')).toBeLessThanOrEqual(3);
+    // Likewise the endpoint statistics: each outage of theirs logged once (two connections, many retries), and
+    // its end once, when both connections are back.
+    const statsDown = gateway.logs.filter((line) => line.includes('redis for endpoint statistics is unreachable'));
+    const statsBack = gateway.logs.filter((line) => line.includes('redis for endpoint statistics is back'));
+    expect(statsDown.length, [...statsDown, ...statsBack].join('\n')).toBeGreaterThanOrEqual(1);
+    expect(statsDown.length, [...statsDown, ...statsBack].join('\n')).toBeLessThanOrEqual(3);
+    expect(statsBack.length, [...statsDown, ...statsBack].join('\n')).toBe(statsDown.length);
   }, 90_000);
 });
