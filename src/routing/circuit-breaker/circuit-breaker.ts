@@ -15,7 +15,11 @@ import { endpointKey, verdictOf } from '#src/routing/circuit-breaker/circuit-rul
 export interface CircuitShare {
   /** `until` 0 closes the circuit. */
   publish(key: string, until: number): void;
-  subscribe(listener: (key: string, until: number) => void): void;
+  /**
+   * `listener` hears each circuit opened or closed elsewhere; `sync`, when the share reads every open circuit at
+   * once (after an outage), gets them all: a circuit open here but not there was closed meanwhile.
+   */
+  subscribe(listener: (key: string, until: number) => void, sync?: (open: ReadonlyMap<string, number>) => void): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +64,10 @@ export class CircuitBreaker {
         },
       });
     }
-    options.share?.subscribe((key, until) => this.#apply(key, until));
+    options.share?.subscribe(
+      (key, until) => this.#apply(key, until),
+      (open) => this.#sync(open),
+    );
   }
 
   /** When the endpoint's cool-down ends, or undefined when its circuit is closed. */
@@ -136,6 +143,14 @@ export class CircuitBreaker {
     }
     this.#open.delete(key);
     this.#failures.delete(key);
+  }
+
+  // Both ways: a close published while this instance was not listening would otherwise leave the endpoint at
+  // the back of its plans for the rest of the cool-down.
+  #sync(open: ReadonlyMap<string, number>): void {
+    const now = this.#now();
+    for (const [key, until] of this.#open) if (until > now && !open.has(key)) this.#apply(key, 0);
+    for (const [key, until] of open) this.#apply(key, until);
   }
 
   #setOpen(key: string, until: number): void {

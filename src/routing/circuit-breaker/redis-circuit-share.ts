@@ -2,8 +2,9 @@
  * Open circuits shared through Redis: an instance that opens (or closes) a circuit writes it under
  * `switchboard:circuit:<model>|<provider>` (expiring with the cool-down) and publishes it; every instance
  * subscribes, and reads the open circuits when its subscription starts (at start, after a Redis outage) and
- * when the command connection returns, as the read needs both; a circuit it opened while Redis was away is
- * published then for the rest of its cool-down.
+ * when the command connection returns, as the read needs both: the circuits opened meanwhile open here, and
+ * those closed meanwhile close; a circuit it opened while Redis was away is published then for the rest of its
+ * cool-down.
  * Nothing here is on a request's path; failures only mean each instance decides alone for a while.
  */
 import type { Redis } from 'ioredis';
@@ -27,16 +28,21 @@ export class RedisCircuitShare implements CircuitShare {
   readonly #redis: RedisConnection;
   readonly #subscriber: Redis;
   #listener: ((key: string, until: number) => void) | undefined;
+  #sync: ((open: ReadonlyMap<string, number>) => void) | undefined;
   readonly #stopReady: () => void;
   /** Circuits opened while Redis was away, published once it is back (closes are not: one may be stale by then). */
   readonly #unshared = new Map<string, number>();
+  /** One per read in progress: the opens and closes seen meanwhile, newer than what the read may return. */
+  readonly #seenDuringLoad = new Set<Map<string, number>>();
 
   constructor(redis: RedisConnection) {
     this.#redis = redis;
     this.#subscriber = redis.duplicate('switchboard-circuits');
     this.#subscriber.on('message', (channel: string, message: string) => {
       const parsed = channel === CHANNEL ? parse(message) : undefined;
-      if (parsed) this.#listener?.(parsed.key, parsed.until);
+      if (!parsed) return;
+      for (const seen of this.#seenDuringLoad) seen.set(parsed.key, parsed.until);
+      this.#listener?.(parsed.key, parsed.until);
     });
     // (Re)subscribes after every (re)connection, a first one that failed included, and reads the circuits
     // opened while this instance was not listening.
@@ -55,6 +61,7 @@ export class RedisCircuitShare implements CircuitShare {
 
   publish(key: string, until: number): void {
     this.#unshared.delete(key);
+    for (const seen of this.#seenDuringLoad) seen.set(key, until);
     if (!this.#redis.available()) {
       this.#redis.fellBack('circuit_breaker');
       this.#keepUnshared(key, until);
@@ -69,13 +76,15 @@ export class RedisCircuitShare implements CircuitShare {
       });
   }
 
-  subscribe(listener: (key: string, until: number) => void): void {
+  subscribe(listener: (key: string, until: number) => void, sync?: (open: ReadonlyMap<string, number>) => void): void {
     this.#listener = listener;
+    this.#sync = sync;
     this.#subscriber.subscribe(CHANNEL).catch(() => undefined);
   }
 
   async close(): Promise<void> {
     this.#listener = undefined;
+    this.#sync = undefined;
     this.#stopReady();
     try {
       await this.#subscriber.quit();
@@ -96,7 +105,10 @@ export class RedisCircuitShare implements CircuitShare {
 
   async #load(): Promise<void> {
     if (!this.#redis.available()) return;
+    const seen = new Map<string, number>();
+    this.#seenDuringLoad.add(seen);
     try {
+      const open = new Map<string, number>();
       let cursor = '0';
       do {
         const [next, keys] = await this.#redis.client.scan(cursor, 'MATCH', `${KEY_PREFIX}*`, 'COUNT', 100);
@@ -105,11 +117,22 @@ export class RedisCircuitShare implements CircuitShare {
         const values = await this.#redis.client.mget(...keys);
         keys.forEach((name, index) => {
           const until = Number(values[index]);
-          if (Number.isFinite(until)) this.#listener?.(name.slice(KEY_PREFIX.length), until);
+          if (Number.isFinite(until)) open.set(name.slice(KEY_PREFIX.length), until);
         });
       } while (cursor !== '0');
+      // Opened here while Redis was away and not yet written there: open still, not closed elsewhere.
+      for (const [key, until] of this.#unshared) if (!open.has(key)) open.set(key, until);
+      // A circuit opened or closed while the keys were read may be missing from them, or stale in them.
+      for (const [key, until] of seen) {
+        if (until > Date.now()) open.set(key, until);
+        else open.delete(key);
+      }
+      if (this.#sync) this.#sync(open);
+      else for (const [key, until] of open) this.#listener?.(key, until);
     } catch (error) {
       this.#redis.fellBack('circuit_breaker', error);
+    } finally {
+      this.#seenDuringLoad.delete(seen);
     }
   }
 }

@@ -4,7 +4,8 @@
  * the subscription reads the stored open circuits when it starts, with the command connection, and when the
  * subscription came back first that read found the command connection still down and was never made. A
  * circuit the instance opened itself meanwhile reaches the others once it is back (it was never published).
- * Either way the others kept trying the failing endpoint first for the rest of its cool-down.
+ * Either way the others kept trying the failing endpoint first for the rest of its cool-down. A circuit
+ * another instance closed meanwhile closes on it too (it kept the recovered endpoint last until its cool-down).
  */
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -20,6 +21,7 @@ const redisUrl = redisUrlForTests();
 // A model of this run's own: its circuit's key in Redis is no other run's.
 const MODEL = `test/redis-return-${randomUUID().slice(0, 8)}`;
 const OTHER_MODEL = `${MODEL}-other`;
+const CLOSED_MODEL = `${MODEL}-closed`;
 const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: '60000' };
 // The gateway's command connection names itself `switchboard` (CLIENT SETNAME, its first command).
 const COMMAND_CONNECTION = '$11\r\nswitchboard\r\n';
@@ -112,6 +114,7 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
   let away: TestGateway;
   const circuitKey = `switchboard:circuit:${endpointKey(MODEL, 'alpha')}`;
   const otherCircuitKey = `switchboard:circuit:${endpointKey(OTHER_MODEL, 'alpha')}`;
+  const closedCircuitKey = `switchboard:circuit:${endpointKey(CLOSED_MODEL, 'alpha')}`;
 
   beforeAll(async () => {
     [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
@@ -126,6 +129,10 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
           { provider: 'alpha', model: 'up-return-other-alpha', price: [0.001, 0.001] },
           { provider: 'beta', model: 'up-return-other-beta', price: [50, 50] },
         ]),
+        modelYaml(CLOSED_MODEL, [
+          { provider: 'alpha', model: 'up-return-closed-alpha', price: [0.001, 0.001] },
+          { provider: 'beta', model: 'up-return-closed-beta', price: [50, 50] },
+        ]),
       ],
     );
     gate = await startRedisGate(new URL(redisUrl as string));
@@ -137,7 +144,7 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
     gate?.close();
     await Promise.all([alpha?.close(), beta?.close()]);
     const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1 });
-    await redis.del(circuitKey, otherCircuitKey);
+    await redis.del(circuitKey, otherCircuitKey, closedCircuitKey);
     await redis.quit();
   });
 
@@ -204,6 +211,43 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
       if (seen.open) break;
       expect(seen.attempts, 'the other instance tried the endpoint whose circuit is open').toEqual(['Alpha Cloud success']);
       if (Date.now() > deadline) throw new Error('the circuit opened while its instance was away from Redis never reached the other instance');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  it('closes a circuit another instance closed while it was away from Redis', async () => {
+    await until(() => redisUp(away), 'the second instance to connect to Redis');
+    for (let index = 0; index < 3; index += 1) {
+      alpha.enqueue(reply.error(500));
+      expect((await send(opener, CLOSED_MODEL)).attempts).toEqual(['Alpha Cloud server_error', 'Beta Cloud success']);
+    }
+    await until(async () => (await send(away, CLOSED_MODEL)).open, 'the second instance to hear of the open circuit');
+
+    await gate.down();
+    await until(async () => !(await redisUp(away)), 'the second instance to lose Redis');
+    // Beta fails on the opener, Alpha (tried last) answers: its circuit closes, in Redis too.
+    beta.enqueue(reply.error(500));
+    alpha.enqueue(reply.fixture('anthropic-text'));
+    expect((await send(opener, CLOSED_MODEL)).attempts).toEqual(['Beta Cloud server_error', 'Alpha Cloud success']);
+    const redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1 });
+    await until(async () => (await redis.exists(closedCircuitKey)) === 0, 'the closed circuit gone from Redis');
+    await redis.quit();
+
+    await gate.upSubscriptionsFirst();
+    gate.release();
+    await until(() => redisUp(away), 'the second instance to reconnect to Redis');
+    // Before, it kept Alpha at the back of its plans for the rest of the minute's cool-down.
+    const deadline = Date.now() + 3_000;
+    for (;;) {
+      alpha.enqueue(reply.fixture('anthropic-text'));
+      const seen = await send(away, CLOSED_MODEL);
+      alpha.clear();
+      if (!seen.open) {
+        expect(seen.attempts).toEqual(['Alpha Cloud success']);
+        break;
+      }
+      expect(seen.attempts, 'the instance kept the closed circuit open').toEqual(['Beta Cloud success']);
+      if (Date.now() > deadline) throw new Error('the instance back on Redis kept open a circuit closed while it was away');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   });
