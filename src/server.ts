@@ -144,7 +144,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       cooldownMs: config.circuitCooldownMs,
       logger,
       registry,
-      ...(redis ? { share: new RedisCircuitShare(redis) } : {}),
+      // A circuit stays in Redis past its cool-down (half-open: a cool-down again, at least a minute), so an
+      // instance started then knows it; a probe's success deletes it, its failure writes it anew.
+      ...(redis ? { share: new RedisCircuitShare(redis, { halfOpenMs: Math.max(config.circuitCooldownMs, 60_000) }) } : {}),
     });
     closers.push(() => breaker.close());
     const drainTracker = new DrainTracker({ healthPath: `${API_PREFIX}/health` });

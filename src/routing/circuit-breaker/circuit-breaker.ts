@@ -16,8 +16,9 @@ export interface CircuitShare {
   /** `until` 0 closes the circuit. */
   publish(key: string, until: number): void;
   /**
-   * `listener` hears each circuit opened or closed elsewhere; `sync`, when the share reads every open circuit at
-   * once (after an outage), gets them all: a circuit open here but not there was closed meanwhile.
+   * `listener` hears each circuit opened or closed elsewhere; `sync`, when the share reads every circuit at once
+   * (at start, after an outage), gets them all: a circuit open here but not there was closed meanwhile, and one
+   * whose cool-down has passed is half-open.
    */
   subscribe(listener: (key: string, until: number) => void, sync?: (open: ReadonlyMap<string, number>) => void): void;
   close(): Promise<void>;
@@ -150,7 +151,11 @@ export class CircuitBreaker {
   #sync(open: ReadonlyMap<string, number>): void {
     const now = this.#now();
     for (const [key, until] of this.#open) if (until > now && !open.has(key)) this.#apply(key, 0);
-    for (const [key, until] of open) this.#apply(key, until);
+    for (const [key, until] of open) {
+      if (until > now) this.#apply(key, until);
+      // Half-open (not closed: a close deletes the key): the first failure here reopens it, as on its opener.
+      else if ((this.#failures.get(key) ?? 0) < this.#options.failures) this.#failures.set(key, this.#options.failures);
+    }
   }
 
   #setOpen(key: string, until: number): void {

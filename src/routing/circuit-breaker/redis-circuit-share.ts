@@ -1,10 +1,10 @@
 /**
  * Open circuits shared through Redis: an instance that opens (or closes) a circuit writes it under
- * `switchboard:circuit:<model>|<provider>` (expiring with the cool-down) and publishes it; every instance
- * subscribes, and reads the open circuits when its subscription starts (at start, after a Redis outage) and
- * when the command connection returns, as the read needs both: the circuits opened meanwhile open here, and
- * those closed meanwhile close; a circuit it opened while Redis was away is published then for the rest of its
- * cool-down.
+ * `switchboard:circuit:<model>|<provider>` (kept a half-open window past the cool-down) and publishes it;
+ * every instance subscribes, and reads the circuits when its subscription starts (at start, after a Redis
+ * outage) and when the command connection returns, as the read needs both: the circuits opened meanwhile open
+ * here, those closed meanwhile close, those past their cool-down are half-open; a circuit it opened while
+ * Redis was away is published then for the rest of its cool-down.
  * Nothing here is on a request's path; failures only mean each instance decides alone for a while.
  */
 import type { Redis } from 'ioredis';
@@ -30,13 +30,19 @@ export class RedisCircuitShare implements CircuitShare {
   #listener: ((key: string, until: number) => void) | undefined;
   #sync: ((open: ReadonlyMap<string, number>) => void) | undefined;
   readonly #stopReady: () => void;
+  readonly #halfOpenMs: number;
   /** Circuits opened while Redis was away, published once it is back (closes are not: one may be stale by then). */
   readonly #unshared = new Map<string, number>();
   /** One per read in progress: the opens and closes seen meanwhile, newer than what the read may return. */
   readonly #seenDuringLoad = new Set<Map<string, number>>();
 
-  constructor(redis: RedisConnection) {
+  /**
+   * `halfOpenMs`: how long a circuit's key outlives its cool-down, so that an instance starting (or back from an
+   * outage) after the cool-down still knows the circuit is half-open: its first failure reopens it.
+   */
+  constructor(redis: RedisConnection, options: { halfOpenMs?: number } = {}) {
     this.#redis = redis;
+    this.#halfOpenMs = options.halfOpenMs ?? 0;
     this.#subscriber = redis.duplicate('switchboard-circuits');
     this.#subscriber.on('message', (channel: string, message: string) => {
       const parsed = channel === CHANNEL ? parse(message) : undefined;
@@ -67,7 +73,7 @@ export class RedisCircuitShare implements CircuitShare {
       this.#keepUnshared(key, until);
       return;
     }
-    const write = until > Date.now() ? this.#redis.client.set(KEY_PREFIX + key, String(until), 'PXAT', until) : this.#redis.client.del(KEY_PREFIX + key);
+    const write = until > Date.now() ? this.#redis.client.set(KEY_PREFIX + key, String(until), 'PXAT', until + this.#halfOpenMs) : this.#redis.client.del(KEY_PREFIX + key);
     write
       .then(() => this.#redis.client.publish(CHANNEL, JSON.stringify({ key, until })))
       .catch((error: unknown) => {
@@ -128,7 +134,7 @@ export class RedisCircuitShare implements CircuitShare {
         else open.delete(key);
       }
       if (this.#sync) this.#sync(open);
-      else for (const [key, until] of open) this.#listener?.(key, until);
+      else for (const [key, until] of open) if (until > Date.now()) this.#listener?.(key, until);
     } catch (error) {
       this.#redis.fellBack('circuit_breaker', error);
     } finally {

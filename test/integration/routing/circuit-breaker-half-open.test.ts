@@ -156,4 +156,24 @@ describe.skipIf(redisUrl === undefined)('half-open circuit shared by two instanc
     expect((await send(pair.first, 'fails')).attempts).toEqual(FAILED_OVER);
     expect(await send(pair.first, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
   });
+
+  it('an instance started after the cool-down knows the circuit is half-open: its first failure reopens it', async () => {
+    await pastCooldown(await openCircuit(pair.first));
+    const newcomer = await startTestGateway({ catalogYaml: catalog(), env: { ...BREAKER_ENV, REDIS_URL: redisUrl as string } });
+    try {
+      // It reads the circuits once its subscription starts, right after Redis is up.
+      const deadline = Date.now() + 5_000;
+      while (!/^switchboard_redis_up 1$/m.test(await (await fetch(`${newcomer.baseUrl}/metrics`, { headers: { authorization: `Bearer ${newcomer.management_key}` } })).text())) {
+        if (Date.now() > deadline) throw new Error('the new instance never connected to Redis');
+        await sleep(50);
+      }
+      await sleep(300);
+      // Before, the key had expired with the cool-down and this instance needed three failures of its own.
+      expect((await send(newcomer, 'fails')).attempts).toEqual(FAILED_OVER);
+      await movedLast(newcomer);
+      await untilOpenOn(pair.first);
+    } finally {
+      await newcomer.close();
+    }
+  });
 });
