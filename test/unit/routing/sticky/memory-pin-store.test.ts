@@ -31,4 +31,14 @@ describe('MemoryPinStore', () => {
     await store.delete('k');
     expect(await store.get('k')).toBeUndefined();
   });
+
+  it('deletes conditionally only while the pin is still the expected one', async () => {
+    const store = new MemoryPinStore();
+    const other: StickyPin = { provider: 'vertex', credentialId: null, model: 'anthropic/claude' };
+    await store.set('k', other, 60_000);
+    await store.delete('k', pin);
+    expect(await store.get('k')).toEqual(other);
+    await store.delete('k', { ...other });
+    expect(await store.get('k')).toBeUndefined();
+  });
 });

@@ -75,6 +75,21 @@ describe.skipIf(redisUrl === undefined && !inCi)('RedisPinStore against a real R
     expect(await first.get('session-d')).toBeUndefined();
   });
 
+  it('drops a pin conditionally only while it is still the expected one', async () => {
+    const other: StickyPin = { provider: 'vertex', credentialId: null, model: 'anthropic/claude' };
+    await first.set('session-c', other, 60_000);
+    await second.delete('session-c', pin);
+    expect(await first.get('session-c')).toEqual(other);
+    await second.delete('session-c', { ...other, credentialId: 'cred-1' });
+    expect(await first.get('session-c')).toEqual(other);
+    await second.delete('session-c', other);
+    expect(await first.get('session-c')).toBeUndefined();
+    // A pin of the older shape (no model) is compared field by field too.
+    await raw.set(`${prefix}session-o`, JSON.stringify({ provider: 'vertex', credentialId: null }), 'PX', 60_000);
+    await second.delete('session-o', { provider: 'vertex', credentialId: null });
+    expect(await raw.exists(`${prefix}session-o`)).toBe(0);
+  });
+
   it('reads a malformed value as no pin', async () => {
     await raw.set(`${prefix}session-e`, '{"provider":42}');
     expect(await first.get('session-e')).toBeUndefined();
