@@ -106,4 +106,22 @@ describe('CircuitBreaker', () => {
     instance.record(Array.from({ length: 20 }, () => outcome('server_error')));
     expect(instance.anyOpen()).toBe(false);
   });
+
+  it('takes a read of every circuit both ways: closes what is gone, opens what is open, half-opens what is past its cool-down', () => {
+    let sync: ((open: ReadonlyMap<string, number>) => void) | undefined;
+    const share: CircuitShare = { publish: () => undefined, subscribe: (_heard, synced) => void (sync = synced), close: async () => {} };
+    const { instance, now } = breaker(share);
+    instance.record([outcome('server_error'), outcome('server_error'), outcome('server_error')]);
+    expect(instance.openUntil('m|alpha')).toBe(now() + 500);
+
+    // Alpha was closed elsewhere meanwhile, beta opened, gamma is past its cool-down (half-open).
+    sync?.(new Map([['m|beta', now() + 300], ['m|gamma', now() - 10]]));
+    expect(instance.openUntil('m|alpha')).toBeUndefined();
+    expect(instance.openUntil('m|beta')).toBe(now() + 300);
+    expect(instance.openUntil('m|gamma')).toBeUndefined();
+    // Alpha's count starts again (three failures to open); gamma reopens at its first failure.
+    instance.record([outcome('server_error'), outcome('server_error', 'gamma')]);
+    expect(instance.openUntil('m|alpha')).toBeUndefined();
+    expect(instance.openUntil('m|gamma')).toBe(now() + 500);
+  });
 });
