@@ -1583,6 +1583,10 @@ export interface components {
             /**
              * @description Maximum tokens to generate. `0` is Anthropic's prompt-cache pre-warming (the prompt is read and cached,
              *     nothing is generated): forwarded to Anthropic-format upstreams, a 400 naming it on translated vendors.
+             *     On a translated vendor, a value above the endpoint's output limit (its `max_output_tokens` in
+             *     `GET /models`) is lowered to that limit, which such vendors hold to with a 400 (Claude Code asks 32000
+             *     of every model it does not know); the answer then stops with `max_tokens` at the endpoint's limit.
+             *     Anthropic-format upstreams get the value as sent.
              */
             max_tokens?: number;
             /** @description Sampling temperature. Anthropic accepts 0 to 1; other vendors up to 2. */
@@ -2947,7 +2951,8 @@ export interface components {
              */
             context_length: number | null;
             /**
-             * @description Largest `max_tokens` the endpoint accepts; null when the provider does not say.
+             * @description Largest `max_tokens` the endpoint accepts; null when the provider does not say. A translated vendor's
+             *     endpoint is sent a larger `max_tokens` lowered to this.
              * @example 64000
              */
             max_output_tokens: number | null;
