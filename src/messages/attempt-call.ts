@@ -57,6 +57,7 @@ export function attemptCall<R>(request: R, attempt: Attempt, context: AttemptCal
     signal: context.signal,
     ...(Object.keys(provider.headers).length > 0 ? { providerHeaders: provider.headers } : {}),
     ...(attempt.fast ? { fast: true } : {}),
+    ...(attempt.maxOutputTokens !== null ? { outputLimit: attempt.maxOutputTokens } : {}),
     ...(awsCredentials ? { awsCredentials } : {}),
   };
 }

@@ -55,6 +55,8 @@ export interface AttemptCall {
    * Only planned where the catalog lists a fast variant.
    */
   fast?: boolean;
+  /** The endpoint's largest `max_tokens` (catalog `max_output_tokens`); absent when unknown. */
+  outputLimit?: number;
 }
 
 /** A server-sent event as an Anthropic-format upstream sent it: its name and its data, kept as text. */

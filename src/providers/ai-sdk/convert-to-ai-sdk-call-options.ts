@@ -36,6 +36,7 @@ export function convertToAiSdkCallOptions({
   profile,
   upstreamModel = '',
   fast = false,
+  outputLimit,
 }: {
   request: TranslatableRequest;
   profile: AiSdkVendorProfile;
@@ -43,6 +44,8 @@ export function convertToAiSdkCallOptions({
   upstreamModel?: string;
   /** `speed: fast` on an endpoint with a fast variant: OpenAI's priority processing. */
   fast?: boolean;
+  /** The endpoint's largest `max_tokens` (catalog `max_output_tokens`), when known. */
+  outputLimit?: number | undefined;
 }): {
   value: AiSdkCallOptions;
   warnings: string[];
@@ -81,7 +84,7 @@ export function convertToAiSdkCallOptions({
     vendorOptions.strictJsonSchema = false;
     warnings.push(`output_config.format sent without strict mode: ${profile.label} takes a schema strictly only when every object has additionalProperties false and every property required`);
   }
-  const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
+  const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel, outputLimit, warnings);
   const value: AiSdkCallOptions = {
     prompt: withoutActiveTools ? convertToolPartsToText(prompt.value) : prompt.value,
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
@@ -100,14 +103,21 @@ export function convertToAiSdkCallOptions({
 }
 
 /**
- * Anthropic's `max_tokens` includes the thinking budget; for Claude on Bedrock the AI SDK adds the budget on
- * top of `maxOutputTokens`, so the budget is taken off first to send the client's own limit.
+ * The output limit sent. Translated vendors refuse a limit above their model's (DeepSeek: `Invalid max_tokens
+ * value`, a 400 for every turn of a client that asks a fixed 32000, as Claude Code does of unknown models), so
+ * it is lowered to the endpoint's. Anthropic's `max_tokens` includes the thinking budget; for Claude on
+ * Bedrock the AI SDK adds the budget on top of `maxOutputTokens`, so the budget is taken off first.
  */
-function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProfile, upstreamModel: string): number | undefined {
+function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProfile, upstreamModel: string, outputLimit: number | undefined, warnings: string[]): number | undefined {
+  let maxTokens = request.max_tokens;
+  if (maxTokens !== undefined && outputLimit !== undefined && maxTokens > outputLimit) {
+    warnings.push(`max_tokens ${maxTokens} lowered to ${outputLimit}: the endpoint's output limit`);
+    maxTokens = outputLimit;
+  }
   const budget = request.thinking?.type === 'enabled' ? (request.thinking as { budget_tokens: number }).budget_tokens : undefined;
-  if (request.max_tokens === undefined || budget === undefined) return request.max_tokens;
-  if (!isClaudeOnBedrock(profile, upstreamModel)) return request.max_tokens;
-  return Math.max(1, request.max_tokens - budget);
+  if (maxTokens === undefined || budget === undefined) return maxTokens;
+  if (!isClaudeOnBedrock(profile, upstreamModel)) return maxTokens;
+  return Math.max(1, maxTokens - budget);
 }
 
 /** Whether the call goes to Claude on Bedrock, by the model id as the Bedrock package itself tells. */

@@ -83,3 +83,20 @@ describe('speed: fast', () => {
     expect(JSON.stringify(google.providerOptions ?? {})).not.toContain('priority');
   });
 });
+
+describe("the endpoint's output limit", () => {
+  const lowered = "max_tokens 32000 lowered to 8192: the endpoint's output limit";
+  it.each([
+    ['openai-compatible', '', {}, 32_000, 8192, 8192, [lowered]],
+    ['openai-compatible', '', {}, 8192, 8192, 8192, []],
+    ['openai-compatible', '', {}, 4096, 8192, 4096, []],
+    ['openai-compatible', '', {}, 32_000, undefined, 32_000, []],
+    // Claude on Bedrock: lowered first, then the thinking budget taken off (the AI SDK adds it back).
+    ['bedrock', 'anthropic.claude-x-v1:0', { thinking: { type: 'enabled', budget_tokens: 2000 } }, 32_000, 8192, 6192, [lowered]],
+  ] as const)('%s %s: max_tokens %i with a limit of %s sends %i', (family, upstreamModel, extra, maxTokens, outputLimit, expected, warnings) => {
+    const request = { model: 'vendor/model', max_tokens: maxTokens, messages: [{ role: 'user' as const, content: 'Hi' }], ...extra } as MessageRequest;
+    const converted = convertToAiSdkCallOptions({ request, profile: vendorProfile(family), upstreamModel, outputLimit });
+    expect(converted.value.maxOutputTokens).toBe(expected);
+    expect(converted.warnings.filter((warning) => warning.startsWith('max_tokens'))).toEqual(warnings);
+  });
+});
