@@ -149,4 +149,37 @@ export const ANTHROPIC_MODELS: ModelData[] = [
       },
     ],
   },
+  // The 5.5 generation: what Claude Code picks by itself (its default and its opus, sonnet and haiku aliases
+  // send these ids). Context 1M and output 128K natively, no long-context beta; prices from each model's
+  // overview page (platform.claude.com/docs/en/models/<model>/overview).
+  {
+    id: 'anthropic/claude-opus-5.5',
+    name: 'Claude Opus 5.5',
+    context_length: 1_000_000,
+    capabilities: CLAUDE,
+    // Cache reads are 0.05x input on this model ($0.20), not the usual 0.1x.
+    endpoints: [{ provider: 'anthropic', model: 'claude-opus-5-5', pricing: { ...claudePricing(4, 20), cache_read: 0.2 }, max_output_tokens: 128_000 }],
+  },
+  {
+    id: 'anthropic/claude-sonnet-5.5',
+    name: 'Claude Sonnet 5.5',
+    context_length: 1_000_000,
+    capabilities: CLAUDE,
+    endpoints: [{ provider: 'anthropic', model: 'claude-sonnet-5-5', pricing: claudePricing(2, 10), max_output_tokens: 128_000 }],
+  },
+  {
+    id: 'anthropic/claude-haiku-5.5',
+    name: 'Claude Haiku 5.5',
+    context_length: 1_000_000,
+    capabilities: CLAUDE,
+    endpoints: [
+      {
+        provider: 'anthropic',
+        model: 'claude-haiku-5-5',
+        // Prompts over 100K tokens pay five times every rate, caches included.
+        pricing: { ...claudePricing(0.1, 0.5), long_context: { threshold_tokens: 100_000, ...claudePricing(0.5, 2.5) } },
+        max_output_tokens: 128_000,
+      },
+    ],
+  },
 ];

@@ -17,7 +17,8 @@ export type ClaudeKeyVariable = 'ANTHROPIC_AUTH_TOKEN' | 'ANTHROPIC_API_KEY';
 /** What one CLI run needs. */
 export interface ClaudeCodeRun {
   prompt: string;
-  model: string;
+  /** The `--model` argument; absent, the CLI picks its own default model. */
+  model?: string;
   /** The gateway's origin; the CLI gets `<origin>/api` as `ANTHROPIC_BASE_URL`. */
   gatewayOrigin: string;
   key: { variable: ClaudeKeyVariable; value: string };
@@ -68,10 +69,11 @@ export function claudeCodeEnvironment(run: ClaudeCodeRun, directories: { home: s
   };
 }
 
-/** The command line of a run: print mode, stream-json output, the model, the pre-approved tools. */
+/** The command line of a run: print mode, stream-json output, the model (when given), the pre-approved tools. */
 export function claudeCodeArguments(run: ClaudeCodeRun): string[] {
   const tools = run.allowedTools ?? [];
-  return ['-p', run.prompt, '--model', run.model, '--output-format', 'stream-json', '--verbose', ...(tools.length > 0 ? ['--allowedTools', tools.join(',')] : [])];
+  const model = run.model === undefined ? [] : ['--model', run.model];
+  return ['-p', run.prompt, ...model, '--output-format', 'stream-json', '--verbose', ...(tools.length > 0 ? ['--allowedTools', tools.join(',')] : [])];
 }
 
 function parseLines(stdout: string): Array<Record<string, unknown>> {

@@ -20,7 +20,7 @@ function schemaValidator() {
 
 describe('the built-in catalog', () => {
   it('has the models the interface and the routing issue rely on', () => {
-    for (const slug of ['anthropic/claude-sonnet-4.5', 'anthropic/claude-opus-4.6', 'anthropic/claude-haiku-4.5', 'openai/gpt-5', 'openai/gpt-4.1', 'openai/o3', 'google/gemini-2.5-pro', 'google/gemini-2.5-flash', 'deepseek/deepseek-v3.2', 'meta-llama/llama-3.3-70b-instruct', 'qwen/qwen3-32b', 'mistral/mistral-medium-3.1', 'xai/grok-4']) {
+    for (const slug of ['anthropic/claude-sonnet-4.5', 'anthropic/claude-opus-4.6', 'anthropic/claude-haiku-4.5', 'anthropic/claude-opus-5.5', 'anthropic/claude-sonnet-5.5', 'anthropic/claude-haiku-5.5', 'openai/gpt-5', 'openai/gpt-4.1', 'openai/o3', 'google/gemini-2.5-pro', 'google/gemini-2.5-flash', 'deepseek/deepseek-v3.2', 'meta-llama/llama-3.3-70b-instruct', 'qwen/qwen3-32b', 'mistral/mistral-medium-3.1', 'xai/grok-4']) {
       expect(catalog.getModel(slug), slug).toBeDefined();
     }
   });

@@ -129,3 +129,23 @@ describe('usage normalization', () => {
     expect(usageFromLanguageModelUsage(sdkUsage)).toEqual(expected);
   });
 });
+
+describe('the 5.5 Claude models Claude Code picks by itself', () => {
+  const catalog = loadCatalog({ env: {} });
+  const priced = (slug: string) => {
+    const endpoint = catalog.getEndpoint(`${slug}@anthropic`);
+    if (!endpoint) throw new Error(`${slug} missing`);
+    return endpoint.pricing;
+  };
+
+  it.each([
+    // 1M input at $4, 1M cache reads at $0.20 (0.05x), 1M 5-minute writes at $5, 1M output at $20.
+    ['anthropic/claude-opus-5.5', usage({ inputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000, outputTokens: 1_000_000 }), 29.2],
+    ['anthropic/claude-sonnet-5.5', usage({ inputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000, cacheWrite1hTokens: 1_000_000, outputTokens: 1_000_000 }), 16.2],
+    // Haiku 5.5: up to 100K prompt tokens $0.10 in, $0.50 out; over it, every rate five times.
+    ['anthropic/claude-haiku-5.5', usage({ inputTokens: 100_000, outputTokens: 1_000_000 }), 0.51],
+    ['anthropic/claude-haiku-5.5', usage({ inputTokens: 100_000, cacheReadTokens: 1, outputTokens: 1_000_000 }), 2.55000005],
+  ])('%s prices %j at $%d', (slug, tokens, dollars) => {
+    expect(computeCost(tokens, priced(slug))).toBeCloseTo(dollars, 9);
+  });
+});
