@@ -133,6 +133,9 @@ describe('thinking from another vendor', () => {
           content: [
             { type: 'thinking', thinking: 'from gpt', signature: 'sbsig1_eyJ2ZW5kb3IiOiJvcGVuYWkifQ' },
             { type: 'thinking', thinking: 'from claude', signature: 'EqQBCkYIBRgC' },
+            // Bedrock's redacted reasoning, as the gateway gave it; Anthropic's own redacted block stays.
+            { type: 'redacted_thinking', data: 'sbsig1_eyJuIjoiYmVkcm9jayIsIm0iOnsicmVkYWN0ZWRDb250ZW50IjoiQUE9PSJ9fQ' },
+            { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' },
             { type: 'text', text: 'hello' },
           ],
         },
@@ -142,6 +145,7 @@ describe('thinking from another vendor', () => {
     const body = JSON.parse(convertToAnthropicBody(request, 'claude-sonnet-4-5', false)) as MessageRequest;
     expect(body.messages[1]?.content).toEqual([
       { type: 'thinking', thinking: 'from claude', signature: 'EqQBCkYIBRgC' },
+      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' },
       { type: 'text', text: 'hello' },
     ]);
     expect(withoutForeignThinking(body.messages)).toBe(body.messages);
