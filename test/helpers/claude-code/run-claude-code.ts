@@ -28,6 +28,8 @@ export interface ClaudeCodeRun {
   cwd?: string;
   /** Tools the CLI may run without asking (root cannot use --dangerously-skip-permissions). */
   allowedTools?: string[];
+  /** Arguments after the usual ones (e.g. `--fallback-model haiku`). */
+  extraArgs?: string[];
   /** Variables to set on top of {@link claudeCodeEnvironment}. */
   extraEnv?: Record<string, string>;
   /** Leaves out `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`, to show what the loopback proxy catches without it. */
@@ -73,7 +75,7 @@ export function claudeCodeEnvironment(run: ClaudeCodeRun, directories: { home: s
 export function claudeCodeArguments(run: ClaudeCodeRun): string[] {
   const tools = run.allowedTools ?? [];
   const model = run.model === undefined ? [] : ['--model', run.model];
-  return ['-p', run.prompt, ...model, '--output-format', 'stream-json', '--verbose', ...(tools.length > 0 ? ['--allowedTools', tools.join(',')] : [])];
+  return ['-p', run.prompt, ...model, '--output-format', 'stream-json', '--verbose', ...(tools.length > 0 ? ['--allowedTools', tools.join(',')] : []), ...(run.extraArgs ?? [])];
 }
 
 function parseLines(stdout: string): Array<Record<string, unknown>> {
