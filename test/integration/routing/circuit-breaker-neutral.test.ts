@@ -1,7 +1,7 @@
 /**
  * What the circuit breaker does not count, over HTTP: clients that cancel (disconnect) while Alpha is working
- * on their request, JSON or stream, and requests Alpha rejects as the client's mistake (400, 413, 422) say
- * nothing about Alpha's health. More of either than the failure threshold leaves Alpha first in the plan with
+ * on their request, JSON or stream, and requests Alpha rejects as the client's mistake (400, 422) or as too
+ * large for it (413) say nothing about Alpha's health. More of either than the failure threshold leaves Alpha first in the plan with
  * no `circuit_open`; the same number of 500s (the control) moves it last.
  */
 import { randomUUID } from 'node:crypto';
@@ -87,7 +87,7 @@ describe('circuit breaker: cancellations and client mistakes are not endpoint fa
     await expectAlphaFirst('test/cancelled');
   });
 
-  it.each([400, 413, 422])('does not count requests Alpha rejects with %i as the client’s mistake', async (status) => {
+  it.each([400, 422])('does not count requests Alpha rejects with %i as the client’s mistake', async (status) => {
     for (let index = 0; index < FAILURES + 1; index += 1) {
       alpha.enqueue(reply.error(status));
       const call = await postMessage(gateway, body(`test/rejected-${status}`), WITH_METADATA);
@@ -96,6 +96,15 @@ describe('circuit breaker: cancellations and client mistakes are not endpoint fa
     }
     expect(beta.requests).toHaveLength(0);
     await expectAlphaFirst(`test/rejected-${status}`);
+  });
+
+  it('does not count a body Alpha refuses as too large (413): the next endpoint, whose limit may be larger, answers', async () => {
+    for (let index = 0; index < FAILURES + 1; index += 1) {
+      alpha.enqueue(reply.error(413));
+      expect((await postMessage(gateway, body('test/rejected-413'), WITH_METADATA)).status).toBe(200);
+    }
+    expect(beta.requests).toHaveLength(FAILURES + 1);
+    await expectAlphaFirst('test/rejected-413');
   });
 
   it('opens the circuit on as many server errors (the control)', async () => {
