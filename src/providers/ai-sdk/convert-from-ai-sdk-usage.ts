@@ -2,8 +2,9 @@
  * Converts AI SDK usage to Anthropic's convention. The AI SDK's `inputTokens.total` counts cached tokens;
  * Anthropic's `input_tokens` does not: cache reads and writes have their own fields and prices.
  * A vendor that reports no usage (an OpenAI-compatible server ignoring `stream_options.include_usage`, or
- * ending without its usage chunk) leaves the AI SDK's counts undefined: they are estimated, never read as 0,
- * which would record and charge the answer as free.
+ * ending without its usage chunk) leaves the AI SDK's counts undefined, and one sending null counts has them
+ * read as 0 by the AI SDK: either way they are estimated, never taken as 0, which would record and charge the
+ * answer as free.
  */
 import type { LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { Usage } from '#src/api-types.ts';
@@ -57,12 +58,21 @@ function billedOutputTokens(usage: LanguageModelV4Usage): number {
 }
 
 /**
+ * Whether the vendor's own usage object gives `name` as null: the AI SDK's OpenAI-compatible conversion
+ * reads `{"prompt_tokens": null}` as 0 (`?? 0`), so only the raw object tells a missing count from a zero.
+ */
+function nullCount(raw: RawChatUsage | undefined, name: 'prompt_tokens' | 'completion_tokens'): boolean {
+  return typeof raw === 'object' && raw !== null && name in raw && raw[name] === null;
+}
+
+/**
  * Usage in Anthropic's convention, without the gateway's `cost` and `is_byok`. Counts the vendor did not
  * report are estimated from `estimate` and the usage is marked `estimated`.
  */
 export function convertFromAiSdkUsage(usage: LanguageModelV4Usage, estimate: UsageEstimateSource): Usage {
-  const noInput = usage.inputTokens.total === undefined && usage.inputTokens.noCache === undefined;
-  const noOutput = usage.outputTokens.total === undefined;
+  const raw = usage.raw as RawChatUsage | undefined;
+  const noInput = (usage.inputTokens.total === undefined && usage.inputTokens.noCache === undefined) || nullCount(raw, 'prompt_tokens');
+  const noOutput = usage.outputTokens.total === undefined || nullCount(raw, 'completion_tokens');
   if (noInput || noOutput) return estimatedUsage(usage, estimate, noInput, noOutput);
   return reportedUsage(usage);
 }

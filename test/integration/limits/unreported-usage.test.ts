@@ -1,6 +1,6 @@
 /**
  * An OpenAI-compatible upstream that reports no usage (ignores `stream_options.include_usage`, or answers
- * with `usage: null`) is not served free: the gateway estimates the tokens (input from the request, output
+ * with `usage: null` or with null counts) is not served free: the gateway estimates the tokens (input from the request, output
  * from the answer's content), tells the client so in `usage` (`estimated: true`), records the estimate with
  * `usage_estimated: true`, and charges it to the key's credit limit. Before, all of them read 0 tokens and $0.
  */
@@ -101,6 +101,33 @@ describe('an upstream that reports no usage', () => {
     const record = await generationOf(gateway, call.headers.get('x-generation-id') ?? '');
     expect(record).toMatchObject({ usage_estimated: true, usage: { input_tokens: ESTIMATED.input, output_tokens: ESTIMATED.output } });
     expect(record.cost).toBeCloseTo(ESTIMATED_COST, 12);
+    expect(await spentBy(issued.hash, ESTIMATED_COST)).toBeCloseTo(ESTIMATED_COST, 12);
+  });
+
+  // Some OpenAI-compatible servers send the usage object with null counts; the AI SDK reads them as 0.
+  const NULL_COUNTS = { prompt_tokens: null, completion_tokens: null, total_tokens: null };
+
+  it('a JSON answer whose usage counts are null: estimated, recorded as estimated, charged to the key', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    upstream.enqueue(reply.json({ ...JSON_WITH_NULL_USAGE, usage: NULL_COUNTS }));
+    const call = await postWithKey(gateway, issued.key);
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(call.body.usage).toMatchObject({ input_tokens: ESTIMATED.input, output_tokens: ESTIMATED.output, estimated: true });
+    const record = await generationOf(gateway, call.headers.get('x-generation-id') ?? '');
+    expect(record).toMatchObject({ usage_estimated: true, usage: { input_tokens: ESTIMATED.input, output_tokens: ESTIMATED.output } });
+    expect(record.cost).toBeCloseTo(ESTIMATED_COST, 12);
+    expect(await spentBy(issued.hash, ESTIMATED_COST)).toBeCloseTo(ESTIMATED_COST, 12);
+  });
+
+  it('a stream whose usage chunk has null counts: estimated in message_delta and charged', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    upstream.enqueue(reply.events([...STREAM_WITHOUT_USAGE, { ...chunk({}), choices: [], usage: NULL_COUNTS }]));
+    const call = await streamWithKey(gateway, issued.key);
+    expect(call.status, JSON.stringify(call.error)).toBe(200);
+    const delta = JSON.parse(call.events.find((event) => event.event === 'message_delta')?.data ?? '{}') as { usage: Record<string, unknown> };
+    expect(delta.usage).toMatchObject({ input_tokens: ESTIMATED.input, output_tokens: ESTIMATED.output, estimated: true });
+    const record = await generationOf(gateway, call.headers.get('x-generation-id') ?? '');
+    expect(record).toMatchObject({ usage_estimated: true, usage: { input_tokens: ESTIMATED.input, output_tokens: ESTIMATED.output } });
     expect(await spentBy(issued.hash, ESTIMATED_COST)).toBeCloseTo(ESTIMATED_COST, 12);
   });
 
