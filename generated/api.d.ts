@@ -3249,7 +3249,11 @@ export interface components {
          *     It carries the screening's cost; the request's own generation (or its steps) carries the rest of what the
          *     key was charged, its `metadata.cost` the whole charge. So Langfuse's sum of the generation costs is what
          *     the key was charged, the screening counted once. Prompt and completion (`include_content`) go only on the
-         *     request's observation. `webhook`: a signed JSON POST per generation.
+         *     request's observation. `webhook`: a signed JSON POST per generation (its `data.usage_estimated`). Usage the
+         *     gateway estimated because the upstream reported none (the generation's `usage_estimated`) is marked on
+         *     every destination: `switchboard.usage.estimated: true` beside the `gen_ai.usage.*` attributes of the
+         *     generation span (and of a tool-loop step's span whose usage was estimated), and `usage_estimated: true`
+         *     in the `metadata` of the Langfuse observation (the request's, and a step's); reported usage has neither.
          * @enum {string}
          */
         DestinationKind: "otlp" | "langfuse" | "webhook";
