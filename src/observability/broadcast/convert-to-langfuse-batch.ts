@@ -80,7 +80,8 @@ function requestEvents(item: TracedItem, timeline: GenerationTimeline, content: 
     ...(content ? { input: content.prompt, output: content.completion } : {}),
   };
   const model = record.model ?? record.requestedModel;
-  const described = { provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status };
+  // Langfuse's usageDetails has no flag for counts the gateway estimated: metadata says so.
+  const described = { provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status, ...(record.usageEstimated ? { usage_estimated: true } : {}) };
   const steps = item.outcome.steps ?? [];
   const screening = screeningEvent(item, timeline, record.id);
   if (steps.length > 0) {

@@ -128,6 +128,8 @@ function generationAttributes(item: TracedItem, metadata: Record<string, unknown
     'http.response.status_code': record.httpStatus,
   };
   if (record.reasoningTokens > 0) attributes['gen_ai.usage.reasoning.output_tokens'] = record.reasoningTokens;
+  // GenAI conventions have no name for counts the vendor did not report: without this they read as measured.
+  if (record.usageEstimated) attributes['switchboard.usage.estimated'] = true;
   if (record.provider) attributes['gen_ai.provider.name'] = genAiProviderName(record.provider);
   if (record.model) attributes['gen_ai.response.model'] = record.model;
   if (record.stopReason) attributes['gen_ai.response.finish_reasons'] = [record.stopReason];
@@ -176,6 +178,7 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
       'switchboard.cost_usd': step.cost,
       'switchboard.is_byok': isByok(step.attempt),
     };
+    if (usage.estimated === true) attributes['switchboard.usage.estimated'] = true;
     spans.push(toSpan(item.trace.traceId, { name: `step ${step.step}`, spanId, parentSpanId: generationSpanId, kind: SpanKind.INTERNAL, window, attributes, failed: false }, environment));
     for (const tried of step.records) parents.set(tried, spanId);
   });

@@ -98,6 +98,7 @@ export function stepEvents(item: TracedItem, timeline: GenerationTimeline, paren
           tools_called: step.toolsCalled,
           tools_disabled: step.toolsDisabled,
           ...(step.stoppedBy ? { stopped_by: step.stoppedBy } : {}),
+          ...(step.usage.estimated === true ? { usage_estimated: true } : {}),
           attempts: step.records.map(toGenerationAttempt),
         },
         // A step is recorded only once it finished: a served, charged model call.

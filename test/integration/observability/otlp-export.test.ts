@@ -120,6 +120,8 @@ describe('OTLP/HTTP trace export', () => {
         'switchboard.metadata.customer': 'acme',
         'switchboard.metadata.priority': 3,
       });
+      // Reported usage: only an estimate is marked (estimated-usage-broadcast.test.ts).
+      expect(generation.attributes).not.toHaveProperty('switchboard.usage.estimated');
       expect(generation.resource['service.name']).toBe('switchboard');
       expect(attempts.map((span) => [span.name, span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status'], span.status.code === STATUS_ERROR])).toEqual([
         ['chat test/primary', 'alpha', 'overloaded', true],

@@ -73,7 +73,7 @@ describe('webhook destination', () => {
       type: 'generation.completed',
       id,
       trace: { trace_id: expect.stringMatching(/^[0-9a-f]{32}$/), parent_span_id: null, generation_name: 'summarise', metadata: { team: 'search' } },
-      data: { id, user: 'user-3', cost, status: 'success', usage: { input_tokens: 12, output_tokens: 29 }, provider: 'alpha' },
+      data: { id, user: 'user-3', cost, status: 'success', usage: { input_tokens: 12, output_tokens: 29 }, usage_estimated: false, provider: 'alpha' },
     });
     expect(event.data).not.toHaveProperty('prompt');
     expect(raw).not.toContain(SIGNING_SECRET);
@@ -130,6 +130,8 @@ describe('Langfuse destination', () => {
       input: { system: 'Be brief.', messages: [{ role: 'user', content: 'Hello there' }] },
       output: [expect.objectContaining({ type: 'text' })],
     });
+    // Reported usage: only an estimate is marked (estimated-usage-broadcast.test.ts).
+    expect(created!.body.metadata).not.toHaveProperty('usage_estimated');
     for (const event of events) expect(Number.isNaN(Date.parse(event.timestamp))).toBe(false);
     expect(Date.parse(created!.body.endTime)).toBeGreaterThanOrEqual(Date.parse(created!.body.startTime));
   });
