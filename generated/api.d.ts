@@ -1242,7 +1242,8 @@ export interface components {
          *     leave room for the answer: `max_tokens`, but never more than half the context length. When it does not
          *     fit, whole messages are removed from the middle of the conversation outwards until it does. Always kept:
          *     the system prompt (and leading system messages), the first user turn, the most recent turn, and the
-         *     latest user prompt (the last user message with content other than `tool_result` blocks), so that the
+         *     latest user prompt (the last user message with content other than `tool_result` blocks and
+         *     `<system-reminder>` elements, the notes Claude Code adds beside its tool results), so that the
          *     question tool turns or an assistant prefill follow stays while older tool turns go; a `tool_use` and its
          *     `tool_result` are removed together or not at all. When nothing more can be removed and the prompt still
          *     exceeds the context length, the endpoint is skipped (as below).
@@ -1254,7 +1255,8 @@ export interface components {
          *     upstream call, its message starting as Anthropic's does (`prompt is too long: about N tokens (estimated) >
          *     M maximum`), which clients such as Claude Code read to offer compacting. An endpoint whose context length
          *     is unknown is always tried. The estimate is of the context window: thinking blocks of turns before the
-         *     current one (which starts at the last user message with more than tool results) are not counted, as
+         *     current one (which starts at that latest user prompt: tool results and reminders continue its turn) are
+         *     not counted, as
          *     Anthropic strips them from the window. Compression weighs each message by the same estimate, so
          *     removing a message never counts thinking the check did not count.
          *
