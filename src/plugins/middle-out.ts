@@ -9,7 +9,8 @@
  */
 import type { MessageParam, MessageRequest } from '#src/api-types.ts';
 import { contextTokensPerMessage, estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
-import { contentBlocks, stringContent } from '#src/request/message-content.ts';
+import { contentBlocks } from '#src/request/message-content.ts';
+import { holdsUserWords } from '#src/request/user-words.ts';
 
 /** A run of messages that must stay or go together: `[start, end]`, both inclusive. */
 export interface MessageUnit {
@@ -66,19 +67,13 @@ function headEnd(messages: readonly MessageParam[], units: readonly MessageUnit[
   return units.findIndex((unit) => unit.start <= firstUser && firstUser <= unit.end);
 }
 
-function isPrompt(message: MessageParam): boolean {
-  if (message.role !== 'user') return false;
-  if (stringContent(message) !== undefined) return true;
-  return contentBlocks(message).some((block) => block.type !== 'tool_result');
-}
-
 /**
- * The index of the unit holding the latest user prompt (the last user message that is more than tool
- * results); -1 when there is none. An agent's tool turns or an assistant prefill come after it, so the last
+ * The index of the unit holding the latest user prompt (the last user message holding the user's words, not
+ * tool results and `<system-reminder>` notes alone); -1 when there is none. An agent's tool turns or an assistant prefill come after it, so the last
  * unit alone would not hold the question they serve.
  */
 function promptUnit(messages: readonly MessageParam[], units: readonly MessageUnit[]): number {
-  const prompt = messages.findLastIndex(isPrompt);
+  const prompt = messages.findLastIndex(holdsUserWords);
   return prompt < 0 ? -1 : units.findIndex((unit) => unit.start <= prompt && prompt <= unit.end);
 }
 

@@ -16,6 +16,7 @@
  */
 import type { ContentBlockParam, CountTokensRequest, MessageParam } from '#src/api-types.ts';
 import { contentBlocks, stringContent } from '#src/request/message-content.ts';
+import { holdsUserWords } from '#src/request/user-words.ts';
 
 /** Characters per token for text. */
 export const CHARACTERS_PER_TOKEN = 4;
@@ -92,18 +93,12 @@ function addMessage(tally: Tally, message: MessageParam, withThinking = true): v
   else for (const block of contentBlocks(message)) if (withThinking || (block.type !== 'thinking' && block.type !== 'redacted_thinking')) addBlock(tally, block);
 }
 
-function isToolResultsOnly(message: MessageParam): boolean {
-  if (stringContent(message) !== undefined) return false;
-  const blocks = contentBlocks(message);
-  return blocks.length > 0 && blocks.every((block) => block.type === 'tool_result');
-}
-
-/** Where the current turn starts: the last user message with more than tool results (0 when none). */
+/**
+ * Where the current turn starts: the last user message holding the user's words (0 when none). Tool results
+ * and Claude Code's `<system-reminder>` notes beside them continue that turn, whose tool loop keeps its thinking.
+ */
 function currentTurnStart(messages: readonly MessageParam[]): number {
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const message = messages[index] as MessageParam;
-    if (message.role === 'user' && !isToolResultsOnly(message)) return index;
-  }
+  for (let index = messages.length - 1; index >= 0; index -= 1) if (holdsUserWords(messages[index] as MessageParam)) return index;
   return 0;
 }
 
@@ -124,7 +119,8 @@ export function estimateInputTokens(request: Pick<CountTokensRequest, 'system' |
 /**
  * Estimated tokens of a request in its model's context window, which is what a context length bounds:
  * Anthropic strips the thinking blocks of turns before the current one (the current turn starts at the last
- * user message with more than tool results; its tool-use cycle's thinking stays), so they are not counted.
+ * user message holding the user's words, not tool results and reminders alone; its tool-use cycle's thinking
+ * stays), so they are not counted.
  */
 export function estimateContextTokens(request: Pick<CountTokensRequest, 'system' | 'messages' | 'tools'>): number {
   return estimate(request, currentTurnStart(request.messages));

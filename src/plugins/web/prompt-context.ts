@@ -5,20 +5,12 @@
  */
 import type { ContentBlockParam, MessageParam, MessageRequest, UserMessageParam } from '#src/api-types.ts';
 import { contentBlocks, stringContent } from '#src/request/message-content.ts';
+import { holdsUserWords, withoutSystemReminders } from '#src/request/user-words.ts';
 
 /** A user turn's position and its text. */
 export interface UserTurn {
   index: number;
   text: string;
-}
-
-// Claude Code's notes to the model (todo nudges, CLAUDE.md context, file-change notices), put in user turns as
-// text but not written by the user: never a question to search for. Matched lazily, one element at a time.
-const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
-
-/** A text without its `<system-reminder>` elements, trimmed. */
-export function withoutSystemReminders(text: string): string {
-  return text.includes('<system-reminder>') ? text.replace(SYSTEM_REMINDER, '').trim() : text.trim();
 }
 
 /**
@@ -34,7 +26,8 @@ export function newUserPrompt(messages: readonly MessageParam[]): UserTurn | nul
   if (index >= 0 && (messages[index] as MessageParam).role === 'assistant') index -= 1;
   while (index >= 0 && (messages[index] as MessageParam).role === 'system') index -= 1;
   const message = messages[index];
-  if (message?.role !== 'user') return null;
+  // Claude Code's `<system-reminder>` notes are not written by the user: never a question to search for.
+  if (message === undefined || !holdsUserWords(message)) return null;
   const own = stringContent(message);
   const texts = own !== undefined ? [own] : contentBlocks(message).flatMap((block) => (block.type === 'text' && 'text' in block ? [block.text] : []));
   const text = texts.map(withoutSystemReminders).filter((part) => part !== '').join('\n');

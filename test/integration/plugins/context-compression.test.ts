@@ -19,6 +19,9 @@ let gateway: TestGateway;
 // 400 characters: 100 tokens by the gateway's estimate.
 const pad = (label: string) => `${label} ${'.'.repeat(399 - label.length)}`;
 
+// A note Claude Code puts in user turns, beside tool results too.
+const REMINDER = '<system-reminder>The task tools have not been used recently.</system-reminder>';
+
 /** Nine turns of 100 tokens each; turns 3 and 4 are a tool call and its result. */
 const CONVERSATION = [
   { role: 'user', content: pad('u0 first question') },
@@ -144,6 +147,24 @@ describe('context-compression', () => {
     expect(pluginReports(call)).toMatchObject([{ id: 'context-compression', messages_removed: 3 }]);
   });
 
+  it('keeps the latest user prompt when the last tool result carries Claude Code\'s <system-reminder> notes', async () => {
+    small.enqueue(reply.fixture('anthropic-text'));
+    // Claude Code adds reminders beside its tool results: no words of the user, so u2 stays the prompt.
+    const agent = [
+      CONVERSATION[0],
+      CONVERSATION[1],
+      { role: 'user', content: pad('u2 latest prompt') },
+      CONVERSATION[3],
+      CONVERSATION[4],
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_02', name: 'lookup', input: { q: '.'.repeat(376) } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_02', content: pad('u6 result') }, { type: 'text', text: REMINDER }] },
+    ];
+    const call = await postMessage(gateway, body({ messages: agent, plugins: [{ id: 'context-compression' }] }), WITH_METADATA);
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(labels(small.lastRequest())).toEqual(['u0', 'u2', 'tool_use:toolu_02', 'tool_result:toolu_02']);
+  });
+
   it('weighs an earlier turn\'s thinking as the context check does (not at all), removing no more than needed', async () => {
     small.enqueue(reply.fixture('anthropic-text'));
     // a7 thought at length (1,000 tokens by the estimate) before its answer: Anthropic strips it from the
@@ -200,6 +221,25 @@ describe('an over-long prompt without the plugin', () => {
     );
     expect(small.requests).toHaveLength(0);
     expect(large.requests).toHaveLength(0);
+  });
+
+  it("counts the current tool loop's thinking when its tool result carries <system-reminder> notes", async () => {
+    large.enqueue(reply.fixture('anthropic-text'));
+    // The loop's thinking (500 tokens) stays in the window: the reminder beside the tool result is no new turn
+    // that would make it an earlier turn's, so about 650 tokens with the answer's 100 do not fit 600.
+    const loop = [
+      { role: 'user', content: 'Fix the failing test.' },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'T'.repeat(2_000), signature: 'sig-loop' }, { type: 'tool_use', id: 'toolu_09', name: 'lookup', input: { q: 'test' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_09', content: pad('r9 result') }, { type: 'text', text: REMINDER }] },
+    ];
+    const call = await postMessage(gateway, body({ messages: loop, fallbacks: [{ model: 'test/large' }] }), WITH_METADATA);
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(small.requests).toHaveLength(0);
+    expect(metadataOf(call).attempts.map((attempt) => [attempt.model, attempt.status])).toEqual([
+      ['test/small', 'unsupported'],
+      ['test/large', 'success'],
+    ]);
   });
 
   it('sends a prompt that fits as it is', async () => {
