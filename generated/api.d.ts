@@ -1239,7 +1239,8 @@ export interface components {
          * @description Fits an over-long prompt to the context length of the endpoint each attempt calls ("middle-out"),
          *     decided per attempt because a fallback may have a larger (or smaller) context. The prompt's size is the
          *     gateway's one token estimate (characters / 4 for text, fixed amounts for images and PDF pages). It must
-         *     leave room for the answer: `max_tokens`, but never more than half the context length. When it does not
+         *     leave room for the answer: the `max_tokens` the endpoint is sent (on a translated vendor, lowered to its
+         *     output limit, see `max_tokens`), but never more than half the context length. When it does not
          *     fit, whole messages are removed from the middle of the conversation outwards until it does. Always kept:
          *     the system prompt (and leading system messages), the first user turn, the most recent turn, and the
          *     latest user prompt (the last user message with content other than `tool_result` blocks and
@@ -1588,7 +1589,10 @@ export interface components {
              *     On a translated vendor, a value above the endpoint's output limit (its `max_output_tokens` in
              *     `GET /models`) is lowered to that limit, which such vendors hold to with a 400 (Claude Code asks 32000
              *     of every model it does not know); the answer then stops with `max_tokens` at the endpoint's limit.
-             *     Anthropic-format upstreams get the value as sent.
+             *     A `thinking.budget_tokens` not below the lowered limit is lowered with it, keeping the share of the
+             *     output the request gave to thinking (`budget_tokens × limit / max_tokens`, rounded down, below the
+             *     limit), so the budget the vendor is sent (or the effort it stands for) leaves room for the answer as
+             *     the request's did. Anthropic-format upstreams get both values as sent.
              */
             max_tokens?: number;
             /** @description Sampling temperature. Anthropic accepts 0 to 1; other vendors up to 2. */
