@@ -6,7 +6,8 @@
  * - Without compression: the prompt is too long when its estimate exceeds the context length; room for the
  *   answer is not demanded, because the estimate is rough and a false refusal would be worse than letting
  *   the vendor judge.
- * - With compression: the prompt must leave room for the answer (`max_tokens`, at most half the context).
+ * - With compression: the prompt must leave room for the answer (the `max_tokens` sent, at most half the
+ *   context).
  *   When it does not, messages are removed middle-out down to that budget; when even the fewest messages
  *   exceed the context length itself, the prompt is too long.
  * @see ContextCompressionPlugin in openapi/components/schemas/plugins.yaml
@@ -30,6 +31,11 @@ export interface ContextFitInput {
   compress: boolean;
   /** The request's estimate when already known (the same request is planned once and tried per attempt). */
   estimatedTokens?: number;
+  /**
+   * The `max_tokens` the endpoint is sent, when not the request's: a translated vendor's is lowered to its
+   * output limit, and room for more than that would remove messages the answer never needed.
+   */
+  maxTokens?: number;
 }
 
 /** The most tokens a compressed prompt may take: the context less room for the answer (at most half of it). */
@@ -45,7 +51,7 @@ export function fitToContext(input: ContextFitInput): ContextFit {
   if (!input.compress) {
     return estimatedTokens > contextLength ? { kind: 'too-long', estimatedTokens, messagesRemoved: 0 } : { kind: 'fits', request, estimatedTokens, messagesRemoved: 0 };
   }
-  const budget = promptBudget(contextLength, request.max_tokens);
+  const budget = promptBudget(contextLength, input.maxTokens ?? request.max_tokens);
   if (estimatedTokens <= budget) return { kind: 'fits', request, estimatedTokens, messagesRemoved: 0 };
   const compressed = compressMiddleOut(request, budget);
   if (compressed.removed === 0) {

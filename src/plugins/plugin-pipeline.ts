@@ -23,6 +23,7 @@ import type { SseEvent } from '#src/providers/provider-adapter.ts';
 import { estimateContextTokens } from '#src/request/estimate-input-tokens.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import { fitToContext } from '#src/plugins/context-fit.ts';
+import { sentMaxTokens } from '#src/request/output-limit.ts';
 import { parsePdfs, restorePdfs } from '#src/plugins/file-parser.ts';
 import { requestedSchema } from '#src/plugins/json-healing.ts';
 import { planModelScreening, screenInput } from '#src/plugins/moderation/moderation-screen.ts';
@@ -152,7 +153,9 @@ export function applyPluginsPerAttempt(request: MessageRequest, attempt: Attempt
   const compress = state.enabled['context-compression'] !== undefined;
   if (attempt.contextLength !== null || compress) {
     const tokens = estimateOf(state, prepared);
-    const fit = fitToContext({ request: prepared, contextLength: attempt.contextLength, compress, estimatedTokens: tokens });
+    // A translated vendor is sent max_tokens lowered to its output limit (ai-sdk call options); Anthropic-format upstreams the client's.
+    const maxTokens = attempt.provider.family === 'anthropic' ? prepared.max_tokens : sentMaxTokens(prepared.max_tokens, attempt.maxOutputTokens);
+    const fit = fitToContext({ request: prepared, contextLength: attempt.contextLength, compress, estimatedTokens: tokens, maxTokens });
     if (fit.kind === 'too-long') {
       const where = `the context length of ${attempt.contextLength} tokens of ${attempt.model} on ${attempt.provider.displayName}`;
       const remedy = compress ? ` even with ${fit.messagesRemoved} messages removed from the middle` : '; enable the context-compression plugin to remove messages from the middle';

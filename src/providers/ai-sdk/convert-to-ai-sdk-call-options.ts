@@ -12,6 +12,7 @@ import type { CustomTool, MessageRequest, OutputConfig, ToolChoice } from '#src/
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { checkTranslatableFields, unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import { planCacheBreakpoints, type CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
+import { lowerThinkingBudget, sentMaxTokens } from '#src/request/output-limit.ts';
 import { convertToAiSdkPrompt } from '#src/providers/ai-sdk/convert-to-ai-sdk-prompt.ts';
 import { convertToAiSdkReasoning } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
 import { convertToolPartsToText } from '#src/providers/ai-sdk/convert-tool-parts-to-text.ts';
@@ -32,7 +33,7 @@ const STRICT_SCHEMA_FAMILIES = new Set(['openai-chat', 'openai-responses', 'azur
 
 /** Builds the call options for `doGenerate` / `doStream`; a feature the vendor lacks is a 400 naming it. */
 export function convertToAiSdkCallOptions({
-  request,
+  request: asked,
   profile,
   upstreamModel = '',
   fast = false,
@@ -50,7 +51,8 @@ export function convertToAiSdkCallOptions({
   value: AiSdkCallOptions;
   warnings: string[];
 } {
-  const warnings = checkTranslatableFields(request, profile);
+  const warnings = checkTranslatableFields(asked, profile);
+  const request = withinOutputLimit(asked, outputLimit, warnings);
   const cachePlan = planCacheBreakpoints(request);
   const prompt = convertToAiSdkPrompt({ request, profile, cachePlan });
   warnings.push(...prompt.warnings);
@@ -84,7 +86,7 @@ export function convertToAiSdkCallOptions({
     vendorOptions.strictJsonSchema = false;
     warnings.push(`output_config.format sent without strict mode: ${profile.label} takes a schema strictly only when every object has additionalProperties false and every property required`);
   }
-  const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel, outputLimit, warnings);
+  const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
   const value: AiSdkCallOptions = {
     prompt: withoutActiveTools ? convertToolPartsToText(prompt.value) : prompt.value,
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
@@ -103,17 +105,30 @@ export function convertToAiSdkCallOptions({
 }
 
 /**
- * The output limit sent. Translated vendors refuse a limit above their model's (DeepSeek: `Invalid max_tokens
- * value`, a 400 for every turn of a client that asks a fixed 32000, as Claude Code does of unknown models), so
- * it is lowered to the endpoint's. Anthropic's `max_tokens` includes the thinking budget; for Claude on
- * Bedrock the AI SDK adds the budget on top of `maxOutputTokens`, so the budget is taken off first.
+ * The request with `max_tokens` and the thinking budget the vendor is sent. Translated vendors refuse a limit
+ * above their model's (DeepSeek: `Invalid max_tokens value`, a 400 for every turn of a client that asks a fixed
+ * 32000, as Claude Code does of unknown models), so it is lowered to the endpoint's; a budget left above it
+ * would go to Gemini as a `thinkingBudget` the answer has no room after, or pick too high an effort.
  */
-function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProfile, upstreamModel: string, outputLimit: number | undefined, warnings: string[]): number | undefined {
-  let maxTokens = request.max_tokens;
-  if (maxTokens !== undefined && outputLimit !== undefined && maxTokens > outputLimit) {
-    warnings.push(`max_tokens ${maxTokens} lowered to ${outputLimit}: the endpoint's output limit`);
-    maxTokens = outputLimit;
-  }
+function withinOutputLimit(request: TranslatableRequest, outputLimit: number | undefined, warnings: string[]): TranslatableRequest {
+  const asked = request.max_tokens;
+  if (asked === undefined || outputLimit === undefined || asked <= outputLimit) return request;
+  const maxTokens = sentMaxTokens(asked, outputLimit);
+  warnings.push(`max_tokens ${asked} lowered to ${maxTokens}: the endpoint's output limit`);
+  const thinking = request.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
+  if (thinking?.type !== 'enabled' || typeof thinking.budget_tokens !== 'number') return { ...request, max_tokens: maxTokens };
+  const budget = lowerThinkingBudget(thinking.budget_tokens, asked, maxTokens);
+  if (budget === thinking.budget_tokens) return { ...request, max_tokens: maxTokens };
+  warnings.push(`thinking.budget_tokens ${thinking.budget_tokens} lowered to ${budget} with max_tokens`);
+  return { ...request, max_tokens: maxTokens, thinking: { ...thinking, budget_tokens: budget } as TranslatableRequest['thinking'] };
+}
+
+/**
+ * The output limit sent. Anthropic's `max_tokens` includes the thinking budget; for Claude on Bedrock the AI
+ * SDK adds the budget on top of `maxOutputTokens`, so the budget is taken off first.
+ */
+function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProfile, upstreamModel: string): number | undefined {
+  const maxTokens = request.max_tokens;
   const budget = request.thinking?.type === 'enabled' ? (request.thinking as { budget_tokens: number }).budget_tokens : undefined;
   if (maxTokens === undefined || budget === undefined) return maxTokens;
   if (!isClaudeOnBedrock(profile, upstreamModel)) return maxTokens;
