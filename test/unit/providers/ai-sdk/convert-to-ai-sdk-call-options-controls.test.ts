@@ -93,10 +93,23 @@ describe("the endpoint's output limit", () => {
     ['openai-compatible', '', {}, 32_000, undefined, 32_000, []],
     // Claude on Bedrock: lowered first, then the thinking budget taken off (the AI SDK adds it back).
     ['bedrock', 'anthropic.claude-x-v1:0', { thinking: { type: 'enabled', budget_tokens: 2000 } }, 32_000, 8192, 6192, [lowered]],
+    // A budget not below the lowered limit is lowered with it (8191 of 8192): the AI SDK's sum stays the limit.
+    ['bedrock', 'anthropic.claude-x-v1:0', { thinking: { type: 'enabled', budget_tokens: 31_999 } }, 32_000, 8192, 1, [lowered]],
   ] as const)('%s %s: max_tokens %i with a limit of %s sends %i', (family, upstreamModel, extra, maxTokens, outputLimit, expected, warnings) => {
     const request = { model: 'vendor/model', max_tokens: maxTokens, messages: [{ role: 'user' as const, content: 'Hi' }], ...extra } as MessageRequest;
     const converted = convertToAiSdkCallOptions({ request, profile: vendorProfile(family), upstreamModel, outputLimit });
     expect(converted.value.maxOutputTokens).toBe(expected);
     expect(converted.warnings.filter((warning) => warning.startsWith('max_tokens'))).toEqual(warnings);
+  });
+});
+
+describe('a thinking budget under the lowered output limit', () => {
+  it('Claude on Bedrock: the budget sent plus maxOutputTokens is the endpoint limit', () => {
+    const request = { model: 'vendor/model', max_tokens: 32_000, thinking: { type: 'enabled', budget_tokens: 24_000 }, messages: [{ role: 'user' as const, content: 'Hi' }] } as MessageRequest;
+    const converted = convertToAiSdkCallOptions({ request, profile: vendorProfile('bedrock'), upstreamModel: 'anthropic.claude-x-v1:0', outputLimit: 8192 });
+    const budget = (converted.value.providerOptions?.bedrock as { reasoningConfig: { budgetTokens: number } }).reasoningConfig.budgetTokens;
+    expect(budget).toBe(6144);
+    expect((converted.value.maxOutputTokens ?? 0) + budget).toBe(8192);
+    expect(converted.warnings).toContain('thinking.budget_tokens 24000 lowered to 6144 with max_tokens');
   });
 });
