@@ -260,7 +260,8 @@ export interface paths {
          *     of Anthropic's `GET /v1/models` (`after_id`, `before_id`, `limit`; `has_more`, `first_id`, `last_id`), so
          *     the Anthropic SDKs' `client.models.list()` works against the gateway, auto-pagination included. Models
          *     keep the catalog's order. Without `limit` the page holds every model. An unknown query parameter, an id
-         *     the catalog does not list, or both `after_id` and `before_id`, is a 400.
+         *     the catalog does not list, or both `after_id` and `before_id`, is a 400. Errors take Anthropic's error
+         *     body (`type: error`, `error.type`), as `/messages` does, so the SDKs raise their typed errors.
          */
         get: operations["listModels"];
         put?: never;
@@ -295,7 +296,8 @@ export interface paths {
          *     as is (`/models/anthropic/claude-sonnet-4.5`, as curl users write it); both answer the same model. A bare
          *     Anthropic id that `POST /messages` accepts (`claude-sonnet-4-5`, `claude-sonnet-4-5-20250929`) answers its
          *     catalog model, as Anthropic's resolves an alias. Any valid key may call it, as Bearer or in `x-api-key`. A
-         *     name the catalog does not know is a 404.
+         *     name the catalog does not know is a 404. Errors take Anthropic's error body (`type: error`, `error.type`),
+         *     as `/messages` does: the SDKs raise `NotFoundError` for an unknown model.
          */
         get: operations["getModel"];
         put?: never;
@@ -2389,7 +2391,7 @@ export interface components {
             message: string;
         };
         /**
-         * @description Structured details of a `/messages` error, in Anthropic's shape: an object whose `error_code` names the
+         * @description Structured details of a `/messages` (or models) error, in Anthropic's shape: an object whose `error_code` names the
          *     kind of failure and whose other fields depend on it (Anthropic SDKs expose it as `APIError.details` and the
          *     code as `APIError.errorCode`). Present only when the gateway has something to say beyond the message; the
          *     gateway's one code is `invalid_request_parameters`, for a request some of whose parameters are wrong, with
@@ -2415,8 +2417,8 @@ export interface components {
             parameters: components["schemas"]["ErrorDetail"][];
         };
         /**
-         * @description The error body of `/messages` and `/messages/count_tokens`, in Anthropic's shape so that Anthropic SDKs
-         *     parse it: `ErrorBody`'s `code` and `message`, plus Anthropic's `type` fields, and `details` as Anthropic's
+         * @description The error body of `/messages`, `/messages/count_tokens`, `GET /models` and `GET /models/{model_id}` (the
+         *     operations Anthropic's API has), in Anthropic's shape so that Anthropic SDKs parse it: `ErrorBody`'s `code` and `message`, plus Anthropic's `type` fields, and `details` as Anthropic's
          *     object (`MessagesErrorDetails`, which `ErrorBody` has as a plain list).
          *     `error.type` is the Anthropic error type for the status (`invalid_request_error` 400,
          *     `authentication_error` 401, `billing_error` 402 (the key's credit limit), `permission_error` 403,
@@ -2435,7 +2437,10 @@ export interface components {
                 message: string;
                 details?: components["schemas"]["MessagesErrorDetails"];
             };
-            /** @description The generation id of the failed request, also sent as the `X-Generation-Id` and `request-id` headers. */
+            /**
+             * @description The generation id of the failed request, also sent as the `X-Generation-Id` and `request-id` headers.
+             *     Absent on the models operations, which make no generation.
+             */
             request_id?: string;
         };
         /** @description The body of `POST /messages/count_tokens`; the same fields as a message request, `max_tokens` optional. */
@@ -2568,8 +2573,8 @@ export interface components {
                  * @description Which parameters were wrong and why, when the request was invalid. A list here, as the management
                  *     API has always sent it: this body is the gateway's own format, read by clients generated from this
                  *     spec, so it keeps its shape; the `/messages` operations take Anthropic's object instead
-                 *     (`MessagesErrorDetails`), as the Anthropic SDKs calling them read it. `GET /models`, which those SDKs
-                 *     also call, answers this body too: an SDK sees its `details` as this list and no `errorCode`.
+                 *     (`MessagesErrorDetails`), as the Anthropic SDKs calling them read it, and so do `GET /models` and
+                 *     `GET /models/{model_id}`, which those SDKs also call.
                  */
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -3725,6 +3730,58 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /**
+         * @description Invalid query parameters (a `limit` outside 1 to 1000, an `after_id` or `before_id` the catalog does not
+         *     list, both of them). `details`, Anthropic's object, names the parameter: `error_code`
+         *     `invalid_request_parameters` and the list in `parameters`.
+         */
+        ModelsBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
+        /** @description No key (as Bearer or in `x-api-key`), or a key the gateway does not know. */
+        ModelsUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
+        /** @description A server failure. Nothing about its cause is disclosed; the gateway's log has it. */
+        ModelsInternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
+        /**
+         * @description The gateway cannot serve the operation now (the database is unreachable for an uncached key, or the
+         *     instance is shutting down). Retry later, or on another instance.
+         */
+        ModelsServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
+        /** @description The catalog lists no model of that slug (nor is it a bare Anthropic id of one). */
+        ModelNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MessagesErrorBody"];
+            };
+        };
     };
     parameters: {
         /** @description `enabled` adds `gateway_metadata` (how the request was routed) to the response. Absent means `disabled`. */
@@ -4433,10 +4490,10 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["ModelsBadRequest"];
+            401: components["responses"]["ModelsUnauthorized"];
+            500: components["responses"]["ModelsInternalError"];
+            503: components["responses"]["ModelsServiceUnavailable"];
         };
     };
     getModel: {
@@ -4466,19 +4523,11 @@ export interface operations {
                     "application/json": components["schemas"]["Model"];
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            /** @description The catalog lists no model of that slug. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            400: components["responses"]["ModelsBadRequest"];
+            401: components["responses"]["ModelsUnauthorized"];
+            404: components["responses"]["ModelNotFound"];
+            500: components["responses"]["ModelsInternalError"];
+            503: components["responses"]["ModelsServiceUnavailable"];
         };
     };
     getHealth: {
