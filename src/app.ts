@@ -13,7 +13,7 @@ import { BUNDLED_SPEC_PATH } from '#src/http/bundled-spec.ts';
 import { createModelSlugPath } from '#src/http/model-slug-path.ts';
 import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
 import { createMethodSemantics } from '#src/http/method-semantics.ts';
-import { createErrorMiddleware, useMessagesErrorShape } from '#src/http/error-middleware.ts';
+import { createErrorMiddleware, useAnthropicErrorShape, useMessagesErrorShape } from '#src/http/error-middleware.ts';
 import { assignGenerationId } from '#src/http/generation-id.ts';
 import { canonicalJsonContentType } from '#src/http/canonical-content-type.ts';
 import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
@@ -26,6 +26,7 @@ import { rejectNulCharacters } from '#src/http/reject-nul-characters.ts';
 /** The path prefix of the API, the path part of the spec's server URL. */
 export const API_PREFIX = '/api/v1';
 const MESSAGES_PATH = `${API_PREFIX}/messages`;
+const MODELS_PATH = `${API_PREFIX}/models`;
 
 /** What the application needs from the outside world. */
 export interface AppDeps extends RouteDeps {
@@ -65,6 +66,8 @@ export function createApp(deps: AppDeps): GatewayApp {
 
   use(assignGenerationId, { mountPath: MESSAGES_PATH, messages: true });
   use(useMessagesErrorShape, { mountPath: MESSAGES_PATH, messages: true });
+  // The Anthropic SDKs' models.list() and retrieve() read Anthropic's error body (its type, its details).
+  use(useAnthropicErrorShape, { mountPath: MODELS_PATH, messages: false });
   if (deps.drainTracker) use(deps.drainTracker.middleware, { messages: true });
   // Refuses a body over the limit from its Content-Length (or as it arrives), before the parser reads it.
   use(createBodyLimit(deps.bodyLimitBytes), { messages: true });

@@ -1,7 +1,7 @@
 /**
  * The one error renderer. Every failure becomes the spec's error shape with a safe message: management
- * operations get `ErrorBody` (`{error: {code, message}}`, details a list), the `/messages` operations
- * `MessagesErrorBody`, Anthropic's shape (details an object keyed by `error_code`). Only `GatewayError` messages
+ * operations get `ErrorBody` (`{error: {code, message}}`, details a list), the operations Anthropic's API has
+ * (`/messages`, the models ones) `MessagesErrorBody`, Anthropic's shape (details an object keyed by `error_code`). Only `GatewayError` messages
  * and validation details reach the client; anything else is a logged 500.
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
@@ -93,6 +93,17 @@ function fromValidatorError(error: ValidatorError, request: FailedRequestContext
  */
 export const useMessagesErrorShape: RequestHandler = (_req, res, next) => {
   res.locals.messagesErrorShape = true;
+  res.locals.anthropicErrorShape = true;
+  next();
+};
+
+/**
+ * Marks a request as one of the models operations, which Anthropic SDKs call (`client.models.list()`,
+ * `retrieve()`) and whose errors therefore take `MessagesErrorBody` too. Only the shape: the `/messages`-only
+ * steps that read `messagesErrorShape` stay off.
+ */
+export const useAnthropicErrorShape: RequestHandler = (_req, res, next) => {
+  res.locals.anthropicErrorShape = true;
   next();
 };
 
@@ -109,7 +120,7 @@ export function sendError(res: Response, rendered: RenderedError): void {
   const { status, message, details } = rendered;
   const listed = details && details.length > 0 ? details : undefined;
   for (const [name, value] of Object.entries(rendered.headers ?? {})) res.setHeader(name, value);
-  if (res.locals.messagesErrorShape === true) {
+  if (res.locals.anthropicErrorShape === true) {
     const requestId = typeof res.locals.generationId === 'string' ? { request_id: res.locals.generationId } : {};
     const extra = listed ? { details: toMessagesErrorDetails(listed) } : {};
     const body: MessagesErrorBody = { type: 'error', error: { type: anthropicErrorType(status), code: status, message, ...extra }, ...requestId };

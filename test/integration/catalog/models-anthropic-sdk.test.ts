@@ -2,7 +2,9 @@
  * `GET /models` and `GET /models/{model_id}` driven by the Anthropic SDK with its default settings, as an
  * application listing or looking up models through the gateway writes it: `client.models.list()` with
  * Anthropic's paging parameters (`limit`, `after_id`, `before_id`) and its auto-pagination, and
- * `client.models.retrieve(id)`. Responses are validated against the spec by the test gateway.
+ * `client.models.retrieve(id)`. Responses are validated against the spec by the test gateway. Errors come in
+ * Anthropic's body, so the SDK raises its typed error with Anthropic's `type` and, for a bad parameter, its
+ * `errorCode` and `details` object.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,9 +82,13 @@ describe('client.models.list()', () => {
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toEqual({
-      error: { code: 400, message: `Invalid request parameters: ${message}`, details: [{ path: `/query/${parameter}`, message }] },
+    const badRequest = error as InstanceType<typeof Anthropic.BadRequestError>;
+    expect({ type: badRequest.type, errorCode: badRequest.errorCode, details: badRequest.details }).toEqual({
+      type: 'invalid_request_error',
+      errorCode: 'invalid_request_parameters',
+      details: { error_code: 'invalid_request_parameters', parameters: [{ path: `/query/${parameter}`, message }] },
     });
+    expect(badRequest.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 400, message: `Invalid request parameters: ${message}` } });
   });
 
   it('answers 400 for a limit outside 1 to 1000', async () => {
@@ -110,8 +116,29 @@ describe('client.models.retrieve(id)', () => {
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
-    expect((error as InstanceType<typeof Anthropic.NotFoundError>).error).toEqual({
-      error: { code: 404, message: 'The catalog has no model anthropic/claude-sonnet-9 (GET /models lists them)' },
+    const notFound = error as InstanceType<typeof Anthropic.NotFoundError>;
+    expect(notFound.type).toBe('not_found_error');
+    expect(notFound.error).toEqual({
+      type: 'error',
+      error: { type: 'not_found_error', code: 404, message: 'The catalog has no model anthropic/claude-sonnet-9 (GET /models lists them)' },
     });
+  });
+});
+
+describe('a key the gateway does not know', () => {
+  it('makes list() and retrieve() raise AuthenticationError of type authentication_error', async () => {
+    const stranger = new Anthropic({ baseURL: `${gateway.origin}/api`, apiKey: 'sb-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', maxRetries: 0 });
+    for (const call of [() => stranger.models.list(), () => stranger.models.retrieve('anthropic/claude-sonnet-4.5')]) {
+      const error = await call().then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
+      const refused = error as InstanceType<typeof Anthropic.AuthenticationError>;
+      expect({ type: refused.type, body: refused.error }).toEqual({
+        type: 'authentication_error',
+        body: { type: 'error', error: { type: 'authentication_error', code: 401, message: 'Invalid API key' } },
+      });
+    }
   });
 });

@@ -41,6 +41,19 @@ describe('the bodies match the spec', () => {
       expect(checkResponse({ path: '/models/{model_id}', method: 'GET', status, contentType, body })).toEqual({ valid: true, errors: [] });
     }
   });
+
+  it.each([
+    ['/models', '/models?after_id=openai%2Fgpt-9', 400, 'invalid_request_error'],
+    ['/models', '/models', 401, 'authentication_error'],
+    ['/models/{model_id}', '/models/anthropic%2Fclaude-sonnet-9', 404, 'not_found_error'],
+    ['/models/{model_id}', '/models/anthropic%2Fclaude-sonnet-4.5', 401, 'authentication_error'],
+  ] as const)('GET %s (%s) answers %i in Anthropic’s error body, type %s', async (specPath, path, expected, type) => {
+    const headers = expected === 401 ? { 'x-api-key': 'sb-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } : undefined;
+    const { status, contentType, body } = await get(path, headers);
+    expect(status).toBe(expected);
+    expect(body).toMatchObject({ type: 'error', error: { type, code: expected } });
+    expect(checkResponse({ path: specPath, method: 'GET', status, contentType, body })).toEqual({ valid: true, errors: [] });
+  });
 });
 
 describe("Anthropic's ModelInfo fields", () => {
@@ -83,7 +96,7 @@ describe('GET /models/{model_id} with the slug’s slash written as is', () => {
   it('answers 404 naming the model for a slug the catalog does not list', async () => {
     const { status, body } = await get('/models/anthropic/claude-sonnet-9');
     expect(status).toBe(404);
-    expect(body).toEqual({ error: { code: 404, message: 'The catalog has no model anthropic/claude-sonnet-9 (GET /models lists them)' } });
+    expect(body).toEqual({ type: 'error', error: { type: 'not_found_error', code: 404, message: 'The catalog has no model anthropic/claude-sonnet-9 (GET /models lists them)' } });
   });
 
   it('leaves paths deeper than a slug unknown', async () => {
