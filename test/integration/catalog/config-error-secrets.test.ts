@@ -73,3 +73,28 @@ it('names the variable where a value from the environment is wrong only once the
   expect(output).toContain('models.openai/gpt-5.endpoints[0].provider: names no enabled provider (the value of ${AWS_SECRET_ACCESS_KEY} is neither built in nor declared under providers)');
   expect(output).not.toContain(lower);
 });
+
+it('never quotes a value that looks like a credential, typed literally into a field that is not a secret one', async () => {
+  const anthropicKey = 'sk-ant-api03-Kq8vR2mZx7LtW4nB9cYp3DfH6jS1gA5eU0oIiMbNrTsQ-wXyZaB';
+  const awsAccessKey = 'AKIAZ7QK3MX9TLV2RB4N';
+  const randomToken = 'q7Rt2VbX9mKz4LpW8nCy3HdF6jGs1A5e';
+  const yaml = [
+    'providers:',
+    `  anthropic: { base_url: "https://api.anthropic.com/${anthropicKey}x", auth: ${anthropicKey} }`,
+    `  openai: { base_url: ${randomToken} }`,
+    '  bedrock:',
+    `    aws: { region: ${awsAccessKey} }`,
+    'models:',
+    '  openai/gpt-5:',
+    '    endpoints:',
+    `      - { provider: ${randomToken}, model: gpt-5, pricing: { input: 1, output: 1 } }`,
+    '',
+  ].join('\n');
+  const { code, output } = await serveUntilExit(yaml, {});
+  expect(code).toBe(1);
+  expect(output).toContain('providers.anthropic.auth: must be one of x-api-key, bearer, x-goog-api-key, api-key, aws, none, got a value that looks like a credential (not shown)');
+  expect(output).toContain('providers.openai.base_url: must be an http or https URL, got a value that looks like a credential (not shown)');
+  expect(output).toContain('providers.bedrock.aws.region: must be an AWS region such as us-east-1, got a value that looks like a credential (not shown)');
+  for (const secret of [anthropicKey.slice(0, 20), anthropicKey.slice(-20), awsAccessKey, randomToken, randomToken.slice(0, 12)]) expect(output).not.toContain(secret);
+  expect(output).not.toMatch(/\n\s+at /);
+});
