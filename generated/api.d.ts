@@ -2473,8 +2473,9 @@ export interface components {
         KeyHashList: string[] | null;
         /**
          * @description Model slugs the credential may be used for (`<vendor>/<model>`, or `<vendor>/*` for all of a vendor's
-         *     models), up to 100 distinct entries. `null` means no restriction. An entry listed twice answers 400 naming
-         *     it.
+         *     models), 1 to 100 distinct entries. `null` means no restriction. An entry listed twice answers 400 naming
+         *     it. An empty list answers 400: the credential would serve no model, yet with `is_required` it would still
+         *     remove the provider's shared capacity for every model (write `null` for no restriction).
          * @example [
          *       "openai/gpt-5",
          *       "openai/gpt-5-mini"
@@ -2596,9 +2597,10 @@ export interface components {
          *     A JSON object in place of the string answers 400 naming the expected form.
          *
          *     The key is sent to the provider as an HTTP header value, so a plain key (and a region-bound key's
-         *     `api_key`) holds tabs, printable ASCII and Latin-1 characters only: a line break (a newline pasted with
-         *     the key) or another control character answers 400 saying so, without repeating the key, on create and on
-         *     rotation.
+         *     `api_key`, and a JSON document key of another provider, which is sent whole) holds tabs, printable ASCII
+         *     and Latin-1 characters only: a line break (a newline pasted with the key, a JSON document written over
+         *     several lines) or another control character answers 400 saying so, without repeating the key, on create
+         *     and on rotation.
          * @example sk-proj-4f9b2c7d8e1a6f3b0c5d9e2a7b4c1f8e
          * @example {"api_key":"sk-proj-4f9b2c7d8e1a6f3b0c5d9e2a7b4c1f8e","region":"europe"}
          */
