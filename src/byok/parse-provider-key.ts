@@ -33,9 +33,9 @@ const HEADER_SAFE = /^[\t\x20-\x7E\x80-\xFF]*$/;
  * A key with a line break (a newline pasted with it) or another control character was stored, and every
  * request with it then failed before reaching the provider, reported as a connection failure.
  */
-function checkHeaderSafe(apiKey: string, field: string): void {
+function checkHeaderSafe(apiKey: string, field: string, hint = ''): void {
   if (!HEADER_SAFE.test(apiKey)) {
-    throw new RuleViolation(`${field} must be text an HTTP header can carry (it is sent to the provider as one): tabs, printable ASCII and Latin-1, no line breaks or other control characters`);
+    throw new RuleViolation(`${field} must be text an HTTP header can carry (it is sent to the provider as one): tabs, printable ASCII and Latin-1, no line breaks or other control characters${hint}`);
   }
 }
 
@@ -60,7 +60,7 @@ function regionBoundKey(provider: string, value: Record<string, unknown> | null)
  * must be a region-bound key; anything else is a plain key. For other providers every string is a plain key
  * (some providers' keys are JSON documents) except the JSON text of exactly `{api_key, region}`, a form only
  * openai and fireworks have, which is refused rather than stored as a key that would never work. A plain key,
- * and a region-bound key's `api_key`, must be text a header can carry.
+ * a region-bound key's `api_key` and a JSON document key (sent whole) must be text a header can carry.
  */
 export function parseProviderKey(provider: string, key: string): ProviderKeyMaterial {
   if (!key.trimStart().startsWith('{')) {
@@ -74,5 +74,7 @@ export function parseProviderKey(provider: string, key: string): ProviderKeyMate
       `a region-bound key ${REGION_BOUND_KEY_FORM} is only accepted for ${[...REGIONAL_KEY_PROVIDERS].join(' and ')} (for ${provider}, send the key itself)`,
     );
   }
+  // The document is the key, sent whole: a pretty-printed one failed every request as a 502 "connection".
+  checkHeaderSafe(key, 'key', '; a JSON document key is sent whole, so write it on one line');
   return { apiKey: key, region: null };
 }
