@@ -15,8 +15,16 @@ interface FieldReason {
 }
 
 // `/body/key` is only a request field of the BYOK create and update bodies: a JSON object there is the old
-// region-bound form, now sent as JSON text inside the string.
-const FIELD_REASONS: readonly FieldReason[] = [{ path: '/body/key', message: 'must be string', reason: KEY_MUST_BE_STRING }];
+// region-bound form, now sent as JSON text inside the string. `/body/allowed_models` is theirs too: an empty
+// list reads as "no restriction" to many, but would let the credential serve nothing.
+const FIELD_REASONS: readonly FieldReason[] = [
+  { path: '/body/key', message: 'must be string', reason: KEY_MUST_BE_STRING },
+  {
+    path: '/body/allowed_models',
+    message: 'must NOT have fewer than 1 items',
+    reason: 'allowed_models is empty: the credential would serve no model, yet with is_required still remove shared capacity for every model (list at least one model, or write null for no restriction)',
+  },
+];
 
 const PLUGIN_ID_PATH = /^\/body\/plugins\/(\d+)\/id$/;
 

@@ -186,6 +186,7 @@ function defineContractSuite(name: ContractTarget['name'], start: () => Promise<
       ['allowed_api_key_hashes has at least 1 entry', { allowed_api_key_hashes: [] }],
       ['allowed_api_key_hashes has at most 100 entries', { allowed_api_key_hashes: tooMany(101, (index) => index.toString(16).padStart(64, '0')) }],
       ['allowed_api_key_hashes entries are 64 lowercase hex', { allowed_api_key_hashes: ['A'.repeat(64)] }],
+      ['allowed_models has at least 1 entry', { allowed_models: [] }],
       ['allowed_models has at most 100 entries', { allowed_models: tooMany(101, (index) => `openai/m${index}`) }],
       ['allowed_user_ids has at most 100 entries', { allowed_user_ids: tooMany(101, (index) => `user-${index}`) }],
       ['key has at least 1 character', { key: '' }],

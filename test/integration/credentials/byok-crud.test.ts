@@ -8,6 +8,8 @@ import type { ByokCredential, ByokCredentialPage } from '#src/api-types.ts';
 import { startCredentialGateway, distinctiveKey, regionBoundKey, type CredentialGateway } from '#test/helpers/credential-gateway.ts';
 import { testDrivers } from '#test/helpers/test-database.ts';
 
+const EMPTY_ALLOWED_MODELS =
+  'allowed_models is empty: the credential would serve no model, yet with is_required still remove shared capacity for every model (list at least one model, or write null for no restriction)';
 const NOT_FOUND = { status: 404, body: { error: { code: 404, message: 'Resource not found' } } };
 
 describe.each(testDrivers())('BYOK credentials on %s', (driver) => {
@@ -85,6 +87,8 @@ describe.each(testDrivers())('BYOK credentials on %s', (driver) => {
       ['a region that contradicts the key', { provider: 'openai', key: regionBoundKey('sk-0123456789abcdef', 'us'), declared_region: 'europe' }, /does not match/],
       ['an unknown field', { provider: 'anthropic', key: 'sk-0123456789abcdef', colour: 'blue' }, /^Invalid request parameters/],
       ['a model listed twice', { provider: 'openai', key: 'sk-0123456789abcdef', allowed_models: ['openai/gpt-5', 'openai/*', 'openai/gpt-5'] }, 'Invalid request parameters: allowed_models[2] repeats allowed_models[0]: "openai/gpt-5" (each entry may be listed once)'],
+      // A credential for no model, which with is_required still removed shared capacity for every model.
+      ['an empty allowed_models', { provider: 'anthropic', key: 'sk-0123456789abcdef', allowed_models: [], is_required: true }, `Invalid request parameters: ${EMPTY_ALLOWED_MODELS}`],
       ['a user listed twice', { provider: 'openai', key: 'sk-0123456789abcdef', allowed_user_ids: ['user-7', 'user-7'] }, 'Invalid request parameters: allowed_user_ids[1] repeats allowed_user_ids[0]: "user-7" (each entry may be listed once)'],
     ])('rejects %s with 400', async (_name, body, message) => {
       const before = await context.call<ByokCredentialPage>('GET', '/byok?limit=1');

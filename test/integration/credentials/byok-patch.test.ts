@@ -9,6 +9,9 @@ import { distinctiveKey, regionBoundKey } from '#test/helpers/credential-gateway
 import { testDrivers } from '#test/helpers/test-database.ts';
 import { hashes, list, useByokPatchSuite } from './byok-patch-support.ts';
 
+const EMPTY_ALLOWED_MODELS =
+  'allowed_models is empty: the credential would serve no model, yet with is_required still remove shared capacity for every model (list at least one model, or write null for no restriction)';
+
 describe.each(testDrivers())('PATCH /byok/{id} on %s', (driver) => {
   const { context, patch, rejected } = useByokPatchSuite(driver);
 
@@ -130,7 +133,8 @@ describe.each(testDrivers())('PATCH /byok/{id} on %s', (driver) => {
       expect((await patch(created.id, { [field]: hundred })).body.data[field]).toEqual(hundred);
       expect((await patch(created.id, { [field]: ['anthropic/*'] })).body.data[field]).toEqual(['anthropic/*']);
       expect((await patch(created.id, { disabled: true })).body.data[field]).toEqual(['anthropic/*']);
-      expect((await patch(created.id, { [field]: [] })).body.data[field]).toEqual([]);
+      if (field === 'allowed_user_ids') expect((await patch(created.id, { [field]: [] })).body.data[field]).toEqual([]);
+      else await rejected(created.id, { [field]: [] }, `Invalid request parameters: ${EMPTY_ALLOWED_MODELS}`);
       expect((await patch(created.id, { [field]: null })).body.data[field]).toBeNull();
       await rejected(created.id, { [field]: list(101, 'x-') });
       await rejected(created.id, { [field]: 'anthropic/*' });
