@@ -1165,6 +1165,10 @@ export interface components {
              *     when the schema fits that mode (every object with `additionalProperties: false` and all its properties
              *     in `required`); a schema outside it, such as one with an optional property, which Anthropic accepts and
              *     strict mode refuses, is sent with `strict: false`: the answer follows the schema without the guarantee.
+             *     An OpenAI-compatible vendor that takes no schema (its `supports_structured_outputs` quirk off, as for
+             *     DeepSeek and configured providers by default) has only JSON mode, which would drop the schema: such
+             *     an endpoint cannot serve the request, so the next one in the plan is tried, and with none left the
+             *     answer is 400 naming `output_config.format`. `provider.require_parameters` leaves such endpoints out.
              */
             format?: null | {
                 /** @constant */
