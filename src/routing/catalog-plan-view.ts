@@ -57,7 +57,9 @@ function supportedParameters(endpoint: CatalogEndpoint): RequestParameter[] {
   if (capabilities.thinking) supported.push('thinking');
   if (capabilities.vision) supported.push('images');
   if (capabilities.pdf) supported.push('pdf');
-  if (capabilities.structured_output) supported.push('structured_output');
+  // An OpenAI-compatible vendor without schemas has JSON mode only, which the adapter refuses to stand in.
+  const takesJsonSchema = endpoint.provider.family !== 'openai-compatible' || endpoint.provider.quirks.supportsStructuredOutputs === true;
+  if (capabilities.structured_output && takesJsonSchema) supported.push('structured_output');
   return supported;
 }
 

@@ -37,7 +37,8 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
 
   function prepare(call: AttemptCall): Prepared {
     const quirks = call.quirks ?? NO_QUIRKS;
-    const converted = convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel, fast: call.fast === true, outputLimit: call.outputLimit });
+    const takesJsonSchema = options.family !== 'openai-compatible' || quirks.supportsStructuredOutputs === true;
+    const converted = convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel, fast: call.fast === true, outputLimit: call.outputLimit, takesJsonSchema });
     const ids = quirks.toolCallIdMaxLength === undefined ? undefined : mapToolCallIds(converted.value.prompt, quirks.toolCallIdMaxLength);
     const callOptions = ids ? { ...converted.value, prompt: ids.prompt } : converted.value;
     try {

@@ -38,6 +38,7 @@ export function convertToAiSdkCallOptions({
   upstreamModel = '',
   fast = false,
   outputLimit,
+  takesJsonSchema = true,
 }: {
   request: TranslatableRequest;
   profile: AiSdkVendorProfile;
@@ -47,6 +48,8 @@ export function convertToAiSdkCallOptions({
   fast?: boolean;
   /** The endpoint's largest `max_tokens` (catalog `max_output_tokens`), when known. */
   outputLimit?: number | undefined;
+  /** Whether the vendor takes a structured-output schema (an OpenAI-compatible one may have JSON mode only). */
+  takesJsonSchema?: boolean;
 }): {
   value: AiSdkCallOptions;
   warnings: string[];
@@ -82,6 +85,8 @@ export function convertToAiSdkCallOptions({
   // Converse takes tool calls and results only with active tools; without, they go as text rather than be dropped.
   const withoutActiveTools = profile.family === 'bedrock' && (tools.length === 0 || toolChoice?.type === 'none');
   const format = jsonSchemaFormat(request.output_config?.format, profile);
+  // JSON mode alone (the package's `json_object` fallback) would drop the schema: the answer would change.
+  if (format && !takesJsonSchema) throw unsupportedFeature('output_config.format (a JSON schema; this vendor has JSON mode only)', profile);
   if (format && STRICT_SCHEMA_FAMILIES.has(profile.family) && !fitsOpenAiStrictMode(format.schema)) {
     vendorOptions.strictJsonSchema = false;
     warnings.push(`output_config.format sent without strict mode: ${profile.label} takes a schema strictly only when every object has additionalProperties false and every property required`);

@@ -3,7 +3,9 @@
  * `messages.parse` and its JSON-schema helper. The SDK keeps a schema's optional properties out of `required`,
  * which Anthropic accepts; OpenAI's strict mode, which its packages ask for by default, refuses such a schema
  * with a 400. The gateway sends a schema outside strict mode with `strict: false`, and one inside it strictly.
+ * A compatible vendor that takes no schema (DeepSeek) has JSON mode only, which would drop it: refused.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import { jsonSchemaOutputFormat } from '@anthropic-ai/sdk/helpers/json-schema';
 import { describe, expect, it } from 'vitest';
 import { reply, startFakeOpenAiChat, startFakeOpenAiResponses } from '#test/helpers/fake-upstreams/index.ts';
@@ -31,6 +33,14 @@ const groq = useE2eTarget({
   startUpstream: startFakeOpenAiChat,
   providerYaml: (fake) => `  groq: { base_url: "${fake.baseURL}", api_key: "gsk-e2e-structured-03" }`,
   model: { slug: GROQ_MODEL, provider: 'groq', upstreamModel: 'openai/gpt-oss-120b', pricing: '{ input: 0.15, output: 0.6 }' },
+});
+
+// DeepSeek's preset takes no schema: the package would send `response_format: json_object` without it.
+const DEEPSEEK_MODEL = 'e2e/deepseek-structured';
+const deepseek = useE2eTarget({
+  startUpstream: startFakeOpenAiChat,
+  providerYaml: (fake) => `  deepseek: { base_url: "${fake.baseURL}", api_key: "sk-deepseek-e2e-structured-04" }`,
+  model: { slug: DEEPSEEK_MODEL, provider: 'deepseek', upstreamModel: 'deepseek-chat', pricing: '{ input: 0.28, output: 0.42 }' },
 });
 
 /** A person with an optional nickname: valid for Anthropic, outside OpenAI's strict mode. */
@@ -129,6 +139,19 @@ describe('structured output on an OpenAI-compatible vendor (Groq)', () => {
 
     await groq.client.messages.parse({ ...ask, model: GROQ_MODEL, output_config: { format: allRequired } });
     expect((groq.upstream.requests[1]?.body as ChatBody).response_format?.json_schema?.strict).toBe(true);
+  });
+});
+
+describe('structured output on an OpenAI-compatible vendor without schemas (DeepSeek)', () => {
+  it('is refused with a 400 naming output_config.format, and nothing reaches the vendor', async () => {
+    deepseek.upstream.clear();
+    const error = await deepseek.client.messages.parse({ ...ask, model: DEEPSEEK_MODEL, output_config: { format: allRequired } }).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).message).toContain('output_config.format (a JSON schema; this vendor has JSON mode only) is not supported by');
+    expect(deepseek.upstream.requests).toHaveLength(0);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '#src/catalog/index.ts';
 import { createCatalogPlanView } from '#src/routing/catalog-plan-view.ts';
+import { writeConfig } from '#test/unit/catalog/catalog-test-files.ts';
 
 const catalog = loadCatalog({ env: {} });
 const view = createCatalogPlanView(catalog);
@@ -42,6 +43,27 @@ describe('the planner view of the built-in catalog', () => {
     expect(catalog.getProvider('openai')?.family).toBe('openai-responses');
     expect(claude?.supportedParameters).toContain('stop_sequences');
     expect(gpt?.supportedParameters).not.toContain('stop_sequences');
+  });
+
+  it('offers structured_output on an OpenAI-compatible vendor only when it takes schemas (JSON mode drops them)', () => {
+    const config = [
+      'providers:',
+      '  json-mode-only: { family: openai-compatible, base_url: "http://127.0.0.1:9/v1" }',
+      '  takes-schemas: { family: openai-compatible, base_url: "http://127.0.0.1:9/v1", quirks: { supports_structured_outputs: true } }',
+      'models:',
+      '  local/structured:',
+      '    capabilities: { structured_output: true }',
+      '    endpoints:',
+      '      - { provider: json-mode-only, model: m, pricing: { input: 0, output: 0 } }',
+      '      - { provider: takes-schemas, model: m, pricing: { input: 0, output: 0 } }',
+      '',
+    ].join('\n');
+    const configured = createCatalogPlanView(loadCatalog({ configPath: writeConfig(config), env: {} }));
+    const endpoints = configured.model('local/structured')?.endpoints ?? [];
+    const offers = (provider: string) => endpoints.find((endpoint) => endpoint.provider === provider)?.supportedParameters;
+    expect(offers('takes-schemas')).toContain('structured_output');
+    expect(offers('json-mode-only')).toEqual(expect.any(Array));
+    expect(offers('json-mode-only')).not.toContain('structured_output');
   });
 
   it('has no shared provider without a configured key', () => {
