@@ -996,7 +996,9 @@ export interface components {
          *     `name` to choose another), and `mcp__<server>__<tool>` for each tool of an MCP server (`<name>__<tool>`
          *     when the entry sets `name`). A model-facing name
          *     follows the tool-name rules of Anthropic and OpenAI (`^[a-zA-Z0-9_-]{1,64}$`); MCP tool names with other
-         *     characters have them replaced by `_`, and names longer than 64 characters are shortened with a hash suffix.
+         *     characters have them replaced by `_`, and a name longer than 64 characters (or equal to an earlier tool's
+         *     after replacement) is shortened with a hash suffix; a shortened name keeps `<prefix>__` whole and never
+         *     equals another tool's name.
          *
          *     **Rules (400 naming the field).** An unknown `gateway:<name>`; a tool the gateway is not configured for
          *     (`gateway:web_search` without a search backend, `gateway:mcp` naming a server `SWITCHBOARD_CONFIG` does
