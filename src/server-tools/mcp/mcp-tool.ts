@@ -23,17 +23,36 @@ function shortHash(text: string): string {
 }
 
 /**
+ * A shortened name: the whole prefix (so the name stays in its server's namespace, which the overlap rule
+ * keeps apart from every other name), the start of the tool's name and a hash; a further hash when that name
+ * is already taken, so it can never replace another tool.
+ */
+function shortenedName(prefix: string, cleaned: string, toolName: string, taken: (name: string) => boolean): string {
+  // Prefixes are at most 40 characters (the entry's name pattern; mcp__ and a 32-character server name by
+  // default), which leaves the tool's name at least 13.
+  const room = Math.max(1, MAX_TOOL_NAME_LENGTH - prefix.length - '__'.length - '_'.length - 8);
+  for (let attempt = 0; ; attempt++) {
+    const name = `${prefix}__${cleaned.slice(0, room)}_${shortHash(attempt === 0 ? toolName : `${toolName}\u0000${attempt}`)}`;
+    if (!taken(name)) return name;
+  }
+}
+
+/**
  * Model-facing names for a server's tools, in order: `<prefix>__<tool>` with characters outside
- * `[a-zA-Z0-9_-]` replaced by `_`; a name too long, or equal to an earlier one after replacement, is cut and
- * given a hash of the tool's own name, so every name is unique, stable and at most 64 characters.
+ * `[a-zA-Z0-9_-]` replaced by `_`; a name too long, or equal to an earlier one after replacement, is shortened
+ * with a hash of the tool's own name, never to another tool's name, so every name is unique, stable, at most
+ * 64 characters and starts with `<prefix>__`.
  */
 export function mcpModelToolNames(prefix: string, toolNames: readonly string[]): Map<string, string> {
+  const cleaned = toolNames.map((toolName) => toolName.replace(/[^a-zA-Z0-9_-]/g, '_'));
+  // A tool's own full name outranks a shortened one, whatever their order in the server's list.
+  const plain = new Set(cleaned.map((name) => `${prefix}__${name}`).filter((name) => name.length <= MAX_TOOL_NAME_LENGTH));
   const names = new Map<string, string>();
-  for (const toolName of toolNames) {
-    let name = `${prefix}__${toolName.replace(/[^a-zA-Z0-9_-]/g, '_')}`;
-    if (name.length > MAX_TOOL_NAME_LENGTH || names.has(name)) name = `${name.slice(0, MAX_TOOL_NAME_LENGTH - 9)}_${shortHash(toolName)}`;
+  toolNames.forEach((toolName, index) => {
+    const own = `${prefix}__${cleaned[index]}`;
+    const name = own.length > MAX_TOOL_NAME_LENGTH || names.has(own) ? shortenedName(prefix, cleaned[index] ?? '', toolName, (candidate) => names.has(candidate) || plain.has(candidate)) : own;
     names.set(name, toolName);
-  }
+  });
   return names;
 }
 

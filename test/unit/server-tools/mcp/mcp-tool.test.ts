@@ -20,6 +20,23 @@ describe('model-facing names of MCP tools', () => {
     for (const name of names.keys()) expect(name).toMatch(NAME);
   });
 
+  it.each([
+    ['a tool named as another\'s hashed name, listed first', ['a_b_648fa9b3', 'a.b', 'a_b']],
+    ['a tool named as another\'s hashed name, listed last', ['a.b', 'a_b', 'a_b_648fa9b3']],
+  ])('a shortened name never takes another tool\'s: %s', (_case, tools) => {
+    const names = mcpModelToolNames('mcp__docs', tools);
+    expect([...names.values()].sort()).toEqual([...tools].sort());
+    expect(names.get('mcp__docs__a_b_648fa9b3')).toBe('a_b_648fa9b3');
+    for (const name of names.keys()) expect(name.startsWith('mcp__docs__')).toBe(true);
+  });
+
+  it('a shortened name keeps a 40-character prefix whole', () => {
+    const prefix = 'p'.repeat(40);
+    const [name] = mcpModelToolNames(prefix, [`tool_${'x'.repeat(40)}`]).keys();
+    expect(name).toMatch(NAME);
+    expect(name?.startsWith(`${prefix}__tool_xxxxxxxx_`)).toBe(true);
+  });
+
   it('long names are cut to 64 characters with a stable hash', () => {
     const long = `summarize_${'very_'.repeat(20)}long_document`;
     const [first] = mcpModelToolNames('mcp__knowledge-base', [long]).keys();
