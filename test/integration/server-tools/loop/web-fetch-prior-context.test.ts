@@ -2,7 +2,8 @@
  * `gateway:web_fetch` fetches only URLs the conversation holds, as Anthropic's web fetch does: a URL the model
  * wrote itself (a prompt injection carrying data out in a query string) gets the error result
  * `url_not_in_prior_context` and no request reaches the site; a URL from the user's text, a search result of an
- * earlier step, a link in an earlier fetched page or a search result the client sent back is fetched.
+ * earlier step, a link in an earlier fetched page, a search result the client sent back, or a search result or
+ * page the web or web-fetch plugin added to the prompt before the loop is fetched.
  */
 import { describe, expect, it } from 'vitest';
 import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
@@ -103,5 +104,26 @@ describe('a URL the conversation holds is fetched', () => {
     const { message } = await runLoop(setup.gateway, loopBody('test/claude', [{ type: 'gateway:web_search' }, { type: 'gateway:web_fetch' }], { ...ALPHA, messages }), false);
     expect(message.content[1]).toMatchObject({ type: 'web_fetch_tool_result', content: { type: 'web_fetch_result', url } });
     expect(setup.web.paths).toEqual(['/fundy']);
+  });
+});
+
+describe('a URL the web plugins added before the loop', () => {
+  it("from the web plugin's search results is fetched", async () => {
+    const url = `${setup.web.origin}/fundy`;
+    setup.searxng.enqueue(searxngAnswer('Where are the highest tides?', [searxngResult({ url, title: 'Fundy', content: 'The highest tides.' })]));
+    setup.alpha.enqueue(fetchStep(url), answerStep());
+    const body = loopBody('test/claude', [{ type: 'gateway:web_fetch' }], { ...ALPHA, plugins: [{ id: 'web' }], messages: [{ role: 'user', content: 'Where are the highest tides?' }] });
+    const { message } = await runLoop(setup.gateway, body, false);
+    expect(message.content[1]).toMatchObject({ type: 'web_fetch_tool_result', content: { type: 'web_fetch_result', url } });
+    expect(setup.web.paths).toEqual(['/fundy']);
+  });
+
+  it("from a page the web-fetch plugin added (a link in it) is fetched", async () => {
+    const index = `${setup.web.origin}/index`;
+    setup.alpha.enqueue(fetchStep(`${setup.web.origin}/fundy`), answerStep());
+    const body = loopBody('test/claude', [{ type: 'gateway:web_fetch' }], { ...ALPHA, plugins: [{ id: 'web-fetch' }], ...askingToRead(index) });
+    const { message } = await runLoop(setup.gateway, body, false);
+    expect(message.content[1]).toMatchObject({ type: 'web_fetch_tool_result', content: { type: 'web_fetch_result' } });
+    expect(setup.web.paths).toEqual(['/index', '/fundy']);
   });
 });
