@@ -1332,21 +1332,32 @@ export interface components {
          *     **Long inputs and long sessions** (`engine: openai`). Each input is cut into pieces of at most 8,000
          *     characters (about 2,000 tokens; at a line break or a space when one is near), so a client's long system
          *     prompt (Claude Code's is 15,000 to 20,000 tokens) or a whole file in a tool result is screened whole and is
-         *     not refused by the endpoint; a call carries at most 32 inputs, and more make several calls, sent together
-         *     within `timeout_ms`. A piece the endpoint passed is not screened again by the same gateway process for the
-         *     same account and moderation model: the gateway remembers, in memory only, a SHA-256 digest of it (never
-         *     the text), the most recently seen 20,000 of them. A conversation's history, which a client sends again on
-         *     every turn and every step of its agent loop, is thus screened once, and each request has only what is new
-         *     screened (none at all: `passed`, no call). A flagged piece is screened again whenever it comes back.
+         *     not refused by the endpoint; a call carries at most 32 inputs, and more make several calls, at most four
+         *     under way at once, all within `timeout_ms`. A piece the endpoint passed is not screened again by the same
+         *     gateway process for the same account and moderation model: the gateway remembers, in memory only, a
+         *     SHA-256 digest of it (never the text), the most recently seen 20,000 of them. A conversation's history,
+         *     which a client sends again on every turn and every step of its agent loop, is thus screened once, and each
+         *     request has only what is new screened (none at all: `passed`, no call). A flagged piece is screened again
+         *     whenever it comes back.
+         *
+         *     **Long inputs and long sessions** (`engine: model`). The texts are cut into pieces that fit the moderation
+         *     model's context length (the smallest of its endpoints' in the catalog, with its prompt and a 256-token
+         *     verdict, counting 2 characters a token; at most 100,000 characters a call), and the pieces not passed
+         *     before (remembered as for `engine: openai`) are packed in order into calls that each fit that context, at
+         *     most four under way at once, all within `timeout_ms`. The input is flagged when any call flags it (no
+         *     further call starts); the pieces of a call that passed are remembered. Which calls are made is decided
+         *     before the key's limits are checked, and all of them are reserved then, so a long first turn is screened
+         *     in full and an agent's later steps pay only for their new turns.
          *
          *     **Limits and cost.** The gateway key's limits are checked before the input is screened: a request its
          *     credit limit (402) or rate limits (429) refuse calls no upstream, the moderation model included (a tool
          *     loop's too). A
-         *     catalog model's screening call is charged to the key like any model call (its worst case is reserved with
-         *     the request's, and its cost is spent as soon as it is answered): `usage.cost` of the answer includes it
-         *     (of a flagged input's refusal too), and so do the generation record (`cost`, and `moderation` with its
-         *     model, tokens and cost) and the key's spending in `GET /keys`. A plain request and its screening count as
-         *     one request against `requests_per_minute`; in a tool loop the screening counts as one, as each step does.
+         *     catalog model's screening calls are charged to the key like any model call (their worst case is reserved
+         *     with the request's, and their cost is spent as soon as they are answered): `usage.cost` of the answer
+         *     includes it (of a flagged input's refusal too), and so do the generation record (`cost`, and `moderation`
+         *     with its model, summed tokens and cost) and the key's spending in `GET /keys`. A plain request and its
+         *     screening count as one request against `requests_per_minute`; in a tool loop the screening counts as one,
+         *     as each step does.
          *     OpenAI's moderation endpoint is free: nothing is charged for it.
          */
         ModerationPlugin: {
@@ -2065,10 +2076,11 @@ export interface components {
             documents_native: number;
         };
         /**
-         * @description The screening call of `engine: model`: the catalog model that screened the input, where, its tokens and
-         *     its cost, which the key is charged and `usage.cost` includes. Also when the model's answer held no
-         *     verdict (it was still served and charged). OpenAI's moderation endpoint (`engine: openai`) is free and has
-         *     none.
+         * @description The screening calls of `engine: model`: the catalog model that screened the input, where (the provider
+         *     and key that answered the first call), their summed tokens and cost, which the key is charged and
+         *     `usage.cost` includes. Also when the model's answer held no verdict (it was still served and charged).
+         *     Absent when every piece of the input passed before (no call). OpenAI's moderation endpoint
+         *     (`engine: openai`) is free and has none.
          */
         ModerationScreening: {
             /** @description The gateway slug of the moderation model. */
