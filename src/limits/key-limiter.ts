@@ -67,9 +67,9 @@ export class KeyLimiter {
 
   /**
    * Admits a planned request or throws the 402 or 429 that names the limit it hit. `screening`: the
-   * moderation model's screening call it makes first, reserved in the same hold (one check, one request).
+   * moderation model's screening calls it makes first, reserved in the same hold (one check, one request).
    */
-  async admit(plan: AdmissionPlan, context: AdmissionContext, screening?: AdmissionPlan): Promise<void> {
+  async admit(plan: AdmissionPlan, context: AdmissionContext, screening: readonly AdmissionPlan[] = []): Promise<void> {
     // Every request is admitted, most by a key without limits: that answer needs no second async call.
     if (!context.caller.limits) return;
     await this.#admitHold(plan, context, context.generationId, ALL_LIMITS, screening);
@@ -86,18 +86,20 @@ export class KeyLimiter {
   }
 
   /**
-   * Admits the `moderation` plugin's screening call of a tool loop before it is sent, as a step: it reserves
-   * its own worst case (credit and tokens) under the hold `<generation id>:moderation` and counts as a request,
+   * Admits the `moderation` plugin's screening calls of a tool loop before they are sent, as a step: they reserve
+   * their worst case (credit and tokens) under the one hold `<generation id>:moderation` and count as a request,
    * as every upstream call of a loop does. (A plain request reserves its screening with itself, in `admit`.)
    * Returns the hold id, or undefined when the key has nothing to hold.
    */
-  admitScreening(plan: AdmissionPlan, context: AdmissionContext): Promise<string | undefined> {
-    return this.#admitPart(plan, context, `${context.generationId}:moderation`);
+  admitScreening(calls: readonly AdmissionPlan[], context: AdmissionContext): Promise<string | undefined> {
+    const [first, ...others] = calls;
+    if (!first) return Promise.resolve(undefined);
+    return this.#admitPart(first, context, `${context.generationId}:moderation`, others);
   }
 
   /** Admits a call settled before its request (a loop's step or screening): its worst case, and a request. */
-  async #admitPart(plan: AdmissionPlan, context: AdmissionContext, holdId: string): Promise<string | undefined> {
-    const held = await this.#admitHold(plan, context, holdId, PART_LIMITS);
+  async #admitPart(plan: AdmissionPlan, context: AdmissionContext, holdId: string, also: readonly AdmissionPlan[] = []): Promise<string | undefined> {
+    const held = await this.#admitHold(plan, context, holdId, PART_LIMITS, also);
     if (!held) return undefined;
     this.#parts.opened(context.generationId, holdId);
     return holdId;
@@ -174,11 +176,11 @@ export class KeyLimiter {
     if (!result.ok) throw this.#refused(result, built);
   }
 
-  /** Takes the holds `which` asks for (reserving the worst case of `plan`, and of `also`), if the key has such limits; false when nothing was held. */
-  async #admitHold(plan: AdmissionPlan, context: AdmissionContext, holdId: string, which: LimitChoice, also?: AdmissionPlan): Promise<boolean> {
+  /** Takes the holds `which` asks for (reserving the worst case of `plan`, and of each call of `also`), if the key has such limits; false when nothing was held. */
+  async #admitHold(plan: AdmissionPlan, context: AdmissionContext, holdId: string, which: LimitChoice, also: readonly AdmissionPlan[] = []): Promise<boolean> {
     const limits = context.caller.limits;
     if (!limits) return false;
-    const calls = also ? [plan, also] : [plan];
+    const calls = [plan, ...also];
     const built = buildAdmissionRequest({ keyHash: context.caller.keyHash, limits, id: holdId, which, stream: plan.request.stream === true, calls, nowMs: this.#now(), holdMs: this.#options.holdMs });
     if (!built) return false;
     const { request } = built;

@@ -20,6 +20,7 @@ import { createToolLoopMessage } from '#src/messages/tool-loop/tool-loop-service
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import type { CredentialSource, RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
 import type { PluginDeps } from '#src/plugins/plugin-deps.ts';
+import { screeningReservation } from '#src/plugins/moderation/model-moderation.ts';
 import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream, preparePlugins, type PreparedPlugins } from '#src/plugins/plugin-pipeline.ts';
 import type { ScreeningAdmission } from '#src/plugins/plugin-deps.ts';
 import { hasGatewayTools } from '#src/server-tools/index.ts';
@@ -51,8 +52,8 @@ export interface MessagesDeps {
  * as soon as it is answered (`settleScreening`).
  */
 export interface Admission extends ScreeningAdmission {
-  /** `screening`: the moderation model's screening call, reserved with the request. */
-  admit(plan: RequestPlan, context: MessagesRequestContext, screening?: Pick<RequestPlan, 'request' | 'attempts'>): Promise<void>;
+  /** `screening`: the moderation model's screening calls, reserved with the request. */
+  admit(plan: RequestPlan, context: MessagesRequestContext, screening?: readonly Pick<RequestPlan, 'request' | 'attempts'>[]): Promise<void>;
   /** Throws the 402 or 429 a tool loop's admission would give now; takes and counts nothing. */
   checkLoop(request: Pick<MessageRequest, 'stream'>, context: MessagesRequestContext): Promise<void>;
   /** Returns the step's hold id, or undefined when nothing is held. */
@@ -98,8 +99,7 @@ function outputTokensOf(answer: AdapterMessage): number {
 async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, context: MessagesRequestContext): Promise<RequestPlan> {
   // A conversation passed back from a tool-loop answer: its gateway blocks become text every vendor reads.
   const plan = await deps.planner.plan(withGatewayBlocksAsText(prepared.request), context);
-  const screening = prepared.screening?.kind === 'planned' ? prepared.screening.plan : undefined;
-  await deps.admission?.admit(plan, context, screening);
+  await deps.admission?.admit(plan, context, screeningReservation(prepared.screening));
   return plan;
 }
 

@@ -23,7 +23,7 @@ export interface PluginDeps {
   catalog: Pick<Catalog, 'getProvider'>;
   /** OpenAI SDK clients of the moderation endpoint, made on first use. */
   moderationClients: ModerationClients;
-  /** The pieces OpenAI's moderation endpoint passed, by digest, so that a conversation's history is screened once. */
+  /** The pieces the moderation engine passed, by digest, so that a conversation's history is screened once. */
   moderationPassed: PassedPieces;
 }
 
@@ -34,7 +34,7 @@ export interface PluginDeps {
  */
 export interface ScreeningAdmission {
   /** A tool loop's screening: throws the 402 or 429 of a spent limit; returns the hold id, or undefined when nothing is held. */
-  admitScreening(plan: Pick<RequestPlan, 'request' | 'attempts'>, context: MessagesRequestContext): Promise<string | undefined>;
+  admitScreening(calls: readonly Pick<RequestPlan, 'request' | 'attempts'>[], context: MessagesRequestContext): Promise<string | undefined>;
   settleScreening(context: MessagesRequestContext, holdId: string | undefined, actual: { cost: number; tokens: number }): void;
 }
 

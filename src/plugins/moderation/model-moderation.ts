@@ -2,9 +2,15 @@
  * Screening with a catalog model: the input is sent to the configured model, routed like any request (its
  * endpoints, the caller's BYOK keys, fallbacks between them), with a prompt asking for a JSON verdict. The
  * session is not passed on, so the moderation call never moves the conversation's sticky pin, and its
- * outcome is not recorded for routing. The call is charged to the key like any model call: it reserves its
- * worst case before it is sent and settles to its cost once answered, and the answer's cost and window are
- * kept on the request's context for the response, the record, the plugin report and trace destinations.
+ * outcome is not recorded for routing. The calls are charged to the key like any model call: they reserve
+ * their worst case before they are sent and settle to their cost once answered, and the answers' summed cost
+ * and window are kept on the request's context for the response, the record, the plugin report and traces.
+ *
+ * Long inputs and long sessions: the texts are cut into pieces that fit the moderation model's context (its
+ * smallest among the plan's endpoints), pieces passed before are not screened again (moderation-pieces.ts,
+ * the verdict cache OpenAI's engine uses), and the rest are packed into calls that each fit that context, a
+ * few under way at once. The calls are fixed when the screening is planned, before the key's limits admit
+ * the request, so what the admission reserves is an upper bound of what is sent.
  */
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import { jsonrepair } from 'jsonrepair';
@@ -14,7 +20,10 @@ import { runAttempts } from '#src/messages/run-attempts.ts';
 import type { ModelRouting } from '#src/plugins/plugin-deps.ts';
 import type { RequestPlan } from '#src/routing/plan-request.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
-import { screeningCharge, type ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
+import { combinedCharge, screeningCharge, type ModerationVerdict, type ScreeningCharge } from '#src/plugins/moderation/moderation-verdict.ts';
+import { PARALLEL_CALLS, piecesToScreen, runBounded, type PassedPieces, type PendingPiece } from '#src/plugins/moderation/moderation-pieces.ts';
+import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
 import { settledAmounts } from '#src/limits/usage-amounts.ts';
 
 /** The instructions the moderation model reads. */
@@ -26,14 +35,55 @@ export const MODERATION_PROMPT = [
   'Answer with one JSON object and nothing else: {"flagged": true|false, "category": "<short category, e.g. violence>"|null, "explanation": "<one sentence>"}.',
 ].join(' ');
 
+/** The most tokens of a verdict. */
+const VERDICT_TOKENS = 256;
+const SEPARATOR = '\n\n---\n\n';
+
 /** The request sent to the moderation model. */
 export function moderationRequest(model: string, texts: readonly string[]): MessageRequest {
   return {
     model,
-    max_tokens: 256,
+    max_tokens: VERDICT_TOKENS,
     system: MODERATION_PROMPT,
-    messages: [{ role: 'user', content: `<input>\n${texts.join('\n\n---\n\n')}\n</input>` }],
+    messages: [{ role: 'user', content: `<input>\n${texts.join(SEPARATOR)}\n</input>` }],
   };
+}
+
+/** The most input characters of one call whatever the model's context: a call must answer within `timeout_ms`. */
+export const MODEL_CALL_CHARACTERS = 100_000;
+/**
+ * Characters counted per token when a call is fitted to the context: half the usual rule of thumb of 4, as
+ * code and text in other scripts take more tokens, and a call the model cannot read fails the screening.
+ */
+const CHARACTERS_PER_TOKEN = 2;
+const PROMPT_TOKENS = estimateInputTokens(moderationRequest('', []));
+
+/** The most input characters of one call that every endpoint of the plan can read (with the prompt and the verdict). */
+export function callCharacters(attempts: readonly Pick<Attempt, 'contextLength'>[]): number {
+  const contexts = attempts.flatMap((attempt) => (attempt.contextLength === null ? [] : [attempt.contextLength]));
+  if (contexts.length === 0) return MODEL_CALL_CHARACTERS;
+  const room = (Math.min(...contexts) - PROMPT_TOKENS - VERDICT_TOKENS) * CHARACTERS_PER_TOKEN;
+  // A context too small for anything but the prompt still gets calls: the model answers or fails them.
+  return Math.max(256, Math.min(MODEL_CALL_CHARACTERS, Math.floor(room * 0.9)));
+}
+
+/** The pieces packed in order into calls of at most `limit` characters of input, separators included. */
+export function packPieces(pieces: readonly PendingPiece[], limit: number): PendingPiece[][] {
+  const calls: PendingPiece[][] = [];
+  let current: PendingPiece[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    const added = (current.length > 0 ? SEPARATOR.length : 0) + piece.text.length;
+    if (current.length > 0 && length + added > limit) {
+      calls.push(current);
+      current = [];
+      length = 0;
+    }
+    length += (current.length > 0 ? SEPARATOR.length : 0) + piece.text.length;
+    current.push(piece);
+  }
+  if (current.length > 0) calls.push(current);
+  return calls;
 }
 
 /** Reads the model's verdict from its answer; throws when it gave none. */
@@ -56,25 +106,45 @@ export function verdictOfAnswer(message: MessageResponse, model: string): Modera
   return { flagged: true, category: typeof category === 'string' && category.trim() !== '' ? category.trim() : 'flagged', explanation: `The input was flagged by moderation (${model}).${reason}` };
 }
 
+/** One call of a screening: the pieces it screens and the request that carries them. */
+export interface ScreeningCall {
+  pieces: PendingPiece[];
+  request: MessageRequest;
+}
+
 /**
  * The screening of a request by the catalog model, planned before the request is admitted (so its admission
- * can reserve it): the plan, or why there is none (a screening failure, answered as the failure mode says).
+ * can reserve it): the plan its calls are routed by and the calls (none when every piece passed before), or
+ * why there is none (a screening failure, answered as the failure mode says).
  */
-export type PlannedScreening = { kind: 'planned'; plan: RequestPlan } | { kind: 'unplannable'; error: unknown };
+export type PlannedScreening = { kind: 'planned'; plan: RequestPlan; calls: ScreeningCall[] } | { kind: 'unplannable'; error: unknown };
 
-/** Plans the screening of the texts; never throws. */
-export async function planScreening(routing: ModelRouting, config: ModerationConfig, texts: readonly string[], context: MessagesRequestContext): Promise<PlannedScreening> {
+/** The calls of a planned screening as the key's limits reserve them, each at the plan's prices. */
+export function screeningReservation(planned: PlannedScreening | null | undefined): Pick<RequestPlan, 'request' | 'attempts'>[] {
+  return planned?.kind === 'planned' ? planned.calls.map((call) => ({ request: call.request, attempts: planned.plan.attempts })) : [];
+}
+
+/** Plans the screening of the texts' pieces not passed before; never throws. */
+export async function planScreening(routing: ModelRouting, config: ModerationConfig, texts: readonly string[], context: MessagesRequestContext, passed: PassedPieces): Promise<PlannedScreening> {
   try {
-    return { kind: 'planned', plan: await routing.planner.plan(moderationRequest(config.model, texts), { ...context, session: null }) };
+    // Routed once, for the endpoints and their contexts; every call is sent along the same attempts.
+    const plan = await routing.planner.plan(moderationRequest(config.model, []), { ...context, session: null });
+    const limit = callCharacters(plan.attempts);
+    const pieces = piecesToScreen(texts, passed, context.caller.accountId, config.model, limit);
+    const calls = packPieces(pieces, limit).map((group) => ({ pieces: group, request: moderationRequest(config.model, group.map((piece) => piece.text)) }));
+    return { kind: 'planned', plan, calls };
   } catch (error) {
     return { kind: 'unplannable', error };
   }
 }
 
+const NOT_FLAGGED: ModerationVerdict = { flagged: false, category: null, explanation: 'The input was not flagged.' };
+
 /**
- * Screens the texts with the catalog model as planned; throws the run's error when no attempt answered, and
- * the 402 or 429 of a spent key limit before anything is sent. `admitted`: the request's own admission
- * reserved the screening (a plain request); otherwise (a tool loop) it is admitted here, as a step is.
+ * Screens the texts with the catalog model as planned; throws the first error of a call no attempt answered
+ * (or answered without a verdict), and the 402 or 429 of a spent key limit before anything is sent. The first
+ * flagged call stops the screening (no further call starts). `admitted`: the request's own admission reserved
+ * the screening (a plain request); otherwise (a tool loop) it is admitted here, as a step is.
  */
 export async function screenWithModel(options: {
   routing: ModelRouting;
@@ -83,23 +153,38 @@ export async function screenWithModel(options: {
   context: MessagesRequestContext;
   signal: AbortSignal;
   admitted: boolean;
+  passed: PassedPieces;
 }): Promise<ModerationVerdict> {
-  const { routing, context, signal, planned } = options;
+  const { routing, context, signal, planned, config } = options;
   if (planned.kind === 'unplannable') throw planned.error;
-  const { plan } = planned;
-  const holdId = options.admitted ? undefined : await routing.admission?.admitScreening(plan, context);
+  const { plan, calls } = planned;
+  if (calls.length === 0) return NOT_FLAGGED;
+  const holdId = options.admitted ? undefined : await routing.admission?.admitScreening(screeningReservation(planned), context);
   const callContext = { forwardHeaders: {}, signal };
-  // Wall-clock epoch time, as the record's start is: trace destinations place the screening's span with it.
-  const startedAt = Date.now();
-  const run = await runAttempts(
-    plan.attempts,
-    async (attempt) => routing.adapterFor(attempt.provider.family).generate(attemptCall(plan.request, attempt, callContext, await revealKey(attempt, context.caller.accountId, routing.vault))),
-    { signal },
+  const charges: ScreeningCharge[] = [];
+  const run = await runBounded(
+    calls,
+    async (call) => {
+      // Wall-clock epoch time, as the record's start is: trace destinations place the screening's span with it.
+      const startedAt = Date.now();
+      const answered = await runAttempts(
+        plan.attempts,
+        async (attempt) => routing.adapterFor(attempt.provider.family).generate(attemptCall(call.request, attempt, callContext, await revealKey(attempt, context.caller.accountId, routing.vault))),
+        { signal },
+      );
+      if (!answered.ok) throw answered.error;
+      // Answered is charged, whatever the answer says (a verdict, a refusal, no verdict at all).
+      charges.push(screeningCharge(answered.attempt, answered.result.message.usage, { startedAt, endedAt: Date.now() }));
+      return verdictOfAnswer(answered.result.message, config.model);
+    },
+    { limit: PARALLEL_CALLS, stop: (verdict) => verdict.flagged },
   );
-  // Answered is charged, whatever the answer says (a verdict, a refusal, no verdict at all).
-  const charge = run.ok ? screeningCharge(run.attempt, run.result.message.usage, { startedAt, endedAt: Date.now() }) : null;
+  const charge = combinedCharge(charges);
   context.screening = charge;
   routing.admission?.settleScreening(context, holdId, settledAmounts(charge ? { ...charge.usage, cost: charge.cost } : null));
-  if (!run.ok) throw run.error;
-  return verdictOfAnswer(run.result.message, options.config.model);
+  run.results.forEach((verdict, index) => {
+    if (verdict?.flagged === false) for (const piece of calls[index]?.pieces ?? []) options.passed.add(piece.digest);
+  });
+  if (run.failure) throw run.failure.error;
+  return run.results.find((verdict) => verdict?.flagged) ?? NOT_FLAGGED;
 }

@@ -8,7 +8,8 @@
  *   compatible server may refuse a long input outright; a Claude Code session's system prompt (15,000 to
  *   20,000 tokens) or a whole file in a tool result is several pieces. Cuts fall on a line break or a space
  *   where one is near, so a word is not cut in two.
- * - A call carries at most `INPUTS_PER_CALL` inputs; more pieces make several calls, sent together.
+ * - A call carries at most `INPUTS_PER_CALL` inputs; more pieces make several calls, at most
+ *   `PARALLEL_CALLS` under way at once (a long first turn must not burst dozens of calls at the endpoint).
  * - Passed pieces are remembered by a SHA-256 of the caller's account, the model and the piece (never the text
  *   itself), in a bounded least-recently-used set held in the gateway's memory only. A flagged piece is not
  *   remembered: it is screened again when it comes back. Keyed by account so that one account's screening
@@ -21,6 +22,8 @@ import { createHash } from 'node:crypto';
 export const PIECE_CHARACTERS = 8_000;
 /** The most inputs of one call. */
 export const INPUTS_PER_CALL = 32;
+/** The most screening calls of one request under way at once, whatever the engine. */
+export const PARALLEL_CALLS = 4;
 /** The most passed pieces remembered by one gateway process. */
 export const REMEMBERED_PIECES = 20_000;
 
@@ -99,14 +102,48 @@ export interface PendingPiece {
   digest: string;
 }
 
-/** The pieces of the texts not passed before, each once (a text repeated in one request is screened once). */
-export function piecesToScreen(texts: readonly string[], passed: PassedPieces, accountId: string, model: string): PendingPiece[] {
+/**
+ * The pieces (of at most `limit` characters) of the texts not passed before, each once (a text repeated in one
+ * request is screened once).
+ */
+export function piecesToScreen(texts: readonly string[], passed: PassedPieces, accountId: string, model: string, limit = PIECE_CHARACTERS): PendingPiece[] {
   const pending = new Map<string, PendingPiece>();
   for (const text of texts) {
-    for (const piece of splitText(text)) {
+    for (const piece of splitText(text, limit)) {
       const digest = pieceDigest(accountId, model, piece);
       if (!pending.has(digest) && !passed.has(digest)) pending.set(digest, { text: piece, digest });
     }
   }
   return [...pending.values()];
+}
+
+/** What `runBounded` ran: each item's result (undefined when its task never started), and the first failure. */
+export interface BoundedRun<R> {
+  results: (R | undefined)[];
+  failure?: { error: unknown };
+}
+
+/**
+ * Runs `task` on the items in order, at most `limit` at once. Once a task fails or a result says `stop`, no
+ * further task starts; those under way are waited for, so what they cost is known before the caller returns.
+ */
+export async function runBounded<T, R>(items: readonly T[], task: (item: T) => Promise<R>, options: { limit?: number; stop?: (result: R) => boolean } = {}): Promise<BoundedRun<R>> {
+  const run: BoundedRun<R> = { results: items.map(() => undefined) };
+  let next = 0;
+  let halted = false;
+  const worker = async (): Promise<void> => {
+    while (!halted && next < items.length) {
+      const index = next++;
+      try {
+        const result = await task(items[index] as T);
+        run.results[index] = result;
+        if (options.stop?.(result)) halted = true;
+      } catch (error) {
+        run.failure ??= { error };
+        halted = true;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.limit ?? PARALLEL_CALLS, items.length) }, worker));
+  return run;
 }

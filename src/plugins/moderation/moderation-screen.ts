@@ -43,7 +43,7 @@ export interface ScreeningRun {
 export async function planModelScreening(deps: PluginHookDeps, config: ModerationConfig, request: MessageRequest, context: MessagesRequestContext): Promise<PlannedScreening | null> {
   if (config.engine !== 'model') return null;
   const texts = moderationTexts(request);
-  return texts.length === 0 ? null : planScreening(deps, config, texts, context);
+  return texts.length === 0 ? null : planScreening(deps, config, texts, context, deps.plugins.moderationPassed);
 }
 
 async function verdictOf(deps: PluginHookDeps, config: ModerationConfig, texts: string[], context: MessagesRequestContext, signal: AbortSignal, screening: ScreeningRun): Promise<ModerationVerdict> {
@@ -54,7 +54,8 @@ async function verdictOf(deps: PluginHookDeps, config: ModerationConfig, texts: 
       return screenWithOpenAi({ texts, config, provider, clients: deps.plugins.moderationClients, passed: deps.plugins.moderationPassed, accountId: context.caller.accountId, signal });
     }
     case 'model':
-      return screenWithModel({ routing: deps, planned: screening.planned ?? (await planScreening(deps, config, texts, context)), config, context, signal, admitted: screening.admitted });
+      const passed = deps.plugins.moderationPassed;
+      return screenWithModel({ routing: deps, planned: screening.planned ?? (await planScreening(deps, config, texts, context, passed)), config, context, signal, admitted: screening.admitted, passed });
     default: {
       const unreachable: never = config.engine;
       throw new Error(`unknown moderation engine ${String(unreachable)}`);

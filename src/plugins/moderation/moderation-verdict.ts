@@ -94,3 +94,29 @@ export function describeScreening(charge: ScreeningCharge): ModerationScreening 
     cost: charge.cost,
   };
 }
+
+function sumOrNull(values: readonly (number | null | undefined)[]): number | null {
+  return values.some((value) => typeof value === 'number') ? values.reduce<number>((total, value) => total + (value ?? 0), 0) : null;
+}
+
+/**
+ * The charge of a screening made in several calls: their tokens and costs summed (each priced on the endpoint
+ * that answered it), from the first call's start to the last one's end, shown with the attempt that answered
+ * the first; null when none answered.
+ */
+export function combinedCharge(charges: readonly ScreeningCharge[]): ScreeningCharge | null {
+  const [first] = charges;
+  if (!first || charges.length === 1) return first ?? null;
+  return {
+    attempt: first.attempt,
+    usage: {
+      input_tokens: charges.reduce((total, charge) => total + charge.usage.input_tokens, 0),
+      output_tokens: charges.reduce((total, charge) => total + charge.usage.output_tokens, 0),
+      cache_creation_input_tokens: sumOrNull(charges.map((charge) => charge.usage.cache_creation_input_tokens)),
+      cache_read_input_tokens: sumOrNull(charges.map((charge) => charge.usage.cache_read_input_tokens)),
+    },
+    cost: charges.reduce((total, charge) => total + charge.cost, 0),
+    startedAt: Math.min(...charges.map((charge) => charge.startedAt)),
+    endedAt: Math.max(...charges.map((charge) => charge.endedAt)),
+  };
+}

@@ -9,7 +9,7 @@ import type { OpenAI } from 'openai';
 import type { CatalogProvider } from '#src/catalog/catalog-types.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
 import type { ModerationVerdict } from '#src/plugins/moderation/moderation-verdict.ts';
-import { inGroups, piecesToScreen, type PassedPieces, type PendingPiece } from '#src/plugins/moderation/moderation-pieces.ts';
+import { inGroups, piecesToScreen, runBounded, type PassedPieces } from '#src/plugins/moderation/moderation-pieces.ts';
 
 /** One input's result as the endpoint answers it (the fields the verdict reads). */
 export interface ModerationResult {
@@ -52,9 +52,9 @@ export function verdictOfResults(results: readonly ModerationResult[], model: st
 }
 
 /**
- * Screens the texts' pieces not passed before (moderation-pieces.ts), in calls of a bounded number of inputs
- * sent together under the one signal, and remembers the pieces that pass; throws when a call fails or the
- * endpoint cannot be reached.
+ * Screens the texts' pieces not passed before (moderation-pieces.ts), in calls of a bounded number of inputs,
+ * a few under way at once under the one signal, and remembers the pieces that pass; throws when a call fails
+ * or the endpoint cannot be reached.
  */
 export async function screenWithOpenAi(options: {
   texts: string[];
@@ -69,16 +69,17 @@ export async function screenWithOpenAi(options: {
   const pending = piecesToScreen(options.texts, passed, options.accountId, config.model);
   if (pending.length === 0) return verdictOfResults([], config.model);
   const client = await clientFor(options.clients, options.provider, config);
-  const answers = await Promise.all(
-    inGroups(pending).map(async (group) => {
-      const answer = await client.moderations.create({ model: config.model, input: group.map((piece) => piece.text) }, { signal });
-      if (!Array.isArray(answer.results) || answer.results.length !== group.length) throw new Error('the moderation endpoint answered a result list of the wrong length');
-      return answer.results as unknown as ModerationResult[];
-    }),
-  );
-  const results = answers.flat();
-  results.forEach((result, index) => {
-    if (result.flagged === false) passed.add((pending[index] as PendingPiece).digest);
+  const groups = inGroups(pending);
+  const run = await runBounded(groups, async (group) => {
+    const answer = await client.moderations.create({ model: config.model, input: group.map((piece) => piece.text) }, { signal });
+    if (!Array.isArray(answer.results) || answer.results.length !== group.length) throw new Error('the moderation endpoint answered a result list of the wrong length');
+    return answer.results as unknown as ModerationResult[];
+  });
+  if (run.failure) throw run.failure.error;
+  // Every call answered (none failed, none is stopped early): the results are the pending pieces', in order.
+  const results = run.results.flatMap((answers) => answers ?? []);
+  pending.forEach((piece, index) => {
+    if (results[index]?.flagged === false) passed.add(piece.digest);
   });
   return verdictOfResults(results, config.model);
 }

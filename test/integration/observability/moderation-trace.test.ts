@@ -6,6 +6,7 @@
  * model, tokens, cost and window inside the generation's) and a Langfuse generation of its own carrying its
  * cost (the trace's generation costs add up to what the key was charged). Without moderation nothing changes.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
 import { callApi } from '#test/helpers/management-api.ts';
@@ -17,7 +18,8 @@ import { costOf, generationOf, startRecordsGateway, type RecordsGateway } from '
 const SPAN_KIND_CLIENT = 3;
 const SCREENING = costOf(90, 12);
 const MODEL = costOf(20, 10);
-const MODERATED = { ...ALPHA_FIRST, plugins: [{ id: 'moderation' }] };
+// A new text each time: a text the moderation model passed is not screened again for the account.
+const moderated = () => ({ ...ALPHA_FIRST, plugins: [{ id: 'moderation' }], messages: [{ role: 'user', content: `Hello there (${randomUUID()})` }] });
 
 let setup: RecordsGateway;
 let collector: CaptureServer;
@@ -79,7 +81,7 @@ beforeEach(() => {
 describe('OTLP: the moderation screening', () => {
   it('is a CLIENT span under the generation span, with its model, tokens, cost and window inside the generation\'s', async () => {
     enqueue({ screened: true });
-    const call = await postMessage(setup.gateway, messageBody('test/primary', MODERATED));
+    const call = await postMessage(setup.gateway, messageBody('test/primary', moderated()));
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     const id = call.headers.get('x-generation-id') ?? '';
     const { spans, generation } = await traceOf(id);
@@ -112,7 +114,7 @@ describe('OTLP: the moderation screening', () => {
 
   it('sits next to a tool loop\'s step spans in a stream', async () => {
     enqueue({ screened: true, delayMs: 10 });
-    const call = await streamMessage(setup.gateway, messageBody('test/primary', { ...MODERATED, tools: [{ type: 'gateway:datetime' }] }));
+    const call = await streamMessage(setup.gateway, messageBody('test/primary', { ...moderated(), tools: [{ type: 'gateway:datetime' }] }));
     expect(call.status).toBe(200);
     const id = call.headers.get('x-generation-id') ?? '';
     const { spans, generation } = await traceOf(id);
@@ -143,7 +145,7 @@ describe('OTLP: the moderation screening', () => {
 describe('Langfuse: the moderation screening', () => {
   it('is a generation of its own carrying its cost; the trace\'s generation costs add up to the key\'s charge', async () => {
     enqueue({ screened: true });
-    const call = await postMessage(setup.gateway, messageBody('test/primary', { ...MODERATED, trace: { trace_id: 'lf-moderated' } }));
+    const call = await postMessage(setup.gateway, messageBody('test/primary', { ...moderated(), trace: { trace_id: 'lf-moderated' } }));
     expect(call.status).toBe(200);
     const id = call.headers.get('x-generation-id') ?? '';
     const cost = (call.body.usage as { cost: number }).cost;

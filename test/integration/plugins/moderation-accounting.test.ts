@@ -66,7 +66,8 @@ beforeEach(() => {
   guard.clear();
 });
 
-const MODERATED = { model: 'test/limited', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }], plugins: [{ id: 'moderation' }] };
+// A new text each time: a text the moderation model passed is not screened again for the account.
+const moderated = () => ({ model: 'test/limited', max_tokens: 64, messages: [{ role: 'user', content: `Hello there (${randomUUID()})` }], plugins: [{ id: 'moderation' }] });
 
 interface Call {
   status: number;
@@ -106,12 +107,12 @@ describe.each(MODES)('key limits and moderation (%s)', (mode) => {
       const issued = await issueLimitedKey(gateway, { limit: 0.2 });
       // Admitted at its worst case (0.131 USD), it costs 0.3 USD: the limit is spent.
       model.enqueue(answer({ input: 100, output: 100 }));
-      const spending = await post(gateway, issued.key, { ...MODERATED, plugins: [] });
+      const spending = await post(gateway, issued.key, { ...moderated(), plugins: [] });
       expect(spending.status, JSON.stringify(spending.body)).toBe(200);
       expect(await spentBy(gateway, issued.hash)).toBeGreaterThan(0.2);
       model.clear();
 
-      const refused = await post(gateway, issued.key, MODERATED);
+      const refused = await post(gateway, issued.key, moderated());
       expect(refused.status, JSON.stringify(refused.body)).toBe(402);
       expect(refused.body.error).toMatchObject({ type: 'billing_error' });
       expect(guard.requests).toHaveLength(0);
@@ -121,11 +122,11 @@ describe.each(MODES)('key limits and moderation (%s)', (mode) => {
     it('answers a rate-limited key with 429 before screening, for a plain request and a tool loop alike', async () => {
       const issued = await issueLimitedKey(gateway, { requests_per_minute: 1 });
       model.enqueue(answer());
-      expect((await post(gateway, issued.key, { ...MODERATED, plugins: [] })).status).toBe(200);
+      expect((await post(gateway, issued.key, { ...moderated(), plugins: [] })).status).toBe(200);
       model.clear();
 
       for (const extra of [{}, { tools: [{ type: 'gateway:datetime' }] }]) {
-        const refused = await post(gateway, issued.key, { ...MODERATED, ...extra });
+        const refused = await post(gateway, issued.key, { ...moderated(), ...extra });
         expect(refused.status, JSON.stringify(refused.body)).toBe(429);
         expect(refused.body.error).toMatchObject({ type: 'rate_limit_error' });
       }
@@ -142,7 +143,7 @@ describe.each(MODES)('key limits and moderation (%s)', (mode) => {
       guard.enqueue(verdict(false), verdict(false));
       model.enqueue(answer(), answer());
 
-      const json = await post(gateway, issued.key, MODERATED);
+      const json = await post(gateway, issued.key, moderated());
       expect(json.status, JSON.stringify(json.body)).toBe(200);
       expect(json.body.usage).toMatchObject({ input_tokens: 20, output_tokens: 10 });
       expect(json.body.usage.cost).toBeCloseTo(SCREENING + MODEL, 12);
@@ -150,7 +151,7 @@ describe.each(MODES)('key limits and moderation (%s)', (mode) => {
         { id: 'moderation', status: 'passed', screening: { model: 'test/guard', provider: 'Beta Cloud', is_byok: false, usage: { input_tokens: 90, output_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, cost: SCREENING } },
       ]);
 
-      const stream = await post(gateway, issued.key, { ...MODERATED, stream: true });
+      const stream = await post(gateway, issued.key, { ...moderated(), stream: true });
       expect(stream.status).toBe(200);
       expect(stream.delta?.usage.cost).toBeCloseTo(SCREENING + MODEL, 12);
       expect(guard.requests).toHaveLength(2);
@@ -169,7 +170,7 @@ describe.each(MODES)('key limits and moderation (%s)', (mode) => {
     it('charges a flagged input the screening: the refusal\'s usage.cost, its record and the key say so', async () => {
       const issued = await issueLimitedKey(gateway, { limit: 10, tokens_per_minute: 60 });
       guard.enqueue(verdict(true));
-      const call = await post(gateway, issued.key, { ...MODERATED, messages: [{ role: 'user', content: 'I will hurt you.' }] });
+      const call = await post(gateway, issued.key, { ...moderated(), messages: [{ role: 'user', content: 'I will hurt you.' }] });
 
       expect(call.status, JSON.stringify(call.body)).toBe(200);
       expect(call.body).toMatchObject({ stop_reason: 'refusal', content: [], usage: { input_tokens: 0, output_tokens: 0 } });
@@ -185,7 +186,7 @@ describe.each(MODES)('key limits and moderation (%s)', (mode) => {
       const issued = await issueLimitedKey(gateway, { limit: 10 });
       guard.enqueue(verdict(false));
       model.enqueue(reply.error(400));
-      const failed = await post(gateway, issued.key, MODERATED);
+      const failed = await post(gateway, issued.key, moderated());
       expect(failed.status).toBe(400);
       const record = await generationOf(gateway, failed.id);
       expect(record).toMatchObject({ status: 'error', moderation: { model: 'test/guard' } });
@@ -193,7 +194,7 @@ describe.each(MODES)('key limits and moderation (%s)', (mode) => {
 
       guard.enqueue(verdict(false));
       model.enqueue(answer());
-      const loop = await post(gateway, issued.key, { ...MODERATED, tools: [{ type: 'gateway:datetime' }] });
+      const loop = await post(gateway, issued.key, { ...moderated(), tools: [{ type: 'gateway:datetime' }] });
       expect(loop.status, JSON.stringify(loop.body)).toBe(200);
       expect(loop.body.usage.cost).toBeCloseTo(SCREENING + MODEL, 12);
       expect((await generationOf(gateway, loop.id)).cost).toBeCloseTo(SCREENING + MODEL, 12);

@@ -53,6 +53,20 @@ describe('KeyLimiter in process', () => {
     await limiter.admit(PLAN, context('c', limits));
   });
 
+  it('reserves every call of a moderation screening, with the request or on its own', async () => {
+    const { fake } = ledger(0);
+    const limiter = new KeyLimiter({ ledger: fake, redis: undefined, logger: createLogger({ level: 'error' }), holdMs: 60_000 });
+    const limits = { creditLimit: 0.4, limitReset: 'monthly' as const, requestsPerMinute: null, tokensPerMinute: null, maxConcurrentStreams: null };
+    // 0.203 each: the request and two screening calls hold 0.609 of 0.4, so nothing more fits, not even a screening call.
+    await limiter.admit(PLAN, context('a', limits), [PLAN, PLAN]);
+    await expect(limiter.admitScreening([PLAN], context('b', limits))).rejects.toMatchObject({ status: 429 });
+    limiter.settle({ id: 'a', keyHash: KEY, startedAt: Date.now(), usage: { cost: 0 } });
+    // Two calls on their own hold 0.406 of 0.4 (one alone would leave room): a request does not fit beside them.
+    expect(await limiter.admitScreening([PLAN, PLAN], context('c', limits))).toBe('c:moderation');
+    await expect(limiter.admit(PLAN, context('d', limits))).rejects.toMatchObject({ status: 429 });
+    expect(await limiter.admitScreening([], context('e', limits))).toBeUndefined();
+  });
+
   it('fails open when the database cannot tell the period spending', async () => {
     const { fake, periodSpend } = ledger();
     periodSpend.mockRejectedValue(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
@@ -70,12 +84,12 @@ describe('KeyLimiter in process', () => {
     const costs = () => added.map(([, , cost]) => cost).filter((cost) => cost > 0);
     // A plain request reserves its screening with itself; a tool loop's screening has a hold of its own.
     for (const [id, keyLimits] of [['limited', limits], ['unlimited', null]] as const) {
-      await limiter.admit(PLAN, context(id, keyLimits), PLAN);
+      await limiter.admit(PLAN, context(id, keyLimits), [PLAN]);
       limiter.settleScreening(context(id, keyLimits), undefined, { cost: 0.03, tokens: 100 });
       // The answer's usage.cost is the screening plus the model.
       limiter.settle({ id, keyHash: KEY, startedAt, usage: { input_tokens: 10, output_tokens: 5, cost: 0.03 + 0.02 } });
     }
-    const holdId = await limiter.admitScreening(PLAN, context('loop', limits));
+    const holdId = await limiter.admitScreening([PLAN], context('loop', limits));
     expect(holdId).toBe('loop:moderation');
     limiter.settleScreening(context('loop', limits), holdId, { cost: 0.03, tokens: 100 });
     limiter.settle({ id: 'loop', keyHash: KEY, startedAt, usage: { cost: 0.03 } });
@@ -84,7 +98,7 @@ describe('KeyLimiter in process', () => {
     // The store counted the screening too: 0.03 + 0.02 + 0.03 spent of 5.
     expect((await limiter.memory.usage({ keyHash: KEY, period: null, requests: true, tokens: false, streams: false, nowMs: Date.now() })).requests).toBe(2);
     // A request that fails after its screening has spent the screening, nothing more.
-    await limiter.admit(PLAN, context('failed', limits), PLAN);
+    await limiter.admit(PLAN, context('failed', limits), [PLAN]);
     limiter.settleScreening(context('failed', limits), undefined, { cost: 0.03, tokens: 100 });
     limiter.settle({ id: 'failed', keyHash: KEY, startedAt, usage: null });
     expect(costs()).toHaveLength(6);

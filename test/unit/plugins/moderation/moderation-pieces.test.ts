@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PassedPieces, inGroups, pieceDigest, piecesToScreen, splitText } from '#src/plugins/moderation/moderation-pieces.ts';
+import { PassedPieces, inGroups, pieceDigest, piecesToScreen, splitText, runBounded } from '#src/plugins/moderation/moderation-pieces.ts';
 
 describe('splitText', () => {
   it('keeps a short text whole', () => {
@@ -53,5 +53,42 @@ describe('piecesToScreen', () => {
 
   it('keeps no text in clear, only digests', () => {
     expect(pieceDigest('acct-1', 'omni', 'secret text')).not.toContain('secret');
+  });
+});
+
+describe('runBounded', () => {
+  const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('runs at most `limit` tasks at once, results in the items\' order', async () => {
+    let running = 0;
+    let most = 0;
+    const run = await runBounded([5, 1, 4, 2, 3, 1, 2], async (ms) => {
+      running += 1;
+      most = Math.max(most, running);
+      await later(ms);
+      running -= 1;
+      return ms * 10;
+    }, { limit: 3 });
+    expect(most).toBe(3);
+    expect(run).toEqual({ results: [50, 10, 40, 20, 30, 10, 20] });
+  });
+
+  it('starts nothing more once a result says stop or a task fails, and waits for those under way', async () => {
+    const started: number[] = [];
+    const stopped = await runBounded([1, 2, 3, 4], async (item) => {
+      started.push(item);
+      await later(item === 1 ? 1 : 20);
+      return item === 1;
+    }, { limit: 2, stop: (flagged) => flagged });
+    expect(started).toEqual([1, 2]);
+    expect(stopped.results).toEqual([true, false, undefined, undefined]);
+
+    const failed = await runBounded([1, 2, 3], async (item) => {
+      if (item === 1) throw new Error('down');
+      await later(10);
+      return item;
+    }, { limit: 2 });
+    expect(failed.results).toEqual([undefined, 2, undefined]);
+    expect((failed.failure?.error as Error).message).toBe('down');
   });
 });
