@@ -82,6 +82,14 @@ describe('gateway tool names that could meet', () => {
 });
 
 describe('a shortened tool name', () => {
+  it('always keeps its prefix, which is at most 40 characters: a longer name is a 400 naming it', async () => {
+    upstream.clear();
+    const call = await postMessage(gateway, loopBody('test/claude', [{ type: 'gateway:mcp', server: 'tricky', name: 'p'.repeat(41) }]));
+    expect(call.status).toBe(400);
+    expect(errorMessage(call)).toBe('Invalid request parameters: tools[0].name must match pattern "^[a-zA-Z0-9_-]{1,40}$"');
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   it('never takes another tool\'s name: three tools offered, each call reaching its own tool', async () => {
     upstream.clear();
     tricky.toolCalls.length = 0;
