@@ -56,14 +56,16 @@ export const MODEL_CALL_CHARACTERS = 100_000;
  * code and text in other scripts take more tokens, and a call the model cannot read fails the screening.
  */
 const CHARACTERS_PER_TOKEN = 2;
-const PROMPT_TOKENS = estimateInputTokens(moderationRequest('', []));
+// The prompt counted the same way: the usual estimate is at 4 characters a token.
+const PROMPT_TOKENS = Math.ceil((estimateInputTokens(moderationRequest('', [])) * 4) / CHARACTERS_PER_TOKEN);
 
 /** The most input characters of one call that every endpoint of the plan can read (with the prompt and the verdict). */
 export function callCharacters(attempts: readonly Pick<Attempt, 'contextLength'>[]): number {
   const contexts = attempts.flatMap((attempt) => (attempt.contextLength === null ? [] : [attempt.contextLength]));
   if (contexts.length === 0) return MODEL_CALL_CHARACTERS;
   const room = (Math.min(...contexts) - PROMPT_TOKENS - VERDICT_TOKENS) * CHARACTERS_PER_TOKEN;
-  // A context too small for anything but the prompt still gets calls: the model answers or fails them.
+  // A tenth kept back for what the count misses (the request's framing, a tokenizer denser still); a context
+  // too small for anything but the prompt still gets calls, which the model answers or fails.
   return Math.max(256, Math.min(MODEL_CALL_CHARACTERS, Math.floor(room * 0.9)));
 }
 
