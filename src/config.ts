@@ -16,6 +16,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Redis connection string for state shared between instances; in-process when unset. */
   redisUrl: string | undefined;
+  /** How long one command on the shared Redis connection may take before that work is done in process instead. */
+  redisCommandTimeoutMs: number;
   /** YAML file extending the built-in catalog and providers. */
   catalogConfigPath: string | undefined;
   masterKey: string | undefined;
@@ -149,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.SWITCHBOARD_DATA_DIR ?? './.switchboard'),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisCommandTimeoutMs: integer(env, 'SWITCHBOARD_REDIS_COMMAND_TIMEOUT_MS', 1_000, 1),
     catalogConfigPath: env.SWITCHBOARD_CONFIG || undefined,
     masterKey: env.SWITCHBOARD_MASTER_KEY || undefined,
     bootstrapManagementKey: env.SWITCHBOARD_BOOTSTRAP_MANAGEMENT_KEY || undefined,

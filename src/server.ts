@@ -119,7 +119,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       logger.info('metrics listening', { origin: metricsServer.origin });
     }
     // One Redis connection for pins, limits and circuits; the gateway starts (and serves) without it.
-    const redis = config.redisUrl ? new RedisConnection({ url: config.redisUrl, logger, registry }) : undefined;
+    const redis = config.redisUrl ? new RedisConnection({ url: config.redisUrl, logger, registry, commandTimeoutMs: config.redisCommandTimeoutMs }) : undefined;
     if (redis) {
       closers.push(() => redis.close());
       await redis.ready(2_000);

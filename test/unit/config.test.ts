@@ -1,4 +1,4 @@
-/** `SWITCHBOARD_WORKERS`: what it accepts, and that several workers need PostgreSQL. */
+/** The configuration read from the environment: `SWITCHBOARD_WORKERS` (several workers need PostgreSQL), private destinations, the Redis command timeout. */
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, parsePrivateDestinations, parseWorkers } from '#src/config.ts';
@@ -43,5 +43,16 @@ describe('SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS', () => {
 
   it('refuses an entry that is neither an address, a range nor a host name', () => {
     expect(() => parsePrivateDestinations('10.0.0.0/99')).toThrow(/SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS: an entry is not a valid CIDR range/);
+  });
+});
+
+describe('SWITCHBOARD_REDIS_COMMAND_TIMEOUT_MS', () => {
+  it('defaults to a second and takes a positive number of milliseconds', () => {
+    expect(loadConfig({}).redisCommandTimeoutMs).toBe(1_000);
+    expect(loadConfig({ SWITCHBOARD_REDIS_COMMAND_TIMEOUT_MS: '15000' }).redisCommandTimeoutMs).toBe(15_000);
+  });
+
+  it.each([['0'], ['-1'], ['1.5'], ['soon']])('refuses %s', (raw) => {
+    expect(() => loadConfig({ SWITCHBOARD_REDIS_COMMAND_TIMEOUT_MS: raw })).toThrow(`SWITCHBOARD_REDIS_COMMAND_TIMEOUT_MS must be a positive integer, got ${JSON.stringify(raw)}`);
   });
 });
