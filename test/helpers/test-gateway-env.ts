@@ -12,3 +12,11 @@ export const TEST_GATEWAY_ENV = {
   // guard's own tests set it otherwise.
   SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS: 'true',
 } as const;
+
+/**
+ * For tests of what Redis shares between instances (pins, limit counts, circuits): Redis commands may take
+ * 15 s instead of 1 s. On a loaded machine the test process's event loop can stall past a second, a command
+ * then counts as timed out, and the gateway works in process for a while by design (failing open): a count
+ * or a circuit goes unshared and the test fails. The timeout's own tests (resilience/redis-hung) keep 1 s.
+ */
+export const PATIENT_REDIS_ENV = { SWITCHBOARD_REDIS_COMMAND_TIMEOUT_MS: '15000' } as const;

@@ -11,10 +11,12 @@ import { endpointKey } from '#src/routing/circuit-breaker/circuit-rules.ts';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
+import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
 import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, streamMessage, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
 
-const COOLDOWN_MS = 1_500;
+// Long enough for two requests on a loaded machine while the circuit is open; its end is the gateway's retry_at.
+const COOLDOWN_MS = 4_000;
 const SHARED_COOLDOWN_MS = 20_000;
 const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: String(COOLDOWN_MS) };
 const redisUrl = redisUrlForTests();
@@ -59,7 +61,8 @@ async function failAlphaThrice(gateway: GatewayHandle): Promise<void> {
   }
 }
 
-async function expectCircuitOpen(gateway: GatewayHandle, since: number, cooldownMs = COOLDOWN_MS): Promise<void> {
+/** Expects Alpha moved last for its open circuit; returns the circuit's retry_at. */
+async function expectCircuitOpen(gateway: GatewayHandle, since: number, cooldownMs = COOLDOWN_MS): Promise<number> {
   const called = alpha.requests.length;
   const metadata = await send(gateway);
   expect(metadata.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`)).toEqual(['Beta Cloud success']);
@@ -69,6 +72,7 @@ async function expectCircuitOpen(gateway: GatewayHandle, since: number, cooldown
   expect(retryAt).toBeLessThanOrEqual(Date.now() + cooldownMs);
   expect(metadata.summary).toContain('test/breaker on Alpha Cloud moved last (circuit open)');
   expect(alpha.requests.length).toBe(called);
+  return retryAt;
 }
 
 describe('circuit breaker on one gateway', () => {
@@ -84,9 +88,10 @@ describe('circuit breaker on one gateway', () => {
     const openedAfter = Date.now();
     await failAlphaThrice(gateway);
     await expectCircuitOpen(gateway, openedAfter);
-    await expectCircuitOpen(gateway, openedAfter);
+    const retryAt = await expectCircuitOpen(gateway, openedAfter);
 
-    await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS));
+    // Until the time the gateway named, not the test's clock of when the circuit opened.
+    await new Promise((resolve) => setTimeout(resolve, retryAt - Date.now() + 50));
     alpha.enqueue(reply.fixture('anthropic-text'));
     const back = await send(gateway);
     expect(back.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`)).toEqual(['Alpha Cloud success']);
@@ -120,7 +125,7 @@ describe.skipIf(redisUrl === undefined)('circuit breaker shared through Redis', 
   beforeAll(async () => {
     await forgetCircuit();
     // A cool-down the test cannot outlive on a loaded machine: the circuit must still be open when the second instance is asked.
-    pair = await startGatewayPair({ catalogYaml: catalog(), env: { ...BREAKER_ENV, SWITCHBOARD_CIRCUIT_COOLDOWN_MS: String(SHARED_COOLDOWN_MS), REDIS_URL: redisUrl as string } });
+    pair = await startGatewayPair({ catalogYaml: catalog(), env: { ...BREAKER_ENV, SWITCHBOARD_CIRCUIT_COOLDOWN_MS: String(SHARED_COOLDOWN_MS), REDIS_URL: redisUrl as string, ...PATIENT_REDIS_ENV } });
   });
   afterAll(async () => {
     await pair?.close();
@@ -131,8 +136,9 @@ describe.skipIf(redisUrl === undefined)('circuit breaker shared through Redis', 
     const openedAfter = Date.now();
     await failAlphaThrice(pair.first);
     await expectCircuitOpen(pair.first, openedAfter, SHARED_COOLDOWN_MS);
-    // Published through Redis: the second instance moves Alpha back within moments.
-    const deadline = Date.now() + 5_000;
+    // Published through Redis: the second instance moves Alpha back well within the cool-down (it never would
+    // without the share; a loaded machine may take seconds to deliver it).
+    const deadline = Date.now() + SHARED_COOLDOWN_MS / 2;
     for (;;) {
       alpha.enqueue(reply.fixture('anthropic-text'));
       const metadata = await send(pair.second);
