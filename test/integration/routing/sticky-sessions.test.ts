@@ -9,6 +9,10 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { stickyKey } from '#src/routing/sticky/pin-key.ts';
+import { STICKY_KEY_PREFIX } from '#src/routing/sticky/redis-pin-store.ts';
+import type { MessageRequest } from '#src/api-types.ts';
+import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
 import {
   anthropicProviderYaml,
@@ -158,6 +162,7 @@ describe('sticky sessions in one instance (in-process pins)', () => {
 // Runs whenever REDIS_URL is set; in CI (CI=true) a missing REDIS_URL fails here instead of skipping.
 describe.skipIf(!REDIS_URL && process.env.CI !== 'true')('sticky sessions across two instances sharing Redis', () => {
   let pair: GatewayPair;
+  let redis: Redis;
 
   beforeAll(async () => {
     if (!REDIS_URL) throw new Error('CI=true but REDIS_URL is not set: the shared sticky-session tests must run in CI');
@@ -169,11 +174,18 @@ describe.skipIf(!REDIS_URL && process.env.CI !== 'true')('sticky sessions across
     } finally {
       probe.disconnect();
     }
-    pair = await startGatewayPair({ catalogYaml: catalog(), env: { REDIS_URL } });
+    pair = await startGatewayPair({ catalogYaml: catalog(), env: { REDIS_URL, ...PATIENT_REDIS_ENV } });
+    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   });
   afterAll(async () => {
     await pair?.close();
+    await redis?.quit();
   });
+  /** Whether the session's pin is in Redis (the key the gateway stores it under). */
+  const pinned = async (session: string) => {
+    const request = messageBody('test/sticky', { session_id: session }) as unknown as MessageRequest;
+    return (await redis.exists(STICKY_KEY_PREFIX + stickyKey(request, { id: session, source: 'session_id' }, pair.first.account_id).key)) === 1;
+  };
 
   it('a session pinned on instance A is served by the same provider on instance B', async () => {
     const session = randomUUID();
@@ -194,9 +206,12 @@ describe.skipIf(!REDIS_URL && process.env.CI !== 'true')('sticky sessions across
   it('a pin dropped on instance B after its provider failed is gone on instance A too', async () => {
     const session = randomUUID();
     await pinToBeta(pair.first, { session_id: session });
+    await expect.poll(() => pinned(session), { timeout: 15_000 }).toBe(true);
     beta.enqueue(reply.error(529));
     alpha.enqueue(reply.error(529));
     expect((await send(pair.second, { session_id: session })).status).toBe(529);
+    // The drop is not awaited by the request: wait for it to land in Redis, not for a clock.
+    await expect.poll(() => pinned(session), { timeout: 15_000 }).toBe(false);
 
     resetFakes(alpha, beta);
     alpha.enqueue(reply.fixture('anthropic-text'));
