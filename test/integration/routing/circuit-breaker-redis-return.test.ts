@@ -15,6 +15,7 @@ import { endpointKey } from '#src/routing/circuit-breaker/circuit-rules.ts';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
+import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
 
 const redisUrl = redisUrlForTests();
@@ -22,9 +23,12 @@ const redisUrl = redisUrlForTests();
 const MODEL = `test/redis-return-${randomUUID().slice(0, 8)}`;
 const OTHER_MODEL = `${MODEL}-other`;
 const CLOSED_MODEL = `${MODEL}-closed`;
-const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: '60000' };
+const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: '60000', ...PATIENT_REDIS_ENV };
 // The gateway's command connection names itself `switchboard` (CLIENT SETNAME, its first command).
 const COMMAND_CONNECTION = '$11\r\nswitchboard\r\n';
+// How long an instance back on Redis may take to act on what it missed: a third of the cool-down, which it
+// would otherwise wait out in full (before the fixes these tests keep), yet seconds on a loaded machine.
+const SETTLE_MS = 20_000;
 
 /** A proxy to Redis that can be cut, and can keep the gateway's command connection waiting once it is back. */
 async function startRedisGate(target: URL) {
@@ -93,7 +97,7 @@ async function startRedisGate(target: URL) {
   };
 }
 
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = SETTLE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -155,7 +159,7 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
     return { attempts: metadata.attempts.map((attempt) => `${attempt.provider} ${attempt.status}`), open: (metadata.circuit_open?.length ?? 0) > 0 };
   }
 
-  it('is read from Redis when the subscription returns before the command connection', async () => {
+  it('is read from Redis when the subscription returns before the command connection', { timeout: 90_000 }, async () => {
     await until(() => redisUp(away), 'the second instance to connect to Redis');
     await gate.down();
     await until(async () => !(await redisUp(away)), 'the second instance to lose Redis');
@@ -177,7 +181,7 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
     gate.release();
     await until(() => redisUp(away), 'the second instance to reconnect to Redis');
 
-    const deadline = Date.now() + 3_000;
+    const deadline = Date.now() + SETTLE_MS;
     for (;;) {
       alpha.enqueue(reply.fixture('anthropic-text'));
       const seen = await send(away);
@@ -190,7 +194,7 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
     expect(await send(away)).toEqual({ attempts: ['Beta Cloud success'], open: true });
   });
 
-  it('publishes a circuit the instance opened while away from Redis once it is back', async () => {
+  it('publishes a circuit the instance opened while away from Redis once it is back', { timeout: 90_000 }, async () => {
     await until(() => redisUp(away), 'the second instance to connect to Redis');
     await gate.down();
     await until(async () => !(await redisUp(away)), 'the second instance to lose Redis');
@@ -203,7 +207,7 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
     await gate.upSubscriptionsFirst();
     gate.release();
     await until(() => redisUp(away), 'the second instance to reconnect to Redis');
-    const deadline = Date.now() + 3_000;
+    const deadline = Date.now() + SETTLE_MS;
     for (;;) {
       alpha.enqueue(reply.fixture('anthropic-text'));
       const seen = await send(opener, OTHER_MODEL);
@@ -215,7 +219,7 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
     }
   });
 
-  it('closes a circuit another instance closed while it was away from Redis', async () => {
+  it('closes a circuit another instance closed while it was away from Redis', { timeout: 90_000 }, async () => {
     await until(() => redisUp(away), 'the second instance to connect to Redis');
     for (let index = 0; index < 3; index += 1) {
       alpha.enqueue(reply.error(500));
@@ -237,7 +241,7 @@ describe.skipIf(redisUrl === undefined)('a circuit opened while an instance was 
     gate.release();
     await until(() => redisUp(away), 'the second instance to reconnect to Redis');
     // Before, it kept Alpha at the back of its plans for the rest of the minute's cool-down.
-    const deadline = Date.now() + 3_000;
+    const deadline = Date.now() + SETTLE_MS;
     for (;;) {
       alpha.enqueue(reply.fixture('anthropic-text'));
       const seen = await send(away, CLOSED_MODEL);
