@@ -56,3 +56,11 @@ export async function scrapeMetrics(baseUrl: string, key: string): Promise<Scrap
   if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${await response.text()}`);
   return parseScrape(await response.text());
 }
+
+/**
+ * Resolves once the gateway reports `switchboard_redis_up 1`. A gateway slow to connect (a loaded machine)
+ * starts without Redis and counts alone meanwhile: a test of what Redis shares waits for it first.
+ */
+export async function untilRedisUp(baseUrl: string, key: string): Promise<void> {
+  while ((await scrapeMetrics(baseUrl, key)).value('switchboard_redis_up') !== 1) await new Promise((resolve) => setTimeout(resolve, 50));
+}

@@ -5,9 +5,11 @@
  * of these would let the key through twice over. Needs DATABASE_URL and REDIS_URL; in CI a missing one fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { untilRedisUp } from '#test/helpers/prometheus-scrape.ts';
 import { testDrivers } from '#test/helpers/test-database.ts';
 import { bootstrapKey, issueInferenceKey, processStore, redisUrlForTests, startGatewayProcess, type GatewayProcess, type ProcessStore } from '#test/helpers/gateway-process.ts';
+import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { LIMITED_PRICES, limitsCatalog, listedKey, postLikeSdk, postWithKey, recordedCost, startAnsweringUpstream, streamWithKey, WORST_CASE_USD } from './limits-support.ts';
 
 const drivers = testDrivers();
@@ -25,11 +27,13 @@ describe.skipIf(!drivers.includes('postgres') || redisUrl === undefined)('key li
     upstream = await startAnsweringUpstream({ delayMs: 300 });
     store = await processStore('postgres');
     const managementKey = bootstrapKey();
-    const env = { ...store.env, REDIS_URL: redisUrl as string, SWITCHBOARD_RECORD_FLUSH_MS: '50' };
+    const env = { ...store.env, REDIS_URL: redisUrl as string, SWITCHBOARD_RECORD_FLUSH_MS: '50', ...PATIENT_REDIS_ENV };
     [first, second] = await Promise.all([
       startGatewayProcess({ env, catalogYaml: limitsCatalog(upstream), managementKey }),
       startGatewayProcess({ env, catalogYaml: limitsCatalog(upstream), managementKey }),
     ]);
+    // An instance slow to connect starts without Redis (counting alone meanwhile): every count below is Redis's.
+    for (const instance of both()) await untilRedisUp(instance.baseUrl, instance.management_key);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([first?.stop(), second?.stop()]);
@@ -89,7 +93,22 @@ describe.skipIf(!drivers.includes('postgres') || redisUrl === undefined)('key li
 
   it('allows exactly max_concurrent_streams open across both, and streams settle their real cost into the shared count', async () => {
     const issued = await issueInferenceKey(first, { max_concurrent_streams: 3, limit: 100 });
-    const streams = await Promise.all(Array.from({ length: 8 }, (_, index) => streamWithKey(both()[index % 2] as GatewayProcess, issued.key)));
+    // The streams admitted are held at the upstream until every request was admitted or refused: none ends, and
+    // gives its slot back, before the last is decided (with answers merely slow, a loaded machine let a fourth in).
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    upstream.enqueue(...Array.from({ length: 3 }, () => reply.fixture('anthropic-text', { until: held })));
+    const reachedBefore = upstream.requests.length;
+    let refusedSoFar = 0;
+    const pending = Array.from({ length: 8 }, (_, index) =>
+      streamWithKey(both()[index % 2] as GatewayProcess, issued.key).then((stream) => {
+        if (stream.status !== 200) refusedSoFar += 1;
+        return stream;
+      }),
+    );
+    await expect.poll(() => upstream.requests.length - reachedBefore + refusedSoFar, { timeout: 30_000 }).toBe(8);
+    release();
+    const streams = await Promise.all(pending);
     const opened = streams.filter((stream) => stream.status === 200);
     expect(opened).toHaveLength(3);
     for (const stream of opened) expect(stream.events.at(-1)?.event).toBe('message_stop');
