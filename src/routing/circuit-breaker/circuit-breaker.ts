@@ -65,9 +65,16 @@ export class CircuitBreaker {
         },
       });
     }
+    // Logged at debug: what this instance heard of other instances' circuits, for operators and tests alike.
     options.share?.subscribe(
-      (key, until) => this.#apply(key, until),
-      (open) => this.#sync(open),
+      (key, until) => {
+        this.#apply(key, until);
+        this.#options.logger.debug('circuit heard from another instance', { circuit: key, state: until > this.#now() ? 'open' : 'closed' });
+      },
+      (open) => {
+        this.#sync(open);
+        this.#options.logger.debug('circuits read from the share', { stored: open.size });
+      },
     );
   }
 

@@ -12,6 +12,7 @@ import { endpointKey } from '#src/routing/circuit-breaker/circuit-rules.ts';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
+import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
 import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
 
@@ -21,6 +22,8 @@ const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COO
 // A model of this run's own: its circuit's key and messages in Redis are no other run's.
 const MODEL = `test/half-open-${randomUUID().slice(0, 8)}`;
 const redisUrl = redisUrlForTests();
+// Each test waits out one or two cool-downs (and one starts a gateway): on a loaded machine that nears 30 s.
+const SLOW_TEST_MS = 90_000;
 
 let alpha: FakeUpstream;
 let beta: FakeUpstream;
@@ -83,12 +86,11 @@ async function movedLast(gateway: GatewayHandle): Promise<number> {
 /** Waits out a cool-down (the time the gateway named, not the test's clock of when it began). */
 const pastCooldown = (retryAt: number) => sleep(retryAt - Date.now() + 100);
 
-/** Waits until `gateway` moves Alpha last (it heard of the open circuit through Redis). */
-async function untilOpenOn(gateway: GatewayHandle): Promise<void> {
-  // Well within the cool-down, though a loaded machine may hold a publish up for a second or two.
-  const deadline = Date.now() + 4_000;
+/** Waits until `gateway` moves Alpha last (it heard of the open circuit through Redis), before `retryAt`. */
+async function untilOpenOn(gateway: GatewayHandle, retryAt: number): Promise<void> {
+  // Heard after its cool-down it would never show as open: the circuit's own end is the deadline, not a guess.
   while (!(await send(gateway)).open) {
-    if (Date.now() > deadline) throw new Error('the instance never heard of the open circuit');
+    if (Date.now() > retryAt) throw new Error('the instance never heard of the open circuit');
     await sleep(20);
   }
 }
@@ -100,7 +102,7 @@ describe('half-open circuit on one gateway without Redis', () => {
   });
   afterAll(() => gateway?.close());
 
-  it('reopens at the first failure after the cool-down, and a success closes it for a full count', async () => {
+  it('reopens at the first failure after the cool-down, and a success closes it for a full count', { timeout: SLOW_TEST_MS }, async () => {
     await pastCooldown(await openCircuit(gateway));
     expect((await send(gateway, 'fails')).attempts).toEqual(FAILED_OVER);
     await pastCooldown(await movedLast(gateway));
@@ -122,7 +124,7 @@ describe.skipIf(redisUrl === undefined)('half-open circuit shared by two instanc
       if (key === endpointKey(MODEL, 'alpha')) heard.push(until);
     });
     await listener.subscribe('switchboard:circuits');
-    pair = await startGatewayPair({ catalogYaml: catalog(), env: { ...BREAKER_ENV, REDIS_URL: redisUrl as string } });
+    pair = await startGatewayPair({ catalogYaml: catalog(), env: { ...BREAKER_ENV, REDIS_URL: redisUrl as string, ...PATIENT_REDIS_ENV } });
   });
   afterAll(async () => {
     await pair?.close();
@@ -132,46 +134,39 @@ describe.skipIf(redisUrl === undefined)('half-open circuit shared by two instanc
     await redis.quit();
   });
 
-  it('reopens on the instance that only heard of the circuit at its first failure after the cool-down, for both', async () => {
+  it('reopens on the instance that only heard of the circuit at its first failure after the cool-down, for both', { timeout: SLOW_TEST_MS }, async () => {
     const retryAt = await openCircuit(pair.first);
-    await untilOpenOn(pair.second);
+    await untilOpenOn(pair.second, retryAt);
     await pastCooldown(retryAt);
 
     // The half-open probe fails on the instance that never counted a failure of its own.
     expect((await send(pair.second, 'fails')).attempts).toEqual(FAILED_OVER);
     const reopenedUntil = await movedLast(pair.second);
-    await untilOpenOn(pair.first);
+    await untilOpenOn(pair.first, reopenedUntil);
 
     // The next probe answers on that instance: closed for the one that opened it too, whose count starts again.
     await pastCooldown(reopenedUntil);
     heard.length = 0;
+    const logged = pair.logs.length;
     expect(await send(pair.second, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
-    const deadline = Date.now() + 2_000;
-    while (!heard.includes(0)) {
-      if (Date.now() > deadline) throw new Error('no instance published that the circuit closed');
-      await sleep(20);
-    }
-    // The test's subscriber heard it; give the instance's own as long again on a loaded machine.
-    await sleep(200);
+    await expect.poll(() => heard.includes(0), { timeout: 20_000, message: 'no instance published that the circuit closed' }).toBe(true);
+    // The instance that opened it has heard the close itself (its log says so), not merely the test's subscriber.
+    await expect
+      .poll(() => pair.logs.slice(logged).some((line) => line.startsWith('A ') && line.includes('circuit heard from another instance') && line.includes('"closed"')), { timeout: 20_000 })
+      .toBe(true);
     expect((await send(pair.first, 'fails')).attempts).toEqual(FAILED_OVER);
     expect(await send(pair.first, 'answers')).toEqual({ attempts: ['Alpha Cloud success'], open: false });
   });
 
-  it('an instance started after the cool-down knows the circuit is half-open: its first failure reopens it', async () => {
+  it('an instance started after the cool-down knows the circuit is half-open: its first failure reopens it', { timeout: SLOW_TEST_MS }, async () => {
     await pastCooldown(await openCircuit(pair.first));
-    const newcomer = await startTestGateway({ catalogYaml: catalog(), env: { ...BREAKER_ENV, REDIS_URL: redisUrl as string } });
+    const newcomer = await startTestGateway({ catalogYaml: catalog(), env: { ...BREAKER_ENV, REDIS_URL: redisUrl as string, ...PATIENT_REDIS_ENV } });
     try {
-      // It reads the circuits once its subscription starts, right after Redis is up.
-      const deadline = Date.now() + 5_000;
-      while (!/^switchboard_redis_up 1$/m.test(await (await fetch(`${newcomer.baseUrl}/metrics`, { headers: { authorization: `Bearer ${newcomer.management_key}` } })).text())) {
-        if (Date.now() > deadline) throw new Error('the new instance never connected to Redis');
-        await sleep(50);
-      }
-      await sleep(300);
+      // It reads the circuits once its subscription starts: waited for in its log, not for a time.
+      await expect.poll(() => newcomer.logs.some((line) => line.includes('circuits read from the share')), { timeout: 20_000, message: 'the new instance never read the circuits' }).toBe(true);
       // Before, the key had expired with the cool-down and this instance needed three failures of its own.
       expect((await send(newcomer, 'fails')).attempts).toEqual(FAILED_OVER);
-      await movedLast(newcomer);
-      await untilOpenOn(pair.first);
+      await untilOpenOn(pair.first, await movedLast(newcomer));
     } finally {
       await newcomer.close();
     }
