@@ -16,6 +16,8 @@ import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, LIMITED_PRICES, listedKey } from '#test/integration/limits/limits-support.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
+import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
+import { untilRedisUp } from '#test/helpers/prometheus-scrape.ts';
 
 /** USD per million tokens of the moderation model `test/guard`: input, output. */
 const GUARD_PRICES = { input: 500, output: 1_000 } as const;
@@ -38,6 +40,7 @@ let model: FakeUpstream;
 let guard: FakeUpstream;
 const gateways = new Map<string, TestGateway>();
 
+// Two gateways on PGlite, each migrating its own database: on a loaded machine that alone can near a minute.
 beforeAll(async () => {
   [model, guard] = await Promise.all([startFakeAnthropic(), startFakeAnthropic()]);
   const catalog = [
@@ -53,10 +56,13 @@ beforeAll(async () => {
     '',
   ].join('\n');
   for (const mode of MODES) {
-    const env = { SWITCHBOARD_RECORD_FLUSH_MS: '50', ...(mode === 'redis' ? { REDIS_URL: redisUrl as string } : {}) };
-    gateways.set(mode, await startTestGateway({ catalogYaml: catalog, env }));
+    const env = { SWITCHBOARD_RECORD_FLUSH_MS: '50', ...(mode === 'redis' ? { REDIS_URL: redisUrl as string, ...PATIENT_REDIS_ENV } : {}) };
+    const gateway = await startTestGateway({ catalogYaml: catalog, env });
+    // Counted in process until it connects: a key's first request there and its next in Redis would both pass.
+    if (mode === 'redis') await untilRedisUp(gateway.baseUrl, gateway.management_key);
+    gateways.set(mode, gateway);
   }
-});
+}, 120_000);
 afterAll(async () => {
   await Promise.all([...gateways.values()].map((gateway) => gateway.close()));
   await Promise.all([model?.close(), guard?.close()]);
