@@ -14,6 +14,8 @@ import { serve, startFakeWebServer, type FakeWebServer } from '#test/helpers/fak
 import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-json-server.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
+import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
+import { untilRedisUp } from '#test/helpers/prometheus-scrape.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 import { issueLimitedKey, LIMITED_PRICES, LIMITED_REQUEST, listedKey } from './limits-support.ts';
@@ -27,6 +29,7 @@ let searxng: ScriptedServer;
 let site: FakeWebServer;
 const gateways = new Map<string, TestGateway>();
 
+// Two gateways on PGlite, each migrating its own database: on a loaded machine that alone can near a minute.
 beforeAll(async () => {
   [model, moderations, searxng, site] = await Promise.all([
     startFakeAnthropic(),
@@ -47,10 +50,13 @@ beforeAll(async () => {
     '',
   ].join('\n');
   for (const mode of MODES) {
-    const env = { SWITCHBOARD_RECORD_FLUSH_MS: '50', ...(mode === 'redis' ? { REDIS_URL: redisUrl as string } : {}) };
-    gateways.set(mode, await startTestGateway({ catalogYaml: catalog, env }));
+    const env = { SWITCHBOARD_RECORD_FLUSH_MS: '50', ...(mode === 'redis' ? { REDIS_URL: redisUrl as string, ...PATIENT_REDIS_ENV } : {}) };
+    const gateway = await startTestGateway({ catalogYaml: catalog, env });
+    // Counted in process until it connects: a key's first request there and its next in Redis would both pass.
+    if (mode === 'redis') await untilRedisUp(gateway.baseUrl, gateway.management_key);
+    gateways.set(mode, gateway);
   }
-});
+}, 120_000);
 afterAll(async () => {
   await Promise.all([...gateways.values()].map((gateway) => gateway.close()));
   await Promise.all([model?.close(), moderations?.close(), searxng?.close(), site?.close()]);
@@ -121,7 +127,7 @@ describe.each(MODES)('a tool loop meets its key\'s limits before its plugins (%s
     model.enqueue(anthropicStep({ text: 'Hello.', usage: { input: 100, output: 100 } }));
     expect((await post(gateway, issued.key, LIMITED_REQUEST)).status).toBe(200);
     // Its settlement may still be on its way to Redis.
-    await expect.poll(async () => (await listedKey(gateway, issued.hash)).usage.cost).toBeCloseTo(0.3, 9);
+    await expect.poll(async () => (await listedKey(gateway, issued.hash)).usage.cost, { timeout: 15_000 }).toBeCloseTo(0.3, 9);
     model.clear();
 
     const plain = await post(gateway, issued.key, LIMITED_REQUEST);
@@ -167,7 +173,7 @@ describe.each(MODES)('a tool loop meets its key\'s limits before its plugins (%s
     const held = new Promise<void>((resolve) => (release = resolve));
     model.enqueue(reply.fixture('anthropic-text', { until: held }));
     const open = post(gateway, issued.key, { ...LIMITED_REQUEST, stream: true });
-    await expect.poll(() => model.requests.length).toBe(1);
+    await expect.poll(() => model.requests.length, { timeout: 15_000 }).toBe(1);
     model.clear();
 
     const loop = await post(gateway, issued.key, loopBody({ stream: true }));
