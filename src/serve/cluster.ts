@@ -66,8 +66,17 @@ function stopWorker(worker: Worker, graceMs: number): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    worker.send({ type: 'switchboard:shutdown' } satisfies PrimaryMessage);
+    sendQuietly(worker, { type: 'switchboard:shutdown' });
   });
+}
+
+/**
+ * Sends a message to a worker that may be on its way out: a worker stopped by the same signal as the primary
+ * (a signal to the process group) closes its channel before it is dead, and a send on a closed channel is an
+ * `error` event that, unheard, would end the primary with exit code 1. Such a worker needs no message.
+ */
+function sendQuietly(worker: Worker, message: PrimaryMessage): void {
+  if (worker.isConnected()) worker.send(message, () => undefined);
 }
 
 /** Forks `count` workers running `switchboard serve` and resolves once every one of them serves. */
@@ -115,7 +124,7 @@ export async function startCluster(options: { count: number; logger: Logger; gra
       await metricsServer?.close();
     },
     hurry() {
-      for (const worker of workers) if (!worker.isDead()) worker.send({ type: 'switchboard:hurry' } satisfies PrimaryMessage);
+      for (const worker of workers) sendQuietly(worker, { type: 'switchboard:hurry' });
     },
   };
 }
