@@ -50,13 +50,15 @@ describe('405 Method Not Allowed', () => {
     const allow = (result.headers.get('allow') ?? '').split(/\s*,\s*/).filter(Boolean);
     // The spec's methods, HEAD wherever GET is, and OPTIONS (head-and-options.test.ts).
     expect(new Set(allow)).toEqual(new Set([...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS']));
-    const messages = template.startsWith('/messages');
-    const check = checkComponentSchema(messages ? 'MessagesErrorBody' : 'ErrorBody', result.body);
+    // The operations Anthropic clients call (/messages, and /models for the SDKs' models.list and retrieve)
+    // answer Anthropic's error body; the management operations answer the gateway's own.
+    const anthropicShape = template.startsWith('/messages') || template.startsWith('/models');
+    const check = checkComponentSchema(anthropicShape ? 'MessagesErrorBody' : 'ErrorBody', result.body);
     expect(check.errors, result.text).toEqual([]);
     const error = (result.body as { error: { code: number; message: string; type?: string } }).error;
     expect(error.code).toBe(405);
     expect(error.message).toBe(`Method not allowed: ${method}; this path accepts ${allow.join(', ')}`);
-    if (messages) {
+    if (anthropicShape) {
       expect(error.type).toBe('invalid_request_error');
       expect(result.headers.get('request-id')).toBe(result.headers.get('x-generation-id'));
     }

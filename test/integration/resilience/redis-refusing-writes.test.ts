@@ -9,6 +9,8 @@ import { Redis } from 'ioredis';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { startOwnRedis, type OwnRedis } from '#test/helpers/redis-server.ts';
+import { untilRedisUp } from '#test/helpers/prometheus-scrape.ts';
+import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { issueLimitedKey, LIMITED_PRICES, postWithKey } from '#test/integration/limits/limits-support.ts';
 import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, WITH_METADATA } from '#test/integration/routing/routing-support.ts';
 
@@ -32,7 +34,10 @@ describe('a Redis that refuses writes', () => {
         ]),
       ],
     );
-    gateway = await startTestGateway({ catalogYaml: catalog, env: { REDIS_URL: redis.url } });
+    // A loaded machine must not time a command out (that is another failure, which the gateway handles in the
+    // process by design), and the gateway must be on Redis before the first request: a refusal is what is tested.
+    gateway = await startTestGateway({ catalogYaml: catalog, env: { REDIS_URL: redis.url, ...PATIENT_REDIS_ENV } });
+    await untilRedisUp(gateway.baseUrl, gateway.management_key);
   }, 60_000);
   afterAll(async () => {
     await gateway?.close();

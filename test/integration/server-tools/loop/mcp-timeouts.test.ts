@@ -18,7 +18,7 @@ let gateway: TestGateway;
 beforeAll(async () => {
   [upstream, orders] = await Promise.all([startFakeAnthropic(), startMcpTestServer({ sessions: true })]);
   const catalog = catalogYaml([anthropicProviderYaml('alpha', upstream)], [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude', price: [3, 15] }])]);
-  const tools = ['server_tools:', '  mcp_servers:', `    orders: { url: "${orders.url}", timeout_ms: 3000 }`].join('\n');
+  const tools = ['server_tools:', '  mcp_servers:', `    orders: { url: "${orders.url}", timeout_ms: 6000 }`].join('\n');
   gateway = await startTestGateway({ catalogYaml: `${catalog}${tools}\n` });
 });
 
@@ -36,11 +36,11 @@ describe('a call that times out next to another request\'s call on the same serv
     upstream.enqueue(anthropicStep({ calls: [{ name: 'mcp__orders__slow', input: {} }], usage: { input: 20, output: 8 } }));
     const slow = runLoop(gateway, loopBody('test/claude', [ORDERS]), false);
     await orders.slowStarted();
-    // Started 1.5 s into the slow call, the wait runs from about 1.5 s to 3.5 s: across the slow call's timeout at 3 s,
-    // and a second inside its own.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Started 3 s into the slow call, the wait runs from about 3 s to 7 s: across the slow call's timeout at 6 s,
+    // and two seconds inside its own (a loaded machine adds to each call's own time).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
     upstream.enqueue(
-      anthropicStep({ calls: [{ name: 'mcp__orders__wait', input: { ms: 2_000 } }], usage: { input: 20, output: 8 } }),
+      anthropicStep({ calls: [{ name: 'mcp__orders__wait', input: { ms: 4_000 } }], usage: { input: 20, output: 8 } }),
       anthropicStep({ text: 'Noted.', usage: { input: 60, output: 9 } }),
       anthropicStep({ text: 'Noted.', usage: { input: 60, output: 9 } }),
     );
@@ -54,7 +54,7 @@ describe('a call that times out next to another request\'s call on the same serv
       type: 'mcp_tool_result',
       tool_use_id: (message.content[0] as unknown as { id: string }).id,
       is_error: false,
-      content: [{ type: 'text', text: 'waited 2000 ms' }],
+      content: [{ type: 'text', text: 'waited 4000 ms' }],
     });
     expect(orders.sessionsOpened()).toBe(1);
   });
