@@ -251,7 +251,7 @@ export interface paths {
          * @description Lists every model the gateway knows (the built-in catalog extended or overridden by the file named by
          *     `SWITCHBOARD_CONFIG`) with each provider endpoint that serves it: the provider's own model id, list prices
          *     per million tokens (cache reads and writes, long-context and `fast` premiums included), data policy
-         *     (zero data retention, data collection), regions, quantization, output limit and capabilities. These are the
+         *     (zero data retention, data collection), regions, quantization, output limit and features. These are the
          *     facts the routing plan filters and sorts on. Prices are list prices; what a request actually cost is its
          *     `usage.cost`.
          *
@@ -2877,8 +2877,12 @@ export interface components {
         ApiKeyEnvelope: {
             data: components["schemas"]["ApiKey"];
         };
-        /** @description What a model (or one endpoint of it) can do. */
-        ModelCapabilities: {
+        /**
+         * @description What the gateway can send to a model (or to one endpoint of it); a request using a feature its endpoint
+         *     lacks skips that endpoint when `provider.require_parameters` is set. The catalog file writes it
+         *     `capabilities:`.
+         */
+        ModelFeatures: {
             /** @description Client tools (`tools`, `tool_choice`, `tool_use` and `tool_result` blocks). */
             tools: boolean;
             /** @description Image input blocks. */
@@ -2989,11 +2993,14 @@ export interface components {
              * @example 64000
              */
             max_output_tokens: number | null;
-            capabilities: components["schemas"]["ModelCapabilities"];
+            features: components["schemas"]["ModelFeatures"];
         };
         /**
-         * @description One model and every provider endpoint that serves it. `capabilities` are the model's; an endpoint may
-         *     support less (see the endpoint's own `capabilities`), which is what `provider.require_parameters` checks.
+         * @description One model and every provider endpoint that serves it, with the fields of Anthropic's ModelInfo (`id`,
+         *     `type`, `display_name`, `created_at`, `max_input_tokens`, `max_tokens`, `capabilities`, `lifecycle`,
+         *     `line`, `deprecated_at`, `retires_at`) so the Anthropic SDKs' types hold, and the gateway's own. `features`
+         *     are the model's; an endpoint may support less (see the endpoint's own `features`), which is what
+         *     `provider.require_parameters` checks. In the catalog file both are written `capabilities:`.
          */
         Model: {
             /**
@@ -3044,7 +3051,31 @@ export interface components {
              * @example 64000
              */
             max_tokens: number | null;
-            capabilities: components["schemas"]["ModelCapabilities"];
+            /**
+             * @description Anthropic's ModelInfo `capabilities` (its capability matrix: batch, citations, effort levels, thinking
+             *     types, server tools and more), which its SDKs type as that object or null. Always null: a gateway model
+             *     is served by vendors whose support differs, and the catalog does not record Anthropic's matrix, so the
+             *     gateway does not claim it. What the gateway can send to the model is `features`.
+             */
+            capabilities: null;
+            /**
+             * @description Anthropic's ModelInfo `lifecycle`. Always `active`: the catalog lists only models it routes; one that is
+             *     removed from it is no longer listed, and a request naming it is a 404.
+             * @constant
+             */
+            lifecycle: "active";
+            /**
+             * @description Anthropic's ModelInfo `line`, the Claude line the model belongs to (`opus` for Claude Opus 4.5 and 4.6);
+             *     null for every other vendor's model.
+             * @example sonnet
+             * @enum {string|null}
+             */
+            line: "haiku" | "sonnet" | "opus" | null;
+            /** @description Anthropic's ModelInfo `deprecated_at`; null, as for every `active` model. */
+            deprecated_at: null;
+            /** @description Anthropic's ModelInfo `retires_at`; null, as the catalog records no retirement dates. */
+            retires_at: null;
+            features: components["schemas"]["ModelFeatures"];
             endpoints: components["schemas"]["ModelEndpoint"][];
         };
         /**

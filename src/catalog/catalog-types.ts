@@ -2,7 +2,7 @@
  * The catalog's data types: the shapes built-in data is written in (snake_case, like the configuration file and
  * the `GET /models` wire format) and the resolved, frozen records the hot path reads.
  */
-import type { ModelCapabilities, ModelDataPolicy, ModelLongContextPricing, ModelPricing } from '#src/api-types.ts';
+import type { ModelFeatures, ModelDataPolicy, ModelLongContextPricing, ModelPricing } from '#src/api-types.ts';
 import type { ApiFamily } from '#src/providers/provider-adapter.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
 import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
@@ -24,8 +24,8 @@ export type PromptCachingStyle = 'explicit' | 'automatic' | 'none';
 /** Weight precision an open-weight model is served at. */
 export type Quantization = 'fp4' | 'fp6' | 'fp8' | 'int4' | 'int8' | 'bf16' | 'fp16' | 'fp32';
 
-/** What a model or endpoint can do. @see ModelCapabilities in openapi/components/schemas/models.yaml */
-export type Capabilities = ModelCapabilities;
+/** What the gateway can send to a model or endpoint (`features` in `GET /models`). @see ModelFeatures in openapi/components/schemas/models.yaml */
+export type Capabilities = ModelFeatures;
 
 /** What a provider does with prompts. @see DataPolicy in openapi/components/schemas/models.yaml */
 export type DataPolicy = ModelDataPolicy;

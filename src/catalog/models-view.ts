@@ -32,6 +32,13 @@ function largestOutputLimit(model: CatalogModel): number | null {
   return limits.length === 0 ? null : Math.max(...limits);
 }
 
+// Anthropic's ModelInfo `line` of a Claude model, read off the catalog's slug; other vendors' models have none.
+const CLAUDE_LINE = /^anthropic\/claude-(haiku|sonnet|opus)-/;
+
+function claudeLine(slug: string): ModelView['line'] {
+  return (CLAUDE_LINE.exec(slug)?.[1] as ModelView['line'] | undefined) ?? null;
+}
+
 /** The `GET /models` body for these models, in the given order: the whole catalog as one page. */
 export function toModelList(models: readonly CatalogModel[]): ModelListBody {
   return modelsEnvelope(
@@ -46,7 +53,13 @@ export function toModelList(models: readonly CatalogModel[]): ModelListBody {
       // Anthropic's ModelInfo names for the context window and the `max_tokens` ceiling.
       max_input_tokens: model.contextLength,
       max_tokens: largestOutputLimit(model),
-      capabilities: { ...model.capabilities },
+      // Anthropic's capability matrix is not the catalog's to claim (see the spec); `features` is what it knows.
+      capabilities: null,
+      lifecycle: 'active',
+      line: claudeLine(model.slug),
+      deprecated_at: null,
+      retires_at: null,
+      features: { ...model.capabilities },
       endpoints: model.endpoints.map((endpoint) => ({
         provider: endpoint.provider.slug,
         provider_name: endpoint.provider.displayName,
@@ -58,7 +71,7 @@ export function toModelList(models: readonly CatalogModel[]): ModelListBody {
         quantization: endpoint.quantization,
         context_length: endpoint.contextLength,
         max_output_tokens: endpoint.maxOutputTokens,
-        capabilities: { ...endpoint.capabilities },
+        features: { ...endpoint.capabilities },
       })),
     })),
     false,

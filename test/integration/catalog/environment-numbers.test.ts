@@ -38,6 +38,6 @@ afterAll(async () => {
 it('starts with numbers and booleans from the environment, and lists them as numbers', async () => {
   const response = await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${gateway.api_key}` } });
   const model = ((await response.json()) as ModelList).data.find((entry) => entry.id === 'test/house');
-  expect(model).toMatchObject({ context_length: 131072, capabilities: { tools: true } });
+  expect(model).toMatchObject({ context_length: 131072, features: { tools: true } });
   expect(model?.endpoints[0]?.pricing).toMatchObject({ input: 2.5, output: 10 });
 });

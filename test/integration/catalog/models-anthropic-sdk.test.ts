@@ -51,6 +51,28 @@ describe('client.models.list()', () => {
     expect((await byApiKey.models.list()).data.map((model) => model.id)).toEqual(catalogIds);
   });
 
+  it('gives every model the ModelInfo fields the SDK types, so code written against Anthropic reads them safely', async () => {
+    // As an application reads Anthropic's ModelInfo: `capabilities` is the capability matrix or null, never
+    // another object (the gateway's own booleans, which made `.image_input.supported` throw a TypeError).
+    const imageModels: string[] = [];
+    for await (const model of client.models.list()) {
+      expect(model.capabilities, model.id).toBeNull();
+      if (model.capabilities?.image_input.supported) imageModels.push(model.id);
+      expect(model.lifecycle, model.id).toBe('active');
+      expect(model.deprecated_at, model.id).toBeNull();
+      expect(model.retires_at, model.id).toBeNull();
+    }
+    expect(imageModels).toEqual([]);
+    const byId = new Map((await client.models.list()).data.map((model) => [model.id, model]));
+    expect(byId.get('anthropic/claude-sonnet-4.5')?.line).toBe('sonnet');
+    expect(byId.get('anthropic/claude-opus-4.6')?.line).toBe('opus');
+    expect(byId.get('anthropic/claude-haiku-4.5')?.line).toBe('haiku');
+    expect(byId.get('openai/gpt-5')?.line).toBeNull();
+    // What the gateway can send to a model stays in its own field.
+    expect(byId.get('anthropic/claude-sonnet-4.5')).toMatchObject({ features: { tools: true, vision: true, pdf: true, thinking: true } });
+    expect((await client.models.retrieve('anthropic/claude-haiku-4.5')).line).toBe('haiku');
+  });
+
   it('with a limit pages through every model once, in order, by after_id', async () => {
     const first = await client.models.list({ limit: 5 });
     expect(first.data.map((model) => model.id)).toEqual(catalogIds.slice(0, 5));
