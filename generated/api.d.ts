@@ -3113,8 +3113,8 @@ export interface components {
         };
         /**
          * @description How the request ended: `success` (an answer was sent), `refusal` (every model that answered refused),
-         *     `error` (the client got an error, including a failure after a stream's first byte), `cancelled` (the
-         *     client went away before the answer was complete).
+         *     `error` (the client got an error, including a failure after a stream's first byte, then charged as `cost`
+         *     says), `cancelled` (the client went away before the answer was complete).
          * @enum {string}
          */
         GenerationStatus: "success" | "refusal" | "error" | "cancelled";
@@ -3200,17 +3200,23 @@ export interface components {
             usage: components["schemas"]["GenerationUsage"];
             /**
              * @description Whether the upstream reported no token counts and `usage` and `cost` are the gateway's estimate (the
-             *     answer's `usage.estimated`); for a tool loop, whether any step's were.
+             *     answer's `usage.estimated`); for a tool loop, whether any step's were; for a translated vendor's stream
+             *     that ended before its counts (`cancelled`, or `error` part-way), whether its input and output were
+             *     estimated (see `cost`).
              */
             usage_estimated: boolean;
             /**
              * @description USD, as in `usage.cost` of the answer: what the key was charged, the `moderation` plugin's screening
              *     call included (`moderation`). For a request that failed after its screening, or a tool loop that failed
              *     or was cut partway, the cost of the calls that were answered (the screening, the steps that finished),
-             *     each charged to the key. For a stream the client left (`cancelled`), the usage its upstream reported
-             *     before (an Anthropic-format upstream's input and cache tokens of `message_start`) at the endpoint's
-             *     prices, since the upstream bills what it read; a translated vendor reports its counts only at the end,
-             *     so its input is estimated from the request (`usage_estimated`).
+             *     each charged to the key. A stream that ended before its usage, because the client left (`cancelled`)
+             *     or its upstream failed part-way once it had started answering (`error`: an in-stream error event, the
+             *     connection cut), is charged what it is known to have cost, since the upstream bills what it read and
+             *     wrote: the usage its upstream reported before (an Anthropic-format upstream's input, cache and output
+             *     tokens of `message_start`) at the endpoint's prices, which `usage` shows. A translated vendor (OpenAI,
+             *     Gemini, Bedrock, OpenAI-compatible) reports its counts only at the end, so its input is estimated from
+             *     the request as `count_tokens` does and its output from the characters streamed to the client (4 a
+             *     token), and `usage_estimated` is true. A stream that failed before it started answering costs nothing.
              */
             cost: number;
             /** @description From the request's arrival to the first byte of the answer (the whole JSON answer, or the first event of a stream). */

@@ -12,7 +12,7 @@ import { summedStepUsage, type StepRecord } from '#src/messages/tool-loop/loop-t
 import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts';
 import { generationIdTime } from '#src/http/generation-id.ts';
 import { computeCost, usageFromAnthropic, type AnthropicUsageFields } from '#src/catalog/pricing.ts';
-import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import { CHARACTERS_PER_TOKEN, estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 
 /** A generation record: exactly the stored row. */
 export type GenerationRecord = GenerationRow;
@@ -62,32 +62,45 @@ function finishedSteps(outcome: Pick<GenerationOutcome, 'steps'>): readonly Step
 /**
  * What the key was charged, which the record shows and the key limits settle: the answer's usage (its cost
  * includes the moderation screening), or, without an answer's cost (a failure, a cancelled stream), the calls
- * that were answered all the same: the finished steps of a tool loop and the screening. A stream the client
- * left is charged what it is known to have cost: the usage its upstream reported before (an Anthropic-format
- * upstream's `message_start`: the input and cache tokens) at the serving endpoint's prices, since the upstream
- * bills what it read. Leaving just before the last event no longer takes the answer off the key's limit.
- * A translated vendor (not Anthropic-format) reports nothing before its end: its input is estimated.
+ * that were answered all the same: the finished steps of a tool loop and the screening.
+ * A stream that ended before its usage, because the client left or its upstream failed part-way (an in-stream
+ * error, the connection cut) once it had started answering, is charged what it is known to have cost, since
+ * the upstream bills what it read and wrote: see {@link unfinishedStreamUsage}.
  */
-export function chargedUsage(outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'status' | 'served' | 'request'>, steps = finishedSteps(outcome)): AnswerUsage | null {
+export function chargedUsage(outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'status' | 'served' | 'request' | 'stream' | 'streamedCharacters'>, steps = finishedSteps(outcome)): AnswerUsage | null {
   if (hasCost(outcome.usage)) return outcome.usage;
   const screeningCost = outcome.screening?.cost ?? 0;
   if (steps) {
     const summed = summedStepUsage(steps);
     return { ...summed, cost: (summed.cost ?? 0) + screeningCost };
   }
-  const { served } = outcome;
-  let { usage } = outcome;
-  if (outcome.status === 'cancelled' && usage && served && served.provider.family !== 'anthropic' && !(count(usage.input_tokens) > 0)) {
-    // A translated vendor's counts come only at the end, which the client left before: its message_start says
-    // 0, yet the vendor read the prompt and bills it. The input is estimated as count_tokens does.
-    usage = { ...usage, input_tokens: estimateInputTokens(outcome.request), estimated: true };
-  }
-  if (outcome.status === 'cancelled' && usage && served) {
+  const { served, usage } = outcome;
+  // A failed stream counts once it started answering (message_start, which always carries input_tokens): one
+  // that failed before is a failed call, charged nothing, as a JSON request that fails.
+  const unfinished = outcome.status === 'cancelled' || (outcome.status === 'error' && outcome.stream && usage?.input_tokens !== undefined);
+  if (unfinished && usage && served) {
+    const charged = unfinishedStreamUsage(usage, outcome, served.provider.family !== 'anthropic');
     // The usage object is message_start's as sent (its `cache_creation` split included), read as Anthropic's.
-    const reported = { ...usage, input_tokens: usage.input_tokens ?? 0, output_tokens: usage.output_tokens ?? 0 } as AnthropicUsageFields;
-    return { ...usage, cost: computeCost(usageFromAnthropic(reported), served.pricing) + screeningCost };
+    const reported = { ...charged, input_tokens: charged.input_tokens ?? 0, output_tokens: charged.output_tokens ?? 0 } as AnthropicUsageFields;
+    return { ...charged, cost: computeCost(usageFromAnthropic(reported), served.pricing) + screeningCost };
   }
   return outcome.screening ? { ...usage, cost: screeningCost } : usage;
+}
+
+/**
+ * The usage of a stream that ended before its usage: what its upstream reported before (an Anthropic-format
+ * upstream's `message_start`: input, cache reads and writes, the output so far), priced at the serving
+ * endpoint's prices. A translated vendor reports its counts only at the end, so its message_start says 0: its
+ * input is estimated as `count_tokens` does and its output from the characters streamed to the client, and the
+ * usage is marked estimated.
+ */
+function unfinishedStreamUsage(usage: AnswerUsage, outcome: Pick<GenerationOutcome, 'request' | 'streamedCharacters'>, translated: boolean): AnswerUsage {
+  if (!translated) return usage;
+  let charged = usage;
+  if (!(count(usage.input_tokens) > 0)) charged = { ...charged, input_tokens: estimateInputTokens(outcome.request), estimated: true };
+  const output = Math.ceil((outcome.streamedCharacters ?? 0) / CHARACTERS_PER_TOKEN);
+  if (output > count(usage.output_tokens)) charged = { ...charged, output_tokens: output, estimated: true };
+  return charged;
 }
 
 /** Builds the record of one request. */

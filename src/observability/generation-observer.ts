@@ -6,8 +6,8 @@
  * carry usage are read as the typed objects the gateway's additions made of them; deltas are read only when
  * content is captured.
  */
-import type { MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
-import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import type { ContentBlockDeltaEvent, MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
+import { eventPayload, isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
 import { GatewayError, UpstreamError } from '#src/errors.ts';
 import { toRenderedError } from '#src/http/error-middleware.ts';
@@ -51,7 +51,7 @@ function addUsage(total: AnswerUsage, update: AnswerUsage | undefined): AnswerUs
 }
 
 /** What the answer (or its absence) adds to the request's part of an outcome. */
-type AnswerPart = Pick<GenerationOutcome, 'usage' | 'stopReason' | 'completion' | 'status' | 'httpStatus' | 'error' | 'timeToFirstByteMs' | 'totalMs'>;
+type AnswerPart = Pick<GenerationOutcome, 'usage' | 'stopReason' | 'completion' | 'status' | 'httpStatus' | 'error' | 'timeToFirstByteMs' | 'totalMs' | 'streamedCharacters'>;
 
 /**
  * The outcome of one request: its context's part and the answer's, in one literal with every field named.
@@ -83,7 +83,22 @@ function outcomeOf(start: GenerationStart, answer: AnswerPart): GenerationOutcom
     error: answer.error,
     timeToFirstByteMs: answer.timeToFirstByteMs,
     totalMs: answer.totalMs,
+    streamedCharacters: answer.streamedCharacters ?? 0,
   };
+}
+
+/** The characters a delta the gateway built carries (text, thinking, tool input); 0 for any other delta. */
+function deltaCharacters(delta: ContentBlockDeltaEvent['delta']): number {
+  switch (delta.type) {
+    case 'text_delta':
+      return delta.text.length;
+    case 'thinking_delta':
+      return delta.thinking.length;
+    case 'input_json_delta':
+      return delta.partial_json.length;
+    default:
+      return 0;
+  }
 }
 
 /** Observes requests and feeds their outcomes to `sink`. */
@@ -155,6 +170,7 @@ export class GenerationObserver {
     let firstByteAt: number | null = null;
     let usage: AnswerUsage = {};
     let stopReason: string | null = null;
+    let streamedCharacters = 0;
     const collector = start.captureContent ? new StreamContentCollector() : undefined;
     return {
       event(event) {
@@ -166,8 +182,11 @@ export class GenerationObserver {
           const payload = eventPayload<MessageDeltaEvent>(event);
           usage = addUsage(usage, payload.usage as AnswerUsage);
           stopReason = payload.delta.stop_reason ?? stopReason;
-        } else if (collector && name.startsWith('content_block_')) {
-          collector.add(name, eventPayload(event));
+        } else {
+          // A typed delta is one the gateway built (a translated vendor's): its length is read for free, and
+          // is the output estimate should the stream end before the vendor's counts. Raw deltas stay unparsed.
+          if (name === 'content_block_delta' && !isRawSseEvent(event)) streamedCharacters += deltaCharacters((event as ContentBlockDeltaEvent).delta);
+          if (collector && name.startsWith('content_block_')) collector.add(name, eventPayload(event));
         }
         return event;
       },
@@ -188,6 +207,7 @@ export class GenerationObserver {
                 : { type: 'ClientDisconnected', message: 'The client disconnected before the stream ended' },
             timeToFirstByteMs: firstByteAt === null ? null : firstByteAt - start.context.startedAt,
             totalMs: performance.now() - start.context.startedAt,
+            streamedCharacters,
           }),
         );
       },

@@ -46,5 +46,11 @@ export interface GenerationOutcome {
   httpStatus: number;
   error: { type: string; message: string } | null;
   timeToFirstByteMs: number | null;
+  /**
+   * Characters of text, thinking and tool input a translated stream sent the client (its deltas built by the
+   * gateway; an Anthropic-format upstream's, passed on as its bytes, are not read): the output estimate of a
+   * stream that ended before the vendor's counts. 0 for JSON answers.
+   */
+  streamedCharacters?: number;
   totalMs: number;
 }
