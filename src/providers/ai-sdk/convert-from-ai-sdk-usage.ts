@@ -4,7 +4,8 @@
  * A vendor that reports no usage (an OpenAI-compatible server ignoring `stream_options.include_usage`, or
  * ending without its usage chunk) leaves the AI SDK's counts undefined, and one sending null counts has them
  * read as 0 by the AI SDK: either way they are estimated, never taken as 0, which would record and charge the
- * answer as free.
+ * answer as free. So is a count Gemini's `usageMetadata` leaves out (`promptTokenCount`, or
+ * `candidatesTokenCount` of an answer that has content), which the AI SDK reads as 0 too.
  */
 import type { LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { Usage } from '#src/api-types.ts';
@@ -17,6 +18,10 @@ export interface UsageEstimateSource {
 }
 
 interface RawChatUsage {
+  /** Gemini's `usageMetadata` counts. */
+  promptTokenCount?: unknown;
+  candidatesTokenCount?: unknown;
+  totalTokenCount?: unknown;
   prompt_tokens?: unknown;
   completion_tokens?: unknown;
   total_tokens?: unknown;
@@ -65,14 +70,22 @@ function nullCount(raw: RawChatUsage | undefined, name: 'prompt_tokens' | 'compl
   return typeof raw === 'object' && raw !== null && name in raw && raw[name] === null;
 }
 
+/** Whether `raw` is Gemini's `usageMetadata` (its names are its own) without `name` or with it null. */
+function missingGeminiCount(raw: RawChatUsage | undefined, name: 'promptTokenCount' | 'candidatesTokenCount'): boolean {
+  if (typeof raw !== 'object' || raw === null) return false;
+  if (!('promptTokenCount' in raw || 'candidatesTokenCount' in raw || 'totalTokenCount' in raw)) return false;
+  return typeof raw[name] !== 'number';
+}
+
 /**
  * Usage in Anthropic's convention, without the gateway's `cost` and `is_byok`. Counts the vendor did not
  * report are estimated from `estimate` and the usage is marked `estimated`.
  */
 export function convertFromAiSdkUsage(usage: LanguageModelV4Usage, estimate: UsageEstimateSource): Usage {
   const raw = usage.raw as RawChatUsage | undefined;
-  const noInput = (usage.inputTokens.total === undefined && usage.inputTokens.noCache === undefined) || nullCount(raw, 'prompt_tokens');
-  const noOutput = usage.outputTokens.total === undefined || nullCount(raw, 'completion_tokens');
+  const noInput = (usage.inputTokens.total === undefined && usage.inputTokens.noCache === undefined) || nullCount(raw, 'prompt_tokens') || missingGeminiCount(raw, 'promptTokenCount');
+  // Gemini leaves candidatesTokenCount out of an answer with no content (blocked, empty): that 0 is real.
+  const noOutput = usage.outputTokens.total === undefined || nullCount(raw, 'completion_tokens') || (missingGeminiCount(raw, 'candidatesTokenCount') && estimate.outputCharacters() > 0);
   if (noInput || noOutput) return estimatedUsage(usage, estimate, noInput, noOutput);
   return reportedUsage(usage);
 }
@@ -97,7 +110,8 @@ function reportedUsage(usage: LanguageModelV4Usage): Usage {
 function estimatedUsage(usage: LanguageModelV4Usage, estimate: UsageEstimateSource, noInput: boolean, noOutput: boolean): Usage {
   const reported = reportedUsage(usage);
   if (noInput) reported.input_tokens = estimate.inputTokens();
-  if (noOutput) reported.output_tokens = Math.ceil(estimate.outputCharacters() / CHARACTERS_PER_TOKEN);
+  // What was reported stays the least (Gemini's thinking tokens, counted without the answer's).
+  if (noOutput) reported.output_tokens = Math.max(reported.output_tokens, Math.ceil(estimate.outputCharacters() / CHARACTERS_PER_TOKEN));
   reported.estimated = true;
   return reported;
 }
