@@ -1967,7 +1967,9 @@ export interface components {
             /**
              * @description Present when the upstream reported no token counts (an OpenAI-compatible server that ignores
              *     `stream_options.include_usage`, ends its stream or answer without usage, or sends a usage object whose
-             *     counts are null, e.g. `{"prompt_tokens": null, "completion_tokens": null}`): the gateway estimated the
+             *     counts are null, e.g. `{"prompt_tokens": null, "completion_tokens": null}`; Gemini without
+             *     `usageMetadata`, or with one that leaves out `promptTokenCount`, or `candidatesTokenCount` of an answer
+             *     with content; OpenAI Responses with `usage: null`): the gateway estimated the
              *     ones missing, input from the request as `count_tokens` does for vendors without a count endpoint, output
              *     from the answer's content (4 characters a token). `cost` and the key's limits use the estimate, and the
              *     generation record says so (`usage_estimated`). Never zero for an answer that had content.
@@ -2322,7 +2324,9 @@ export interface components {
         /**
          * @description Present when the upstream reported no token counts (an OpenAI-compatible server that ignores
          *     `stream_options.include_usage`, ends its stream or answer without usage, or sends a usage object whose
-         *     counts are null, e.g. `{"prompt_tokens": null, "completion_tokens": null}`): the gateway estimated the
+         *     counts are null, e.g. `{"prompt_tokens": null, "completion_tokens": null}`; Gemini without
+         *     `usageMetadata`, or with one that leaves out `promptTokenCount`, or `candidatesTokenCount` of an answer
+         *     with content; OpenAI Responses with `usage: null`): the gateway estimated the
          *     ones missing, input from the request as `count_tokens` does for vendors without a count endpoint, output
          *     from the answer's content (4 characters a token). `cost` and the key's limits use the estimate, and the
          *     generation record says so (`usage_estimated`). Never zero for an answer that had content.
