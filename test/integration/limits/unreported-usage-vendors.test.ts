@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeGemini, startFakeOpenAiResponses, type FakeReply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+import { anthropicClient, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
@@ -186,5 +186,18 @@ describe('reported counts', () => {
     const answer = await ask('test/gemini', issued.key, stream);
     expect(answer.usage).toMatchObject({ input_tokens: 9, output_tokens: 7 });
     expect(answer.usage.estimated).toBeUndefined();
+  });
+
+  // A translated stream's message_start says input_tokens 0 (the vendor counts only at the end); the
+  // Anthropic SDK (and Claude Code, whose merge is the same) takes the input from message_delta, non-zero.
+  it('the Anthropic SDK reads the vendor input from message_delta after a translated stream', async () => {
+    const usageMetadata = { promptTokenCount: 9, candidatesTokenCount: 7, totalTokenCount: 16 };
+    gemini.enqueue(reply.events(geminiStream(usageMetadata)));
+    const stream = anthropicClient(gateway).messages.stream({ ...LIMITED_REQUEST, model: 'test/gemini', messages: [...LIMITED_REQUEST.messages] });
+    let started: number | undefined;
+    for await (const event of stream) if (event.type === 'message_start') started = event.message.usage.input_tokens;
+    expect(started).toBe(0);
+    const message = await stream.finalMessage();
+    expect(message.usage).toMatchObject({ input_tokens: 9, output_tokens: 7 });
   });
 });
