@@ -117,6 +117,33 @@ describe('buildGenerationRecord', () => {
     });
   });
 
+  describe('a stream that ended before its usage', () => {
+    // $1 and $2 per token in and out, $0.10 per cache-read token: the counts show in the cost.
+    const pricing = { input: 1_000_000, output: 2_000_000, cache_read: 100_000 };
+    const anthropic = { ...served, pricing, provider: { ...served.provider, family: 'anthropic' } } as typeof served;
+    const translated = { ...served, pricing, provider: { ...served.provider, family: 'google' } } as typeof served;
+    // "Sys" and "Hi" are two estimated input tokens; 9 streamed characters are 3 output tokens.
+    const started = { input_tokens: 0, output_tokens: 0 };
+    const reported = { input_tokens: 40, cache_read_input_tokens: 500, output_tokens: 1 };
+    const failed = { stream: true, status: 'error' as const, httpStatus: 200, streamedCharacters: 9, completion: null };
+    it.each<[string, Partial<GenerationOutcome>, { inputTokens: number; outputTokens: number; cacheReadTokens: number; usageEstimated: boolean; cost: number }]>([
+      ['Anthropic-format, failed part-way: message_start as reported', { ...failed, served: anthropic, usage: reported }, { inputTokens: 40, outputTokens: 1, cacheReadTokens: 500, usageEstimated: false, cost: 40 + 50 + 2 }],
+      ['translated, failed part-way: input and output estimated', { ...failed, served: translated, usage: started }, { inputTokens: 2, outputTokens: 3, cacheReadTokens: 0, usageEstimated: true, cost: 2 + 6 }],
+      ['translated, cancelled: the same', { ...failed, status: 'cancelled', served: translated, usage: started }, { inputTokens: 2, outputTokens: 3, cacheReadTokens: 0, usageEstimated: true, cost: 2 + 6 }],
+      ['failed before message_start: nothing', { ...failed, served: translated, usage: {} }, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, usageEstimated: false, cost: 0 }],
+      ['a JSON request that failed: nothing', { ...failed, stream: false, served: translated, usage: null }, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, usageEstimated: false, cost: 0 }],
+    ])('%s', (_name, overrides, expected) => {
+      const record = buildGenerationRecord(outcome(overrides), noContent);
+      expect({ inputTokens: record.inputTokens, outputTokens: record.outputTokens, cacheReadTokens: record.cacheReadTokens, usageEstimated: record.usageEstimated }).toEqual({
+        inputTokens: expected.inputTokens,
+        outputTokens: expected.outputTokens,
+        cacheReadTokens: expected.cacheReadTokens,
+        usageEstimated: expected.usageEstimated,
+      });
+      expect(record.cost).toBeCloseTo(expected.cost, 9);
+    });
+  });
+
   it('generationContent omits an absent system prompt and a missing completion', () => {
     expect(generationContent(outcome({ request: { model: 'm', max_tokens: 1, messages: [] }, completion: null }))).toEqual({ prompt: { messages: [] }, completion: null });
   });
