@@ -706,7 +706,12 @@ export interface components {
              *     `tool_reference` from a tool search, which loads a deferred tool). Translated vendors take text, images
              *     and PDFs; they are offered every tool at once, so a `tool_reference` naming one of the request's tools
              *     becomes the text `Tool "<name>" is now available to call.` (a name the request does not define is a
-             *     400); other block types answer 400 there.
+             *     400); other block types answer 400 there. Where a vendor's tool result holds no images or PDFs, they
+             *     go where the model can see them: OpenAI Chat Completions and Azure OpenAI (tool messages are text
+             *     only) get the result's text with a line saying where its files went, and the files in a user message
+             *     right after the tool messages; Gemini gets one function response per call (the texts joined, or a
+             *     line naming the files) with the files beside it. An OpenAI-compatible server takes them as content
+             *     parts of the tool message when its `supports_multi_part_tool_content` quirk says so, else as text.
              */
             content?: string | components["schemas"]["ContentBlockParam"][];
             /** @description Whether the tool failed; the content then describes the failure. */

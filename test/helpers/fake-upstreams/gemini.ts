@@ -22,6 +22,25 @@ const googleStatuses: Record<number, { status: string; message: string }> = {
   504: { status: 'DEADLINE_EXCEEDED', message: 'Deadline expired before operation could complete.' },
 };
 
+/**
+ * Gemini's 400 for a turn of function responses that does not answer each function call of the model turn
+ * before it with exactly one `functionResponse` part (seen by Gemini CLI users, e.g. google-gemini/gemini-cli
+ * issues 4217 and 6379); undefined when every call turn is answered so.
+ */
+function unansweredFunctionCalls(body: unknown): string | undefined {
+  const contents = (body as { contents?: unknown } | null)?.contents;
+  if (!Array.isArray(contents)) return undefined;
+  const count = (content: unknown, key: string) => ((content as { parts?: unknown[] } | undefined)?.parts ?? []).filter((part) => typeof part === 'object' && part !== null && key in part).length;
+  for (const [index, content] of contents.entries()) {
+    const calls = count(content, 'functionCall');
+    if (calls === 0 || index === contents.length - 1) continue;
+    if (count(contents[index + 1], 'functionResponse') !== calls) {
+      return 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.';
+    }
+  }
+  return undefined;
+}
+
 function googleErrorBody(status: number, message?: string): { error: { code: number; message: string; status: string } } {
   const known = googleStatuses[status] ?? { status: status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', message: 'Error' };
   return { error: { code: status, message: message ?? known.message, status: known.status } };
@@ -50,6 +69,8 @@ export function geminiFormat(options: { lineEnding?: SseLineEnding } = {}): Wire
         return { status: 400, body: googleErrorBody(400, 'fake upstream: streamGenerateContent needs ?alt=sse') };
       }
       if (request.operation === 'countTokens') return { status: 200, body: { totalTokens: 12 } };
+      const unanswered = unansweredFunctionCalls(request.body);
+      if (unanswered !== undefined) return { status: 400, body: googleErrorBody(400, unanswered) };
       return undefined;
     },
     streamContentType: 'text/event-stream',
