@@ -9,6 +9,8 @@
  *   `functionResponse` under the call's id;
  * - DeepSeek's thinking model (Chat Completions): `reasoning_content` on the assistant message with its
  *   `tool_calls`, which DeepSeek requires back within a tool-calling turn.
+ * The usage the CLI totals in its result line (reasoning tokens inside output, as Anthropic counts them) is
+ * the sum of the gateway's generation records of the two turns.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geminiStep, openAiChatStep, reply, startFakeGemini, startFakeOpenAiChat, startFakeOpenAiResponses, type FakeReply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -121,6 +123,24 @@ const VENDORS: VendorCase[] = [
   },
 ];
 
+type Totals = { input_tokens: number; output_tokens: number; cache_read_input_tokens: number };
+
+/** The token totals of the gateway's last `count` generation records, once that many are written. */
+async function recordedTotals(target: ClaudeCodeTarget, count: number): Promise<Totals> {
+  const { gateway } = target;
+  for (let waited = 0; ; waited += 1) {
+    const response = await fetch(`${gateway.baseUrl}/generations?limit=${count}`, { headers: { authorization: `Bearer ${gateway.management_key}` } });
+    const records = ((await response.json()) as { data: Array<{ usage: Totals }> }).data;
+    if (records.length === count) {
+      const sum = (field: keyof Totals) => records.reduce((total, record) => total + record.usage[field], 0);
+      return { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cache_read_input_tokens: sum('cache_read_input_tokens') };
+    }
+    // Records are written after the answer ends; a few polls cover the write.
+    if (waited > 100) throw new Error(`${records.length} generation records, expected ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe.each(VENDORS)('Claude Code thinking then reading on $name', (vendor) => {
   let target: ClaudeCodeTarget;
   beforeAll(async () => {
@@ -148,6 +168,10 @@ describe.each(VENDORS)('Claude Code thinking then reading on $name', (vendor) =>
       expect(handedBack?.content[0]).toEqual({ type: 'thinking', thinking: THOUGHT, signature: thinking?.signature });
 
       vendor.expectReplay(target.upstream.requests[1]?.body as Item, workspace.file, workspace.content);
+
+      const totals = await recordedTotals(target, 2);
+      expect(outcome.result?.usage, context).toMatchObject(totals);
+      expect(totals.output_tokens).toBeGreaterThan(0);
     } finally {
       workspace.remove();
     }
