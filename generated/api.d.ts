@@ -3139,8 +3139,9 @@ export interface components {
          *     writes; `reasoning_tokens` is the part of `output_tokens` spent thinking, when the vendor reports it (the
          *     answer's `usage.output_tokens_details.thinking_tokens`). For a
          *     server-side tool loop, the sum over its steps (as the answer's `usage`), also when the loop failed partway:
-         *     then the steps that finished, which the key was charged for. The `moderation` plugin's screening call has
-         *     its own tokens, in `moderation`.
+         *     then the steps that finished, which the key was charged for, and for a streamed loop the client left, what
+         *     the step under way was charged (`cost`). The `moderation` plugin's screening call has its own tokens, in
+         *     `moderation`.
          */
         GenerationUsage: {
             input_tokens: number;
@@ -3225,7 +3226,10 @@ export interface components {
              *     tokens of `message_start`) at the endpoint's prices, which `usage` shows. A translated vendor (OpenAI,
              *     Gemini, Bedrock, OpenAI-compatible) reports its counts only at the end, so its input is estimated from
              *     the request as `count_tokens` does and its output from the characters streamed to the client (4 a
-             *     token), and `usage_estimated` is true. A stream that failed before it started answering costs nothing.
+             *     token), and `usage_estimated` is true. A stream that failed before it started answering costs nothing. A
+             *     streamed tool loop that ended so during a step's answer (the client left, or the step's upstream failed
+             *     part-way) is charged its finished steps and, by the same rule, that step: what its upstream reported before (the input of the step's own request, the earlier
+             *     steps' tool turns included), else the estimate of that request.
              */
             cost: number;
             /** @description From the request's arrival to the first byte of the answer (the whole JSON answer, or the first event of a stream). */

@@ -8,7 +8,7 @@ import type { NamedSession } from '#src/routing/sticky/pin-key.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { KeyLimits } from '#src/limits/key-limits.ts';
-import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
+import type { StepRecord, StepUnderWay } from '#src/messages/tool-loop/loop-tally.ts';
 import type { ScreeningCharge } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** The authenticated caller, as routing and BYOK rules match it. */
@@ -49,6 +49,11 @@ export interface MessagesRequestContext {
    * record of a loop that failed partway still has the steps the key was charged for; null without a loop.
    */
   loopSteps?: readonly StepRecord[] | null;
+  /**
+   * The streamed loop's step whose answer is arriving (not yet among `loopSteps`): a loop the client leaves
+   * then is charged what that step's upstream reported, as a plain stream is. Null between steps.
+   */
+  loopStepUnderWay?: StepUnderWay | null;
   /**
    * The `moderation` plugin's screening call by a catalog model, once answered: charged to the key whatever
    * follows, so the answer's cost and the record (of a failed request too) include it; null without one.

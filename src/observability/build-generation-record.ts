@@ -4,7 +4,8 @@
  */
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { toGenerationAttempt } from '#src/messages/gateway-metadata.ts';
-import { isByok } from '#src/routing/attempt.ts';
+import { isByok, type Attempt } from '#src/routing/attempt.ts';
+import type { MessageRequest } from '#src/api-types.ts';
 import type { GenerationRow } from '#src/store/schema.ts';
 import type { AnswerUsage, GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import { describeStep } from '#src/messages/tool-loop/loop-metadata.ts';
@@ -60,47 +61,77 @@ function finishedSteps(outcome: Pick<GenerationOutcome, 'steps'>): readonly Step
 }
 
 /**
- * What the key was charged, which the record shows and the key limits settle: the answer's usage (its cost
- * includes the moderation screening), or, without an answer's cost (a failure, a cancelled stream), the calls
- * that were answered all the same: the finished steps of a tool loop and the screening.
- * A stream that ended before its usage, because the client left or its upstream failed part-way (an in-stream
- * error, the connection cut) once it had started answering, is charged what it is known to have cost, since
- * the upstream bills what it read and wrote: see {@link unfinishedStreamUsage}.
+ * What a stream that ended before its usage is known to have cost: the usage its upstream reported before (an
+ * Anthropic-format upstream's `message_start`: input, cache reads and writes, the output so far) at the serving
+ * endpoint's prices, since the upstream bills what it read and wrote. A translated vendor (not Anthropic-format)
+ * reports its counts only at the end, so its message_start says 0: its input is estimated from `request` as
+ * count_tokens does and its output from `streamedCharacters`, the characters streamed to the client, and the
+ * usage is marked estimated.
  */
-export function chargedUsage(outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'status' | 'served' | 'request' | 'stream' | 'streamedCharacters'>, steps = finishedSteps(outcome)): AnswerUsage | null {
-  if (hasCost(outcome.usage)) return outcome.usage;
-  const screeningCost = outcome.screening?.cost ?? 0;
-  if (steps) {
-    const summed = summedStepUsage(steps);
-    return { ...summed, cost: (summed.cost ?? 0) + screeningCost };
+function unfinishedStreamUsage(reported: AnswerUsage, served: Attempt, request: MessageRequest, streamedCharacters: number): AnswerUsage & { cost: number } {
+  let usage = reported;
+  if (served.provider.family !== 'anthropic') {
+    // Its message_start says 0, yet the vendor read the prompt and bills it.
+    if (!(count(usage.input_tokens) > 0)) usage = { ...usage, input_tokens: estimateInputTokens(request), estimated: true };
+    const output = Math.ceil(streamedCharacters / CHARACTERS_PER_TOKEN);
+    if (output > count(usage.output_tokens)) usage = { ...usage, output_tokens: output, estimated: true };
   }
-  const { served, usage } = outcome;
-  // A failed stream counts once it started answering (message_start, which always carries input_tokens): one
-  // that failed before is a failed call, charged nothing, as a JSON request that fails.
-  const unfinished = outcome.status === 'cancelled' || (outcome.status === 'error' && outcome.stream && usage?.input_tokens !== undefined);
-  if (unfinished && usage && served) {
-    const charged = unfinishedStreamUsage(usage, outcome, served.provider.family !== 'anthropic');
-    // The usage object is message_start's as sent (its `cache_creation` split included), read as Anthropic's.
-    const reported = { ...charged, input_tokens: charged.input_tokens ?? 0, output_tokens: charged.output_tokens ?? 0 } as AnthropicUsageFields;
-    return { ...charged, cost: computeCost(usageFromAnthropic(reported), served.pricing) + screeningCost };
-  }
-  return outcome.screening ? { ...usage, cost: screeningCost } : usage;
+  // The usage object is message_start's as sent (its `cache_creation` split included), read as Anthropic's.
+  const fields = { ...usage, input_tokens: usage.input_tokens ?? 0, output_tokens: usage.output_tokens ?? 0 } as AnthropicUsageFields;
+  return { ...usage, cost: computeCost(usageFromAnthropic(fields), served.pricing) };
 }
 
 /**
- * The usage of a stream that ended before its usage: what its upstream reported before (an Anthropic-format
- * upstream's `message_start`: input, cache reads and writes, the output so far), priced at the serving
- * endpoint's prices. A translated vendor reports its counts only at the end, so its message_start says 0: its
- * input is estimated as `count_tokens` does and its output from the characters streamed to the client, and the
- * usage is marked estimated.
+ * Whether a stream ended before its usage yet owes what its upstream read: the client left, or the upstream
+ * failed part-way once it had started answering (message_start, which always carries input_tokens). One that
+ * failed before is a failed call, charged nothing, as a JSON request that fails.
  */
-function unfinishedStreamUsage(usage: AnswerUsage, outcome: Pick<GenerationOutcome, 'request' | 'streamedCharacters'>, translated: boolean): AnswerUsage {
-  if (!translated) return usage;
-  let charged = usage;
-  if (!(count(usage.input_tokens) > 0)) charged = { ...charged, input_tokens: estimateInputTokens(outcome.request), estimated: true };
-  const output = Math.ceil((outcome.streamedCharacters ?? 0) / CHARACTERS_PER_TOKEN);
-  if (output > count(usage.output_tokens)) charged = { ...charged, output_tokens: output, estimated: true };
-  return charged;
+function endedUnfinished(outcome: Pick<GenerationOutcome, 'status' | 'stream'>, reported: AnswerUsage | null | undefined): boolean {
+  return outcome.status === 'cancelled' || (outcome.status === 'error' && outcome.stream && reported?.input_tokens !== undefined);
+}
+
+/** The tokens and cost of two parts of one request, summed (a loop's finished steps and its step under way). */
+function addUsage(a: AnswerUsage, b: AnswerUsage): AnswerUsage {
+  const sum = (x: number | null | undefined, y: number | null | undefined) => (x ?? 0) + (y ?? 0);
+  const thinking = sum(a.output_tokens_details?.thinking_tokens, b.output_tokens_details?.thinking_tokens);
+  return {
+    input_tokens: sum(a.input_tokens, b.input_tokens),
+    output_tokens: sum(a.output_tokens, b.output_tokens),
+    cache_creation_input_tokens: sum(a.cache_creation_input_tokens, b.cache_creation_input_tokens),
+    cache_read_input_tokens: sum(a.cache_read_input_tokens, b.cache_read_input_tokens),
+    ...(a.output_tokens_details || b.output_tokens_details ? { output_tokens_details: { thinking_tokens: thinking } } : {}),
+    ...(a.estimated === true || b.estimated === true ? { estimated: true as const } : {}),
+    cost: sum(a.cost, b.cost),
+  };
+}
+
+/**
+ * What the key was charged, which the record shows and the key limits settle: the answer's usage (its cost
+ * includes the moderation screening), or, without an answer's cost (a failure, a cancelled stream), the calls
+ * that were answered all the same: the finished steps of a tool loop and the screening. A stream that ended
+ * before its usage, because the client left or its upstream failed part-way (an in-stream error, the connection
+ * cut) once it had started answering, is charged what it is known to have cost ({@link unfinishedStreamUsage}),
+ * and so is a streamed tool loop's step under way.
+ */
+export function chargedUsage(
+  outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'stepUnderWay' | 'status' | 'served' | 'request' | 'stream' | 'streamedCharacters'>,
+  steps = finishedSteps(outcome),
+): AnswerUsage | null {
+  if (hasCost(outcome.usage)) return outcome.usage;
+  const screeningCost = outcome.screening?.cost ?? 0;
+  if (steps) {
+    let summed: AnswerUsage = summedStepUsage(steps);
+    const underWay = outcome.stepUnderWay;
+    // The step's own streamed characters are not counted apart from the earlier steps': its output is what it reported.
+    if (underWay && endedUnfinished(outcome, underWay.usage)) summed = addUsage(summed, unfinishedStreamUsage(underWay.usage, underWay.attempt, underWay.request, 0));
+    return { ...summed, cost: (summed.cost ?? 0) + screeningCost };
+  }
+  const { served, usage } = outcome;
+  if (usage && served && endedUnfinished(outcome, usage)) {
+    const charged = unfinishedStreamUsage(usage, served, outcome.request, outcome.streamedCharacters ?? 0);
+    return { ...charged, cost: charged.cost + screeningCost };
+  }
+  return outcome.screening ? { ...usage, cost: screeningCost } : usage;
 }
 
 /** Builds the record of one request. */

@@ -74,6 +74,7 @@ function outcomeOf(start: GenerationStart, answer: AnswerPart): GenerationOutcom
     attempts: context.trail.records,
     served: context.trail.served,
     steps: context.loopSteps ?? null,
+    stepUnderWay: context.loopStepUnderWay ?? null,
     screening: context.screening ?? null,
     usage: answer.usage,
     stopReason: answer.stopReason,

@@ -6,7 +6,7 @@
 import type { MessageRequest, Usage } from '#src/api-types.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
-import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
+import type { StepRecord, StepUnderWay } from '#src/messages/tool-loop/loop-tally.ts';
 import type { ScreeningCharge } from '#src/plugins/moderation/moderation-verdict.ts';
 
 /** How a request ended, as stored in the record (`GenerationStatus` in the spec). */
@@ -36,6 +36,8 @@ export interface GenerationOutcome {
   served: Attempt | null;
   /** The server-side tool loop's steps that finished (each served and charged), or null without a loop. */
   steps: readonly StepRecord[] | null;
+  /** A streamed loop's step whose answer was arriving when the request ended (see `chargedUsage`). */
+  stepUnderWay?: StepUnderWay | null;
   /** The moderation plugin's screening call by a catalog model (charged to the key), when one was answered. */
   screening?: ScreeningCharge | null;
   usage: AnswerUsage | null;

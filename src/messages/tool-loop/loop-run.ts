@@ -158,6 +158,8 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
     toolsDisabled,
   };
   tally.steps.push(record);
+  // Among the steps now: a loop left from here on is charged it as one of them.
+  run.context.loopStepUnderWay = null;
   run.startWith = answer.index;
   settleStepHold(run, answer.holdId, answer.usage, record.cost);
 

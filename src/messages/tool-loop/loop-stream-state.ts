@@ -118,6 +118,11 @@ export class LoopStreamState {
     return this.stopReason !== null;
   }
 
+  /** The usage the current step's events reported so far (its `message_start`'s, then its `message_delta`'s). */
+  get reportedUsage(): Partial<Usage> {
+    return { ...this.usage };
+  }
+
   /** Ends the current step: what it asked for and said. The next step's events may follow. */
   endStep(): StreamedStep {
     const step: StreamedStep = { reading: this.reading, usage: stepUsageOf(this.usage), stopReason: this.stopReason ?? 'end_turn', stopSequence: this.stopSequence, stopDetails: this.stopDetails };

@@ -4,7 +4,7 @@
  * `server_tool_use` counters, and the search results the model may cite. The response's summed usage and the
  * stop rule's progress are read from it.
  */
-import type { StopReason, Usage } from '#src/api-types.ts';
+import type { MessageRequest, StopReason, Usage } from '#src/api-types.ts';
 import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
@@ -40,6 +40,16 @@ export interface StepRecord {
   toolsCalled: string[];
   toolsDisabled: boolean;
   stoppedBy?: StopCause;
+}
+
+/**
+ * A streamed step whose answer is arriving: the attempt serving it, the request it was sent (the estimate's
+ * base when its vendor reports nothing before the end) and the usage its events reported so far.
+ */
+export interface StepUnderWay {
+  attempt: Attempt;
+  request: MessageRequest;
+  usage: Partial<Usage>;
 }
 
 /** The loop's account so far. */

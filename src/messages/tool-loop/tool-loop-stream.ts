@@ -11,14 +11,15 @@ import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages
 import { withStages } from '#src/providers/event-stages.ts';
 import { applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
+import type { MessageRequest } from '#src/api-types.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
 import { admitStep, finishStep, settleStepHold, stepCall, type LoopRun } from './loop-run.ts';
 import { LoopStreamState } from './loop-stream-state.ts';
-import { summedUsage } from './loop-tally.ts';
+import { summedUsage, type StepUnderWay } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
 
-type StartedStep = Extract<AttemptsRun<StartedStream>, { ok: true }> & { holdId: string | undefined };
+type StartedStep = Extract<AttemptsRun<StartedStream>, { ok: true }> & { holdId: string | undefined; request: MessageRequest };
 
 /**
  * Starts the loop's next step: reserves it against the key's limits, then tries its attempts in order (the
@@ -28,7 +29,13 @@ type StartedStep = Extract<AttemptsRun<StartedStream>, { ok: true }> & { holdId:
  */
 async function startStep(run: LoopRun): Promise<StartedStep> {
   const { deps, plan, context } = run;
-  const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await stepCall(run, attempt)));
+  // Attempts run one after another: the last request built is the one the serving attempt was sent.
+  let request = run.original;
+  const start = async (attempt: Attempt) => {
+    const call = await stepCall(run, attempt);
+    request = call.request;
+    return startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(call));
+  };
   const holdId = await admitStep(run);
   let started: Extract<AttemptsRun<StartedStream>, { ok: true }>;
   try {
@@ -43,7 +50,7 @@ async function startStep(run: LoopRun): Promise<StartedStep> {
     throw loopTimeout(context.signal, run.activity, error) ?? error;
   }
   logWarnings(deps.logger, started.attempt, started.result.warnings, context.generationId);
-  return { ...started, holdId };
+  return { ...started, holdId, request };
 }
 
 /** A step's events, whose end (complete, failed mid-way, or left) tells routing how its served attempt did. */
@@ -57,8 +64,15 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
   const state = new LoopStreamState({ setup: run.setup, sources: run.tally.sources, model: first.model, provider: first.provider.displayName });
   let current = firstStep;
   for (;;) {
+    // What the step's upstream reports is known before each event goes out, for a client that leaves then.
+    const underWay: StepUnderWay = { attempt: current.attempt, request: current.request, usage: {} };
+    run.context.loopStepUnderWay = underWay;
     try {
-      for await (const event of stepEvents(run, current)) yield* state.push(event);
+      for await (const event of stepEvents(run, current)) {
+        const out = state.push(event);
+        underWay.usage = state.reportedUsage;
+        yield* out;
+      }
     } catch (error) {
       throw loopTimeout(run.context.signal, run.activity, error) ?? error;
     }
