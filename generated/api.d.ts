@@ -1021,7 +1021,9 @@ export interface components {
          *     calls, calls a client tool, or a stop condition fires (`stop_server_tools_when`, else `max_tool_calls`,
          *     default 30; at most 30 gateway tool calls per request in any case; see those fields). The request's
          *     `tool_choice` applies to the first step; later steps turn `any` and `tool` into `auto`, so a forced call
-         *     is not repeated. The request time budget (`SWITCHBOARD_REQUEST_TIMEOUT_MS`) covers the whole loop; when it
+         *     is not repeated. A request left with no tool to offer (its only tools are those of an MCP server that is
+         *     down) is answered all the same: its steps go without `tools` and `tool_choice`, which Anthropic refuses
+         *     without tools. The request time budget (`SWITCHBOARD_REQUEST_TIMEOUT_MS`) covers the whole loop; when it
          *     runs out, the running call is aborted and the answer is a 504 `timeout_error` (in a stream already
          *     started, the in-band `error` event) whose message names the step and what was running, e.g. "The request
          *     exceeded its time budget of 600000 ms during the tool loop's step 2, while the gateway tool web_fetch ran"

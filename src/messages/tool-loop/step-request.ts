@@ -87,6 +87,10 @@ export function buildStepRequest(input: StepRequestInput): MessageRequest {
   let request: MessageRequest;
   if (toolsDisabled && NO_TOOL_CHOICE_NONE.has(family)) {
     request = { ...rest, messages: convertToolBlocksToText(messages) };
+  } else if (setup.definitions.length === 0) {
+    // Nothing to offer (the request's only tools are an MCP server's that is down): no tools, and no
+    // `tool_choice`, which Anthropic refuses without tools.
+    request = { ...rest, messages };
   } else {
     const toolChoice = toolChoiceFor(original.tool_choice, input.turns.length === 0, toolsDisabled);
     request = { ...rest, messages, tools: setup.definitions, ...(toolChoice ? { tool_choice: toolChoice } : {}) };
