@@ -1075,7 +1075,9 @@ export interface components {
          *     `usage.server_tool_use` counts the calls per tool; `gateway_metadata.steps` lists each step. A stream is
          *     one Anthropic message: one `message_start`, block indexes continuous across steps, each step's deltas as
          *     they arrive, result blocks as whole blocks (`content_block_start` then `content_block_stop`), one
-         *     `message_delta` with the summed usage and one `message_stop`. The response ends as the last step did: its
+         *     `message_delta` with the summed usage and one `message_stop`. While a step's gateway tools run, a `ping`
+         *     event goes out every 15 seconds (`SWITCHBOARD_TOOL_LOOP_PING_MS`), so clients and proxies that give up on
+         *     a silent stream keep it. The response ends as the last step did: its
          *     `stop_details` (a refusal's category and explanation) and the code-execution `container` a step named are
          *     kept, in the JSON message and in the stream's `message_delta`. A failure mid-loop is an in-band `error`
          *     event. When the final turn still asks for gateway tools, they do not run (error result

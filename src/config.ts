@@ -33,6 +33,8 @@ export interface Config {
   upstreamHeadersTimeoutMs: number;
   /** Per-attempt time allowed between two chunks of an upstream body. */
   upstreamBodyTimeoutMs: number;
+  /** How often a streamed tool loop sends a `ping` while a step's gateway tools run. */
+  toolLoopPingMs: number;
   /** Idle time after which a sticky-session pin expires. */
   stickySessionTtlMs: number;
   /** Host names that imply a data region for requests arriving on them. */
@@ -162,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: integer(env, 'SWITCHBOARD_REQUEST_TIMEOUT_MS', 600_000, 1),
     upstreamHeadersTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_HEADERS_TIMEOUT_MS', 120_000),
     upstreamBodyTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS', 120_000),
+    toolLoopPingMs: integer(env, 'SWITCHBOARD_TOOL_LOOP_PING_MS', 15_000, 1),
     stickySessionTtlMs: integer(env, 'SWITCHBOARD_STICKY_TTL_MS', 10 * 60_000),
     regionalHosts: parseRegionalHosts(env.SWITCHBOARD_REGIONAL_HOSTS),
     workers: parseWorkers(env.SWITCHBOARD_WORKERS, env.DATABASE_URL || undefined),

@@ -182,7 +182,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         ),
         vault: stack.routingCredentials,
         adapterFor: createAdapterRegistry(),
-        serverTools: { config: catalog.serverTools, runtime: toolRuntime },
+        serverTools: { config: catalog.serverTools, runtime: toolRuntime, pingMs: config.toolLoopPingMs },
         logger,
         plugins: { config: catalog.plugins, serverTools: catalog.serverTools, toolRuntime, catalog, moderationClients: new Map(), moderationPassed: new PassedPieces() },
         admission: limiter,

@@ -23,6 +23,8 @@ import { readLoopLimits, type LoopLimits } from './loop-limits.ts';
 export interface ServerToolsDeps {
   config: ServerToolsConfig;
   runtime: ServerToolRuntime;
+  /** How often a streamed loop sends a `ping` while a step's gateway tools run (`SWITCHBOARD_TOOL_LOOP_PING_MS`). */
+  pingMs?: number;
 }
 
 /** A request whose gateway tools and loop limits passed the rules. */

@@ -16,6 +16,7 @@ import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
 import { admitStep, finishStep, settleStepHold, stepCall, type LoopRun } from './loop-run.ts';
 import { LoopStreamState } from './loop-stream-state.ts';
+import { DEFAULT_TOOL_LOOP_PING_MS, pingsWhile } from './pings-while.ts';
 import { summedUsage, type StepUnderWay } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
 
@@ -81,7 +82,8 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
     if (late) throw late;
     const step = state.endStep();
     const { attempt, index, records, holdId } = current;
-    const outcome = await finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, stopReason: step.stopReason, holdId });
+    const finishing = finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, stopReason: step.stopReason, holdId });
+    const outcome = yield* pingsWhile(finishing, run.deps.serverTools.pingMs ?? DEFAULT_TOOL_LOOP_PING_MS);
     yield* state.toolResults(outcome.outcomes);
     if (outcome.done) {
       yield* state.finish({

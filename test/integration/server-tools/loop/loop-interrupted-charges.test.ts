@@ -24,7 +24,8 @@ function slowPage(): { route: Route; arrived(): Promise<void> } {
 }
 
 const page = slowPage();
-const setup = useLoopGateway({ webRoutes: { '/slow': page.route }, env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
+// Pings every 100 ms while tools run: a client that leaves meets the loop at one of them.
+const setup = useLoopGateway({ webRoutes: { '/slow': page.route }, env: { SWITCHBOARD_RECORD_FLUSH_MS: '50', SWITCHBOARD_TOOL_LOOP_PING_MS: '100' } });
 const ALPHA = { provider: { order: ['alpha'] } };
 // On test/claude ($3 in, $15 out per million): 1000 x 3 + 100 x 15 = 4500 micro-dollars.
 const STEP_COST = priceOf(1000, 100, PRICES.claude);
