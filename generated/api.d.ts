@@ -2494,34 +2494,25 @@ export interface components {
          */
         ProviderSlug: string;
         /**
-         * @description Hashes (SHA-256, 64 lowercase hex) of the gateway API keys that may use the credential; `null` means no
-         *     restriction. When given, 1 to 100 distinct entries, each a live (not revoked) key of the caller's own
-         *     account; any other hash, or a hash listed twice, answers 400 naming it.
-         * @example [
-         *       "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-         *     ]
+         * @description The gateway API keys (SHA-256 hashes) that may use the credential; `null` means no restriction. An empty
+         *     list, which only a credential stored before the gateway refused one can hold, is answered as stored: no
+         *     key may use the credential (it is never read as `null`). Write a list or `null` to change it.
          */
-        KeyHashList: string[] | null;
+        StoredKeyHashList: string[] | null;
         /**
-         * @description Model slugs the credential may be used for (`<vendor>/<model>`, or `<vendor>/*` for all of a vendor's
-         *     models), 1 to 100 distinct entries. `null` means no restriction. An entry listed twice answers 400 naming
-         *     it. An empty list answers 400: the credential would serve no model, yet with `is_required` it would still
-         *     remove the provider's shared capacity for every model (write `null` for no restriction).
-         * @example [
-         *       "openai/gpt-5",
-         *       "openai/gpt-5-mini"
-         *     ]
+         * @description The model slugs (or `<vendor>/*`) the credential may be used for; `null` means no restriction. An empty
+         *     list, which only a credential stored before the gateway refused one can hold, is answered as stored: the
+         *     credential serves no model (it is never read as `null`), though `is_required` still removes the provider's
+         *     shared capacity. Write a list or `null` to change it.
          */
-        AllowedModelList: string[] | null;
+        StoredAllowedModelList: string[] | null;
         /**
-         * @description End-user identifiers (the `user` field of `POST /messages`) that may use the credential, up to 100
-         *     distinct entries. `null` means no restriction. An identifier listed twice answers 400 naming it.
-         * @example [
-         *       "user-4821",
-         *       "user-9930"
-         *     ]
+         * @description The end-user identifiers that may use the credential; `null` means no restriction. An empty list, which
+         *     only a credential stored before the gateway refused one can hold, is answered as stored: no request uses
+         *     the credential (it is never read as `null`), though `is_required` and `is_byok_only` still take effect.
+         *     Write a list or `null` to change it.
          */
-        UserIdList: string[] | null;
+        StoredUserIdList: string[] | null;
         /**
          * @description Self-declared, unverified data region of the upstream provider account.
          *
@@ -2573,9 +2564,9 @@ export interface components {
             is_required: boolean;
             /** @description Order among the caller's credentials for the same provider, lowest first. */
             sort_order: number;
-            allowed_api_key_hashes: components["schemas"]["KeyHashList"];
-            allowed_models: components["schemas"]["AllowedModelList"];
-            allowed_user_ids: components["schemas"]["UserIdList"];
+            allowed_api_key_hashes: components["schemas"]["StoredKeyHashList"];
+            allowed_models: components["schemas"]["StoredAllowedModelList"];
+            allowed_user_ids: components["schemas"]["StoredUserIdList"];
             declared_region: components["schemas"]["DeclaredRegion"];
             /** @description Self-declared, unverified zero-data-retention status; `null` inherits the endpoint's policy. */
             declared_zdr: boolean | null;
@@ -2636,6 +2627,37 @@ export interface components {
          * @example {"api_key":"sk-proj-4f9b2c7d8e1a6f3b0c5d9e2a7b4c1f8e","region":"europe"}
          */
         ProviderKey: string;
+        /**
+         * @description Hashes (SHA-256, 64 lowercase hex) of the gateway API keys that may use the credential; `null` means no
+         *     restriction. When given, 1 to 100 distinct entries, each a live (not revoked) key of the caller's own
+         *     account; any other hash, or a hash listed twice, answers 400 naming it.
+         * @example [
+         *       "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+         *     ]
+         */
+        KeyHashList: string[] | null;
+        /**
+         * @description Model slugs the credential may be used for (`<vendor>/<model>`, or `<vendor>/*` for all of a vendor's
+         *     models), 1 to 100 distinct entries. `null` means no restriction. An entry listed twice answers 400 naming
+         *     it. An empty list answers 400: the credential would serve no model, yet with `is_required` it would still
+         *     remove the provider's shared capacity for every model (write `null` for no restriction).
+         * @example [
+         *       "openai/gpt-5",
+         *       "openai/gpt-5-mini"
+         *     ]
+         */
+        AllowedModelList: string[] | null;
+        /**
+         * @description End-user identifiers (the `user` field of `POST /messages`) that may use the credential, 1 to 100
+         *     distinct entries. `null` means no restriction. An identifier listed twice answers 400 naming it. An empty
+         *     list answers 400: no request would use the credential, yet with `is_required` or `is_byok_only` it would
+         *     still remove the provider's shared capacity (write `null` for no restriction).
+         * @example [
+         *       "user-4821",
+         *       "user-9930"
+         *     ]
+         */
+        UserIdList: string[] | null;
         /**
          * @description A new credential: `provider` and `key` are required, every other field is optional and defaults to
          *     `null` (lists and declarations), `false` (flags), `0` (`sort_order`) and the workspace of the calling key.

@@ -15,14 +15,19 @@ interface FieldReason {
 }
 
 // `/body/key` is only a request field of the BYOK create and update bodies: a JSON object there is the old
-// region-bound form, now sent as JSON text inside the string. `/body/allowed_models` is theirs too: an empty
-// list reads as "no restriction" to many, but would let the credential serve nothing.
+// region-bound form, now sent as JSON text inside the string. `/body/allowed_models` and `/body/allowed_user_ids`
+// are theirs too: an empty list reads as "no restriction" to many, but would let the credential serve nothing.
 const FIELD_REASONS: readonly FieldReason[] = [
   { path: '/body/key', message: 'must be string', reason: KEY_MUST_BE_STRING },
   {
     path: '/body/allowed_models',
     message: 'must NOT have fewer than 1 items',
     reason: 'allowed_models is empty: the credential would serve no model, yet with is_required still remove shared capacity for every model (list at least one model, or write null for no restriction)',
+  },
+  {
+    path: '/body/allowed_user_ids',
+    message: 'must NOT have fewer than 1 items',
+    reason: 'allowed_user_ids is empty: the credential would serve no caller, yet with is_required or is_byok_only still remove shared capacity (list at least one user id, or write null for no restriction)',
   },
 ];
 

@@ -11,6 +11,8 @@ import { hashes, list, useByokPatchSuite } from './byok-patch-support.ts';
 
 const EMPTY_ALLOWED_MODELS =
   'allowed_models is empty: the credential would serve no model, yet with is_required still remove shared capacity for every model (list at least one model, or write null for no restriction)';
+const EMPTY_ALLOWED_USER_IDS =
+  'allowed_user_ids is empty: the credential would serve no caller, yet with is_required or is_byok_only still remove shared capacity (list at least one user id, or write null for no restriction)';
 
 describe.each(testDrivers())('PATCH /byok/{id} on %s', (driver) => {
   const { context, patch, rejected } = useByokPatchSuite(driver);
@@ -127,14 +129,13 @@ describe.each(testDrivers())('PATCH /byok/{id} on %s', (driver) => {
   });
 
   describe.each(['allowed_models', 'allowed_user_ids'] as const)('%s', (field) => {
-    it('replaces up to 100 entries, keeps them when omitted, null clears, 101 is rejected', async () => {
+    it('replaces up to 100 entries, keeps them when omitted, null clears, an empty list and 101 are rejected', async () => {
       const created = await context.create({ provider: 'anthropic', key: distinctiveKey('sk-') });
       const hundred = list(100, field === 'allowed_models' ? 'anthropic/model-' : 'user-');
       expect((await patch(created.id, { [field]: hundred })).body.data[field]).toEqual(hundred);
       expect((await patch(created.id, { [field]: ['anthropic/*'] })).body.data[field]).toEqual(['anthropic/*']);
       expect((await patch(created.id, { disabled: true })).body.data[field]).toEqual(['anthropic/*']);
-      if (field === 'allowed_user_ids') expect((await patch(created.id, { [field]: [] })).body.data[field]).toEqual([]);
-      else await rejected(created.id, { [field]: [] }, `Invalid request parameters: ${EMPTY_ALLOWED_MODELS}`);
+      await rejected(created.id, { [field]: [] }, `Invalid request parameters: ${field === 'allowed_models' ? EMPTY_ALLOWED_MODELS : EMPTY_ALLOWED_USER_IDS}`);
       expect((await patch(created.id, { [field]: null })).body.data[field]).toBeNull();
       await rejected(created.id, { [field]: list(101, 'x-') });
       await rejected(created.id, { [field]: 'anthropic/*' });
