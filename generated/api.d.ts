@@ -2618,6 +2618,13 @@ export interface components {
          *
          *     A JSON object in place of the string answers 400 naming the expected form.
          *
+         *     Some keys are recognisably of another kind than the provider takes, and answer 400 saying so, without
+         *     repeating the key, on create and on rotation (every request with them would fail upstream): for `google`,
+         *     a JSON document (a Google Cloud service-account or other credentials file: the gateway calls the Gemini API,
+         *     which takes a Gemini API key, `AIza…`, and not Vertex AI); for `bedrock`, an AWS access key id (`AKIA…`,
+         *     `ASIA…`, alone or with its secret) or a JSON document of AWS credentials (the gateway sends a Bedrock API
+         *     key as a bearer token, and does not sign with an access key pair).
+         *
          *     The key is sent to the provider as an HTTP header value, so a plain key (and a region-bound key's
          *     `api_key`, and a JSON document key of another provider, which is sent whole) holds tabs, printable ASCII
          *     and Latin-1 characters only: a line break (a newline pasted with the key, a JSON document written over

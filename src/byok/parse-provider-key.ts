@@ -8,6 +8,7 @@
 import type { ProviderKeyMaterial } from '#src/byok/key-vault.ts';
 import { REGIONAL_KEY_PROVIDERS, RuleViolation } from '#src/byok/rules.ts';
 import { isResidencyRegion } from '#src/data-region.ts';
+import { checkKeyShape } from '#src/byok/key-shape.ts';
 
 /** How a region-bound key is written, as reasons name it. */
 export const REGION_BOUND_KEY_FORM = '{"api_key": "…", "region": "us"|"europe"}';
@@ -60,14 +61,18 @@ function regionBoundKey(provider: string, value: Record<string, unknown> | null)
  * must be a region-bound key; anything else is a plain key. For other providers every string is a plain key
  * (some providers' keys are JSON documents) except the JSON text of exactly `{api_key, region}`, a form only
  * openai and fireworks have, which is refused rather than stored as a key that would never work. A plain key,
- * a region-bound key's `api_key` and a JSON document key (sent whole) must be text a header can carry.
+ * a region-bound key's `api_key` and a JSON document key (sent whole) must be text a header can carry. A key of
+ * the wrong kind for its provider (a Google service-account file, an AWS access key id) is refused first.
  */
 export function parseProviderKey(provider: string, key: string): ProviderKeyMaterial {
   if (!key.trimStart().startsWith('{')) {
+    checkKeyShape(provider, key, null);
     checkHeaderSafe(key, 'key');
     return { apiKey: key, region: null };
   }
   const value = jsonObjectOf(key);
+  // Before the header check: a pretty-printed service-account file would otherwise be told to go on one line.
+  checkKeyShape(provider, key, value);
   if (REGIONAL_KEY_PROVIDERS.has(provider)) return regionBoundKey(provider, value);
   if (value !== null && hasRegionBoundShape(value)) {
     throw new RuleViolation(

@@ -59,8 +59,8 @@ describe.each(testDrivers())('the BYOK key form on %s', (driver) => {
     });
 
     it('keeps a JSON document key of another provider as it is', async () => {
-      const document = JSON.stringify({ type: 'service_account', private_key: distinctiveKey('pk-') });
-      const created = await context.create({ provider: 'google', key: document });
+      const document = JSON.stringify({ token: distinctiveKey('tk-'), tenant: 'acme' });
+      const created = await context.create({ provider: 'azure', key: document });
       expect(created.declared_region).toBeNull();
       expect(await context.vault.open((await context.row(created.id))!, created.id)).toEqual({ apiKey: document, region: null });
     });
@@ -86,7 +86,7 @@ describe.each(testDrivers())('the BYOK key form on %s', (driver) => {
       ['a control character in a key', 'openai', (apiKey) => `${apiKey.slice(0, 10)}\u0007${apiKey.slice(10)}`, NOT_HEADER_TEXT('key')],
       ['a line break in a region-bound api_key', 'openai', (apiKey) => regionBoundKey(`${apiKey}\r\n`, 'us'), NOT_HEADER_TEXT("key's api_key")],
       // The document is the key, sent whole in the header: written over several lines it failed every request.
-      ['a JSON document key written over several lines', 'google', (apiKey) => JSON.stringify({ type: 'service_account', private_key: apiKey }, null, 2), `${NOT_HEADER_TEXT('key')}; a JSON document key is sent whole, so write it on one line`],
+      ['a JSON document key written over several lines', 'azure', (apiKey) => JSON.stringify({ token: apiKey, tenant: 'acme' }, null, 2), `${NOT_HEADER_TEXT('key')}; a JSON document key is sent whole, so write it on one line`],
       ['a control character in a JSON document key', 'anthropic', (apiKey) => `{"token": "${apiKey}\u0007"}`, `${NOT_HEADER_TEXT('key')}; a JSON document key is sent whole, so write it on one line`],
     ])('refuses %s with 400 and the reason', async (_name, provider, key, reason) => {
       const before = await total();
