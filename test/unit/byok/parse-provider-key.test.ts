@@ -41,7 +41,10 @@ describe('parseProviderKey', () => {
     // other providers: JSON is a key like any other, except the region-bound shape
     ['anthropic, region-bound shape', 'anthropic', regionBound({ api_key: SECRET, region: 'us' }), `a region-bound key ${FORM} is only accepted for openai and fireworks (for anthropic, send the key itself)`],
     ['azure, region-bound shape with a bad region', 'azure', regionBound({ api_key: SECRET, region: 'asia' }), `a region-bound key ${FORM} is only accepted for openai and fireworks (for azure, send the key itself)`],
-    ['google, a JSON document key', 'google', regionBound({ type: 'service_account', private_key: SECRET }), { apiKey: regionBound({ type: 'service_account', private_key: SECRET }), region: null }],
+    ['azure, a JSON document key', 'azure', regionBound({ token: SECRET, tenant: 'acme' }), { apiKey: regionBound({ token: SECRET, tenant: 'acme' }), region: null }],
+    ['google, a service-account document', 'google', regionBound({ type: 'service_account', private_key: SECRET }), expect.stringMatching(/^key is a Google Cloud service-account JSON document: .*Vertex AI credentials are not supported$/)],
+    ['bedrock, an AWS access key id', 'bedrock', 'AKIAZ7QK3MX9TLV2RB4N', expect.stringMatching(/^key is an AWS access key id: /)],
+    ['bedrock, a Bedrock API key', 'bedrock', `ABSK${SECRET}`, { apiKey: `ABSK${SECRET}`, region: null }],
     ['anthropic, api_key alone', 'anthropic', regionBound({ api_key: SECRET }), { apiKey: regionBound({ api_key: SECRET }), region: null }],
     ['anthropic, invalid JSON', 'anthropic', '{oops', { apiKey: '{oops', region: null }],
   ];
