@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { isResidencyRegion, type ResidencyRegion } from '#src/data-region.ts';
 import { parseAllowlistEntry, type AllowlistEntry } from '#src/server-tools/web-fetch/address-policy.ts';
+import { checkDatabaseUrl, checkRedisUrl } from '#src/config-urls.ts';
 
 /** Everything the gateway reads from its environment. */
 export interface Config {
@@ -147,6 +148,8 @@ export function parseWorkers(raw: string | undefined, databaseUrl: string | unde
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = (env.SWITCHBOARD_LOG_LEVEL ?? 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new Error(`SWITCHBOARD_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  checkDatabaseUrl(env.DATABASE_URL);
+  checkRedisUrl(env.REDIS_URL);
   return {
     host: env.HOST ?? '127.0.0.1',
     port: port(env, 'PORT', 8787),

@@ -14,6 +14,7 @@ import { acquireDataDirectoryLock, type DataDirectoryLock } from '#src/store/dat
 import { createLocalChangeFeed, createPostgresChangeFeed, type ChangeFeed } from '#src/store/change-feed.ts';
 import { applyMigrations } from '#src/store/migrate.ts';
 import { releasePgliteFileBundle } from '#src/store/pglite-file-bundle.ts';
+import { scrubPassword, withoutPassword } from '#src/config-urls.ts';
 
 /** The drizzle query layer, identical for both drivers. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -181,6 +182,9 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
     };
   } catch (error) {
     await pool.end().catch(() => {});
-    throw error;
+    // The driver's message says what failed ("connect ECONNREFUSED …", "role … does not exist"), not where.
+    const where = withoutPassword(databaseUrl);
+    const message = scrubPassword(error instanceof Error ? error.message : String(error), databaseUrl);
+    throw new Error(`DATABASE_URL${where === null ? '' : ` (${where})`}: PostgreSQL could not be opened: ${message}`, { cause: error });
   }
 }
