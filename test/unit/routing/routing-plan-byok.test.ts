@@ -42,6 +42,11 @@ describe('BYOK key order and filters', () => {
     ['allowed_api_key_hashes with the caller', [credential('k1', 'openai', { allowedApiKeyHashes: ['0'.repeat(64), CALLER] })], ['openai/gpt@openai#k1', 'openai/gpt@openai', 'openai/gpt@azure']],
     ['allowed_api_key_hashes without the caller', [credential('k1', 'openai', { allowedApiKeyHashes: ['0'.repeat(64)] })], ['openai/gpt@openai', 'openai/gpt@azure']],
     ['allowed_user_ids without a user', [credential('k1', 'openai', { allowedUserIds: ['alice'] })], ['openai/gpt@openai', 'openai/gpt@azure']],
+    // Lists stored empty before the API refused them: usable for nothing, never read as "no restriction".
+    ['allowed_models stored empty', [credential('k1', 'openai', { allowedModels: [] })], ['openai/gpt@openai', 'openai/gpt@azure']],
+    ['allowed_models stored empty, with is_byok_only: the shared endpoint stays', [credential('k1', 'openai', { allowedModels: [], isByokOnly: true })], ['openai/gpt@openai', 'openai/gpt@azure']],
+    ['allowed_user_ids stored empty', [credential('k1', 'openai', { allowedUserIds: [] })], ['openai/gpt@openai', 'openai/gpt@azure']],
+    ['allowed_api_key_hashes stored empty', [credential('k1', 'openai', { allowedApiKeyHashes: [] })], ['openai/gpt@openai', 'openai/gpt@azure']],
     ['model and key-hash filters matching but not the user filter', [credential('k1', 'openai', { allowedModels: ['openai/gpt'], allowedApiKeyHashes: [CALLER], allowedUserIds: ['bob'] })], ['openai/gpt@openai', 'openai/gpt@azure']],
   ])('%s', (_name, credentials, expected) => {
     expect(run(credentials)).toEqual(expected);
