@@ -1585,7 +1585,10 @@ export interface components {
          *       sequences); `service_tier` `auto` and `standard_only` are accepted and have no effect there;
          *       `context_management` is dropped with a logged warning (context editing is Anthropic's). Any other
          *       top-level field (`mcp_servers`, `container`, `inference_geo`, one Anthropic adds tomorrow) is a 400
-         *       naming it;
+         *       naming it; `thread` (Anthropic's message threads, which only Anthropic stores) is that 400 with
+         *       `error.details.error_code` `thread_unsupported_request`, the code on which Anthropic SDKs (the tool
+         *       runner of `client.beta.messages.toolRunner()`, which threads by default) send the whole conversation
+         *       again without `thread`;
          *     - an unknown `type` (block, source, tool, `thinking`, `tool_choice`, `output_config.format`), role, media
          *       type or enum value (`service_tier`, `output_config.effort`) is a 400 naming it;
          *     - an unknown property inside a known object is a 400 naming it, except hints whose loss cannot change the
@@ -2422,11 +2425,7 @@ export interface components {
             message: string;
         };
         /**
-         * @description Structured details of a `/messages` (or models) error, in Anthropic's shape: an object whose `error_code` names the
-         *     kind of failure and whose other fields depend on it (Anthropic SDKs expose it as `APIError.details` and the
-         *     code as `APIError.errorCode`). Present only when the gateway has something to say beyond the message; the
-         *     gateway's one code is `invalid_request_parameters`, for a request some of whose parameters are wrong, with
-         *     the list of them in `parameters`.
+         * @description Some parameters of the request are wrong, listed in `parameters`.
          * @example {
          *       "error_code": "invalid_request_parameters",
          *       "parameters": [
@@ -2437,16 +2436,41 @@ export interface components {
          *       ]
          *     }
          */
-        MessagesErrorDetails: {
+        InvalidRequestParametersDetails: {
             /**
-             * @description The gateway's code for the failure, never one of Anthropic's own (which name conditions of Anthropic's
-             *     API); `invalid_request_parameters`: some parameters of the request are wrong, listed in `parameters`.
-             * @constant
+             * @description `invalid_request_parameters`: some parameters of the request are wrong, listed in `parameters`. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             error_code: "invalid_request_parameters";
             /** @description Which parameters were wrong and why. */
             parameters: components["schemas"]["ErrorDetail"][];
         };
+        /**
+         * @description The request has `thread` (Anthropic's message threads) and the vendor chosen cannot hold one: send the whole
+         *     conversation without `thread`. Anthropic's code for a request Threads do not support; its `unsupported`
+         *     list (Anthropic's feature names) is left out, as the vendor, not a field, is what cannot be threaded.
+         * @example {
+         *       "error_code": "thread_unsupported_request"
+         *     }
+         */
+        ThreadUnsupportedRequestDetails: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            error_code: "thread_unsupported_request";
+        };
+        /**
+         * @description Structured details of a `/messages` (or models) error, in Anthropic's shape: an object whose `error_code` names the
+         *     kind of failure and whose other fields depend on it (Anthropic SDKs expose it as `APIError.details` and the
+         *     code as `APIError.errorCode`). Present only when the gateway has something to say beyond the message. The
+         *     gateway's own code is `invalid_request_parameters`, for a request some of whose parameters are wrong, with
+         *     the list of them in `parameters`. Anthropic's codes name conditions of Anthropic's API and are not used, but
+         *     one: `thread_unsupported_request`, when the request has `thread` and the vendor chosen (one reached by
+         *     translation) cannot hold a message thread; Anthropic SDKs answer it by sending the whole conversation
+         *     without `thread`.
+         */
+        MessagesErrorDetails: components["schemas"]["InvalidRequestParametersDetails"] | components["schemas"]["ThreadUnsupportedRequestDetails"];
         /**
          * @description The error body of `/messages`, `/messages/count_tokens`, `GET /models` and `GET /models/{model_id}` (the
          *     operations Anthropic's API has), in Anthropic's shape so that Anthropic SDKs parse it: `ErrorBody`'s `code` and `message`, plus Anthropic's `type` fields, and `details` as Anthropic's
@@ -3540,7 +3564,9 @@ export interface components {
         /**
          * @description The request is invalid: a broken limit or shape, `fallbacks` combined with `models`, a feature the chosen
          *     model cannot serve, or an upstream's rejection of the request. `details`, Anthropic's object, says which
-         *     parameters and why: `error_code` `invalid_request_parameters` and the list in `parameters`.
+         *     parameters and why: `error_code` `invalid_request_parameters` and the list in `parameters`. A request with
+         *     `thread` (Anthropic's message threads) that no endpoint able to hold a thread can serve has `error_code`
+         *     `thread_unsupported_request`, on which Anthropic SDKs send the conversation again without `thread`.
          *     An upstream's refusal of the prompt's length, in whichever vendor's words (OpenAI's "maximum context
          *     length", Gemini's "input token count … exceeds", Bedrock's "Input is too long", Mistral's, xAI's), is
          *     told in Anthropic's words first, `prompt is too long: N tokens > M maximum` (the numbers when the vendor

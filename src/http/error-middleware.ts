@@ -6,7 +6,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { ErrorBody, MessagesErrorBody, MessagesErrorDetails } from '#src/api-types.ts';
-import { DatabaseUnavailableError, GatewayError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.ts';
+import { DatabaseUnavailableError, GatewayError, STANDARD_MESSAGES, ThreadUnsupportedError, type ErrorDetail } from '#src/errors.ts';
 import { isDatabaseUnavailable } from '#src/store/database-availability.ts';
 import { anthropicErrorType } from '#src/error-vocabulary.ts';
 import type { Logger } from '#src/logger.ts';
@@ -23,6 +23,8 @@ export interface RenderedError {
   details?: ErrorDetail[];
   /** Response headers the status calls for (`Allow` on a 405). */
   headers?: Record<string, string>;
+  /** Anthropic's code for a condition its SDKs recover from, shown as `details.error_code` in Anthropic's shape. */
+  errorCode?: 'thread_unsupported_request';
 }
 
 /** The parts of the failed request a message may name (its method, its Content-Type, the matched operation). */
@@ -46,7 +48,8 @@ function isValidatorError(error: unknown): error is ValidatorError {
 /** Maps any thrown value to the status and safe message a client sees; `request` lets a message name what was sent. */
 export function toRenderedError(error: unknown, request?: FailedRequestContext): RenderedError {
   if (error instanceof GatewayError) {
-    return { status: error.status, message: error.publicMessage, ...(error.details ? { details: error.details } : {}), ...(error.headers ? { headers: { ...error.headers } } : {}) };
+    const code = error instanceof ThreadUnsupportedError ? { errorCode: error.errorCode } : {};
+    return { status: error.status, message: error.publicMessage, ...(error.details ? { details: error.details } : {}), ...(error.headers ? { headers: { ...error.headers } } : {}), ...code };
   }
   if (isBodyParserError(error)) return fromBodyParserError(error);
   if (isValidatorError(error)) return fromValidatorError(error, request);
@@ -122,7 +125,7 @@ export function sendError(res: Response, rendered: RenderedError): void {
   for (const [name, value] of Object.entries(rendered.headers ?? {})) res.setHeader(name, value);
   if (res.locals.anthropicErrorShape === true) {
     const requestId = typeof res.locals.generationId === 'string' ? { request_id: res.locals.generationId } : {};
-    const extra = listed ? { details: toMessagesErrorDetails(listed) } : {};
+    const extra = rendered.errorCode ? { details: { error_code: rendered.errorCode } } : listed ? { details: toMessagesErrorDetails(listed) } : {};
     const body: MessagesErrorBody = { type: 'error', error: { type: anthropicErrorType(status), code: status, message, ...extra }, ...requestId };
     res.status(status).json(body);
   } else {

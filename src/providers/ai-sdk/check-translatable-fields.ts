@@ -6,7 +6,7 @@
  * Unknown `type` values, roles and enum values are refused by the converters that read them.
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import { UnsupportedFeatureError } from '#src/errors.ts';
+import { ThreadUnsupportedError, UnsupportedFeatureError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { GATEWAY_ONLY_FIELDS } from '#src/request/gateway-fields.ts';
 import { contentBlocks, isKnownRole } from '#src/request/message-content.ts';
@@ -124,6 +124,10 @@ function checkBlocks(blocks: readonly unknown[], path: string, profile: AiSdkVen
  */
 export function checkTranslatableFields(request: Omit<MessageRequest, 'max_tokens'> & { max_tokens?: number }, profile: AiSdkVendorProfile): string[] {
   const warnings: string[] = [];
+  // Its own code: Anthropic SDKs (the tool runner threads by default) then send the whole conversation instead.
+  if ('thread' in request && request.thread !== undefined && request.thread !== null) {
+    throw new ThreadUnsupportedError(`field thread is not supported by ${profile.label}`);
+  }
   for (const name of Object.keys(request)) {
     if (!TRANSLATED_FIELDS.has(name)) throw unsupportedFeature(`field ${name}`, profile);
   }

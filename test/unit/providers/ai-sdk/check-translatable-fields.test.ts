@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
-import { UnsupportedFeatureError } from '#src/errors.ts';
+import { ThreadUnsupportedError, UnsupportedFeatureError } from '#src/errors.ts';
 import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { convertToAiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { convertToAnthropicBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
@@ -37,6 +37,7 @@ describe('values the translators do not know', () => {
     ['a new top-level field', { future_parameter_20270101: { level: 3 } }, 'field future_parameter_20270101'],
     ['an Anthropic field no other vendor has', { mcp_servers: [{ type: 'url', url: 'https://mcp.example.com', name: 'docs' }] }, 'field mcp_servers'],
     ['a code execution container', { container: 'container_011' }, 'field container'],
+    ['a message thread', { thread: { type: 'continue', previous_message_id: 'msg_011' } }, 'field thread'],
     ['a new thinking type', { thinking: { type: 'turbo_20270101' } }, 'thinking type turbo_20270101'],
     ['a new role', { messages: [hello, { role: 'critic_20270101', content: 'Be harsh.' }] }, 'role critic_20270101 (messages[1])'],
     ['a dated Anthropic tool', { tools: [{ type: 'memory_20250818', name: 'memory' }] }, 'tool type memory_20250818 (an Anthropic tool)'],
@@ -64,6 +65,23 @@ describe('values the translators do not know', () => {
       const convert = () => translate(family, request);
       expect(convert).toThrow(UnsupportedFeatureError);
       expect(convert).toThrow(`Invalid request parameters: ${named} is not supported by ${vendorProfile(family).label}`);
+    }
+  });
+});
+
+describe('thread', () => {
+  it('is refused with Anthropic’s thread_unsupported_request code, created or continued', () => {
+    for (const thread of [{ type: 'create' }, { type: 'continue', previous_message_id: 'msg_011' }]) {
+      const refusal = (() => {
+        try {
+          translate('openai-chat', body({ thread }));
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      })();
+      expect(refusal).toBeInstanceOf(ThreadUnsupportedError);
+      expect((refusal as ThreadUnsupportedError).errorCode).toBe('thread_unsupported_request');
     }
   });
 });
