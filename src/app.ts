@@ -6,14 +6,13 @@
  */
 import type { RequestListener } from 'node:http';
 import express, { type Express, type RequestHandler, type Router } from 'express';
-import { NotFoundError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import type { KeyAuthenticator } from '#src/http/caller.ts';
 import { BUNDLED_SPEC_PATH } from '#src/http/bundled-spec.ts';
 import { createModelSlugPath } from '#src/http/model-slug-path.ts';
 import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
 import { createMethodSemantics } from '#src/http/method-semantics.ts';
-import { createErrorMiddleware, useAnthropicErrorShape, useMessagesErrorShape } from '#src/http/error-middleware.ts';
+import { createErrorMiddleware, unknownPath, useAnthropicErrorShape, useMessagesErrorShape } from '#src/http/error-middleware.ts';
 import { assignGenerationId } from '#src/http/generation-id.ts';
 import { canonicalJsonContentType } from '#src/http/canonical-content-type.ts';
 import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
@@ -93,7 +92,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   app.use(API_PREFIX, router);
   messagesChain.push({ handle: routes.postMessages, mountPath: API_PREFIX });
 
-  use((_req, _res, next) => next(new NotFoundError()), { messages: true });
+  use(unknownPath, { messages: true });
   const errorMiddleware = createErrorMiddleware(deps.logger);
   app.use(errorMiddleware);
   const listener = createDirectDispatch(app, { method: 'POST', url: MESSAGES_PATH, steps: messagesChain, errorHandler: errorMiddleware });

@@ -6,7 +6,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { ErrorBody, MessagesErrorBody, MessagesErrorDetails } from '#src/api-types.ts';
-import { DatabaseUnavailableError, GatewayError, STANDARD_MESSAGES, ThreadUnsupportedError, type ErrorDetail } from '#src/errors.ts';
+import { DatabaseUnavailableError, GatewayError, NotFoundError, STANDARD_MESSAGES, ThreadUnsupportedError, type ErrorDetail } from '#src/errors.ts';
 import { isDatabaseUnavailable } from '#src/store/database-availability.ts';
 import { anthropicErrorType } from '#src/error-vocabulary.ts';
 import type { Logger } from '#src/logger.ts';
@@ -111,6 +111,15 @@ export const useAnthropicErrorShape: RequestHandler = (_req, res, next) => {
 };
 
 /**
+ * The 404 of a path the spec does not have, in Anthropic's shape (a superset of `ErrorBody`): Anthropic SDKs
+ * call endpoints of Anthropic's API the gateway does not serve (files, skills) and read the error's type.
+ */
+export const unknownPath: RequestHandler = (_req, res, next) => {
+  res.locals.anthropicErrorShape = true;
+  next(new NotFoundError());
+};
+
+/**
  * The parameter list as Anthropic's `error.details`: an object keyed by `error_code`, which Anthropic SDKs read
  * as `APIError.errorCode` (a list there is neither an object nor a code, and strictly typed SDKs refuse it).
  */
@@ -139,6 +148,8 @@ export function sendError(res: Response, rendered: RenderedError): void {
 export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     const rendered = toRenderedError(error, req);
+    // The validator's 404 is a path the spec does not have, answered as `unknownPath` answers the others.
+    if (isValidatorError(error) && error.status === 404) res.locals.anthropicErrorShape = true;
     if (rendered.status === 503 || rendered.status === 504 || rendered.status === 529) {
       logger.warn('request answered 503', { method: req.method, path: req.path, message: rendered.message, error });
     } else if (rendered.status >= 500) {
