@@ -2446,31 +2446,35 @@ export interface components {
             parameters: components["schemas"]["ErrorDetail"][];
         };
         /**
-         * @description The request has `thread` (Anthropic's message threads) and the vendor chosen cannot hold one: send the whole
-         *     conversation without `thread`. Anthropic's code for a request Threads do not support; its `unsupported`
-         *     list (Anthropic's feature names) is left out, as the vendor, not a field, is what cannot be threaded.
+         * @description A request with `thread` (Anthropic's message threads) that cannot be threaded as sent, in Anthropic's codes,
+         *     on which Anthropic SDKs (the tool runner of `client.beta.messages.toolRunner()`) recover by themselves:
+         *     `thread_unsupported_request` (400), from the gateway, when the vendor chosen is reached by translation and
+         *     cannot hold a thread: send the whole conversation without `thread` (Anthropic's `unsupported` list of
+         *     feature names is left out, as the vendor, not a field, is what cannot be threaded). The others come from an
+         *     Anthropic-format upstream and are answered with its status and message, without trying another endpoint
+         *     (the thread lives with that upstream's account): `thread_not_found` (404), `thread_already_continued`,
+         *     `thread_continue_in_flight` and `thread_fingerprint_mismatch` (400), on which the SDK replays the
+         *     conversation under a new thread.
          * @example {
-         *       "error_code": "thread_unsupported_request"
+         *       "error_code": "thread_not_found"
          *     }
          */
-        ThreadUnsupportedRequestDetails: {
+        ThreadErrorDetails: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            error_code: "thread_unsupported_request";
+            error_code: "thread_unsupported_request" | "thread_not_found" | "thread_already_continued" | "thread_continue_in_flight" | "thread_fingerprint_mismatch";
         };
         /**
          * @description Structured details of a `/messages` (or models) error, in Anthropic's shape: an object whose `error_code` names the
          *     kind of failure and whose other fields depend on it (Anthropic SDKs expose it as `APIError.details` and the
          *     code as `APIError.errorCode`). Present only when the gateway has something to say beyond the message. The
          *     gateway's own code is `invalid_request_parameters`, for a request some of whose parameters are wrong, with
-         *     the list of them in `parameters`. Anthropic's codes name conditions of Anthropic's API and are not used, but
-         *     one: `thread_unsupported_request`, when the request has `thread` and the vendor chosen (one reached by
-         *     translation) cannot hold a message thread; Anthropic SDKs answer it by sending the whole conversation
-         *     without `thread`.
+         *     the list of them in `parameters`. Anthropic's codes name conditions of Anthropic's API and are not used,
+         *     but those of its message threads (`ThreadErrorDetails`), on which Anthropic SDKs recover by themselves.
          */
-        MessagesErrorDetails: components["schemas"]["InvalidRequestParametersDetails"] | components["schemas"]["ThreadUnsupportedRequestDetails"];
+        MessagesErrorDetails: components["schemas"]["InvalidRequestParametersDetails"] | components["schemas"]["ThreadErrorDetails"];
         /**
          * @description The error body of `/messages`, `/messages/count_tokens`, `GET /models` and `GET /models/{model_id}` (the
          *     operations Anthropic's API has), in Anthropic's shape so that Anthropic SDKs parse it: `ErrorBody`'s `code` and `message`, plus Anthropic's `type` fields, and `details` as Anthropic's
@@ -3566,7 +3570,8 @@ export interface components {
          *     model cannot serve, or an upstream's rejection of the request. `details`, Anthropic's object, says which
          *     parameters and why: `error_code` `invalid_request_parameters` and the list in `parameters`. A request with
          *     `thread` (Anthropic's message threads) that no endpoint able to hold a thread can serve has `error_code`
-         *     `thread_unsupported_request`, on which Anthropic SDKs send the conversation again without `thread`.
+         *     `thread_unsupported_request`, on which Anthropic SDKs send the conversation again without `thread`; an
+         *     Anthropic-format upstream's refusal of a thread turn keeps its own code (`ThreadErrorDetails`).
          *     An upstream's refusal of the prompt's length, in whichever vendor's words (OpenAI's "maximum context
          *     length", Gemini's "input token count … exceeds", Bedrock's "Input is too long", Mistral's, xAI's), is
          *     told in Anthropic's words first, `prompt is too long: N tokens > M maximum` (the numbers when the vendor
@@ -3624,7 +3629,12 @@ export interface components {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
-        /** @description The model is unknown to the catalog, or no endpoint may serve it under the request's preferences. */
+        /**
+         * @description The model is unknown to the catalog, or no endpoint may serve it under the request's preferences; or an
+         *     Anthropic-format upstream holds no thread for the request's `thread.previous_message_id` (`details`
+         *     `error_code` `thread_not_found`, the upstream's message), on which Anthropic SDKs replay the conversation
+         *     under a new thread.
+         */
         MessagesNotFound: {
             headers: {
                 "X-Generation-Id": components["headers"]["GenerationId"];

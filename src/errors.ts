@@ -59,11 +59,6 @@ export class BadRequestError extends GatewayError {
  */
 export class UnsupportedFeatureError extends BadRequestError {}
 
-/** The `thread` of Anthropic's message threads, which only Anthropic stores: Anthropic SDKs resend without it on this code. */
-export class ThreadUnsupportedError extends UnsupportedFeatureError {
-  readonly errorCode = 'thread_unsupported_request' as const;
-}
-
 /**
  * 400: the prompt's estimate exceeds the known context length of one endpoint, found before anything was sent
  * to it. Skipped like an unsupported feature: a later attempt with a larger context may serve the request, and

@@ -8,6 +8,7 @@
  * step of a server-side tool loop (which starts its later steps with the attempt that served the first).
  */
 import type { AttemptStatus } from '#src/api-types.ts';
+import { ThreadRejectedError } from '#src/thread-errors.ts';
 import {
   AllAttemptsFailedError,
   CredentialUnavailableError,
@@ -106,6 +107,8 @@ export async function runAttempts<T>(
       record('success', 200);
       return { ok: true, result, attempt, index, records };
     } catch (error) {
+      // An upstream's refusal of a thread turn is the answer, recorded as the request it refused.
+      if (error instanceof ThreadRejectedError) record('invalid_request', error.status);
       const status = skippedStatus(error);
       if (status === null) return { ok: false, error, records };
       record(status, error instanceof UpstreamError ? (error.upstreamStatus ?? null) : null);

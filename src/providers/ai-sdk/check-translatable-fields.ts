@@ -6,7 +6,8 @@
  * Unknown `type` values, roles and enum values are refused by the converters that read them.
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import { ThreadUnsupportedError, UnsupportedFeatureError } from '#src/errors.ts';
+import { UnsupportedFeatureError } from '#src/errors.ts';
+import { ThreadUnsupportedError } from '#src/thread-errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { GATEWAY_ONLY_FIELDS } from '#src/request/gateway-fields.ts';
 import { contentBlocks, isKnownRole } from '#src/request/message-content.ts';

@@ -9,6 +9,7 @@ import { apiKeyOf, type AdapterMessage, type AdapterStream, type AttemptCall, ty
 import { exchangeUpstream, type UpstreamResponse } from '#src/providers/upstream-exchange.ts';
 import { upstreamHeadersTimeoutMs } from '#src/providers/http-client.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
+import { threadRejectionOf } from '#src/thread-errors.ts';
 import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
 import { convertToAnthropicBody, convertToAnthropicCountTokensBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
 
@@ -55,6 +56,9 @@ async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   const text = await response.body.text().catch(() => '');
+  // Its SDK recovers from a thread refusal by its code: answered as it is, not tried elsewhere.
+  const threadRejection = threadRejectionOf(call.provider, response.statusCode, text, apiKeyOf(call.key));
+  if (threadRejection) throw threadRejection;
   throw upstreamErrorFromResponse({
     provider: call.provider,
     status: response.statusCode,

@@ -4,12 +4,14 @@
  * turn). Only Anthropic stores a thread, so a translated vendor refuses `thread`; the 400 carries Anthropic's
  * `thread_unsupported_request` code, on which the runner sends the whole conversation without `thread` and the
  * loop completes. Before, the 400 carried no such code and the runner failed on its first turn. On an
- * Anthropic-format upstream the thread and its beta pass through untouched.
+ * Anthropic-format upstream the thread and its beta pass through untouched, and its thread rejections (a thread
+ * it no longer holds) reach the SDK with their status and `error_code`, on which the runner replays the whole
+ * conversation under a new thread; before, a lost thread was a 404 tried elsewhere and answered as a 502.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { betaTool } from '@anthropic-ai/sdk/helpers/beta/json-schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicStep, openAiChatStep, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicStep, openAiChatStep, reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { modelYaml } from '#test/integration/providers-e2e/e2e-target.ts';
 
@@ -101,5 +103,42 @@ describe('the tool runner on an Anthropic-format upstream', () => {
     expect(continued.thread?.type).toBe('continue');
     expect(continued.thread?.previous_message_id).toMatch(/^msg_/);
     expect(continued.messages).toHaveLength(1);
+  });
+});
+
+describe('a thread the Anthropic-format upstream no longer holds', () => {
+  const lost = { type: 'error', error: { type: 'not_found_error', message: 'No thread found for previous_message_id.', details: { error_code: 'thread_not_found' } }, request_id: 'req_011Lost' };
+
+  it('reaches the SDK as ThreadNotFoundError, sent to no other attempt', async () => {
+    anthropic.clear();
+    anthropic.enqueue(reply.error(404, { body: lost }));
+    const error = await client.beta.messages
+      .create({ model: 'test/on-anthropic', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], thread: { type: 'continue', previous_message_id: 'msg_011Gone' }, betas: [THREADS_BETA] })
+      .then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+    expect(error).toBeInstanceOf(Anthropic.Messages.ThreadNotFoundError);
+    const apiError = error as InstanceType<typeof Anthropic.Messages.ThreadNotFoundError>;
+    expect(apiError.status).toBe(404);
+    expect(apiError.errorCode).toBe('thread_not_found');
+    expect(apiError.message).toContain('No thread found for previous_message_id.');
+    expect(apiError.requestID).toMatch(/^gen_/);
+    expect(anthropic.requests).toHaveLength(1);
+  });
+
+  it.each([false, true])('lets the tool runner replay the conversation under a new thread (stream %s)', async (stream) => {
+    anthropic.clear();
+    anthropic.enqueue(
+      anthropicStep({ calls: [{ name: 'get_weather', input: { city: 'Paris' } }], usage: USAGE }),
+      reply.error(404, { body: lost }),
+      anthropicStep({ text: 'Sunny in Paris.', usage: USAGE }),
+    );
+    const final = await runWeatherLoop('test/on-anthropic', stream);
+    expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: 'Sunny in Paris.' })]);
+    expect(anthropic.requests).toHaveLength(3);
+    const replay = anthropic.requests[2]?.body as { thread?: unknown; messages: unknown[] };
+    expect(replay.thread).toEqual({ type: 'create' });
+    expect(replay.messages).toHaveLength(3);
   });
 });

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MessageRequest } from '#src/api-types.ts';
-import { ThreadUnsupportedError, UnsupportedFeatureError } from '#src/errors.ts';
+import { UnsupportedFeatureError } from '#src/errors.ts';
+import { ThreadUnsupportedError } from '#src/thread-errors.ts';
 import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { convertToAiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { convertToAnthropicBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
