@@ -1,7 +1,9 @@
 /**
  * An Anthropic-format upstream's events as they arrive, for the passthrough: the body cut into events whose
  * bytes are kept (the SSE writer forwards them as they came); only each event's name is read here, and the
- * data of an `error` event, which fails the stream. A plain iterator rather than an async generator: the
+ * data of an `error` event, which fails the stream, and of `message_start`, which opens the one message a
+ * stream may carry: Anthropic has been recorded repeating it (dropped here) and starting a second message
+ * inside the first (a failure: the client holds half of the first already). A plain iterator rather than an async generator: the
  * events of one upstream packet (usually all of a short answer) are handed out from an array, without a promise
  * to a reader that asks `nextReady` (src/http/stream-to-client.ts) and with an already-resolved one to any
  * other, and the body is read only when they run out, where a generator's `yield` cost promise and microtask
@@ -16,6 +18,14 @@ import type { UpstreamBody } from '#src/providers/upstream-exchange.ts';
 import { upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+function messageIdOf(data: string): unknown {
+  try {
+    return (JSON.parse(data) as { message?: { id?: unknown } }).message?.id;
+  } catch {
+    return undefined;
+  }
+}
 
 function vendorErrorType(data: string): unknown {
   try {
@@ -40,6 +50,9 @@ export class PassedEvents implements AsyncIterableIterator<SseEvent>, ReadyEvent
   #index = 0;
   #stopped = false;
   #bodyEnded = false;
+  /** The id of the message the stream's `message_start` opened (null when it had none), once it came. */
+  #messageId: unknown;
+  #messageStarted = false;
   /** Failed, ended or given up: every later read is the end. */
   #finished = false;
 
@@ -65,7 +78,11 @@ export class PassedEvents implements AsyncIterableIterator<SseEvent>, ReadyEvent
 
   /** The next event of the last chunk read, or undefined when there is none left (or the stream is over). */
   nextReady(): SseEvent | undefined {
-    return this.#finished || this.#index >= this.#ready.length ? undefined : this.#takeReady();
+    while (!this.#finished && this.#index < this.#ready.length) {
+      const event = this.#takeReady();
+      if (event) return event;
+    }
+    return undefined;
   }
 
   /** The reader stopped early: the rest of the body is not wanted. */
@@ -76,21 +93,47 @@ export class PassedEvents implements AsyncIterableIterator<SseEvent>, ReadyEvent
 
   /** The next event, the end, or undefined when a chunk must be read first; throws the stream's failure. */
   #take(): IteratorResult<SseEvent> | undefined {
+    while (!this.#finished && this.#index < this.#ready.length) {
+      const event = this.#takeReady();
+      if (event) return { done: false, value: event };
+    }
     if (this.#finished) return DONE;
-    if (this.#index < this.#ready.length) return { done: false, value: this.#takeReady() };
     if (!this.#bodyEnded) return undefined;
     this.#finish();
     if (!this.#stopped) throw new UpstreamError({ provider: this.#provider, kind: 'malformed_response', message: `Upstream ${this.#provider} ended the stream early` });
     return DONE;
   }
 
-  /** The next of the ready events (there is one); throws the failure an `error` event is. */
-  #takeReady(): SseEvent {
+  /**
+   * The next of the ready events (there is one), or undefined when it is dropped (a repeated `message_start`);
+   * throws the failure an `error` event, or a second message inside the first, is.
+   */
+  #takeReady(): SseEvent | undefined {
     const event = this.#ready[this.#index]!;
     this.#index += 1;
     if (event.event === 'error') throw this.#fail(new UpstreamError({ provider: this.#provider, kind: kindForErrorType(vendorErrorType(event.data)), rawBody: event.data }));
     if (event.event === 'message_stop') this.#stopped = true;
+    else if (event.event === 'message_start') return this.#admitMessageStart(event);
     return event;
+  }
+
+  /** The stream's first `message_start`, passed; the same one again, dropped; another message's, a failure. */
+  #admitMessageStart(event: UpstreamSseEvent): SseEvent | undefined {
+    const id = messageIdOf(event.data) ?? null;
+    if (!this.#messageStarted) {
+      this.#messageStarted = true;
+      this.#messageId = id;
+      return event;
+    }
+    if (id === this.#messageId) return undefined;
+    throw this.#fail(
+      new UpstreamError({
+        provider: this.#provider,
+        kind: 'malformed_response',
+        message: `Upstream ${this.#provider} started message ${JSON.stringify(id)} inside message ${JSON.stringify(this.#messageId)}`,
+        rawBody: event.data.slice(0, 4096),
+      }),
+    );
   }
 
   readonly #onChunk = (chunk: IteratorResult<Buffer>): IteratorResult<SseEvent> | Promise<IteratorResult<SseEvent>> => {

@@ -44,6 +44,27 @@ describe('PassedEvents', () => {
     await expect(names(new PassedEvents('anthropic', body))).rejects.toMatchObject({ kind: 'overloaded' });
   });
 
+  it.each([
+    { case: 'in one packet', chunks: (a: string, b: string) => [a + b + PING + STOP] },
+    { case: 'across packets', chunks: (a: string, b: string) => [a, b, PING + STOP] },
+  ])('drops a repeated message_start of the same message ($case)', async ({ chunks }) => {
+    const start = event('message_start', { type: 'message_start', message: { id: 'msg_dup' } });
+    expect(await names(new PassedEvents('anthropic', chunkedBody(chunks(start, start))))).toEqual(['message_start', 'ping', 'message_stop']);
+  });
+
+  it('fails with malformed_response when another message starts inside the first, after its events', async () => {
+    const first = event('message_start', { type: 'message_start', message: { id: 'msg_first' } });
+    const second = event('message_start', { type: 'message_start', message: { id: 'msg_second' } });
+    const body = chunkedBody([first + PING + second + STOP]);
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const passed of new PassedEvents('anthropic', body)) seen.push((passed as RawSseEvent).event);
+    })();
+    await expect(reading).rejects.toMatchObject({ kind: 'malformed_response', message: expect.stringContaining('"msg_second" inside message "msg_first"') });
+    expect(seen).toEqual(['message_start', 'ping']);
+    expect(body.discarded).toBe(1);
+  });
+
   it('gives the body up when the reader stops early, and ends every later read', async () => {
     const body = chunkedBody([START + PING, STOP]);
     const events = new PassedEvents('anthropic', body);
