@@ -1907,7 +1907,17 @@ export interface components {
             server_name: string;
             input: Record<string, never>;
         };
-        ResponseContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["ServerToolResultBlock"] | components["schemas"]["McpToolUseBlock"];
+        /**
+         * @description Anthropic's summary of the conversation before this point (server-side compaction, a `compact_*` edit in
+         *     `context_management`), passed through from Anthropic-format upstreams. Passed back in the next request,
+         *     it stands for everything before it.
+         */
+        CompactionBlock: {
+            /** @constant */
+            type: "compaction";
+            content: string | null;
+        };
+        ResponseContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["ServerToolResultBlock"] | components["schemas"]["McpToolUseBlock"] | components["schemas"]["CompactionBlock"];
         /** @enum {string|null} */
         StopReason: "end_turn" | "max_tokens" | "model_context_window_exceeded" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | "compaction" | null;
         /** @description Structured information about a refusal (`stop_reason` is `refusal`). */
@@ -1965,11 +1975,28 @@ export interface components {
                 /** @description Calls of tools of MCP servers (`gateway:mcp`), every server together. */
                 mcp_requests?: number;
             } | null;
+            /**
+             * @description Anthropic's usage per sampling iteration of the request, passed on as sent. A `compaction` iteration
+             *     (server-side compaction summarising the conversation first) is billed but left out of the top-level
+             *     counts, which are the answer's own; `cost` adds it.
+             */
+            iterations?: {
+                /**
+                 * @example compaction
+                 * @example message
+                 */
+                type: string;
+                input_tokens?: number;
+                output_tokens?: number;
+                cache_creation_input_tokens?: number | null;
+                cache_read_input_tokens?: number | null;
+            }[] | null;
             /** @example standard */
             service_tier?: string | null;
             /**
              * @description Cost of this request in USD, from the endpoint's pricing (cache reads and writes priced separately,
-             *     `fast` at its premium): what the key is charged. It includes the `moderation` plugin's screening call
+             *     `fast` at its premium): what the key is charged. It includes Anthropic's `compaction` iterations (see
+             *     `iterations`), each priced as a request of its own, and the `moderation` plugin's screening call
              *     when a catalog model screened the input (`engine: model`; its tokens are not in this `usage`, they are in
              *     the generation record's `moderation`), also for a flagged input, whose refusal has zero tokens.
              */

@@ -6,6 +6,7 @@ export type { ConfigProblem } from './config-readers.ts';
 export { locateEndpoint, type EndpointLocation } from './locate-endpoint.ts';
 export {
   computeCost,
+  computeAnthropicCost,
   selectPricing,
   usageFromAnthropic,
   usageFromInclusivePrompt,
@@ -13,6 +14,7 @@ export {
   type TokenUsage,
   type Speed,
   type AnthropicUsageFields,
+  type AnthropicIterationUsage,
 } from './pricing.ts';
 export type { ModelListBody, ModelView, ModelEndpointView } from './models-view.ts';
 export { SecretValue } from './secret-value.ts';

@@ -81,6 +81,51 @@ export interface AnthropicUsageFields {
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
+  /** Usage per sampling iteration, when Anthropic ran more than the answer (server-side compaction). */
+  iterations?: readonly AnthropicIterationUsage[] | null;
+}
+
+/** One entry of Anthropic's `usage.iterations`. */
+export interface AnthropicIterationUsage {
+  type?: string;
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
+}
+
+/**
+ * Cost in USD of an Anthropic-convention usage: the answer's own counts, plus each `compaction` iteration.
+ * Server-side compaction samples a summary of the conversation before the answer; Anthropic bills it but
+ * leaves it out of the top-level counts (those are the answer's iteration). Each iteration is priced as a
+ * request of its own, so a long-context tier applies to the prompt that iteration read.
+ * @see https://platform.claude.com/docs/en/build-with-claude/compaction
+ */
+export function computeAnthropicCost(usage: AnthropicUsageFields, pricing: Pricing): number {
+  let cost = computeCost(usageFromAnthropic(usage), pricing);
+  const iterations = usage.iterations;
+  if (!Array.isArray(iterations)) return cost;
+  for (const iteration of iterations) {
+    if (iteration?.type !== 'compaction') continue;
+    const cacheWriteTokens = count(iteration.cache_creation_input_tokens);
+    cost += computeCost(
+      {
+        inputTokens: count(iteration.input_tokens),
+        outputTokens: count(iteration.output_tokens),
+        cacheReadTokens: count(iteration.cache_read_input_tokens),
+        cacheWriteTokens,
+        cacheWrite1hTokens: Math.min(count(iteration.cache_creation?.ephemeral_1h_input_tokens), cacheWriteTokens),
+      },
+      pricing,
+    );
+  }
+  return cost;
+}
+
+// A count the vendor sent as it should, else 0: an iteration is read from the upstream's JSON as it came.
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 }
 
 /** Normalizes Anthropic's usage (already in the right convention; this only fills the cache fields). */

@@ -6,7 +6,7 @@
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ApiFamily, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
-import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
+import { computeAnthropicCost } from '#src/catalog/pricing.ts';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
 import { logWarnings, settle, settleStream, startStream, streamEvents, streamOutcomeStage } from '#src/messages/attempt-answers.ts';
 import { staged } from '#src/providers/event-stages.ts';
@@ -75,7 +75,7 @@ function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly Att
     providerName: attempt.provider.displayName,
     isByok: isByok(attempt),
     // The key was charged the moderation screening too: the answer's cost is all it was charged.
-    priceUsage: (usage) => computeCost(usageFromAnthropic(usage), attempt.pricing) + (context.screening?.cost ?? 0),
+    priceUsage: (usage) => computeAnthropicCost(usage, attempt.pricing) + (context.screening?.cost ?? 0),
   };
   if (context.wantsMetadata) {
     additions.metadata = () => buildGatewayMetadata({ plan, served: attempt, records, startedAt: context.startedAt });

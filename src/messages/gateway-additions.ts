@@ -9,7 +9,7 @@ import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provid
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
 
 /** Normalized usage in Anthropic's convention, as the cost function reads it. */
-export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation'>;
+export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation' | 'iterations'>;
 
 /** What the additions need to know about the attempt that answered. */
 export interface AdditionsContext {
@@ -44,6 +44,7 @@ interface StreamUsage {
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   cache_creation?: Usage['cache_creation'];
+  iterations?: Usage['iterations'];
 }
 
 // Each count by name, not in a loop over the names: a store with a computed key goes through V8's generic
@@ -55,6 +56,8 @@ function merge(total: StreamUsage, update: StreamUsage | undefined): void {
   if (typeof update.cache_creation_input_tokens === 'number') total.cache_creation_input_tokens = update.cache_creation_input_tokens;
   if (typeof update.cache_read_input_tokens === 'number') total.cache_read_input_tokens = update.cache_read_input_tokens;
   if (update.cache_creation) total.cache_creation = update.cache_creation;
+  // Anthropic's per-iteration usage (a compaction iteration is billed apart from the answer's counts).
+  if (update.iterations) total.iterations = update.iterations;
 }
 
 /**
@@ -80,13 +83,15 @@ export function amendStage(context: AdditionsContext): EventStage {
           // Amended by assignment, not `{ ...payload.usage, … }` (see finalizeMessage): the same keys, in order.
           const amended = { ...payload.usage };
           amended.output_tokens = usage.output_tokens ?? 0;
-          amended.cost = context.priceUsage({
+          const priced: UsageForCost = {
             input_tokens: usage.input_tokens ?? 0,
             output_tokens: usage.output_tokens ?? 0,
             cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
             cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
             cache_creation: usage.cache_creation ?? null,
-          });
+          };
+          if (usage.iterations) priced.iterations = usage.iterations;
+          amended.cost = context.priceUsage(priced);
           amended.is_byok = context.isByok;
           payload.usage = amended;
           return payload;

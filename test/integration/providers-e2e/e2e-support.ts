@@ -67,6 +67,7 @@ export function expectWellFormed(events: MessageStreamEvent[]): string[] {
     thinking: ['thinking_delta', 'signature_delta'],
     tool_use: ['input_json_delta'],
     server_tool_use: ['input_json_delta'],
+    compaction: ['compaction_delta'],
   };
   for (const [position, event] of events.entries()) {
     switch (event.type) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Pricing } from '#src/catalog/catalog-types.ts';
 import { loadCatalog } from '#src/catalog/load-catalog.ts';
 import {
+  computeAnthropicCost,
   computeCost,
   selectPricing,
   usageFromAnthropic,
@@ -52,6 +53,22 @@ describe('computeCost', () => {
     ['more 1-hour writes than writes', usage({ cacheWriteTokens: 1, cacheWrite1hTokens: 2 })],
   ])('rejects usage that is %s', (_case, tokens) => {
     expect(() => computeCost(tokens, SONNET)).toThrow(RangeError);
+  });
+});
+
+describe('computeAnthropicCost', () => {
+  const answer = { input_tokens: 1_000, output_tokens: 500 };
+  const compaction = (fields: Record<string, unknown>) => ({ type: 'compaction', input_tokens: 0, output_tokens: 0, ...fields });
+  it.each([
+    ['no iterations: the answer alone', answer, 0.0105],
+    ['the answer listed as its own iteration is not counted twice', { ...answer, iterations: [{ type: 'message', ...answer }] }, 0.0105],
+    ['a compaction iteration is added', { ...answer, iterations: [compaction({ input_tokens: 10_000, output_tokens: 100 }), { type: 'message', ...answer }] }, 0.0105 + 0.0315],
+    // Priced on its own: the compaction read 250,000 tokens (long-context rates), the answer 1,000 (base rates).
+    ['each iteration at its own tier', { ...answer, iterations: [compaction({ input_tokens: 250_000, output_tokens: 1_000 })] }, 0.0105 + 1.5 + 0.0225],
+    ['its cache reads and one-hour writes at their prices', { ...answer, iterations: [compaction({ cache_read_input_tokens: 10_000, cache_creation_input_tokens: 2_000, cache_creation: { ephemeral_1h_input_tokens: 1_000 } })] }, 0.0105 + 0.003 + 0.00375 + 0.006],
+    ['malformed counts are read as none', { ...answer, iterations: [compaction({ input_tokens: -5, output_tokens: 'many' }), null] }, 0.0105],
+  ])('%s', (_name, fields, expected) => {
+    expect(computeAnthropicCost(fields as Parameters<typeof computeAnthropicCost>[0], SONNET)).toBeCloseTo(expected, 12);
   });
 });
 
