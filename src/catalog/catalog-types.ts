@@ -52,9 +52,11 @@ export interface ProviderQuirks {
   supportsMultiPartToolContent?: boolean;
   /**
    * The field of an assistant message holding its reasoning: where an earlier turn's thinking is sent back
-   * (default `reasoning_content`; Groq and Cerebras refuse that field). Streamed reasoning is read from either.
+   * (default `reasoning_content`; Groq and Cerebras refuse that field), or `none` for a vendor that takes no
+   * reasoning in an assistant message (Mistral answers 422 `extra_forbidden`): it is left out. Streamed
+   * reasoning is read from either field.
    */
-  reasoningField?: 'reasoning_content' | 'reasoning';
+  reasoningField?: 'reasoning_content' | 'reasoning' | 'none';
   /**
    * Longest tool-call id the vendor accepts (Mistral: exactly 9 letters and digits): every id of the
    * conversation is sent as that many letters and digits, mapped consistently, and given back as the client's.

@@ -96,7 +96,7 @@ const quirks = record({
   include_usage: boolean(),
   supports_structured_outputs: boolean(),
   supports_multi_part_tool_content: boolean(),
-  reasoning_field: oneOf(['reasoning_content', 'reasoning'] as const),
+  reasoning_field: oneOf(['reasoning_content', 'reasoning', 'none'] as const),
   tool_call_id_max_length: tokenCount(),
 });
 

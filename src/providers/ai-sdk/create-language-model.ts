@@ -137,6 +137,7 @@ function compatibleSettings(quirks: Readonly<ProviderQuirks>): Pick<OpenAICompat
     supportsStructuredOutputs: quirks.supportsStructuredOutputs ?? false,
     supportsMultiPartToolContent: quirks.supportsMultiPartToolContent ?? false,
     ...(quirks.reasoningField === 'reasoning' ? { transformRequestBody: moveReplayedReasoning } : {}),
+    ...(quirks.reasoningField === 'none' ? { transformRequestBody: dropReplayedReasoning } : {}),
   };
 }
 
@@ -149,6 +150,18 @@ function moveReplayedReasoning(body: Record<string, unknown>): Record<string, un
     message.reasoning = message.reasoning_content;
     delete message.reasoning_content;
   }
+  return body;
+}
+
+/**
+ * Leaves the reasoning of assistant turns out of the body the package built, for a vendor that refuses the
+ * field (Mistral validates messages strictly: `reasoning_content` is a 422 `extra_forbidden`). The thinking an
+ * Anthropic client passes back is the model's own past reasoning; the answer does not depend on reading it.
+ */
+function dropReplayedReasoning(body: Record<string, unknown>): Record<string, unknown> {
+  const messages = body.messages;
+  if (!Array.isArray(messages)) return body;
+  for (const message of messages as Array<Record<string, unknown>>) delete message.reasoning_content;
   return body;
 }
 

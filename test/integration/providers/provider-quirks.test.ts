@@ -2,7 +2,7 @@
  * Provider quirks over HTTP, each observed on the wire of a fake OpenAI-compatible server: Mistral's tool-call
  * ids (nine letters and digits, mapped consistently and given back as the client's), `include_usage` (Mistral
  * refuses `stream_options`), `reasoning_field` (Groq streams and takes back reasoning as `reasoning`, DeepSeek
- * as `reasoning_content`) and `supports_multi_part_tool_content` (a tool result's image as a content part, or
+ * as `reasoning_content`, Mistral in neither) and `supports_multi_part_tool_content` (a tool result's image as a content part, or
  * the result flattened to text).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -159,6 +159,31 @@ describe('reasoning_field', () => {
     const assistant = sentMessages().find((message) => message.role === 'assistant');
     expect(assistant).toMatchObject({ content: 'Three.', [field]: 'Count them: three.' });
     expect(assistant).not.toHaveProperty(other);
+  });
+});
+
+describe('Mistral: reasoning_field none', () => {
+  it('answers the recorded Magistral thinking as a thinking block, and sends it back on the next turn in no field (Mistral refuses reasoning_content)', async () => {
+    fake.enqueue(reply.fixture('mistral-reasoning', { vendor: 'mistral' }), reply.fixture('mistral-text', { vendor: 'mistral' }));
+    const question = { role: 'user', content: 'What is 2+2?' };
+    const first = await postMessage(gateway, { model: 'test/mistral', max_tokens: 256, messages: [question] });
+
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const recorded = readFixture('mistral', 'mistral-reasoning') as { choices: Array<{ message: { content: Array<{ thinking?: Array<{ text: string }>; text?: string }> } }> };
+    const [thinking, text] = recorded.choices[0]?.message.content ?? [];
+    const answer = first.body as { content: Array<Record<string, unknown>>; stop_reason: string; usage: Record<string, unknown> };
+    expect(answer.content).toEqual([
+      { type: 'thinking', thinking: thinking?.thinking?.[0]?.text, signature: expect.any(String) },
+      { type: 'text', text: text?.text },
+    ]);
+    expect(answer.stop_reason).toBe('end_turn');
+    expect(answer.usage).toMatchObject({ input_tokens: 10, output_tokens: 46 });
+
+    // The client passes the whole turn back, thinking included, as Anthropic clients do.
+    const second = await postMessage(gateway, { model: 'test/mistral', max_tokens: 256, messages: [question, { role: 'assistant', content: answer.content }, { role: 'user', content: 'And 3+3?' }] });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    const assistant = sentMessages().find((message) => message.role === 'assistant');
+    expect(assistant).toEqual({ role: 'assistant', content: text?.text });
   });
 });
 
