@@ -2,7 +2,8 @@
  * Gemini 3 recordings replayed through the gateway to the official SDK: a text answer with thought tokens
  * (JSON and stream), and a stream of two parallel function calls whose arguments arrive as `partialArgs`
  * deltas, the first call signed. The calls come back on the next turn as one model turn, the thought
- * signature on the first call only, as Gemini requires, and each result as a `functionResponse`.
+ * signature on the first call only, as Gemini requires, and each result as a `functionResponse`; a call Gemini
+ * never signed goes with the documented `skip_thought_signature_validator` sentinel.
  */
 import { describe, expect, it } from 'vitest';
 import { readFixture, reply, startFakeGemini } from '#test/helpers/fake-upstreams/index.ts';
@@ -86,5 +87,20 @@ describe('Gemini 3 recordings', () => {
       { functionResponse: { id: calls[0]?.id, name: 'getWeather', response: expect.objectContaining({ content: 'Rain, 9°C' }) } },
       { functionResponse: { id: calls[1]?.id, name: 'getWeather', response: expect.objectContaining({ content: 'Fog, 14°C' }) } },
     ]);
+  });
+
+  it('sends a tool call Gemini never signed (a conversation begun on another vendor) with the documented skip sentinel, not a 400', async () => {
+    e2e.upstream.enqueue(reply.fixture('google-text'));
+    await e2e.client.messages.create({
+      ...strawberry,
+      tools: [GET_WEATHER],
+      messages: [
+        twoCities,
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01AnthropicMadeThis', name: 'getWeather', input: { location: 'Boston' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01AnthropicMadeThis', content: 'Rain, 9°C' }] },
+      ],
+    });
+    const contents = (e2e.upstream.lastRequest()?.body as { contents: GeminiContent[] }).contents;
+    expect(contents[1]?.parts).toEqual([{ functionCall: { id: 'toolu_01AnthropicMadeThis', name: 'getWeather', args: { location: 'Boston' } }, thoughtSignature: 'skip_thought_signature_validator' }]);
   });
 });
