@@ -89,6 +89,24 @@ describe('Gemini 3 recordings', () => {
     ]);
   });
 
+  it('streams a call whose partialArgs build nested arrays and end without the terminal functionCall part', async () => {
+    e2e.upstream.enqueue(reply.fixture('google-stream-tool-call-array-arguments-missing-terminal-function-call'));
+    const WRITE_ITEMS = { name: 'writeItems', description: 'Write items', input_schema: { type: 'object' as const, properties: { operations: { type: 'array', items: { type: 'object' } } } } };
+    const { events, message } = await streamThrough(e2e.client, { ...strawberry, tools: [WRITE_ITEMS], messages: [{ role: 'user', content: 'Add an apple and a banana.' }] });
+    expectWellFormed(events);
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content.filter((block) => block.type === 'tool_use').map((block) => (block.type === 'tool_use' ? block.input : null))).toEqual([
+      {
+        operations: [
+          { action: 'add', description: 'Fresh red apple', itemid: 'apple_001', price: 0.5 },
+          { action: 'add', description: 'Ripe yellow banana', itemid: 'banana_001', price: 0.3 },
+        ],
+      },
+    ]);
+    // 54 x $2/M + (74 + 121) x $12/M = (108 + 2340) / 1e6 = $0.002448
+    expectCost(finalStreamUsage(events).cost, 0.002448);
+  });
+
   it('sends a tool call Gemini never signed (a conversation begun on another vendor) with the documented skip sentinel, not a 400', async () => {
     e2e.upstream.enqueue(reply.fixture('google-text'));
     await e2e.client.messages.create({
