@@ -55,6 +55,23 @@ describe('DeepSeek preset (OpenAI-compatible), shared key', () => {
     expect(sent?.body).toMatchObject({ model: 'deepseek-reasoner' });
   });
 
+  it('answers a JSON-only reply after a tool result with its reasoning, cache hits priced as cache reads', async () => {
+    e2e.upstream.enqueue(reply.fixture('deepseek-json', vendor));
+    const message = await e2e.client.messages.create(strawberry);
+    const recorded = readFixture('deepseek-chat', 'deepseek-json') as { choices: Array<{ message: { content: string; reasoning_content: string } }> };
+
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: recorded.choices[0]?.message.reasoning_content, signature: expect.any(String) },
+      { type: 'text', text: recorded.choices[0]?.message.content },
+    ]);
+    expect(JSON.parse(message.content[1]?.type === 'text' ? message.content[1].text : '')).toEqual({ location: 'San Francisco', condition: 'cloudy', temperature: 7 });
+    const usage = gatewayUsage(message);
+    // prompt_tokens 495 of which prompt_cache_hit_tokens 320: 175 uncached input and 320 cache reads.
+    expect(usage).toMatchObject({ input_tokens: 175, cache_read_input_tokens: 320, output_tokens: 144 });
+    // 175 x $0.28/M + 320 x $0.028/M + 144 x $0.42/M = (49 + 8.96 + 60.48) / 1e6 = $0.00011844
+    expectCost(usage.cost, 0.00011844);
+  });
+
   it('streams a long reasoning_content run as a thinking block before the text', async () => {
     e2e.upstream.enqueue(reply.fixture('deepseek-reasoning', vendor));
     const { events, message } = await streamThrough(e2e.client, strawberry);
