@@ -3418,7 +3418,9 @@ export interface components {
          *     It carries the screening's cost; the request's own generation (or its steps) carries the rest of what the
          *     key was charged, its `metadata.cost` the whole charge. So Langfuse's sum of the generation costs is what
          *     the key was charged, the screening counted once. Prompt and completion (`include_content`) go only on the
-         *     request's observation. `webhook`: a signed JSON POST per generation (its `data.usage_estimated`). Usage the
+         *     request's observation. A Langfuse or webhook delivery answered with a 5xx, a 408 or a 429, or timed out,
+         *     is retried with backoff; any other 4xx (Langfuse refusing the keys) is final and the delivery dropped.
+         *     `webhook`: a signed JSON POST per generation (its `data.usage_estimated`). Usage the
          *     gateway estimated because the upstream reported none (the generation's `usage_estimated`) is marked on
          *     every destination: `switchboard.usage.estimated: true` beside the `gen_ai.usage.*` attributes of the
          *     generation span (and of a tool-loop step's span whose usage was estimated), and `usage_estimated: true`
@@ -3566,8 +3568,11 @@ export interface components {
          * @description The body of a webhook delivery: one generation. The request carries
          *     `X-Switchboard-Signature: t=<unix seconds>,v1=<hex>`, where `v1` is HMAC-SHA256 under the destination's
          *     signing secret of `<t>.<raw body>`. Reject a delivery whose signature does not match or whose `t` is more
-         *     than five minutes old. A delivery that does not get a 2xx is retried (three more times, with backoff)
-         *     while the destination stays as it was: deleting, disabling or changing it stops the retries.
+         *     than five minutes old. A delivery answered with a 5xx, a 408 or a 429, or not answered within the
+         *     delivery timeout, is retried (three more times, with exponential backoff) while the destination stays as
+         *     it was: deleting, disabling or changing it stops the retries. Any other status outside 2xx (a receiver
+         *     refusing the signature, a 404 endpoint) is final: the delivery is dropped at once and counted in
+         *     `switchboard_broadcast_dropped_total{reason="failed"}`. A redirect is not followed.
          */
         GenerationWebhookEvent: {
             /** @constant */

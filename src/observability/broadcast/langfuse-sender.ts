@@ -1,6 +1,6 @@
 /**
  * Delivers generations to Langfuse's public ingestion API: batches of events, Basic authentication with the
- * public and secret key, retried with backoff. Langfuse answers 207 with per-event errors for bad events;
+ * public and secret key, retried with backoff on what may pass (post-json.ts). Langfuse answers 207 with per-event errors for bad events;
  * those are counted as delivered and logged, since resending them cannot help.
  */
 import type { Logger } from '#src/logger.ts';

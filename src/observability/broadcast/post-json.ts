@@ -1,7 +1,7 @@
 /**
  * Posting a JSON body to a destination (webhook, Langfuse) through undici, on the destinations' own guarded
  * connection pool (never to a refused address, and never competing with upstream calls), with a time limit per attempt and retries with exponential
- * backoff and jitter on anything but a 2xx.
+ * backoff and jitter on what may pass (a 5xx, a 408, a 429, a timeout or a network error).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
@@ -24,6 +24,15 @@ export async function postJson(url: string, body: string, headers: Record<string
   return response.statusCode;
 }
 
+/**
+ * Whether a status may pass if the same delivery is sent again: a server error, a request timeout (408) or a
+ * rate limit (429). Any other answer outside 2xx (a refused signature or key, a missing endpoint, a redirect,
+ * which is not followed) is the same every time: retrying it only holds the destination's queue back.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429;
+}
+
 /** How a delivery with retries went. */
 export interface DeliveryResult {
   ok: boolean;
@@ -33,8 +42,8 @@ export interface DeliveryResult {
 }
 
 /**
- * Runs `attempt` (which builds and posts a fresh request) until it gets a 2xx, the retries are spent or `stop`
- * aborts: a destination that was deleted, disabled or changed while its delivery waited to be retried gets
+ * Runs `attempt` (which builds and posts a fresh request) until it gets a 2xx or a final answer
+ * (isRetryableStatus), the retries are spent or `stop` aborts: a destination that was deleted, disabled or changed while its delivery waited to be retried gets
  * no further request (an attempt already sent finishes).
  */
 export async function deliverWithRetries(attempt: () => Promise<number>, options: { retries: number; retryBaseMs: number }, stop: AbortSignal): Promise<DeliveryResult> {
@@ -49,6 +58,7 @@ export async function deliverWithRetries(attempt: () => Promise<number>, options
       const status = await attempt();
       if (status >= 200 && status < 300) return { ok: true, attempts: index + 1, last: String(status) };
       last = `HTTP ${status}`;
+      if (!isRetryableStatus(status)) return { ok: false, attempts: index + 1, last: `${last}, not retried` };
     } catch (error) {
       last = (error as Error).name === 'TimeoutError' ? 'timed out' : ((error as Error).message ?? 'failed');
     }

@@ -1,5 +1,6 @@
 /**
- * Delivers generations to a webhook: one signed JSON POST per generation, retried with backoff until a 2xx.
+ * Delivers generations to a webhook: one signed JSON POST per generation, retried with backoff until a 2xx
+ * while the answer may change (post-json.ts, isRetryableStatus).
  */
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import type { BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
