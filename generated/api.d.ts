@@ -3420,6 +3420,9 @@ export interface components {
          *     the key was charged, the screening counted once. Prompt and completion (`include_content`) go only on the
          *     request's observation. A Langfuse or webhook delivery answered with a 5xx, a 408 or a 429, or timed out,
          *     is retried with backoff; any other 4xx (Langfuse refusing the keys) is final and the delivery dropped.
+         *     Langfuse answers a batch with 207 and per-event errors: a generation with a refused event is not resent
+         *     (it would be refused again) but counted in `switchboard_broadcast_dropped_total{reason="rejected"}` and
+         *     logged with Langfuse's message, not as sent.
          *     `webhook`: a signed JSON POST per generation (its `data.usage_estimated`). Usage the
          *     gateway estimated because the upstream reported none (the generation's `usage_estimated`) is marked on
          *     every destination: `switchboard.usage.estimated: true` beside the `gen_ai.usage.*` attributes of the

@@ -58,7 +58,7 @@ export class GatewayMetrics {
     this.recordsWritten = new Counter({ name: 'switchboard_generation_records_written_total', help: 'Generation records written to the database.', registers });
     this.recordsDropped = new Counter({ name: 'switchboard_generation_records_dropped_total', help: 'Generation records dropped (queue full, or rejected by the database).', labelNames: ['reason'] as const, registers });
     this.broadcastSent = new Counter({ name: 'switchboard_broadcast_sent_total', help: 'Generations delivered to broadcast destinations.', labelNames: ['kind'] as const, registers });
-    this.broadcastDropped = new Counter({ name: 'switchboard_broadcast_dropped_total', help: 'Generations not delivered (queue full, or delivery failed after retries).', labelNames: ['kind', 'reason'] as const, registers });
+    this.broadcastDropped = new Counter({ name: 'switchboard_broadcast_dropped_total', help: 'Generations not delivered: queue full, delivery failed (after retries, where a retry may pass), or rejected by the destination (Langfuse per-event errors).', labelNames: ['kind', 'reason'] as const, registers });
     new Gauge({
       name: 'switchboard_generation_records_queue_depth',
       help: 'Generation records waiting to be written.',

@@ -23,7 +23,8 @@ export interface TracedItem extends BroadcastItem {
 /** Counters the broadcaster reports to. */
 export interface BroadcastHooks {
   sent(kind: string, count: number): void;
-  dropped(kind: string, reason: 'queue_full' | 'failed', count: number): void;
+  /** `rejected`: the destination answered but refused the items (Langfuse's per-event errors). */
+  dropped(kind: string, reason: 'queue_full' | 'failed' | 'rejected', count: number): void;
 }
 
 /** Sizes and timings of delivery. */

@@ -1,13 +1,14 @@
 /**
  * One destination's delivery queue: bounded, drained by one worker in batches of the sender's size. A full
- * queue drops new items (counted); a failed delivery drops its batch (counted, and logged at most every ten
- * seconds per destination). Closing (the destination deleted, disabled or changed, or shutdown) stops the
+ * queue drops new items (counted); a failed delivery drops its batch, and items a destination refused
+ * are dropped as `rejected` (both counted, and logged at most every ten seconds per destination). Closing
+ * (the destination deleted, disabled or changed, or shutdown) stops the
  * sender's retries and counts every item once. Nothing here is ever awaited by a request.
  */
 import type { Logger } from '#src/logger.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import type { BroadcastHooks, TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
-import type { Sender } from '#src/observability/broadcast/sender.ts';
+import type { Sender, SendResult } from '#src/observability/broadcast/sender.ts';
 
 // How long a batching sender waits for a batch to fill: under load a batch is full sooner; idle, a span is 0.2 s late.
 const LINGER_MS = 200;
@@ -75,24 +76,34 @@ export class DeliveryChannel {
       const { queue } = this;
       const batch = queue.slice(0, this.sender.batchSize);
       let failure: unknown;
+      let result: SendResult | void = undefined;
       try {
-        await this.sender.send(batch, this.stop.signal);
+        result = await this.sender.send(batch, this.stop.signal);
       } catch (error) {
         failure = error ?? new Error('failed');
       }
       // close() stopped waiting for this batch and counted it with the rest of the queue.
       if (this.queue !== queue) return;
       if (failure === undefined) {
-        this.hooks.sent(this.destination.kind, batch.length);
+        const rejected = Math.min(result?.rejected ?? 0, batch.length);
+        if (rejected < batch.length) this.hooks.sent(this.destination.kind, batch.length - rejected);
+        if (rejected > 0) {
+          this.hooks.dropped(this.destination.kind, 'rejected', rejected);
+          this.logFailure('broadcast destination refused generations; dropped', rejected, result?.reason ?? 'refused');
+        }
       } else {
         this.hooks.dropped(this.destination.kind, 'failed', batch.length);
-        const now = Date.now();
-        if (!this.closed && now - this.lastFailureLog >= 10_000) {
-          this.lastFailureLog = now;
-          this.logger.warn('broadcast delivery failed; generations dropped', { destination_id: this.destination.id, kind: this.destination.kind, items: batch.length, reason: (failure as Error).message });
-        }
+        this.logFailure('broadcast delivery failed; generations dropped', batch.length, (failure as Error).message);
       }
       queue.splice(0, batch.length);
     }
+  }
+
+  // At most one line every ten seconds per destination: a dead or refusing destination must not flood the log.
+  private logFailure(message: string, items: number, reason: string): void {
+    const now = Date.now();
+    if (this.closed || now - this.lastFailureLog < 10_000) return;
+    this.lastFailureLog = now;
+    this.logger.warn(message, { destination_id: this.destination.id, kind: this.destination.kind, items, reason });
   }
 }

@@ -11,6 +11,17 @@ import { request, type Dispatcher } from 'undici';
  * one (destination-address.ts): it connects only to allowed addresses.
  */
 export async function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number, dispatcher: Dispatcher): Promise<number> {
+  return (await postJsonReading(url, body, headers, timeoutMs, dispatcher, false)).status;
+}
+
+// A destination's answer is read only to find per-item errors in it: a longer one is not such an answer.
+const ANSWER_LIMIT = 1 << 20;
+
+/**
+ * One attempt whose answer body matters (Langfuse's 207 lists per-event errors): the status and, when
+ * `read`, the body as text (empty past 1 MiB).
+ */
+export async function postJsonReading(url: string, body: string, headers: Record<string, string>, timeoutMs: number, dispatcher: Dispatcher, read = true): Promise<{ status: number; text: string }> {
   const response = await request(url, {
     method: 'POST',
     dispatcher,
@@ -20,8 +31,13 @@ export async function postJson(url: string, body: string, headers: Record<string
     bodyTimeout: timeoutMs,
     signal: AbortSignal.timeout(timeoutMs),
   });
-  await response.body.dump();
-  return response.statusCode;
+  const length = Number(response.headers['content-length'] ?? 0);
+  if (!read || length > ANSWER_LIMIT) {
+    await response.body.dump();
+    return { status: response.statusCode, text: '' };
+  }
+  const text = await response.body.text();
+  return { status: response.statusCode, text: text.length > ANSWER_LIMIT ? '' : text };
 }
 
 /**

@@ -9,8 +9,17 @@ export interface Sender {
    * Delivers the items (retries included); throws with a safe message when they could not be delivered.
    * `stop` aborts when the destination is deleted, disabled, changed or shut down: no attempt starts after it.
    */
-  send(items: readonly TracedItem[], stop: AbortSignal): Promise<void>;
+  send(items: readonly TracedItem[], stop: AbortSignal): Promise<SendResult | void>;
   close(): Promise<void>;
+}
+
+/**
+ * A delivery the destination took but partly refused (Langfuse's 207 with per-event errors): how many of
+ * the items it refused, and a safe description of why (the destination's own message, no secret).
+ */
+export interface SendResult {
+  rejected: number;
+  reason: string;
 }
 
 /** A delivery that failed after its retries; the message names no secret. */

@@ -2,7 +2,9 @@
  * Which delivery failures a webhook or Langfuse destination retries: a 5xx, a 408, a 429 or a timeout may
  * pass, so they are retried with backoff; any other 4xx (a receiver refusing the signature, Langfuse refusing
  * the keys, a 404 endpoint) answers the same every time, so the delivery is dropped and counted at once, and
- * the destination's next generation is not held behind three pointless retries.
+ * the destination's next generation is not held behind three pointless retries. Langfuse answers a batch
+ * with 207 and per-event errors: a generation whose events it refused is counted as dropped (`rejected`),
+ * not as sent.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,11 +38,13 @@ async function generation(): Promise<string> {
   return call.headers.get('x-generation-id') ?? '';
 }
 
-async function droppedCount(kind: string): Promise<number> {
+async function metric(name: string, labels: string): Promise<number> {
   const text = await (await fetch(`${setup.gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${setup.gateway.management_key}` } })).text();
-  const match = new RegExp(`switchboard_broadcast_dropped_total\\{kind="${kind}",reason="failed"\\} (\\d+)`).exec(text);
-  return match ? Number(match[1]) : 0;
+  const line = text.split('\n').find((entry) => entry.startsWith(`${name}{${labels}} `));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
+
+const droppedCount = (kind: string, reason = 'failed') => metric('switchboard_broadcast_dropped_total', `kind="${kind}",reason="${reason}"`);
 
 beforeAll(async () => {
   [refusing, lfRefusing] = await Promise.all([startCaptureServer({ status: 400, body: { error: 'bad signature' } }), startCaptureServer({ status: 401, body: { message: 'Invalid credentials' } })]);
@@ -103,6 +107,44 @@ describe('a destination that may pass (429, 408)', () => {
     const id = await generation();
     await expect.poll(() => received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
     expect(received.slice(0, 3)).toEqual([id, id, id]);
+    await deleteDestination(destination);
+  });
+});
+
+describe('Langfuse answering 207 with per-event errors', () => {
+  let server: Server;
+  const batches: { id: string; type: string; body: { id: string } }[][] = [];
+  beforeAll(async () => {
+    // As Langfuse does: 207 always, each event in `successes` or `errors`; here every generation-create is refused.
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const batch = JSON.parse(Buffer.concat(chunks).toString()).batch as { id: string; type: string; body: { id: string } }[];
+        batches.push(batch);
+        const refused = batch.filter((event) => event.type === 'generation-create');
+        const accepted = batch.filter((event) => event.type !== 'generation-create');
+        res.writeHead(207, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            successes: accepted.map((event) => ({ id: event.id, status: 201 })),
+            errors: refused.map((event) => ({ id: event.id, status: 400, message: 'Invalid request data', error: [{ code: 'invalid_type', path: ['body', 'usageDetails'] }] })),
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('counts a generation whose events Langfuse refused as dropped (rejected), not as sent', async () => {
+    const destination = await createDestination({ name: 'lf-207', kind: 'langfuse', endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, public_key: 'pk-lf-ok', secret_key: 'sk-lf-ok-0000' });
+    const [sentBefore, rejectedBefore] = await Promise.all([metric('switchboard_broadcast_sent_total', 'kind="langfuse"'), droppedCount('langfuse', 'rejected')]);
+    const id = await generation();
+    await expect.poll(() => batches.flat().some((event) => event.body.id === id), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => droppedCount('langfuse', 'rejected'), { timeout: 10_000 }).toBe(rejectedBefore + 1);
+    expect(await metric('switchboard_broadcast_sent_total', 'kind="langfuse"')).toBe(sentBefore);
+    // Refused once is refused again: not re-sent.
+    expect(batches.flat().filter((event) => event.body.id === id)).toHaveLength(1);
     await deleteDestination(destination);
   });
 });
