@@ -1546,6 +1546,15 @@ export interface components {
          *     `moderation` plugin's catalog model (`engine: model`) is a child span of the generation too
          *     (`moderation <model>`: its provider, model, tokens, cost, `is_byok` and `switchboard.plugin: moderation`,
          *     from when the screening call started to when it ended); the generation span's window holds it.
+         *
+         *     Joining the caller's trace: `trace_id` (32 hex; any other string is hashed into 32 hex, so requests
+         *     sharing it share a trace) and `parent_span_id` (16 hex), or a W3C `traceparent` header. When both are
+         *     given, the body wins: `trace_id` names the trace, and the header's span is the parent only when the
+         *     header names that same trace; `parent_span_id` wins over the header's span. A `parent_span_id` that is
+         *     not 16 hex, or given with neither `trace_id` nor a header (it names no trace), is not used on OTLP
+         *     destinations and webhooks (Langfuse receives it as written, as its `parentObservationId`). A `traceparent` that is
+         *     not valid W3C (malformed, version `ff`, an all-zero trace or parent id) is ignored, never a 4xx; a
+         *     `tracestate` header is not used.
          */
         Trace: {
             trace_id?: string;

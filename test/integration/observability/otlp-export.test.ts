@@ -175,6 +175,23 @@ describe('OTLP/HTTP trace export', () => {
     expect(generation).toMatchObject({ traceId: CALLER_TRACE, parentSpanId: 'b7ad6b7169203331' });
   });
 
+  it.each([
+    ['an all-zero parent id', `00-${CALLER_TRACE}-0000000000000000-01`],
+    ['version ff', `ff-${CALLER_TRACE}-b7ad6b7169203331-01`],
+    ['a malformed value', `00-${CALLER_TRACE}-b7ad6b71`],
+  ])('ignores a traceparent header with %s (W3C: an invalid header is ignored) and starts its own trace', async (_case, traceparent) => {
+    setup.alpha.enqueue(reply.fixture('anthropic-text'));
+    const call = await postMessage(setup.gateway, messageBody('test/primary', { ...ALPHA_FIRST, trace: { trace_name: 'own-run' } }), { traceparent });
+    expect(call.status).toBe(200);
+    const id = call.headers.get('x-generation-id') ?? '';
+    const spans = await spansOf('/proto/v1/traces', id);
+    const { generation, parent } = treeOf(spans, id);
+    expect(generation.traceId).not.toBe(CALLER_TRACE);
+    expect(spans.every((span) => !/^0+$/.test(span.parentSpanId))).toBe(true);
+    // Its own trace: the trace_name root is the topmost span.
+    expect(parent).toMatchObject({ name: 'own-run', parentSpanId: '' });
+  });
+
   it("adds no trace_name root to the caller's trace, which requests sharing a trace_id would each add again", async () => {
     const ids: string[] = [];
     for (let request = 0; request < 2; request += 1) {
