@@ -104,6 +104,24 @@ class ExportedSpan implements ReadableSpan {
   }
 }
 
+// A catalog has a handful of base URLs: each is parsed once.
+const servers = new Map<string, { address: string; port: number } | null>();
+
+/** `server.address` and `server.port` of an upstream base URL (the host only: never a path or query). */
+function serverOf(baseUrl: string): { address: string; port: number } | null {
+  let server = servers.get(baseUrl);
+  if (server !== undefined) return server;
+  try {
+    const url = new URL(baseUrl);
+    const address = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    server = { address, port: url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443 };
+  } catch {
+    server = null;
+  }
+  if (servers.size < 1_000) servers.set(baseUrl, server);
+  return server;
+}
+
 function toSpan(traceId: string, input: SpanInput, environment: SpanEnvironment): ReadableSpan {
   return new ExportedSpan(traceId, input, environment);
 }
@@ -240,11 +258,17 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
       'switchboard.attempt.status': tried.status,
       'switchboard.is_byok': isByok(tried.attempt),
     };
+    const server = serverOf(tried.attempt.baseUrl);
+    if (server) {
+      attributes['server.address'] = server.address;
+      attributes['server.port'] = server.port;
+    }
     if (tried.httpStatus !== null) attributes['http.response.status_code'] = tried.httpStatus;
     if (attemptFailed) attributes['error.type'] = tried.status;
     const window = timeline.attempts[index] ?? timeline.generation;
     spans.push(
-      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.model}`, spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: parentOfAttempt?.get(tried) ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
+      // `{operation} {gen_ai.request.model}`, as the conventions name an inference call.
+      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.upstreamModel}`, spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: parentOfAttempt?.get(tried) ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
     );
   });
   return spans;

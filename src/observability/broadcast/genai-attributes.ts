@@ -41,7 +41,7 @@ export type GenAiAttributeName = (typeof GEN_AI)[keyof typeof GEN_AI];
  * time, before its optimizing tier through a runtime call each (about a third of the instructions of building
  * a generation's spans, bench/otlp-instructions.ts); this type holds every literal key to a known name.
  */
-export type GatewaySpanAttributes = { [Name in GenAiAttributeName | 'http.response.status_code' | 'user.id' | 'error.type' | `switchboard.${string}`]?: AttributeValue };
+export type GatewaySpanAttributes = { [Name in GenAiAttributeName | 'http.response.status_code' | 'server.address' | 'server.port' | 'user.id' | 'error.type' | `switchboard.${string}`]?: AttributeValue };
 
 /** The `gen_ai.operation.name` of a Messages call. */
 export const CHAT_OPERATION = 'chat';

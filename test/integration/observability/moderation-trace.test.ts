@@ -107,7 +107,7 @@ describe('OTLP: the moderation screening', () => {
     expect(screening!.endTimeUnixNano).toBeLessThanOrEqual(generation.endTimeUnixNano);
     // The screening call waited 40 ms on Beta: its span is its call, not a point.
     expect(Number(screening!.endTimeUnixNano - screening!.startTimeUnixNano) / 1e6).toBeGreaterThanOrEqual(30);
-    const attempt = spans.find((span) => span.parentSpanId === generation.spanId && span.name === 'chat test/primary');
+    const attempt = spans.find((span) => span.parentSpanId === generation.spanId && span.name === 'chat up-primary-alpha');
     expect(attempt!.startTimeUnixNano).toBeGreaterThanOrEqual(screening!.endTimeUnixNano);
     expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
   });
@@ -134,7 +134,7 @@ describe('OTLP: the moderation screening', () => {
     expect(setup.beta.requests).toHaveLength(0);
     expect(spans.map((span) => [span.name, span.parentSpanId === generation.spanId])).toEqual([
       ['chat test/primary', false],
-      ['chat test/primary', true],
+      ['chat up-primary-alpha', true],
     ]);
     expect(spans.some((span) => 'switchboard.plugin' in span.attributes)).toBe(false);
     const record = await generationOf(setup.gateway, id);

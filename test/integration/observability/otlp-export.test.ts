@@ -123,9 +123,12 @@ describe('OTLP/HTTP trace export', () => {
       // Reported usage: only an estimate is marked (estimated-usage-broadcast.test.ts).
       expect(generation.attributes).not.toHaveProperty('switchboard.usage.estimated');
       expect(generation.resource['service.name']).toBe('switchboard');
-      expect(attempts.map((span) => [span.name, span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status'], span.status.code === STATUS_ERROR])).toEqual([
-        ['chat test/primary', 'alpha', 'overloaded', true],
-        ['chat test/primary', 'beta', 'success', false],
+      // GenAI conventions: an upstream call is named `{operation} {gen_ai.request.model}` (the vendor's model id
+      // it asked for) and names the server it called, which trace backends draw as the dependency.
+      const servers = [new URL(setup.alpha.url), new URL(setup.beta.url)];
+      expect(attempts.map((span) => [span.name, span.attributes['gen_ai.request.model'], span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status'], span.status.code === STATUS_ERROR, span.attributes['server.address'], span.attributes['server.port']])).toEqual([
+        ['chat up-primary-alpha', 'up-primary-alpha', 'alpha', 'overloaded', true, servers[0]!.hostname, Number(servers[0]!.port)],
+        ['chat up-primary-beta', 'up-primary-beta', 'beta', 'success', false, servers[1]!.hostname, Number(servers[1]!.port)],
       ]);
       expect(attempts[0]?.attributes['error.type']).toBe('overloaded');
       expect(attempts[0]!.startTimeUnixNano).toBeLessThanOrEqual(attempts[1]!.startTimeUnixNano);

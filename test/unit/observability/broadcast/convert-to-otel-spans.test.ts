@@ -26,7 +26,7 @@ const screened = (window?: Parameters<typeof screening>[0]) => plain({ screening
 describe('convertToOtelSpans', () => {
   it('shows the screening as a CLIENT span under the generation span, with its call\'s attributes and window', () => {
     const spans = spansOf(screened());
-    expect(spans.map((span) => span.name)).toEqual(['chat test/claude', 'moderation test/guard', 'chat test/claude']);
+    expect(spans.map((span) => span.name)).toEqual(['chat test/claude', 'moderation test/guard', 'chat up-a']);
     const generation = spans[0]!;
     const span = byName(spans, 'moderation test/guard');
     expect(span.kind).toBe(SpanKind.CLIENT);
@@ -54,7 +54,7 @@ describe('convertToOtelSpans', () => {
 
   it('widens the generation (and the spans above it) to hold a screening that started before the request\'s clock did', () => {
     const spans = spansOf({ ...screened({ startedAt: STARTED - 4, endedAt: STARTED + 30 }), request: { ...plain().request, trace: { trace_name: 'job', span_name: 'step' } } });
-    expect(spans.map((span) => span.name)).toEqual(['job', 'step', 'chat test/claude', 'moderation test/guard', 'chat test/claude']);
+    expect(spans.map((span) => span.name)).toEqual(['job', 'step', 'chat test/claude', 'moderation test/guard', 'chat up-a']);
     for (const span of spans.slice(0, 3)) expect(windowOf(span)).toEqual([STARTED - 4, STARTED + 100]);
     expect(windowOf(spans[3]!)).toEqual([STARTED - 4, STARTED + 30]);
     // The model's attempt comes after the screening it waited for.
@@ -63,7 +63,7 @@ describe('convertToOtelSpans', () => {
 
   it('gives the screening an id no attempt, step or wrapping span has, next to a tool loop\'s steps', () => {
     const spans = spansOf(loop({ screening: screening(), request: { ...plain().request, trace: { trace_name: 'job', span_name: 'step' } } }));
-    expect(spans.map((span) => span.name)).toEqual(['job', 'step', 'chat test/claude', 'moderation test/guard', 'step 1', 'step 2', 'chat test/claude', 'chat test/claude', 'chat test/claude']);
+    expect(spans.map((span) => span.name)).toEqual(['job', 'step', 'chat test/claude', 'moderation test/guard', 'step 1', 'step 2', 'chat up-a', 'chat up-a', 'chat up-b']);
     const ids = spans.map((span) => span.spanContext().spanId);
     expect(new Set(ids).size).toBe(ids.length);
     const generation = spans[2]!.spanContext().spanId;
@@ -74,7 +74,7 @@ describe('convertToOtelSpans', () => {
     const spans = spansOf(plain());
     expect(spans.map((span) => [span.name, span.parentSpanContext?.spanId ?? null])).toEqual([
       ['chat test/claude', null],
-      ['chat test/claude', spanIdFor(ID, SPAN_ROLE.generation)],
+      ['chat up-a', spanIdFor(ID, SPAN_ROLE.generation)],
     ]);
     expect(spans.some((span) => 'switchboard.plugin' in span.attributes)).toBe(false);
     expect(windowOf(spans[0]!)).toEqual([STARTED, STARTED + 100]);
