@@ -1541,7 +1541,8 @@ export interface components {
         /**
          * @description Trace metadata. `trace_id`, `trace_name`, `span_name`, `generation_name` and `parent_span_id` have special
          *     handling; any other key is custom metadata passed through to the configured broadcast destinations. On an
-         *     OTLP destination the generation is one span with a child span per attempt (a CLIENT span named
+         *     OTLP destination the generation is one span (its `gen_ai.response.id` the `id` of the message the client
+         *     got) with a child span per attempt (a CLIENT span named
          *     `chat <vendor model id>`, its `gen_ai.request.model`, with the upstream's `server.address` and
          *     `server.port`); with the server-side tool loop,
          *     a child span per finished step (`step <n>`), whose attempts are its children. A screening by the

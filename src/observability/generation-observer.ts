@@ -51,7 +51,7 @@ function addUsage(total: AnswerUsage, update: AnswerUsage | undefined): AnswerUs
 }
 
 /** What the answer (or its absence) adds to the request's part of an outcome. */
-type AnswerPart = Pick<GenerationOutcome, 'usage' | 'stopReason' | 'completion' | 'status' | 'httpStatus' | 'error' | 'timeToFirstByteMs' | 'totalMs' | 'streamedCharacters'>;
+type AnswerPart = Pick<GenerationOutcome, 'usage' | 'stopReason' | 'responseId' | 'completion' | 'status' | 'httpStatus' | 'error' | 'timeToFirstByteMs' | 'totalMs' | 'streamedCharacters'>;
 
 /**
  * The outcome of one request: its context's part and the answer's, in one literal with every field named.
@@ -78,6 +78,7 @@ function outcomeOf(start: GenerationStart, answer: AnswerPart): GenerationOutcom
     screening: context.screening ?? null,
     usage: answer.usage,
     stopReason: answer.stopReason,
+    responseId: answer.responseId,
     completion: answer.completion,
     status: answer.status,
     httpStatus: answer.httpStatus,
@@ -128,6 +129,7 @@ export class GenerationObserver {
       outcomeOf(start, {
         usage: message.usage,
         stopReason: message.stop_reason ?? null,
+        responseId: message.id,
         completion: message.content,
         status: message.stop_reason === 'refusal' ? 'refusal' : 'success',
         httpStatus: 200,
@@ -152,6 +154,7 @@ export class GenerationObserver {
       outcomeOf(start, {
         usage: null,
         stopReason: null,
+        responseId: null,
         completion: null,
         status: cancelled ? 'cancelled' : 'error',
         httpStatus: rendered.status,
@@ -172,13 +175,16 @@ export class GenerationObserver {
     let usage: AnswerUsage = {};
     let stopReason: string | null = null;
     let streamedCharacters = 0;
+    let responseId: string | null = null;
     const collector = start.captureContent ? new StreamContentCollector() : undefined;
     return {
       event(event) {
         firstByteAt ??= performance.now();
         const name = sseEventName(event);
         if (name === 'message_start') {
-          usage = addUsage(usage, eventPayload<MessageStartEvent>(event).message.usage);
+          const { message } = eventPayload<MessageStartEvent>(event);
+          usage = addUsage(usage, message.usage);
+          responseId = message.id;
         } else if (name === 'message_delta') {
           const payload = eventPayload<MessageDeltaEvent>(event);
           usage = addUsage(usage, payload.usage as AnswerUsage);
@@ -198,6 +204,7 @@ export class GenerationObserver {
           outcomeOf(start, {
             usage,
             stopReason,
+            responseId,
             completion: collector ? collector.content() : null,
             status: failed ? 'error' : !completed ? 'cancelled' : stopReason === 'refusal' ? 'refusal' : 'success',
             httpStatus: 200,

@@ -42,6 +42,8 @@ export interface GenerationOutcome {
   screening?: ScreeningCharge | null;
   usage: AnswerUsage | null;
   stopReason: string | null;
+  /** The id of the message the client got (`msg_…`); null without an answer. */
+  responseId: string | null;
   /** The answer's content blocks: always for JSON, for a stream only when content is captured. */
   completion: readonly unknown[] | null;
   status: GenerationOutcomeStatus;

@@ -29,6 +29,7 @@ export const generationOutcome = (overrides: Partial<GenerationOutcome> = {}): G
   steps: null,
   usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 3, cache_creation_input_tokens: 2, cost: 0.0125, output_tokens_details: { thinking_tokens: 4 } },
   stopReason: 'end_turn',
+  responseId: 'msg_01fixture',
   completion: [{ type: 'text', text: 'Hello' }],
   status: 'success',
   httpStatus: 200,

@@ -151,6 +151,7 @@ function generationAttributes(item: TracedItem, metadata: Record<string, unknown
   if (record.provider) attributes['gen_ai.provider.name'] = genAiProviderName(record.provider);
   if (record.model) attributes['gen_ai.response.model'] = record.model;
   if (record.stopReason) attributes['gen_ai.response.finish_reasons'] = [record.stopReason];
+  if (outcome.responseId) attributes['gen_ai.response.id'] = outcome.responseId;
   if (record.stream && record.timeToFirstByteMs !== null) attributes['gen_ai.response.time_to_first_chunk'] = record.timeToFirstByteMs / 1000;
   if (record.sessionId) attributes['gen_ai.conversation.id'] = record.sessionId;
   if (record.userId) attributes['user.id'] = record.userId;

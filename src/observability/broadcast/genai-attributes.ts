@@ -17,6 +17,7 @@ export const GEN_AI = {
   requestTopK: 'gen_ai.request.top_k',
   requestStopSequences: 'gen_ai.request.stop_sequences',
   requestStream: 'gen_ai.request.stream',
+  responseId: 'gen_ai.response.id',
   responseModel: 'gen_ai.response.model',
   responseFinishReasons: 'gen_ai.response.finish_reasons',
   responseTimeToFirstChunk: 'gen_ai.response.time_to_first_chunk',

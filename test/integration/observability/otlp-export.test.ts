@@ -11,7 +11,7 @@ import { reply } from '#test/helpers/fake-upstreams/index.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
-import { ALPHA_FIRST, messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
+import { ALPHA_FIRST, eventPayload, messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
 import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
 
 let setup: RecordsGateway;
@@ -114,6 +114,8 @@ describe('OTLP/HTTP trace export', () => {
         'gen_ai.usage.output_tokens': 29,
         'gen_ai.usage.cache_read.input_tokens': 0,
         'gen_ai.response.finish_reasons': ['end_turn'],
+        // The id of the message the client got, to find its span from a logged answer.
+        'gen_ai.response.id': call.body.id,
         'gen_ai.conversation.id': 'conversation-9',
         'user.id': 'user-7',
         'switchboard.cost_usd': (call.body.usage as { cost: number }).cost,
@@ -150,7 +152,8 @@ describe('OTLP/HTTP trace export', () => {
     const id = call.headers.get('x-generation-id') ?? '';
     const { generation } = treeOf(await spansOf('/proto/v1/traces', id), id);
     expect(generation).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331', name: 'chat test/primary' });
-    expect(generation.attributes).toMatchObject({ 'gen_ai.request.stream': true, 'gen_ai.usage.output_tokens': 30 });
+    const started = eventPayload(call, 'message_start') as { message: { id: string } };
+    expect(generation.attributes).toMatchObject({ 'gen_ai.request.stream': true, 'gen_ai.usage.output_tokens': 30, 'gen_ai.response.id': started.message.id });
     expect(generation.attributes['gen_ai.response.time_to_first_chunk']).toBeTypeOf('number');
 
     const proto = collector.requests.find((request) => request.path === '/proto/v1/traces');

@@ -43,6 +43,7 @@ export const plain = (overrides: Partial<GenerationOutcome> = {}): GenerationOut
   steps: null,
   usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost: 0.001 },
   stopReason: 'end_turn',
+  responseId: 'msg_01fixture',
   completion: [{ type: 'text', text: 'Noon.' }],
   status: 'success',
   httpStatus: 200,

@@ -13,6 +13,7 @@ const PACKAGE_NAMES: Record<keyof typeof GEN_AI, string> = {
   requestTopK: semconv.ATTR_GEN_AI_REQUEST_TOP_K,
   requestStopSequences: semconv.ATTR_GEN_AI_REQUEST_STOP_SEQUENCES,
   requestStream: semconv.ATTR_GEN_AI_REQUEST_STREAM,
+  responseId: semconv.ATTR_GEN_AI_RESPONSE_ID,
   responseModel: semconv.ATTR_GEN_AI_RESPONSE_MODEL,
   responseFinishReasons: semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
   responseTimeToFirstChunk: semconv.ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
