@@ -3582,8 +3582,11 @@ export interface components {
         /**
          * @description The body of a webhook delivery: one generation. The request carries
          *     `X-Switchboard-Signature: t=<unix seconds>,v1=<hex>`, where `v1` is HMAC-SHA256 under the destination's
-         *     signing secret of `<t>.<raw body>`. Reject a delivery whose signature does not match or whose `t` is more
-         *     than five minutes old. A delivery answered with a 5xx, a 408 or a 429, or not answered within the
+         *     signing secret of `<t>.<raw body>`: the key is the UTF-8 bytes of `signing_secret` exactly as it was given
+         *     (a `whsec_` prefix included, nothing base64-decoded), and the message is `t` in decimal, a `.`, and the
+         *     request body's bytes as received (verify before parsing the JSON; a re-serialized body does not match).
+         *     Compare the lowercase hex digests in constant time. Reject a delivery whose signature does not match or
+         *     whose `t` is more than five minutes old. Each attempt, a retry included, is signed afresh with its own `t`. A delivery answered with a 5xx, a 408 or a 429, or not answered within the
          *     delivery timeout, is retried (three more times, with exponential backoff) while the destination stays as
          *     it was: deleting, disabling or changing it stops the retries. Any other status outside 2xx (a receiver
          *     refusing the signature, a 404 endpoint) is final: the delivery is dropped at once and counted in
