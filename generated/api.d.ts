@@ -4069,7 +4069,10 @@ export interface components {
          */
         To: string;
         /**
-         * @description Only records whose requested or serving model slug is this one.
+         * @description Only records whose requested or serving model slug is this one. A catalog slug also matches requests that
+         *     named it by an alias (a bare Anthropic model id such as `claude-sonnet-4-5`, with or without a date
+         *     suffix, as Claude Code sends them), failed ones included; any other value matches `model` or
+         *     `requested_model` as written.
          * @example anthropic/claude-sonnet-4.5
          */
         Model: string;
@@ -4765,7 +4768,10 @@ export interface operations {
                  */
                 to?: components["parameters"]["To"];
                 /**
-                 * @description Only records whose requested or serving model slug is this one.
+                 * @description Only records whose requested or serving model slug is this one. A catalog slug also matches requests that
+                 *     named it by an alias (a bare Anthropic model id such as `claude-sonnet-4-5`, with or without a date
+                 *     suffix, as Claude Code sends them), failed ones included; any other value matches `model` or
+                 *     `requested_model` as written.
                  * @example anthropic/claude-sonnet-4.5
                  */
                 model?: components["parameters"]["Model"];

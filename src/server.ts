@@ -188,7 +188,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         admission: limiter,
       },
       observer: observability.observer,
-      generations: createGenerationService(database),
+      generations: createGenerationService(database, { modelAliases: (slug) => planView.aliasesOf(slug) }),
       workspaceSettings: observability.settings,
       destinations: observability.destinations,
       metrics: observability.metrics,

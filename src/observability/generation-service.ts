@@ -34,8 +34,11 @@ function checkTimeBound(name: string, value: Date | undefined): void {
   if (!(time >= EARLIEST && time <= LATEST)) throw new BadRequestError(`${name} must be an existing time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z`);
 }
 
-/** Creates the service over the database. */
-export function createGenerationService(database: Database): GenerationService {
+/**
+ * Creates the service over the database. `modelAliases` gives the aliases of a catalog slug (the bare
+ * Anthropic ids that name it), so a `model` filter also finds failed requests that named it by one.
+ */
+export function createGenerationService(database: Database, options: { modelAliases?: (slug: string) => readonly string[] } = {}): GenerationService {
   return {
     async get(caller, id) {
       const record = await findGeneration(database, caller.accountId, id);
@@ -49,7 +52,8 @@ export function createGenerationService(database: Database): GenerationService {
       checkTimeBound('from', filters.from);
       checkTimeBound('to', filters.to);
       if (filters.from && filters.to && filters.from >= filters.to) throw new BadRequestError('from must be before to');
-      const filter: GenerationFilter = { accountId: caller.accountId, ...filters };
+      const modelAliases = filters.model === undefined ? undefined : options.modelAliases?.(filters.model);
+      const filter: GenerationFilter = { accountId: caller.accountId, ...filters, modelAliases };
       const [rows, totals] = await Promise.all([listGenerations(database, filter, cursor, limit), generationTotals(database, filter)]);
       const page = rows.slice(0, limit);
       const last = page.at(-1);

@@ -2,7 +2,7 @@
  * The `generations` table through the drizzle query layer (PGlite and PostgreSQL alike): batch inserts from
  * the record queue, and the tenant-scoped reads behind `GET /generations` and `GET /generations/{id}`.
  */
-import { and, count, desc, eq, getTableColumns, gte, lt, or, sql, sum, type SQL } from '#src/store/drizzle.ts';
+import { and, count, desc, eq, getTableColumns, gte, inArray, lt, or, sql, sum, type SQL } from '#src/store/drizzle.ts';
 import type { GenerationTotals } from '#src/api-types.ts';
 import type { Database } from '#src/store/database.ts';
 import { generations } from '#src/store/schema.ts';
@@ -18,6 +18,11 @@ export interface GenerationFilter {
   from?: Date | undefined;
   to?: Date | undefined;
   model?: string | undefined;
+  /**
+   * The aliases of `model` when it is a catalog slug: a request that named one (dated or not) and failed has
+   * no serving model, only the alias it asked for, and still matches.
+   */
+  modelAliases?: readonly string[] | undefined;
   provider?: string | undefined;
   keyHash?: string | undefined;
   user?: string | undefined;
@@ -75,6 +80,17 @@ export async function insertGenerations(database: Database, records: readonly Ge
   await database.db.execute(sql`insert into ${generations} (${COLUMN_LIST}) select ${FIELD_LIST} from json_to_recordset(${JSON.stringify(records)}::json) as record(${FIELD_TYPES}) on conflict (account_id, id) do nothing`);
 }
 
+// An alias with a date suffix names the same model (catalog-plan-view.ts).
+const DATE_SUFFIX = '-[0-9]{8}$';
+
+/** The requested or serving model is `model`, or the requested one is an alias of it. */
+function modelCondition(model: string, aliases: readonly string[]): SQL | undefined {
+  const named = [eq(generations.model, model), eq(generations.requestedModel, model)];
+  if (aliases.length === 0) return or(...named);
+  const list = [...aliases];
+  return or(...named, inArray(generations.requestedModel, list), inArray(sql`regexp_replace(${generations.requestedModel}, ${DATE_SUFFIX}, '')`, list));
+}
+
 /** The SQL conditions of a filter. */
 export function filterConditions(filter: GenerationFilter): SQL[] {
   const conditions: (SQL | undefined)[] = [
@@ -84,7 +100,7 @@ export function filterConditions(filter: GenerationFilter): SQL[] {
     filter.to ? lt(generations.id, generationIdBound(filter.to.getTime())) : undefined,
     filter.from ? gte(generations.createdAt, filter.from) : undefined,
     filter.to ? lt(generations.createdAt, filter.to) : undefined,
-    filter.model === undefined ? undefined : or(eq(generations.model, filter.model), eq(generations.requestedModel, filter.model)),
+    filter.model === undefined ? undefined : modelCondition(filter.model, filter.modelAliases ?? []),
     filter.provider === undefined ? undefined : eq(generations.provider, filter.provider),
     filter.keyHash === undefined ? undefined : eq(generations.keyHash, filter.keyHash),
     filter.user === undefined ? undefined : eq(generations.userId, filter.user),

@@ -28,6 +28,8 @@ export interface CatalogPlanEndpoint extends PlanEndpoint {
 export interface CatalogPlanView {
   /** A model by slug or alias. */
   model(slugOrAlias: string): PlanModel<CatalogPlanEndpoint> | undefined;
+  /** The aliases that name a slug (each also with a `-YYYYMMDD` date suffix, as `model` takes them). */
+  aliasesOf(slug: string): readonly string[];
   /** Providers holding a gateway-owned key. */
   sharedProviders: ReadonlySet<string>;
   /** Every model as an auto-router candidate, priced at its cheapest endpoint. */
@@ -113,6 +115,8 @@ export function createCatalogPlanView(catalog: Catalog): CatalogPlanView {
     const [vendor, name] = model.slug.split('/');
     if (vendor === 'anthropic' && name && !aliases.has(name.replaceAll('.', '-'))) aliases.set(name.replaceAll('.', '-'), model.slug);
   }
+  const aliasesBySlug = new Map<string, string[]>();
+  for (const [alias, slug] of aliases) aliasesBySlug.set(slug, [...(aliasesBySlug.get(slug) ?? []), alias]);
   const sharedProviders = new Set(catalog.providers.filter((provider) => provider.sharedKey !== null || provider.auth === 'none' || provider.aws?.accessKeyId).map((provider) => provider.slug));
   const autoCandidates = catalog.models
     .filter((model) => model.endpoints.length > 0)
@@ -124,6 +128,9 @@ export function createCatalogPlanView(catalog: Catalog): CatalogPlanView {
       if (direct || slugOrAlias.includes('/')) return direct;
       const slug = aliases.get(slugOrAlias) ?? aliases.get(slugOrAlias.replace(DATE_SUFFIX, ''));
       return slug ? models.get(slug) : undefined;
+    },
+    aliasesOf(slug) {
+      return aliasesBySlug.get(slug) ?? [];
     },
     sharedProviders,
   };
