@@ -36,8 +36,18 @@ export async function postJsonReading(url: string, body: string, headers: Record
     await response.body.dump();
     return { status: response.statusCode, text: '' };
   }
-  const text = await response.body.text();
-  return { status: response.statusCode, text: text.length > ANSWER_LIMIT ? '' : text };
+  // Read in chunks up to the limit: a destination cannot make the gateway hold an unbounded answer.
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > ANSWER_LIMIT) {
+      response.body.destroy();
+      return { status: response.statusCode, text: '' };
+    }
+    chunks.push(chunk);
+  }
+  return { status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') };
 }
 
 /**
