@@ -1600,7 +1600,15 @@ export interface components {
          *       naming it; `thread` (Anthropic's message threads, which only Anthropic stores) is that 400 with
          *       `error.details.error_code` `thread_unsupported_request`, the code on which Anthropic SDKs (the tool
          *       runner of `client.beta.messages.toolRunner()`, which threads by default) send the whole conversation
-         *       again without `thread`;
+         *       again without `thread`. A thread lives in the Anthropic account that answered it: each answered turn
+         *       with `thread` pins its answer's `id` to the provider and key (BYOK credential or shared key) that served
+         *       it, and a `continue` turn naming that id in `previous_message_id` is sent to that provider and key only,
+         *       whatever the sticky session, `provider.order` or sort would choose (another account would not find the
+         *       thread, a translated vendor cannot hold it). When the plan no longer has that account (its credential
+         *       disabled or deleted, its provider left out by the request's preferences or region), the answer is
+         *       Anthropic's 404 `thread_not_found`, from the gateway, without calling any upstream, on which the SDK
+         *       replays the conversation under a new thread; a `continue` whose id the gateway never pinned (older than
+         *       the sticky idle time) is routed as any request;
          *     - an unknown `type` (block, source, tool, `thinking`, `tool_choice`, `output_config.format`), role, media
          *       type or enum value (`service_tier`, `output_config.effort`) is a 400 naming it;
          *     - an unknown property inside a known object is a 400 naming it, except hints whose loss cannot change the
@@ -2493,7 +2501,9 @@ export interface components {
          *     Anthropic-format upstream and are answered with its status and message, without trying another endpoint
          *     (the thread lives with that upstream's account): `thread_not_found` (404), `thread_already_continued`,
          *     `thread_continue_in_flight` and `thread_fingerprint_mismatch` (400), on which the SDK replays the
-         *     conversation under a new thread.
+         *     conversation under a new thread. `thread_not_found` also comes from the gateway, without an upstream call,
+         *     when the account that holds the thread (the provider and key that answered its last turn) is not in the
+         *     request's plan.
          * @example {
          *       "error_code": "thread_not_found"
          *     }
@@ -3682,8 +3692,9 @@ export interface components {
         /**
          * @description The model is unknown to the catalog, or no endpoint may serve it under the request's preferences; or an
          *     Anthropic-format upstream holds no thread for the request's `thread.previous_message_id` (`details`
-         *     `error_code` `thread_not_found`, the upstream's message), on which Anthropic SDKs replay the conversation
-         *     under a new thread.
+         *     `error_code` `thread_not_found`, the upstream's message), or the account that holds it is not in the
+         *     request's plan (the same code, from the gateway), on which Anthropic SDKs replay the conversation under a
+         *     new thread.
          */
         MessagesNotFound: {
             headers: {
