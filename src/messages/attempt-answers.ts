@@ -6,7 +6,7 @@
  */
 import { UpstreamError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
-import type { AdapterStream, SseEvent } from '#src/providers/provider-adapter.ts';
+import { eventPayload, sseEventName, type AdapterStream, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { readyEventsOf, type EventStage, type ReadyEventIterator } from '#src/providers/event-stages.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
@@ -18,6 +18,13 @@ export interface StartedStream {
   first: SseEvent;
   rest: AsyncIterator<SseEvent>;
   warnings: string[];
+}
+
+/** The id of a started stream's message, from its first event (`message_start`), or undefined. */
+export function streamMessageId(started: StartedStream): string | undefined {
+  if (sseEventName(started.first) !== 'message_start') return undefined;
+  const id = eventPayload<{ message?: { id?: unknown } }>(started.first).message?.id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** Waits for a stream's first event; a stream that ends before one is a malformed answer (a failover). */
@@ -88,9 +95,10 @@ export function settle<T>(
   context: MessagesRequestContext,
   run: AttemptsRun<T>,
   outputTokens?: (result: T) => number,
+  messageId?: (result: T) => string,
 ): Extract<AttemptsRun<T>, { ok: true }> {
   // One literal, no spread: an absent count is read as none (src/routing/plan-request.ts).
-  const served = run.ok ? { index: run.index, outputTokens: outputTokens?.(run.result) } : null;
+  const served = run.ok ? { index: run.index, outputTokens: outputTokens?.(run.result), messageId: messageId?.(run.result) } : null;
   // An attempt cancelled under the request (the client left) says nothing about its endpoint's health.
   planner.recordOutcomes(plan, run.records.some((record) => record.cancelled) ? run.records.filter((record) => !record.cancelled) : run.records, served);
   addToTrail(plan, context, run);
@@ -130,7 +138,7 @@ function passEvent(event: SseEvent): SseEvent {
  * first event is the served attempt's outcome (and its status in the generation's attempts); a complete
  * stream, or one the client left, is its success as before.
  */
-export function streamOutcomeStage(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord): EventStage {
+export function streamOutcomeStage(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord, messageId?: string): EventStage {
   return {
     event: passEvent,
     end(how) {
@@ -141,7 +149,7 @@ export function streamOutcomeStage(planner: RequestPlanner, plan: RequestPlan, c
         planner.recordOutcomes(plan, [failed], null);
         return;
       }
-      planner.recordOutcomes(plan, [served], { index: served.index });
+      planner.recordOutcomes(plan, [served], { index: served.index, messageId });
     },
   };
 }

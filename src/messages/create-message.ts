@@ -8,7 +8,7 @@ import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ApiFamily, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
 import { computeAnthropicCost } from '#src/catalog/pricing.ts';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
-import { logWarnings, settle, settleStream, startStream, streamEvents, streamOutcomeStage } from '#src/messages/attempt-answers.ts';
+import { logWarnings, settle, settleStream, startStream, streamEvents, streamMessageId, streamOutcomeStage } from '#src/messages/attempt-answers.ts';
 import { staged } from '#src/providers/event-stages.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
@@ -92,6 +92,10 @@ function outputTokensOf(answer: AdapterMessage): number {
   return answer.message.usage.output_tokens;
 }
 
+function messageIdOf(answer: AdapterMessage): string {
+  return answer.message.id;
+}
+
 /**
  * Plans the request and admits it against the key's limits (the 402 or 429 is thrown), reserving the
  * moderation model's screening with it: one check and one request for both.
@@ -132,7 +136,7 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   if (request.stream !== true) {
     const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await call(attempt));
     const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer });
-    const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf);
+    const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf, messageIdOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
     return { kind: 'message', message: applyPluginsToMessage(finalizeMessage(result.message, additionsFor(plan, attempt, records, context)), state, attempt) };
   }
@@ -141,6 +145,6 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   const { result, attempt, records, index } = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal }));
   logWarnings(deps.logger, attempt, result.warnings, context.generationId);
   const served = records.findLast((record) => record.index === index) as AttemptRecord;
-  const events = staged(streamEvents(result), streamOutcomeStage(deps.planner, plan, context, served));
+  const events = staged(streamEvents(result), streamOutcomeStage(deps.planner, plan, context, served, streamMessageId(result)));
   return { kind: 'stream', events: applyPluginsToStream(amendStream(events, additionsFor(plan, attempt, records, context)), state, attempt) };
 }

@@ -18,6 +18,7 @@ import type { AvailableEndpoint, PlanCredential, StickyPin } from '#src/routing/
 import { filterContextOf, modelServable, planAttempts } from '#src/routing/routing-plan.ts';
 import { stickyKey, type NamedSession } from '#src/routing/sticky/pin-key.ts';
 import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
+import { attemptsOnThreadAccount, continuedMessageId, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
 
 /** The caller's stored credentials, as routing reads them: cached in process, keys decrypted on demand. */
 export interface CredentialSource {
@@ -63,6 +64,8 @@ export interface RequestPlan {
   attempts: readonly Attempt[];
   /** The session's key in the pin store and the pin the plan was made with. */
   sticky: { key: string; pin: StickyPin | null };
+  /** Set when the request creates or continues a message thread: its answer's id is pinned in this account. */
+  thread?: { accountId: string };
   /** Endpoints moved to the back because their circuit is open (src/routing/circuit-breaker), when any. */
   circuitOpen?: readonly { model: string; provider: string; retryAt: number }[];
 }
@@ -72,6 +75,8 @@ export interface ServedAttempt {
   index: number;
   /** Output tokens of a complete answer, for throughput; absent for a stream. */
   outputTokens?: number;
+  /** The answer's message id, which a thread's next turn names (`thread.previous_message_id`). */
+  messageId?: string;
 }
 
 /** Plans requests and learns from how their attempts ended. */
@@ -121,7 +126,12 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       assertCacheBreakpointLimit(original);
       if (original.stop_server_tools_when !== undefined) knownStopConditions(original.stop_server_tools_when);
       const sticky = stickyKey(context.stickyRequest ?? original, context.session, context.caller.accountId);
-      const [credentials, pin] = await Promise.all([deps.credentials.forAccount(context.caller.accountId), deps.sessions.lookup(sticky.key)]);
+      const continued = continuedMessageId(original);
+      const [credentials, pin, threadPin] = await Promise.all([
+        deps.credentials.forAccount(context.caller.accountId),
+        deps.sessions.lookup(sticky.key),
+        continued === undefined ? null : deps.sessions.lookup(threadPinKey(context.caller.accountId, continued)),
+      ]);
       const chosen = autoRoute(deps.view, original, credentials, pin?.model, context);
       const request = placeTopLevelCacheBreakpoint(original);
       // One literal without a spread: V8 defines each property written after a spread with a runtime call
@@ -140,14 +150,17 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         random,
       });
       const longContext = requestsLongContext(context.forwardHeaders);
+      const attempts = routing.attempts.map((planned) => toAttempt(planned, context.region, longContext));
       return {
         request,
         requested: original.model,
         region: context.region,
         strategy: chosen ? `auto-router:${routing.strategy}` : routing.strategy,
         available: routing.available,
-        attempts: routing.attempts.map((planned) => toAttempt(planned, context.region, longContext)),
+        // A continued thread lives in the account that answered its last turn: only that account is tried.
+        attempts: threadPin ? attemptsOnThreadAccount(attempts, threadPin) : attempts,
         sticky: { key: sticky.key, pin },
+        thread: threadsRequest(original) ? { accountId: context.caller.accountId } : undefined,
       };
     },
 
@@ -158,6 +171,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
           // No count (a stream) or none produced: no throughput sample.
           deps.stats.record(attempt.model, attempt.provider.slug, { latencyMs: durationMs, durationMs, outputTokens: served.outputTokens || undefined });
           void deps.sessions.succeeded(plan.sticky.key, attempt);
+          if (plan.thread && served.messageId) void deps.sessions.succeeded(threadPinKey(plan.thread.accountId, served.messageId), attempt);
         } else if (isProviderFailure(outcome.status)) {
           void deps.sessions.failed(plan.sticky.key, plan.sticky.pin, outcome.attempt);
         }

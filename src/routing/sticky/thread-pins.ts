@@ -1,0 +1,61 @@
+/**
+ * Anthropic's message threads live in one account: a `continue` turn (`thread.previous_message_id`, the id of
+ * the thread's last answer) sent with another key is answered `thread_not_found`, and the client's SDK then
+ * replays the whole conversation. A continue turn carries only the new messages, so the session's sticky key
+ * (a hash of how the conversation starts) does not find it: each answered thread turn pins the id of its answer
+ * to the provider and credential that answered, and the continue naming that id is tried there only.
+ * @see sticky-sessions.ts for the store and its idle time
+ */
+import { hash } from 'node:crypto';
+import type { MessageRequest } from '#src/api-types.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import type { StickyPin } from '#src/routing/plan-types.ts';
+import { ThreadRejectedError } from '#src/thread-errors.ts';
+
+interface ThreadParam {
+  type?: unknown;
+  previous_message_id?: unknown;
+}
+
+function threadOf(request: MessageRequest): ThreadParam | undefined {
+  const thread = (request as { thread?: unknown }).thread;
+  return typeof thread === 'object' && thread !== null ? (thread as ThreadParam) : undefined;
+}
+
+/** Whether the request creates or continues a thread, so that its answer's id is pinned. */
+export function threadsRequest(request: MessageRequest): boolean {
+  return threadOf(request) !== undefined;
+}
+
+/** The answer id a `continue` turn resumes from, or undefined for any other request. */
+export function continuedMessageId(request: MessageRequest): string | undefined {
+  const thread = threadOf(request);
+  return thread?.type === 'continue' && typeof thread.previous_message_id === 'string' ? thread.previous_message_id : undefined;
+}
+
+/** The pin-store key of a thread answer's id, scoped to the gateway account (tenants never share pins). */
+export function threadPinKey(accountId: string, messageId: string): string {
+  return `${accountId}:thread:${hash('sha256', messageId, 'hex')}`;
+}
+
+function credentialIdOf(attempt: Pick<Attempt, 'credential'>): string | null {
+  return attempt.credential.kind === 'byok' ? attempt.credential.credentialId : null;
+}
+
+/**
+ * The attempts a continue turn may use: those of the pinned provider and credential, the account that holds
+ * the thread (any other account would answer `thread_not_found`, a translated vendor `thread_unsupported_request`).
+ * When the plan no longer has that account (its credential disabled or deleted, the provider filtered out for
+ * this request), the answer is Anthropic's 404 `thread_not_found`, on which the SDK replays the conversation
+ * under a new thread wherever the plan sends it.
+ */
+export function attemptsOnThreadAccount<A extends Pick<Attempt, 'provider' | 'credential'>>(attempts: readonly A[], pin: StickyPin): A[] {
+  const kept = attempts.filter((attempt) => attempt.provider.slug === pin.provider && credentialIdOf(attempt) === pin.credentialId);
+  if (kept.length > 0) return kept;
+  throw new ThreadRejectedError({
+    provider: pin.provider,
+    status: 404,
+    errorCode: 'thread_not_found',
+    message: 'No thread found for previous_message_id: the account that holds the thread cannot serve this request.',
+  });
+}
