@@ -8,8 +8,7 @@
  */
 import { hash } from 'node:crypto';
 import type { MessageRequest } from '#src/api-types.ts';
-import type { Attempt } from '#src/routing/attempt.ts';
-import type { StickyPin } from '#src/routing/plan-types.ts';
+import type { AttemptCredential, StickyPin } from '#src/routing/plan-types.ts';
 import { ThreadRejectedError } from '#src/thread-errors.ts';
 
 interface ThreadParam {
@@ -38,7 +37,13 @@ export function threadPinKey(accountId: string, messageId: string): string {
   return `${accountId}:thread:${hash('sha256', messageId, 'hex')}`;
 }
 
-function credentialIdOf(attempt: Pick<Attempt, 'credential'>): string | null {
+/** What an attempt says of its account: its provider and its key. */
+export interface AccountOfAttempt {
+  provider: { slug: string };
+  credential: AttemptCredential;
+}
+
+function credentialIdOf(attempt: AccountOfAttempt): string | null {
   return attempt.credential.kind === 'byok' ? attempt.credential.credentialId : null;
 }
 
@@ -49,7 +54,7 @@ function credentialIdOf(attempt: Pick<Attempt, 'credential'>): string | null {
  * this request), the answer is Anthropic's 404 `thread_not_found`, on which the SDK replays the conversation
  * under a new thread wherever the plan sends it.
  */
-export function attemptsOnThreadAccount<A extends Pick<Attempt, 'provider' | 'credential'>>(attempts: readonly A[], pin: StickyPin): A[] {
+export function attemptsOnThreadAccount<A extends AccountOfAttempt>(attempts: readonly A[], pin: StickyPin): A[] {
   const kept = attempts.filter((attempt) => attempt.provider.slug === pin.provider && credentialIdOf(attempt) === pin.credentialId);
   if (kept.length > 0) return kept;
   throw new ThreadRejectedError({

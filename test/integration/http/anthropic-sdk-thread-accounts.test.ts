@@ -154,7 +154,7 @@ describe('a continue whose account the request leaves out', () => {
     let answered: string | undefined;
     // The runner's first turn only (the create): leaving the loop sends nothing more.
     for await (const message of runner) {
-      answered = message.id;
+      answered = (message as { id: string }).id;
       break;
     }
     const created = dear.upstream.requests.length;

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { attemptsOnThreadAccount, continuedMessageId, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
+import { ThreadRejectedError } from '#src/thread-errors.ts';
+import type { MessageRequest } from '#src/api-types.ts';
+import type { StickyPin } from '#src/routing/plan-types.ts';
+
+type Credential = { kind: 'shared' } | { kind: 'byok'; credentialId: string };
+const at = (slug: string, credential: Credential) => ({ provider: { slug }, credential, label: `${slug}#${credential.kind === 'byok' ? credential.credentialId : 'shared'}` });
+const request = (thread: unknown): MessageRequest => ({ model: 'm', max_tokens: 1, messages: [{ role: 'user', content: 'hi' }], ...(thread === undefined ? {} : { thread }) }) as MessageRequest;
+
+describe('continuedMessageId', () => {
+  it.each([
+    ['a continue', { type: 'continue', previous_message_id: 'msg_1' }, 'msg_1', true],
+    ['a create', { type: 'create' }, undefined, true],
+    ['a continue without its id', { type: 'continue' }, undefined, true],
+    ['no thread', undefined, undefined, false],
+    ['a null thread', null, undefined, false],
+  ])('%s', (_name, thread, id, threads) => {
+    expect(continuedMessageId(request(thread))).toBe(id);
+    expect(threadsRequest(request(thread))).toBe(threads);
+  });
+});
+
+describe('threadPinKey', () => {
+  it('is scoped by account and does not hold the id as it is', () => {
+    expect(threadPinKey('acct1', 'msg_1')).not.toBe(threadPinKey('acct2', 'msg_1'));
+    expect(threadPinKey('acct1', 'msg_1')).toMatch(/^acct1:thread:[0-9a-f]{64}$/);
+  });
+});
+
+describe('attemptsOnThreadAccount', () => {
+  const attempts = [at('anthropic', { kind: 'byok', credentialId: 'k1' }), at('anthropic', { kind: 'shared' }), at('anthropic-two', { kind: 'shared' }), at('openai', { kind: 'shared' })];
+  it.each<[string, StickyPin, string[]]>([
+    ['the shared key of one provider', { provider: 'anthropic', credentialId: null }, ['anthropic#shared']],
+    ['a BYOK credential', { provider: 'anthropic', credentialId: 'k1' }, ['anthropic#k1']],
+    ['another provider', { provider: 'anthropic-two', credentialId: null, model: 'x' }, ['anthropic-two#shared']],
+  ])('keeps only the pinned account: %s', (_name, pin, labels) => {
+    expect(attemptsOnThreadAccount(attempts, pin).map((attempt) => attempt.label)).toEqual(labels);
+  });
+
+  it.each<[string, StickyPin]>([
+    ['a credential the plan no longer has', { provider: 'anthropic', credentialId: 'gone' }],
+    ['a provider the plan left out', { provider: 'anthropic-eu', credentialId: null }],
+  ])('answers thread_not_found for %s', (_name, pin) => {
+    const error = (() => {
+      try {
+        attemptsOnThreadAccount(attempts, pin);
+        return null;
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(ThreadRejectedError);
+    expect((error as ThreadRejectedError).status).toBe(404);
+    expect((error as ThreadRejectedError).errorCode).toBe('thread_not_found');
+  });
+});
