@@ -710,8 +710,13 @@ export interface components {
              *     go where the model can see them: OpenAI Chat Completions and Azure OpenAI (tool messages are text
              *     only) get the result's text with a line saying where its files went, and the files in a user message
              *     right after the tool messages; Gemini gets one function response per call (the texts joined, or a
-             *     line naming the files) with the files beside it. An OpenAI-compatible server takes them as content
-             *     parts of the tool message when its `supports_multi_part_tool_content` quirk says so, else as text.
+             *     line naming the files) with the files beside it. An OpenAI-compatible server whose endpoint reads
+             *     images (its `vision` feature in `GET /models`; PDFs: its `pdf` feature) takes them as content parts of
+             *     the tool message when its `supports_multi_part_tool_content` quirk says so, else as OpenAI Chat
+             *     Completions does (the result's text with a line saying where its files went, the files in a user
+             *     message after the tool messages). A file the endpoint cannot read is never sent, neither as a file
+             *     (a vendor without vision refuses the turn) nor as its base64 text: the result says so in its place,
+             *     e.g. `[The tool returned an image (image/png), which this model cannot read.]`.
              */
             content?: string | components["schemas"]["ContentBlockParam"][];
             /** @description Whether the tool failed; the content then describes the failure. */

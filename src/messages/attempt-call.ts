@@ -58,6 +58,8 @@ export function attemptCall<R>(request: R, attempt: Attempt, context: AttemptCal
     ...(Object.keys(provider.headers).length > 0 ? { providerHeaders: provider.headers } : {}),
     ...(attempt.fast ? { fast: true } : {}),
     ...(attempt.maxOutputTokens !== null ? { outputLimit: attempt.maxOutputTokens } : {}),
+    imageInput: attempt.imageInput,
+    pdfInput: attempt.pdfInput,
     ...(awsCredentials ? { awsCredentials } : {}),
   };
 }

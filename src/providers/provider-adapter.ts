@@ -57,6 +57,10 @@ export interface AttemptCall {
   fast?: boolean;
   /** The endpoint's largest `max_tokens` (catalog `max_output_tokens`); absent when unknown. */
   outputLimit?: number;
+  /** Whether the endpoint reads images (catalog `vision`); absent: it does. */
+  imageInput?: boolean;
+  /** Whether the endpoint reads PDF documents (catalog `pdf`); absent: it does. */
+  pdfInput?: boolean;
 }
 
 /** A server-sent event as an Anthropic-format upstream sent it: its name and its data, kept as text. */

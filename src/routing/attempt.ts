@@ -36,6 +36,8 @@ export interface Attempt {
   contextLength: number | null;
   /** Whether the endpoint reads PDF documents natively (its `pdf` capability). */
   pdfInput: boolean;
+  /** Whether the endpoint reads images (its `vision` capability). */
+  imageInput: boolean;
   /** The largest `max_tokens` the endpoint accepts; null when unknown (the client's is then sent as it is). */
   maxOutputTokens: number | null;
 }
@@ -68,6 +70,7 @@ export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: 
     availableIndex: planned.availableIndex,
     contextLength: attemptContextLength(endpoint.catalog, longContext),
     pdfInput: endpoint.catalog.capabilities.pdf,
+    imageInput: endpoint.catalog.capabilities.vision,
     maxOutputTokens: endpoint.catalog.maxOutputTokens,
   };
 }

@@ -13,7 +13,7 @@ import { createLanguageModel } from '#src/providers/ai-sdk/create-language-model
 import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 import { mapToolCallIds, restoreStreamToolCallId, restoreToolCallIds } from '#src/providers/ai-sdk/map-tool-call-ids.ts';
-import { placeToolResultFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
+import { placeToolResultFiles, readableFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 
 /** Which AI SDK family the adapter speaks; per-provider settings (quirks, AWS signing) arrive with each call. */
@@ -40,7 +40,8 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     const quirks = call.quirks ?? NO_QUIRKS;
     const takesJsonSchema = options.family !== 'openai-compatible' || quirks.supportsStructuredOutputs === true;
     const converted = convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel, fast: call.fast === true, outputLimit: call.outputLimit, takesJsonSchema });
-    const prompt = placeToolResultFiles(converted.value.prompt, toolResultFilePlacement(options.family));
+    const inputs = { images: call.imageInput !== false, pdfs: call.pdfInput !== false };
+    const prompt = placeToolResultFiles(converted.value.prompt, toolResultFilePlacement(options.family, quirks), readableFiles(options.family, inputs));
     const ids = quirks.toolCallIdMaxLength === undefined ? undefined : mapToolCallIds(prompt, quirks.toolCallIdMaxLength);
     const callOptions = { ...converted.value, prompt: ids ? ids.prompt : prompt };
     try {

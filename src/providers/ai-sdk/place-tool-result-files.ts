@@ -11,12 +11,23 @@
  *   holding only an image answered no call and Gemini refused the turn (400, "the number of function response
  *   parts is equal to the number of function call parts"). The result becomes one text part (its texts
  *   joined, or a line naming its files) followed by its files: one response per call on every Gemini model.
+ * - OpenAI-compatible servers write a result as the JSON of its parts unless their `supportsMultiPartToolContent`
+ *   quirk says they take content parts: where the endpoint reads images, the files go as for OpenAI Chat; where
+ *   it does not (many open-weight models), a file would make the vendor refuse the turn and its base64 text
+ *   would cost hundreds of thousands of tokens the model cannot use, so a short note stands in for it.
  */
 import type { LanguageModelV4Message, LanguageModelV4Prompt, LanguageModelV4ToolResultOutput, LanguageModelV4ToolResultPart } from '@ai-sdk/provider';
 import type { AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 
 /** How a family's tool results carry files: as the AI SDK writes them, in a user message after them, or beside one text part. */
 export type ToolResultFilePlacement = 'in-result' | 'user-turn' | 'one-text-first';
+
+/** What the endpoint reads (its catalog `vision` and `pdf` capabilities). */
+export interface FileInputs {
+  images: boolean;
+  pdfs: boolean;
+}
 
 type ContentOutput = Extract<LanguageModelV4ToolResultOutput, { type: 'content' }>;
 type ContentItem = ContentOutput['value'][number];
@@ -24,20 +35,31 @@ type FileItem = Extract<ContentItem, { type: 'file' }>;
 type UserMessage = Extract<LanguageModelV4Message, { role: 'user' }>;
 
 /**
- * The placement a family needs. OpenAI-compatible servers are left to their `supportsMultiPartToolContent`
- * quirk (content parts, or the result as text): many of their models take no image at all, in a user message
- * either, and would refuse the turn.
+ * The placement a family needs. An OpenAI-compatible server takes files in the result when its
+ * `supportsMultiPartToolContent` quirk says so, else (tool messages as text) as OpenAI Chat does.
  */
-export function toolResultFilePlacement(family: AiSdkFamily): ToolResultFilePlacement {
+export function toolResultFilePlacement(family: AiSdkFamily, quirks: Pick<ProviderQuirks, 'supportsMultiPartToolContent'> = {}): ToolResultFilePlacement {
   switch (family) {
     case 'openai-chat':
     case 'azure':
       return 'user-turn';
     case 'google':
       return 'one-text-first';
+    case 'openai-compatible':
+      return quirks.supportsMultiPartToolContent === true ? 'in-result' : 'user-turn';
     default:
       return 'in-result';
   }
+}
+
+/**
+ * Which files of a tool result the family's endpoint is sent. Only OpenAI-compatible endpoints are held to
+ * their capabilities: the other families' models all read images and PDFs (a PDF refused elsewhere is a 400
+ * of the translator's own, with a precise message).
+ */
+export function readableFiles(family: AiSdkFamily, inputs: FileInputs): (mediaType: string) => boolean {
+  if (family !== 'openai-compatible') return () => true;
+  return (mediaType) => (mediaType.startsWith('image/') ? inputs.images : inputs.pdfs);
 }
 
 function isFile(item: ContentItem): item is FileItem {
@@ -117,8 +139,31 @@ function moveFilesToUserTurns(prompt: LanguageModelV4Prompt): LanguageModelV4Pro
   return placed;
 }
 
-/** The prompt with every tool result's files placed as `placement` says. */
-export function placeToolResultFiles(prompt: LanguageModelV4Prompt, placement: ToolResultFilePlacement): LanguageModelV4Prompt {
+function unreadableNote(file: FileItem): string {
+  return `[The tool returned ${describeFiles([file])} (${file.mediaType}), which this model cannot read.]`;
+}
+
+/**
+ * The result with each file the endpoint cannot read replaced by a note; left with no file, it is plain text
+ * (as parts, a text-only server would be sent their JSON).
+ */
+function withoutUnreadable(part: LanguageModelV4ToolResultPart, readable: (mediaType: string) => boolean): LanguageModelV4ToolResultPart {
+  if (part.output.type !== 'content' || filesOf(part).every((file) => readable(file.mediaType))) return part;
+  const value = part.output.value.map((item): ContentItem => (isFile(item) && !readable(item.mediaType) ? { type: 'text', text: unreadableNote(item) } : item));
+  if (value.some(isFile)) return { ...part, output: { ...part.output, value } };
+  return { ...part, output: { type: 'text', value: value.flatMap((item) => (item.type === 'text' ? [item.text] : [])).join('\n') } };
+}
+
+function describeUnreadable(prompt: LanguageModelV4Prompt, readable: (mediaType: string) => boolean): LanguageModelV4Prompt {
+  return prompt.map((message) => (message.role === 'tool' ? { ...message, content: message.content.map((part) => (part.type === 'tool-result' ? withoutUnreadable(part, readable) : part)) } : message));
+}
+
+/**
+ * The prompt with every tool result's files placed as `placement` says, those `readable` refuses (default:
+ * none) replaced by a note saying the model cannot read them.
+ */
+export function placeToolResultFiles(given: LanguageModelV4Prompt, placement: ToolResultFilePlacement, readable?: (mediaType: string) => boolean): LanguageModelV4Prompt {
+  const prompt = readable ? describeUnreadable(given, readable) : given;
   if (placement === 'in-result') return prompt;
   if (placement === 'user-turn') return moveFilesToUserTurns(prompt);
   return prompt.map((message) => (message.role === 'tool' ? { ...message, content: message.content.map((part) => (part.type === 'tool-result' ? oneTextFirst(part) : part)) } : message));

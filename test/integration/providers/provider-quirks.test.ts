@@ -2,8 +2,9 @@
  * Provider quirks over HTTP, each observed on the wire of a fake OpenAI-compatible server: Mistral's tool-call
  * ids (nine letters and digits, mapped consistently and given back as the client's), `include_usage` (Mistral
  * refuses `stream_options`), `reasoning_field` (Groq streams and takes back reasoning as `reasoning`, DeepSeek
- * as `reasoning_content`, Mistral in neither) and `supports_multi_part_tool_content` (a tool result's image as a content part, or
- * the result flattened to text).
+ * as `reasoning_content`, Mistral in neither) and `supports_multi_part_tool_content` (a tool result's image as a
+ * content part, or as text with the image in a user message after it), which yields to the model's `vision`: a
+ * model that reads no images is sent a note in the image's place, never the image or its base64.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readChunks, readFixture, reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -12,6 +13,11 @@ import { catalogYaml, modelYaml, postMessage, resetFakes, streamMessage, type St
 
 let fake: FakeUpstream;
 let gateway: TestGateway;
+
+/** The model without the `vision` capability: its endpoints read no image. */
+function textOnly(model: string): string {
+  return model.replace('vision: true', 'vision: false');
+}
 
 beforeAll(async () => {
   fake = await startFakeOpenAiChat();
@@ -29,6 +35,8 @@ beforeAll(async () => {
         modelYaml('test/groq', [{ provider: 'groq', model: 'qwen/qwen3-32b', price: [1, 2] }]),
         modelYaml('test/deepseek', [{ provider: 'deepseek', model: 'deepseek-chat', price: [1, 2] }]),
         modelYaml('test/parts', [{ provider: 'house-parts', model: 'house-model', price: [1, 2] }]),
+        textOnly(modelYaml('test/deepseek-text', [{ provider: 'deepseek', model: 'deepseek-chat', price: [1, 2] }])),
+        textOnly(modelYaml('test/parts-text', [{ provider: 'house-parts', model: 'house-text-model', price: [1, 2] }])),
       ],
     ),
   });
@@ -215,14 +223,45 @@ describe('supports_multi_part_tool_content', () => {
     });
   });
 
-  it('flattens it to text where the server takes text only', async () => {
+  it('sends the image in a user message after the tool message where the server takes tool messages as text and the model reads images', async () => {
     fake.enqueue(reply.fixture('groq-text', { vendor: 'groq' }));
     const call = await postMessage(gateway, withImageResult('test/deepseek'));
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
-    const result = sentMessages().at(-1);
-    expect(result).toMatchObject({ role: 'tool', tool_call_id: 'call_sky' });
-    expect(typeof result?.content).toBe('string');
-    expect(result?.content).toContain('The sky now:');
+    const sent = sentMessages();
+    expect(sent.slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'call_sky', content: 'The sky now:\n[The tool returned an image, attached to the next user message.]' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Attached: what the tool calls above returned as files.' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+        ],
+      },
+    ]);
+    expect(sent.at(-3)?.tool_calls?.[0]?.id).toBe('call_sky');
+  });
+
+  it.each([
+    { server: 'tool messages as text', model: 'test/deepseek-text' },
+    { server: 'content parts', model: 'test/parts-text' },
+  ])('sends a note, neither the image nor its base64, where the model reads no images (server taking $server)', async ({ model }) => {
+    fake.enqueue(reply.fixture('groq-text', { vendor: 'groq' }));
+    const call = await postMessage(gateway, withImageResult(model));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    const sent = sentMessages();
+    expect(sent.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_sky', content: 'The sky now:\n[The tool returned an image (image/png), which this model cannot read.]' });
+    expect(JSON.stringify(sent)).not.toContain(PNG.slice(0, 24));
+  });
+
+  it('answers a result holding only an image with the note alone where the model reads no images', async () => {
+    fake.enqueue(reply.fixture('groq-text', { vendor: 'groq' }));
+    const body = withImageResult('test/deepseek-text');
+    body.messages[2] = { role: 'user', content: [toolResult('call_sky', [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }])] };
+    const call = await postMessage(gateway, body);
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(sentMessages().at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_sky', content: '[The tool returned an image (image/png), which this model cannot read.]' });
   });
 });

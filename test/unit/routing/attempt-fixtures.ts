@@ -40,6 +40,7 @@ export function attempt(model: string, on: string | CatalogProvider, overrides: 
     availableIndex: 0,
     contextLength: null,
     pdfInput: true,
+    imageInput: true,
     maxOutputTokens: null,
     ...overrides,
   };

@@ -1,7 +1,10 @@
-/** Where a tool result's images and PDFs go, per family: in the result, in a user turn after it, or beside one text. */
+/**
+ * Where a tool result's images and PDFs go, per family: in the result, in a user turn after it, or beside one
+ * text; and a note in place of each file an OpenAI-compatible endpoint cannot read.
+ */
 import { describe, expect, it } from 'vitest';
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
-import { placeToolResultFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
+import { placeToolResultFiles, readableFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
 
 const image = { type: 'file' as const, data: { type: 'data' as const, data: 'iVBORw0KGgo=' }, mediaType: 'image/png' };
 const pdf = { type: 'file' as const, data: { type: 'data' as const, data: 'JVBERi0=' }, mediaType: 'application/pdf', filename: 'a.pdf' };
@@ -30,15 +33,32 @@ const prompt: LanguageModelV4Prompt = [
 
 describe('toolResultFilePlacement', () => {
   it.each([
-    ['openai-chat', 'user-turn'],
-    ['azure', 'user-turn'],
-    ['google', 'one-text-first'],
-    // Its supports_multi_part_tool_content quirk decides (provider-quirks integration test).
-    ['openai-compatible', 'in-result'],
-    ['openai-responses', 'in-result'],
-    ['bedrock', 'in-result'],
-  ] as const)('%s: %s', (family, placement) => {
-    expect(toolResultFilePlacement(family)).toBe(placement);
+    ['openai-chat', {}, 'user-turn'],
+    ['azure', {}, 'user-turn'],
+    ['google', {}, 'one-text-first'],
+    ['openai-compatible', {}, 'user-turn'],
+    ['openai-compatible', { supportsMultiPartToolContent: false }, 'user-turn'],
+    ['openai-compatible', { supportsMultiPartToolContent: true }, 'in-result'],
+    ['openai-responses', {}, 'in-result'],
+    ['bedrock', {}, 'in-result'],
+  ] as const)('%s %j: %s', (family, quirks, placement) => {
+    expect(toolResultFilePlacement(family, quirks)).toBe(placement);
+  });
+});
+
+describe('readableFiles', () => {
+  const none = { images: false, pdfs: false };
+  it.each([
+    ['openai-compatible', { images: true, pdfs: false }, [true, false]],
+    ['openai-compatible', { images: false, pdfs: true }, [false, true]],
+    ['openai-compatible', none, [false, false]],
+    // Every model of these families reads both.
+    ['openai-chat', none, [true, true]],
+    ['google', none, [true, true]],
+    ['bedrock', none, [true, true]],
+  ] as const)('%s %j: image, PDF readable %j', (family, inputs, expected) => {
+    const readable = readableFiles(family, inputs);
+    expect([readable('image/png'), readable('application/pdf')]).toEqual(expected);
   });
 });
 
@@ -69,6 +89,38 @@ describe('placeToolResultFiles', () => {
       },
       prompt[3],
     ]);
+  });
+
+  it('a file the endpoint cannot read becomes a note in its place; a result left without files is plain text', () => {
+    const placed = placeToolResultFiles(prompt, 'user-turn', (mediaType) => mediaType === 'application/pdf');
+    expect(placed).toEqual([
+      calls,
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'shot', output: { type: 'text', value: '[The tool returned an image (image/png), which this model cannot read.]' } }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 't2',
+            toolName: 'read',
+            output: { type: 'text', value: 'Page 1\nPage 2\n[The tool returned an image (image/png), which this model cannot read.]\n[The tool returned a document, attached to the next user message.]' },
+          },
+          prompt[2]?.content[1],
+        ],
+      },
+      { role: 'user', content: [{ type: 'text', text: 'Attached: what the tool calls above returned as files.' }, pdf] },
+      prompt[3],
+    ]);
+  });
+
+  it('in-result with nothing readable: every result is its text and notes', () => {
+    const placed = placeToolResultFiles(prompt, 'in-result', () => false);
+    expect(placed[2]?.content[0]).toEqual({
+      type: 'tool-result',
+      toolCallId: 't2',
+      toolName: 'read',
+      output: { type: 'text', value: 'Page 1\n[The tool returned a document (application/pdf), which this model cannot read.]\nPage 2\n[The tool returned an image (image/png), which this model cannot read.]' },
+    });
   });
 
   it('in-result: the prompt as it is', () => {
