@@ -9,6 +9,9 @@
  *   one function response per call with the image beside it.
  * - OpenAI Responses (`input_image` in the `function_call_output`) and Bedrock Converse (an `image` in the
  *   `toolResult`) take the image in the result, and did already.
+ * - OpenAI-compatible vendors (Groq here) got the result as the JSON text of its parts, base64 included, on
+ *   every model. A model with `vision` now gets it as OpenAI Chat does; one without gets a short note in the
+ *   image's place (a vendor refuses an image to a text-only model, and its base64 text is of no use to it).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +46,7 @@ interface VendorCase {
   providerYaml: (upstream: FakeUpstream) => string;
   readCall: (file: string) => FakeReply;
   answer: FakeReply;
-  /** Checks the second turn the upstream received carries `image` (the CLI's base64 PNG) as an image. */
+  /** Checks the second turn the upstream received carries `image` (the CLI's base64 PNG) as the model can read it. */
   expectImage: (sent: Body, image: string) => void;
 }
 
@@ -82,6 +85,38 @@ const VENDORS: VendorCase[] = [
       const responses = answer.parts.filter((part: Item) => part.functionResponse);
       expect(responses).toEqual([{ functionResponse: { id: call.id, name: 'Read', response: { name: 'Read', content: 'The tool returned an image.' } } }]);
       expect(answer.parts).toContainEqual({ inlineData: { mimeType: 'image/png', data: image } });
+    },
+  },
+  {
+    name: 'Groq, a model with vision',
+    model: 'meta-llama/llama-4-maverick',
+    startUpstream: () => startFakeOpenAiChat(),
+    providerYaml: (upstream) => `  groq: { base_url: "${upstream.baseURL}", api_key: "gsk-groq-shared-image-0001" }`,
+    readCall: (file) => openAiChatStep({ calls: [{ name: 'Read', input: { file_path: file }, id: CALL_ID }], usage: USAGE }),
+    answer: openAiChatStep({ text: ANSWER, usage: USAGE }),
+    expectImage(sent, image) {
+      const messages = sent.messages as Item[];
+      const toolAt = messages.findIndex((message) => message.role === 'tool');
+      expect(messages[toolAt - 1]?.tool_calls?.[0]?.id).toBe(CALL_ID);
+      expect(messages[toolAt]).toEqual({ role: 'tool', tool_call_id: CALL_ID, content: '[The tool returned an image, attached to the next user message.]' });
+      expect(messages[toolAt + 1]?.role).toBe('user');
+      expect(messages[toolAt + 1]?.content).toContainEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${image}` } });
+      expect(JSON.stringify(messages.filter((message) => message.role !== 'user'))).not.toContain(image.slice(0, 40));
+    },
+  },
+  {
+    name: 'Groq, a model without vision',
+    model: 'qwen/qwen3-32b',
+    startUpstream: () => startFakeOpenAiChat(),
+    providerYaml: (upstream) => `  groq: { base_url: "${upstream.baseURL}", api_key: "gsk-groq-shared-image-0002" }`,
+    readCall: (file) => openAiChatStep({ calls: [{ name: 'Read', input: { file_path: file }, id: CALL_ID }], usage: USAGE }),
+    answer: openAiChatStep({ text: ANSWER, usage: USAGE }),
+    expectImage(sent, image) {
+      const messages = sent.messages as Item[];
+      const toolAt = messages.findIndex((message) => message.role === 'tool');
+      expect(messages[toolAt]).toEqual({ role: 'tool', tool_call_id: CALL_ID, content: '[The tool returned an image (image/png), which this model cannot read.]' });
+      expect(messages.slice(toolAt + 1)).toEqual([]);
+      expect(JSON.stringify(sent)).not.toContain(image.slice(0, 40));
     },
   },
   {
@@ -124,7 +159,7 @@ describe.each(VENDORS)('Claude Code reads a PNG on $name', (vendor) => {
     await target?.close();
   });
 
-  it('the image reaches the model as an image, and the answer is printed', async () => {
+  it('the image reaches the model as it can read it, and the answer is printed', async () => {
     resetTarget(target);
     const file = join(cwd, 'picture.png');
     writeFileSync(file, tinyPng());
