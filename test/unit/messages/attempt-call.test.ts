@@ -31,9 +31,9 @@ describe('revealKey', () => {
 });
 
 describe('attemptCall', () => {
-  it("carries the attempt's endpoint, the provider's family, quirks and headers, and the request context", () => {
+  it("carries the attempt's endpoint and what it reads, the provider's family, quirks and headers, and the request context", () => {
     const on = provider('deepseek', { family: 'openai-compatible', quirks: { supportsStructuredOutputs: false }, headers: { 'x-team': 'a' } });
-    const call = attemptCall(request, attempt('x/m', on, { baseUrl: 'http://127.0.0.1:9/v1', upstreamModel: 'm-1' }), context, 'sk');
+    const call = attemptCall(request, attempt('x/m', on, { baseUrl: 'http://127.0.0.1:9/v1', upstreamModel: 'm-1', imageInput: false }), context, 'sk');
     expect(call).toEqual({
       request,
       provider: 'deepseek',
@@ -45,6 +45,8 @@ describe('attemptCall', () => {
       quirks: { supportsStructuredOutputs: false },
       signal: context.signal,
       providerHeaders: { 'x-team': 'a' },
+      imageInput: false,
+      pdfInput: true,
     });
   });
 
