@@ -48,7 +48,10 @@ export interface ProviderQuirks {
   includeUsage?: boolean;
   /** The vendor honours `response_format: json_schema`. */
   supportsStructuredOutputs?: boolean;
-  /** Tool results go as content parts (text and images); otherwise a result with an image is sent as text. */
+  /**
+   * Tool results go as content parts (text and images); otherwise a result's files follow in a user message.
+   * Either way only where the endpoint reads them (its `vision` and `pdf` capabilities); else a note replaces them.
+   */
   supportsMultiPartToolContent?: boolean;
   /**
    * The field of an assistant message holding its reasoning: where an earlier turn's thinking is sent back
