@@ -1200,6 +1200,13 @@ export interface components {
          *     the prompt's length) and left an endpoint by the request's `provider` preferences, region and the caller's
          *     BYOK rules (so the chosen model is one the request can be routed to); the prompt's difficulty picks among
          *     them. Enabled implicitly by `model: switchboard/auto`.
+         *
+         *     The prompt's length is the context check's estimate (see `ContextCompressionPlugin`: earlier turns'
+         *     thinking not counted), compared with each candidate's catalog context length (an unknown one holds any
+         *     prompt). With `context-compression` enabled, it is the prompt compressed as far as that plugin can
+         *     compress it (everything but what it always keeps removed), so a conversation longer than every
+         *     candidate's context is routed and then compressed for the endpoint called, as a request naming that
+         *     model would be.
          */
         AutoRouterPlugin: {
             /**

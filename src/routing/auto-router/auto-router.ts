@@ -8,7 +8,8 @@ import { BadRequestError } from '#src/errors.ts';
 import type { AutoRouterPlugin, MessageRequest } from '#src/api-types.ts';
 import { modelPatternMatches } from '#src/routing/byok-selection.ts';
 import { estimateDifficulty } from '#src/routing/auto-router/prompt-difficulty.ts';
-import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import { estimateContextTokens } from '#src/request/estimate-input-tokens.ts';
+import { compressMiddleOut } from '#src/plugins/middle-out.ts';
 import { requestMedia, requestsThinking } from '#src/routing/request-parameters.ts';
 
 /** The model slug that asks for the auto-router. */
@@ -54,6 +55,18 @@ export function costTierOf(price: number): CostTier {
   return price <= 20 ? 'standard' : 'premium';
 }
 
+/**
+ * The prompt's tokens a candidate's context must hold: the context check's estimate (earlier turns' thinking
+ * not counted), or with `context-compression` the prompt compressed as far as it goes, since each attempt
+ * compresses it for its endpoint and a request naming the model would be served.
+ */
+function promptTokens(request: MessageRequest): number {
+  const compress = request.plugins?.some((plugin) => plugin.id === 'context-compression' && plugin.enabled !== false) === true;
+  if (!compress) return estimateContextTokens(request);
+  const fewest = compressMiddleOut(request, 0);
+  return fewest.removed === 0 ? estimateContextTokens(request) : estimateContextTokens({ ...request, messages: fewest.messages });
+}
+
 function needsOf(request: MessageRequest): { label: string; has: (candidate: AutoRouterCandidate) => boolean }[] {
   const needs: { label: string; has: (candidate: AutoRouterCandidate) => boolean }[] = [];
   const media = requestMedia(request);
@@ -61,7 +74,7 @@ function needsOf(request: MessageRequest): { label: string; has: (candidate: Aut
   if (media.images > 0) needs.push({ label: 'images', has: (candidate) => candidate.capabilities.vision });
   if (media.pdfs > 0) needs.push({ label: 'PDFs', has: (candidate) => candidate.capabilities.pdf });
   if (requestsThinking(request)) needs.push({ label: 'thinking', has: (candidate) => candidate.capabilities.thinking });
-  const tokens = estimateInputTokens(request);
+  const tokens = promptTokens(request);
   // An unknown context length is not held against a model: the configuration did not say, so it may fit.
   needs.push({ label: `a context of ~${tokens} tokens`, has: (candidate) => candidate.contextLength === null || candidate.contextLength >= tokens });
   return needs;
