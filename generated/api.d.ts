@@ -79,8 +79,10 @@ export interface paths {
          *
          *     The request is counted as the model would read it: the `file-parser` and `context-compression` plugins
          *     (given in `plugins` or on by default for the workspace or key) are applied as `POST /messages` applies
-         *     them. `moderation`, `web` and `web-fetch` call other services and are not run for a count (the results
-         *     `web` and `web-fetch` would add to the prompt are not counted).
+         *     them, and the count is routed as the message would be: the PDFs are read before routing (an endpoint
+         *     without PDF input is eligible under `provider.require_parameters`), and an `auto-router` plugin, the
+         *     request's or a default, picks the model. `moderation`, `web` and `web-fetch` call other services and are
+         *     not run for a count (the results `web` and `web-fetch` would add to the prompt are not counted).
          */
         post: operations["countMessageTokens"];
         delete?: never;

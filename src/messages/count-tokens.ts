@@ -29,19 +29,23 @@ function countedRequest(request: CountTokensRequest, setup: ToolLoopSetup | unde
 }
 
 /**
- * The plugins that change what the model reads without calling anything (file-parser's PDFs as text,
- * context-compression's trimmed middle), prepared as `POST /messages` prepares them; null when neither is on.
+ * The request as `POST /messages` would plan it: the effective plugin list (the caller's defaults merged, so a
+ * default `auto-router` routes the count too), and with `file-parser` or `context-compression` the plugins'
+ * state for each attempt, the PDFs already read (before planning, so that endpoints without PDF input are
+ * eligible under `require_parameters` as for the message). Null when no plugin applies.
  * Moderation, web and web-fetch call out to other services: a count does not run them (web and web-fetch
  * would add their results to the prompt, so a count of such a request is lower than the message's input).
  */
-async function countedPlugins(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<{ request: MessageRequest; state: PluginState } | null> {
+async function countedPlugins(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<{ request: MessageRequest; state: PluginState | null } | null> {
   const { config } = deps.plugins;
   if (request.plugins === undefined && !config.hasDefaults) return null;
-  const enabled = enabledPlugins(effectivePluginList(request.plugins, config.defaults, context.caller));
-  if (!enabled['file-parser'] && !enabled['context-compression']) return null;
+  const list = effectivePluginList(request.plugins, config.defaults, context.caller);
+  const listed: MessageRequest = list === request.plugins || list.length === 0 ? request : { ...request, plugins: [...list] };
+  const enabled = enabledPlugins(list);
+  if (!enabled['file-parser'] && !enabled['context-compression']) return { request: listed, state: null };
   const state = newPluginState(enabled);
-  if (!enabled['file-parser']) return { request, state };
-  const parsed = await parsePdfs(request);
+  if (!enabled['file-parser']) return { request: listed, state };
+  const parsed = await parsePdfs(listed);
   state.parsedPdfs = parsed.parsed;
   return { request: parsed.request, state };
 }
@@ -61,13 +65,13 @@ export async function countTokens(deps: MessagesDeps, request: CountTokensReques
   // The planner takes a message request; max_tokens plays no part in routing.
   const asMessage = { max_tokens: 1, ...request } as MessageRequest;
   const checked = request.tools !== undefined && hasGatewayTools(request.tools) ? checkToolLoop(asMessage, deps.serverTools.config) : undefined;
-  const plan = await deps.planner.plan(asMessage, context);
-  const setup = checked ? (await prepareToolLoop(asMessage, checked, deps.serverTools.runtime)).setup : undefined;
   const plugins = await countedPlugins(deps, asMessage, context);
+  const plan = await deps.planner.plan(plugins?.request ?? asMessage, context);
+  const setup = checked ? (await prepareToolLoop(asMessage, checked, deps.serverTools.runtime)).setup : undefined;
   const count = async (attempt: Attempt): Promise<CountTokensResponse> => {
     // Counting has no fast mode: the call goes without the fast-mode flag (and its beta header).
     const key = await revealKey(attempt, context.caller.accountId, deps.vault);
-    const counted = plugins ? (pluginRequest(plugins, attempt) as CountTokensRequest) : request;
+    const counted = plugins?.state ? (pluginRequest({ request: plugins.request, state: plugins.state }, attempt) as CountTokensRequest) : request;
     const { fast: _fast, ...call } = attemptCall(countedRequest(counted, setup, attempt), attempt, context, key);
     return deps.adapterFor(attempt.provider.family).countTokens(call);
   };

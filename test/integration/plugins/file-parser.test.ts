@@ -136,6 +136,21 @@ describe('file-parser', () => {
     expect(counted).not.toContain('application/pdf');
   });
 
+  it('counts tokens under provider.require_parameters on an endpoint without PDF input, as the message is served there', async () => {
+    const { max_tokens: _max, session_id: _session, ...request } = body('openai/text-only', { provider: { require_parameters: true }, plugins: [{ id: 'file-parser' }] });
+    const response = await fetch(`${gateway.baseUrl}/messages/count_tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+
+    const counted = (await response.json()) as { input_tokens?: number };
+    expect(response.status, JSON.stringify(counted)).toBe(200);
+    // The PDF's text (a few dozen characters), not the 3,000 tokens a page the PDF itself is estimated at.
+    expect(counted.input_tokens).toBeLessThan(100);
+    expect(chat.requests).toHaveLength(0);
+  });
+
   it('answers 400 naming the block of a corrupt PDF, before any upstream call', async () => {
     const corrupt = Buffer.from('%PDF-1.7\nthis is not really a PDF at all\n%%EOF').toString('base64');
     const messages = [{ role: 'user', content: [{ type: 'text', text: 'Read this.' }, pdfBlock(corrupt)] }];
