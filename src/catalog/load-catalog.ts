@@ -57,7 +57,15 @@ export function catalogFromConfig(config: CatalogConfig, file: string | null, bu
   const models = mergeModels(builtIn.models, config, providers, problems);
   const serverTools = resolveServerToolsConfig(config.server_tools, problems);
   const destinations = fileDestinations(config.observability, problems);
-  const plugins = resolvePluginsConfig(config.plugins, { hasProvider: (slug) => providers.has(slug), hasModel: (slug) => models.some((model) => model.id === slug) }, problems);
+  const plugins = resolvePluginsConfig(
+    config.plugins,
+    {
+      hasProvider: (slug) => providers.has(slug),
+      hasModel: (slug) => models.some((model) => model.id === slug),
+      serverTools: { webSearchMaxResults: serverTools.webSearch?.maxResults ?? null, webFetchEnabled: serverTools.webFetch.enabled },
+    },
+    problems,
+  );
   if (problems.length > 0) throw new CatalogConfigError(file ?? '(built-in catalog)', problems);
   return buildCatalog(providers, models, file, { serverTools, fileDestinations: destinations, plugins });
 }

@@ -43,12 +43,19 @@ describe('the plugins section', () => {
     expect(plugins.hasDefaults).toBe(true);
   });
 
+  it('accepts a disabled default for a plugin this gateway cannot run', () => {
+    expect(load(`plugins:\n  defaults:\n    workspaces: { "${WORKSPACE}": [{ id: moderation, enabled: false }, { id: web, enabled: false }] }\n`).plugins.hasDefaults).toBe(true);
+  });
+
   it.each([
     ['an unknown plugin id', `plugins:\n  defaults:\n    workspaces: { "${WORKSPACE}": [{ id: pdf-ocr }] }\n`, `plugins.defaults.workspaces.${WORKSPACE}[0].id: is not a plugin this gateway has (auto-router,`],
     ['a setting the plugin does not have', `plugins:\n  defaults:\n    keys: { "${KEY}": [{ id: file-parser, pdf: { engine: ocr } }] }\n`, `plugins.defaults.keys.${KEY}[0].pdf.engine: must be equal to one of the allowed values`],
     ['a plugin listed twice', `plugins:\n  defaults:\n    keys: { "${KEY}": [{ id: web }, { id: web }] }\n`, `plugins.defaults.keys.${KEY}[1].id: lists the plugin web a second time`],
     ['a workspace that is not a UUID', 'plugins:\n  defaults:\n    workspaces: { main: [] }\n', 'plugins.defaults.workspaces.main: is not a workspace id (a UUID)'],
     ['a key that is not a hash', 'plugins:\n  defaults:\n    keys: { sb-raw-key: [] }\n', 'plugins.defaults.keys.sb-raw-key: is not the SHA-256 hex of a gateway key'],
+    ['a default moderation plugin without a moderation model', `plugins:\n  defaults:\n    workspaces: { "${WORKSPACE}": [{ id: response-healing }, { id: moderation }] }\n`, `plugins.defaults.workspaces.${WORKSPACE}[1]: enables the moderation plugin, but plugins.moderation names no moderation model`],
+    ['a default web plugin without a search backend', `plugins:\n  defaults:\n    keys: { "${KEY}": [{ id: web }] }\n`, `plugins.defaults.keys.${KEY}[0]: enables the web plugin, but server_tools.web_search configures no search backend`],
+    ['a default web-fetch plugin with web fetch disabled', `server_tools:\n  web_fetch: { enabled: false }\nplugins:\n  defaults:\n    keys: { "${KEY}": [{ id: web-fetch }] }\n`, `plugins.defaults.keys.${KEY}[0]: enables the web-fetch plugin, but server_tools.web_fetch.enabled is false`],
     ['a moderation model the catalog lacks', 'plugins:\n  moderation: { engine: model, model: acme/guard }\n', 'plugins.moderation.model: names no model of the catalog (acme/guard)'],
     ['a moderation provider the catalog lacks', 'plugins:\n  moderation: { engine: openai, provider: acme, model: omni-moderation-latest }\n', 'plugins.moderation.provider: names no enabled provider (acme)'],
     ['a moderation model without an engine', 'plugins:\n  moderation: { model: omni-moderation-latest }\n', 'plugins.moderation.engine: is required'],
