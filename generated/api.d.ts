@@ -1226,6 +1226,15 @@ export interface components {
              *     ]
              */
             allowed_models?: string[];
+            /**
+             * @description Model patterns removed from the candidates, written as in `allowed_models` (an exact slug or
+             *     `<vendor>/*`); any other pattern (`openai/gpt-4*`, an upper-case vendor) is a 400 naming it rather than
+             *     a pattern that silently excludes nothing.
+             * @example [
+             *       "openai/*",
+             *       "anthropic/claude-opus-4.1"
+             *     ]
+             */
             excluded_models?: string[];
             /**
              * @description Price band by blended price per million tokens (input plus output, 1:1): `economy` under $2,

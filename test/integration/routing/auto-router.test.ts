@@ -141,6 +141,14 @@ describe('switchboard/auto', () => {
     expect([...anthropic.requests, ...alpha.requests]).toHaveLength(0);
   });
 
+  it('an excluded_models pattern that could match nothing is a 400 naming it, not a bound silently ignored', async () => {
+    const call = await postMessage(gateway, autoBody({ allowed_models: ['test/*'], excluded_models: ['test/che*'] }));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(400);
+    expect(errorMessage(call)).toMatch(/^Invalid request parameters: plugins\[0\]\.excluded_models\[0\] must match pattern/);
+    expect([...anthropic.requests, ...alpha.requests]).toHaveLength(0);
+  });
+
   it('bounds that leave no model answer a 400 naming the bound', async () => {
     const call = await postMessage(gateway, autoBody({ allowed_models: ['nobody/*'] }));
 
