@@ -2039,7 +2039,10 @@ export interface components {
             /**
              * @description Cost of this request in USD, from the endpoint's pricing (cache reads and writes priced separately,
              *     `fast` at its premium): what the key is charged. It includes Anthropic's `compaction` iterations (see
-             *     `iterations`), each priced as a request of its own, and the `moderation` plugin's screening call
+             *     `iterations`), each priced as a request of its own, the vendor's fee for the searches its own web search
+             *     tool ran (`server_tool_use.web_search_requests` as the upstream reported them, at the endpoint's
+             *     `pricing.web_search_request`; in a tool loop, each step's at its own endpoint's price; the gateway's
+             *     own tools pay none), and the `moderation` plugin's screening call
              *     when a catalog model screened the input (`engine: model`; its tokens are not in this `usage`, they are in
              *     the generation record's `moderation`), also for a flagged input, whose refusal has zero tokens.
              */
@@ -2100,7 +2103,10 @@ export interface components {
                 cache_creation_input_tokens?: number | null;
                 cache_read_input_tokens?: number | null;
             };
-            /** @description The step's cost in USD on the endpoint that served it. */
+            /**
+             * @description The step's cost in USD on the endpoint that served it, priced as a plain answer: its Anthropic
+             *     `compaction` iterations and its vendor web search fee included (see `Usage.cost`).
+             */
             cost: number;
             /**
              * @description The model-facing names of the tools the model called in this step, in order: gateway tools (run by
@@ -3052,7 +3058,8 @@ export interface components {
          * @description List prices in USD per million tokens. `input` is for uncached input tokens; cache reads and writes are
          *     priced separately (null when the endpoint has no such price: those tokens then cost `input`). Reasoning
          *     tokens are output tokens. `long_context`, when present, replaces every price for a request whose prompt
-         *     (input plus cache reads and writes) exceeds its `threshold_tokens`.
+         *     (input plus cache reads and writes) exceeds its `threshold_tokens`. `web_search_request` is a fee per call
+         *     of the vendor's own search tool, on top of the tokens.
          */
         ModelPricing: {
             /** @example 3 */
@@ -3071,6 +3078,16 @@ export interface components {
              * @example 6
              */
             cache_write_1h?: number | null;
+            /**
+             * @description USD per search the vendor's own web search tool ran (Anthropic's `web_search` server tool, counted in
+             *     the answer's `usage.server_tool_use.web_search_requests`; Anthropic bills $10 per 1,000 searches, 0.01
+             *     here), whatever the prompt's length (`long_context` does not change it). Null or absent: searches cost
+             *     nothing beyond their tokens. Anthropic's web fetch has no fee beyond its tokens, and code execution is
+             *     billed by container time, which an answer does not report, so neither has a price here. The
+             *     gateway's own tools (`gateway:web_search`) are not vendor searches and pay no fee.
+             * @example 0.01
+             */
+            web_search_request?: number | null;
             long_context?: components["schemas"]["LongContextPricing"] | null;
         };
         /** @description The endpoint's higher-speed configuration (Anthropic fast mode, OpenAI priority processing). */

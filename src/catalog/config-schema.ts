@@ -62,6 +62,8 @@ const pricing = record({
   cache_read: nullable(price()),
   cache_write: nullable(price()),
   cache_write_1h: nullable(price()),
+  // USD per search, not per million tokens.
+  web_search_request: nullable(price()),
   long_context: nullable(longContextPricing),
 });
 

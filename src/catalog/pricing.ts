@@ -83,6 +83,8 @@ export interface AnthropicUsageFields {
   cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
   /** Usage per sampling iteration, when Anthropic ran more than the answer (server-side compaction). */
   iterations?: readonly AnthropicIterationUsage[] | null;
+  /** Calls of Anthropic's own server tools; `web_search_requests` is billed per search. */
+  server_tool_use?: { web_search_requests?: number | null } | null;
 }
 
 /** One entry of Anthropic's `usage.iterations`. */
@@ -96,14 +98,25 @@ export interface AnthropicIterationUsage {
 }
 
 /**
- * Cost in USD of an Anthropic-convention usage: the answer's own counts, plus each `compaction` iteration.
+ * The vendor's fee for the searches its own web search tool ran: per search, whatever the prompt's length.
+ * @see https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool (usage and pricing)
+ */
+export function serverToolFees(serverToolUse: AnthropicUsageFields['server_tool_use'], pricing: Pricing): number {
+  const perSearch = pricing.web_search_request;
+  if (typeof perSearch !== 'number' || !serverToolUse) return 0;
+  return count(serverToolUse.web_search_requests) * perSearch;
+}
+
+/**
+ * Cost in USD of an Anthropic-convention usage: the answer's own counts, plus each `compaction` iteration,
+ * plus the fee of Anthropic's web searches ({@link serverToolFees}).
  * Server-side compaction samples a summary of the conversation before the answer; Anthropic bills it but
  * leaves it out of the top-level counts (those are the answer's iteration). Each iteration is priced as a
  * request of its own, so a long-context tier applies to the prompt that iteration read.
  * @see https://platform.claude.com/docs/en/build-with-claude/compaction
  */
 export function computeAnthropicCost(usage: AnthropicUsageFields, pricing: Pricing): number {
-  let cost = computeCost(usageFromAnthropic(usage), pricing);
+  let cost = computeCost(usageFromAnthropic(usage), pricing) + serverToolFees(usage.server_tool_use, pricing);
   const iterations = usage.iterations;
   if (!Array.isArray(iterations)) return cost;
   for (const iteration of iterations) {

@@ -9,7 +9,7 @@ import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provid
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
 
 /** Normalized usage in Anthropic's convention, as the cost function reads it. */
-export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation' | 'iterations'>;
+export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation' | 'iterations' | 'server_tool_use'>;
 
 /** What the additions need to know about the attempt that answered. */
 export interface AdditionsContext {
@@ -45,6 +45,7 @@ interface StreamUsage {
   cache_read_input_tokens?: number | null;
   cache_creation?: Usage['cache_creation'];
   iterations?: Usage['iterations'];
+  server_tool_use?: Usage['server_tool_use'];
 }
 
 // Each count by name, not in a loop over the names: a store with a computed key goes through V8's generic
@@ -58,6 +59,8 @@ function merge(total: StreamUsage, update: StreamUsage | undefined): void {
   if (update.cache_creation) total.cache_creation = update.cache_creation;
   // Anthropic's per-iteration usage (a compaction iteration is billed apart from the answer's counts).
   if (update.iterations) total.iterations = update.iterations;
+  // Anthropic's server tool counters, cumulative like the token counts: the search count arrives in message_delta.
+  if (update.server_tool_use) total.server_tool_use = update.server_tool_use;
 }
 
 /**
@@ -91,6 +94,7 @@ export function amendStage(context: AdditionsContext): EventStage {
             cache_creation: usage.cache_creation ?? null,
           };
           if (usage.iterations) priced.iterations = usage.iterations;
+          if (usage.server_tool_use) priced.server_tool_use = usage.server_tool_use;
           amended.cost = context.priceUsage(priced);
           amended.is_byok = context.isByok;
           payload.usage = amended;

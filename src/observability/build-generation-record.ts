@@ -12,7 +12,7 @@ import { describeStep } from '#src/messages/tool-loop/loop-metadata.ts';
 import { summedStepUsage, type StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts';
 import { generationIdTime } from '#src/http/generation-id.ts';
-import { computeCost, usageFromAnthropic, type AnthropicUsageFields } from '#src/catalog/pricing.ts';
+import { computeAnthropicCost, type AnthropicUsageFields } from '#src/catalog/pricing.ts';
 import { CHARACTERS_PER_TOKEN, estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 
 /** A generation record: exactly the stored row. */
@@ -78,7 +78,7 @@ function unfinishedStreamUsage(reported: AnswerUsage, served: Attempt, request: 
   }
   // The usage object is message_start's as sent (its `cache_creation` split included), read as Anthropic's.
   const fields = { ...usage, input_tokens: usage.input_tokens ?? 0, output_tokens: usage.output_tokens ?? 0 } as AnthropicUsageFields;
-  return { ...usage, cost: computeCost(usageFromAnthropic(fields), served.pricing) };
+  return { ...usage, cost: computeAnthropicCost(fields, served.pricing) };
 }
 
 /**

@@ -15,6 +15,13 @@ function claudePricing(input: number, output: number): Pricing {
   return { input, output, cache_read: input / 10, cache_write: input * 1.25, cache_write_1h: input * 2 };
 }
 
+/**
+ * Anthropic's fee for its own web search tool: $10 per 1,000 searches, on top of the tokens, at every speed and
+ * prompt length (platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool). Not set on Bedrock's
+ * endpoints: no per-search fee of Anthropic's web search is documented there.
+ */
+const WEB_SEARCH_FEE = { web_search_request: 0.01 } as const;
+
 /** Long-context (over 200K prompt tokens) pricing: input doubled, output 1.5x, caches scaled alike. */
 function claudeLongContext(input: number, output: number): Pricing['long_context'] {
   return { threshold_tokens: 200_000, ...claudePricing(input * 2, output * 1.5) };
@@ -31,7 +38,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
       {
         provider: 'anthropic',
         model: 'claude-sonnet-4-5',
-        pricing: { ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
+        pricing: { ...WEB_SEARCH_FEE, ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
         max_output_tokens: 64_000,
       },
       {
@@ -57,7 +64,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
       {
         provider: 'anthropic',
         model: 'claude-sonnet-4-20250514',
-        pricing: { ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
+        pricing: { ...WEB_SEARCH_FEE, ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
         max_output_tokens: 64_000,
       },
       {
@@ -79,11 +86,12 @@ export const ANTHROPIC_MODELS: ModelData[] = [
       {
         provider: 'anthropic',
         model: 'claude-opus-4-6',
-        pricing: { ...claudePricing(5, 25), long_context: claudeLongContext(5, 25) },
+        pricing: { ...WEB_SEARCH_FEE, ...claudePricing(5, 25), long_context: claudeLongContext(5, 25) },
         // Fast mode (`speed: fast`, beta `fast-mode-2026-02-01`): 6x standard rates up to 200K prompt tokens,
         // $60/$225 above; cache multipliers stack on the fast rates.
         fast: {
           pricing: {
+            ...WEB_SEARCH_FEE,
             ...claudePricing(30, 150),
             long_context: { threshold_tokens: 200_000, ...claudePricing(60, 225) },
           },
@@ -98,7 +106,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     context_length: 200_000,
     capabilities: CLAUDE,
     endpoints: [
-      { provider: 'anthropic', model: 'claude-opus-4-5', pricing: claudePricing(5, 25), max_output_tokens: 64_000 },
+      { provider: 'anthropic', model: 'claude-opus-4-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(5, 25) }, max_output_tokens: 64_000 },
       {
         provider: 'bedrock',
         model: 'global.anthropic.claude-opus-4-5-20251101-v1:0',
@@ -118,7 +126,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     context_length: 200_000,
     capabilities: CLAUDE,
     endpoints: [
-      { provider: 'anthropic', model: 'claude-opus-4-1', pricing: claudePricing(15, 75), max_output_tokens: 32_000 },
+      { provider: 'anthropic', model: 'claude-opus-4-1', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(15, 75) }, max_output_tokens: 32_000 },
       {
         provider: 'bedrock',
         model: 'us.anthropic.claude-opus-4-1-20250805-v1:0',
@@ -135,7 +143,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     context_length: 200_000,
     capabilities: CLAUDE,
     endpoints: [
-      { provider: 'anthropic', model: 'claude-haiku-4-5', pricing: claudePricing(1, 5), max_output_tokens: 64_000 },
+      { provider: 'anthropic', model: 'claude-haiku-4-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(1, 5) }, max_output_tokens: 64_000 },
       {
         provider: 'bedrock',
         model: 'global.anthropic.claude-haiku-4-5-20251001-v1:0',
@@ -158,14 +166,14 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     context_length: 1_000_000,
     capabilities: CLAUDE,
     // Cache reads are 0.05x input on this model ($0.20), not the usual 0.1x.
-    endpoints: [{ provider: 'anthropic', model: 'claude-opus-5-5', pricing: { ...claudePricing(4, 20), cache_read: 0.2 }, max_output_tokens: 128_000 }],
+    endpoints: [{ provider: 'anthropic', model: 'claude-opus-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(4, 20), cache_read: 0.2 }, max_output_tokens: 128_000 }],
   },
   {
     id: 'anthropic/claude-sonnet-5.5',
     name: 'Claude Sonnet 5.5',
     context_length: 1_000_000,
     capabilities: CLAUDE,
-    endpoints: [{ provider: 'anthropic', model: 'claude-sonnet-5-5', pricing: claudePricing(2, 10), max_output_tokens: 128_000 }],
+    endpoints: [{ provider: 'anthropic', model: 'claude-sonnet-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(2, 10) }, max_output_tokens: 128_000 }],
   },
   {
     id: 'anthropic/claude-haiku-5.5',
@@ -177,7 +185,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         provider: 'anthropic',
         model: 'claude-haiku-5-5',
         // Prompts over 100K tokens pay five times every rate, caches included.
-        pricing: { ...claudePricing(0.1, 0.5), long_context: { threshold_tokens: 100_000, ...claudePricing(0.5, 2.5) } },
+        pricing: { ...WEB_SEARCH_FEE, ...claudePricing(0.1, 0.5), long_context: { threshold_tokens: 100_000, ...claudePricing(0.5, 2.5) } },
         max_output_tokens: 128_000,
       },
     ],

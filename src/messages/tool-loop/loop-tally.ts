@@ -5,7 +5,7 @@
  * stop rule's progress are read from it.
  */
 import type { MessageRequest, StopReason, Usage } from '#src/api-types.ts';
-import { computeCost, usageFromAnthropic } from '#src/catalog/pricing.ts';
+import { computeAnthropicCost } from '#src/catalog/pricing.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import { addServerToolUsage, type GatewayToolOutcome, type ServerToolUsage } from '#src/server-tools/index.ts';
@@ -19,8 +19,10 @@ export interface StepUsage {
   cache_creation_input_tokens: number | null;
   cache_read_input_tokens: number | null;
   cache_creation?: Usage['cache_creation'];
-  /** Anthropic's own server tools' counters, as the upstream reported them. */
+  /** Anthropic's own server tools' counters, as the upstream reported them (its web searches are billed). */
   server_tool_use?: Usage['server_tool_use'];
+  /** Anthropic's usage per sampling iteration (a `compaction` one is billed apart from the counts above). */
+  iterations?: Usage['iterations'];
   output_tokens_details?: Usage['output_tokens_details'];
   /** The upstream reported no counts: they are the gateway's estimate. */
   estimated?: true;
@@ -77,14 +79,18 @@ export function stepUsageOf(usage: Partial<Usage> | undefined): StepUsage {
     cache_read_input_tokens: usage?.cache_read_input_tokens ?? null,
     ...(usage?.cache_creation ? { cache_creation: usage.cache_creation } : {}),
     ...(usage?.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
+    ...(usage?.iterations ? { iterations: usage.iterations } : {}),
     ...(usage?.output_tokens_details ? { output_tokens_details: usage.output_tokens_details } : {}),
     ...(usage?.estimated === true ? { estimated: true as const } : {}),
   };
 }
 
-/** The USD cost of a step's usage on the attempt that served it. */
+/**
+ * The USD cost of a step's usage on the attempt that served it, priced as a plain answer is: its compaction
+ * iterations and its upstream's web search fee included. The gateway's own tool calls are not in this usage.
+ */
 export function stepCost(usage: StepUsage, attempt: Pick<Attempt, 'pricing'>): number {
-  return computeCost(usageFromAnthropic(usage), attempt.pricing);
+  return computeAnthropicCost(usage, attempt.pricing);
 }
 
 /** Records the outcomes of a step's gateway calls: the calls run, their counters, the results to cite. */

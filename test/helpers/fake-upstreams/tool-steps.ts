@@ -36,6 +36,11 @@ export interface ScriptedStep {
   stopDetails?: Record<string, unknown>;
   /** Anthropic `container` (code execution), in the message or the `message_delta`. */
   container?: Record<string, unknown>;
+  /**
+   * More Anthropic usage fields (`server_tool_use`, `iterations`), in the message's usage or the stream's
+   * `message_delta` usage, where Anthropic reports them.
+   */
+  moreUsage?: Record<string, unknown>;
 }
 
 let counter = 0;
@@ -71,7 +76,7 @@ export function anthropicStep(step: ScriptedStep, delivery: ReplyDelivery = {}):
     stop_sequence: null,
     ...(step.stopDetails ? { stop_details: step.stopDetails } : {}),
     ...(step.container ? { container: step.container } : {}),
-    usage: { ...usage, output_tokens: step.usage.output, service_tier: 'standard' },
+    usage: { ...usage, output_tokens: step.usage.output, service_tier: 'standard', ...step.moreUsage },
   };
   const events: unknown[] = [
     { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: 'claude-scripted', content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1, service_tier: 'standard' } } },
@@ -93,7 +98,7 @@ export function anthropicStep(step: ScriptedStep, delivery: ReplyDelivery = {}):
     index += 1;
   }
   const endings = { ...(step.stopDetails ? { stop_details: step.stopDetails } : {}), ...(step.container ? { container: step.container } : {}) };
-  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null, ...endings }, usage: { output_tokens: step.usage.output } });
+  events.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null, ...endings }, usage: { output_tokens: step.usage.output, ...step.moreUsage } });
   events.push({ type: 'message_stop' });
   return reply.either(reply.json(json, delivery), reply.events(events, delivery));
 }

@@ -51,6 +51,17 @@ describe('the built-in catalog', () => {
     for (const region of Object.keys(endpoint.regionalModels)) expect(endpoint.regions).toContain(region);
   });
 
+  it("prices Anthropic's web search at $10 per 1,000 searches on Anthropic's API, at every speed", () => {
+    const anthropic = endpoints.filter((endpoint) => endpoint.provider.slug === 'anthropic');
+    expect(anthropic.length).toBeGreaterThan(0);
+    for (const endpoint of anthropic) {
+      expect(endpoint.pricing.web_search_request, endpoint.id).toBe(0.01);
+      if (endpoint.fast) expect(endpoint.fast.pricing.web_search_request, endpoint.id).toBe(0.01);
+    }
+    // Nothing documents the fee on Bedrock.
+    for (const endpoint of endpoints.filter((candidate) => candidate.provider.slug === 'bedrock')) expect(endpoint.pricing.web_search_request ?? null, endpoint.id).toBeNull();
+  });
+
   it('lists only what the model can do on each endpoint', () => {
     for (const model of catalog.models) {
       for (const endpoint of model.endpoints) {

@@ -70,6 +70,19 @@ describe('computeAnthropicCost', () => {
   ])('%s', (_name, fields, expected) => {
     expect(computeAnthropicCost(fields as Parameters<typeof computeAnthropicCost>[0], SONNET)).toBeCloseTo(expected, 12);
   });
+
+  const SEARCHING: Pricing = { ...SONNET, web_search_request: 0.01 };
+  it.each([
+    ['each search at the per-search price', SEARCHING, { ...answer, server_tool_use: { web_search_requests: 3, web_fetch_requests: 2 } }, 0.0105 + 0.03],
+    ['no search, no fee', SEARCHING, { ...answer, server_tool_use: { web_search_requests: 0 } }, 0.0105],
+    ['without a per-search price, searches cost only their tokens', SONNET, { ...answer, server_tool_use: { web_search_requests: 3 } }, 0.0105],
+    // The fee is per search: a prompt over the long-context threshold does not change it.
+    ['the same fee at the long-context tier', SEARCHING, { input_tokens: 250_000, output_tokens: 0, server_tool_use: { web_search_requests: 1 } }, 1.5 + 0.01],
+    ['a malformed count is read as none', SEARCHING, { ...answer, server_tool_use: { web_search_requests: -2 } }, 0.0105],
+    ['with a compaction iteration too', SEARCHING, { ...answer, server_tool_use: { web_search_requests: 1 }, iterations: [compaction({ input_tokens: 10_000, output_tokens: 100 })] }, 0.0105 + 0.0315 + 0.01],
+  ])('web search fee: %s', (_name, pricing, fields, expected) => {
+    expect(computeAnthropicCost(fields as Parameters<typeof computeAnthropicCost>[0], pricing)).toBeCloseTo(expected, 12);
+  });
 });
 
 describe('selectPricing', () => {
