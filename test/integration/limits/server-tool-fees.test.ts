@@ -9,6 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicStep, reply, startFakeAnthropic, type FakeUpstream, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
+import { startFakeSearxng, searxngAnswer, searxngResult } from '#test/helpers/fake-tool-servers/fake-searxng.ts';
+import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-json-server.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { anthropicProviderYaml, catalogYaml } from '#test/integration/routing/routing-support.ts';
@@ -20,10 +22,11 @@ const PER_SEARCH = 0.01;
 const tokens = (input: number, output: number) => (input * 1 + output * 2) / 1_000_000;
 
 let upstream: FakeUpstream;
+let searxng: ScriptedServer;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startFakeAnthropic();
+  [upstream, searxng] = await Promise.all([startFakeAnthropic(), startFakeSearxng()]);
   const model = [
     '  test/searching:',
     '    name: test/searching',
@@ -32,11 +35,12 @@ beforeAll(async () => {
     '    endpoints:',
     `      - { provider: alpha, model: up-searching, pricing: { input: 1, output: 2, web_search_request: ${PER_SEARCH} } }`,
   ].join('\n');
-  gateway = await startTestGateway({ catalogYaml: catalogYaml([anthropicProviderYaml('alpha', upstream)], [model]), env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
+  const serverTools = `server_tools:\n  web_search: { backend: searxng, base_url: "${searxng.origin}" }\n`;
+  gateway = await startTestGateway({ catalogYaml: `${catalogYaml([anthropicProviderYaml('alpha', upstream)], [model])}${serverTools}`, env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
 }, 120_000);
 afterAll(async () => {
   await gateway?.close();
-  await upstream?.close();
+  await Promise.all([upstream?.close(), searxng?.close()]);
 });
 
 const WEB_SEARCH_REQUEST = {
@@ -140,5 +144,15 @@ describe.each([false, true])('a server-side tool loop step is charged as a plain
     expect(answer.steps?.[0]?.cost).toBeCloseTo(FIRST, 12);
     expect(answer.steps?.[1]?.cost).toBeCloseTo(SECOND, 12);
     expectAllCharged(await charged(issued, answer), FIRST + SECOND);
+  });
+  it("charges no fee for the gateway's own searches, which Anthropic did not run", async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    searxng.enqueue(searxngAnswer('paris time', [searxngResult({ url: 'https://clock.example.org/', title: 'World clock', content: 'Noon in Paris.' })]));
+    upstream.enqueue(anthropicStep({ text: 'Searching.', calls: [{ name: 'web_search', input: { query: 'paris time' } }], usage: { input: 1000, output: 100 } }), anthropicStep({ text: 'It is noon.', usage: { input: 1200, output: 10 } }));
+    const body = { model: 'test/searching', max_tokens: 256, messages: [{ role: 'user', content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:web_search' }], stream };
+    const answer = await post(issued.key, body);
+    // The gateway's search is counted for the client, not billed as Anthropic's.
+    expect(answer.usage.server_tool_use).toMatchObject({ web_search_requests: 1 });
+    expectAllCharged(await charged(issued, answer), tokens(1000, 100) + tokens(1200, 10));
   });
 });
