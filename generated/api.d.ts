@@ -2694,8 +2694,9 @@ export interface components {
                  */
                 code: number;
                 /**
-                 * @description A safe, human-readable message. Never contains key material or upstream bodies.
-                 * @example Invalid request parameters
+                 * @description A safe, human-readable message. Never contains key material or upstream bodies. A 400 names the
+                 *     first problem: `Invalid request parameters: <place>: <problem>` or `Invalid request parameters: <reason>`.
+                 * @example Invalid request parameters: kind: is required
                  */
                 message: string;
                 /**
@@ -3668,7 +3669,10 @@ export interface components {
         /**
          * @description The request is invalid: a broken limit or shape, `fallbacks` combined with `models`, a feature the chosen
          *     model cannot serve, or an upstream's rejection of the request. `details`, Anthropic's object, says which
-         *     parameters and why: `error_code` `invalid_request_parameters` and the list in `parameters`. A request with
+         *     parameters and why: `error_code` `invalid_request_parameters` and the list in `parameters`. The message names
+         *     the first of them too, `Invalid request parameters: <place>: <problem>` (`max_tokens: is required`,
+         *     `fallbacks[0].weight: is not a known property here (remove it)`, `speed: must be equal to one of the allowed
+         *     values: fast, standard, null`), for clients that show only the message. A request with
          *     `thread` (Anthropic's message threads) that no endpoint able to hold a thread can serve has `error_code`
          *     `thread_unsupported_request`, on which Anthropic SDKs send the conversation again without `thread`; an
          *     Anthropic-format upstream's refusal of a thread turn keeps its own code (`ThreadErrorDetails`).
@@ -3879,7 +3883,12 @@ export interface components {
                 "application/json": components["schemas"]["MessagesErrorBody"];
             };
         };
-        /** @description Invalid body or parameters (including text holding the NUL character, U+0000). `details` says which and why. */
+        /**
+         * @description Invalid body or parameters (including text holding the NUL character, U+0000). `details` says which and why;
+         *     the message names the first of them, `Invalid request parameters: <place>: <problem>` (`kind: is required`,
+         *     `query parameter limit: must be integer`, `path parameter hash: must match pattern …`), or the reason a
+         *     rule gave.
+         */
         BadRequest: {
             headers: {
                 [name: string]: unknown;

@@ -14,6 +14,7 @@ import type { Logger } from '#src/logger.ts';
 import { pruneAlternatives } from '#src/http/validation-details.ts';
 import { validationReason } from '#src/http/validation-reason.ts';
 import { chosenBranchReason, chosenBranches } from '#src/http/chosen-branch.ts';
+import { firstProblem } from '#src/http/validation-problem.ts';
 import { fromBodyParserError, isBodyParserError, unsupportedMediaTypeMessage, type BodyRequestContext } from '#src/http/body-errors.ts';
 import { withImpliedMethods } from '#src/http/method-semantics.ts';
 
@@ -67,7 +68,8 @@ function fromValidatorError(error: ValidatorError, request: FailedRequestContext
       // A union's value is told what is wrong with the alternative its tag chose, not with every other one.
       const chosen = chosenBranches(reported, request?.body, request?.openapi?.schema?.operationId);
       const details = pruneAlternatives(reported, chosen);
-      const known = validationReason(details, request?.body) ?? chosenBranchReason(chosen);
+      // Every refusal names its first problem in the message, for clients that show only the message.
+      const known = validationReason(details, request?.body) ?? chosenBranchReason(chosen) ?? firstProblem(details);
       return { status: 400, message: known ? `${STANDARD_MESSAGES[400]}: ${known}` : STANDARD_MESSAGES[400], details };
     }
     case 415:

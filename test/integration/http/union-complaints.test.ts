@@ -95,14 +95,14 @@ describe('a union value is told about the alternative it chose', () => {
     });
   });
 
-  it('an unknown type still names the type, and a value naming no alternative keeps the plain message', async () => {
+  it('an unknown type still names the type, and a value naming no alternative is told its tag is missing', async () => {
     const unknown = await postMessage(gateway, messageBody(MODEL, { ...LOOP, stop_server_tools_when: [{ type: 'when_bored' }] }));
     expect(unknown.status).toBe(400);
     expect(errorMessage(unknown)).toContain('stop_server_tools_when[0].type: unknown stop condition type "when_bored"');
 
     const untyped = await postMessage(gateway, messageBody(MODEL, { ...LOOP, stop_server_tools_when: [{ step_count: 2 }] }));
     expect(untyped.status).toBe(400);
-    expect(errorMessage(untyped)).toBe('Invalid request parameters');
+    expect(errorMessage(untyped)).toBe('Invalid request parameters: stop_server_tools_when[0].type: is required');
     expect(upstream.requests).toHaveLength(0);
   });
 });

@@ -1,0 +1,54 @@
+/**
+ * The 400's message for a refusal no special reason covers: the first complaint's place, as a client writes it,
+ * and what is wrong there (`max_tokens: is required`, `query parameter limit: must be <= 1000`). Without it the
+ * message said only `Invalid request parameters` and a client had to read `details` to learn anything.
+ */
+import type { ErrorDetail } from '#src/errors.ts';
+import { fieldName } from '#src/http/validation-reason.ts';
+
+// Where the validator puts each part of a request, and how a client calls that part.
+const LOCATIONS: readonly { prefix: string; name: string }[] = [
+  { prefix: '/query/', name: 'query parameter' },
+  { prefix: '/params/', name: 'path parameter' },
+  { prefix: '/path/', name: 'path parameter' },
+  { prefix: '/headers/', name: 'header' },
+];
+
+const REQUIRED = /^must have required property /;
+const EXTRA = /^must NOT have (additional|unevaluated) properties$/;
+const TYPES = /^must be [a-z]+(,[a-z]+)+$/;
+const ENUM = /^must be equal to one of the allowed values: /;
+const DEPENDENT = /^must have property (\S+) when property (\S+) is present$/;
+
+/** The place a detail's path names: `max_tokens`, `plugins[0].id`, `query parameter limit`, `the body`. */
+export function placeName(path: string): string {
+  if (path === '/body' || path === '') return 'the body';
+  if (path.startsWith('/body/')) return fieldName(path);
+  const location = LOCATIONS.find((entry) => path.startsWith(entry.prefix));
+  return location ? `${location.name} ${path.slice(location.prefix.length)}` : path;
+}
+
+// ajv's words where they say the property's name again or nothing a client can act on; kept otherwise.
+function problem(message: string): string {
+  if (REQUIRED.test(message)) return 'is required';
+  if (EXTRA.test(message)) return 'is not a known property here (remove it)';
+  const dependent = DEPENDENT.exec(message);
+  if (dependent) return `is required when ${dependent[2]} is present`;
+  // A nullable type (`must be string,null`) and a nullable enum, whose null ajv lists as nothing.
+  if (TYPES.test(message)) return `must be ${message.slice(8).split(',').join(' or ')}`;
+  if (ENUM.test(message) && message.endsWith(', ')) return `${message}null`;
+  return message;
+}
+
+/**
+ * `<place>: <problem>` for the first of the details, or null when there is none. Every wrong type at that
+ * place is named at once (`must be string or array`), as a value of neither type gets one complaint per type.
+ */
+export function firstProblem(details: readonly ErrorDetail[]): string | null {
+  const first = details[0];
+  if (!first) return null;
+  const path = first.path ?? '';
+  const types = details.filter((detail) => (detail.path ?? '') === path && /^must be [a-z]+$/.test(detail.message)).map((detail) => detail.message.slice(8));
+  const said = /^must be [a-z]+$/.test(first.message) && types.length > 1 ? `must be ${[...new Set(types)].join(' or ')}` : problem(first.message);
+  return `${placeName(path)}: ${said}`;
+}
