@@ -1242,7 +1242,15 @@ export interface components {
              * @enum {string}
              */
             cost_tier?: "economy" | "standard" | "premium";
-            /** @description With a session, keep the model chosen for the session's first request. */
+            /**
+             * @description Keep the model chosen for the session's first request, while it stays eligible under this request's
+             *     bounds (else the router chooses afresh). The session is the one sticky routing keys (see the request's
+             *     `session_id`): the `session_id` field, `x-session-id` or `x-claude-code-session-id` when the client
+             *     names one, else the conversation itself (a hash of its first system text and first user message), so a
+             *     conversation is pinned with or without a session id. The pin is the session's sticky pin: the model
+             *     that answered its last request, kept 10 idle minutes (`SWITCHBOARD_STICKY_TTL_MS`), dropped when its
+             *     provider fails. `gateway_metadata.plugins` reports `pinned: true` when it decided.
+             */
             pin_model?: boolean;
         };
         /**
@@ -2122,6 +2130,44 @@ export interface components {
                 type: string;
             };
         };
+        /**
+         * @description The auto-router's choice (`model: switchboard/auto` or the `auto-router` plugin), reported after the
+         *     plugins that ran before routing. `model` is the model the plan was made for; the model that answered is
+         *     the response's `model` (a fallback may differ).
+         */
+        AutoRouterReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            id: "auto-router";
+            /** @description The gateway slug of the model chosen. */
+            model: string;
+            /** @description The prompt's estimated difficulty, 0 (trivial) to 1 (hard); it picks the rank among the candidates ranked by price. */
+            difficulty: number;
+            /**
+             * @description `easy` under 0.25, `medium` under 0.6, else `hard`.
+             * @enum {string}
+             */
+            difficulty_label: "easy" | "medium" | "hard";
+            /**
+             * @description What raised the difficulty (the prompt's length, code, reasoning words, thinking, effort, tools), in one phrase each.
+             * @example [
+             *       "code",
+             *       "reasoning words: prove, algorithm"
+             *     ]
+             */
+            signals?: string[];
+            /** @description The models left eligible after every bound (`allowed_models`, `excluded_models`, `cost_tier`, what the request needs, what the plan can serve). */
+            candidates: number;
+            /**
+             * @description The `cost_tier` the candidates were bounded to, when the plugin set one.
+             * @enum {string}
+             */
+            cost_tier?: "economy" | "standard" | "premium";
+            /** @description `pin_model` kept the model chosen for the session's first request (still eligible) instead of choosing by difficulty. */
+            pinned: boolean;
+        };
         /** @description Why the plugin did what it did, in one line (set when it could not do its job). */
         PluginNote: string;
         ResponseHealingReport: {
@@ -2234,7 +2280,7 @@ export interface components {
             note?: components["schemas"]["PluginNote"];
         };
         /** @description What one enabled plugin did, identified by `id`. */
-        PluginReport: components["schemas"]["ResponseHealingReport"] | components["schemas"]["ContextCompressionReport"] | components["schemas"]["FileParserReport"] | components["schemas"]["ModerationReport"] | components["schemas"]["WebFetchReport"] | components["schemas"]["WebReport"];
+        PluginReport: components["schemas"]["AutoRouterReport"] | components["schemas"]["ResponseHealingReport"] | components["schemas"]["ContextCompressionReport"] | components["schemas"]["FileParserReport"] | components["schemas"]["ModerationReport"] | components["schemas"]["WebFetchReport"] | components["schemas"]["WebReport"];
         /**
          * @description How the gateway routed the request. Present only when `X-Gateway-Metadata: enabled` (or the legacy
          *     `X-Gateway-Experimental-Metadata: enabled`) was sent; in a stream it rides the `message_stop` event.

@@ -74,6 +74,7 @@ export type GatewayMetadata = Schemas['GatewayMetadata'];
 export type ToolLoopStep = Schemas['ToolLoopStep'];
 export type AttemptStatus = Schemas['AttemptStatus'];
 export type ResponseHealingReport = Schemas['ResponseHealingReport'];
+export type AutoRouterReport = Schemas['AutoRouterReport'];
 export type ContextCompressionReport = Schemas['ContextCompressionReport'];
 export type FileParserReport = Schemas['FileParserReport'];
 export type ModerationReport = Schemas['ModerationReport'];

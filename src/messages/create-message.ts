@@ -21,7 +21,7 @@ import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import type { CredentialSource, RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
 import type { PluginDeps } from '#src/plugins/plugin-deps.ts';
 import { screeningReservation } from '#src/plugins/moderation/model-moderation.ts';
-import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream, preparePlugins, type PreparedPlugins } from '#src/plugins/plugin-pipeline.ts';
+import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream, preparePlugins, routedBy, type PreparedPlugins } from '#src/plugins/plugin-pipeline.ts';
 import type { ScreeningAdmission } from '#src/plugins/plugin-deps.ts';
 import { hasGatewayTools } from '#src/server-tools/index.ts';
 
@@ -130,6 +130,7 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   // refuse): what they added is reserved now, so other requests of the key see the real worst case.
   if (admitted && plan !== admitted && context.caller.limits) await deps.admission?.topUp(admitted, plan, context);
   const state = routed.state;
+  routedBy(state, plan);
   const call = async (attempt: Attempt) =>
     attemptCall(applyPluginsPerAttempt(plan.request, attempt, state), attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
 

@@ -7,8 +7,7 @@ import type { MessageResponse, PluginReport, ResponseHealingReport } from '#src/
 import { isRawSseEvent, type SseEvent } from '#src/providers/provider-adapter.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import { schemaCheck, type HealOutcome } from '#src/plugins/json-healing.ts';
-import { noPluginEnabled } from '#src/plugins/plugin-list.ts';
-import { reportsFor, type PluginState } from '#src/plugins/plugin-state.ts';
+import { nothingAfterAnswer, reportsFor, type PluginState } from '#src/plugins/plugin-state.ts';
 import { NOT_APPLICABLE, healMessage, healStream, healingReport } from '#src/plugins/response-healing.ts';
 
 function withReports(message: MessageResponse, reports: PluginReport[]): MessageResponse {
@@ -18,7 +17,7 @@ function withReports(message: MessageResponse, reports: PluginReport[]): Message
 
 /** The plugins' pass over a complete message answered by `attempt`. */
 export function applyPluginsToMessage(message: MessageResponse, state: PluginState, attempt: Attempt): MessageResponse {
-  if (noPluginEnabled(state.enabled)) return message;
+  if (nothingAfterAnswer(state)) return message;
   if (!state.enabled['response-healing']) return withReports(message, reportsFor(state, attempt));
   if (state.outputSchema === undefined) return withReports(message, reportsFor(state, attempt, [NOT_APPLICABLE]));
   const healed = healMessage(message, schemaCheck(state.outputSchema));
@@ -42,7 +41,7 @@ async function* addReportsAtStop(events: AsyncIterable<SseEvent>, reports: () =>
  * fall over to another attempt, a function read at the end giving the attempt that served the last step.
  */
 export function applyPluginsToStream(events: AsyncIterable<SseEvent>, state: PluginState, attempt: Attempt | (() => Attempt)): AsyncIterable<SseEvent> {
-  if (noPluginEnabled(state.enabled)) return events;
+  if (nothingAfterAnswer(state)) return events;
   const served = typeof attempt === 'function' ? attempt : () => attempt;
   if (!state.enabled['response-healing']) return addReportsAtStop(events, () => reportsFor(state, served()));
   if (state.outputSchema === undefined) return addReportsAtStop(events, () => reportsFor(state, served(), [NOT_APPLICABLE]));

@@ -38,7 +38,7 @@ import { addFetchedPages, addSearchResults, assertWebPluginsAvailable } from '#s
 import { urlsOfConversation } from '#src/server-tools/web-fetch/prior-context-urls.ts';
 
 export { applyPluginsToMessage, applyPluginsToStream } from '#src/plugins/after-answer.ts';
-export type { PluginState } from '#src/plugins/plugin-state.ts';
+export { routedBy, type PluginState } from '#src/plugins/plugin-state.ts';
 
 /** What happens after the plugins before routing: the request goes on (changed), or it is answered already. */
 export type BeforeRouting =

@@ -4,7 +4,7 @@
  * calls `planAttempts`, and turns each planned attempt into plain data carrying everything its call needs.
  * How the attempts ended comes back as plain data too, to keep sticky pins and endpoint statistics current.
  */
-import type { MessageRequest } from '#src/api-types.ts';
+import type { AutoRouterReport, MessageRequest } from '#src/api-types.ts';
 import type { DataRegion } from '#src/data-region.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
 import { assertCacheBreakpointLimit, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
@@ -66,6 +66,8 @@ export interface RequestPlan {
   sticky: { key: string; pin: StickyPin | null };
   /** Set when the request creates or continues a message thread: its answer's id is pinned in this account. */
   thread?: { accountId: string };
+  /** The auto-router's choice, when the request was auto-routed, for `gateway_metadata.plugins`. */
+  autoRouter?: AutoRouterReport;
   /** Endpoints moved to the back because their circuit is open (src/routing/circuit-breaker), when any. */
   circuitOpen?: readonly { model: string; provider: string; retryAt: number }[];
 }
@@ -101,7 +103,7 @@ function autoRoute(
   credentials: readonly PlanCredential[],
   pinnedModel: string | undefined,
   context: PlanContext,
-): string | undefined {
+): AutoRouterReport | undefined {
   const settings = autoRouterSettings(request);
   if (!settings) return undefined;
   const filters = filterContextOf({ request, callerKeyHash: context.caller.keyHash, region: context.region, credentials, sharedProviders: view.sharedProviders });
@@ -114,7 +116,7 @@ function autoRoute(
       const model = view.model(slug);
       return model !== undefined && modelServable(model, filters);
     },
-  }).model;
+  }).report;
 }
 
 /** Creates the request planner. */
@@ -138,7 +140,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       // (~1,300 instructions each on Node 24, callgrind), and `primaryModel: undefined` reads as absent.
       const routing = planAttempts({
         request,
-        primaryModel: chosen || undefined,
+        primaryModel: chosen?.model,
         callerKeyHash: context.caller.keyHash,
         region: context.region,
         models: deps.view.model,
@@ -161,6 +163,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         attempts: threadPin ? attemptsOnThreadAccount(attempts, threadPin) : attempts,
         sticky: { key: sticky.key, pin },
         thread: threadsRequest(original) ? { accountId: context.caller.accountId } : undefined,
+        autoRouter: chosen,
       };
     },
 

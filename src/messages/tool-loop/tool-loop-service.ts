@@ -12,7 +12,7 @@ import { logWarnings, settle } from '#src/messages/attempt-answers.ts';
 import type { CreateMessageOutcome, MessagesDeps } from '#src/messages/create-message.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
-import { applyPluginsToMessage, type PluginState } from '#src/plugins/plugin-pipeline.ts';
+import { applyPluginsToMessage, routedBy, type PluginState } from '#src/plugins/plugin-pipeline.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
 import { admitStep, finishStep, newLoopRun, settleStepHold, stepCall, type LoopRun } from './loop-run.ts';
@@ -25,6 +25,7 @@ import { streamToolLoop } from './tool-loop-stream.ts';
 /** Plans and readies the loop of a request naming at least one gateway tool, its rules checked (`checkToolLoop`). */
 export async function startLoopRun(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState, checked: CheckedToolLoop): Promise<LoopRun> {
   const plan = await deps.planner.plan(request, context);
+  routedBy(plugins, plan);
   // Each step reserves its own worst case against the key's limits (admitStep); a streamed loop takes its one
   // stream slot here, before anything is sent.
   if (request.stream === true && context.caller.limits) await deps.admission?.admitLoopStream(plan, context);

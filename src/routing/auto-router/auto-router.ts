@@ -5,7 +5,7 @@
  * @see AutoRouterPlugin in openapi/components/schemas/plugins.yaml
  */
 import { BadRequestError } from '#src/errors.ts';
-import type { AutoRouterPlugin, MessageRequest } from '#src/api-types.ts';
+import type { AutoRouterPlugin, AutoRouterReport, MessageRequest } from '#src/api-types.ts';
 import { modelPatternMatches } from '#src/routing/byok-selection.ts';
 import { estimateDifficulty } from '#src/routing/auto-router/prompt-difficulty.ts';
 import { estimateContextTokens } from '#src/request/estimate-input-tokens.ts';
@@ -28,12 +28,13 @@ export interface AutoRouterCandidate {
 /** Price band by blended price per million tokens. */
 export type CostTier = NonNullable<AutoRouterPlugin['cost_tier']>;
 
-/** The auto-router's choice and a one-line explanation for logs and routing metadata. */
+/** The auto-router's choice, a one-line explanation for logs, and what `gateway_metadata.plugins` reports of it. */
 export interface AutoRouterChoice {
   model: string;
   reason: string;
   /** 0 (trivial) to 1 (hard). */
   difficulty: number;
+  report: AutoRouterReport;
 }
 
 /** The effective plugin settings when the request is auto-routed, else null. */
@@ -117,8 +118,18 @@ export function chooseModel(input: {
 
   const difficulty = estimateDifficulty(input.request);
   const pinned = input.pinnedModel;
+  const report = (model: string, isPinned: boolean): AutoRouterReport => ({
+    id: 'auto-router',
+    model,
+    difficulty: difficulty.score,
+    difficulty_label: difficulty.label,
+    signals: difficulty.signals,
+    candidates: eligible.length,
+    ...(tier !== undefined ? { cost_tier: tier } : {}),
+    pinned: isPinned,
+  });
   if (settings.pin_model === true && pinned && eligible.some((candidate) => candidate.slug === pinned)) {
-    return { model: pinned, reason: `auto-router: kept ${pinned}, pinned for this session`, difficulty: difficulty.score };
+    return { model: pinned, reason: `auto-router: kept ${pinned}, pinned for this session`, difficulty: difficulty.score, report: report(pinned, true) };
   }
   const ranked = [...eligible].sort(
     (left, right) => blendedPrice(left.pricing) - blendedPrice(right.pricing) || (left.slug < right.slug ? -1 : left.slug > right.slug ? 1 : 0),
@@ -129,5 +140,6 @@ export function chooseModel(input: {
     model: chosen.slug,
     reason: `auto-router: ${difficulty.label} prompt${signals}, difficulty ${difficulty.score.toFixed(2)}, chose ${chosen.slug} among ${ranked.length} candidates${tier ? ` in cost_tier ${tier}` : ''}`,
     difficulty: difficulty.score,
+    report: report(chosen.slug, false),
   };
 }
