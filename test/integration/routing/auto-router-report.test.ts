@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicStep, reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicProviderYaml, catalogYaml, eventPayload, messageBody, metadataOf, modelYaml, postMessage, resetFakes, streamMessage, upstreamModelOf, WITH_METADATA } from './routing-support.ts';
 
@@ -100,6 +100,29 @@ describe('gateway_metadata.plugins reports the auto-router', () => {
     const reports = pluginsOf(stop.gateway_metadata);
     expect(reports.map((report) => report.id)).toEqual(['auto-router', 'response-healing']);
     expect(reports[0]).toMatchObject({ model: 'test/cheap', candidates: 2, difficulty_label: 'easy', pinned: false });
+  });
+
+  it.each([false, true])('a tool loop (gateway tools) reports the choice its steps ran on (stream: %s)', async (stream) => {
+    const steps = () =>
+      alpha.enqueue(
+        anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 50, output: 5 } }),
+        anthropicStep({ text: 'It is noon in Paris.', usage: { input: 90, output: 6 } }),
+      );
+    steps();
+    const body = messageBody('switchboard/auto', { plugins: [TEST_MODELS], messages: [opening()], tools: [{ type: 'gateway:datetime' }] });
+    let metadata: unknown;
+    if (stream) {
+      const call = await streamMessage(gateway, body, WITH_METADATA);
+      expect(call.status).toBe(200);
+      metadata = (eventPayload(call, 'message_stop') as { gateway_metadata?: unknown }).gateway_metadata;
+    } else {
+      const call = await postMessage(gateway, body, WITH_METADATA);
+      expect(call.status, JSON.stringify(call.body)).toBe(200);
+      metadata = metadataOf(call);
+    }
+
+    expect(alpha.requests.map((request) => upstreamModelOf(request))).toEqual(['up-cheap', 'up-cheap']);
+    expect(pluginsOf(metadata)).toEqual([{ id: 'auto-router', model: 'test/cheap', difficulty: 0.125, difficulty_label: 'easy', signals: ['1 tools'], candidates: 2, pinned: false }]);
   });
 
   it('a request not auto-routed reports no auto-router entry', async () => {
