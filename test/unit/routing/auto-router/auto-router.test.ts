@@ -124,6 +124,7 @@ describe('chooseModel', () => {
   ])('%s', (_name, settings, pinnedModel, expected) => {
     const result = choose(settings, request({ model: AUTO_MODEL }), pinnedModel === undefined ? {} : { pinnedModel });
     expect(result.model).toBe(expected);
+    expect(result.report).toMatchObject({ model: expected, pinned: settings.pin_model === true && pinnedModel === expected });
   });
 
   it('honours the caller\'s servability check', () => {
@@ -136,6 +137,16 @@ describe('chooseModel', () => {
       'auto-router: hard prompt (code, reasoning words: prove, algorithm, analyze, complexity, step by step, thinking, 5 tools), difficulty 0.88, chose openai/gpt among 3 candidates in cost_tier standard',
     );
     expect(result.difficulty).toBe(7 / 8);
+    expect(result.report).toEqual({
+      id: 'auto-router',
+      model: 'openai/gpt',
+      difficulty: 7 / 8,
+      difficulty_label: 'hard',
+      signals: ['code', 'reasoning words: prove, algorithm, analyze, complexity, step by step', 'thinking', '5 tools'],
+      candidates: 3,
+      cost_tier: 'standard',
+      pinned: false,
+    });
   });
 
   it.each<[string, Partial<AutoRouterPlugin>, Parameters<typeof request>[0], string]>([
