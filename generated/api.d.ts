@@ -603,6 +603,13 @@ export interface components {
         UnknownSource: {
             type: string;
         };
+        /**
+         * @description An image. It reaches only endpoints that read images (`features.vision` in `GET /models`): an endpoint
+         *     without it is skipped as one whose vendor cannot express the request, and the plan moves on; when no
+         *     endpoint of the plan reads it, the answer is a 400 naming the block (`messages[0].content[1]`) and the
+         *     model, whether or not `provider.require_parameters` is set (which leaves such endpoints out of the plan).
+         *     An image inside a `tool_result` is never refused: a text-only endpoint gets a short note in its place.
+         */
         ImageBlockParam: {
             /** @constant */
             type: "image";
@@ -634,6 +641,13 @@ export interface components {
             /** @constant */
             type: "image";
         };
+        /**
+         * @description A document. A PDF (base64 `application/pdf` or a URL) reaches only endpoints that read PDFs (`features.pdf`
+         *     in `GET /models`): an endpoint without it is skipped as one whose vendor cannot express the request, and
+         *     when no endpoint of the plan reads it, the answer is a 400 naming the block and the model. With the
+         *     `file-parser` plugin, PDFs are read into text first and every endpoint takes them. A plain-text document
+         *     is text for every endpoint; a PDF inside a `tool_result` gets a note on endpoints that cannot read it.
+         */
         DocumentBlockParam: {
             /** @constant */
             type: "document";
@@ -3080,9 +3094,15 @@ export interface components {
         ModelFeatures: {
             /** @description Client tools (`tools`, `tool_choice`, `tool_use` and `tool_result` blocks). */
             tools: boolean;
-            /** @description Image input blocks. */
+            /**
+             * @description Image input blocks. An endpoint without it is never sent a request's `image` block: it is skipped (a
+             *     400 naming the block and the model when no endpoint of the plan reads images).
+             */
             vision: boolean;
-            /** @description PDF document blocks. */
+            /**
+             * @description PDF document blocks. An endpoint without it is never sent a request's PDF (skipped, as for `vision`),
+             *     unless the `file-parser` plugin has read the PDF into text.
+             */
             pdf: boolean;
             /** @description Extended thinking or reasoning (`thinking`, `output_config.effort`). */
             thinking: boolean;
