@@ -13,6 +13,7 @@ import { staged } from '#src/providers/event-stages.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
+import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
 import { checkToolLoop, type ServerToolsDeps } from '#src/messages/tool-loop/prepare-tool-loop.ts';
@@ -131,8 +132,11 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   if (admitted && plan !== admitted && context.caller.limits) await deps.admission?.topUp(admitted, plan, context);
   const state = routed.state;
   routedBy(state, plan);
-  const call = async (attempt: Attempt) =>
-    attemptCall(applyPluginsPerAttempt(plan.request, attempt, state), attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
+  const call = async (attempt: Attempt) => {
+    const sent = applyPluginsPerAttempt(plan.request, attempt, state);
+    checkReadableMedia(sent, attempt);
+    return attemptCall(sent, attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));
+  };
 
   if (request.stream !== true) {
     const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await call(attempt));

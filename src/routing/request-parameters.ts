@@ -30,7 +30,8 @@ function* allBlocks(request: Pick<MessageRequest, 'messages'>): Generator<Conten
   }
 }
 
-function isPdf(block: ContentBlockParam): boolean {
+/** True for a PDF document block (base64 `application/pdf` or a URL); a plain-text document is not one. */
+export function isPdf(block: ContentBlockParam): boolean {
   if (block.type !== 'document' || !('source' in block)) return false;
   const source = block.source as { type: string; media_type?: string };
   // A plain-text document is text for every vendor; only PDF bytes (base64 or URL) need PDF support.

@@ -15,6 +15,7 @@ import type { RequestPlan } from '#src/routing/plan-request.ts';
 import type { GatewayToolCall, GatewayToolOutcome, ToolExecutionContext } from '#src/server-tools/index.ts';
 import { addUrlsOfOutcomes, urlsOfConversation } from '#src/server-tools/web-fetch/prior-context-urls.ts';
 import { applyPluginsPerAttempt, type PluginState } from '#src/plugins/plugin-pipeline.ts';
+import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import { initialStopCause, stopCause, type StopCause } from './loop-limits.ts';
 import type { LoopActivity } from './loop-timeout.ts';
 import { newLoopTally, progressOf, recordOutcomes, stepCost, type LoopTally, type StepRecord, type StepUsage } from './loop-tally.ts';
@@ -90,7 +91,9 @@ export function settleStepHold(run: LoopRun, holdId: string | undefined, usage: 
 export async function stepCall(run: LoopRun, attempt: Attempt): Promise<AttemptCall> {
   run.activity = { kind: 'model', step: run.tally.steps.length + 1, attempt };
   const request = stepRequest(run, attempt);
-  return attemptCall(applyPluginsPerAttempt(request, attempt, run.plugins), attempt, run.context, await revealKey(attempt, run.context.caller.accountId, run.deps.vault));
+  const sent = applyPluginsPerAttempt(request, attempt, run.plugins);
+  checkReadableMedia(sent, attempt);
+  return attemptCall(sent, attempt, run.context, await revealKey(attempt, run.context.caller.accountId, run.deps.vault));
 }
 
 // Gathered only once a step fetches, so a loop without web_fetch calls never reads its conversation for URLs.

@@ -1,0 +1,115 @@
+/**
+ * Images and PDFs of a user message reach only endpoints that read them (`features.vision`, `features.pdf`):
+ * a text-only endpoint (Groq's qwen3-32b here) is skipped like one whose vendor cannot express the request, so a
+ * model with a vision endpoint as well is served there, and a model with none answers a 400 naming the block and
+ * the model without calling any upstream. `provider.require_parameters` keeps leaving such endpoints out.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { WITH_METADATA, catalogYaml, errorMessage, metadataOf, modelYaml, postMessage, resetFakes, streamMessage } from '#test/integration/routing/routing-support.ts';
+
+let textUpstream: FakeUpstream;
+let visionUpstream: FakeUpstream;
+let gateway: TestGateway;
+
+const TEXT_ONLY = 'capabilities: { tools: true, vision: false, pdf: false, thinking: false, caching: false, structured_output: true }';
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const IMAGE = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } };
+const PDF = { type: 'document', source: { type: 'url', url: 'https://example.invalid/invoice.pdf' } };
+// The text-only endpoint first, so that serving from the vision one means the text-only one was skipped.
+const TEXT_FIRST = { provider: { order: ['groq', 'house-vision'] } };
+
+function body(model: string, block: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { model, max_tokens: 64, messages: [{ role: 'user', content: [{ type: 'text', text: 'What is in this?' }, block] }], ...extra };
+}
+
+beforeAll(async () => {
+  textUpstream = await startFakeOpenAiChat();
+  visionUpstream = await startFakeOpenAiChat();
+  gateway = await startTestGateway({
+    catalogYaml: catalogYaml(
+      [
+        `  groq: { base_url: "${textUpstream.baseURL}", api_key: "gsk-image-endpoints-0001" }`,
+        `  house-vision: { family: openai-compatible, display_name: House Vision, base_url: "${visionUpstream.baseURL}", api_key: "sk-house-vision-0001" }`,
+      ],
+      [
+        modelYaml('test/mixed', [
+          { provider: 'groq', model: 'qwen/qwen3-32b', price: [1, 2], extra: TEXT_ONLY },
+          { provider: 'house-vision', model: 'house-vl', price: [3, 4] },
+        ]),
+        modelYaml('test/text-only', [{ provider: 'groq', model: 'qwen/qwen3-32b', price: [1, 2] }]).replace('vision: true, pdf: true', 'vision: false, pdf: false'),
+      ],
+    ),
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await textUpstream?.close();
+  await visionUpstream?.close();
+});
+
+beforeEach(() => resetFakes(textUpstream, visionUpstream));
+
+describe('an image in a user message', () => {
+  it('is served by the endpoint that reads images, the text-only one skipped without a call', async () => {
+    visionUpstream.enqueue(reply.fixture('openai-text'));
+    const call = await postMessage(gateway, body('test/mixed', IMAGE, TEXT_FIRST), WITH_METADATA);
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(textUpstream.requests).toHaveLength(0);
+    expect(visionUpstream.lastRequest().rawBody).toContain('image_url');
+    expect(metadataOf(call).attempts?.map((attempt) => attempt.status)).toEqual(['unsupported', 'success']);
+  });
+
+  it('is served by the vision endpoint when streamed, too', async () => {
+    visionUpstream.enqueue(reply.fixture('openai-text'));
+    const call = await streamMessage(gateway, body('test/mixed', IMAGE, TEXT_FIRST));
+
+    expect(call.status).toBe(200);
+    expect(call.events.at(-1)?.event).toBe('message_stop');
+    expect(textUpstream.requests).toHaveLength(0);
+  });
+
+  it('answers a 400 naming the block and the model when no endpoint reads images, calling no upstream', async () => {
+    const call = await postMessage(gateway, body('test/text-only', IMAGE));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(400);
+    expect((call.body.error as { type: string }).type).toBe('invalid_request_error');
+    const message = errorMessage(call);
+    expect(message).toContain('messages[0].content[1] is an image');
+    expect(message).toContain('test/text-only');
+    expect(textUpstream.requests).toHaveLength(0);
+  });
+
+  it('under require_parameters is still served by the vision endpoint alone', async () => {
+    visionUpstream.enqueue(reply.fixture('openai-text'));
+    const call = await postMessage(gateway, body('test/mixed', IMAGE, { provider: { ...TEXT_FIRST.provider, require_parameters: true } }), WITH_METADATA);
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(textUpstream.requests).toHaveLength(0);
+    expect(metadataOf(call).attempts?.map((attempt) => attempt.status)).toEqual(['success']);
+  });
+
+  it('leaves a text-only endpoint a request without images', async () => {
+    textUpstream.enqueue(reply.fixture('openai-text'));
+    const call = await postMessage(gateway, body('test/text-only', { type: 'text', text: 'No picture today.' }));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(textUpstream.requests).toHaveLength(1);
+  });
+});
+
+describe('a PDF in a user message', () => {
+  it('answers a 400 naming the block and the model where no endpoint reads PDFs', async () => {
+    const call = await postMessage(gateway, body('test/text-only', PDF));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(400);
+    const message = errorMessage(call);
+    expect(message).toContain('messages[0].content[1] is a PDF document');
+    expect(message).toContain('test/text-only');
+    expect(message).toContain('file-parser');
+    expect(textUpstream.requests).toHaveLength(0);
+  });
+});
