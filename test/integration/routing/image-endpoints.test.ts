@@ -113,3 +113,24 @@ describe('a PDF in a user message', () => {
     expect(textUpstream.requests).toHaveLength(0);
   });
 });
+
+describe('an image in a user message of a request with gateway tools (the tool loop)', () => {
+  const DATETIME = { type: 'gateway:datetime' };
+
+  it('runs its steps on the endpoint that reads images', async () => {
+    visionUpstream.enqueue(reply.fixture('openai-text'));
+    const call = await postMessage(gateway, body('test/mixed', IMAGE, { ...TEXT_FIRST, tools: [DATETIME] }));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(textUpstream.requests).toHaveLength(0);
+    expect(visionUpstream.lastRequest().rawBody).toContain('image_url');
+  });
+
+  it('answers the 400 naming the block and the model where no endpoint reads images', async () => {
+    const call = await postMessage(gateway, body('test/text-only', IMAGE, { tools: [DATETIME] }));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(400);
+    expect(errorMessage(call)).toContain('messages[0].content[1] is an image, which test/text-only on Groq cannot read');
+    expect(textUpstream.requests).toHaveLength(0);
+  });
+});
