@@ -609,6 +609,7 @@ export interface components {
          *     endpoint of the plan reads it, the answer is a 400 naming the block (`messages[0].content[1]`) and the
          *     model, whether or not `provider.require_parameters` is set (which leaves such endpoints out of the plan).
          *     An image inside a `tool_result` is never refused: a text-only endpoint gets a short note in its place.
+         *     Anthropic-format upstreams get every image as sent, and answer for themselves.
          */
         ImageBlockParam: {
             /** @constant */
@@ -647,6 +648,7 @@ export interface components {
          *     when no endpoint of the plan reads it, the answer is a 400 naming the block and the model. With the
          *     `file-parser` plugin, PDFs are read into text first and every endpoint takes them. A plain-text document
          *     is text for every endpoint; a PDF inside a `tool_result` gets a note on endpoints that cannot read it.
+         *     Anthropic-format upstreams get every document as sent, and answer for themselves.
          */
         DocumentBlockParam: {
             /** @constant */

@@ -5,6 +5,8 @@
  * on, and when no endpoint can read the file the first refusal (naming the block and the model) is the answer.
  * Files inside a `tool_result` are not checked here: the translators put a note in their place
  * (src/providers/ai-sdk/place-tool-result-files.ts), as a tool's output is not the client's to choose.
+ * Anthropic-format upstreams are not checked either: they are passed the request untouched and answer for
+ * themselves, and a model added in the catalog file without `capabilities` lists no features it may well have.
  */
 import type { MessageRequest } from '#src/api-types.ts';
 import { UnsupportedFeatureError } from '#src/errors.ts';
@@ -13,7 +15,7 @@ import type { Attempt } from '#src/routing/attempt.ts';
 import { isPdf } from '#src/routing/request-parameters.ts';
 
 /** What the check reads of an attempt: its endpoint's features and the names a client recognises. */
-export type MediaReader = Pick<Attempt, 'model' | 'imageInput' | 'pdfInput'> & { provider: Pick<Attempt['provider'], 'displayName'> };
+export type MediaReader = Pick<Attempt, 'model' | 'imageInput' | 'pdfInput'> & { provider: Pick<Attempt['provider'], 'displayName' | 'family'> };
 
 /**
  * Throws `UnsupportedFeatureError` naming the first image or PDF block of a message that the attempt's
@@ -21,7 +23,7 @@ export type MediaReader = Pick<Attempt, 'model' | 'imageInput' | 'pdfInput'> & {
  * PDFs) is the one to check.
  */
 export function checkReadableMedia(request: Pick<MessageRequest, 'messages'>, attempt: MediaReader): void {
-  if (attempt.imageInput && attempt.pdfInput) return;
+  if ((attempt.imageInput && attempt.pdfInput) || attempt.provider.family === 'anthropic') return;
   const where = `${attempt.model} on ${attempt.provider.displayName}`;
   request.messages.forEach((message, messageIndex) => {
     contentBlocks(message).forEach((block, blockIndex) => {

@@ -9,8 +9,8 @@ const PDF_URL = { type: 'document', source: { type: 'url', url: 'https://example
 const TEXT_DOCUMENT = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Plain words' } };
 const IMAGE_RESULT = { type: 'tool_result', tool_use_id: 'toolu_1', content: [IMAGE, PDF] };
 
-function reader(imageInput: boolean, pdfInput: boolean): MediaReader {
-  return { model: 'groq/qwen3-32b', imageInput, pdfInput, provider: { displayName: 'Groq' } };
+function reader(imageInput: boolean, pdfInput: boolean, family: MediaReader['provider']['family'] = 'openai-compatible'): MediaReader {
+  return { model: 'groq/qwen3-32b', imageInput, pdfInput, provider: { displayName: 'Groq', family } };
 }
 
 function request(...blocks: object[]): Pick<MessageRequest, 'messages'> {
@@ -24,6 +24,7 @@ describe('checkReadableMedia', () => {
     ['a plain-text document, text-only endpoint', request(TEXT_DOCUMENT), reader(false, false)],
     ['files inside a tool result, text-only endpoint (a note replaces them)', request(IMAGE_RESULT), reader(false, false)],
     ['text only, text-only endpoint', request(), reader(false, false)],
+    ['an image and a PDF to an Anthropic-format upstream, which answers for itself', request(IMAGE, PDF), reader(false, false, 'anthropic')],
   ])('lets through %s', (_name, sent, attempt) => {
     expect(() => checkReadableMedia(sent, attempt)).not.toThrow();
   });
