@@ -26,6 +26,11 @@ export interface ClaudeCodeRun {
   proxyUrl: string;
   /** The working directory (a fresh temporary one when absent). */
   cwd?: string;
+  /**
+   * The home directory, where the CLI keeps its sessions (a fresh temporary one when absent): two runs given
+   * the same one (and the same `cwd`) can continue each other's session with `--continue` or `--resume`.
+   */
+  home?: string;
   /** Tools the CLI may run without asking (root cannot use --dangerously-skip-permissions). */
   allowedTools?: string[];
   /** Arguments after the usual ones (e.g. `--fallback-model haiku`). */
@@ -95,7 +100,7 @@ function parseLines(stdout: string): Array<Record<string, unknown>> {
 /** Runs the CLI once and resolves when it exits (or is killed after `timeoutMs`). */
 export async function runClaudeCode(run: ClaudeCodeRun): Promise<ClaudeCodeOutcome> {
   const root = mkdtempSync(join(tmpdir(), 'switchboard-claude-code-'));
-  const home = join(root, 'home');
+  const home = run.home ?? join(root, 'home');
   const temp = join(root, 'tmp');
   const cwd = run.cwd ?? join(root, 'work');
   for (const directory of [home, temp, cwd]) mkdirSync(directory, { recursive: true, mode: 0o700 });

@@ -189,3 +189,29 @@ export function openAiReadCall(file: string, callId: string): FakeReply {
     chunk(undefined, { prompt_tokens: 2900, completion_tokens: 31, total_tokens: 2931 }),
   ]);
 }
+
+/** The parts of a generation record (`GET /generations`) the Claude Code suites check. */
+export interface RecordedGeneration {
+  requested_model: string;
+  model: string | null;
+  provider: string | null;
+  status: string;
+  stop_reason: string | null;
+  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number; reasoning_tokens: number };
+  cost: number;
+}
+
+/**
+ * Every generation record the target's gateway holds, oldest first, once there are `total` of them (records
+ * are written in batches shortly after each answer ends, so this polls); at most 100.
+ */
+export async function recordedGenerations(target: ClaudeCodeTarget, total: number): Promise<RecordedGeneration[]> {
+  const { gateway } = target;
+  for (let waited = 0; ; waited += 1) {
+    const response = await fetch(`${gateway.baseUrl}/generations?limit=100`, { headers: { authorization: `Bearer ${gateway.management_key}` } });
+    const records = ((await response.json()) as { data: RecordedGeneration[] }).data;
+    if (records.length >= total) return records.reverse();
+    if (waited > 100) throw new Error(`${records.length} generation records, expected ${total}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

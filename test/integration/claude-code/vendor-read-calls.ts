@@ -1,10 +1,11 @@
 /**
  * What the Claude Code suites on translated vendors need beyond claude-code-support: an OpenAI Responses
  * stream asking for the CLI's `Read` tool (optionally after encrypted reasoning with a summary, in the shape of
- * the recording `openai-reasoning-encrypted-content.1`) or answering in text, and a small valid PNG for `Read` to return as an image.
+ * the recording `openai-reasoning-encrypted-content.1`) or answering in text, a scripted Responses step (text
+ * and any function calls, as the other vendors' `*Step` helpers), and a small valid PNG for `Read` to return as an image.
  */
 import { deflateSync } from 'node:zlib';
-import { reply, type FakeReply } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, type FakeReply, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
 
 /** The reasoning item a Responses turn starts with: its summary and the opaque state OpenAI wants back. */
 export interface ResponsesReasoning {
@@ -59,6 +60,54 @@ export function responsesText(text: string): FakeReply {
     { type: 'response.output_item.done', output_index: 0, item: message },
     { type: 'response.completed', response: response('completed', [message]) },
   ];
+  return reply.events(events.map((event, sequence) => ({ ...event, sequence_number: sequence })));
+}
+
+let stepCounter = 0;
+
+/**
+ * A Responses stream for one scripted step: its text as a `message` item, then each call as a
+ * `function_call` item (the shapes of `responsesText` and `responsesReadCall`); `usage.cacheRead` is
+ * `input_tokens_details.cached_tokens`, which OpenAI counts inside `input_tokens`.
+ */
+export function responsesStep(step: ScriptedStep): FakeReply {
+  stepCounter += 1;
+  const tag = String(stepCounter).padStart(4, '0');
+  const usage = {
+    input_tokens: step.usage.input,
+    input_tokens_details: { cached_tokens: step.usage.cacheRead ?? 0 },
+    output_tokens: step.usage.output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: step.usage.input + step.usage.output,
+  };
+  const items: Array<Record<string, any>> = [];
+  if (step.text !== undefined) items.push({ id: `msg_01Step${tag}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: step.text, annotations: [] }] });
+  (step.calls ?? []).forEach((call, index) => {
+    items.push({ id: `fc_01Step${tag}_${index}`, type: 'function_call', status: 'completed', arguments: JSON.stringify(call.input), call_id: call.id ?? `call_Step${tag}_${index}`, name: call.name });
+  });
+  const response = (status: string, output: unknown[]) => ({ id: `resp_01Step${tag}`, object: 'response', created_at: 1_790_000_000, status, model: 'gpt-5-mini-2025-08-07', output, usage: status === 'completed' ? usage : null });
+  const events: Array<Record<string, unknown>> = [{ type: 'response.created', response: response('in_progress', []) }];
+  items.forEach((item, index) => {
+    if (item.type === 'message') {
+      const at = { item_id: item.id, output_index: index, content_index: 0 };
+      events.push(
+        { type: 'response.output_item.added', output_index: index, item: { ...item, status: 'in_progress', content: [] } },
+        { type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } },
+        { type: 'response.output_text.delta', ...at, delta: step.text },
+        { type: 'response.output_text.done', ...at, text: step.text },
+        { type: 'response.content_part.done', ...at, part: item.content[0] },
+        { type: 'response.output_item.done', output_index: index, item },
+      );
+      return;
+    }
+    events.push(
+      { type: 'response.output_item.added', output_index: index, item: { ...item, status: 'in_progress', arguments: '' } },
+      { type: 'response.function_call_arguments.delta', item_id: item.id, output_index: index, delta: item.arguments },
+      { type: 'response.function_call_arguments.done', item_id: item.id, output_index: index, arguments: item.arguments },
+      { type: 'response.output_item.done', output_index: index, item },
+    );
+  });
+  events.push({ type: 'response.completed', response: response('completed', items) });
   return reply.events(events.map((event, sequence) => ({ ...event, sequence_number: sequence })));
 }
 
