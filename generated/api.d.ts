@@ -3448,7 +3448,12 @@ export interface components {
              *     token), and `usage_estimated` is true. A stream that failed before it started answering costs nothing. A
              *     streamed tool loop that ended so during a step's answer (the client left, or the step's upstream failed
              *     part-way) is charged its finished steps and, by the same rule, that step: what its upstream reported before (the input of the step's own request, the earlier
-             *     steps' tool turns included), else the estimate of that request.
+             *     steps' tool turns included), else the estimate of that request. An attempt whose vendor reported its
+             *     usage as it failed (an OpenAI Responses answer that ends `failed`: a `response.failed` event, or a JSON
+             *     body with `status: failed`, carries `usage`, which OpenAI bills) is charged that usage at its endpoint's
+             *     prices, not an estimate and not nothing, in `usage` and `cost`, also when a later attempt answered (the
+             *     answer's own `usage.cost` is then its part alone). An answer that ends `incomplete` is an answer (stop
+             *     reason `max_tokens`, or `refusal` for its content filter) with its reported usage.
              */
             cost: number;
             /** @description From the request's arrival to the first byte of the answer (the whole JSON answer, or the first event of a stream). */

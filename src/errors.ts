@@ -6,6 +6,7 @@
  * error types and failure kinds are in error-vocabulary.ts.
  */
 import { statusForFailures, statusForUpstreamKind, type UpstreamFailureKind } from '#src/error-vocabulary.ts';
+import type { Usage } from '#src/api-types.ts';
 
 export type { UpstreamFailureKind };
 
@@ -118,6 +119,12 @@ export class UpstreamError extends GatewayError {
   readonly retryable: boolean;
   readonly fallbackEligible: boolean;
   readonly rawBody: string | undefined;
+  /**
+   * What the vendor reported it used before it failed (OpenAI Responses `response.failed` carries `usage`), in
+   * Anthropic's convention, cost not set: the call is billed all the same, so the request is charged for it.
+   * Set by the adapter that read it; undefined when the vendor reported nothing.
+   */
+  billedUsage: Usage | undefined;
 
   constructor(options: {
     provider: string;
@@ -136,6 +143,7 @@ export class UpstreamError extends GatewayError {
     this.upstreamStatus = options.upstreamStatus;
     this.kind = options.kind;
     this.rawBody = options.rawBody;
+    this.billedUsage = undefined;
     this.retryable = RETRYABLE_KINDS.has(options.kind);
     this.fallbackEligible = this.retryable || FALLBACK_ONLY_KINDS.has(options.kind);
   }

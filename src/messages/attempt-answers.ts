@@ -135,15 +135,16 @@ function passEvent(event: SseEvent): SseEvent {
 
 /**
  * The stage that tells routing how a stream settled by `settleStream` ended: an upstream failure after the
- * first event is the served attempt's outcome (and its status in the generation's attempts); a complete
- * stream, or one the client left, is its success as before.
+ * first event is the served attempt's outcome (and its status in the generation's attempts, with the usage the
+ * vendor reported it billed, when it did); a complete stream, or one the client left, is its success as before.
  */
 export function streamOutcomeStage(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord, messageId?: string): EventStage {
   return {
     event: passEvent,
     end(how) {
       if (how.kind === 'failed' && how.error instanceof UpstreamError) {
-        const failed: AttemptRecord = { ...served, status: how.error.kind };
+        const { billedUsage } = how.error;
+        const failed: AttemptRecord = billedUsage ? { ...served, status: how.error.kind, billedUsage } : { ...served, status: how.error.kind };
         const { trail } = context;
         context.trail = { ...trail, records: trail.records.map((record) => (record === served ? failed : record)) };
         planner.recordOutcomes(plan, [failed], null);

@@ -7,7 +7,7 @@
  * error to answer with, and a record of every attempt, so that the same call serves JSON, streams and each
  * step of a server-side tool loop (which starts its later steps with the attempt that served the first).
  */
-import type { AttemptStatus } from '#src/api-types.ts';
+import type { AttemptStatus, Usage } from '#src/api-types.ts';
 import { ThreadRejectedError } from '#src/thread-errors.ts';
 import {
   AllAttemptsFailedError,
@@ -23,6 +23,11 @@ import type { Attempt, AttemptOutcome } from '#src/routing/attempt.ts';
 export interface AttemptRecord extends AttemptOutcome {
   /** The upstream's HTTP status: 200 for an answer or a refusal, null when none arrived or nothing was sent. */
   httpStatus: number | null;
+  /**
+   * What the vendor reported it used before the attempt failed (an OpenAI Responses `response.failed`), which
+   * it bills: the request is charged for it whatever answered in the end.
+   */
+  billedUsage?: Usage;
   /**
    * The attempt failed because the request was cancelled under it (the client left, or the gateway is
    * shutting down), not because of its endpoint: routing's health counts (the circuit breaker, endpoint
@@ -112,6 +117,7 @@ export async function runAttempts<T>(
       const status = skippedStatus(error);
       if (status === null) return { ok: false, error, records };
       record(status, error instanceof UpstreamError ? (error.upstreamStatus ?? null) : null);
+      if (error instanceof UpstreamError && error.billedUsage) (records[records.length - 1] as AttemptRecord).billedUsage = error.billedUsage;
       if (isCancellation(options.signal)) (records[records.length - 1] as AttemptRecord).cancelled = true;
       if (error instanceof UnsupportedFeatureError) unsupported ??= error;
       else if (error instanceof UpstreamError && !error.fallbackEligible) return { ok: false, error, records };

@@ -106,31 +106,59 @@ function addUsage(a: AnswerUsage, b: AnswerUsage): AnswerUsage {
 }
 
 /**
+ * What the vendors billed for attempts that failed all the same (an OpenAI Responses `response.failed` reports
+ * its usage), each priced at its own endpoint; null when none reported any.
+ */
+function billedFailures(attempts: readonly AttemptRecord[]): (AnswerUsage & { cost: number }) | null {
+  let billed: AnswerUsage | null = null;
+  for (const record of attempts) {
+    if (!record.billedUsage) continue;
+    const priced = { ...record.billedUsage, cost: computeAnthropicCost(record.billedUsage, record.attempt.pricing) };
+    billed = billed ? addUsage(billed, priced) : priced;
+  }
+  return billed ? { ...billed, cost: billed.cost ?? 0 } : null;
+}
+
+/** Whether the vendor reported what `attempt`'s stream used when it failed part-way: then that is charged, not an estimate. */
+function billedWhenFailed(attempts: readonly AttemptRecord[], attempt: Attempt): boolean {
+  const last = attempts[attempts.length - 1];
+  return last !== undefined && last.attempt === attempt && last.billedUsage !== undefined;
+}
+
+/**
  * What the key was charged, which the record shows and the key limits settle: the answer's usage (its cost
  * includes the moderation screening), or, without an answer's cost (a failure, a cancelled stream), the calls
  * that were answered all the same: the finished steps of a tool loop and the screening. A stream that ended
  * before its usage, because the client left or its upstream failed part-way (an in-stream error, the connection
  * cut) once it had started answering, is charged what it is known to have cost ({@link unfinishedStreamUsage}),
- * and so is a streamed tool loop's step under way.
+ * and so is a streamed tool loop's step under way. Either way, an attempt that failed after its vendor reported
+ * what it used (and bills) adds that usage at its endpoint's prices ({@link billedFailures}), in place of the
+ * estimate of a stream it was serving.
  */
 export function chargedUsage(
-  outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'stepUnderWay' | 'status' | 'served' | 'request' | 'stream' | 'streamedCharacters'>,
+  outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'stepUnderWay' | 'status' | 'served' | 'request' | 'stream' | 'streamedCharacters' | 'attempts'>,
   steps = finishedSteps(outcome),
 ): AnswerUsage | null {
-  if (hasCost(outcome.usage)) return outcome.usage;
+  const billed = billedFailures(outcome.attempts);
+  if (hasCost(outcome.usage)) return billed ? addUsage(outcome.usage, billed) : outcome.usage;
   const screeningCost = outcome.screening?.cost ?? 0;
   if (steps) {
     let summed: AnswerUsage = summedStepUsage(steps);
     const underWay = outcome.stepUnderWay;
     // The step's own streamed characters are not counted apart from the earlier steps': its output is what it reported.
-    if (underWay && endedUnfinished(outcome, underWay.usage)) summed = addUsage(summed, unfinishedStreamUsage(underWay.usage, underWay.attempt, underWay.request, 0));
+    if (underWay && endedUnfinished(outcome, underWay.usage) && !billedWhenFailed(outcome.attempts, underWay.attempt)) {
+      summed = addUsage(summed, unfinishedStreamUsage(underWay.usage, underWay.attempt, underWay.request, 0));
+    }
+    if (billed) summed = addUsage(summed, billed);
     return { ...summed, cost: (summed.cost ?? 0) + screeningCost };
   }
   const { served, usage } = outcome;
-  if (usage && served && endedUnfinished(outcome, usage)) {
+  if (usage && served && endedUnfinished(outcome, usage) && !billedWhenFailed(outcome.attempts, served)) {
     const charged = unfinishedStreamUsage(usage, served, outcome.request, outcome.streamedCharacters ?? 0);
-    return { ...charged, cost: charged.cost + screeningCost };
+    const total = billed ? addUsage(charged, billed) : charged;
+    return { ...total, cost: (total.cost ?? 0) + screeningCost };
   }
+  if (billed) return { ...billed, cost: billed.cost + screeningCost };
   return outcome.screening ? { ...usage, cost: screeningCost } : usage;
 }
 

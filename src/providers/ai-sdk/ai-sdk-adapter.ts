@@ -12,6 +12,8 @@ import { convertToAiSdkCallOptions, type AiSdkCallOptions } from '#src/providers
 import { createLanguageModel } from '#src/providers/ai-sdk/create-language-model.ts';
 import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
+import { billedUsageOfResponsesError } from '#src/providers/ai-sdk/responses-billed-usage.ts';
+import { UpstreamError, type GatewayError } from '#src/errors.ts';
 import { mapToolCallIds, restoreStreamToolCallId, restoreToolCallIds } from '#src/providers/ai-sdk/map-tool-call-ids.ts';
 import { placeToolResultFiles, readableFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
@@ -62,6 +64,16 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     }
   }
 
+  /**
+   * The gateway error of a failed call, with the usage an OpenAI Responses answer that failed reported (a JSON
+   * body, or a stream failing before output): the vendor bills it, so the attempt is charged for it.
+   */
+  function callError(error: unknown, call: AttemptCall): GatewayError {
+    const mapped = mapAiSdkError(error, call.provider, apiKeyOf(call.key));
+    if (options.family === 'openai-responses' && mapped instanceof UpstreamError) mapped.billedUsage ??= billedUsageOfResponsesError(error);
+    return mapped;
+  }
+
   return {
     family: options.family,
 
@@ -71,7 +83,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       try {
         result = await model.doGenerate({ ...callOptions, abortSignal: call.signal });
       } catch (error) {
-        throw mapAiSdkError(error, call.provider, apiKeyOf(call.key));
+        throw callError(error, call);
       }
       warnings.push(...result.warnings.map(formatWarning));
       const content = restoreToolCallIds(result.content, toClient);
@@ -88,7 +100,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         // Resolves once the upstream answered with success headers; an HTTP error is thrown here, before any byte.
         ({ stream } = await model.doStream({ ...callOptions, abortSignal: AbortSignal.any([call.signal, reading.signal]) }));
       } catch (error) {
-        throw mapAiSdkError(error, call.provider, apiKeyOf(call.key));
+        throw callError(error, call);
       }
       return { events: translateStream({ stream, profile, call, warnings, reading, toClient }), warnings };
     },

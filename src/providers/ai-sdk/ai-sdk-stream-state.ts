@@ -16,6 +16,7 @@ import { formatWarning, newMessageId, parseToolInput, reasoningBlock, stopSequen
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
+import { billedUsageOfFinish } from '#src/providers/ai-sdk/responses-billed-usage.ts';
 import { mergeMetadata, type Segment, type SegmentKind } from '#src/providers/ai-sdk/stream-segment.ts';
 
 const NO_EVENTS: MessageStreamEvent[] = [];
@@ -46,13 +47,20 @@ export class AiSdkStreamState {
   private cutByLimit = false;
   /** Characters the model wrote (text, reasoning, tool input): the output estimate when the vendor reports no usage. */
   private outputCharacters = 0;
+  /** An OpenAI Responses failure held until the `finish` part that follows it brings the usage it was billed. */
+  private failure: UpstreamError | undefined;
 
   constructor(options: AiSdkStreamStateOptions) {
     this.options = options;
   }
 
-  /** Consumes one part; returns the events it completes. An `error` part is thrown as an `UpstreamError`. */
+  /**
+   * Consumes one part; returns the events it completes. An `error` part is thrown as an `UpstreamError`; an
+   * OpenAI Responses one when its `finish` part has come (or the stream ended), which the AI SDK sends last
+   * with the usage of the `response.failed` event, so the error carries what the vendor billed.
+   */
   push(part: LanguageModelV4StreamPart): MessageStreamEvent[] {
+    if (this.failure) return this.afterFailure(part);
     switch (part.type) {
       case 'text-start':
       case 'reasoning-start':
@@ -94,8 +102,12 @@ export class AiSdkStreamState {
       case 'finish':
         this.finish = { usage: part.usage, finishReason: part.finishReason, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) };
         break;
-      case 'error':
-        throw mapAiSdkError(part.error, this.options.provider);
+      case 'error': {
+        const error = mapAiSdkError(part.error, this.options.provider);
+        if (this.options.profile.family !== 'openai-responses' || !(error instanceof UpstreamError)) throw error;
+        this.failure = error;
+        return NO_EVENTS;
+      }
       case 'stream-start':
         this.warnings.push(...part.warnings.map(formatWarning));
         break;
@@ -123,6 +135,7 @@ export class AiSdkStreamState {
    * `message_stop`. Without a `finish` part the upstream stream was cut short: that is thrown, not closed.
    */
   end(): MessageStreamEvent[] {
+    if (this.failure) throw this.failure;
     if (!this.finish) {
       throw new UpstreamError({ provider: this.options.provider, kind: 'malformed_response', message: `Upstream ${this.options.provider} failed: the stream ended before it finished` });
     }
@@ -141,6 +154,14 @@ export class AiSdkStreamState {
     });
     this.emit({ type: 'message_stop' });
     return this.take();
+  }
+
+  /** After a held failure nothing more reaches the client: the `finish` part gives its usage, then it is thrown. */
+  private afterFailure(part: LanguageModelV4StreamPart): MessageStreamEvent[] {
+    const failure = this.failure as UpstreamError;
+    if (part.type !== 'finish') return NO_EVENTS;
+    failure.billedUsage = billedUsageOfFinish(part.usage);
+    throw failure;
   }
 
   private segmentFor(kind: SegmentKind, id: string, metadata: SharedV4ProviderMetadata | undefined, toolName?: string): Segment {

@@ -144,6 +144,37 @@ describe('buildGenerationRecord', () => {
     });
   });
 
+  describe('an attempt whose vendor reported its usage as it failed', () => {
+    // $1 and $2 per token in and out, $0.10 per cache-read token, on the attempt that failed; $10 in on the other.
+    const responses = { ...served, pricing: { input: 1_000_000, output: 2_000_000, cache_read: 100_000 }, provider: { ...served.provider, family: 'openai-responses' } } as typeof served;
+    const other = { ...served, pricing: { input: 10_000_000, output: 10_000_000 } } as typeof served;
+    const billedUsage = { input_tokens: 40, cache_read_input_tokens: 500, output_tokens: 3 };
+    const billedCost = 40 + 50 + 6;
+    const failedAttempt = { attempt: responses, index: 0, status: 'server_error' as const, httpStatus: 500, durationMs: 5, billedUsage };
+
+    it('a JSON request that failed: that usage at the attempt’s prices', () => {
+      const record = buildGenerationRecord(outcome({ stream: false, status: 'error', httpStatus: 502, usage: null, served: null, attempts: [failedAttempt] }), noContent);
+      expect(record).toMatchObject({ inputTokens: 40, cacheReadTokens: 500, outputTokens: 3, usageEstimated: false });
+      expect(record.cost).toBeCloseTo(billedCost, 9);
+    });
+
+    it('a stream that failed part-way: that usage, not the estimate from the streamed characters', () => {
+      const record = buildGenerationRecord(
+        outcome({ stream: true, status: 'error', httpStatus: 200, streamedCharacters: 4_000, usage: { input_tokens: 0, output_tokens: 0 }, served: responses, attempts: [failedAttempt] }),
+        noContent,
+      );
+      expect(record).toMatchObject({ inputTokens: 40, cacheReadTokens: 500, outputTokens: 3, usageEstimated: false });
+      expect(record.cost).toBeCloseTo(billedCost, 9);
+    });
+
+    it('a later attempt answered: the answer and the failed attempt, each at its own prices', () => {
+      const answered = { attempt: other, index: 1, status: 'success' as const, httpStatus: 200, durationMs: 5 };
+      const record = buildGenerationRecord(outcome({ usage: { input_tokens: 2, output_tokens: 1, cost: 30 }, served: other, attempts: [failedAttempt, answered] }), noContent);
+      expect(record).toMatchObject({ inputTokens: 42, cacheReadTokens: 500, outputTokens: 4 });
+      expect(record.cost).toBeCloseTo(30 + billedCost, 9);
+    });
+  });
+
   it('generationContent omits an absent system prompt and a missing completion', () => {
     expect(generationContent(outcome({ request: { model: 'm', max_tokens: 1, messages: [] }, completion: null }))).toEqual({ prompt: { messages: [] }, completion: null });
   });
