@@ -2947,7 +2947,14 @@ export interface components {
          *     (`max_tokens` at the output price plus the estimated input, at the most expensive endpoint of its plan)
          *     and settles to its real cost when its usage is known; a request is admitted while the spending plus the
          *     open reservations are below the limit, so concurrent requests overshoot it by at most one request's
-         *     worst case. The `web` and `web-fetch` plugins run only once a request is admitted (nothing is searched or
+         *     worst case. What Anthropic bills beyond the answer's tokens is in that worst case where the request
+         *     bounds it: the searches of each Anthropic web search tool (`web_search_*`) up to its `max_uses`, at the
+         *     endpoint's `pricing.web_search_request`, and, with a compaction edit (`context_management.edits` of type
+         *     `compact_*`), the compaction iteration's reading of the whole prompt once more. Not bounded by anything
+         *     in the request, and so not reserved: the searches of a web search tool without `max_uses`, the search
+         *     results Anthropic adds to the prompt of its later sampling iterations, the summary a compaction writes
+         *     and further compactions between server-tool iterations; such a request can cost more than it reserved,
+         *     and settles to what it cost. The `web` and `web-fetch` plugins run only once a request is admitted (nothing is searched or
          *     fetched for a refused key); what they add to its prompt is then added to its reservation (never refused
          *     for it), so other requests see its real worst case. When what is left is only held by requests in
          *     progress (the spending itself is under the limit), the answer is 429 `rate_limit_error` with

@@ -13,7 +13,7 @@ import type { RedisConnection } from '#src/redis/redis-connection.ts';
 
 /** What admission reads of a planned request. */
 export interface AdmissionPlan {
-  request: Pick<MessageRequest, 'system' | 'messages' | 'tools' | 'max_tokens' | 'stream'>;
+  request: Pick<MessageRequest, 'system' | 'messages' | 'tools' | 'max_tokens' | 'stream' | 'context_management'>;
   attempts: readonly { pricing: Readonly<Pricing> }[];
 }
 

@@ -14,19 +14,51 @@ export interface UsageAmounts {
   tokens: number;
 }
 
+/** What the worst case reads of a request. */
+export type WorstCaseRequest = Pick<MessageRequest, 'system' | 'messages' | 'tools' | 'max_tokens' | 'context_management'>;
+
+/**
+ * The searches Anthropic's web search tools (`web_search_20250305`, …) may run: the sum of their `max_uses`.
+ * A tool without `max_uses` has no bound the request states, so adds nothing (the keys spec says so).
+ * @see https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool (max_uses)
+ */
+function boundedSearches(tools: WorstCaseRequest['tools']): number {
+  let searches = 0;
+  for (const tool of tools ?? []) {
+    const { type, max_uses: maxUses } = tool as { type?: unknown; max_uses?: unknown };
+    if (typeof type !== 'string' || !type.startsWith('web_search_')) continue;
+    if (typeof maxUses === 'number' && Number.isFinite(maxUses) && maxUses > 0) searches += maxUses;
+  }
+  return searches;
+}
+
+/**
+ * Whether the request lets Anthropic compact its context (an edit of type `compact_*`): the compaction is a
+ * sampling iteration of its own that reads the whole prompt, billed apart from the answer, which then reads
+ * the compacted context (at most the prompt again).
+ * @see https://platform.claude.com/docs/en/build-with-claude/compaction
+ */
+function compacts(request: WorstCaseRequest): boolean {
+  const edits = request.context_management?.edits;
+  return Array.isArray(edits) && edits.some((edit) => typeof edit?.type === 'string' && edit.type.startsWith('compact_'));
+}
+
 /**
  * The most the request can cost: the estimated input plus `max_tokens` of output, at the dearest of the
  * plan's prices. Input is priced at the dearest input rate of each price list (a one-hour cache write can
- * cost twice the plain input), so the estimate is a ceiling whatever the request caches.
+ * cost twice the plain input), so the estimate is a ceiling whatever the request caches. What the request
+ * bounds beyond that is added: each web search tool's `max_uses` searches at the price list's per-search fee,
+ * and a compaction's second reading of the prompt.
  */
-export function worstCase(request: Pick<MessageRequest, 'system' | 'messages' | 'tools' | 'max_tokens'>, pricings: readonly Readonly<Pricing>[]): UsageAmounts {
-  const input = estimateInputTokens(request);
+export function worstCase(request: WorstCaseRequest, pricings: readonly Readonly<Pricing>[]): UsageAmounts {
+  const input = estimateInputTokens(request) * (compacts(request) ? 2 : 1);
   const output = Math.max(0, request.max_tokens);
+  const searches = boundedSearches(request.tools);
   let cost = 0;
   for (const pricing of pricings) {
     const plain = computeCost({ inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0 }, pricing);
     const written = computeCost({ inputTokens: 0, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: input, cacheWrite1hTokens: input }, pricing);
-    cost = Math.max(cost, plain, written);
+    cost = Math.max(cost, Math.max(plain, written) + searches * (pricing.web_search_request ?? 0));
   }
   return { cost, tokens: input + output };
 }

@@ -20,6 +20,33 @@ describe('worstCase', () => {
     expect(worst.tokens).toBe(103);
   });
 
+  describe('what Anthropic bills beyond the tokens, where the request bounds it', () => {
+    const search = (extra: Record<string, unknown>) => ({ type: 'web_search_20250305', name: 'web_search', ...extra }) as never;
+    const searching = { ...price(3, 15), web_search_request: 0.01 };
+    const tools = (request: Parameters<typeof worstCase>[0]) => worstCase(request, [searching]).cost - worstCase({ ...request, tools: [] }, [searching]).cost;
+    it.each<[string, unknown[], number]>([
+      ['max_uses searches of a web search tool', [search({ max_uses: 5 })], 0.05],
+      ['those of every web search tool', [search({ max_uses: 2 }), search({ name: 'search_more', max_uses: 1 })], 0.03],
+      ['none without max_uses: nothing bounds them', [search({})], 0],
+      ['none for another tool', [{ type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 4 }], 0],
+    ])('%s', (_name, requestTools, fee) => {
+      // The tool definitions' own tokens are in the estimate either way; the difference is the fee (tokens at $3 a million: a ten-thousandth of a dollar).
+      expect(tools({ ...REQUEST, tools: requestTools as never })).toBeCloseTo(fee, 3);
+    });
+
+    it('no fee where the endpoint prices no search', () => {
+      const request = { ...REQUEST, tools: [search({ max_uses: 5 })] };
+      expect(worstCase(request, [price(3, 15)]).cost).toBeCloseTo(worstCase({ ...request, tools: [] }, [price(3, 15)]).cost, 4);
+    });
+
+    it('a compaction edit reads the prompt twice', () => {
+      const compacting = { ...REQUEST, context_management: { edits: [{ type: 'compact_20260112' }] } } as Parameters<typeof worstCase>[0];
+      const clearing = { ...REQUEST, context_management: { edits: [{ type: 'clear_thinking_20251015' }] } } as Parameters<typeof worstCase>[0];
+      expect(worstCase(compacting, [price(3, 15)])).toEqual({ cost: (6 * 3 + 100 * 15) / 1e6, tokens: 106 });
+      expect(worstCase(clearing, [price(3, 15)])).toEqual(worstCase(REQUEST, [price(3, 15)]));
+    });
+  });
+
   it('counts system text, tools and images in the estimate', () => {
     const tokens = worstCase(
       { max_tokens: 10, system: 'x'.repeat(40), tools: [], messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.org/a.png' } }] }] },
