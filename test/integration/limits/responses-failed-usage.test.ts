@@ -157,6 +157,15 @@ describe('a Responses stream', () => {
     expect(call.status).toBeGreaterThanOrEqual(500);
     await expectCharged(call.id, issued.hash, 'error');
   });
+
+  it('failing as recorded (an error event, then response.failed with usage null): an error, charged nothing', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    upstream.enqueue(reply.fixture('openai-error.1.chunks.txt'));
+    const call = await post(issued.key, true);
+    expect(call.status).toBeGreaterThanOrEqual(400);
+    const record = await generationOf(gateway, call.id);
+    expect(record).toMatchObject({ status: 'error', cost: 0, usage: { input_tokens: 0, output_tokens: 0 } });
+  });
 });
 
 describe('a Responses JSON answer', () => {
