@@ -1984,7 +1984,44 @@ export interface components {
             type: "compaction";
             content: string | null;
         };
-        ResponseContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["ServerToolResultBlock"] | components["schemas"]["McpToolUseBlock"] | components["schemas"]["CompactionBlock"];
+        /** @description A file the model's code execution container received (Anthropic's `container_upload`). */
+        ContainerUploadBlock: {
+            /** @constant */
+            type: "container_upload";
+            file_id: string;
+        };
+        /** @description The tools an MCP server of the request's `mcp_servers` listed (Anthropic's `mcp_tool_listing`). */
+        McpToolListingBlock: {
+            /** @constant */
+            type: "mcp_tool_listing";
+            mcp_server_name: string;
+            tools: {
+                name: string;
+                description?: string;
+                input_schema: Record<string, never>;
+            }[];
+        };
+        FallbackModel: {
+            /** @example claude-opus-4-5 */
+            model: string;
+        };
+        /**
+         * @description Anthropic's server-side fallback: the model named in `from` declined (`trigger`) and the one in `to`
+         *     wrote the blocks after this one. The models are Anthropic's ids, as Anthropic sent them.
+         */
+        FallbackBlock: {
+            /** @constant */
+            type: "fallback";
+            from: components["schemas"]["FallbackModel"];
+            to: components["schemas"]["FallbackModel"];
+            trigger?: {
+                /** @example refusal */
+                type: string;
+                /** @example cyber */
+                category?: string | null;
+            };
+        };
+        ResponseContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ServerToolUseBlock"] | components["schemas"]["ServerToolResultBlock"] | components["schemas"]["McpToolUseBlock"] | components["schemas"]["CompactionBlock"] | components["schemas"]["ContainerUploadBlock"] | components["schemas"]["McpToolListingBlock"] | components["schemas"]["FallbackBlock"];
         /** @enum {string|null} */
         StopReason: "end_turn" | "max_tokens" | "model_context_window_exceeded" | "stop_sequence" | "tool_use" | "pause_turn" | "refusal" | "compaction" | null;
         /** @description Structured information about a refusal (`stop_reason` is `refusal`). */
@@ -2433,6 +2470,11 @@ export interface components {
                 /** @constant */
                 type: "citations_delta";
                 citation: components["schemas"]["Citation"];
+            } | {
+                /** @constant */
+                type: "compaction_delta";
+                content: string | null;
+                encrypted_content?: string | null;
             };
         };
         ContentBlockStopEvent: {
