@@ -1662,7 +1662,11 @@ export interface components {
          *       answer, which are dropped with a logged warning: `thinking.display`, a tool's `defer_loading` (the tool
          *       is offered at once), `eager_input_streaming` and `allowed_callers`, a `tool_use` block's `caller`,
          *       `citations` of text and document blocks, `context` of documents, every property of `metadata` but
-         *       `user_id`, and unknown `cache_control` types, lifetimes and properties (the marker is dropped).
+         *       `user_id`, and unknown `cache_control` types, lifetimes and properties (the marker is dropped);
+         *     - a field or property set to `null` is the same as leaving it out, as Anthropic reads it (the Anthropic
+         *       SDKs type most optional fields `| null`): `container: null`, `inference_geo: null`, `diagnostics: null`,
+         *       `output_config.task_budget: null` or a system message's `clear_at: null` ask for nothing a translated
+         *       vendor lacks, so they are no 400.
          *
          *     Claude Code works unchanged on translated vendors: deferred tools (`defer_loading`) are offered at once,
          *     and a `tool_reference` its ToolSearch returns inside a tool result says the tool is available. On Amazon

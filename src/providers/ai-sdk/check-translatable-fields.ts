@@ -3,6 +3,7 @@
  * Anthropic may add, so the translators must know every field and property they read or deliberately drop.
  * A top-level field they do not know, or an unknown property inside a known object, is an
  * `UnsupportedFeatureError` naming it; hints whose loss cannot change the answer are dropped with a warning.
+ * A field or property set to null is one left out, as Anthropic reads it.
  * Unknown `type` values, roles and enum values are refused by the converters that read them.
  */
 import type { MessageRequest } from '#src/api-types.ts';
@@ -97,7 +98,8 @@ function checkObject(value: unknown, kind: string, path: string, profile: AiSdkV
   const rule = PROPERTY_RULES[kind];
   if (!rule || typeof value !== 'object' || value === null) return;
   for (const [name, property] of Object.entries(value)) {
-    if (rule.read.includes(name)) continue;
+    // A null property is one left out, as Anthropic reads it: the SDKs send `clear_at: null` and the like.
+    if (rule.read.includes(name) || property === null) continue;
     const reason = rule.hints?.[name];
     if (reason === undefined) throw unsupportedFeature(`${path}.${name}`, profile);
     if (isSet(property)) warnings.push(`${path}.${name} dropped: ${reason}`);
@@ -129,8 +131,10 @@ export function checkTranslatableFields(request: Omit<MessageRequest, 'max_token
   if ('thread' in request && request.thread !== undefined && request.thread !== null) {
     throw new ThreadUnsupportedError(`field thread is not supported by ${profile.label}`);
   }
+  const fields = request as Record<string, unknown>;
   for (const name of Object.keys(request)) {
-    if (!TRANSLATED_FIELDS.has(name)) throw unsupportedFeature(`field ${name}`, profile);
+    // `container: null`, `inference_geo: null`: a null field asks for nothing, as Anthropic reads it.
+    if (!TRANSLATED_FIELDS.has(name) && fields[name] !== null) throw unsupportedFeature(`field ${name}`, profile);
   }
   // Anthropic's cache pre-warming: other vendors either refuse a zero limit or would generate anyway.
   if (request.max_tokens === 0) throw unsupportedFeature('max_tokens 0 (prompt cache pre-warming)', profile);
