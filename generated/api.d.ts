@@ -894,7 +894,11 @@ export interface components {
              *     Anthropic accepts and strict mode refuses, is sent without strict mode.
              */
             strict?: boolean;
-            /** @description Example inputs, each an object matching `input_schema`. */
+            /**
+             * @description Example inputs, each an object matching `input_schema`. Translated vendors, which have no field for
+             *     examples, receive them at the end of the tool's `description`: a blank line, `Input Examples:`, then
+             *     each example as one line of JSON.
+             */
             input_examples?: Record<string, never>[];
             cache_control?: components["schemas"]["CacheControlParam"];
         } & {

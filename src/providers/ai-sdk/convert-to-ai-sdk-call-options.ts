@@ -6,7 +6,7 @@
  * vendor cannot express is an `UnsupportedFeatureError` naming it, so the attempt runner tries the next endpoint.
  */
 import { createHash } from 'node:crypto';
-import type { JSONObject, JSONSchema7 } from '@ai-sdk/provider';
+import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool, LanguageModelV4ToolChoice, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { CustomTool, MessageRequest, OutputConfig, ToolChoice } from '#src/api-types.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
@@ -166,10 +166,9 @@ function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSd
       converted.push({
         type: 'function',
         name: custom.name,
-        ...(custom.description !== undefined ? { description: custom.description } : {}),
+        ...describedWithExamples(custom),
         inputSchema: functionSchema(custom.input_schema),
         ...(custom.strict !== undefined ? { strict: toolStrictness(custom, profile, warnings) } : {}),
-        ...(custom.input_examples?.length ? { inputExamples: custom.input_examples.map((input) => ({ input: input as JSONObject })) } : {}),
       });
     } else if (type.startsWith('gateway:')) {
       // Gateway server tools are run by the gateway's own tool loop, which hands the adapter plain tools.
@@ -179,6 +178,18 @@ function convertTools(tools: NonNullable<MessageRequest['tools']>, profile: AiSd
     }
   }
   return converted;
+}
+
+/**
+ * A tool's description with its `input_examples` appended, one JSON line each after `Input Examples:` (the AI
+ * SDK's addToolInputExamplesMiddleware format): no translated vendor has a field for examples, and their
+ * packages drop the AI SDK's `inputExamples` without a word, so the model would never see them.
+ */
+function describedWithExamples(tool: CustomTool): { description?: string } {
+  const examples = tool.input_examples ?? [];
+  if (examples.length === 0) return tool.description !== undefined ? { description: tool.description } : {};
+  const section = `Input Examples:\n${examples.map((example) => JSON.stringify(example)).join('\n')}`;
+  return { description: tool.description ? `${tool.description}\n\n${section}` : section };
 }
 
 /** A tool's `strict`, off where OpenAI's strict mode would refuse its schema (an optional parameter). */

@@ -130,6 +130,11 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
     params: { tools: [{ ...weather, type: 'custom', defer_loading: true, eager_input_streaming: null, allowed_callers: ['direct'], cache_control: { type: 'ephemeral', ttl: '1h' } }] },
     translated: { sends: { tools: [openAiWeather] } },
   },
+  'a custom tool with input_examples (in its description)': {
+    params: { tools: [{ ...weather, input_examples: [{ city: 'Paris' }, { city: 'Lyon' }] }] },
+    translated: { sends: { tools: [{ type: 'function', function: { ...openAiWeather.function, description: 'Weather of a city\n\nInput Examples:\n{"city":"Paris"}\n{"city":"Lyon"}' } }] } },
+    stable: true,
+  },
   'code_execution_20260521': { params: { tools: [{ type: 'code_execution_20260521', name: 'code_execution' }] }, translated: refuses('tool type code_execution_20260521 (an Anthropic tool)'), stable: true },
   'browser_toolset_20260801': { params: { tools: [{ type: 'browser_toolset_20260801' }] }, translated: refuses('tool type browser_toolset_20260801 (an Anthropic tool)'), stable: true },
   'computer_toolset_20260801': { params: { tools: [{ type: 'computer_toolset_20260801' }] }, translated: refuses('tool type computer_toolset_20260801 (an Anthropic tool)'), stable: true },

@@ -119,7 +119,7 @@ describe('hints whose loss cannot change the answer', () => {
     const input_schema = { ...tool.input_schema, required: ['path'], additionalProperties: false };
     const request = body({ tools: [{ ...tool, input_schema, defer_loading: true, strict: true, input_examples: [{ path: 'a.txt' }] }] });
     expect(translate('openai-chat', request).value.tools).toEqual([
-      { type: 'function', name: 'read', description: 'Reads a file', inputSchema: input_schema, strict: true, inputExamples: [{ input: { path: 'a.txt' } }] },
+      { type: 'function', name: 'read', description: 'Reads a file\n\nInput Examples:\n{"path":"a.txt"}', inputSchema: input_schema, strict: true },
     ]);
   });
 
