@@ -1740,11 +1740,14 @@ export interface components {
             cache_control?: components["schemas"]["GatewayCacheControl"] | null;
             /**
              * @description Models tried in order when the primary model fails or refuses. Handled by the gateway's multi-model
-             *     routing, not by vendor-side fallback. Cannot be combined with `models` (400).
+             *     routing, not by vendor-side fallback. Cannot be combined with `models` (400). `null`, which the
+             *     Anthropic SDKs send for Anthropic's own `fallbacks`, means none; Anthropic's other forms (`"default"`,
+             *     entries with `max_tokens` or `output_config`) are a 400 naming them, as the gateway's routing reads
+             *     this field.
              */
             fallbacks?: {
                 model: string;
-            }[];
+            }[] | null;
             /** @description Models tried after `model`, in order. Cannot be combined with `fallbacks` (400). */
             models?: string[];
             output_config?: components["schemas"]["OutputConfig"];

@@ -19,13 +19,15 @@ export const MAX_FALLBACKS = 3;
  * Duplicates keep their first position.
  */
 export function requestedModels(request: MessageRequest, primaryModel: string = request.model): string[] {
-  if (request.fallbacks !== undefined && request.models !== undefined) {
+  // `fallbacks: null` (the Anthropic SDKs type the field nullable) is none, as Anthropic reads it.
+  const fallbacks = request.fallbacks ?? undefined;
+  if (fallbacks !== undefined && request.models !== undefined) {
     throw new BadRequestError('`fallbacks` cannot be combined with `models`');
   }
-  if (request.fallbacks !== undefined && request.fallbacks.length > MAX_FALLBACKS) {
+  if (fallbacks !== undefined && fallbacks.length > MAX_FALLBACKS) {
     throw new BadRequestError(`at most ${MAX_FALLBACKS} \`fallbacks\``);
   }
-  const rest = request.fallbacks?.map((fallback) => fallback.model) ?? request.models;
+  const rest = fallbacks?.map((fallback) => fallback.model) ?? request.models;
   if (rest === undefined || rest.length === 0) return [primaryModel];
   return [...new Set([primaryModel, ...rest])];
 }

@@ -11,7 +11,7 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { REQUEST_CASES, type CaseParams, type RequestCase } from '#test/integration/http/anthropic-sdk-request-cases.ts';
+import { GATEWAY_FIELD_COLLISIONS, REQUEST_CASES, type CaseParams, type RequestCase } from '#test/integration/http/anthropic-sdk-request-cases.ts';
 
 const CLAUDE = 'audit/claude';
 const CLAUDE_UPSTREAM = 'claude-sonnet-4-5';
@@ -129,6 +129,18 @@ describe('an OpenAI Chat upstream receives the request expressed, or the gateway
     const received = openai.lastRequest()?.body as Record<string, unknown>;
     expect(received).toMatchObject({ model: 'gpt-4.1-mini', ...entry.translated.sends });
     for (const name of entry.translated.notSent ?? []) expect(received, `${name} is not sent`).not.toHaveProperty(name);
+  });
+});
+
+describe("Anthropic's forms of a field the gateway reads as its own", () => {
+  const collisions = Object.entries(GATEWAY_FIELD_COLLISIONS).flatMap(([name, entry]) => [CLAUDE, GPT].map((model) => [name, model, entry] as const));
+
+  it.each(collisions)('%s on %s answers the 400 naming it, calling no upstream', async (_name, model, entry) => {
+    const before = anthropic.requests.length + openai.requests.length;
+    const error = await send('beta.messages.create', model, entry.params);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ error: { type: 'invalid_request_error', message: entry.message } });
+    expect(anthropic.requests.length + openai.requests.length).toBe(before);
   });
 });
 

@@ -111,6 +111,7 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
     params: { inference_geo: null, container: null, diagnostics: null, context_management: null, compaction: null, billing_policy: null, fallback_credit_token: null, thread: null },
     translated: { sends: {}, notSent: ['inference_geo', 'container', 'diagnostics', 'compaction', 'billing_policy', 'fallback_credit_token', 'thread'] },
   },
+  'fallbacks null (none)': { params: { fallbacks: null }, translated: { sends: {}, notSent: ['fallbacks'] }, upstreamBody: without('fallbacks') },
   'metadata user_id': { params: { metadata: { user_id: 'user-7' } }, translated: { sends: { safety_identifier: expect.stringMatching(/^[0-9a-f]{64}$/) } }, stable: true },
   'service_tier standard_only': { params: { service_tier: 'standard_only' }, translated: { sends: {}, notSent: ['service_tier'] }, stable: true },
   'stop_sequences': { params: { stop_sequences: ['END'] }, translated: { sends: { stop: ['END'] } }, stable: true },
@@ -151,3 +152,15 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
   },
 };
 
+
+/**
+ * Anthropic's forms of `fallbacks`, a field the gateway's routing reads as its own (models tried in turn, each
+ * `{model}` only): a 400 naming them before any upstream is called, whatever the model.
+ */
+export const GATEWAY_FIELD_COLLISIONS: Record<string, { params: CaseParams; message: string }> = {
+  'fallbacks "default"': { params: { fallbacks: 'default' }, message: 'Invalid request parameters: fallbacks: must be array or null' },
+  'a fallbacks entry with max_tokens': {
+    params: { fallbacks: [{ model: 'claude-opus-5', max_tokens: 1024 }] },
+    message: 'Invalid request parameters: fallbacks[0].max_tokens: is not a known property here (remove it)',
+  },
+};
