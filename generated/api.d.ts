@@ -83,6 +83,15 @@ export interface paths {
          *     without PDF input is eligible under `provider.require_parameters`), and an `auto-router` plugin, the
          *     request's or a default, picks the model. `moderation`, `web` and `web-fetch` call other services and are
          *     not run for a count (the results `web` and `web-fetch` would add to the prompt are not counted).
+         *
+         *     A count refuses what `POST /messages` would refuse for the same model, as Anthropic's count_tokens does,
+         *     with the same status and message and without calling any upstream: `fallbacks` with `models`, a gateway
+         *     tool's bad settings, an image or PDF that no endpoint of the model can read (`features.vision`,
+         *     `features.pdf`; an endpoint that cannot is skipped, as for the message), and on vendors reached by
+         *     translation whatever they cannot express (an unknown top-level field, block type, property or value, and
+         *     `thread` with its `thread_unsupported_request` code; see `MessageRequestBase`). The fields that only shape a
+         *     generation (`max_tokens`, `stream`, `temperature`, `top_p`, `top_k`, `stop_sequences`, `metadata`,
+         *     `service_tier`) are never sent to a count, on any vendor, and are not checked for it.
          */
         post: operations["countMessageTokens"];
         delete?: never;

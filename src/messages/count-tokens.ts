@@ -9,6 +9,7 @@ import type { CountTokensRequest, CountTokensResponse, MessageRequest } from '#s
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
 import type { MessagesDeps } from '#src/messages/create-message.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import { checkToolLoop, prepareToolLoop, type ToolLoopSetup } from '#src/messages/tool-loop/prepare-tool-loop.ts';
@@ -69,10 +70,14 @@ export async function countTokens(deps: MessagesDeps, request: CountTokensReques
   const plan = await deps.planner.plan(plugins?.request ?? asMessage, context);
   const setup = checked ? (await prepareToolLoop(asMessage, checked, deps.serverTools.runtime)).setup : undefined;
   const count = async (attempt: Attempt): Promise<CountTokensResponse> => {
-    // Counting has no fast mode: the call goes without the fast-mode flag (and its beta header).
-    const key = await revealKey(attempt, context.caller.accountId, deps.vault);
     const counted = plugins?.state ? (pluginRequest({ request: plugins.request, state: plugins.state }, attempt) as CountTokensRequest) : request;
-    const { fast: _fast, ...call } = attemptCall(countedRequest(counted, setup, attempt), attempt, context, key);
+    const sent = countedRequest(counted, setup, attempt);
+    // An endpoint that cannot read the request's images or PDFs is skipped as for the message, and with none
+    // left the count is the message's 400: the count is of a request the model could be sent.
+    checkReadableMedia(sent, attempt);
+    const key = await revealKey(attempt, context.caller.accountId, deps.vault);
+    // Counting has no fast mode: the call goes without the fast-mode flag (and its beta header).
+    const { fast: _fast, ...call } = attemptCall(sent, attempt, context, key);
     return deps.adapterFor(attempt.provider.family).countTokens(call);
   };
   const run = await runAttempts(plan.attempts, count, { signal: context.signal });

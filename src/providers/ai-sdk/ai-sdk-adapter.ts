@@ -8,9 +8,10 @@ import { apiKeyOf, type AdapterMessage, type AdapterStream, type AttemptCall, ty
 import { vendorProfile, type AiSdkFamily, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
 import { convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
-import { convertToAiSdkCallOptions, type AiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
+import { convertToAiSdkCallOptions, type AiSdkCallOptions, type TranslatableRequest } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { createLanguageModel } from '#src/providers/ai-sdk/create-language-model.ts';
 import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import { withoutGenerationFields } from '#src/request/generation-fields.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 import { billedUsageOfResponsesError } from '#src/providers/ai-sdk/responses-billed-usage.ts';
 import { UpstreamError, type GatewayError } from '#src/errors.ts';
@@ -38,10 +39,16 @@ interface Prepared {
 export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapter {
   const profile = vendorProfile(options.family);
 
-  function prepare(call: AttemptCall): Prepared {
+  /** The translation of a call's request; what the vendor cannot express is the `UnsupportedFeatureError` naming it. */
+  function convert(call: Pick<AttemptCall, 'quirks' | 'upstreamModel' | 'fast' | 'outputLimit'> & { request: TranslatableRequest }) {
     const quirks = call.quirks ?? NO_QUIRKS;
     const takesJsonSchema = options.family !== 'openai-compatible' || quirks.supportsStructuredOutputs === true;
-    const converted = convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel, fast: call.fast === true, outputLimit: call.outputLimit, takesJsonSchema });
+    return convertToAiSdkCallOptions({ request: call.request, profile, upstreamModel: call.upstreamModel, fast: call.fast === true, outputLimit: call.outputLimit, takesJsonSchema });
+  }
+
+  function prepare(call: AttemptCall): Prepared {
+    const quirks = call.quirks ?? NO_QUIRKS;
+    const converted = convert(call);
     const inputs = { images: call.imageInput !== false, pdfs: call.pdfInput !== false };
     const prompt = placeToolResultFiles(converted.value.prompt, toolResultFilePlacement(options.family, quirks), readableFiles(options.family, inputs));
     const ids = quirks.toolCallIdMaxLength === undefined ? undefined : mapToolCallIds(prompt, quirks.toolCallIdMaxLength);
@@ -106,6 +113,10 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     },
 
     async countTokens(call) {
+      // A count refuses what the message would (Anthropic's count_tokens does): the request is translated as
+      // for a message, so a field, block or value this vendor cannot express is the same 400 and the plan moves
+      // on. The fields that only shape a generation are left out, as on Anthropic's count_tokens.
+      convert({ ...call, request: withoutGenerationFields(call.request) });
       return { input_tokens: estimateInputTokens(call.request) };
     },
   };

@@ -5,6 +5,7 @@
 import type { CountTokensRequest, MessageParam, MessageRequest } from '#src/api-types.ts';
 import { GATEWAY_SIGNATURE_PREFIX } from '#src/providers/ai-sdk/reasoning-signature.ts';
 import { GATEWAY_ONLY_FIELDS } from '#src/request/gateway-fields.ts';
+import { GENERATION_ONLY_FIELDS } from '#src/request/generation-fields.ts';
 
 export { GATEWAY_ONLY_FIELDS };
 
@@ -47,11 +48,10 @@ export function withoutForeignThinking(messages: MessageParam[]): MessageParam[]
   );
 }
 
-// count_tokens refuses the fields that only shape a generation; every other field (one Anthropic adds tomorrow
-// included) is forwarded, as for a message.
-const GENERATION_ONLY_FIELDS = new Set(['max_tokens', 'stream', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'metadata', 'service_tier']);
-
-/** The count_tokens body for the upstream, as JSON text. */
+/**
+ * The count_tokens body for the upstream, as JSON text: count_tokens refuses the fields that only shape a
+ * generation; every other field (one Anthropic adds tomorrow included) is forwarded, as for a message.
+ */
 export function convertToAnthropicCountTokensBody(request: CountTokensRequest, upstreamModel: string): string {
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(request)) {

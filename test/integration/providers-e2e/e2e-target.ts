@@ -9,12 +9,12 @@ import type { FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 
 /** A test-only model with the capabilities the scenarios need, served by one endpoint. */
-export function modelYaml(options: { slug: string; provider: string; upstreamModel: string; pricing: string }): string {
+export function modelYaml(options: { slug: string; provider: string; upstreamModel: string; pricing: string; capabilities?: string }): string {
   return [
     '  ' + options.slug + ':',
     '    name: E2E model',
     '    context_length: 200000',
-    '    capabilities: { tools: true, thinking: true, vision: true }',
+    `    capabilities: ${options.capabilities ?? '{ tools: true, thinking: true, vision: true }'}`,
     '    endpoints:',
     `      - { provider: ${options.provider}, model: ${options.upstreamModel}, pricing: ${options.pricing} }`,
   ].join('\n');

@@ -22,7 +22,8 @@ const PRICING = '{ input: 0.1, output: 0.4, cache_read: 0.025 }';
 const e2e = useE2eTarget({
   startUpstream: startFakeOpenAiChat,
   providerYaml: (fake) => `  openai: { base_url: "${fake.baseURL}", api_key: "${SHARED_KEY}", family: openai-chat }`,
-  model: { slug: MODEL, provider: 'openai', upstreamModel: 'gpt-4.1-nano', pricing: PRICING },
+  // PDF input too: the count of a PDF below is of a request the model could be sent (a count refuses one it could not).
+  model: { slug: MODEL, provider: 'openai', upstreamModel: 'gpt-4.1-nano', pricing: PRICING, capabilities: '{ tools: true, thinking: true, vision: true, pdf: true }' },
 });
 
 const holiday = { model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: 'Invent a new holiday and describe its traditions.' }] };
