@@ -8,6 +8,11 @@ import type { Capabilities, ModelData, Pricing } from '#src/catalog/catalog-type
 const CLAUDE: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
 
 // Bedrock's Converse API has no structured-output format for Claude.
+// Its cache points take Anthropic's one-hour lifetime (`cachePoint.ttl: "1h"`, written tokens reported by
+// lifetime in `usage.cacheDetails`) on the 4.5 generation, billed as on Anthropic's API at twice the input
+// price (`cache_write_1h` of `claudePricing`); the older models' Bedrock endpoints have the five-minute
+// lifetime only and carry no one-hour price.
+// @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CachePointBlock.html
 const BEDROCK_LIMITS = { structured_output: false };
 
 /** Anthropic-style pricing from the input and output rates, with the standard cache multipliers. */
@@ -45,7 +50,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         provider: 'bedrock',
         model: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0',
         // Global cross-region profile price. The us./eu. regional profiles cost 10% more; not modelled yet.
-        pricing: { ...claudePricing(3, 15), cache_write_1h: null },
+        pricing: claudePricing(3, 15),
         regional_models: {
           us: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
           europe: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0',
@@ -110,7 +115,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
       {
         provider: 'bedrock',
         model: 'global.anthropic.claude-opus-4-5-20251101-v1:0',
-        pricing: { ...claudePricing(5, 25), cache_write_1h: null },
+        pricing: claudePricing(5, 25),
         regional_models: {
           us: 'us.anthropic.claude-opus-4-5-20251101-v1:0',
           europe: 'eu.anthropic.claude-opus-4-5-20251101-v1:0',
@@ -147,7 +152,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
       {
         provider: 'bedrock',
         model: 'global.anthropic.claude-haiku-4-5-20251001-v1:0',
-        pricing: { ...claudePricing(1, 5), cache_write_1h: null },
+        pricing: claudePricing(1, 5),
         regional_models: {
           us: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
           europe: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0',
