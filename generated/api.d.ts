@@ -1426,7 +1426,8 @@ export interface components {
          *     includes it (of a flagged input's refusal too), and so do the generation record (`cost`, and `moderation`
          *     with its model, summed tokens and cost) and the key's spending in `GET /keys`. A plain request and its
          *     screening count as one request against `requests_per_minute`; in a tool loop the screening counts as one,
-         *     as each step does.
+         *     as each step does. A tool loop's `max_cost` stop condition counts the screening's cost with the steps'
+         *     (see `StopCondition`); `max_tokens_used` does not count its tokens.
          *     OpenAI's moderation endpoint is free: nothing is charged for it.
          */
         ModerationPlugin: {

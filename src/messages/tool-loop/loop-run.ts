@@ -173,7 +173,7 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
   }
   run.turns.push({ assistant: answer.reading.assistantTurn, outcomes });
   if (run.priorUrls) addUrlsOfOutcomes(outcomes, run.priorUrls);
-  run.stop = stopCause(setup.limits, progressOf(tally), { stopReason: answer.stopReason, toolsCalled });
+  run.stop = stopCause(setup.limits, progressOf(tally, run.context.screening?.cost ?? 0), { stopReason: answer.stopReason, toolsCalled });
   if (run.stop) record.stoppedBy = run.stop;
   return { outcomes, done: false, stopReason: answer.stopReason };
 }

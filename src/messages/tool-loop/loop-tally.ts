@@ -104,9 +104,13 @@ function tokensOf(usage: StepUsage): number {
   return usage.input_tokens + usage.output_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
 }
 
-/** Where the loop stands, for the stop rule. */
-export function progressOf(tally: LoopTally): LoopProgress {
-  let costUsd = 0;
+/**
+ * Where the loop stands, for the stop rule. `chargedBefore` (the moderation screening's cost) joins the cost,
+ * as in the answer's `usage.cost`: `max_cost` reads what the request has been charged so far. Its tokens do
+ * not join `tokens`, as they are not among the answer's token counts either.
+ */
+export function progressOf(tally: LoopTally, chargedBefore = 0): LoopProgress {
+  let costUsd = chargedBefore;
   let tokens = 0;
   for (const step of tally.steps) {
     costUsd += step.cost;
