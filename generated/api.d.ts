@@ -3626,6 +3626,12 @@ export interface components {
          *     the key was charged, the screening counted once. Prompt and completion (`include_content`) go only on the
          *     request's observation. A Langfuse or webhook delivery answered with a 5xx, a 408 or a 429, or timed out,
          *     is retried with backoff; any other 4xx (Langfuse refusing the keys) is final and the delivery dropped.
+         *     Such an answer's `Retry-After` (delay-seconds or an HTTP date) is honoured: the next attempt waits what
+         *     it asks, at most 60 seconds, instead of the gateway's backoff. The wait holds only that destination's own
+         *     queue, never a request or another destination. An `otlp` export is retried by OpenTelemetry's OTLP
+         *     exporter (on a 429, 502, 503, 504 or a network error), which honours `Retry-After` too, within the
+         *     export's time limit (`SWITCHBOARD_BROADCAST_TIMEOUT_MS`): a collector asking for a longer wait ends the
+         *     export, and its spans are counted in `switchboard_broadcast_dropped_total{reason="failed"}`.
          *     Langfuse answers a batch with 207 and per-event errors: a generation with a refused event is not resent
          *     (it would be refused again) but counted in `switchboard_broadcast_dropped_total{reason="rejected"}` and
          *     logged with Langfuse's message, not as sent.
@@ -3781,8 +3787,8 @@ export interface components {
          *     request body's bytes as received (verify before parsing the JSON; a re-serialized body does not match).
          *     Compare the lowercase hex digests in constant time. Reject a delivery whose signature does not match or
          *     whose `t` is more than five minutes old. Each attempt, a retry included, is signed afresh with its own `t`. A delivery answered with a 5xx, a 408 or a 429, or not answered within the
-         *     delivery timeout, is retried (three more times, with exponential backoff) while the destination stays as
-         *     it was: deleting, disabling or changing it stops the retries. Any other status outside 2xx (a receiver
+         *     delivery timeout, is retried (three more times, with exponential backoff, or after the answer's
+         *     `Retry-After` in seconds or as an HTTP date, at most 60 seconds) while the destination stays as it was: deleting, disabling or changing it stops the retries. Any other status outside 2xx (a receiver
          *     refusing the signature, a 404 endpoint) is final: the delivery is dropped at once and counted in
          *     `switchboard_broadcast_dropped_total{reason="failed"}`. A redirect is not followed.
          */

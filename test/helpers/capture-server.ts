@@ -15,14 +15,16 @@ export interface CapturedRequest {
   receivedAt: number;
 }
 
-/** How the receiver answers: a status (with an optional JSON body), or `hang` (never). */
-export type CaptureBehaviour = { status: number; body?: unknown } | 'hang';
+/** How the receiver answers: a status (with an optional JSON body and headers), or `hang` (never). */
+export type CaptureBehaviour = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang';
 
 /** A running receiver. */
 export interface CaptureServer {
   url: string;
   requests: CapturedRequest[];
   behaviour: CaptureBehaviour;
+  /** One-off answers, used in order before `behaviour` (a 503 with `Retry-After`, then the usual answer). */
+  answers: CaptureBehaviour[];
   /** Resolves with the requests once at least `count` arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<CapturedRequest[]>;
   close(): Promise<void>;
@@ -35,6 +37,7 @@ export async function startCaptureServer(behaviour: CaptureBehaviour = { status:
     url: '',
     requests: [],
     behaviour,
+    answers: [],
     async waitFor(count, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (capture.requests.length < count) {
@@ -50,13 +53,13 @@ export async function startCaptureServer(behaviour: CaptureBehaviour = { status:
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       capture.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), receivedAt: Date.now() });
-      const answer = capture.behaviour;
+      const answer = capture.answers.shift() ?? capture.behaviour;
       if (answer === 'hang') {
         hanging.add(res);
         return;
       }
       const body = answer.body === undefined ? '' : JSON.stringify(answer.body);
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body);
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -67,7 +67,7 @@ export function createLangfuseSender(destination: ActiveDestination, settings: B
         async () => {
           const response = await postJsonReading(url, body, { authorization: authorization() }, settings.timeoutMs, settings.network.dispatcher());
           answer = response.text;
-          return response.status;
+          return response;
         },
         settings,
         stop,

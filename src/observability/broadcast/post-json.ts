@@ -1,17 +1,32 @@
 /**
  * Posting a JSON body to a destination (webhook, Langfuse) through undici, on the destinations' own guarded
  * connection pool (never to a refused address, and never competing with upstream calls), with a time limit per attempt and retries with exponential
- * backoff and jitter on what may pass (a 5xx, a 408, a 429, a timeout or a network error).
+ * backoff and jitter on what may pass (a 5xx, a 408, a 429, a timeout or a network error), or after the wait
+ * the destination asked for in `Retry-After` (capped).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
+import { retryAfterSeconds } from '#src/providers/map-upstream-failure.ts';
+
+/** A destination's answer to one attempt: its status and, when it sent one, its `Retry-After` header. */
+export interface DestinationAnswer {
+  status: number;
+  retryAfter?: string | undefined;
+}
+
+/**
+ * The longest `Retry-After` a delivery waits: a destination asking for more is retried after this. The wait
+ * holds only its own destination's queue (each has its own worker) and never a request.
+ */
+export const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * One attempt: the status, or a thrown network or timeout error. `dispatcher` is the destinations' guarded
  * one (destination-address.ts): it connects only to allowed addresses.
  */
-export async function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number, dispatcher: Dispatcher): Promise<number> {
-  return (await postJsonReading(url, body, headers, timeoutMs, dispatcher, false)).status;
+export async function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number, dispatcher: Dispatcher): Promise<DestinationAnswer> {
+  const { status, retryAfter } = await postJsonReading(url, body, headers, timeoutMs, dispatcher, false);
+  return { status, retryAfter };
 }
 
 // A destination's answer is read only to find per-item errors in it: a longer one is not such an answer.
@@ -21,7 +36,7 @@ const ANSWER_LIMIT = 1 << 20;
  * One attempt whose answer body matters (Langfuse's 207 lists per-event errors): the status and, when
  * `read`, the body as text (empty past 1 MiB).
  */
-export async function postJsonReading(url: string, body: string, headers: Record<string, string>, timeoutMs: number, dispatcher: Dispatcher, read = true): Promise<{ status: number; text: string }> {
+export async function postJsonReading(url: string, body: string, headers: Record<string, string>, timeoutMs: number, dispatcher: Dispatcher, read = true): Promise<DestinationAnswer & { text: string }> {
   const response = await request(url, {
     method: 'POST',
     dispatcher,
@@ -32,9 +47,11 @@ export async function postJsonReading(url: string, body: string, headers: Record
     signal: AbortSignal.timeout(timeoutMs),
   });
   const length = Number(response.headers['content-length'] ?? 0);
+  const header = response.headers['retry-after'];
+  const retryAfter = Array.isArray(header) ? header[0] : header;
   if (!read || length > ANSWER_LIMIT) {
     await response.body.dump();
-    return { status: response.statusCode, text: '' };
+    return { status: response.statusCode, retryAfter, text: '' };
   }
   // Read in chunks up to the limit: a destination cannot make the gateway hold an unbounded answer.
   const chunks: Buffer[] = [];
@@ -43,11 +60,11 @@ export async function postJsonReading(url: string, body: string, headers: Record
     size += chunk.length;
     if (size > ANSWER_LIMIT) {
       response.body.destroy();
-      return { status: response.statusCode, text: '' };
+      return { status: response.statusCode, retryAfter, text: '' };
     }
     chunks.push(chunk);
   }
-  return { status: response.statusCode, text: Buffer.concat(chunks).toString('utf8') };
+  return { status: response.statusCode, retryAfter, text: Buffer.concat(chunks).toString('utf8') };
 }
 
 /**
@@ -68,23 +85,37 @@ export interface DeliveryResult {
 }
 
 /**
+ * How long to wait before retry `index` (1 for the first): what the destination's `Retry-After` asked for
+ * (delay-seconds or an HTTP date, RFC 9110 §10.2.3), at most MAX_RETRY_AFTER_MS; without one, exponential
+ * backoff from `retryBaseMs` with jitter.
+ */
+export function retryDelayMs(index: number, retryBaseMs: number, retryAfter: string | undefined, now = Date.now()): number {
+  const asked = retryAfterSeconds(retryAfter, now);
+  if (asked !== undefined) return Math.min(asked * 1000, MAX_RETRY_AFTER_MS);
+  const delay = retryBaseMs * 2 ** (index - 1);
+  return delay / 2 + Math.random() * (delay / 2);
+}
+
+/**
  * Runs `attempt` (which builds and posts a fresh request) until it gets a 2xx or a final answer
  * (isRetryableStatus), the retries are spent or `stop` aborts: a destination that was deleted, disabled or changed while its delivery waited to be retried gets
- * no further request (an attempt already sent finishes).
+ * no further request (an attempt already sent finishes). A retryable answer's `Retry-After` sets the wait
+ * before the next attempt (retryDelayMs).
  */
-export async function deliverWithRetries(attempt: () => Promise<number>, options: { retries: number; retryBaseMs: number }, stop: AbortSignal): Promise<DeliveryResult> {
+export async function deliverWithRetries(attempt: () => Promise<DestinationAnswer>, options: { retries: number; retryBaseMs: number }, stop: AbortSignal): Promise<DeliveryResult> {
   let last = '';
+  let retryAfter: string | undefined;
   for (let index = 0; index <= options.retries; index += 1) {
-    if (index > 0) {
-      const delay = options.retryBaseMs * 2 ** (index - 1);
-      await sleep(delay / 2 + Math.random() * (delay / 2), undefined, { signal: stop }).catch(() => undefined);
-    }
+    if (index > 0) await sleep(retryDelayMs(index, options.retryBaseMs, retryAfter), undefined, { signal: stop }).catch(() => undefined);
     if (stop.aborted) return { ok: false, attempts: index, last: last === '' ? 'stopped' : `${last}, then stopped` };
+    retryAfter = undefined;
     try {
-      const status = await attempt();
+      const answer = await attempt();
+      const { status } = answer;
       if (status >= 200 && status < 300) return { ok: true, attempts: index + 1, last: String(status) };
       last = `HTTP ${status}`;
       if (!isRetryableStatus(status)) return { ok: false, attempts: index + 1, last: `${last}, not retried` };
+      retryAfter = answer.retryAfter;
     } catch (error) {
       last = (error as Error).name === 'TimeoutError' ? 'timed out' : ((error as Error).message ?? 'failed');
     }
