@@ -1602,11 +1602,16 @@ export interface components {
         /**
          * @description Trace metadata. `trace_id`, `trace_name`, `span_name`, `generation_name` and `parent_span_id` have special
          *     handling; any other key is custom metadata passed through to the configured broadcast destinations. On an
-         *     OTLP destination the generation is one span (its `gen_ai.response.id` the `id` of the message the client
-         *     got) with a child span per attempt (a CLIENT span named
-         *     `chat <vendor model id>`, its `gen_ai.request.model`, with the upstream's `server.address` and
-         *     `server.port`); with the server-side tool loop,
-         *     a child span per finished step (`step <n>`), whose attempts are its children. A screening by the
+         *     OTLP destination the generation is one SERVER span, the gateway's handling of the request, under the
+         *     caller's span (its `gen_ai.response.id` the `id` of the message the client got, its `gen_ai.request.model`
+         *     the model the client asked for, its `gen_ai.response.model` the model the vendor's answer named, e.g.
+         *     `claude-sonnet-4-5-20250929`, and `switchboard.model` the catalog slug that served) with a child span per
+         *     attempt (a CLIENT span, the inference call of the GenAI semantic conventions, named
+         *     `chat <vendor model id>`, its `gen_ai.request.model` that vendor id, its `gen_ai.response.model` the model
+         *     the vendor's answer named, with the upstream's `server.address` and `server.port`); with the server-side
+         *     tool loop,
+         *     a child INTERNAL span per finished step (`step <n>`, the same model attributes), whose attempts are its
+         *     children. The `trace_name` and `span_name` spans are INTERNAL. A screening by the
          *     `moderation` plugin's catalog model (`engine: model`) is a child span of the generation too
          *     (`moderation <model>`: its provider, model, tokens, cost, `is_byok` and `switchboard.plugin: moderation`,
          *     from when the screening call started to when it ended); the generation span's window holds it.
@@ -3613,10 +3618,15 @@ export interface components {
          * @description `otlp`: OpenTelemetry traces over OTLP/HTTP (`endpoint` is the full traces URL, e.g.
          *     `http://collector:4318/v1/traces`), with the GenAI semantic conventions. `langfuse`: Langfuse's public
          *     ingestion API (`endpoint` is the Langfuse base URL): per generation a `trace-create`, a `span-create` for
-         *     `span_name`, and a `generation-create` with the model, parameters, usage, cost and timing. A request
+         *     `span_name`, and a `generation-create` with the model, parameters, usage (`usageDetails`: `input`,
+         *     `output`, `cache_read_input_tokens`, `cache_creation_input_tokens`, and `reasoning_tokens` when there were
+         *     any), cost (`costDetails.total`, USD) and timing. Its `model` is the vendor's: the model the vendor's
+         *     answer named (e.g. `claude-sonnet-4-5-20250929`), else the vendor's model id the gateway asked for, as
+         *     Langfuse's model definitions name models; the catalog slug that served is `metadata.gateway_model`, the
+         *     requested one `metadata.requested_model`. A request
          *     that ran the server-side tool loop is a `span-create` instead (the same id, name, times and status, its
          *     totals and attempts in `metadata`), with one `generation-create` per finished step under it
-         *     (`parentObservationId`): the step's model, usage, cost, window and metadata (`step`, `provider`,
+         *     (`parentObservationId`): the step's model (the vendor's, as above), usage, cost, window and metadata (`step`, `provider`, `gateway_model`,
          *     `is_byok`, `stop_reason`, `tools_called`, `tools_disabled`, its `attempts`), so Langfuse's sum of a
          *     trace's generation costs counts each step once. A screening by the `moderation` plugin's catalog model
          *     (`engine: model`) is one more `generation-create` under the request's observation (`moderation

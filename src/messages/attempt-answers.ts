@@ -27,6 +27,19 @@ export function streamMessageId(started: StartedStream): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/** The model a JSON answer names (its `model`, before the gateway puts its slug there). */
+export function messageResponseModel(answer: { message: { model?: unknown } }): string | undefined {
+  const { model } = answer.message;
+  return typeof model === 'string' && model !== '' ? model : undefined;
+}
+
+/** The model a started stream names: its first event's (`message_start`) `message.model`, before the gateway's slug. */
+export function streamResponseModel(started: StartedStream): string | undefined {
+  if (sseEventName(started.first) !== 'message_start') return undefined;
+  const message = eventPayload<{ message?: { model?: unknown } }>(started.first).message;
+  return message ? messageResponseModel({ message }) : undefined;
+}
+
 /** Waits for a stream's first event; a stream that ends before one is a malformed answer (a failover). */
 export async function startStream(attempt: Attempt, stream: AdapterStream): Promise<StartedStream> {
   const rest = stream.events[Symbol.asyncIterator]();

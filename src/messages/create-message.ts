@@ -8,7 +8,7 @@ import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ApiFamily, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
 import { computeAnthropicCost } from '#src/catalog/pricing.ts';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
-import { logWarnings, settle, settleStream, startStream, streamEvents, streamMessageId, streamOutcomeStage } from '#src/messages/attempt-answers.ts';
+import { logWarnings, messageResponseModel, settle, settleStream, startStream, streamEvents, streamMessageId, streamOutcomeStage, streamResponseModel } from '#src/messages/attempt-answers.ts';
 import { staged } from '#src/providers/event-stages.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
@@ -140,14 +140,14 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
 
   if (request.stream !== true) {
     const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await call(attempt));
-    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer });
+    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, responseModel: messageResponseModel });
     const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf, messageIdOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
     return { kind: 'message', message: applyPluginsToMessage(finalizeMessage(result.message, additionsFor(plan, attempt, records, context)), state, attempt) };
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
-  const { result, attempt, records, index } = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal }));
+  const { result, attempt, records, index } = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel }));
   logWarnings(deps.logger, attempt, result.warnings, context.generationId);
   const served = records.findLast((record) => record.index === index) as AttemptRecord;
   const events = staged(streamEvents(result), streamOutcomeStage(deps.planner, plan, context, served, streamMessageId(result)));

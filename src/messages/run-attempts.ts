@@ -34,6 +34,12 @@ export interface AttemptRecord extends AttemptOutcome {
    * statistics) do not hear of it. A request out of its time budget is not a cancellation: the endpoint was slow.
    */
   cancelled?: true;
+  /**
+   * The model the vendor said answered (its response's `model`), for an attempt that answered (a success or
+   * a refusal) when its answer named one: the GenAI conventions' `gen_ai.response.model`, which may differ
+   * from the id asked for (`attempt.upstreamModel`), e.g. a dated snapshot of an alias.
+   */
+  responseModel?: string;
 }
 
 /** Whether the signal was aborted by a cancellation rather than by the request's time budget. */
@@ -52,6 +58,8 @@ export interface RunAttemptsOptions<T> {
   signal: AbortSignal;
   /** A refusal moves on to the next model (not the next provider of the same model); the last one is returned. */
   isRefusal?(result: T): boolean;
+  /** The model an answer says generated it (its `model`), kept in the attempt's record. */
+  responseModel?(result: T): string | undefined;
   /**
    * The index of the attempt to try first, the others following in plan order if it fails: a tool loop's later
    * steps pass the index that served its first step, so they stay on that provider and key.
@@ -101,15 +109,21 @@ export async function runAttempts<T>(
     const record = (status: AttemptStatus, httpStatus: number | null): void => {
       records.push({ attempt, index, status, httpStatus, durationMs: Math.round(performance.now() - started) });
     };
+    // An answer's record, with the model it names when it names one.
+    const answered = (status: 'success' | 'refusal', result: T): void => {
+      const responseModel = options.responseModel?.(result);
+      const durationMs = Math.round(performance.now() - started);
+      records.push(responseModel ? { attempt, index, status, httpStatus: 200, durationMs, responseModel } : { attempt, index, status, httpStatus: 200, durationMs });
+    };
     try {
       const result = await execute(attempt);
       if (options.isRefusal?.(result)) {
-        record('refusal', 200);
+        answered('refusal', result);
         refused = { result, attempt, index };
         refusedModels.add(attempt.model);
         continue;
       }
-      record('success', 200);
+      answered('success', result);
       return { ok: true, result, attempt, index, records };
     } catch (error) {
       // An upstream's refusal of a thread turn is the answer, recorded as the request it refused.

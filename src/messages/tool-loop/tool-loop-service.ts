@@ -8,7 +8,7 @@
  */
 import type { MessageRequest, MessageResponse, ResponseContentBlock } from '#src/api-types.ts';
 import type { AdapterMessage } from '#src/providers/provider-adapter.ts';
-import { logWarnings, settle } from '#src/messages/attempt-answers.ts';
+import { logWarnings, messageResponseModel, settle } from '#src/messages/attempt-answers.ts';
 import type { CreateMessageOutcome, MessagesDeps } from '#src/messages/create-message.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
@@ -55,6 +55,7 @@ async function generateStep(run: LoopRun) {
       await runAttempts<AdapterMessage>(plan.attempts, generate, {
         signal: context.signal,
         isRefusal: (result) => result.message.stop_reason === 'refusal',
+        responseModel: messageResponseModel,
         ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
       }),
       (answer) => answer.message.usage.output_tokens,

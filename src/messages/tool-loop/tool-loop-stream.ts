@@ -6,7 +6,7 @@
  * or the request's time budget running out (loop-timeout.ts), ends the stream with an in-band `error` event
  * (thrown to the route's stream writer).
  */
-import { logWarnings, settleStream, startStream, streamEvents, streamOutcomeStage, type StartedStream } from '#src/messages/attempt-answers.ts';
+import { logWarnings, settleStream, startStream, streamEvents, streamOutcomeStage, streamResponseModel, type StartedStream } from '#src/messages/attempt-answers.ts';
 import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages/run-attempts.ts';
 import { withStages } from '#src/providers/event-stages.ts';
 import { applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
@@ -44,7 +44,7 @@ async function startStep(run: LoopRun): Promise<StartedStep> {
       deps.planner,
       plan,
       context,
-      await runAttempts(plan.attempts, start, { signal: context.signal, ...(run.startWith !== undefined ? { startWith: run.startWith } : {}) }),
+      await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, ...(run.startWith !== undefined ? { startWith: run.startWith } : {}) }),
     );
   } catch (error) {
     settleStepHold(run, holdId, undefined, 0);

@@ -16,6 +16,7 @@ import { ownSpanId, SPAN_ROLE } from '#src/observability/broadcast/trace-context
 import { generationTimeline, type GenerationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
 import { iso, stepEvents, usageDetails, type LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
 import { requestOwnCost, screeningEvent } from '#src/observability/broadcast/screening-observation.ts';
+import { generationResponseModel } from '#src/observability/broadcast/response-model.ts';
 
 export type { LangfuseEvent } from '#src/observability/broadcast/langfuse-step-events.ts';
 
@@ -79,9 +80,11 @@ function requestEvents(item: TracedItem, timeline: GenerationTimeline, content: 
     ...(parent ? { parentObservationId: parent } : {}),
     ...(content ? { input: content.prompt, output: content.completion } : {}),
   };
-  const model = record.model ?? record.requestedModel;
+  // The vendor's model (what its answer named, else the id the gateway asked it for), as Langfuse's model
+  // definitions name models; the catalog slug that served is `metadata.gateway_model`.
+  const model = generationResponseModel(item.outcome) ?? item.outcome.served?.upstreamModel ?? record.model ?? record.requestedModel;
   // Langfuse's usageDetails has no flag for counts the gateway estimated: metadata says so.
-  const described = { provider: record.provider, requested_model: record.requestedModel, is_byok: record.isByok, status: record.status, ...(record.usageEstimated ? { usage_estimated: true } : {}) };
+  const described = { provider: record.provider, requested_model: record.requestedModel, gateway_model: record.model, is_byok: record.isByok, status: record.status, ...(record.usageEstimated ? { usage_estimated: true } : {}) };
   const steps = item.outcome.steps ?? [];
   const screening = screeningEvent(item, timeline, record.id);
   if (steps.length > 0) {

@@ -8,6 +8,12 @@
  * generation. A screening by the `moderation` plugin's catalog model is a child span of the generation too
  * (screening-observation.ts), in its own window, which the generation's holds. The caller's
  * `parent_span_id` (or `traceparent`) is the parent of the topmost span.
+ * Span kinds: the generation span is SERVER, the gateway's handling of the caller's request (its parent is
+ * the caller's span); each attempt and the screening are CLIENT, the inference calls the GenAI conventions
+ * describe (`chat <vendor model id>`, `server.address`); steps and the `trace_name`/`span_name` spans are
+ * INTERNAL. `gen_ai.request.model` is what was asked (the client's model on the generation, the vendor's id
+ * on an attempt or step), `gen_ai.response.model` the model the vendor's answer named (response-model.ts),
+ * and `switchboard.model` the catalog slug that served.
  */
 import { SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type SpanContext } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
@@ -22,6 +28,7 @@ import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { CHAT_OPERATION, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
 import { screeningName, screeningSpanAttributes } from '#src/observability/broadcast/screening-observation.ts';
+import { generationResponseModel, stepResponseModel } from '#src/observability/broadcast/response-model.ts';
 
 /** What every span of one export shares. */
 export interface SpanEnvironment {
@@ -149,7 +156,10 @@ function generationAttributes(item: TracedItem, metadata: Record<string, unknown
   // GenAI conventions have no name for counts the vendor did not report: without this they read as measured.
   if (record.usageEstimated) attributes['switchboard.usage.estimated'] = true;
   if (record.provider) attributes['gen_ai.provider.name'] = genAiProviderName(record.provider);
-  if (record.model) attributes['gen_ai.response.model'] = record.model;
+  // What the vendor's answer named; the catalog slug that served is the gateway's own attribute.
+  const responseModel = generationResponseModel(outcome);
+  if (responseModel) attributes['gen_ai.response.model'] = responseModel;
+  if (record.model) attributes['switchboard.model'] = record.model;
   if (record.stopReason) attributes['gen_ai.response.finish_reasons'] = [record.stopReason];
   if (outcome.responseId) attributes['gen_ai.response.id'] = outcome.responseId;
   if (record.stream && record.timeToFirstByteMs !== null) attributes['gen_ai.response.time_to_first_chunk'] = record.timeToFirstByteMs / 1000;
@@ -187,7 +197,7 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
     const attributes: GatewaySpanAttributes = {
       'gen_ai.operation.name': CHAT_OPERATION,
       'gen_ai.provider.name': genAiProviderName(step.attempt.provider.slug),
-      'gen_ai.response.model': step.attempt.model,
+      'gen_ai.request.model': step.attempt.upstreamModel,
       'gen_ai.response.finish_reasons': [step.stopReason],
       'gen_ai.usage.input_tokens': usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
       'gen_ai.usage.output_tokens': usage.output_tokens,
@@ -197,6 +207,9 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
       'switchboard.cost_usd': step.cost,
       'switchboard.is_byok': isByok(step.attempt),
     };
+    const responseModel = stepResponseModel(step);
+    if (responseModel) attributes['gen_ai.response.model'] = responseModel;
+    attributes['switchboard.model'] = step.attempt.model;
     if (usage.estimated === true) attributes['switchboard.usage.estimated'] = true;
     spans.push(toSpan(item.trace.traceId, { name: `step ${step.step}`, spanId, parentSpanId: generationSpanId, kind: SpanKind.INTERNAL, window, attributes, failed: false }, environment));
     for (const tried of step.records) parents.set(tried, spanId);
@@ -231,7 +244,8 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
         name: trace.generationName ?? `${CHAT_OPERATION} ${record.requestedModel}`,
         spanId: generationSpanId,
         parentSpanId: parent,
-        kind: SpanKind.CLIENT,
+        // The gateway serving the caller's request; its attempts are the CLIENT inference calls.
+        kind: SpanKind.SERVER,
         window: timeline.generation,
         attributes: generationAttributes(item, trace.metadata, environment.includeContent),
         failed,
@@ -264,6 +278,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
       attributes['server.address'] = server.address;
       attributes['server.port'] = server.port;
     }
+    if (tried.responseModel) attributes['gen_ai.response.model'] = tried.responseModel;
     if (tried.httpStatus !== null) attributes['http.response.status_code'] = tried.httpStatus;
     if (attemptFailed) attributes['error.type'] = tried.status;
     const window = timeline.attempts[index] ?? timeline.generation;

@@ -10,6 +10,7 @@ import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 import { isByok } from '#src/routing/attempt.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import { stepWindows, type GenerationTimeline } from '#src/observability/broadcast/generation-timeline.ts';
+import { stepResponseModel } from '#src/observability/broadcast/response-model.ts';
 
 /** One event of an ingestion batch. */
 export interface LangfuseEvent {
@@ -85,7 +86,8 @@ export function stepEvents(item: TracedItem, timeline: GenerationTimeline, paren
         startTime: iso(window.start),
         endTime: iso(Math.max(window.start, window.end)),
         ...(holdsFirstByte ? { completionStartTime: iso(firstByteAt) } : {}),
-        model: step.attempt.model,
+        // The vendor's model, as Langfuse's model definitions name it; the catalog slug is `metadata.gateway_model`.
+        model: stepResponseModel(step) ?? step.attempt.upstreamModel,
         modelParameters,
         usageDetails: usageDetails(stepTokens(step)),
         costDetails: { total: step.cost },
@@ -93,6 +95,7 @@ export function stepEvents(item: TracedItem, timeline: GenerationTimeline, paren
           ...trace.metadata,
           step: step.step,
           provider: step.attempt.provider.slug,
+          gateway_model: step.attempt.model,
           is_byok: isByok(step.attempt),
           stop_reason: step.stopReason,
           tools_called: step.toolsCalled,

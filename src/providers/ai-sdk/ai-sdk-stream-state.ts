@@ -49,6 +49,8 @@ export class AiSdkStreamState {
   private outputCharacters = 0;
   /** An OpenAI Responses failure held until the `finish` part that follows it brings the usage it was billed. */
   private failure: UpstreamError | undefined;
+  /** The model the vendor says answers (`response-metadata`), when it said so before `message_start`. */
+  private responseModel: string | undefined;
 
   constructor(options: AiSdkStreamStateOptions) {
     this.options = options;
@@ -112,6 +114,8 @@ export class AiSdkStreamState {
         this.warnings.push(...part.warnings.map(formatWarning));
         break;
       case 'response-metadata':
+        if (!this.started && part.modelId) this.responseModel = part.modelId;
+        break;
       case 'ping':
       case 'raw':
       case 'source':
@@ -311,7 +315,7 @@ export class AiSdkStreamState {
       id: this.messageId,
       type: 'message',
       role: 'assistant',
-      model: this.options.upstreamModel,
+      model: this.responseModel ?? this.options.upstreamModel,
       content: [],
       stop_reason: null,
       stop_sequence: null,

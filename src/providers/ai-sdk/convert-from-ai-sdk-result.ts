@@ -1,7 +1,7 @@
 /**
  * Converts an AI SDK `doGenerate` result into an Anthropic message: text, thinking (with a replayable
  * signature), redacted thinking and tool_use blocks in the vendor's order, the stop reason, and usage in
- * Anthropic's convention. `model` is the upstream model id; the runner sets the gateway slug, provider and cost.
+ * Anthropic's convention. `model` is the model the vendor says answered (else the id asked for); the runner sets the gateway slug, provider and cost.
  */
 import { randomUUID } from 'node:crypto';
 import type { JSONObject, LanguageModelV4Content, LanguageModelV4GenerateResult, SharedV4ProviderMetadata, SharedV4Warning } from '@ai-sdk/provider';
@@ -14,10 +14,11 @@ import { encodeReasoningSignature, isRedactedReasoning, metadataFor, toolCallSig
 
 /** Arguments of `convertFromAiSdkResult`. */
 export interface ConvertFromAiSdkResultOptions {
-  result: Pick<LanguageModelV4GenerateResult, 'content' | 'finishReason' | 'usage' | 'providerMetadata'>;
+  result: Pick<LanguageModelV4GenerateResult, 'content' | 'finishReason' | 'usage' | 'providerMetadata' | 'response'>;
   profile: AiSdkVendorProfile;
   /** Provider slug, for errors. */
   provider: string;
+  /** The vendor's model id the call asked for: the message's `model` when the answer names none. */
   upstreamModel: string;
   /** The request's estimated input tokens, asked only when the vendor reported none. */
   estimateInput: () => number;
@@ -103,7 +104,8 @@ export function convertFromAiSdkResult({ result, profile, provider, upstreamMode
     id: newMessageId(),
     type: 'message',
     role: 'assistant',
-    model: upstreamModel,
+    // The model the vendor says answered (OpenAI's `model`, Gemini's `modelVersion`): a dated snapshot of an alias.
+    model: result.response?.modelId || upstreamModel,
     content,
     stop_reason: finish.stopReason,
     stop_sequence: finish.stopReason === 'stop_sequence' ? (stopSequence ?? null) : null,

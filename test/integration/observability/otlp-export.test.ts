@@ -19,7 +19,10 @@ let collector: CaptureServer;
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
+const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_CLIENT = 3;
+// The model the Anthropic fixture's answer names: a dated snapshot, not what the gateway asked for.
+const FIXTURE_MODEL = 'claude-sonnet-4-5-20250929';
 const STATUS_ERROR = 2;
 
 async function createDestination(body: Record<string, unknown>): Promise<string> {
@@ -102,12 +105,15 @@ describe('OTLP/HTTP trace export', () => {
       expect(parent).toMatchObject({ name: 'agent-step', parentSpanId: CALLER_SPAN, traceId: CALLER_TRACE });
       // The caller's trace already has a root: trace_name names no span of ours.
       expect(spans.some((span) => span.name === 'support-bot')).toBe(false);
-      expect(generation).toMatchObject({ name: 'answer-question', kind: SPAN_KIND_CLIENT });
+      // The gateway's handling of the caller's request; its attempts are the CLIENT inference calls.
+      expect(generation).toMatchObject({ name: 'answer-question', kind: SPAN_KIND_SERVER });
       expect(generation.attributes).toMatchObject({
         'gen_ai.operation.name': 'chat',
         'gen_ai.provider.name': 'beta',
+        // What the client asked for; what the vendor's answer named; the catalog slug that served.
         'gen_ai.request.model': 'test/primary',
-        'gen_ai.response.model': 'test/primary',
+        'gen_ai.response.model': FIXTURE_MODEL,
+        'switchboard.model': 'test/primary',
         'gen_ai.request.max_tokens': 64,
         'gen_ai.request.temperature': 0.3,
         'gen_ai.usage.input_tokens': 12,
@@ -128,9 +134,10 @@ describe('OTLP/HTTP trace export', () => {
       // GenAI conventions: an upstream call is named `{operation} {gen_ai.request.model}` (the vendor's model id
       // it asked for) and names the server it called, which trace backends draw as the dependency.
       const servers = [new URL(setup.alpha.url), new URL(setup.beta.url)];
-      expect(attempts.map((span) => [span.name, span.attributes['gen_ai.request.model'], span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status'], span.status.code === STATUS_ERROR, span.attributes['server.address'], span.attributes['server.port']])).toEqual([
-        ['chat up-primary-alpha', 'up-primary-alpha', 'alpha', 'overloaded', true, servers[0]!.hostname, Number(servers[0]!.port)],
-        ['chat up-primary-beta', 'up-primary-beta', 'beta', 'success', false, servers[1]!.hostname, Number(servers[1]!.port)],
+      // The attempt that answered names the model its answer named; the failed one had no answer.
+      expect(attempts.map((span) => [span.name, span.kind, span.attributes['gen_ai.request.model'], span.attributes['gen_ai.response.model'], span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status'], span.status.code === STATUS_ERROR, span.attributes['server.address'], span.attributes['server.port']])).toEqual([
+        ['chat up-primary-alpha', SPAN_KIND_CLIENT, 'up-primary-alpha', undefined, 'alpha', 'overloaded', true, servers[0]!.hostname, Number(servers[0]!.port)],
+        ['chat up-primary-beta', SPAN_KIND_CLIENT, 'up-primary-beta', FIXTURE_MODEL, 'beta', 'success', false, servers[1]!.hostname, Number(servers[1]!.port)],
       ]);
       expect(attempts[0]?.attributes['error.type']).toBe('overloaded');
       expect(attempts[0]!.startTimeUnixNano).toBeLessThanOrEqual(attempts[1]!.startTimeUnixNano);
@@ -151,9 +158,11 @@ describe('OTLP/HTTP trace export', () => {
     const call = await streamMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST), { traceparent });
     const id = call.headers.get('x-generation-id') ?? '';
     const { generation } = treeOf(await spansOf('/proto/v1/traces', id), id);
-    expect(generation).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331', name: 'chat test/primary' });
-    const started = eventPayload(call, 'message_start') as { message: { id: string } };
-    expect(generation.attributes).toMatchObject({ 'gen_ai.request.stream': true, 'gen_ai.usage.output_tokens': 30, 'gen_ai.response.id': started.message.id });
+    expect(generation).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331', name: 'chat test/primary', kind: SPAN_KIND_SERVER });
+    const started = eventPayload(call, 'message_start') as { message: { id: string; model: string } };
+    // The client sees the slug; the span names the model the vendor's message_start named.
+    expect(started.message.model).toBe('test/primary');
+    expect(generation.attributes).toMatchObject({ 'gen_ai.request.stream': true, 'gen_ai.usage.output_tokens': 30, 'gen_ai.response.id': started.message.id, 'gen_ai.request.model': 'test/primary', 'gen_ai.response.model': FIXTURE_MODEL });
     expect(generation.attributes['gen_ai.response.time_to_first_chunk']).toBeTypeOf('number');
 
     const proto = collector.requests.find((request) => request.path === '/proto/v1/traces');

@@ -121,12 +121,13 @@ describe('Langfuse destination', () => {
       traceId: 'lf-trace-1',
       parentObservationId: span!.body.id,
       name: 'chat test/primary',
-      model: 'test/primary',
+      // The vendor's model, as the answer named it (Langfuse's model definitions use these names).
+      model: 'claude-sonnet-4-5-20250929',
       modelParameters: { max_tokens: 64 },
       usageDetails: { input: 12, output: 29, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
       costDetails: { total: cost },
       level: 'DEFAULT',
-      metadata: { env: 'prod', provider: 'alpha', status: 'success' },
+      metadata: { env: 'prod', provider: 'alpha', status: 'success', requested_model: 'test/primary', gateway_model: 'test/primary' },
       input: { system: 'Be brief.', messages: [{ role: 'user', content: 'Hello there' }] },
       output: [expect.objectContaining({ type: 'text' })],
     });

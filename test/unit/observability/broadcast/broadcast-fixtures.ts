@@ -26,7 +26,7 @@ export const ID = `${generationIdBound(STARTED)}${'b'.repeat(15)}`;
 /** The ISO time `ms` after STARTED. */
 export const at = (ms: number) => new Date(STARTED + ms).toISOString();
 
-/** A JSON request served by Alpha in 90 of its 100 ms. */
+/** A JSON request served by Alpha in 90 of its 100 ms; Alpha's answer named a dated snapshot of `up-a`. */
 export const plain = (overrides: Partial<GenerationOutcome> = {}): GenerationOutcome => ({
   id: ID,
   startedAt: STARTED,
@@ -38,7 +38,7 @@ export const plain = (overrides: Partial<GenerationOutcome> = {}): GenerationOut
   traceparent: null,
   stream: false,
   strategy: 'price',
-  attempts: [{ attempt: alpha, index: 0, status: 'success', httpStatus: 200, durationMs: 90 }],
+  attempts: [{ attempt: alpha, index: 0, status: 'success', httpStatus: 200, durationMs: 90, responseModel: 'up-a-20251101' }],
   served: alpha,
   steps: null,
   usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost: 0.001 },
@@ -53,10 +53,10 @@ export const plain = (overrides: Partial<GenerationOutcome> = {}): GenerationOut
   ...overrides,
 });
 
-/** A two-step loop: step 1 on Alpha, step 2 failed over from Alpha (529) to Beta. */
+/** A two-step loop: step 1 on Alpha (its answer named `up-a-20251101`), step 2 failed over from Alpha (529) to Beta (its answer named no model). */
 export function loop(overrides: Partial<GenerationOutcome> = {}): GenerationOutcome {
   const records: AttemptRecord[] = [
-    { attempt: alpha, index: 0, status: 'success', httpStatus: 200, durationMs: 100 },
+    { attempt: alpha, index: 0, status: 'success', httpStatus: 200, durationMs: 100, responseModel: 'up-a-20251101' },
     { attempt: alpha, index: 0, status: 'overloaded', httpStatus: 529, durationMs: 50 },
     { attempt: beta, index: 1, status: 'success', httpStatus: 200, durationMs: 120 },
   ];

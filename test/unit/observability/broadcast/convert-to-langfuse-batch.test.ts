@@ -29,11 +29,12 @@ describe('convertToLangfuseEvents', () => {
           startTime: at(0),
           endTime: at(100),
           completionStartTime: at(100),
-          model: 'test/claude',
+          // The model Alpha's answer named, as Langfuse's model definitions name models.
+          model: 'up-a-20251101',
           modelParameters: { max_tokens: 64, temperature: 0.5 },
           usageDetails: { input: 10, output: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
           costDetails: { total: 0.001 },
-          metadata: { team: 'search', provider: 'alpha', requested_model: 'test/claude', is_byok: false, status: 'success', attempts: [{ provider: 'Alpha', model: 'test/claude', status: 'success', http_status: 200, is_byok: false, duration_ms: 90 }] },
+          metadata: { team: 'search', provider: 'alpha', requested_model: 'test/claude', gateway_model: 'test/claude', is_byok: false, status: 'success', attempts: [{ provider: 'Alpha', model: 'test/claude', status: 'success', http_status: 200, is_byok: false, duration_ms: 90 }] },
           level: 'DEFAULT',
           statusMessage: 'end_turn',
         },
@@ -59,8 +60,10 @@ describe('convertToLangfuseEvents', () => {
       metadata: {
         team: 'search',
         provider: 'beta',
-        model: 'test/claude',
+        // The last step's vendor model (Beta's answer named none: the id it was asked for).
+        model: 'up-b',
         requested_model: 'test/claude',
+        gateway_model: 'test/claude',
         is_byok: true,
         status: 'success',
         steps: 2,
@@ -81,17 +84,19 @@ describe('convertToLangfuseEvents', () => {
       name: 'step 1',
       startTime: at(30),
       endTime: at(130),
-      model: 'test/claude',
+      model: 'up-a-20251101',
       modelParameters: { max_tokens: 64, temperature: 0.5 },
       usageDetails: { input: 1000, output: 100, cache_read_input_tokens: 40, cache_creation_input_tokens: 0 },
       costDetails: { total: 0.0045 },
-      metadata: { team: 'search', step: 1, provider: 'alpha', is_byok: false, stop_reason: 'tool_use', tools_called: ['datetime'], tools_disabled: false, attempts: [expect.objectContaining({ provider: 'Alpha', status: 'success' })] },
+      metadata: { team: 'search', step: 1, provider: 'alpha', gateway_model: 'test/claude', is_byok: false, stop_reason: 'tool_use', tools_called: ['datetime'], tools_disabled: false, attempts: [expect.objectContaining({ provider: 'Alpha', status: 'success' })] },
       level: 'DEFAULT',
     });
     expect(second!.body).toMatchObject({
       id: `${ID}-step-2`,
       parentObservationId: ID,
       name: 'step 2',
+      // Beta's answer named no model: the vendor's id the step asked for.
+      model: 'up-b',
       startTime: at(130),
       endTime: at(300),
       completionStartTime: at(300),

@@ -80,4 +80,27 @@ describe('convertToOtelSpans', () => {
     expect(windowOf(spans[0]!)).toEqual([STARTED, STARTED + 100]);
     expect(windowOf(spans[1]!)).toEqual([STARTED + 10, STARTED + 100]);
   });
+
+  it('names what was asked and what the vendor answered with: SERVER generation, CLIENT attempts, INTERNAL steps', () => {
+    const [generation, ...rest] = spansOf(plain());
+    expect(generation!.kind).toBe(SpanKind.SERVER);
+    expect(attributesOf(generation!)).toMatchObject({ 'gen_ai.request.model': 'test/claude', 'gen_ai.response.model': 'up-a-20251101', 'switchboard.model': 'test/claude' });
+    expect(rest.map((span) => [span.name, span.kind, span.attributes['gen_ai.request.model'], span.attributes['gen_ai.response.model']])).toEqual([['chat up-a', SpanKind.CLIENT, 'up-a', 'up-a-20251101']]);
+
+    const spans = spansOf(loop());
+    // The generation names the model of the last step's answer; Beta's named none, so neither does it.
+    expect(attributesOf(spans[0]!)).not.toHaveProperty('gen_ai.response.model');
+    expect(attributesOf(spans[0]!)['switchboard.model']).toBe('test/claude');
+    const steps = spans.filter((span) => span.name.startsWith('step '));
+    expect(steps.map((span) => [span.kind, span.attributes['gen_ai.request.model'], span.attributes['gen_ai.response.model'], span.attributes['switchboard.model']])).toEqual([
+      [SpanKind.INTERNAL, 'up-a', 'up-a-20251101', 'test/claude'],
+      [SpanKind.INTERNAL, 'up-b', undefined, 'test/claude'],
+    ]);
+    const attempts = spans.filter((span) => span.name.startsWith('chat up-'));
+    expect(attempts.map((span) => [span.kind, span.attributes['gen_ai.response.model']])).toEqual([
+      [SpanKind.CLIENT, 'up-a-20251101'],
+      [SpanKind.CLIENT, undefined],
+      [SpanKind.CLIENT, undefined],
+    ]);
+  });
 });
