@@ -1613,7 +1613,9 @@ export interface components {
          *     a child INTERNAL span per finished step (`step <n>`, the same model attributes), whose attempts are its
          *     children. The `trace_name` and `span_name` spans are INTERNAL. A screening by the
          *     `moderation` plugin's catalog model (`engine: model`) is a child span of the generation too
-         *     (`moderation <model>`: its provider, model, tokens, cost, `is_byok` and `switchboard.plugin: moderation`,
+         *     (a CLIENT span `moderation <model>`: its provider, its models as on an attempt (`gen_ai.request.model`
+         *     the vendor's id asked for, `gen_ai.response.model` the model the answer named, `switchboard.model` the
+         *     slug), tokens, cost, `is_byok` and `switchboard.plugin: moderation`,
          *     from when the screening call started to when it ended); the generation span's window holds it.
          *
          *     Joining the caller's trace: `trace_id` (32 hex; any other string is hashed into 32 hex, so requests
@@ -3630,7 +3632,8 @@ export interface components {
          *     `is_byok`, `stop_reason`, `tools_called`, `tools_disabled`, its `attempts`), so Langfuse's sum of a
          *     trace's generation costs counts each step once. A screening by the `moderation` plugin's catalog model
          *     (`engine: model`) is one more `generation-create` under the request's observation (`moderation
-         *     <model>`: its model, usage, cost, window, and in metadata `plugin: moderation`, `provider`, `is_byok`).
+         *     <model>`: its model (the vendor's, as above), usage, cost, window, and in metadata `plugin: moderation`,
+         *     `provider`, `gateway_model`, `is_byok`).
          *     It carries the screening's cost; the request's own generation (or its steps) carries the rest of what the
          *     key was charged, its `metadata.cost` the whole charge. So Langfuse's sum of the generation costs is what
          *     the key was charged, the screening counted once. Prompt and completion (`include_content`) go only on the

@@ -25,9 +25,9 @@ export function screeningName(charge: ScreeningCharge): string {
 }
 
 /**
- * The screening span's attributes, in the GenAI conventions the request's spans use: the moderation model
- * asked for and the one that answered (the same gateway slug), the provider, the tokens (input counts cached
- * input, as on the generation span), and the gateway's own cost, BYOK flag and plugin.
+ * The screening span's attributes, in the GenAI conventions the request's spans use: the vendor's model id
+ * asked for and the model its answer named, the catalog slug (`switchboard.model`), the provider, the tokens
+ * (input counts cached input, as on the generation span), and the gateway's own cost, BYOK flag and plugin.
  */
 export function screeningSpanAttributes(charge: ScreeningCharge): GatewaySpanAttributes {
   const { usage, attempt } = charge;
@@ -37,8 +37,9 @@ export function screeningSpanAttributes(charge: ScreeningCharge): GatewaySpanAtt
   return {
     'gen_ai.operation.name': CHAT_OPERATION,
     'gen_ai.provider.name': genAiProviderName(attempt.provider.slug),
-    'gen_ai.request.model': attempt.model,
-    'gen_ai.response.model': attempt.model,
+    'gen_ai.request.model': attempt.upstreamModel,
+    ...(charge.responseModel ? { 'gen_ai.response.model': charge.responseModel } : {}),
+    'switchboard.model': attempt.model,
     'gen_ai.usage.input_tokens': usage.input_tokens + cacheRead + cacheWrite,
     'gen_ai.usage.output_tokens': usage.output_tokens,
     'gen_ai.usage.cache_read.input_tokens': cacheRead,
@@ -76,10 +77,11 @@ export function screeningEvent(item: TracedItem, timeline: GenerationTimeline, p
     name: screeningName(charge),
     startTime: iso(window.start),
     endTime: iso(window.end),
-    model: charge.attempt.model,
+    // The vendor's model, as the request's generation names it; the slug is `metadata.gateway_model`.
+    model: charge.responseModel ?? charge.attempt.upstreamModel,
     usageDetails: usageDetails(tokens),
     costDetails: { total: charge.cost },
-    metadata: { ...trace.metadata, plugin: SCREENING_PLUGIN, provider: charge.attempt.provider.slug, is_byok: isByok(charge.attempt) },
+    metadata: { ...trace.metadata, plugin: SCREENING_PLUGIN, provider: charge.attempt.provider.slug, gateway_model: charge.attempt.model, is_byok: isByok(charge.attempt) },
     // A screening is recorded only once answered: a served, charged model call.
     level: 'DEFAULT',
   };

@@ -15,6 +15,7 @@
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import { jsonrepair } from 'jsonrepair';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
+import { messageResponseModel } from '#src/messages/attempt-answers.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import type { ModelRouting } from '#src/plugins/plugin-deps.ts';
@@ -176,7 +177,7 @@ export async function screenWithModel(options: {
       );
       if (!answered.ok) throw answered.error;
       // Answered is charged, whatever the answer says (a verdict, a refusal, no verdict at all).
-      charges.push(screeningCharge(answered.attempt, answered.result.message.usage, { startedAt, endedAt: Date.now() }));
+      charges.push(screeningCharge(answered.attempt, answered.result.message.usage, { startedAt, endedAt: Date.now() }, messageResponseModel(answered.result)));
       return verdictOfAnswer(answered.result.message, config.model);
     },
     { limit: PARALLEL_CALLS, stop: (verdict) => verdict.flagged },

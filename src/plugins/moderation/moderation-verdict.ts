@@ -71,17 +71,24 @@ export interface ScreeningCharge extends ScreeningWindow {
   usage: ScreeningUsage;
   /** USD, on the endpoint that served the screening. */
   cost: number;
+  /** The model the vendor's answer named (its `model`), for trace destinations' `gen_ai.response.model`. */
+  responseModel?: string;
 }
 
-/** The charge of a screening answer with this usage on this attempt, made in this window. */
-export function screeningCharge(attempt: Attempt, usage: Partial<Usage>, window: ScreeningWindow): ScreeningCharge {
+/**
+ * The charge of a screening answer with this usage on this attempt, made in this window; `responseModel` is
+ * the model the answer named, when it named one.
+ */
+export function screeningCharge(attempt: Attempt, usage: Partial<Usage>, window: ScreeningWindow, responseModel?: string): ScreeningCharge {
   const counted: ScreeningUsage = {
     input_tokens: usage.input_tokens ?? 0,
     output_tokens: usage.output_tokens ?? 0,
     cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
     cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
   };
-  return { attempt, usage: counted, cost: computeCost(usageFromAnthropic(counted), attempt.pricing), startedAt: window.startedAt, endedAt: window.endedAt };
+  const charge: ScreeningCharge = { attempt, usage: counted, cost: computeCost(usageFromAnthropic(counted), attempt.pricing), startedAt: window.startedAt, endedAt: window.endedAt };
+  if (responseModel) charge.responseModel = responseModel;
+  return charge;
 }
 
 /** The screening as the plugin report and the generation record show it. */
@@ -118,5 +125,7 @@ export function combinedCharge(charges: readonly ScreeningCharge[]): ScreeningCh
     cost: charges.reduce((total, charge) => total + charge.cost, 0),
     startedAt: Math.min(...charges.map((charge) => charge.startedAt)),
     endedAt: Math.max(...charges.map((charge) => charge.endedAt)),
+    // The calls ran on the first one's attempt, as `attempt` says: the model its answer named.
+    ...(first.responseModel ? { responseModel: first.responseModel } : {}),
   };
 }

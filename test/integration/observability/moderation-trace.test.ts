@@ -91,8 +91,10 @@ describe('OTLP: the moderation screening', () => {
     expect(screening!.attributes).toMatchObject({
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': 'beta',
-      'gen_ai.request.model': 'test/other',
-      'gen_ai.response.model': 'test/other',
+      // The vendor's id the gateway asked for, the model the answer named, and the catalog slug.
+      'gen_ai.request.model': 'up-other-beta',
+      'gen_ai.response.model': 'claude-scripted',
+      'switchboard.model': 'test/other',
       'gen_ai.usage.input_tokens': 90,
       'gen_ai.usage.output_tokens': 12,
       'switchboard.is_byok': false,
@@ -161,9 +163,10 @@ describe('Langfuse: the moderation screening', () => {
       traceId: 'lf-moderated',
       parentObservationId: id,
       name: 'moderation test/other',
-      model: 'test/other',
+      // The model the vendor's answer named, as the request's generation names its own.
+      model: 'claude-scripted',
       usageDetails: { input: 90, output: 12, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
-      metadata: { plugin: 'moderation', provider: 'beta', is_byok: false },
+      metadata: { plugin: 'moderation', provider: 'beta', gateway_model: 'test/other', is_byok: false },
     });
     expect(screening!.body.costDetails.total).toBeCloseTo(SCREENING, 12);
     expect(request!.body.costDetails.total).toBeCloseTo(MODEL, 12);

@@ -86,6 +86,7 @@ export function screening(window: { startedAt?: number; endedAt?: number } = {})
     cost: SCREENING_COST,
     startedAt: window.startedAt ?? STARTED + 2,
     endedAt: window.endedAt ?? STARTED + 8,
+    responseModel: 'claude-guard-20251001',
   };
 }
 

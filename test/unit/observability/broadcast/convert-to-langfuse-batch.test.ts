@@ -160,10 +160,10 @@ describe('convertToLangfuseEvents', () => {
         name: 'moderation test/guard',
         startTime: at(2),
         endTime: at(8),
-        model: 'test/guard',
+        model: 'claude-guard-20251001',
         usageDetails: { input: 90, output: 12, cache_read_input_tokens: 8, cache_creation_input_tokens: 0 },
         costDetails: { total: SCREENING_COST },
-        metadata: { team: 'search', plugin: 'moderation', provider: 'anthropic', is_byok: false },
+        metadata: { team: 'search', plugin: 'moderation', provider: 'anthropic', gateway_model: 'test/guard', is_byok: false },
         level: 'DEFAULT',
       });
       expect(costOf(request)).toBeCloseTo(0.001, 15);

@@ -36,8 +36,9 @@ describe('convertToOtelSpans', () => {
     expect(span.attributes).toEqual({
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': 'anthropic',
-      'gen_ai.request.model': 'test/guard',
-      'gen_ai.response.model': 'test/guard',
+      'gen_ai.request.model': 'claude-guard',
+      'gen_ai.response.model': 'claude-guard-20251001',
+      'switchboard.model': 'test/guard',
       'gen_ai.usage.input_tokens': 98,
       'gen_ai.usage.output_tokens': 12,
       'gen_ai.usage.cache_read.input_tokens': 8,
