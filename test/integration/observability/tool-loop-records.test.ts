@@ -178,9 +178,10 @@ describe.each([false, true])('the record of a tool loop (stream: %s)', (stream) 
     expect(request!.body).not.toHaveProperty('costDetails');
     // The destination opted into content: on the request's observation only.
     expect(request!.body.input).toMatchObject({ messages: [{ role: 'user', content: 'What time is it in Paris?' }] });
-    expect(steps.map((step) => [step.body.name, step.body.parentObservationId, step.body.traceId, step.body.model])).toEqual([
-      ['step 1', sent.id, request!.body.traceId, 'test/claude'],
-      ['step 2', sent.id, request!.body.traceId, 'test/claude'],
+    // Each step's model is the one its answer named (the scripted steps' `claude-scripted`); the slug is metadata.
+    expect(steps.map((step) => [step.body.name, step.body.parentObservationId, step.body.traceId, step.body.model, step.body.metadata.gateway_model])).toEqual([
+      ['step 1', sent.id, request!.body.traceId, 'claude-scripted', 'test/claude'],
+      ['step 2', sent.id, request!.body.traceId, 'claude-scripted', 'test/claude'],
     ]);
     expect(steps[0]!.body).toMatchObject({ usageDetails: { input: 1000, output: 100 }, costDetails: { total: 0.0045 }, metadata: { step: 1, provider: 'alpha', stop_reason: 'tool_use', tools_called: ['datetime'] } });
     expect(steps[1]!.body).toMatchObject({ usageDetails: { input: 1200, output: 10 }, metadata: { step: 2, stop_reason: 'end_turn', tools_called: [] } });
