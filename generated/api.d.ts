@@ -1844,6 +1844,18 @@ export interface components {
             text: string;
             citations?: components["schemas"]["Citation"][] | null;
         };
+        /**
+         * @description Reasoning, with an opaque signature to pass back with the block on the next turn. From a vendor reached by
+         *     translation the signature is the gateway's envelope of that vendor's replay material. Google Gemini also
+         *     signs parts that are not reasoning (a function call, and the text of an answer), and asks for each signature
+         *     back on the part it signed: such a signature rides an empty thinking block (`thinking: ""`) right before the
+         *     `tool_use` or `text` it signs, so the answer still ends with its text. Pass the assistant turn back with its
+         *     blocks in order and the next request to Gemini carries every signature on its part. A text's signature is
+         *     carried only where the request asks for thinking (`thinking.type` `enabled` or `adaptive`; a client that
+         *     does not reads the first block as the text) and the answer is not streamed (in a stream it arrives after
+         *     the text, too late to go before it). Gemini requires the signatures of function calls, which are always
+         *     carried, and recommends those of text.
+         */
         ThinkingBlock: {
             /** @constant */
             type: "thinking";
