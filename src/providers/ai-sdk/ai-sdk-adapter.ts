@@ -7,7 +7,7 @@ import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { apiKeyOf, type AdapterMessage, type AdapterStream, type AttemptCall, type ProviderAdapter, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { vendorProfile, type AiSdkFamily, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
-import { convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
+import { asksForThinking, convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertToAiSdkCallOptions, type AiSdkCallOptions, type TranslatableRequest } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { createLanguageModel } from '#src/providers/ai-sdk/create-language-model.ts';
 import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
@@ -94,7 +94,14 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       }
       warnings.push(...result.warnings.map(formatWarning));
       const content = restoreToolCallIds(result.content, toClient);
-      const converted = convertFromAiSdkResult({ result: { ...result, content }, profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request) });
+      const converted = convertFromAiSdkResult({
+        result: { ...result, content },
+        profile,
+        provider: call.provider,
+        upstreamModel: call.upstreamModel,
+        estimateInput: () => estimateInputTokens(call.request),
+        textSignatures: asksForThinking(call.request),
+      });
       return { message: converted.value, warnings: [...warnings, ...converted.warnings] };
     },
 

@@ -7,12 +7,15 @@
  * begins (a later delta opens a new block); a tool block stays open until its input is complete, because
  * splitting its JSON would corrupt it; one whose input is not JSON stops only if the output limit cut it, else
  * the stream ends in an error first. Indices are assigned when a block starts, so they are always in order.
+ * A signature Gemini puts on a text arrives with the text's last chunk, after the text went out; the block
+ * that would carry it must come before the text (an answer ending in a thinking block prints as empty in
+ * Claude Code), so in a stream a text's signature is not carried. Gemini asks for it back, without requiring it.
  */
 import type { JSONObject, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage, SharedV4ProviderMetadata } from '@ai-sdk/provider';
 import type { ContentBlockDeltaEvent, MessageResponse, MessageStreamEvent, ResponseContentBlock } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { formatWarning, newMessageId, parseToolInput, reasoningBlock, stopSequenceOf, toolCallSignatureBlock } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
+import { formatWarning, newMessageId, parseToolInput, reasoningBlock, signatureCarrierBlock, stopSequenceOf } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
@@ -211,7 +214,7 @@ export class AiSdkStreamState {
 
   /** Queues the empty thinking block that carries a tool call's signature, ahead of the call. */
   private signToolCall(metadata: SharedV4ProviderMetadata | undefined): void {
-    const carrier = toolCallSignatureBlock(metadata, this.options.profile);
+    const carrier = signatureCarrierBlock(metadata, this.options.profile, 'tool_use');
     if (!carrier) return;
     for (const segment of this.queue) if (segment.kind !== 'tool') segment.ended = true;
     this.queue.push({ kind: 'signature', pending: '', received: '', ended: true, signature: carrier.signature ?? '' });

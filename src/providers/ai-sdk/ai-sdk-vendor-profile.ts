@@ -29,8 +29,11 @@ export interface AiSdkVendorProfile {
   label: string;
   reasoningStyle: ReasoningStyle;
   laterSystemMessages: LaterSystemMessages;
-  /** Whether the vendor signs tool calls (Gemini): the signature rides an empty thinking block before the tool_use. */
-  signsToolCalls?: boolean;
+  /**
+   * Whether the vendor signs tool calls and text (Gemini): each signature rides an empty thinking block right
+   * before the tool_use or text it signs.
+   */
+  signsParts?: boolean;
   /** Whether the vendor's API takes stop sequences (OpenAI's Responses API has none). */
   stopSequences: boolean;
   /** Which http(s) URL sources the vendor fetches itself; the gateway never downloads a client's URL. */
@@ -59,7 +62,7 @@ const PROFILES: Record<AiSdkFamily, AiSdkVendorProfile> = {
     family: 'google',
     namespace: 'google',
     label: 'Google Gemini',
-    signsToolCalls: true,
+    signsParts: true,
     reasoningStyle: 'google-thinking-config',
     // Gemini takes system text only as the system instruction (the AI SDK refuses a later system message).
     laterSystemMessages: 'user-text',

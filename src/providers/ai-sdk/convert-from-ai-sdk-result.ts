@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { JSONObject, LanguageModelV4Content, LanguageModelV4GenerateResult, SharedV4ProviderMetadata, SharedV4Warning } from '@ai-sdk/provider';
-import type { MessageResponse, ResponseContentBlock, ThinkingBlock, ToolUseBlock } from '#src/api-types.ts';
+import type { MessageRequest, MessageResponse, ResponseContentBlock, ThinkingBlock, ToolUseBlock } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
-import { encodeReasoningSignature, isRedactedReasoning, metadataFor, toolCallSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
+import { encodeReasoningSignature, isRedactedReasoning, metadataFor, partSignature, type SignatureTarget } from '#src/providers/ai-sdk/reasoning-signature.ts';
 
 /** Arguments of `convertFromAiSdkResult`. */
 export interface ConvertFromAiSdkResultOptions {
@@ -22,6 +22,20 @@ export interface ConvertFromAiSdkResultOptions {
   upstreamModel: string;
   /** The request's estimated input tokens, asked only when the vendor reported none. */
   estimateInput: () => number;
+  /**
+   * Whether a text's signature gets its carrier block (see `signatureCarrierBlock`): only when the request
+   * asked for thinking, since a client that did not reads the answer's first block as its text.
+   */
+  textSignatures?: boolean;
+}
+
+/**
+ * Whether the request asks for thinking (`thinking.type` enabled or adaptive): a client that does expects
+ * thinking blocks ahead of the text, as Anthropic answers.
+ */
+export function asksForThinking(request: Pick<MessageRequest, 'thinking'>): boolean {
+  const type = request.thinking?.type;
+  return type === 'enabled' || type === 'adaptive';
 }
 
 /** A fresh Anthropic-style message id. */
@@ -29,12 +43,16 @@ export function newMessageId(): string {
   return `msg_${randomUUID().replaceAll('-', '')}`;
 }
 
-/** The empty thinking block that carries a vendor's tool-call signature to the next turn, when there is one. */
-export function toolCallSignatureBlock(providerMetadata: SharedV4ProviderMetadata | undefined, profile: AiSdkVendorProfile): ThinkingBlock | undefined {
-  if (!profile.signsToolCalls) return undefined;
-  const metadata = toolCallSignature(providerMetadata, profile.namespace);
+/**
+ * The empty thinking block that carries a vendor's signature of a tool call or a text to the next turn, when
+ * there is one; it is placed right before the block it signs. Before, not after: an answer must still end
+ * with its text, since clients such as Claude Code print the last block as the answer.
+ */
+export function signatureCarrierBlock(providerMetadata: SharedV4ProviderMetadata | undefined, profile: AiSdkVendorProfile, target: SignatureTarget): ThinkingBlock | undefined {
+  if (!profile.signsParts) return undefined;
+  const metadata = partSignature(providerMetadata, profile.namespace);
   if (!metadata) return undefined;
-  return { type: 'thinking', thinking: '', signature: encodeReasoningSignature({ namespace: profile.namespace, metadata, target: 'tool_use' }) };
+  return { type: 'thinking', thinking: '', signature: encodeReasoningSignature({ namespace: profile.namespace, metadata, target }) };
 }
 
 /** The Anthropic blocks a reasoning part can become. */
@@ -80,7 +98,7 @@ export function cutToolInput(input: string, provider: string): JSONObject {
 }
 
 /** Builds the Anthropic message; an `error` or `interrupted` finish is thrown as an `UpstreamError`. */
-export function convertFromAiSdkResult({ result, profile, provider, upstreamModel, estimateInput }: ConvertFromAiSdkResultOptions): {
+export function convertFromAiSdkResult({ result, profile, provider, upstreamModel, estimateInput, textSignatures = false }: ConvertFromAiSdkResultOptions): {
   value: MessageResponse;
   warnings: string[];
 } {
@@ -92,10 +110,9 @@ export function convertFromAiSdkResult({ result, profile, provider, upstreamMode
   const content: ResponseContentBlock[] = [];
   const cut = finish.stopReason === 'max_tokens';
   for (const part of result.content) {
-    if (part.type === 'tool-call' && !part.providerExecuted) {
-      const carrier = toolCallSignatureBlock(part.providerMetadata, profile);
-      if (carrier) content.push(carrier);
-    }
+    const target = part.type === 'tool-call' && !part.providerExecuted ? 'tool_use' : part.type === 'text' && textSignatures ? 'text' : undefined;
+    const carrier = target ? signatureCarrierBlock(part.providerMetadata, profile, target) : undefined;
+    if (carrier) content.push(carrier);
     const block = convertContentPart(part, { profile, provider, warnings, cut });
     if (block) content.push(block);
   }

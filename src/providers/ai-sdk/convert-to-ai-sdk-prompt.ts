@@ -131,13 +131,18 @@ function convertAssistantMessage(message: AssistantMessageParam, path: string, c
   const { profile, warnings, toolNames, withCache } = context;
   if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
   const parts: AssistantPart[] = [];
-  // A vendor's signature for the next tool call, carried by an empty thinking block (Gemini).
+  // A vendor's signature for the next tool call or text, carried by an empty thinking block (Gemini).
   let toolSignature: SharedV4ProviderOptions | undefined;
+  let textSignature: SharedV4ProviderOptions | undefined;
   message.content.forEach((block, index) => {
     switch (block.type) {
-      case 'text':
-        parts.push({ type: 'text', text: (block as TextBlockParam).text, ...withCache(block) });
+      case 'text': {
+        const cache = withCache(block).providerOptions;
+        const providerOptions = textSignature || cache ? { ...cache, ...textSignature } : undefined;
+        textSignature = undefined;
+        parts.push({ type: 'text', text: (block as TextBlockParam).text, ...(providerOptions ? { providerOptions } : {}) });
         break;
+      }
       case 'tool_use': {
         const toolUse = block as ToolUseBlockParam;
         toolNames.set(toolUse.id, toolUse.name);
@@ -152,6 +157,10 @@ function convertAssistantMessage(message: AssistantMessageParam, path: string, c
         const signature = decodeReasoningSignature((block as ThinkingBlockParam).signature);
         if (signature?.target === 'tool_use') {
           if (signature.namespace === profile.namespace) toolSignature = { [profile.namespace]: signature.metadata };
+          break;
+        }
+        if (signature?.target === 'text') {
+          if (signature.namespace === profile.namespace) textSignature = { [profile.namespace]: signature.metadata };
           break;
         }
         const reasoning = convertThinkingBlock(block as ThinkingBlockParam, profile);

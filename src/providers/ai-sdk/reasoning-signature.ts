@@ -16,11 +16,17 @@ export interface ReasoningSignature {
   namespace: string;
   metadata: JSONObject;
   /**
-   * `tool_use`: the material belongs to the tool call that follows the (empty) thinking block, not to
-   * reasoning: Gemini signs function calls, and Anthropic's tool_use block has no field for it.
+   * The material belongs to the block right after the (empty) thinking block, which only carries it since
+   * Anthropic's blocks have no field for it: `tool_use`, a tool call (Gemini signs function calls); `text`, a
+   * text (Gemini signs the text of an answer).
    */
-  target?: 'tool_use';
+  target?: SignatureTarget;
 }
+
+/** The block kinds whose vendor signature rides a separate, empty thinking block. */
+export type SignatureTarget = 'tool_use' | 'text';
+
+const TARGETS: ReadonlySet<unknown> = new Set<SignatureTarget>(['tool_use', 'text']);
 
 /** Wraps a vendor's reasoning metadata into an opaque signature string. */
 export function encodeReasoningSignature(signature: ReasoningSignature): string {
@@ -34,7 +40,7 @@ export function decodeReasoningSignature(signature: string): ReasoningSignature 
   try {
     const parsed = JSON.parse(Buffer.from(signature.slice(PREFIX.length), 'base64url').toString('utf8')) as unknown;
     if (!isObject(parsed) || typeof parsed.n !== 'string' || !isObject(parsed.m)) return undefined;
-    return { namespace: parsed.n, metadata: parsed.m, ...(parsed.t === 'tool_use' ? { target: 'tool_use' as const } : {}) };
+    return { namespace: parsed.n, metadata: parsed.m, ...(TARGETS.has(parsed.t) ? { target: parsed.t as SignatureTarget } : {}) };
   } catch {
     return undefined;
   }
@@ -57,8 +63,8 @@ function isObject(value: unknown): value is Record<string, JSONValue> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The signature a vendor put on a tool call (Gemini's `thoughtSignature`), if its profile has such signatures. */
-export function toolCallSignature(providerMetadata: Record<string, JSONObject> | undefined, namespace: string): JSONObject | undefined {
+/** The signature a vendor put on a part that is not reasoning (Gemini's `thoughtSignature` on a call or a text), if any. */
+export function partSignature(providerMetadata: Record<string, JSONObject> | undefined, namespace: string): JSONObject | undefined {
   const signature = providerMetadata?.[namespace]?.thoughtSignature;
   return typeof signature === 'string' ? { thoughtSignature: signature } : undefined;
 }
