@@ -1160,6 +1160,11 @@ export interface components {
          * @description Extended thinking, mapped to each vendor's reasoning controls. Known types `enabled` (with an integer
          *     `budget_tokens`), `disabled` and `adaptive`; other types are forwarded to Anthropic-format upstreams and
          *     answer 400 on translated vendors. `display` is Anthropic's and is dropped elsewhere with a logged warning.
+         *     As on Anthropic, `thinking` blocks with the model's reasoning come back only when `enabled` or `adaptive`:
+         *     only then are translated vendors asked for their thought summaries (Gemini `includeThoughts`, OpenAI
+         *     Responses `reasoning.summary`). Without it the answer carries no reasoning text; an empty `thinking`
+         *     block may still carry a vendor's replay material in its `signature` (a Gemini tool-call signature, OpenAI
+         *     encrypted reasoning), to be passed back with the turn.
          */
         ThinkingConfig: {
             /** @constant */
@@ -1202,6 +1207,9 @@ export interface components {
             /**
              * @description Reasoning effort, mapped to each vendor's reasoning controls. Known values `low`, `medium`, `high`,
              *     `xhigh`, `max`; others are forwarded to Anthropic-format upstreams and answer 400 on translated vendors.
+             *     Effort shapes how hard the model reasons (Gemini's thinking budget or level, OpenAI's
+             *     `reasoning_effort`); on its own, without `thinking` `enabled` or `adaptive`, it asks for no thought
+             *     summaries, so the answer has no reasoning text.
              * @example high
              */
             effort?: string | null;

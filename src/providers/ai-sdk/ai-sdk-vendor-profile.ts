@@ -34,6 +34,8 @@ export interface AiSdkVendorProfile {
    * before the tool_use or text it signs.
    */
   signsParts?: boolean;
+  /** Whether the package asks for reasoning summaries whenever an effort is set (OpenAI Responses) unless told not to. */
+  summarizesReasoning?: boolean;
   /** Whether the vendor's API takes stop sequences (OpenAI's Responses API has none). */
   stopSequences: boolean;
   /** Which http(s) URL sources the vendor fetches itself; the gateway never downloads a client's URL. */
@@ -46,7 +48,7 @@ const noExplicitCache = (): undefined => undefined;
 
 const PROFILES: Record<AiSdkFamily, AiSdkVendorProfile> = {
   'openai-chat': { family: 'openai-chat', namespace: 'openai', label: 'OpenAI Chat Completions', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', stopSequences: true, remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
-  'openai-responses': { family: 'openai-responses', namespace: 'openai', label: 'OpenAI Responses', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', stopSequences: false, remoteUrls: { image: true, pdf: true }, cacheMarker: noExplicitCache },
+  'openai-responses': { family: 'openai-responses', namespace: 'openai', label: 'OpenAI Responses', reasoningStyle: 'openai-effort', summarizesReasoning: true, laterSystemMessages: 'system-message', stopSequences: false, remoteUrls: { image: true, pdf: true }, cacheMarker: noExplicitCache },
   azure: { family: 'azure', namespace: 'azure', label: 'Azure OpenAI', reasoningStyle: 'openai-effort', laterSystemMessages: 'system-message', stopSequences: true, remoteUrls: { image: true, pdf: false }, cacheMarker: noExplicitCache },
   'openai-compatible': {
     family: 'openai-compatible',

@@ -50,7 +50,8 @@ function knownEffort(effort: string | null | undefined, profile: AiSdkVendorProf
 
 /**
  * Maps `thinking` and `output_config.effort` for one vendor; nothing is added when the client set neither. A
- * thinking type or effort the translators do not know is an `UnsupportedFeatureError` naming it.
+ * thinking type or effort the translators do not know is an `UnsupportedFeatureError` naming it. Thought
+ * summaries are asked for only when thinking is `enabled` or `adaptive`, as Anthropic shows thinking only then.
  */
 export function convertToAiSdkReasoning({
   request,
@@ -66,9 +67,18 @@ export function convertToAiSdkReasoning({
   const portable: PortableReasoning | undefined =
     thinking?.type === 'disabled' ? 'none' : (effort ?? (budget !== undefined ? effortForBudget(budget) : undefined));
 
+  // Anthropic returns the model's reasoning only when thinking is on; effort alone shapes the work, not the answer.
+  const showsThinking = thinking?.type === 'enabled' || thinking?.type === 'adaptive';
+
   switch (profile.reasoningStyle) {
-    case 'openai-effort':
-      return { value: portable ? { reasoning: portable } : {}, warnings };
+    case 'openai-effort': {
+      if (!portable) return { value: {}, warnings };
+      // The Responses package asks for a `detailed` summary whenever an effort is set, unless told `null`.
+      if (profile.summarizesReasoning && !showsThinking && portable !== 'none') {
+        return { value: { reasoning: portable, providerOptions: { [profile.namespace]: { reasoningSummary: null } } }, warnings };
+      }
+      return { value: { reasoning: portable }, warnings };
+    }
     case 'compatible-effort':
       // `reasoning_effort: "none"` is rejected by many compatible vendors whose models cannot stop reasoning.
       if (portable === 'none') {
@@ -79,6 +89,8 @@ export function convertToAiSdkReasoning({
     case 'google-thinking-config': {
       if (thinking?.type === 'disabled') return { value: { reasoning: 'none' }, warnings };
       if (thinking === undefined && effort === undefined) return { value: {}, warnings };
+      // Effort alone still sets the budget or level (the package maps `reasoning`), without thought summaries.
+      if (!showsThinking) return { value: effort ? { reasoning: effort } : {}, warnings };
       const thinkingConfig = budget !== undefined ? { thinkingBudget: budget, includeThoughts: true } : { includeThoughts: true };
       return { value: { ...(budget === undefined && effort ? { reasoning: effort } : {}), providerOptions: { google: { thinkingConfig } } }, warnings };
     }

@@ -26,6 +26,10 @@ describe('reasoning, output and tool choice', () => {
     ['google', { thinking: { type: 'enabled', budget_tokens: 4096 } }, { providerOptions: { google: { thinkingConfig: { thinkingBudget: 4096, includeThoughts: true } } } }],
     ['google', { thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }, { reasoning: 'high', providerOptions: { google: { thinkingConfig: { includeThoughts: true } } } }],
     ['google', { thinking: { type: 'disabled' } }, { reasoning: 'none' }],
+    // Effort alone (Claude Code on other models) sets the level, without thought summaries.
+    ['google', { output_config: { effort: 'high' } }, { reasoning: 'high' }],
+    ['openai-responses', { output_config: { effort: 'high' } }, { reasoning: 'high', providerOptions: { openai: { store: false, reasoningSummary: null } } }],
+    ['openai-responses', { thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }, { reasoning: 'high', providerOptions: { openai: { store: false } } }],
     ['bedrock', { thinking: { type: 'enabled', budget_tokens: 2000 } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'enabled', budgetTokens: 2000 } } } }],
     ['bedrock', { thinking: { type: 'adaptive' }, output_config: { effort: 'max' } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'adaptive', maxReasoningEffort: 'max' } } } }],
     ['bedrock', { output_config: { effort: 'medium' } }, { reasoning: 'medium' }],

@@ -1,0 +1,63 @@
+/**
+ * End to end through the real gateway with the official Anthropic SDK: `output_config.effort` without
+ * `thinking` (what Claude Code sends non-Claude models) still sets the vendor's reasoning effort, but asks
+ * for no thought summaries (Gemini `includeThoughts`, OpenAI Responses `reasoning.summary`), so the client
+ * gets no `thinking` block, as from Anthropic. With thinking enabled or adaptive the summaries are asked for.
+ */
+import { describe, expect, it } from 'vitest';
+import { reply, startFakeGemini, startFakeOpenAiResponses } from '#test/helpers/fake-upstreams/index.ts';
+import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
+
+const PRICING = '{ input: 1, output: 10 }';
+const question = [{ role: 'user' as const, content: 'How many r are in strawberry?' }];
+
+describe('Gemini, effort without thinking', () => {
+  const e2e = useE2eTarget({
+    startUpstream: startFakeGemini,
+    providerYaml: (fake) => `  google: { base_url: "${fake.baseURL}", api_key: "AIzaSy-effort-gemini-0001" }`,
+    model: { slug: 'e2e/gemini-effort', provider: 'google', upstreamModel: 'gemini-3-pro-preview', pricing: PRICING },
+  });
+  const sentThinkingConfig = () => (e2e.upstream.lastRequest()?.body as { generationConfig: { thinkingConfig?: unknown } }).generationConfig.thinkingConfig;
+
+  it('sends the effort as the thinking level without includeThoughts; the answer has no thinking block', async () => {
+    e2e.upstream.enqueue(reply.fixture('google-text'));
+    const message = await e2e.client.messages.create({ model: 'e2e/gemini-effort', max_tokens: 1024, messages: question, output_config: { effort: 'high' } } as never);
+    expect(sentThinkingConfig()).toEqual({ thinkingLevel: 'high' });
+    expect(message.content.map((block) => block.type)).toEqual(['text']);
+  });
+
+  it('asks for thoughts when thinking is adaptive, with the effort as the level', async () => {
+    e2e.upstream.enqueue(reply.fixture('google-text'));
+    await e2e.client.messages.create({ model: 'e2e/gemini-effort', max_tokens: 1024, messages: question, thinking: { type: 'adaptive' }, output_config: { effort: 'high' } } as never);
+    expect(sentThinkingConfig()).toEqual({ thinkingLevel: 'high', includeThoughts: true });
+  });
+
+  it('asks for thoughts with the budget when thinking is enabled', async () => {
+    e2e.upstream.enqueue(reply.fixture('google-text'));
+    await e2e.client.messages.create({ model: 'e2e/gemini-effort', max_tokens: 8000, messages: question, thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(sentThinkingConfig()).toEqual({ thinkingBudget: 2048, includeThoughts: true });
+  });
+});
+
+describe('OpenAI Responses, effort without thinking', () => {
+  const e2e = useE2eTarget({
+    startUpstream: startFakeOpenAiResponses,
+    providerYaml: (fake) => `  openai: { base_url: "${fake.baseURL}", api_key: "sk-effort-responses-0001" }`,
+    model: { slug: 'e2e/gpt-effort', provider: 'openai', upstreamModel: 'gpt-5-mini', pricing: PRICING },
+  });
+  const sentReasoning = () => (e2e.upstream.lastRequest()?.body as { reasoning?: unknown }).reasoning;
+
+  it('sends the effort without a reasoning summary; the answer has no thinking block', async () => {
+    e2e.upstream.enqueue(reply.fixture('openai-phase.1'));
+    const message = await e2e.client.messages.create({ model: 'e2e/gpt-effort', max_tokens: 2048, messages: question, output_config: { effort: 'high' } } as never);
+    expect(sentReasoning()).toEqual({ effort: 'high' });
+    expect(message.content.every((block) => block.type === 'text')).toBe(true);
+  });
+
+  it('asks for the summary when thinking is enabled', async () => {
+    e2e.upstream.enqueue(reply.fixture('openai-reasoning-encrypted-content.1'));
+    const message = await e2e.client.messages.create({ model: 'e2e/gpt-effort', max_tokens: 2048, messages: question, thinking: { type: 'enabled', budget_tokens: 1024 }, output_config: { effort: 'high' } } as never);
+    expect(sentReasoning()).toEqual({ effort: 'high', summary: 'detailed' });
+    expect(message.content[0]?.type).toBe('thinking');
+  });
+});
