@@ -1684,7 +1684,16 @@ export interface components {
          *       disabled or deleted, its provider left out by the request's preferences or region), the answer is
          *       Anthropic's 404 `thread_not_found`, from the gateway, without calling any upstream, on which the SDK
          *       replays the conversation under a new thread; a `continue` whose id the gateway never pinned (older than
-         *       the sticky idle time) is routed as any request;
+         *       the sticky idle time) is routed as any request. With gateway tools (the server-side tool loop) the
+         *       thread follows the loop: the first step sends the request's `thread`, each later step continues the
+         *       thread from the previous step's answer with only that step's tool results (by the ids the model gave its
+         *       calls), on the same provider and key (a later step that fails there is not tried on another account), so
+         *       the thread the upstream holds ends with the loop's last step. The client is given the first step's `id`
+         *       (a stream's `message_start` carries it before later steps exist); it is pinned to the account of the last
+         *       step and to that step's answer, and a `continue` naming it is sent there, resuming from that answer
+         *       (`previous_message_id` replaced by the last step's id). A loop that ends with gateway calls the client
+         *       did not see answered in the thread (a `pause_turn`, or gateway and client tool calls in one step) leaves
+         *       those calls unanswered in the upstream's thread;
          *     - an unknown `type` (block, source, tool, `thinking`, `tool_choice`, `output_config.format`), role, media
          *       type or enum value (`service_tier`, `output_config.effort`) is a 400 naming it;
          *     - an unknown property inside a known object is a 400 naming it, except hints whose loss cannot change the
