@@ -65,6 +65,8 @@ export interface RunAttemptsOptions<T> {
    * steps pass the index that served its first step, so they stay on that provider and key.
    */
   startWith?: number;
+  /** The attempts that may be tried (all when absent): a thread's later loop steps stay in the thread's account. */
+  eligible?: ((attempt: Attempt) => boolean) | undefined;
 }
 
 /**
@@ -103,7 +105,7 @@ export async function runAttempts<T>(
   for (let step = 0; step < attempts.length; step += 1) {
     const index = attemptAt(step, options.startWith, attempts.length);
     const attempt = attempts[index] as Attempt;
-    if (refusedModels.has(attempt.model)) continue;
+    if (refusedModels.has(attempt.model) || options.eligible?.(attempt) === false) continue;
     if (options.signal.aborted) break;
     const started = performance.now();
     const record = (status: AttemptStatus, httpStatus: number | null): void => {

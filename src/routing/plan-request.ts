@@ -18,7 +18,7 @@ import type { AvailableEndpoint, PlanCredential, StickyPin } from '#src/routing/
 import { filterContextOf, modelServable, planAttempts } from '#src/routing/routing-plan.ts';
 import { stickyKey, type NamedSession } from '#src/routing/sticky/pin-key.ts';
 import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
-import { attemptsOnThreadAccount, continuedMessageId, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
+import { attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
 
 /** The caller's stored credentials, as routing reads them: cached in process, keys decrypted on demand. */
 export interface CredentialSource {
@@ -64,8 +64,11 @@ export interface RequestPlan {
   attempts: readonly Attempt[];
   /** The session's key in the pin store and the pin the plan was made with. */
   sticky: { key: string; pin: StickyPin | null };
-  /** Set when the request creates or continues a message thread: its answer's id is pinned in this account. */
-  thread?: { accountId: string };
+  /**
+   * Set when the request creates or continues a message thread: its answer's id is pinned in this account.
+   * `resumeFrom`: the upstream answer the continue was re-pointed at (`request` carries it already).
+   */
+  thread?: { accountId: string; resumeFrom?: string };
   /** The auto-router's choice, when the request was auto-routed, for `gateway_metadata.plugins`. */
   autoRouter?: AutoRouterReport;
   /** Endpoints moved to the back because their circuit is open (src/routing/circuit-breaker), when any. */
@@ -90,6 +93,20 @@ export interface RequestPlanner {
    * when the pinned provider failed.
    */
   recordOutcomes(plan: RequestPlan, outcomes: readonly AttemptOutcome[], served: ServedAttempt | null): void;
+  /**
+   * Pins a tool loop's thread turn: the id the client was given (the first step's) to the account that served
+   * the step just answered and to that step's own id, from which the client's next `continue` resumes.
+   */
+  recordThreadTurn(plan: RequestPlan, turn: ThreadTurn): void;
+}
+
+/** A tool loop step that answered a thread request. */
+export interface ThreadTurn {
+  /** The id of the message the client is given. */
+  clientMessageId: string;
+  /** The id the upstream gave this step's answer. */
+  upstreamMessageId: string;
+  attempt: Attempt;
 }
 
 /**
@@ -135,7 +152,8 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         continued === undefined ? null : deps.sessions.lookup(threadPinKey(context.caller.accountId, continued)),
       ]);
       const chosen = autoRoute(deps.view, original, credentials, pin?.model, context);
-      const request = placeTopLevelCacheBreakpoint(original);
+      // A continue of a tool loop's answer resumes where the upstream holds the thread: the loop's last step.
+      const request = resumedAtPinnedAnswer(placeTopLevelCacheBreakpoint(original), threadPin);
       // One literal without a spread: V8 defines each property written after a spread with a runtime call
       // (~1,300 instructions each on Node 24, callgrind), and `primaryModel: undefined` reads as absent.
       const routing = planAttempts({
@@ -162,9 +180,15 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         // A continued thread lives in the account that answered its last turn: only that account is tried.
         attempts: threadPin ? attemptsOnThreadAccount(attempts, threadPin) : attempts,
         sticky: { key: sticky.key, pin },
-        thread: threadsRequest(original) ? { accountId: context.caller.accountId } : undefined,
+        thread: threadsRequest(original) ? threadOfPlan(context.caller.accountId, threadPin) : undefined,
         autoRouter: chosen,
       };
+    },
+
+    recordThreadTurn(plan, turn) {
+      if (!plan.thread) return;
+      const resumeFrom = turn.upstreamMessageId === turn.clientMessageId ? undefined : turn.upstreamMessageId;
+      void deps.sessions.succeeded(threadPinKey(plan.thread.accountId, turn.clientMessageId), turn.attempt, resumeFrom);
     },
 
     recordOutcomes(plan, outcomes, served) {
@@ -181,6 +205,10 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       }
     },
   };
+}
+
+function threadOfPlan(accountId: string, pin: StickyPin | null): NonNullable<RequestPlan['thread']> {
+  return pin?.messageId === undefined ? { accountId } : { accountId, resumeFrom: pin.messageId };
 }
 
 // Statuses in which the provider itself failed; a refusal, a feature the vendor lacks or a vanished

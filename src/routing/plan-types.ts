@@ -84,6 +84,11 @@ export interface StickyPin {
   /** null: the shared (gateway) key. */
   credentialId: string | null;
   model?: string;
+  /**
+   * A thread pin only: the upstream answer a `continue` naming the pinned id resumes from, when that is not the
+   * id itself (a tool loop answers with its first step's id, the upstream holds the thread under its last's).
+   */
+  messageId?: string;
 }
 
 /**

@@ -62,6 +62,8 @@ export interface GatewayToolCall<Tool extends ResolvedGatewayTool = ResolvedGate
   /** The id the client sees on the use block and the result's `tool_use_id` (from `newGatewayToolUseId`). */
   id: string;
   input: unknown;
+  /** The id the model gave its `tool_use`: what a thread the upstream holds knows the call by. */
+  modelId?: string;
 }
 
 /** The per-tool call counters of `usage.server_tool_use`. */

@@ -22,7 +22,8 @@ import { newLoopTally, progressOf, recordOutcomes, stepCost, type LoopTally, typ
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
 import { callsAfterStop, callsCutOff, runStepTools } from './run-step-tools.ts';
 import type { StepReading } from './step-content.ts';
-import { buildStepRequest, modelHistory, usesSearchResultBlocks, type LoopTurn } from './step-request.ts';
+import { buildStepRequest, modelHistory, usesSearchResultBlocks, type LoopTurn, type ThreadResume } from './step-request.ts';
+import { threadsRequest } from '#src/routing/sticky/thread-pins.ts';
 
 /** A tool loop in progress. */
 export interface LoopRun {
@@ -47,13 +48,25 @@ export interface LoopRun {
   activity: LoopActivity | null;
   /** The URLs `web_fetch` may fetch, gathered at the loop's first fetch call and grown by every later step's results. */
   priorUrls: Set<string> | null;
+  /** A thread request's loop, once a step has answered: where the upstream holds the thread now. */
+  thread: LoopThread | null;
+}
+
+/** Where a threaded loop's conversation lives after its latest step. */
+export interface LoopThread {
+  /** The id the client is given (the first step's). */
+  clientMessageId: string;
+  /** The latest step's answer, which the next step continues from. */
+  previousMessageId: string;
+  /** The attempt that served it: the account (provider and key) that holds the thread. */
+  holder: Attempt;
 }
 
 /** A new loop over a planned request. */
 export function newLoopRun(deps: MessagesDeps, original: MessageRequest, context: MessagesRequestContext, plan: RequestPlan, setup: ToolLoopSetup, plugins: PluginState): LoopRun {
   const tally = newLoopTally();
   context.loopSteps = tally.steps;
-  return { deps, original, context, plan, setup, plugins, tally, turns: [], histories: new Map(), stop: initialStopCause(setup.limits), activity: null, priorUrls: null };
+  return { deps, original, context, plan, setup, plugins, tally, turns: [], histories: new Map(), stop: initialStopCause(setup.limits), activity: null, priorUrls: null, thread: null };
 }
 
 function stepRequest(run: LoopRun, attempt: Attempt): MessageRequest {
@@ -64,7 +77,28 @@ function stepRequest(run: LoopRun, attempt: Attempt): MessageRequest {
     history = modelHistory(run.original, run.setup, family);
     run.histories.set(flavour, history);
   }
-  return buildStepRequest({ original: run.original, setup: run.setup, history, turns: run.turns, family, toolsDisabled: run.stop !== null });
+  return buildStepRequest({ original: run.original, setup: run.setup, history, turns: run.turns, family, toolsDisabled: run.stop !== null, resume: threadResume(run) });
+}
+
+function threadResume(run: LoopRun): ThreadResume | undefined {
+  if (run.thread) return { previousMessageId: run.thread.previousMessageId, afterStep: true };
+  const resumeFrom = run.plan.thread?.resumeFrom;
+  return resumeFrom === undefined ? undefined : { previousMessageId: resumeFrom, afterStep: false };
+}
+
+/**
+ * Whether an attempt may serve the loop's next step: any, unless a step answered a thread request; then only
+ * one on the account that holds the thread (another would answer `thread_not_found`).
+ */
+export function stepEligible(run: LoopRun): ((attempt: Attempt) => boolean) | undefined {
+  const holder = run.thread?.holder;
+  if (!holder) return undefined;
+  return (attempt) => attempt.provider.slug === holder.provider.slug && sameCredential(attempt, holder);
+}
+
+function sameCredential(left: Attempt, right: Attempt): boolean {
+  if (left.credential.kind !== 'byok' || right.credential.kind !== 'byok') return left.credential.kind === right.credential.kind;
+  return left.credential.credentialId === right.credential.credentialId;
 }
 
 /**
@@ -124,6 +158,8 @@ export interface StepAnswer {
   stopReason: StopReason;
   /** The step's hold against the key's limits (admitStep), settled here. */
   holdId?: string | undefined;
+  /** The id the upstream gave the step's message. */
+  messageId?: string | undefined;
 }
 
 /** What the step led to. */
@@ -133,6 +169,23 @@ export interface StepOutcome {
   /** The loop is over; `stopReason` is the response's. */
   done: boolean;
   stopReason: StopReason;
+}
+
+/**
+ * A thread request's step answered: the thread now lives under this step's answer, in its account. The id the
+ * client is given (the first step's) is pinned there, so the client's next `continue` resumes from this step.
+ */
+function recordThreadStep(run: LoopRun, answer: StepAnswer): void {
+  if (answer.messageId === undefined || !threadsRequest(run.original)) return;
+  const clientMessageId = run.thread?.clientMessageId ?? answer.messageId;
+  run.thread = { clientMessageId, previousMessageId: answer.messageId, holder: answer.attempt };
+  run.deps.planner.recordThreadTurn(run.plan, { clientMessageId, upstreamMessageId: answer.messageId, attempt: answer.attempt });
+}
+
+function modelIdsOf(calls: readonly GatewayToolCall[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const call of calls) if (call.modelId !== undefined) ids.set(call.id, call.modelId);
+  return ids;
 }
 
 /** Runs the step's gateway calls (none once tools are disabled), records the step and decides what comes next. */
@@ -161,6 +214,7 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
     toolsDisabled,
   };
   tally.steps.push(record);
+  recordThreadStep(run, answer);
   // Among the steps now: a loop left from here on is charged it as one of them.
   run.context.loopStepUnderWay = null;
   run.startWith = answer.index;
@@ -171,7 +225,7 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
     const paused = toolsDisabled && gatewayCalls.length > 0 && clientToolCalls === 0;
     return { outcomes, done: true, stopReason: paused ? 'pause_turn' : answer.stopReason };
   }
-  run.turns.push({ assistant: answer.reading.assistantTurn, outcomes });
+  run.turns.push({ assistant: answer.reading.assistantTurn, outcomes, modelIds: modelIdsOf(gatewayCalls) });
   if (run.priorUrls) addUrlsOfOutcomes(outcomes, run.priorUrls);
   run.stop = stopCause(setup.limits, progressOf(tally, run.context.screening?.cost ?? 0), { stopReason: answer.stopReason, toolsCalled });
   if (run.stop) record.stoppedBy = run.stop;

@@ -40,6 +40,8 @@ export interface StreamedStep {
   stopSequence: string | null;
   /** Anthropic's details of how the step stopped (a refusal's category and explanation). */
   stopDetails: MessageResponse['stop_details'];
+  /** The id the upstream gave the step's message (its `message_start`), which a thread's next step continues from. */
+  messageId: string | undefined;
 }
 
 /** The loop's closing: the response's stop reason, the summed usage with cost, and the metadata on opt-in. */
@@ -77,6 +79,7 @@ export class LoopStreamState {
   private stopReason: StopReason = null;
   private stopSequence: string | null = null;
   private stopDetails: MessageResponse['stop_details'] = null;
+  private messageId: string | undefined;
   /** The latest `container` a step named: code execution's, which lives on across steps. */
   private container: MessageResponse['container'] = null;
 
@@ -125,13 +128,14 @@ export class LoopStreamState {
 
   /** Ends the current step: what it asked for and said. The next step's events may follow. */
   endStep(): StreamedStep {
-    const step: StreamedStep = { reading: this.reading, usage: stepUsageOf(this.usage), stopReason: this.stopReason ?? 'end_turn', stopSequence: this.stopSequence, stopDetails: this.stopDetails };
+    const step: StreamedStep = { reading: this.reading, usage: stepUsageOf(this.usage), stopReason: this.stopReason ?? 'end_turn', stopSequence: this.stopSequence, stopDetails: this.stopDetails, messageId: this.messageId };
     this.blocks = new Map();
     this.reading = emptyReading();
     this.usage = {};
     this.stopReason = null;
     this.stopSequence = null;
     this.stopDetails = null;
+    this.messageId = undefined;
     return step;
   }
 
@@ -175,6 +179,7 @@ export class LoopStreamState {
 
   private messageStart(payload: Extract<MessageStreamEvent, { type: 'message_start' }>): SseEvent[] {
     this.mergeUsage(payload.message.usage);
+    this.messageId = payload.message.id;
     if (payload.message.container) this.container = payload.message.container;
     if (this.started) return [];
     this.started = true;
@@ -190,7 +195,7 @@ export class LoopStreamState {
     if (block.type === 'tool_use') {
       const name = String(block.name);
       this.reading.toolsCalled.push(name);
-      const call = gatewayCallOf(name, block.input, this.options.setup);
+      const call = gatewayCallOf(name, block.input, this.options.setup, block.id);
       if (!call) this.reading.clientToolCalls += 1;
       else {
         this.reading.gatewayCalls.push(call);

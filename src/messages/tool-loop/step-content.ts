@@ -30,10 +30,14 @@ export interface StepReading {
   toolsCalled: string[];
 }
 
-/** The gateway call a model's `tool_use` makes, with a fresh gateway id; undefined for a client tool. */
-export function gatewayCallOf(name: string, input: unknown, setup: Pick<ToolLoopSetup, 'tools'>): GatewayToolCall | undefined {
+/**
+ * The gateway call a model's `tool_use` makes, with a fresh gateway id (and the model's own, `modelId`);
+ * undefined for a client tool.
+ */
+export function gatewayCallOf(name: string, input: unknown, setup: Pick<ToolLoopSetup, 'tools'>, modelId?: unknown): GatewayToolCall | undefined {
   const tool = setup.tools.get(name);
-  return tool ? { tool, id: newGatewayToolUseId(), input } : undefined;
+  if (!tool) return undefined;
+  return typeof modelId === 'string' ? { tool, id: newGatewayToolUseId(), input, modelId } : { tool, id: newGatewayToolUseId(), input };
 }
 
 /** The use block the client sees for a gateway call, with the input it is known by now. */
@@ -86,7 +90,7 @@ export function readStepContent(content: readonly ResponseContentBlock[], setup:
     if (block.type === 'tool_use') {
       const use = block as ToolUseBlock;
       reading.toolsCalled.push(use.name);
-      const call = gatewayCallOf(use.name, use.input, setup);
+      const call = gatewayCallOf(use.name, use.input, setup, use.id);
       if (call) {
         reading.gatewayCalls.push(call);
         reading.clientBlocks.push(clientUseBlock(call));

@@ -11,6 +11,7 @@ import type { ApiFamily } from '#src/providers/provider-adapter.ts';
 import { countCacheBreakpoints, MAX_CACHE_BREAKPOINTS, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
 import { convertToModelToolTurns, modelToolResultBlock, type GatewayToolOutcome } from '#src/server-tools/index.ts';
 import { convertToolBlocksToText, convertUnofferedGatewayCallsToText } from './convert-tool-blocks-to-text.ts';
+import { threadContinuing } from '#src/routing/sticky/thread-pins.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
 
 /** One finished step, as the next steps send it back to the model. */
@@ -19,6 +20,19 @@ export interface LoopTurn {
   assistant: ContentBlockParam[];
   /** The step's gateway calls' outcomes, in call order. */
   outcomes: GatewayToolOutcome[];
+  /** The model's own id of each gateway call, by the gateway's id: what a thread the upstream holds knows it by. */
+  modelIds?: ReadonlyMap<string, string>;
+}
+
+/**
+ * Where a threaded step resumes. A later step: the upstream holds the conversation under the previous step's
+ * answer, so the step continues from it (`thread.previous_message_id`) and sends only the tool results, by the
+ * ids the model gave its calls. The first step of a continue whose pin re-points it (the answer of an earlier
+ * tool loop, held under that loop's last step): the client's new messages, continuing from that step.
+ */
+export interface ThreadResume {
+  previousMessageId: string;
+  afterStep: boolean;
 }
 
 /** Everything one step's request is built from. */
@@ -31,6 +45,8 @@ export interface StepRequestInput {
   family: ApiFamily;
   /** The final turn: tool calls disabled so the answer ends in natural language. */
   toolsDisabled: boolean;
+  /** Set on a thread's later steps (see `ThreadResume`). */
+  resume?: ThreadResume | undefined;
 }
 
 /**
@@ -79,11 +95,24 @@ function appendTurns(history: readonly MessageParam[], turns: readonly LoopTurn[
   return messages;
 }
 
+/** The last step's tool results, for the thread the upstream holds: by the ids the model gave its calls. */
+function resumedTurn(turns: readonly LoopTurn[], searchResultBlocks: boolean): MessageParam[] {
+  const last = turns.at(-1);
+  if (!last) return [];
+  const results = last.outcomes.map((outcome) => {
+    const block = modelToolResultBlock(outcome, { searchResultBlocks });
+    return { ...block, tool_use_id: last.modelIds?.get(outcome.toolUseId) ?? block.tool_use_id };
+  });
+  return [{ role: 'user', content: results }];
+}
+
 /** The request of one step for one attempt; the original request is not modified. */
 export function buildStepRequest(input: StepRequestInput): MessageRequest {
-  const { original, setup, family, toolsDisabled } = input;
-  const messages = appendTurns(input.history, input.turns, usesSearchResultBlocks(family, original));
-  const { tools: _tools, tool_choice: _choice, ...rest } = original;
+  const { original, setup, family, toolsDisabled, resume } = input;
+  const searchResultBlocks = usesSearchResultBlocks(family, original);
+  const messages = resume?.afterStep ? resumedTurn(input.turns, searchResultBlocks) : appendTurns(input.history, input.turns, searchResultBlocks);
+  const { tools: _tools, tool_choice: _choice, ...kept } = original;
+  const rest = resume ? ({ ...kept, thread: threadContinuing(resume.previousMessageId) } as typeof kept) : kept;
   let request: MessageRequest;
   if (toolsDisabled && NO_TOOL_CHOICE_NONE.has(family)) {
     request = { ...rest, messages: convertToolBlocksToText(messages) };

@@ -15,7 +15,7 @@ import { runAttempts } from '#src/messages/run-attempts.ts';
 import { applyPluginsToMessage, routedBy, type PluginState } from '#src/plugins/plugin-pipeline.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
-import { admitStep, finishStep, newLoopRun, settleStepHold, stepCall, type LoopRun } from './loop-run.ts';
+import { admitStep, finishStep, newLoopRun, settleStepHold, stepCall, stepEligible, type LoopRun } from './loop-run.ts';
 import { summedUsage, stepUsageOf } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
 import { prepareToolLoop, type CheckedToolLoop } from './prepare-tool-loop.ts';
@@ -57,6 +57,7 @@ async function generateStep(run: LoopRun) {
         isRefusal: (result) => result.message.stop_reason === 'refusal',
         responseModel: messageResponseModel,
         ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
+        eligible: stepEligible(run),
       }),
       (answer) => answer.message.usage.output_tokens,
     );
@@ -78,7 +79,7 @@ async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; at
     const { message } = result;
     first ??= { message, attempt };
     const reading = readStepContent(message.content, run.setup, run.tally.sources);
-    const outcome = await finishStep(run, { attempt, index, records, reading, usage: stepUsageOf(message.usage), stopReason: message.stop_reason, holdId });
+    const outcome = await finishStep(run, { attempt, index, records, reading, usage: stepUsageOf(message.usage), stopReason: message.stop_reason, holdId, messageId: message.id });
     content.push(...reading.clientBlocks, ...outcome.outcomes.map((entry) => entry.clientResult));
     if (!outcome.done) continue;
     const response: MessageResponse = {

@@ -26,5 +26,9 @@ export function withCircuitBreaker(planner: RequestPlanner, breaker: CircuitBrea
       breaker.record(outcomes);
       planner.recordOutcomes(plan, outcomes, served);
     },
+
+    recordThreadTurn(plan, turn) {
+      planner.recordThreadTurn(plan, turn);
+    },
   };
 }

@@ -46,10 +46,12 @@ function parsePin(raw: string | null): StickyPin | undefined {
   try {
     const value: unknown = JSON.parse(raw);
     if (typeof value !== 'object' || value === null) return undefined;
-    const { provider, credentialId, model } = value as Record<string, unknown>;
+    const { provider, credentialId, model, messageId } = value as Record<string, unknown>;
     if (typeof provider !== 'string' || (credentialId !== null && typeof credentialId !== 'string')) return undefined;
     if (model !== undefined && typeof model !== 'string') return undefined;
-    return model === undefined ? { provider, credentialId } : { provider, credentialId, model };
+    const pin: StickyPin = model === undefined ? { provider, credentialId } : { provider, credentialId, model };
+    if (typeof messageId === 'string') pin.messageId = messageId;
+    return pin;
   } catch {
     return undefined;
   }

@@ -8,13 +8,15 @@ import type { Attempt } from '#src/routing/attempt.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
 import type { SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
 
-/** The pin that records an attempt which answered. */
-export function pinFor(attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>): StickyPin {
-  return {
+/** The pin that records an attempt which answered (and, for a thread pin, the upstream answer to resume from). */
+export function pinFor(attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>, messageId?: string): StickyPin {
+  const pin: StickyPin = {
     provider: attempt.provider.slug,
     credentialId: attempt.credential.kind === 'byok' ? attempt.credential.credentialId : null,
     model: attempt.model,
   };
+  if (messageId !== undefined) pin.messageId = messageId;
+  return pin;
 }
 
 /**
@@ -42,11 +44,14 @@ export class StickySessions {
     }
   }
 
-  /** Pins the session to the attempt that answered and restarts its idle time. */
-  async succeeded(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>): Promise<void> {
+  /**
+   * Pins the session to the attempt that answered and restarts its idle time; `messageId`, for a thread pin,
+   * is the upstream answer a continue resumes from when it is not the pinned id.
+   */
+  async succeeded(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>, messageId?: string): Promise<void> {
     // Every answered request comes here: the store is called directly, with no closure made for a guard.
     try {
-      await this.#store.set(key, pinFor(attempt), this.#ttlMs);
+      await this.#store.set(key, pinFor(attempt, messageId), this.#ttlMs);
     } catch (error) {
       this.#logger.warn('sticky pin refresh failed', { error });
     }

@@ -32,6 +32,20 @@ export function continuedMessageId(request: MessageRequest): string | undefined 
   return thread?.type === 'continue' && typeof thread.previous_message_id === 'string' ? thread.previous_message_id : undefined;
 }
 
+/** A request's `thread` resuming from `messageId` (what a tool loop's later steps and a re-pointed continue send). */
+export function threadContinuing(messageId: string): { type: 'continue'; previous_message_id: string } {
+  return { type: 'continue', previous_message_id: messageId };
+}
+
+/**
+ * The continue turn re-pointed at the upstream answer its pin names (a tool loop answers with its first step's
+ * id; the upstream holds the conversation under its last step's), or the request unchanged.
+ */
+export function resumedAtPinnedAnswer<R extends MessageRequest>(request: R, pin: StickyPin | null): R {
+  if (pin?.messageId === undefined || continuedMessageId(request) === pin.messageId) return request;
+  return { ...request, thread: threadContinuing(pin.messageId) };
+}
+
 /** The pin-store key of a thread answer's id, scoped to the gateway account (tenants never share pins). */
 export function threadPinKey(accountId: string, messageId: string): string {
   return `${accountId}:thread:${hash('sha256', messageId, 'hex')}`;

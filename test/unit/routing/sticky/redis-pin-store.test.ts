@@ -55,6 +55,12 @@ describe.skipIf(redisUrl === undefined && !inCi)('RedisPinStore against a real R
     expect(await second.get('session-a')).toEqual(pin);
   });
 
+  it('keeps a thread pin’s upstream answer id, which a continue resumes from', async () => {
+    const threadPin: StickyPin = { ...pin, messageId: 'msg_01LastStep' };
+    await first.set('thread-a', threadPin, 60_000);
+    expect(await second.get('thread-a')).toEqual(threadPin);
+  });
+
   it('stores JSON under the prefix with an expiry in milliseconds', async () => {
     await first.set('session-b', pin, 30_000);
     expect(JSON.parse((await raw.get(`${prefix}session-b`)) ?? 'null')).toEqual(pin);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsOnThreadAccount, continuedMessageId, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
+import { attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
 import { ThreadRejectedError } from '#src/thread-errors.ts';
 import type { MessageRequest } from '#src/api-types.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
@@ -18,6 +18,20 @@ describe('continuedMessageId', () => {
   ])('%s', (_name, thread, id, threads) => {
     expect(continuedMessageId(request(thread))).toBe(id);
     expect(threadsRequest(request(thread))).toBe(threads);
+  });
+});
+
+describe('resumedAtPinnedAnswer', () => {
+  const pin: StickyPin = { provider: 'anthropic', credentialId: null };
+  it.each<[string, unknown, StickyPin | null, unknown]>([
+    ['a continue whose pin names a later answer (a tool loop’s last step)', { type: 'continue', previous_message_id: 'msg_1' }, { ...pin, messageId: 'msg_3' }, { type: 'continue', previous_message_id: 'msg_3' }],
+    ['a continue whose pin names no other answer', { type: 'continue', previous_message_id: 'msg_1' }, pin, { type: 'continue', previous_message_id: 'msg_1' }],
+    ['a continue without a pin', { type: 'continue', previous_message_id: 'msg_1' }, null, { type: 'continue', previous_message_id: 'msg_1' }],
+  ])('%s', (_name, thread, threadPin, sent) => {
+    const original = request(thread);
+    const resumed = resumedAtPinnedAnswer(original, threadPin);
+    expect((resumed as { thread?: unknown }).thread).toEqual(sent);
+    expect((original as { thread?: unknown }).thread).toEqual(thread);
   });
 });
 
