@@ -1805,7 +1805,12 @@ export interface components {
              *     still tries the primary model first, and the fallback model on its pinned provider. When given both
              *     here and in the `x-session-id` header, this value wins. Without either, Claude Code's
              *     `x-claude-code-session-id` header, else a hash of the first system text and first user message as the
-             *     client sent them (before plugins add search results or pages to that turn), keys the session. Pins expire after 10 idle minutes (`SWITCHBOARD_STICKY_TTL_MS`), are dropped when their provider
+             *     client sent them (before plugins add search results or pages to that turn), keys the session. Either
+             *     key is scoped to the caller's workspace (and account) and to the end user the request names (`user` and
+             *     `metadata.user_id`, each as sent or absent): other workspaces and other end users never share a pin,
+             *     even with the same session id or the same opening, while the API keys of one workspace do (one tenant,
+             *     whose conversation keeps its provider and that provider's prompt cache when it goes on with another of
+             *     its keys). Pins expire after 10 idle minutes (`SWITCHBOARD_STICKY_TTL_MS`), are dropped when their provider
              *     fails, and yield to an explicit `provider.order`. It cannot hold the NUL character (U+0000).
              */
             session_id?: string;
