@@ -38,7 +38,7 @@ export interface RequestPlannerDeps {
 
 /** What the planner reads of a request besides its body (part of the messages request context). */
 export interface PlanContext {
-  caller: { accountId: string; keyHash: string };
+  caller: { accountId: string; workspaceId: string; keyHash: string };
   region: DataRegion;
   session: NamedSession | null;
   /**
@@ -144,7 +144,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       // A request error every endpoint would answer alike is refused here, before any provider is called.
       assertCacheBreakpointLimit(original);
       if (original.stop_server_tools_when !== undefined) knownStopConditions(original.stop_server_tools_when);
-      const sticky = stickyKey(context.stickyRequest ?? original, context.session, context.caller.accountId);
+      const sticky = stickyKey(context.stickyRequest ?? original, context.session, context.caller);
       const continued = continuedMessageId(original);
       const [credentials, pin, threadPin] = await Promise.all([
         deps.credentials.forAccount(context.caller.accountId),

@@ -1,6 +1,6 @@
 /**
  * The key under which a session's pin is stored: the session's own id when it has one, else a hash of how the
- * conversation starts, scoped by account and requested model.
+ * conversation starts; either way scoped by tenant (account and workspace), end user and requested model.
  */
 import { hash } from 'node:crypto';
 import type { MessageRequest } from '#src/api-types.ts';
@@ -24,6 +24,12 @@ export interface StickyKey {
   source: StickySource;
 }
 
+/** The tenant a pin belongs to: the caller's account and workspace (the API key itself is not part of it). */
+export interface StickyScope {
+  accountId: string;
+  workspaceId: string;
+}
+
 function firstUserContent(request: MessageRequest): string {
   const first = request.messages.find((message) => message.role === 'user');
   if (first === undefined) return '';
@@ -33,12 +39,16 @@ function firstUserContent(request: MessageRequest): string {
 /**
  * The sticky key of a request: the session the client named (the body's `session_id`, else `x-session-id`,
  * else Claude Code's `x-claude-code-session-id`), else a hash of the first system text and the first user
- * message, so a conversation keeps one key as it grows. The key is scoped by account (tenants never share
- * pins) and by requested model (one session may call several models, each with its own cache).
+ * message, so a conversation keeps one key as it grows. The key is scoped by tenant (account and workspace:
+ * tenants never share pins), by the end user the request names (`user`, `metadata.user_id`: two users who
+ * open alike, or reuse a session id, are two sessions) and by requested model (one session may call several
+ * models, each with its own cache). The API keys of one workspace share their pins: one tenant, whose
+ * conversation keeps its provider (and that provider's prompt cache) when it goes on with another of its keys.
+ * The parts are hashed as one JSON array, so no text in one part can pass for another part.
  */
-export function stickyKey(request: MessageRequest, session: NamedSession | null, accountId: string): StickyKey {
+export function stickyKey(request: MessageRequest, session: NamedSession | null, scope: StickyScope): StickyKey {
   const source: StickySource = session?.source ?? 'content';
-  const value = session?.id ?? `${systemText(request)}\u0000${firstUserContent(request)}`;
-  const digest = hash('sha256', `${request.model}\u0000${session ? 'session' : 'content'}\u0000${value}`, 'hex');
-  return { key: `${accountId}:${digest}`, source };
+  const opening = session ? [session.id] : [systemText(request), firstUserContent(request)];
+  const parts = [scope.workspaceId, request.model, session ? 'session' : 'content', request.user ?? null, request.metadata?.user_id ?? null, ...opening];
+  return { key: `${scope.accountId}:${hash('sha256', JSON.stringify(parts), 'hex')}`, source };
 }

@@ -80,7 +80,7 @@ describe.skipIf(redisUrl === undefined)('a sticky pin dropped during a Redis out
     // so that no write is under way when Redis goes (one cut short lands in the process instead).
     alpha.enqueue(reply.error(500));
     expect(await send(session)).toEqual(['Alpha Cloud server_error', 'Beta Cloud success']);
-    const key = STICKY_KEY_PREFIX + stickyKey(messageBody(MODEL, { session_id: session }) as MessageRequest, { id: session, source: 'session_id' }, gateway.account_id).key;
+    const key = STICKY_KEY_PREFIX + stickyKey(messageBody(MODEL, { session_id: session }) as MessageRequest, { id: session, source: 'session_id' }, { accountId: gateway.account_id, workspaceId: gateway.workspace_id }).key;
     const inspector = new Redis(redisUrl as string, { maxRetriesPerRequest: 1 });
     try {
       await until(async () => (await inspector.get(key))?.includes('"provider":"beta"') === true, 'the pin to reach Redis');

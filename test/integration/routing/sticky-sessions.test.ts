@@ -184,7 +184,7 @@ describe.skipIf(!REDIS_URL && process.env.CI !== 'true')('sticky sessions across
   /** Whether the session's pin is in Redis (the key the gateway stores it under). */
   const pinned = async (session: string) => {
     const request = messageBody('test/sticky', { session_id: session }) as unknown as MessageRequest;
-    return (await redis.exists(STICKY_KEY_PREFIX + stickyKey(request, { id: session, source: 'session_id' }, pair.first.account_id).key)) === 1;
+    return (await redis.exists(STICKY_KEY_PREFIX + stickyKey(request, { id: session, source: 'session_id' }, { accountId: pair.first.account_id, workspaceId: pair.first.workspace_id }).key)) === 1;
   };
 
   it('a session pinned on instance A is served by the same provider on instance B', async () => {

@@ -36,7 +36,7 @@ function planner(credentials: PlanCredential[] = []) {
   return { instance, store, stats };
 }
 
-const CONTEXT: PlanContext = { caller: { accountId: 'acct-1', keyHash: 'a'.repeat(64) }, region: 'global', session: { id: 's1', source: 'session_id' } };
+const CONTEXT: PlanContext = { caller: { accountId: 'acct-1', workspaceId: 'ws-1', keyHash: 'a'.repeat(64) }, region: 'global', session: { id: 's1', source: 'session_id' } };
 const ALPHA_FIRST = request({ model: 'test/primary', provider: { order: ['alpha', 'beta'] } });
 
 function outcome(plan: RequestPlan, index: number, status: AttemptOutcome['status']): AttemptOutcome {
