@@ -1774,10 +1774,21 @@ export interface components {
             cache_control?: components["schemas"]["GatewayCacheControl"] | null;
             /**
              * @description Models tried in order when the primary model fails or refuses. Handled by the gateway's multi-model
-             *     routing, not by vendor-side fallback. Cannot be combined with `models` (400). `null`, which the
-             *     Anthropic SDKs send for Anthropic's own `fallbacks`, means none; Anthropic's other forms (`"default"`,
-             *     entries with `max_tokens` or `output_config`) are a 400 naming them, as the gateway's routing reads
-             *     this field.
+             *     routing, not by vendor-side fallback. Cannot be combined with `models` (400).
+             *
+             *     Each entry is only `{model}`: Anthropic's own forms of this field, the string `"default"` (its
+             *     server-defined fallback) and per-entry overrides (`max_tokens`, `thinking`, `output_config`, `speed`),
+             *     are a 400 naming them, and the field is never sent to an upstream. `null`, which the Anthropic SDKs
+             *     send for Anthropic's own `fallbacks`, means none.
+             *
+             *     A refusal (`stop_reason` `refusal`) of a JSON answer moves to the next model in the list, as Anthropic's
+             *     server-side fallback does, and the answer says so the same way: the refused model's content (usually
+             *     none), then a `fallback` block (`from` the refused model, `to` the model that goes on, `trigger`
+             *     `{type: refusal, category}` from the refusal's `stop_details`), then the next model's content; one
+             *     block per refused hop, and `model` is the model that served. A `fallback` block passed back in a later turn
+             *     reaches Anthropic-format upstreams as it is (Anthropic accepts and does not render it) and is left out
+             *     for translated vendors (it carries nothing for the model). When no later model answers, the refusal
+             *     itself is the answer, without a `fallback` block.
              */
             fallbacks?: {
                 model: string;
@@ -2064,18 +2075,27 @@ export interface components {
             }[];
         };
         FallbackModel: {
-            /** @example claude-opus-4-5 */
+            /**
+             * @description The gateway slug of the model, or Anthropic's model id in an Anthropic upstream's own block.
+             * @example anthropic/claude-opus-4.5
+             * @example claude-opus-4-5
+             */
             model: string;
         };
         /**
-         * @description Anthropic's server-side fallback: the model named in `from` declined (`trigger`) and the one in `to`
-         *     wrote the blocks after this one. The models are Anthropic's ids, as Anthropic sent them.
+         * @description Where one model's output gives way to the next after a refusal: content before it is the `from` model's
+         *     (which declined, `trigger`), content after it the `to` model's. Anthropic's block of the same name, which
+         *     its SDKs read: an Anthropic upstream's own server-side fallback sends it with Anthropic's model ids, and the
+         *     gateway's `fallbacks` (see the request) add one per refused hop with gateway slugs. In a stream it comes as
+         *     a `content_block_start` and `content_block_stop` pair with no deltas. Passed back in a later turn, it is
+         *     kept for Anthropic-format upstreams and left out for translated vendors.
          */
         FallbackBlock: {
             /** @constant */
             type: "fallback";
             from: components["schemas"]["FallbackModel"];
             to: components["schemas"]["FallbackModel"];
+            /** @description What made the `from` model hand over. */
             trigger?: {
                 /** @example refusal */
                 type: string;

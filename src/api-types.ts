@@ -54,6 +54,7 @@ export type DataRegion = Schemas['DataRegion'];
 
 export type MessageResponse = Schemas['MessageResponse'];
 export type ResponseContentBlock = Schemas['ResponseContentBlock'];
+export type FallbackBlock = Schemas['FallbackBlock'];
 export type TextBlock = Schemas['TextBlock'];
 export type ThinkingBlock = Schemas['ThinkingBlock'];
 export type ToolUseBlock = Schemas['ToolUseBlock'];

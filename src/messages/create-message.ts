@@ -15,6 +15,7 @@ import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import { refusedHopOf, withRefusedHops } from '#src/messages/refused-hops.ts';
 import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
 import { checkToolLoop, type ServerToolsDeps } from '#src/messages/tool-loop/prepare-tool-loop.ts';
 import { createToolLoopMessage } from '#src/messages/tool-loop/tool-loop-service.ts';
@@ -139,11 +140,19 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   };
 
   if (request.stream !== true) {
-    const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await call(attempt));
+    // Every refusal the run moved on from, in order: the answer shows each hop (src/messages/refused-hops.ts).
+    const refusals: { model: string; answer: AdapterMessage }[] = [];
+    const generate = async (attempt: Attempt) => {
+      const answer = await deps.adapterFor(attempt.provider.family).generate(await call(attempt));
+      if (isRefusalAnswer(answer)) refusals.push({ model: attempt.model, answer });
+      return answer;
+    };
     const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, responseModel: messageResponseModel });
     const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf, messageIdOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-    return { kind: 'message', message: applyPluginsToMessage(finalizeMessage(result.message, additionsFor(plan, attempt, records, context)), state, attempt) };
+    const served = finalizeMessage(result.message, additionsFor(plan, attempt, records, context));
+    const hops = refusals.filter((refusal) => refusal.answer !== result).map((refusal) => refusedHopOf(refusal.model, refusal.answer.message));
+    return { kind: 'message', message: applyPluginsToMessage(withRefusedHops(served, hops, attempt.model), state, attempt) };
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));

@@ -172,6 +172,10 @@ function convertAssistantMessage(message: AssistantMessageParam, path: string, c
         if (reasoning) parts.push(reasoning);
         break;
       }
+      case 'fallback':
+        // Where a refused model's output gave way to the next one (src/messages/refused-hops.ts): it carries
+        // nothing for the model, and Anthropic does not render it into the prompt either.
+        break;
       default:
         throw unsupportedBlock(block.type, 'assistant', `${path}[${index}]`, profile);
     }

@@ -1,0 +1,127 @@
+/**
+ * A refusal with `fallbacks`, as the client sees it over HTTP: the answer marks the hop with Anthropic's
+ * `fallback` block (read by the real Anthropic SDK), a next turn passing that block back reaches an Anthropic
+ * upstream as it is and a translated vendor without it, and Anthropic's own forms of `fallbacks` (`"default"`,
+ * per-entry overrides) are a 400 naming them.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { anthropicClient, anthropicProviderYaml, catalogYaml, errorMessage, messageBody, modelYaml, postMessage, resetFakes } from './routing-support.ts';
+
+let alpha: FakeUpstream;
+let gamma: FakeUpstream;
+let openai: FakeUpstream;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  [alpha, gamma, openai] = await Promise.all([startFakeAnthropic(), startFakeAnthropic(), startFakeOpenAiChat()]);
+  gateway = await startTestGateway({
+    catalogYaml: catalogYaml(
+      [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('gamma', gamma), `  openai: { family: openai-chat, base_url: "${openai.baseURL}", api_key: "sk-openai-shared-0001" }`],
+      [
+        modelYaml('test/primary', [{ provider: 'alpha', model: 'up-primary-alpha', price: [1, 2] }]),
+        modelYaml('test/secondary', [{ provider: 'gamma', model: 'up-secondary-gamma', price: [1, 2] }]),
+        modelYaml('test/translated', [{ provider: 'openai', model: 'gpt-4.1-nano', price: [1, 2] }]),
+      ],
+    ),
+  });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([alpha?.close(), gamma?.close(), openai?.close()]);
+});
+
+beforeEach(() => resetFakes(alpha, gamma, openai));
+
+const FALLBACK_TO_SECONDARY = {
+  type: 'fallback',
+  from: { model: 'test/primary' },
+  to: { model: 'test/secondary' },
+  trigger: { type: 'refusal', category: 'cyber' },
+};
+
+describe('a refusal that moves to the next model (JSON)', () => {
+  it('marks the hop with a fallback block before the next model content, read by the Anthropic SDK', async () => {
+    alpha.enqueue(reply.fixture('anthropic-refusal.json'));
+    gamma.enqueue(reply.fixture('anthropic-text.json'));
+    const client = anthropicClient(gateway);
+    const message = await client.beta.messages.create({
+      model: 'test/primary',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hello there' }],
+      fallbacks: [{ model: 'test/secondary' }],
+    });
+
+    expect(message.model).toBe('test/secondary');
+    expect(message.stop_reason).toBe('end_turn');
+    expect(message.content[0]).toEqual(FALLBACK_TO_SECONDARY);
+    expect(message.content.slice(1).map((block) => block.type)).toEqual(['text']);
+    expect(alpha.requests).toHaveLength(1);
+    expect(gamma.requests).toHaveLength(1);
+  });
+
+  it('a refusal returned as the answer (no later model answered) has no fallback block', async () => {
+    alpha.enqueue(reply.fixture('anthropic-refusal.json'));
+    gamma.enqueue(reply.error(500));
+    const call = await postMessage(gateway, messageBody('test/primary', { fallbacks: [{ model: 'test/secondary' }] }));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(call.body.stop_reason).toBe('refusal');
+    expect((call.body.content as { type: string }[]).map((block) => block.type)).not.toContain('fallback');
+  });
+});
+
+describe('a fallback block passed back in a later turn', () => {
+  const history = (model: string) =>
+    messageBody(model, {
+      messages: [
+        { role: 'user', content: 'Hello there' },
+        { role: 'assistant', content: [FALLBACK_TO_SECONDARY, { type: 'text', text: 'Hi! How can I help?' }] },
+        { role: 'user', content: 'Tell me more' },
+      ],
+    });
+
+  it('reaches an Anthropic upstream as it is', async () => {
+    gamma.enqueue(reply.fixture('anthropic-text.json'));
+    const call = await postMessage(gateway, history('test/secondary'));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    const sent = gamma.requests[0]?.body as { messages: { content: unknown }[] };
+    expect(sent.messages[1]?.content).toEqual([FALLBACK_TO_SECONDARY, { type: 'text', text: 'Hi! How can I help?' }]);
+  });
+
+  it('is left out for a translated vendor, which is not refused the turn', async () => {
+    openai.enqueue(reply.fixture('openai-text'));
+    const call = await postMessage(gateway, history('test/translated'));
+
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    const sent = openai.requests[0]?.body as { messages: { role: string; content: unknown }[] };
+    expect(sent.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(sent.messages[1])).not.toContain('fallback');
+    expect(JSON.stringify(sent.messages[1])).toContain('Hi! How can I help?');
+  });
+});
+
+describe("Anthropic's own forms of fallbacks", () => {
+  it('`fallbacks: "default"` is a 400 naming the field, before any upstream is called', async () => {
+    const call = await postMessage(gateway, messageBody('test/primary', { fallbacks: 'default' }));
+
+    expect(call.status).toBe(400);
+    expect(call.body.error).toMatchObject({ type: 'invalid_request_error' });
+    expect(errorMessage(call)).toMatch(/fallbacks/);
+    expect(alpha.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['max_tokens', { max_tokens: 32 }],
+    ['output_config', { output_config: { effort: 'low' } }],
+  ])('an entry with %s is a 400 naming it', async (field, extra) => {
+    const call = await postMessage(gateway, messageBody('test/primary', { fallbacks: [{ model: 'test/secondary', ...extra }] }));
+
+    expect(call.status).toBe(400);
+    expect(errorMessage(call)).toContain(`fallbacks[0].${field}`);
+    expect(alpha.requests).toHaveLength(0);
+  });
+});
