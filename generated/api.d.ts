@@ -2163,15 +2163,27 @@ export interface components {
             } | null;
             /**
              * @description Anthropic's usage per sampling iteration of the request, passed on as sent. A `compaction` iteration
-             *     (server-side compaction summarising the conversation first) is billed but left out of the top-level
-             *     counts, which are the answer's own; `cost` adds it.
+             *     (server-side compaction summarising the conversation first) and an `advisor_message` one (the advisor
+             *     tool's sub-inference, on the advisor `model`) are billed but left out of the top-level counts, which are
+             *     the answer's own; `cost` adds them, the advisor's at its model's prices. With a `fallback_message`
+             *     iteration (Anthropic's server-side fallback served the answer on its `model`) the top-level counts are
+             *     that iteration's and the refused model's `message` iteration is apart: `cost` prices every iteration on
+             *     its own, each at its `model`'s prices. A model is priced as the serving provider's endpoint for that
+             *     upstream model id in the catalog, or at the requested endpoint's prices when the catalog has none.
              */
             iterations?: {
                 /**
                  * @example compaction
                  * @example message
+                 * @example advisor_message
+                 * @example fallback_message
                  */
                 type: string;
+                /**
+                 * @description Anthropic's id of the model that ran the iteration, where it is not the requested one.
+                 * @example claude-opus-4-7
+                 */
+                model?: string;
                 input_tokens?: number;
                 output_tokens?: number;
                 cache_creation_input_tokens?: number | null;
@@ -2181,8 +2193,9 @@ export interface components {
             service_tier?: string | null;
             /**
              * @description Cost of this request in USD, from the endpoint's pricing (cache reads and writes priced separately,
-             *     `fast` at its premium): what the key is charged. It includes Anthropic's `compaction` iterations (see
-             *     `iterations`), each priced as a request of its own, the vendor's fee for the searches its own web search
+             *     `fast` at its premium): what the key is charged. It includes Anthropic's `compaction`, `advisor_message`
+             *     and `fallback_message` iterations (see `iterations`), each priced as a request of its own at its model's
+             *     prices, in a tool loop's steps too, the vendor's fee for the searches its own web search
              *     tool ran (`server_tool_use.web_search_requests` as the upstream reported them, at the endpoint's
              *     `pricing.web_search_request`; in a tool loop, each step's at its own endpoint's price; the gateway's
              *     own tools pay none), and the `moderation` plugin's screening call

@@ -7,6 +7,7 @@ export { locateEndpoint, type EndpointLocation } from './locate-endpoint.ts';
 export {
   computeCost,
   computeAnthropicCost,
+  type PricingByModel,
   selectPricing,
   usageFromAnthropic,
   usageFromInclusivePrompt,

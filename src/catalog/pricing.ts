@@ -81,7 +81,7 @@ export interface AnthropicUsageFields {
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
-  /** Usage per sampling iteration, when Anthropic ran more than the answer (server-side compaction). */
+  /** Usage per sampling iteration, when Anthropic ran more than the answer (compaction, an advisor, a fallback). */
   iterations?: readonly AnthropicIterationUsage[] | null;
   /** Calls of Anthropic's own server tools; `web_search_requests` is billed per search. */
   server_tool_use?: { web_search_requests?: number | null } | null;
@@ -90,6 +90,8 @@ export interface AnthropicUsageFields {
 /** One entry of Anthropic's `usage.iterations`. */
 export interface AnthropicIterationUsage {
   type?: string;
+  /** The vendor's id of the model that ran it (`advisor_message`, `fallback_message`, a refused `message`). */
+  model?: unknown;
   input_tokens?: number;
   output_tokens?: number;
   cache_creation_input_tokens?: number | null;
@@ -107,33 +109,54 @@ export function serverToolFees(serverToolUse: AnthropicUsageFields['server_tool_
   return count(serverToolUse.web_search_requests) * perSearch;
 }
 
+/** List prices by the vendor's model id, for usage an upstream reports per model (`usage.iterations[].model`). */
+export type PricingByModel = ReadonlyMap<string, Readonly<Pricing>>;
+
 /**
- * Cost in USD of an Anthropic-convention usage: the answer's own counts, plus each `compaction` iteration,
- * plus the fee of Anthropic's web searches ({@link serverToolFees}).
- * Server-side compaction samples a summary of the conversation before the answer; Anthropic bills it but
- * leaves it out of the top-level counts (those are the answer's iteration). Each iteration is priced as a
+ * Cost in USD of an Anthropic-convention usage: the answer's own counts, plus each iteration Anthropic bills
+ * beside them, plus the fee of Anthropic's web searches ({@link serverToolFees}). Each iteration is priced as a
  * request of its own, so a long-context tier applies to the prompt that iteration read.
+ * - `compaction` (server-side compaction's summary before the answer) and `advisor_message` (the advisor
+ *   tool's sub-inference) are left out of the top-level counts, which are the answer's `message` iterations:
+ *   each is added, an advisor's at its own model's prices.
+ * - `fallback_message` (Anthropic's server-side fallback served the answer): the top-level counts are that
+ *   iteration's, on another model than the one asked for, and the refused model's `message` iteration is not
+ *   in them: every iteration is then priced on its own, each at its model's prices.
+ * An iteration's model is looked up in `byModel` (the serving provider's endpoints by upstream model id); one
+ * the catalog does not list is priced at `pricing`, the requested endpoint's.
  * @see https://platform.claude.com/docs/en/build-with-claude/compaction
+ * @see node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.d.ts (BetaIterationsUsage)
  */
-export function computeAnthropicCost(usage: AnthropicUsageFields, pricing: Pricing): number {
-  let cost = computeCost(usageFromAnthropic(usage), pricing) + serverToolFees(usage.server_tool_use, pricing);
+export function computeAnthropicCost(usage: AnthropicUsageFields, pricing: Pricing, byModel?: PricingByModel): number {
+  const fees = serverToolFees(usage.server_tool_use, pricing);
   const iterations = usage.iterations;
-  if (!Array.isArray(iterations)) return cost;
+  if (!Array.isArray(iterations)) return computeCost(usageFromAnthropic(usage), pricing) + fees;
+  const servedByFallback = iterations.some((iteration) => iteration?.type === 'fallback_message');
+  let cost = (servedByFallback ? 0 : computeCost(usageFromAnthropic(usage), pricing)) + fees;
   for (const iteration of iterations) {
-    if (iteration?.type !== 'compaction') continue;
-    const cacheWriteTokens = count(iteration.cache_creation_input_tokens);
-    cost += computeCost(
-      {
-        inputTokens: count(iteration.input_tokens),
-        outputTokens: count(iteration.output_tokens),
-        cacheReadTokens: count(iteration.cache_read_input_tokens),
-        cacheWriteTokens,
-        cacheWrite1hTokens: Math.min(count(iteration.cache_creation?.ephemeral_1h_input_tokens), cacheWriteTokens),
-      },
-      pricing,
-    );
+    if (!iteration) continue;
+    if (!servedByFallback && iteration.type !== 'compaction' && iteration.type !== 'advisor_message') continue;
+    cost += computeCost(iterationUsage(iteration), pricingOf(iteration.model, pricing, byModel));
   }
   return cost;
+}
+
+// The prices of an iteration's model: the catalog's for that model id (also without a `-YYYYMMDD` suffix), else
+// the requested endpoint's.
+function pricingOf(model: unknown, pricing: Pricing, byModel: PricingByModel | undefined): Pricing {
+  if (typeof model !== 'string' || !byModel) return pricing;
+  return byModel.get(model) ?? byModel.get(model.replace(/-\d{8}$/, '')) ?? pricing;
+}
+
+function iterationUsage(iteration: AnthropicIterationUsage): TokenUsage {
+  const cacheWriteTokens = count(iteration.cache_creation_input_tokens);
+  return {
+    inputTokens: count(iteration.input_tokens),
+    outputTokens: count(iteration.output_tokens),
+    cacheReadTokens: count(iteration.cache_read_input_tokens),
+    cacheWriteTokens,
+    cacheWrite1hTokens: Math.min(count(iteration.cache_creation?.ephemeral_1h_input_tokens), cacheWriteTokens),
+  };
 }
 
 // A count the vendor sent as it should, else 0: an iteration is read from the upstream's JSON as it came.

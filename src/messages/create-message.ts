@@ -77,7 +77,7 @@ function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly Att
     providerName: attempt.provider.displayName,
     isByok: isByok(attempt),
     // The key was charged the moderation screening too: the answer's cost is all it was charged.
-    priceUsage: (usage) => computeAnthropicCost(usage, attempt.pricing) + (context.screening?.cost ?? 0),
+    priceUsage: (usage) => computeAnthropicCost(usage, attempt.pricing, attempt.modelPricing) + (context.screening?.cost ?? 0),
   };
   if (context.wantsMetadata) {
     additions.metadata = () => buildGatewayMetadata({ plan, served: attempt, records, startedAt: context.startedAt });

@@ -78,7 +78,7 @@ function unfinishedStreamUsage(reported: AnswerUsage, served: Attempt, request: 
   }
   // The usage object is message_start's as sent (its `cache_creation` split included), read as Anthropic's.
   const fields = { ...usage, input_tokens: usage.input_tokens ?? 0, output_tokens: usage.output_tokens ?? 0 } as AnthropicUsageFields;
-  return { ...usage, cost: computeAnthropicCost(fields, served.pricing) };
+  return { ...usage, cost: computeAnthropicCost(fields, served.pricing, served.modelPricing) };
 }
 
 /**

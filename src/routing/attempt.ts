@@ -6,6 +6,7 @@
 import { EndpointLocationError } from '#src/errors.ts';
 import type { AttemptStatus } from '#src/api-types.ts';
 import type { CatalogProvider, Pricing } from '#src/catalog/catalog-types.ts';
+import type { PricingByModel } from '#src/catalog/pricing.ts';
 import type { DataRegion } from '#src/data-region.ts';
 import type { CatalogPlanEndpoint } from '#src/routing/catalog-plan-view.ts';
 import type { AttemptCredential, PlannedAttempt } from '#src/routing/plan-types.ts';
@@ -26,6 +27,8 @@ export interface Attempt {
   baseUrl: string;
   /** List prices of what runs: the fast variant's under `speed: fast`. */
   pricing: Readonly<Pricing>;
+  /** The provider's standard prices by upstream model id, for usage reported for another model (shared, never copied). */
+  modelPricing: PricingByModel;
   /** Run the endpoint's fast variant. */
   fast: boolean;
   /** Which key pays: the gateway's shared key, or one of the caller's BYOK credentials by id. */
@@ -65,6 +68,7 @@ export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: 
     upstreamModel: location.upstreamModel,
     baseUrl: location.baseUrl,
     pricing: fastPricing ?? endpoint.catalog.pricing,
+    modelPricing: endpoint.modelPricing,
     fast: planned.fast,
     credential: planned.credential,
     availableIndex: planned.availableIndex,

@@ -7,6 +7,7 @@
  */
 import type { Catalog } from '#src/catalog/index.ts';
 import type { CatalogEndpoint, CatalogModel } from '#src/catalog/catalog-types.ts';
+import type { PricingByModel } from '#src/catalog/pricing.ts';
 import { locateEndpoint, type EndpointLocation } from '#src/catalog/locate-endpoint.ts';
 import { DATA_REGIONS, RESIDENCY_REGIONS, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
 import type { PlanEndpoint, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
@@ -22,6 +23,12 @@ export interface CatalogPlanEndpoint extends PlanEndpoint {
    * it (the interface's `declared_region` rule): the provider's host for that region, or its base URL.
    */
   declaredLocations: Readonly<Partial<Record<ResidencyRegion, EndpointLocation>>>;
+  /**
+   * The standard prices of every endpoint of the endpoint's provider, by upstream model id (regional ids too):
+   * what usage the upstream reports for another model (an advisor's, a fallback's iteration) costs. One map per
+   * provider, shared by its endpoints.
+   */
+  modelPricing: PricingByModel;
 }
 
 /** The planner's view of a catalog. */
@@ -79,7 +86,7 @@ function locations(endpoint: CatalogEndpoint): Pick<CatalogPlanEndpoint, 'locati
   return { locations: located, declaredLocations: declared };
 }
 
-function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint): CatalogPlanEndpoint {
+function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint, modelPricing: PricingByModel): CatalogPlanEndpoint {
   const { pricing } = endpoint;
   const crossRegionProfile = endpoint.provider.family === 'bedrock' && CROSS_REGION_PROFILE.test(endpoint.upstreamModel);
   return {
@@ -95,18 +102,38 @@ function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint): Catalog
     contextLength: endpoint.contextLength,
     ...(crossRegionProfile ? { regionalExclusions: { crossRegionProfile } } : {}),
     catalog: endpoint,
+    modelPricing,
     ...locations(endpoint),
   };
 }
 
 const DATE_SUFFIX = /-\d{8}$/;
 
+// Each provider's endpoint prices by upstream model id (the first endpoint listing an id wins).
+function pricingByProvider(catalog: Catalog): Map<string, PricingByModel> {
+  const byProvider = new Map<string, PricingByModel>();
+  for (const provider of catalog.providers) {
+    const prices = new Map<string, CatalogEndpoint['pricing']>();
+    for (const endpoint of catalog.endpointsOfProvider(provider.slug)) {
+      for (const id of [endpoint.upstreamModel, ...Object.values(endpoint.regionalModels)]) {
+        if (id !== undefined && !prices.has(id)) prices.set(id, endpoint.pricing);
+      }
+    }
+    byProvider.set(provider.slug, prices);
+  }
+  return byProvider;
+}
+
+const NO_PRICES: PricingByModel = new Map();
+
 /** Builds the planner's view of a catalog (call once per catalog). */
 export function createCatalogPlanView(catalog: Catalog): CatalogPlanView {
   const models = new Map<string, PlanModel<CatalogPlanEndpoint>>();
   const aliases = new Map<string, string>();
+  const prices = pricingByProvider(catalog);
   for (const model of catalog.models) {
-    models.set(model.slug, { slug: model.slug, endpoints: model.endpoints.map((endpoint) => toPlanEndpoint(model, endpoint)) });
+    const endpoints = model.endpoints.map((endpoint) => toPlanEndpoint(model, endpoint, prices.get(endpoint.provider.slug) ?? NO_PRICES));
+    models.set(model.slug, { slug: model.slug, endpoints });
     for (const endpoint of model.endpoints) {
       if (endpoint.provider.family !== 'anthropic') continue;
       if (!aliases.has(endpoint.upstreamModel)) aliases.set(endpoint.upstreamModel, model.slug);

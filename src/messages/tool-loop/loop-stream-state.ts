@@ -272,7 +272,7 @@ export class LoopStreamState {
     }
     if (update.cache_creation) this.usage.cache_creation = update.cache_creation;
     if (update.server_tool_use) this.usage.server_tool_use = update.server_tool_use;
-    // A compaction iteration is billed apart from the step's counts (see stepCost).
+    // Compaction, advisor and fallback iterations are billed apart from the step's counts (see stepCost).
     if (update.iterations) this.usage.iterations = update.iterations;
     if (update.output_tokens_details) this.usage.output_tokens_details = update.output_tokens_details;
     if (update.estimated === true) this.usage.estimated = true;

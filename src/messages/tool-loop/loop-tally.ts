@@ -86,11 +86,11 @@ export function stepUsageOf(usage: Partial<Usage> | undefined): StepUsage {
 }
 
 /**
- * The USD cost of a step's usage on the attempt that served it, priced as a plain answer is: its compaction
- * iterations and its upstream's web search fee included. The gateway's own tool calls are not in this usage.
+ * The USD cost of a step's usage on the attempt that served it, priced as a plain answer is: its compaction,
+ * advisor and fallback iterations and its upstream's web search fee included. The gateway's own tool calls are not in this usage.
  */
-export function stepCost(usage: StepUsage, attempt: Pick<Attempt, 'pricing'>): number {
-  return computeAnthropicCost(usage, attempt.pricing);
+export function stepCost(usage: StepUsage, attempt: Pick<Attempt, 'pricing' | 'modelPricing'>): number {
+  return computeAnthropicCost(usage, attempt.pricing, attempt.modelPricing);
 }
 
 /** Records the outcomes of a step's gateway calls: the calls run, their counters, the results to cite. */

@@ -71,6 +71,21 @@ describe('computeAnthropicCost', () => {
     expect(computeAnthropicCost(fields as Parameters<typeof computeAnthropicCost>[0], SONNET)).toBeCloseTo(expected, 12);
   });
 
+  // The provider's other models by Anthropic id: an advisor's or a fallback's iteration names its own.
+  const OPUS: Pricing = { input: 5, output: 25, cache_read: null, cache_write: null };
+  const byModel = new Map([['claude-opus-4-7', OPUS]]);
+  const iteration = (type: string, model: string, input: number, output: number) => ({ type, model, input_tokens: input, output_tokens: output });
+  it.each([
+    // 2,000 in and 400 out at Opus's $5/$25: $0.02 beside the answer's $0.0105 at Sonnet's.
+    ['an advisor iteration is added at its model\'s prices', { ...answer, iterations: [{ type: 'message', ...answer }, iteration('advisor_message', 'claude-opus-4-7', 2_000, 400)] }, 0.0105 + 0.02],
+    ['a dated model id finds its undated price', { ...answer, iterations: [iteration('advisor_message', 'claude-opus-4-7-20260301', 2_000, 400)] }, 0.0105 + 0.02],
+    ['a model the catalog lacks is priced as the requested one', { ...answer, iterations: [iteration('advisor_message', 'claude-unknown-9', 2_000, 400)] }, 0.0105 + 0.012],
+    // The top-level counts are the fallback_message's: every iteration on its own, the refused one included.
+    ['a fallback-served answer: each iteration at its model\'s prices', { ...answer, iterations: [iteration('message', 'claude-sonnet-test', 900, 0), iteration('fallback_message', 'claude-opus-4-7', 1_000, 500)] }, 0.0027 + 0.0175],
+  ])('%s', (_name, fields, expected) => {
+    expect(computeAnthropicCost(fields as Parameters<typeof computeAnthropicCost>[0], SONNET, byModel)).toBeCloseTo(expected, 12);
+  });
+
   const SEARCHING: Pricing = { ...SONNET, web_search_request: 0.01 };
   it.each([
     ['each search at the per-search price', SEARCHING, { ...answer, server_tool_use: { web_search_requests: 3, web_fetch_requests: 2 } }, 0.0105 + 0.03],

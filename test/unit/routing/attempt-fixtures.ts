@@ -35,6 +35,7 @@ export function attempt(model: string, on: string | CatalogProvider, overrides: 
     upstreamModel: model.split('/')[1] ?? model,
     baseUrl: record.baseUrl ?? 'http://127.0.0.1:9',
     pricing: { input: 1, output: 2, cache_read: null, cache_write: null },
+    modelPricing: new Map(),
     fast: false,
     credential: { kind: 'shared' },
     availableIndex: 0,
