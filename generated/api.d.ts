@@ -1781,11 +1781,15 @@ export interface components {
              *     are a 400 naming them, and the field is never sent to an upstream. `null`, which the Anthropic SDKs
              *     send for Anthropic's own `fallbacks`, means none.
              *
-             *     A refusal (`stop_reason` `refusal`) of a JSON answer moves to the next model in the list, as Anthropic's
-             *     server-side fallback does, and the answer says so the same way: the refused model's content (usually
-             *     none), then a `fallback` block (`from` the refused model, `to` the model that goes on, `trigger`
+             *     A refusal (`stop_reason` `refusal`) moves to the next model in the list, as Anthropic's server-side
+             *     fallback does, and the answer says so the same way: the refused model's content (usually none), then a
+             *     `fallback` block (`from` the refused model, `to` the model that goes on, `trigger`
              *     `{type: refusal, category}` from the refusal's `stop_details`), then the next model's content; one
-             *     block per refused hop, and `model` is the model that served. A `fallback` block passed back in a later turn
+             *     block per refused hop. A JSON answer's `model` is the model that served. A stream learns of a refusal
+             *     at its `message_delta`, after the refused model's events: the block follows them as a
+             *     `content_block_start` and `content_block_stop` pair, then come the next model's content blocks
+             *     (numbered on), `message_delta` (its usage and `cost`) and `message_stop`; `message_start` announced the
+             *     first model, as Anthropic's stream does. The refused attempt is not charged. A `fallback` block passed back in a later turn
              *     reaches Anthropic-format upstreams as it is (Anthropic accepts and does not render it) and is left out
              *     for translated vendors (it carries nothing for the model). When no later model answers, the refusal
              *     itself is the answer, without a `fallback` block.

@@ -16,6 +16,7 @@ import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-block
 import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { refusedHopOf, withRefusedHops } from '#src/messages/refused-hops.ts';
+import { spliceRefusalFallbacks, type StartNextModel } from '#src/messages/refusal-fallback-stream.ts';
 import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
 import { checkToolLoop, type ServerToolsDeps } from '#src/messages/tool-loop/prepare-tool-loop.ts';
 import { createToolLoopMessage } from '#src/messages/tool-loop/tool-loop-service.ts';
@@ -156,9 +157,34 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
-  const { result, attempt, records, index } = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel }));
-  logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-  const served = records.findLast((record) => record.index === index) as AttemptRecord;
-  const events = staged(streamEvents(result), streamOutcomeStage(deps.planner, plan, context, served, streamMessageId(result)));
-  return { kind: 'stream', events: applyPluginsToStream(amendStream(events, additionsFor(plan, attempt, records, context)), state, attempt) };
+  const first = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel }));
+  let { index: lastIndex } = first;
+  let refusedRecord = first.records.findLast((record) => record.index === first.index) as AttemptRecord;
+  const refusedModels = new Set<string>();
+  const amended = (run: typeof first, served: AttemptRecord) => {
+    logWarnings(deps.logger, run.attempt, run.result.warnings, context.generationId);
+    const events = staged(streamEvents(run.result), streamOutcomeStage(deps.planner, plan, context, served, streamMessageId(run.result)));
+    return amendStream(events, additionsFor(plan, run.attempt, context.trail.records, context));
+  };
+  // A refusal (known at the stream's message_delta) moves on to the next model, as a JSON answer's does.
+  const startNext: StartNextModel = async (refused) => {
+    refusedModels.add(refused.model);
+    const { trail } = context;
+    context.trail = { ...trail, records: trail.records.map((record) => (record === refusedRecord ? { ...record, status: 'refusal' } : record)) };
+    const after = lastIndex;
+    const skip = (attempt: Attempt, index: number) => index <= after || refusedModels.has(attempt.model);
+    if (!plan.attempts.some((attempt, index) => !skip(attempt, index))) return null;
+    let run: typeof first;
+    try {
+      run = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, skip }));
+    } catch {
+      // No later model answered: the refusal is the answer, its failures are in the trail.
+      return null;
+    }
+    lastIndex = run.index;
+    refusedRecord = run.records.findLast((record) => record.index === run.index) as AttemptRecord;
+    return { model: run.attempt.model, events: amended(run, refusedRecord) };
+  };
+  const events = spliceRefusalFallbacks(amended(first, refusedRecord), first.attempt.model, startNext);
+  return { kind: 'stream', events: applyPluginsToStream(events, state, first.attempt) };
 }

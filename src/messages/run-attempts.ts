@@ -67,6 +67,8 @@ export interface RunAttemptsOptions<T> {
   startWith?: number;
   /** The attempts that may be tried (all when absent): a thread's later loop steps stay in the thread's account. */
   eligible?: ((attempt: Attempt) => boolean) | undefined;
+  /** Attempts not to try at all: a stream's later run after a refusal skips what came before and the refused models. */
+  skip?(attempt: Attempt, index: number): boolean;
 }
 
 /**
@@ -105,7 +107,7 @@ export async function runAttempts<T>(
   for (let step = 0; step < attempts.length; step += 1) {
     const index = attemptAt(step, options.startWith, attempts.length);
     const attempt = attempts[index] as Attempt;
-    if (refusedModels.has(attempt.model) || options.eligible?.(attempt) === false) continue;
+    if (refusedModels.has(attempt.model) || options.eligible?.(attempt) === false || options.skip?.(attempt, index)) continue;
     if (options.signal.aborted) break;
     const started = performance.now();
     const record = (status: AttemptStatus, httpStatus: number | null): void => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { anthropicClient, anthropicProviderYaml, catalogYaml, errorMessage, messageBody, modelYaml, postMessage, resetFakes } from './routing-support.ts';
 
 let alpha: FakeUpstream;
@@ -70,6 +71,80 @@ describe('a refusal that moves to the next model (JSON)', () => {
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     expect(call.body.stop_reason).toBe('refusal');
     expect((call.body.content as { type: string }[]).map((block) => block.type)).not.toContain('fallback');
+  });
+});
+
+describe('a refusal that moves to the next model (stream)', () => {
+  const request = (fallbacks: { model: string }[]) => ({
+    model: 'test/primary',
+    max_tokens: 64,
+    messages: [{ role: 'user' as const, content: 'Hello there' }],
+    fallbacks,
+  });
+
+  it("Anthropic passthrough: the SDK's finalMessage has the fallback block, then the next model's text and usage", async () => {
+    alpha.enqueue(reply.fixture('anthropic-refusal.chunks.txt'));
+    gamma.enqueue(reply.fixture('anthropic-text.chunks.txt'));
+    const client = anthropicClient(gateway);
+    const stream = client.beta.messages.stream(request([{ model: 'test/secondary' }]));
+    const message = await stream.finalMessage();
+
+    expect(message.content[0]).toEqual(FALLBACK_TO_SECONDARY);
+    expect(message.content.slice(1).map((block) => block.type)).toEqual(['text']);
+    expect(message.stop_reason).toBe('end_turn');
+    expect(message.stop_details ?? null).toBeNull();
+    expect(alpha.requests).toHaveLength(1);
+    expect(gamma.requests).toHaveLength(1);
+    // The serving model's usage, and its cost in the record (12 in, 30 out at $1/$2 per million).
+    expect(message.usage).toMatchObject({ input_tokens: 12, output_tokens: 30 });
+    const record = await generationOf(gateway, stream.request_id ?? '');
+    expect(record).toMatchObject({ model: 'test/secondary', status: 'success' });
+    expect(record.cost).toBeCloseTo(0.000072, 12);
+
+    // The next turn passes the content back, fallback block included, to a translated vendor.
+    openai.enqueue(reply.fixture('openai-text'));
+    const next = await postMessage(gateway, {
+      model: 'test/translated',
+      max_tokens: 64,
+      messages: [...request([]).messages, { role: 'assistant', content: message.content }, { role: 'user', content: 'Go on' }],
+    });
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+  });
+
+  it('a translated vendor whose content filter stops the stream moves on; its partial text stays before the block', async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+      id: 'chatcmpl-filtered',
+      object: 'chat.completion.chunk',
+      created: 1770933883,
+      model: 'gpt-4.1-nano',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+    openai.enqueue(
+      reply.events([
+        chunk({ role: 'assistant', content: 'Partial ' }, null),
+        chunk({}, 'content_filter'),
+        { id: 'chatcmpl-filtered', object: 'chat.completion.chunk', created: 1770933883, model: 'gpt-4.1-nano', choices: [], usage: { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14 } },
+      ]),
+    );
+    gamma.enqueue(reply.fixture('anthropic-text.chunks.txt'));
+    const client = anthropicClient(gateway);
+    const message = await client.beta.messages.stream({ ...request([{ model: 'test/secondary' }]), model: 'test/translated' }).finalMessage();
+
+    expect(message.content.map((block) => block.type)).toEqual(['text', 'fallback', 'text']);
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'Partial ' });
+    expect(message.content[1]).toEqual({ ...FALLBACK_TO_SECONDARY, from: { model: 'test/translated' }, trigger: { type: 'refusal', category: null } });
+    expect(message.stop_reason).toBe('end_turn');
+  });
+
+  it('with no later model answering, the refusal stream is the answer', async () => {
+    alpha.enqueue(reply.fixture('anthropic-refusal.chunks.txt'));
+    gamma.enqueue(reply.error(500));
+    const client = anthropicClient(gateway);
+    const message = await client.beta.messages.stream(request([{ model: 'test/secondary' }])).finalMessage();
+
+    expect(message.stop_reason).toBe('refusal');
+    expect(message.content).toEqual([]);
+    expect(gamma.requests).toHaveLength(1);
   });
 });
 

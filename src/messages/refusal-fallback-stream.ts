@@ -1,0 +1,86 @@
+/**
+ * A stream's refusal moved on to the next model, as Anthropic's server-side fallback streams it: a refusal is
+ * known only at its `message_delta`, after the refused model's events went to the client, so the next model's
+ * answer is spliced in at that point: a `fallback` block (a `content_block_start` and `content_block_stop`
+ * pair, no deltas), then the next stream's content blocks numbered on from there, its `message_delta` and its
+ * `message_stop`. Its `message_start` is dropped (the client's message started with the first model's, as
+ * Anthropic's does); the usage it announced fills what its `message_delta` leaves out, so the client's totals
+ * are the serving model's.
+ * @see src/messages/refused-hops.ts (the same answer as a JSON body)
+ */
+import type { Usage } from '#src/api-types.ts';
+import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { fallbackBlock } from '#src/messages/refused-hops.ts';
+
+/** The next model's stream, started and amended with its own attempt's fields (model, cost). */
+export interface NextModelStream {
+  model: string;
+  events: AsyncIterable<SseEvent>;
+}
+
+/** Starts the next model after a refusal of `model`; null when none answers (the refusal is then the answer). */
+export type StartNextModel = (refused: { model: string }) => Promise<NextModelStream | null>;
+
+interface IndexedPayload {
+  index: number;
+}
+
+interface DeltaPayload {
+  delta?: { stop_reason?: string | null; stop_details?: { category?: unknown } | null };
+  usage?: Partial<Usage>;
+}
+
+// What a message_start announced and a message_delta may leave out.
+const STARTED_COUNTS = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
+
+/** The events of `first` (whose model is `model`), with each refusal followed by the next model that answers. */
+export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, model: string, startNext: StartNextModel): AsyncGenerator<SseEvent> {
+  let current: NextModelStream | null = { model, events: first };
+  let offset = 0;
+  let nextIndex = 0;
+  let started: Partial<Usage> | undefined;
+  while (current) {
+    const spliced = offset > 0;
+    const hop: NextModelStream = current;
+    current = null;
+    for await (const event of hop.events) {
+      const name = sseEventName(event);
+      if (name === 'message_start' && spliced) {
+        started = eventPayload<{ message?: { usage?: Partial<Usage> } }>(event).message?.usage;
+        continue;
+      }
+      if (name === 'content_block_start' || name === 'content_block_delta' || name === 'content_block_stop') {
+        const payload = spliced ? eventPayload<IndexedPayload>(event) : undefined;
+        if (payload) payload.index += offset;
+        const index = payload?.index ?? eventPayload<IndexedPayload>(event).index;
+        if (name === 'content_block_start') nextIndex = Math.max(nextIndex, index + 1);
+        yield payload ? (payload as unknown as SseEvent) : event;
+        continue;
+      }
+      if (name === 'message_delta') {
+        const payload = eventPayload<DeltaPayload>(event);
+        if (payload.delta?.stop_reason === 'refusal') {
+          current = await startNext({ model: hop.model });
+          if (current) {
+            // Leaving the loop stops the refused stream: its message_stop is not the client's.
+            const category = payload.delta.stop_details?.category;
+            const block = fallbackBlock(hop.model, current.model, typeof category === 'string' ? category : null);
+            yield { type: 'content_block_start', index: nextIndex, content_block: block } as SseEvent;
+            yield { type: 'content_block_stop', index: nextIndex } as SseEvent;
+            nextIndex += 1;
+            offset = nextIndex;
+            break;
+          }
+        }
+        if (spliced && started) {
+          const usage: Partial<Usage> = { ...payload.usage };
+          for (const field of STARTED_COUNTS) if (typeof usage[field] !== 'number' && typeof started[field] === 'number') usage[field] = started[field];
+          payload.usage = usage as Usage;
+          yield payload as unknown as SseEvent;
+          continue;
+        }
+      }
+      yield event;
+    }
+  }
+}
