@@ -1776,10 +1776,11 @@ export interface components {
              * @description Models tried in order when the primary model fails or refuses. Handled by the gateway's multi-model
              *     routing, not by vendor-side fallback. Cannot be combined with `models` (400).
              *
-             *     Each entry is only `{model}`: Anthropic's own forms of this field, the string `"default"` (its
-             *     server-defined fallback) and per-entry overrides (`max_tokens`, `thinking`, `output_config`, `speed`),
-             *     are a 400 naming them, and the field is never sent to an upstream. `null`, which the Anthropic SDKs
-             *     send for Anthropic's own `fallbacks`, means none.
+             *     Each entry is only `{model}`, and the field is never sent to an upstream. Anthropic's own forms of it
+             *     are a 400: the string `"default"` (its server-defined fallback) is `fallbacks: must be array`, and a
+             *     per-entry override (`max_tokens`, `thinking`, `output_config`, `speed`) names itself, e.g.
+             *     `fallbacks[0].max_tokens: is not a known property here (remove it)`.
+             *     `null`, which the Anthropic SDKs send for Anthropic's own `fallbacks`, means none.
              *
              *     A refusal (`stop_reason` `refusal`) moves to the next model in the list, as Anthropic's server-side
              *     fallback does, and the answer says so the same way: the refused model's content (usually none), then a
