@@ -159,7 +159,7 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
   const first = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel }));
   let { index: lastIndex } = first;
-  let refusedRecord = first.records.findLast((record) => record.index === first.index) as AttemptRecord;
+  let servingRecord = first.records.findLast((record) => record.index === first.index) as AttemptRecord;
   const refusedModels = new Set<string>();
   const amended = (run: typeof first, served: AttemptRecord) => {
     logWarnings(deps.logger, run.attempt, run.result.warnings, context.generationId);
@@ -170,7 +170,7 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
   const startNext: StartNextModel = async (refused) => {
     refusedModels.add(refused.model);
     const { trail } = context;
-    context.trail = { ...trail, records: trail.records.map((record) => (record === refusedRecord ? { ...record, status: 'refusal' } : record)) };
+    context.trail = { ...trail, records: trail.records.map((record) => (record === servingRecord ? { ...record, status: 'refusal' } : record)) };
     const after = lastIndex;
     const skip = (attempt: Attempt, index: number) => index <= after || refusedModels.has(attempt.model);
     if (!plan.attempts.some((attempt, index) => !skip(attempt, index))) return null;
@@ -182,9 +182,9 @@ export async function createMessage(deps: MessagesDeps, request: MessageRequest,
       return null;
     }
     lastIndex = run.index;
-    refusedRecord = run.records.findLast((record) => record.index === run.index) as AttemptRecord;
-    return { model: run.attempt.model, events: amended(run, refusedRecord) };
+    servingRecord = run.records.findLast((record) => record.index === run.index) as AttemptRecord;
+    return { model: run.attempt.model, events: amended(run, servingRecord) };
   };
-  const events = spliceRefusalFallbacks(amended(first, refusedRecord), first.attempt.model, startNext);
+  const events = spliceRefusalFallbacks(amended(first, servingRecord), first.attempt.model, startNext);
   return { kind: 'stream', events: applyPluginsToStream(events, state, first.attempt) };
 }
