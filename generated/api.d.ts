@@ -1777,7 +1777,7 @@ export interface components {
              *     routing, not by vendor-side fallback. Cannot be combined with `models` (400).
              *
              *     Each entry is only `{model}`, and the field is never sent to an upstream. Anthropic's own forms of it
-             *     are a 400: the string `"default"` (its server-defined fallback) is `fallbacks: must be array`, and a
+             *     are a 400: the string `"default"` (its server-defined fallback) is `fallbacks: must be array or null`, and a
              *     per-entry override (`max_tokens`, `thinking`, `output_config`, `speed`) names itself, e.g.
              *     `fallbacks[0].max_tokens: is not a known property here (remove it)`.
              *     `null`, which the Anthropic SDKs send for Anthropic's own `fallbacks`, means none.

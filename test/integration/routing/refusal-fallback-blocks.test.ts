@@ -185,7 +185,7 @@ describe("Anthropic's own forms of fallbacks", () => {
 
     expect(call.status).toBe(400);
     expect(call.body.error).toMatchObject({ type: 'invalid_request_error' });
-    expect(errorMessage(call)).toBe('Invalid request parameters: fallbacks: must be array');
+    expect(errorMessage(call)).toBe('Invalid request parameters: fallbacks: must be array or null');
     expect(alpha.requests).toHaveLength(0);
   });
 
