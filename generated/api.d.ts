@@ -2236,7 +2236,11 @@ export interface components {
          *       endpoint was tried), `authentication` (a rejected key, or an account out of credit: Anthropic's "credit
          *       balance is too low", OpenAI's `insufficient_quota`), `not_found`, `malformed_response`. Gemini's 429
          *       `RESOURCE_EXHAUSTED` is `rate_limited`, though its words ("You exceeded your current quota") are
-         *       OpenAI's for an empty account: it is a per-minute limit that passes.
+         *       OpenAI's for an empty account: it is a per-minute limit that passes. An OpenAI Responses answer that
+         *       ends `failed` fails as its `error.code` says, alike as a JSON body (HTTP 200, `status: failed`) and as a
+         *       stream's `response.failed`: `server_error` is `server_error`, `rate_limit_exceeded` is `rate_limited`,
+         *       `invalid_prompt` is `invalid_request` (answered 400 with the vendor's message); it is never
+         *       `malformed_response`.
          *
          *     A stream's attempt is settled when the stream ends, not at its first event: a stream that fails after its
          *     first events reached the client (an `overloaded_error` event mid-stream, an upstream that ends the stream

@@ -14,6 +14,7 @@ import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { withoutGenerationFields } from '#src/request/generation-fields.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 import { billedUsageOfResponsesError } from '#src/providers/ai-sdk/responses-billed-usage.ts';
+import { upstreamErrorOfFailedResponse } from '#src/providers/ai-sdk/responses-failure.ts';
 import { UpstreamError, type GatewayError } from '#src/errors.ts';
 import { mapToolCallIds, restoreStreamToolCallId, restoreToolCallIds } from '#src/providers/ai-sdk/map-tool-call-ids.ts';
 import { placeToolResultFiles, readableFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
@@ -72,12 +73,16 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
   }
 
   /**
-   * The gateway error of a failed call, with the usage an OpenAI Responses answer that failed reported (a JSON
-   * body, or a stream failing before output): the vendor bills it, so the attempt is charged for it.
+   * The gateway error of a failed call. An OpenAI Responses answer that ended `failed` (a JSON body, or a
+   * stream failing before output) is classified from the vendor's error code, and carries the usage it
+   * reported: the vendor bills it, so the attempt is charged for it.
    */
   function callError(error: unknown, call: AttemptCall): GatewayError {
-    const mapped = mapAiSdkError(error, call.provider, apiKeyOf(call.key));
-    if (options.family === 'openai-responses' && mapped instanceof UpstreamError) mapped.billedUsage ??= billedUsageOfResponsesError(error);
+    const key = apiKeyOf(call.key);
+    if (options.family !== 'openai-responses') return mapAiSdkError(error, call.provider, key);
+    // A failed answer fails as its `error.code` says, not as the SDK's schema check or made-up status does.
+    const mapped = upstreamErrorOfFailedResponse(error, call.provider, key) ?? mapAiSdkError(error, call.provider, key);
+    if (mapped instanceof UpstreamError) mapped.billedUsage ??= billedUsageOfResponsesError(error);
     return mapped;
   }
 

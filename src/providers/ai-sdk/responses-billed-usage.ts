@@ -51,8 +51,8 @@ function convertResponsesUsage(usage: unknown): Usage | undefined {
   return convertFromAiSdkUsage(converted, NO_ESTIMATE);
 }
 
-/** The response object of a Responses body or stream frame that failed; undefined for anything else. */
-function failedResponseOf(value: unknown): Record<string, unknown> | undefined {
+/** The response object of a Responses body or stream frame that failed (a string is parsed); undefined for anything else. */
+export function failedResponseOf(value: unknown): Record<string, unknown> | undefined {
   let parsed = value;
   if (typeof parsed === 'string') {
     try {
