@@ -20,6 +20,7 @@ import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 import { billedUsageOfFinish } from '#src/providers/ai-sdk/responses-billed-usage.ts';
+import { upstreamErrorOfFailedResponse } from '#src/providers/ai-sdk/responses-failure.ts';
 import { mergeMetadata, type Segment, type SegmentKind } from '#src/providers/ai-sdk/stream-segment.ts';
 
 const NO_EVENTS: MessageStreamEvent[] = [];
@@ -108,8 +109,10 @@ export class AiSdkStreamState {
         this.finish = { usage: part.usage, finishReason: part.finishReason, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) };
         break;
       case 'error': {
-        const error = mapAiSdkError(part.error, this.options.provider);
-        if (this.options.profile.family !== 'openai-responses' || !(error instanceof UpstreamError)) throw error;
+        if (this.options.profile.family !== 'openai-responses') throw mapAiSdkError(part.error, this.options.provider);
+        // A `response.failed` after output fails as its code says, as the same failure before output or in JSON.
+        const error = upstreamErrorOfFailedResponse(part.error, this.options.provider) ?? mapAiSdkError(part.error, this.options.provider);
+        if (!(error instanceof UpstreamError)) throw error;
         this.failure = error;
         return NO_EVENTS;
       }

@@ -1,11 +1,12 @@
 /**
  * The gateway error of an OpenAI Responses answer that ended `failed`, read from what the AI SDK threw. A
- * stream failing before output reaches the gateway as an `APICallError` whose `data` is the `response.failed`
- * frame and whose status the SDK derived from `error.code`; a JSON body with `status: "failed"` reaches it as
- * a `TypeValidationError` (the failed response's `error` has no `type`, which the SDK's schema requires) or,
- * when it has one, as an `APICallError` with a made-up 400 and the body as `responseBody`. All three carry the
- * same response object, so they are classified by one function from the vendor's `error.code`, as the SDK
- * classifies the stream's frame: a JSON answer fails exactly as the same stream would. Pure functions.
+ * stream's `response.failed` reaches the gateway before output as an `APICallError`, after it as an `error`
+ * part (a plain object): both carry the frame as `data` and the status the SDK derived from `error.code`. A
+ * JSON body with `status: "failed"` reaches it as a `TypeValidationError` (the failed response's `error` has
+ * no `type`, which the SDK's schema requires) or, when it has one, as an `APICallError` with a made-up 400 and
+ * the body as `responseBody`. All carry the same response object, so one function classifies them from the
+ * vendor's `error.code`, as the SDK classifies the stream's frame: a JSON answer fails as the stream would.
+ * Pure functions.
  * @see https://platform.openai.com/docs/api-reference/responses/object (status, error)
  * @see https://platform.openai.com/docs/guides/error-codes (the codes of `response.error`)
  */
@@ -51,18 +52,20 @@ export function statusOfFailureCode(code: string | number | undefined): number {
 }
 
 /**
- * The gateway error of a Responses call that ended `failed` (a JSON body or a stream's `response.failed`
- * before output), classified from the vendor's code and worded with its message; undefined for any other
+ * The gateway error of a Responses call that ended `failed` (a JSON body or a stream's `response.failed`,
+ * before or after output), classified from the vendor's code and worded with its message; undefined for any other
  * error. `key`, the provider key of the call, never appears in it.
  */
 export function upstreamErrorOfFailedResponse(error: unknown, provider: string, key?: string): UpstreamError | undefined {
   let carrier: unknown;
   let status: number | undefined;
-  if (APICallError.isInstance(error)) {
-    // The stream's frame comes with the status the SDK derived from its code; a JSON body's error has none.
-    const isFrame = (error.data as { type?: unknown } | undefined)?.type === 'response.failed';
-    [carrier, status] = isFrame ? [error.data, error.statusCode] : [error.responseBody, undefined];
-  } else if (TypeValidationError.isInstance(error)) carrier = error.value;
+  const { data, statusCode } = (typeof error === 'object' && error !== null ? error : {}) as { data?: unknown; statusCode?: unknown };
+  if ((data as { type?: unknown } | undefined)?.type === 'response.failed') {
+    // The stream's frame (thrown before output, or the `error` part after it) comes with the status the SDK
+    // derived from its code; a JSON body's error has none.
+    [carrier, status] = [data, typeof statusCode === 'number' ? statusCode : undefined];
+  } else if (APICallError.isInstance(error)) carrier = error.responseBody;
+  else if (TypeValidationError.isInstance(error)) carrier = error.value;
   const response = failedResponseOf(carrier);
   const failure = response && failureOf(response);
   if (!failure) return undefined;
