@@ -35,9 +35,9 @@ describe('GET /metrics', () => {
     expect((await streamMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST))).status).toBe(200);
     // Alpha fails (529), Beta answers: one failover, one upstream error.
     expect((await postMessage(setup.gateway, messageBody('test/primary', ALPHA_FIRST))).status).toBe(200);
-    // The same session twice: the second request follows the pin.
+    // The same session of the same end user twice (sticky keys are per end user): the second follows the pin.
     expect((await postMessage(setup.gateway, messageBody('test/primary', { session_id: 'sticky-metrics', user: 'secret-user-name' }))).status).toBe(200);
-    expect((await postMessage(setup.gateway, messageBody('test/primary', { session_id: 'sticky-metrics' }))).status).toBe(200);
+    expect((await postMessage(setup.gateway, messageBody('test/primary', { session_id: 'sticky-metrics', user: 'secret-user-name' }))).status).toBe(200);
     // An unknown model: a 404 whose model label is bounded.
     expect((await postMessage(setup.gateway, messageBody('nobody/unknown-model-12345'))).status).toBe(404);
 

@@ -44,6 +44,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
     start: () => startFakeOpenAiChat(),
     fixture: 'openai-text',
     expected: {
+      model: 'gpt-4.1-nano-2025-04-14',
       content: [{ type: 'text', text: chatText('openai-chat', 'openai-text')?.content ?? '' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
@@ -55,6 +56,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
     start: () => startFakeOpenAiChat(),
     fixture: 'openai-text',
     expected: {
+      model: 'gpt-4.1-nano-2025-04-14',
       content: [{ type: 'text', text: chatText('openai-chat', 'openai-text')?.content ?? '' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
@@ -67,6 +69,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
     fixture: 'deepseek-tool-call',
     vendor: 'deepseek-chat',
     expected: {
+      model: 'deepseek-reasoner',
       content: [
         { type: 'thinking', thinking: chatText('deepseek-chat', 'deepseek-tool-call')?.reasoning_content ?? '', signature: encodeReasoningSignature({ namespace: 'openaiCompatible', metadata: {} }) },
         { type: 'tool_use', id: 'call_00_9V0vrf86Pc9aelHCJMZqnJBo', name: 'weather', input: { location: 'San Francisco' } },
@@ -139,6 +142,7 @@ const cases: Array<{ family: AiSdkFamily; start: () => Promise<FakeUpstream>; fi
     start: () => startFakeOpenAiResponses(),
     fixture: 'openai-reasoning-encrypted-content.1',
     expected: {
+      model: 'gpt-5-mini-2025-08-07',
       content: [
         {
           type: 'thinking',
@@ -160,6 +164,7 @@ afterEach(async () => {
   fake = undefined;
 });
 
+// An answer's `model` is the one the vendor's body named (the recording's), else the vendor id asked for.
 describe('AI SDK adapters, non-streaming recordings', () => {
   it.each(cases)('$family $fixture', async ({ family, start, fixture, vendor, expected }) => {
     fake = await start();
