@@ -1683,8 +1683,13 @@ export interface components {
          *       thread, a translated vendor cannot hold it). When the plan no longer has that account (its credential
          *       disabled or deleted, its provider left out by the request's preferences or region), the answer is
          *       Anthropic's 404 `thread_not_found`, from the gateway, without calling any upstream, on which the SDK
-         *       replays the conversation under a new thread; a `continue` whose id the gateway never pinned (older than
-         *       the sticky idle time) is routed as any request. With gateway tools (the server-side tool loop) the
+         *       replays the conversation under a new thread. A thread pin lasts `SWITCHBOARD_THREAD_PIN_TTL_MS` (24 hours
+         *       by default) from the thread's last answered turn, longer than a sticky-session pin. A `continue` whose id
+         *       has no pin for the caller's account (older than that, or an id another account's thread gave) is sent
+         *       only to the caller's own BYOK credentials of Anthropic-format providers, whose accounts hold only the
+         *       caller's threads, never to a gateway shared key, whose account holds every caller's threads; when the
+         *       plan has no such credential the answer is that same 404 `thread_not_found` from the gateway, without
+         *       calling any upstream (the SDK replays the conversation under a new thread). With gateway tools (the server-side tool loop) the
          *       thread follows the loop: the first step sends the request's `thread`, each later step continues the
          *       thread from the previous step's answer with only that step's tool results (by the ids the model gave its
          *       calls), on the same provider and key (a later step that fails there is not tried on another account), so
