@@ -38,6 +38,11 @@ export interface Config {
   toolLoopPingMs: number;
   /** Idle time after which a sticky-session pin expires. */
   stickySessionTtlMs: number;
+  /**
+   * How long a message thread stays pinned to the account that holds it, from its last answered turn: longer
+   * than a session pin, as a continue without a pin is never sent to a shared key (src/routing/sticky/thread-pins.ts).
+   */
+  threadPinTtlMs: number;
   /** Host names that imply a data region for requests arriving on them. */
   regionalHosts: ReadonlyMap<string, ResidencyRegion>;
   /** Processes serving the port (`SWITCHBOARD_WORKERS`); above 1, a cluster primary forks that many workers. */
@@ -169,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamBodyTimeoutMs: integer(env, 'SWITCHBOARD_UPSTREAM_BODY_TIMEOUT_MS', 120_000),
     toolLoopPingMs: integer(env, 'SWITCHBOARD_TOOL_LOOP_PING_MS', 15_000, 1),
     stickySessionTtlMs: integer(env, 'SWITCHBOARD_STICKY_TTL_MS', 10 * 60_000),
+    threadPinTtlMs: integer(env, 'SWITCHBOARD_THREAD_PIN_TTL_MS', 24 * 60 * 60_000),
     regionalHosts: parseRegionalHosts(env.SWITCHBOARD_REGIONAL_HOSTS),
     workers: parseWorkers(env.SWITCHBOARD_WORKERS, env.DATABASE_URL || undefined),
     observability: loadObservabilityConfig(env),

@@ -175,7 +175,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           createRequestPlanner({
             view: planView,
             credentials: stack.routingCredentials,
-            sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, logger }),
+            sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, threadTtlMs: config.threadPinTtlMs, logger }),
             stats,
           }),
           breaker,

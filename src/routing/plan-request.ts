@@ -18,7 +18,7 @@ import type { AvailableEndpoint, PlanCredential, StickyPin } from '#src/routing/
 import { filterContextOf, modelServable, planAttempts } from '#src/routing/routing-plan.ts';
 import { stickyKey, type NamedSession } from '#src/routing/sticky/pin-key.ts';
 import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
-import { attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
+import { attemptsOnCallersAccounts, attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
 
 /** The caller's stored credentials, as routing reads them: cached in process, keys decrypted on demand. */
 export interface CredentialSource {
@@ -177,8 +177,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         region: context.region,
         strategy: chosen ? `auto-router:${routing.strategy}` : routing.strategy,
         available: routing.available,
-        // A continued thread lives in the account that answered its last turn: only that account is tried.
-        attempts: threadPin ? attemptsOnThreadAccount(attempts, threadPin) : attempts,
+        attempts: threadAttempts(attempts, continued, threadPin),
         sticky: { key: sticky.key, pin },
         thread: threadsRequest(original) ? threadOfPlan(context.caller.accountId, threadPin) : undefined,
         autoRouter: chosen,
@@ -188,7 +187,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
     recordThreadTurn(plan, turn) {
       if (!plan.thread) return;
       const resumeFrom = turn.upstreamMessageId === turn.clientMessageId ? undefined : turn.upstreamMessageId;
-      void deps.sessions.succeeded(threadPinKey(plan.thread.accountId, turn.clientMessageId), turn.attempt, resumeFrom);
+      void deps.sessions.threadAnswered(threadPinKey(plan.thread.accountId, turn.clientMessageId), turn.attempt, resumeFrom);
     },
 
     recordOutcomes(plan, outcomes, served) {
@@ -198,13 +197,23 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
           // No count (a stream) or none produced: no throughput sample.
           deps.stats.record(attempt.model, attempt.provider.slug, { latencyMs: durationMs, durationMs, outputTokens: served.outputTokens || undefined });
           void deps.sessions.succeeded(plan.sticky.key, attempt);
-          if (plan.thread && served.messageId) void deps.sessions.succeeded(threadPinKey(plan.thread.accountId, served.messageId), attempt);
+          if (plan.thread && served.messageId) void deps.sessions.threadAnswered(threadPinKey(plan.thread.accountId, served.messageId), attempt);
         } else if (isProviderFailure(outcome.status)) {
           void deps.sessions.failed(plan.sticky.key, plan.sticky.pin, outcome.attempt);
         }
       }
     },
   };
+}
+
+/**
+ * The attempts of a continue turn: on the account pinned to its thread only; without a pin for the caller, on
+ * the caller's own Anthropic-format keys only (a shared key's account holds every tenant's threads). Any
+ * other request: all of them.
+ */
+function threadAttempts(attempts: Attempt[], continued: string | undefined, threadPin: StickyPin | null): Attempt[] {
+  if (threadPin) return attemptsOnThreadAccount(attempts, threadPin);
+  return continued === undefined ? attempts : attemptsOnCallersAccounts(attempts);
 }
 
 function threadOfPlan(accountId: string, pin: StickyPin | null): NonNullable<RequestPlan['thread']> {

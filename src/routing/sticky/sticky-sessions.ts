@@ -26,11 +26,14 @@ export function pinFor(attempt: Pick<Attempt, 'model' | 'provider' | 'credential
 export class StickySessions {
   readonly #store: SessionPinStore;
   readonly #ttlMs: number;
+  readonly #threadTtlMs: number;
   readonly #logger: Logger;
 
-  constructor(options: { store: SessionPinStore; ttlMs: number; logger: Logger }) {
+  /** `threadTtlMs`: how long a thread pin lasts (the session idle time when absent). */
+  constructor(options: { store: SessionPinStore; ttlMs: number; threadTtlMs?: number; logger: Logger }) {
     this.#store = options.store;
     this.#ttlMs = options.ttlMs;
+    this.#threadTtlMs = options.threadTtlMs ?? options.ttlMs;
     this.#logger = options.logger;
   }
 
@@ -49,9 +52,21 @@ export class StickySessions {
    * is the upstream answer a continue resumes from when it is not the pinned id.
    */
   async succeeded(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>, messageId?: string): Promise<void> {
-    // Every answered request comes here: the store is called directly, with no closure made for a guard.
+    await this.#pin(key, pinFor(attempt, messageId), this.#ttlMs);
+  }
+
+  /**
+   * Pins a thread's answer (the key from `threadPinKey`) to the attempt that answered, for the thread pin's own
+   * lifetime: a continue that finds no pin is never sent to a shared key, so a thread pin outlives a session's.
+   */
+  async threadAnswered(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>, messageId?: string): Promise<void> {
+    await this.#pin(key, pinFor(attempt, messageId), this.#threadTtlMs);
+  }
+
+  // Every answered request comes here: the store is called directly, with no closure made for a guard.
+  async #pin(key: string, pin: StickyPin, ttlMs: number): Promise<void> {
     try {
-      await this.#store.set(key, pinFor(attempt, messageId), this.#ttlMs);
+      await this.#store.set(key, pin, ttlMs);
     } catch (error) {
       this.#logger.warn('sticky pin refresh failed', { error });
     }

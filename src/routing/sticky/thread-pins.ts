@@ -4,7 +4,10 @@
  * replays the whole conversation. A continue turn carries only the new messages, so the session's sticky key
  * (a hash of how the conversation starts) does not find it: each answered thread turn pins the id of its answer
  * to the provider and credential that answered, and the continue naming that id is tried there only.
- * @see sticky-sessions.ts for the store and its idle time
+ * A gateway shared key's account holds every tenant's threads: a continue without a pin for the caller (one
+ * older than the thread pin's lifetime, or an id another tenant's thread gave) is tried on the caller's own
+ * Anthropic-format keys only, whose accounts hold the caller's threads alone.
+ * @see sticky-sessions.ts for the store and the pins' lifetimes
  */
 import { hash } from 'node:crypto';
 import type { MessageRequest } from '#src/api-types.ts';
@@ -76,5 +79,29 @@ export function attemptsOnThreadAccount<A extends AccountOfAttempt>(attempts: re
     status: 404,
     errorCode: 'thread_not_found',
     message: 'No thread found for previous_message_id: the account that holds the thread cannot serve this request.',
+  });
+}
+
+/** What an attempt says of its account and of the wire format its provider speaks. */
+export interface AccountAndFamilyOfAttempt {
+  provider: { slug: string; family: string };
+  credential: AttemptCredential;
+}
+
+/**
+ * The attempts a continue turn without a pin for the caller may use: the caller's own BYOK credentials on
+ * Anthropic-format providers. A shared key is left out, as its account holds every tenant's threads and would
+ * continue (and so reveal) another tenant's conversation named by its id; a translated vendor holds no thread.
+ * With none left, the answer is Anthropic's 404 `thread_not_found`, on which the SDK replays the conversation
+ * under a new thread, routed as any request.
+ */
+export function attemptsOnCallersAccounts<A extends AccountAndFamilyOfAttempt>(attempts: readonly A[]): A[] {
+  const kept = attempts.filter((attempt) => attempt.credential.kind === 'byok' && attempt.provider.family === 'anthropic');
+  if (kept.length > 0) return kept;
+  throw new ThreadRejectedError({
+    provider: attempts[0]?.provider.slug ?? 'switchboard',
+    status: 404,
+    errorCode: 'thread_not_found',
+    message: 'No thread found for previous_message_id.',
   });
 }

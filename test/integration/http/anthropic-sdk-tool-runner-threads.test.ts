@@ -111,9 +111,12 @@ describe('a thread the Anthropic-format upstream no longer holds', () => {
 
   it('reaches the SDK as ThreadNotFoundError, sent to no other attempt', async () => {
     anthropic.clear();
-    anthropic.enqueue(reply.error(404, { body: lost }));
+    // A thread the gateway pinned to the upstream's account (a continue without a pin is never sent to a
+    // shared key: the gateway answers it itself, see test/integration/routing/thread-owner.test.ts).
+    anthropic.enqueue(anthropicStep({ text: 'Hello.', usage: USAGE }), reply.error(404, { body: lost }));
+    const created = await client.beta.messages.create({ model: 'test/on-anthropic', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], thread: { type: 'create' }, betas: [THREADS_BETA] });
     const error = await client.beta.messages
-      .create({ model: 'test/on-anthropic', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], thread: { type: 'continue', previous_message_id: 'msg_011Gone' }, betas: [THREADS_BETA] })
+      .create({ model: 'test/on-anthropic', max_tokens: 64, messages: [{ role: 'user', content: 'Still there?' }], thread: { type: 'continue', previous_message_id: created.id }, betas: [THREADS_BETA] })
       .then(
         () => null,
         (caught: unknown) => caught,
@@ -124,7 +127,7 @@ describe('a thread the Anthropic-format upstream no longer holds', () => {
     expect(apiError.errorCode).toBe('thread_not_found');
     expect(apiError.message).toContain('No thread found for previous_message_id.');
     expect(apiError.requestID).toMatch(/^gen_/);
-    expect(anthropic.requests).toHaveLength(1);
+    expect(anthropic.requests).toHaveLength(2);
   });
 
   it.each([false, true])('lets the tool runner replay the conversation under a new thread (stream %s)', async (stream) => {

@@ -52,6 +52,19 @@ describe('StickySessions', () => {
     expect(lines).toHaveLength(3);
   });
 
+  it('keeps a thread pin for its own lifetime, past the session idle time', async () => {
+    let now = 0;
+    const store = new MemoryPinStore({ now: () => now });
+    const sessions = new StickySessions({ store, ttlMs: 1_000, threadTtlMs: 86_400_000, logger });
+    await sessions.succeeded('session', attempt('anthropic'));
+    await sessions.threadAnswered('thread', attempt('anthropic'), 'msg_last');
+    now = 1_001;
+    expect(await sessions.lookup('session')).toBeNull();
+    expect(await sessions.lookup('thread')).toEqual({ provider: 'anthropic', credentialId: null, model: 'x/m', messageId: 'msg_last' });
+    now = 86_400_001;
+    expect(await sessions.lookup('thread')).toBeNull();
+  });
+
   it('pinFor records a shared key as a null credential', () => {
     expect(pinFor(attempt('openai'))).toEqual({ provider: 'openai', credentialId: null, model: 'x/m' });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
+import { attemptsOnCallersAccounts, attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
 import { ThreadRejectedError } from '#src/thread-errors.ts';
 import type { MessageRequest } from '#src/api-types.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
@@ -67,5 +67,32 @@ describe('attemptsOnThreadAccount', () => {
     expect(error).toBeInstanceOf(ThreadRejectedError);
     expect((error as ThreadRejectedError).status).toBe(404);
     expect((error as ThreadRejectedError).errorCode).toBe('thread_not_found');
+  });
+});
+
+describe('attemptsOnCallersAccounts', () => {
+  const on = (slug: string, family: string, credential: Credential) => ({ ...at(slug, credential), provider: { slug, family } });
+  const byok = (id: string): Credential => ({ kind: 'byok', credentialId: id });
+  const shared: Credential = { kind: 'shared' };
+
+  it.each<[string, ReturnType<typeof on>[], string[]]>([
+    ['the BYOK keys of Anthropic-format providers, in plan order', [on('anthropic', 'anthropic', shared), on('anthropic', 'anthropic', byok('k1')), on('anthropic-two', 'anthropic', byok('k2'))], ['anthropic#k1', 'anthropic-two#k2']],
+    ['not a BYOK key of a translated vendor', [on('openai', 'openai-responses', byok('k3')), on('anthropic', 'anthropic', byok('k1'))], ['anthropic#k1']],
+  ])('keeps %s', (_name, attempts, labels) => {
+    expect(attemptsOnCallersAccounts(attempts).map((attempt) => attempt.label)).toEqual(labels);
+  });
+
+  it.each<[string, ReturnType<typeof on>[]]>([
+    ['only shared keys', [on('anthropic', 'anthropic', shared), on('anthropic-two', 'anthropic', shared)]],
+    ['only translated vendors', [on('openai', 'openai-responses', byok('k3')), on('google', 'google', shared)]],
+    ['no attempt at all', []],
+  ])('answers thread_not_found with %s', (_name, attempts) => {
+    expect(() => attemptsOnCallersAccounts(attempts)).toThrow(ThreadRejectedError);
+    try {
+      attemptsOnCallersAccounts(attempts);
+    } catch (caught) {
+      expect((caught as ThreadRejectedError).status).toBe(404);
+      expect((caught as ThreadRejectedError).errorCode).toBe('thread_not_found');
+    }
   });
 });

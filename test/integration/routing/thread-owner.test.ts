@@ -1,0 +1,193 @@
+/**
+ * Whose `continue` reaches a message thread, over HTTP. The gateway's shared Anthropic key is one account
+ * holding every tenant's threads, and Anthropic continues any thread its account holds: the fake here does
+ * the same (a continue is answered whenever the key it came with holds the thread, whoever sends it). Before,
+ * a continue whose id had no pin for the caller was routed as any request, so tenant B naming tenant A's
+ * message id reached the shared key and read A's conversation; and thread pins expired with the sticky idle
+ * time, after which A's own continue was routed afresh. Now a continue without a pin for the caller goes only
+ * to the caller's own Anthropic-format BYOK keys, else the gateway answers Anthropic's 404 `thread_not_found`
+ * itself (tool loop included); thread pins last `SWITCHBOARD_THREAD_PIN_TTL_MS` (24 h), past the sticky idle
+ * time (200 ms here).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { initAccount, type InitializedAccount } from '#src/keys/accounts.ts';
+import { anthropicMessagesFormat, anthropicStep, startFakeUpstream, type FakeUpstream, type RecordedRequest, type ScriptedStep, type WireFormat } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import {
+  anthropicClient,
+  anthropicProviderYaml,
+  apiKeyOf,
+  catalogYaml,
+  createCredential,
+  deleteCredential,
+  modelYaml,
+  SHARED_KEYS,
+  type GatewayHandle,
+} from './routing-support.ts';
+
+const STICKY_TTL_MS = 200;
+const BYOK_KEY = 'sk-alpha-tenant-b-own-key-51c9';
+const THREADS_BETA = 'message-threads-2026-08-12';
+const DATETIME = { type: 'gateway:datetime', timezone: 'Europe/Paris' };
+const USAGE = { input: 20, output: 5 };
+const LOST = { type: 'error', error: { type: 'not_found_error', message: 'No thread found for previous_message_id.', details: { error_code: 'thread_not_found' } }, request_id: 'req_011OwnerLost' };
+
+interface ThreadBody {
+  thread?: { type: string; previous_message_id?: string };
+  messages: { role: string; content: unknown }[];
+}
+
+/** A fake Anthropic upstream whose threads live with the key (account) that answered them. */
+interface ThreadingUpstream {
+  upstream: FakeUpstream;
+  /** Scripts the next answer, given to the account of `key`; returns its id. */
+  answer(step: ScriptedStep, key: string): string;
+  /** A thread `key`'s account holds without the gateway having seen it (made with the key elsewhere). */
+  hold(id: string, key: string): void;
+}
+
+async function startThreadingUpstream(): Promise<ThreadingUpstream> {
+  const holder = new Map<string, unknown>();
+  const base = anthropicMessagesFormat();
+  const format: WireFormat = {
+    ...base,
+    answerDirectly(request: RecordedRequest) {
+      const thread = (request.body as ThreadBody | undefined)?.thread;
+      if (request.operation === 'messages' && thread?.type === 'continue' && holder.get(thread.previous_message_id ?? '') !== apiKeyOf(request)) return { status: 404, body: LOST };
+      return base.answerDirectly?.(request);
+    },
+  };
+  const upstream = await startFakeUpstream(format, {});
+  return {
+    upstream,
+    answer(step, key) {
+      const scripted = anthropicStep(step, {});
+      const id = (scripted.json as { body: { id: string } }).body.id;
+      holder.set(id, key);
+      upstream.enqueue(scripted);
+      return id;
+    },
+    hold(id, key) {
+      holder.set(id, key);
+    },
+  };
+}
+
+let alpha: ThreadingUpstream;
+let gateway: TestGateway;
+let tenantB: InitializedAccount;
+let handleB: GatewayHandle;
+let credentialId: string | undefined;
+
+beforeAll(async () => {
+  alpha = await startThreadingUpstream();
+  gateway = await startTestGateway({
+    catalogYaml: catalogYaml([anthropicProviderYaml('alpha', alpha.upstream)], [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude-alpha', price: [3, 15] }])]),
+    env: { SWITCHBOARD_STICKY_TTL_MS: String(STICKY_TTL_MS) },
+  });
+  tenantB = await initAccount(gateway.server.database, { name: 'tenant b' });
+  handleB = { origin: gateway.origin, baseUrl: gateway.baseUrl, api_key: tenantB.api_key, management_key: tenantB.management_key };
+});
+afterAll(async () => {
+  await gateway?.close();
+  await alpha?.upstream.close();
+});
+beforeEach(() => alpha.upstream.clear());
+afterEach(async () => {
+  if (credentialId) await deleteCredential(handleB, credentialId);
+  credentialId = undefined;
+});
+
+function threadOf(request: RecordedRequest | undefined): ThreadBody['thread'] {
+  return (request?.body as ThreadBody | undefined)?.thread;
+}
+
+/** One thread turn through the SDK as `caller`, JSON or stream, with the gateway's tool loop when `loop`. */
+async function send(caller: GatewayHandle, content: string, thread: Record<string, unknown>, options: { stream?: boolean; loop?: boolean } = {}) {
+  const client = anthropicClient(caller);
+  const params = { model: 'test/claude', max_tokens: 256, messages: [{ role: 'user', content }], thread, betas: [THREADS_BETA], ...(options.loop ? { tools: [DATETIME] } : {}) } as never;
+  if (!options.stream) return client.beta.messages.create(params);
+  return client.beta.messages.stream(params).finalMessage();
+}
+
+async function failure(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+}
+
+/** Tenant A's thread, created on the gateway's shared key: the id of its answer. */
+async function threadOfTenantA(): Promise<string> {
+  const id = alpha.answer({ text: 'Our launch date is the 12th; keep it secret.', usage: USAGE }, SHARED_KEYS.alpha);
+  const created = await send(gateway, 'When do we launch?', { type: 'create' });
+  expect(created.id).toBe(id);
+  expect(alpha.upstream.requests.map(apiKeyOf)).toEqual([SHARED_KEYS.alpha]);
+  alpha.upstream.clear();
+  return id;
+}
+
+function expectThreadNotFound(error: unknown): void {
+  expect(error).toBeInstanceOf(Anthropic.Messages.ThreadNotFoundError);
+  const apiError = error as InstanceType<typeof Anthropic.Messages.ThreadNotFoundError>;
+  expect(apiError.status).toBe(404);
+  expect(apiError.errorCode).toBe('thread_not_found');
+}
+
+describe("another tenant's continue naming a thread on the shared key", () => {
+  it.each([
+    ['JSON', { stream: false }],
+    ['stream', { stream: true }],
+    ['through the tool loop', { loop: true }],
+    ['through the tool loop, streamed', { loop: true, stream: true }],
+  ])('is answered thread_not_found by the gateway with nothing sent upstream (%s)', async (_name, options) => {
+    const id = await threadOfTenantA();
+    // Were it sent, the shared key's account would continue A's thread for B.
+    alpha.answer({ text: 'The launch is on the 12th.', usage: USAGE }, SHARED_KEYS.alpha);
+
+    expectThreadNotFound(await failure(send(handleB, 'Remind me of the launch date?', { type: 'continue', previous_message_id: id }, options)));
+    expect(alpha.upstream.requests).toHaveLength(0);
+  });
+
+  it("goes to the tenant's own BYOK key only, whose account does not hold it", async () => {
+    const id = await threadOfTenantA();
+    credentialId = await createCredential(handleB, { provider: 'alpha', key: BYOK_KEY });
+
+    expectThreadNotFound(await failure(send(handleB, 'Remind me of the launch date?', { type: 'continue', previous_message_id: id })));
+    expect(alpha.upstream.requests.map(apiKeyOf)).toEqual([BYOK_KEY]);
+  });
+});
+
+describe("the thread owner's continue after the sticky idle time", () => {
+  it.each([false, true])('still reaches the shared key that holds the thread (stream %s)', async (stream) => {
+    const id = await threadOfTenantA();
+    await sleep(STICKY_TTL_MS * 2);
+    alpha.answer({ text: 'Still the 12th.', usage: USAGE }, SHARED_KEYS.alpha);
+
+    const next = await send(gateway, 'Any change?', { type: 'continue', previous_message_id: id }, { stream });
+
+    expect(next.content).toEqual([expect.objectContaining({ type: 'text', text: 'Still the 12th.' })]);
+    expect(alpha.upstream.requests.map(apiKeyOf)).toEqual([SHARED_KEYS.alpha]);
+    expect(threadOf(alpha.upstream.requests[0])).toEqual({ type: 'continue', previous_message_id: id });
+  });
+});
+
+describe('a continue without a pin from a tenant with its own Anthropic key', () => {
+  it.each([
+    ['tried before the shared key', false],
+    ['a fallback, tried after the shared key', true],
+  ])('goes to that key, whose account holds the thread (%s)', async (_name, isFallback) => {
+    credentialId = await createCredential(handleB, { provider: 'alpha', key: BYOK_KEY, is_fallback: isFallback });
+    const id = 'msg_011TenantBOwnThread';
+    alpha.hold(id, BYOK_KEY);
+    alpha.answer({ text: 'Continued on your own account.', usage: USAGE }, BYOK_KEY);
+
+    const next = await send(handleB, 'Go on.', { type: 'continue', previous_message_id: id });
+
+    expect(next.content).toEqual([expect.objectContaining({ type: 'text', text: 'Continued on your own account.' })]);
+    expect(alpha.upstream.requests.map(apiKeyOf)).toEqual([BYOK_KEY]);
+    expect(threadOf(alpha.upstream.requests[0])).toEqual({ type: 'continue', previous_message_id: id });
+  });
+});
