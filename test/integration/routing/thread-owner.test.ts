@@ -7,14 +7,20 @@
  * time, after which A's own continue was routed afresh. Now a continue without a pin for the caller goes only
  * to the caller's own Anthropic-format BYOK keys, else the gateway answers Anthropic's 404 `thread_not_found`
  * itself (tool loop included); thread pins last `SWITCHBOARD_THREAD_PIN_TTL_MS` (24 h), past the sticky idle
- * time (200 ms here).
+ * time (200 ms here), in process and in Redis alike.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { initAccount, type InitializedAccount } from '#src/keys/accounts.ts';
+import { STICKY_KEY_PREFIX } from '#src/routing/sticky/redis-pin-store.ts';
+import { threadPinKey } from '#src/routing/sticky/thread-pins.ts';
 import { anthropicMessagesFormat, anthropicStep, startFakeUpstream, type FakeUpstream, type RecordedRequest, type ScriptedStep, type WireFormat } from '#test/helpers/fake-upstreams/index.ts';
+import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
+import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
 import {
   anthropicClient,
   anthropicProviderYaml,
@@ -75,6 +81,7 @@ async function startThreadingUpstream(): Promise<ThreadingUpstream> {
   };
 }
 
+const redisUrl = redisUrlForTests();
 let alpha: ThreadingUpstream;
 let gateway: TestGateway;
 let tenantB: InitializedAccount;
@@ -189,5 +196,44 @@ describe('a continue without a pin from a tenant with its own Anthropic key', ()
     expect(next.content).toEqual([expect.objectContaining({ type: 'text', text: 'Continued on your own account.' })]);
     expect(alpha.upstream.requests.map(apiKeyOf)).toEqual([BYOK_KEY]);
     expect(threadOf(alpha.upstream.requests[0])).toEqual({ type: 'continue', previous_message_id: id });
+  });
+});
+
+describe.skipIf(redisUrl === undefined)('a thread pin in Redis, shared by two instances', () => {
+  let pair: GatewayPair;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    pair = await startGatewayPair({
+      catalogYaml: catalogYaml([anthropicProviderYaml('alpha', alpha.upstream)], [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude-alpha', price: [3, 15] }])]),
+      env: { REDIS_URL: redisUrl as string, SWITCHBOARD_STICKY_TTL_MS: String(STICKY_TTL_MS), ...PATIENT_REDIS_ENV },
+    });
+    redis = new Redis(redisUrl as string, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    await pair?.close();
+    redis?.disconnect();
+  });
+
+  it("lives for the thread pin's lifetime, and the other instance sends the owner's continue to the shared key", async () => {
+    const id = alpha.answer({ text: 'Noted.', usage: USAGE }, SHARED_KEYS.alpha);
+    expect((await send(pair.first, 'Remember the code word.', { type: 'create' })).id).toBe(id);
+    // The pin is written once the answer is out: wait for it (a missing key reads -2).
+    const key = STICKY_KEY_PREFIX + threadPinKey(pair.first.account_id, id);
+    let ttl = await redis.pttl(key);
+    for (let waited = 0; ttl === -2 && waited < 2_000; waited += 20) {
+      await sleep(20);
+      ttl = await redis.pttl(key);
+    }
+    expect(ttl).toBeGreaterThan(86_400_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(86_400_000);
+
+    await sleep(STICKY_TTL_MS * 2);
+    alpha.upstream.clear();
+    alpha.answer({ text: 'Still noted.', usage: USAGE }, SHARED_KEYS.alpha);
+    const next = await send(pair.second, 'Still there?', { type: 'continue', previous_message_id: id });
+
+    expect(next.content).toEqual([expect.objectContaining({ type: 'text', text: 'Still noted.' })]);
+    expect(alpha.upstream.requests.map(apiKeyOf)).toEqual([SHARED_KEYS.alpha]);
   });
 });
