@@ -12,8 +12,9 @@
 import { Counter } from 'prom-client';
 import { utcDay } from '#src/limits/limit-period.ts';
 import { ALL_LIMITS, buildAdmissionRequest, buildTopUpRequest, holdOf, lostHoldOf, PART_LIMITS, STREAM_ONLY, type BuiltRequest, type LimitChoice } from '#src/limits/admission-request.ts';
-import type { AdmissionRefusal, AdmissionRequest, AdmissionResult, CheckResult, Hold, LimitStore, StoreOperation } from '#src/limits/limit-store.ts';
+import { runSeeded, type AdmissionRefusal, type AdmissionRequest, type AdmissionResult, type CheckResult, type Hold, type LimitStore, type StoreOperation } from '#src/limits/limit-store.ts';
 import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
+import { SettlementReplay } from '#src/limits/settlement-replay.ts';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
 import { refusalError } from '#src/limits/limit-answers.ts';
 import { add, settledAmounts, type UsageAmounts } from '#src/limits/usage-amounts.ts';
@@ -26,10 +27,6 @@ type HeldBy = 'redis' | 'process';
 const checkIn: StoreOperation<CheckResult> = (store, request) => store.check(request);
 const admitIn: StoreOperation<AdmissionResult> = (store, request) => store.admit(request);
 
-// Settlements waiting for Redis to return; beyond this many the oldest are dropped (their cost is in the
-// database either way, only the shared count misses it until the period's spending is seeded again).
-const REPLAY_LIMIT = 10_000;
-
 /** The limiter of one gateway instance. */
 export class KeyLimiter {
   readonly memory = new MemoryLimitStore();
@@ -39,10 +36,9 @@ export class KeyLimiter {
   readonly #parts = new RequestParts();
   /** The last seed Redis reported per key and period, for replaying settlements made in process. */
   readonly #seeds = new Map<string, string>();
-  #replay: { hold: Hold; actual: UsageAmounts; nowMs: number }[] = [];
+  readonly #replay: SettlementReplay;
   /** Settlements on their way to Redis: shutdown waits for them, or other instances would see the holds for minutes. */
   readonly #settling = new Set<Promise<void>>();
-  #replayTimer: NodeJS.Timeout | undefined;
   /** Whether an admission or check in Redis failed (and was logged) with no admission there since. */
   #redisFailing = false;
   readonly #options: KeyLimiterOptions;
@@ -57,6 +53,7 @@ export class KeyLimiter {
     this.#refusals = options.registry
       ? new Counter({ name: 'switchboard_key_limit_refusals_total', help: 'Requests refused by their key\'s own limits, by limit.', labelNames: ['limit'] as const, registers: [options.registry] })
       : undefined;
+    this.#replay = new SettlementReplay(() => this.#shared, () => options.redis?.available() === true, options.logger);
     this.#stopReady = options.redis?.onReady(() => void this.#redisReturned());
   }
 
@@ -232,13 +229,13 @@ export class KeyLimiter {
       void this.memory.settle(hold, actual, nowMs);
       // The shared count misses this cost: replay it into the spending Redis had when we last saw it.
       const seed = hold.credit ? this.#seeds.get(`${hold.keyHash}|${hold.credit.period.id}`) : undefined;
-      if (seed && this.#shared) this.#queueReplay({ ...hold, id: `${hold.id}:replay`, tokens: null, stream: false, seed }, actual, nowMs);
+      if (seed && this.#shared) this.#replay.queue({ ...hold, id: `${hold.id}:replay`, tokens: null, stream: false, seed }, actual, nowMs);
       return;
     }
     if (!this.#shared) return;
     const settling = this.#shared.settle(hold, actual, nowMs).catch((error: unknown) => {
       this.#options.redis?.fellBack('key_limits', error);
-      this.#queueReplay(hold, actual, nowMs);
+      this.#replay.queue(hold, actual, nowMs);
     });
     this.#settling.add(settling);
     void settling.finally(() => this.#settling.delete(settling));
@@ -252,11 +249,11 @@ export class KeyLimiter {
   /** Waits (at most `timeoutMs`) for the settlements on their way to Redis. */
   async close(timeoutMs: number): Promise<void> {
     this.#stopReady?.();
-    clearTimeout(this.#replayTimer);
+    this.#replay.stop();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.#settling]), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
-    if (this.#replay.length > 0) this.#options.logger.warn('key limit settlements not replayed into redis at shutdown', { settlements: this.#replay.length });
+    if (this.#replay.size > 0) this.#options.logger.warn('key limit settlements not replayed into redis at shutdown', { settlements: this.#replay.size });
   }
 
   /** Runs an admission (`counted`) or a check (`checked`) in Redis when it is there, else (or when it fails) in this process. */
@@ -277,7 +274,7 @@ export class KeyLimiter {
           this.#options.logger.warn(`key limits ${done} in this process: redis failed`, { error: error instanceof Error ? error.message : String(error) });
         }
         // The script may have run without its reply reaching us: what it took is given back once Redis answers.
-        if (done === 'counted') this.#queueReplay(lostHoldOf(request), { cost: 0, tokens: 0 }, request.nowMs);
+        if (done === 'counted') this.#replay.queue(lostHoldOf(request), { cost: 0, tokens: 0 }, request.nowMs);
       }
     } else if (this.#shared) {
       redis?.fellBack('key_limits');
@@ -290,21 +287,16 @@ export class KeyLimiter {
    * process, a database that cannot be read seeds what this instance knows (failing open); Redis is never
    * seeded with less than the database's count: the caller falls back to the process instead.
    */
-  async #withSeed<R extends CheckResult>(store: LimitStore, request: AdmissionRequest, local: boolean, operation: StoreOperation<R>): Promise<R> {
-    const first = await operation(store, request);
-    const verdict: CheckResult = first;
-    if (verdict.ok || verdict.limit !== 'seed' || !request.credit) return first;
-    const { period } = request.credit;
-    let spent: number;
-    try {
-      spent = await this.#options.ledger.periodSpend(request.keyHash, period);
-    } catch (error) {
-      if (!local) throw error;
-      this.#options.logger.warn('credit limit counted from this instance alone: the database is unreachable', { key_hash: request.keyHash, error });
-      spent = 0;
-    }
-    await store.seed(request.keyHash, period, spent);
-    return operation(store, request);
+  #withSeed<R extends CheckResult>(store: LimitStore, request: AdmissionRequest, local: boolean, operation: StoreOperation<R>): Promise<R> {
+    return runSeeded(store, request, operation, async (keyHash, period) => {
+      try {
+        return await this.#options.ledger.periodSpend(keyHash, period);
+      } catch (error) {
+        if (!local) throw error;
+        this.#options.logger.warn('credit limit counted from this instance alone: the database is unreachable', { key_hash: keyHash, error });
+        return 0;
+      }
+    });
   }
 
   #redisCounts(): void {
@@ -312,36 +304,9 @@ export class KeyLimiter {
     this.#options.logger.info('key limits are counted in redis again');
   }
 
-  #queueReplay(hold: Hold, actual: UsageAmounts, nowMs: number): void {
-    if (this.#replay.length >= REPLAY_LIMIT) this.#replay.shift();
-    this.#replay.push({ hold, actual, nowMs });
-    // A single failed command (Redis still up) is retried soon, so its hold does not linger until it expires.
-    if (!this.#replayTimer) {
-      this.#replayTimer = setTimeout(() => {
-        this.#replayTimer = undefined;
-        if (this.#options.redis?.available()) void this.#flushReplay();
-      }, 1_000);
-      this.#replayTimer.unref();
-    }
-  }
-
   async #redisReturned(): Promise<void> {
     // Counts made in process during the outage are not needed any more; the next outage starts from the database.
     this.memory.reset();
-    await this.#flushReplay();
-  }
-
-  async #flushReplay(): Promise<void> {
-    const replay = this.#replay;
-    this.#replay = [];
-    for (const [index, entry] of replay.entries()) {
-      try {
-        await this.#shared?.settle(entry.hold, entry.actual, entry.nowMs);
-      } catch {
-        for (const left of replay.slice(index)) this.#queueReplay(left.hold, left.actual, left.nowMs);
-        return;
-      }
-    }
-    if (replay.length > 0) this.#options.logger.info('settlements that could not reach redis were replayed', { settlements: replay.length });
+    await this.#replay.flush();
   }
 }

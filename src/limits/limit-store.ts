@@ -85,3 +85,17 @@ export interface LimitStore {
 
 /** An admission or a check, as the key limiter runs it against whichever store counts now. */
 export type StoreOperation<R extends CheckResult> = (store: LimitStore, request: AdmissionRequest) => Promise<R>;
+
+/**
+ * Runs an admission or a check, seeding the period's spending first when the store asks for it (`seed`).
+ * `spendOf` reads the spending from the database, or answers what it can when the database cannot be read
+ * (the caller decides: in process it fails open, Redis is never seeded with less than the database's count).
+ */
+export async function runSeeded<R extends CheckResult>(store: LimitStore, request: AdmissionRequest, operation: StoreOperation<R>, spendOf: (keyHash: string, period: LimitPeriod) => Promise<number>): Promise<R> {
+  const first = await operation(store, request);
+  const verdict: CheckResult = first;
+  if (verdict.ok || verdict.limit !== 'seed' || !request.credit) return first;
+  const { period } = request.credit;
+  await store.seed(request.keyHash, period, await spendOf(request.keyHash, period));
+  return operation(store, request);
+}

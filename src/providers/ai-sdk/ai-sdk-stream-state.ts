@@ -11,17 +11,17 @@
  * that would carry it must come before the text (an answer ending in a thinking block prints as empty in
  * Claude Code), so in a stream a text's signature is not carried. Gemini asks for it back, without requiring it.
  */
-import type { JSONObject, LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage, SharedV4ProviderMetadata } from '@ai-sdk/provider';
-import type { ContentBlockDeltaEvent, MessageResponse, MessageStreamEvent, ResponseContentBlock } from '#src/api-types.ts';
+import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageModelV4Usage, SharedV4ProviderMetadata } from '@ai-sdk/provider';
+import type { MessageResponse, MessageStreamEvent } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { formatWarning, newMessageId, parseToolInput, reasoningBlock, signatureCarrierBlock, stopSequenceOf } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
+import { formatWarning, newMessageId, signatureCarrierBlock, stopSequenceOf } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 import { billedUsageOfFinish } from '#src/providers/ai-sdk/responses-billed-usage.ts';
 import { upstreamErrorOfFailedResponse } from '#src/providers/ai-sdk/responses-failure.ts';
-import { mergeMetadata, type Segment, type SegmentKind } from '#src/providers/ai-sdk/stream-segment.ts';
+import { closingSignature, mergeMetadata, pendingDelta, readyToStart, startingBlock, toolInputError, type Segment, type SegmentKind } from '#src/providers/ai-sdk/stream-segment.ts';
 
 const NO_EVENTS: MessageStreamEvent[] = [];
 
@@ -228,7 +228,7 @@ export class AiSdkStreamState {
     while (this.queue.length > 0) {
       const head = this.queue[0] as Segment;
       if (final) head.ended = true;
-      if (head.index === undefined && !this.readyToStart(head)) {
+      if (head.index === undefined && !readyToStart(head, this.options.profile)) {
         if (!head.ended) return;
         this.queue.shift(); // an empty text or reasoning segment: nothing to show
         continue;
@@ -237,81 +237,32 @@ export class AiSdkStreamState {
       this.flushDeltas(head);
       if (!head.ended) return;
       // A tool input that is not JSON waits for the finish part: only a cut by the output limit closes it.
-      if (!final && this.toolInputError(head)) return;
+      if (!final && toolInputError(head, this.options.provider)) return;
       this.stopBlock(head);
       this.queue.shift();
     }
   }
 
-  private readyToStart(segment: Segment): boolean {
-    if (segment.kind === 'tool' || segment.kind === 'signature') return true;
-    if (segment.pending !== '') return true;
-    // Reasoning without text still matters when it carries replay material (OpenAI encrypted reasoning).
-    return segment.kind === 'reasoning' && segment.ended && Object.keys(this.reasoningMetadata(segment)).length > 0;
-  }
-
   private startBlock(segment: Segment): void {
     this.ensureMessageStarted();
     segment.index = this.nextIndex++;
-    let contentBlock: ResponseContentBlock;
-    if (segment.kind === 'text') contentBlock = { type: 'text', text: '' };
-    else if (segment.kind === 'tool') contentBlock = { type: 'tool_use', id: segment.toolCallId ?? '', name: segment.toolName ?? '', input: {} };
-    else if (segment.kind === 'signature') contentBlock = { type: 'thinking', thinking: '', signature: '' };
-    else {
-      const block = reasoningBlock('', segment.metadata, this.options.profile);
-      // Redacted reasoning is known by its metadata only; its data rides the start event as in Anthropic's stream.
-      contentBlock = block.type === 'redacted_thinking' && segment.ended ? block : { type: 'thinking', thinking: '', signature: '' };
-    }
-    this.emit({ type: 'content_block_start', index: segment.index, content_block: contentBlock });
+    this.emit({ type: 'content_block_start', index: segment.index, content_block: startingBlock(segment, this.options.profile) });
   }
 
   private flushDeltas(segment: Segment): void {
     if (segment.pending === '') return;
-    const delta: ContentBlockDeltaEvent['delta'] =
-      segment.kind === 'text'
-        ? { type: 'text_delta', text: segment.pending }
-        : segment.kind === 'reasoning'
-          ? { type: 'thinking_delta', thinking: segment.pending }
-          : { type: 'input_json_delta', partial_json: segment.pending };
+    const delta = pendingDelta(segment);
     segment.pending = '';
     this.emit({ type: 'content_block_delta', index: segment.index as number, delta });
   }
 
-  /**
-   * Why an ended tool segment's input is not a JSON object, parsed once. The Anthropic SDK parses a tool_use
-   * block's input when the block stops, so a broken one must end the stream before its `content_block_stop`:
-   * the client then raises the gateway's error event rather than a JSON syntax error of its own.
-   */
-  private toolInputError(segment: Segment): UpstreamError | undefined {
-    if (segment.kind !== 'tool') return undefined;
-    if (segment.inputChecked) return segment.inputError;
-    segment.inputChecked = true;
-    try {
-      parseToolInput(segment.received, this.options.provider);
-    } catch (error) {
-      segment.inputError = error as UpstreamError;
-    }
-    return segment.inputError;
-  }
-
   private stopBlock(segment: Segment): void {
-    const inputError = this.toolInputError(segment);
+    const inputError = toolInputError(segment, this.options.provider);
     // A call the output limit cut keeps what it had, as Anthropic's own `max_tokens` answers do.
     if (inputError && !this.cutByLimit) throw inputError;
-    if (segment.kind === 'signature') {
-      this.emit({ type: 'content_block_delta', index: segment.index as number, delta: { type: 'signature_delta', signature: segment.signature ?? '' } });
-    }
-    if (segment.kind === 'reasoning') {
-      const block = reasoningBlock(segment.received, segment.metadata, this.options.profile);
-      if (block.type === 'thinking' && block.signature) {
-        this.emit({ type: 'content_block_delta', index: segment.index as number, delta: { type: 'signature_delta', signature: block.signature } });
-      }
-    }
+    const signature = closingSignature(segment, this.options.profile);
+    if (signature !== undefined) this.emit({ type: 'content_block_delta', index: segment.index as number, delta: { type: 'signature_delta', signature } });
     this.emit({ type: 'content_block_stop', index: segment.index as number });
-  }
-
-  private reasoningMetadata(segment: Segment): JSONObject {
-    return segment.metadata?.[this.options.profile.namespace] ?? {};
   }
 
   private ensureMessageStarted(): void {
