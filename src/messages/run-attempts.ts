@@ -65,10 +65,11 @@ export interface RunAttemptsOptions<T> {
    * steps pass the index that served its first step, so they stay on that provider and key.
    */
   startWith?: number;
-  /** The attempts that may be tried (all when absent): a thread's later loop steps stay in the thread's account. */
-  eligible?: ((attempt: Attempt) => boolean) | undefined;
-  /** Attempts not to try at all: a stream's later run after a refusal skips what came before and the refused models. */
-  skip?(attempt: Attempt, index: number): boolean;
+  /**
+   * Attempts not to try at all: a stream's later run after a refusal skips what came before and the refused
+   * models; a thread's later loop steps skip every account but the thread's.
+   */
+  skip?: ((attempt: Attempt, index: number) => boolean) | undefined;
 }
 
 /**
@@ -107,7 +108,7 @@ export async function runAttempts<T>(
   for (let step = 0; step < attempts.length; step += 1) {
     const index = attemptAt(step, options.startWith, attempts.length);
     const attempt = attempts[index] as Attempt;
-    if (refusedModels.has(attempt.model) || options.eligible?.(attempt) === false || options.skip?.(attempt, index)) continue;
+    if (refusedModels.has(attempt.model) || options.skip?.(attempt, index)) continue;
     if (options.signal.aborted) break;
     const started = performance.now();
     const record = (status: AttemptStatus, httpStatus: number | null): void => {

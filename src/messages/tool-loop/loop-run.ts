@@ -87,13 +87,13 @@ function threadResume(run: LoopRun): ThreadResume | undefined {
 }
 
 /**
- * Whether an attempt may serve the loop's next step: any, unless a step answered a thread request; then only
- * one on the account that holds the thread (another would answer `thread_not_found`).
+ * The attempts the loop's next step skips: none, unless a step answered a thread request; then every one not
+ * on the account that holds the thread (another would answer `thread_not_found`).
  */
-export function stepEligible(run: LoopRun): ((attempt: Attempt) => boolean) | undefined {
+export function stepSkips(run: LoopRun): ((attempt: Attempt) => boolean) | undefined {
   const holder = run.thread?.holder;
   if (!holder) return undefined;
-  return (attempt) => attempt.provider.slug === holder.provider.slug && sameCredential(attempt, holder);
+  return (attempt) => attempt.provider.slug !== holder.provider.slug || !sameCredential(attempt, holder);
 }
 
 function sameCredential(left: Attempt, right: Attempt): boolean {

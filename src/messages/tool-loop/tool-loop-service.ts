@@ -15,7 +15,7 @@ import { runAttempts } from '#src/messages/run-attempts.ts';
 import { applyPluginsToMessage, routedBy, type PluginState } from '#src/plugins/plugin-pipeline.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
-import { admitStep, finishStep, newLoopRun, settleStepHold, stepCall, stepEligible, type LoopRun } from './loop-run.ts';
+import { admitStep, finishStep, newLoopRun, settleStepHold, stepCall, stepSkips, type LoopRun } from './loop-run.ts';
 import { summedUsage, stepUsageOf } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
 import { prepareToolLoop, type CheckedToolLoop } from './prepare-tool-loop.ts';
@@ -57,7 +57,7 @@ async function generateStep(run: LoopRun) {
         isRefusal: (result) => result.message.stop_reason === 'refusal',
         responseModel: messageResponseModel,
         ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
-        eligible: stepEligible(run),
+        skip: stepSkips(run),
       }),
       (answer) => answer.message.usage.output_tokens,
     );

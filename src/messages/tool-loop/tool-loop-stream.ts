@@ -14,7 +14,7 @@ import type { SseEvent } from '#src/providers/provider-adapter.ts';
 import type { MessageRequest } from '#src/api-types.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
-import { admitStep, finishStep, settleStepHold, stepCall, stepEligible, type LoopRun } from './loop-run.ts';
+import { admitStep, finishStep, settleStepHold, stepCall, stepSkips, type LoopRun } from './loop-run.ts';
 import { LoopStreamState } from './loop-stream-state.ts';
 import { DEFAULT_TOOL_LOOP_PING_MS, pingsWhile } from './pings-while.ts';
 import { summedUsage, type StepUnderWay } from './loop-tally.ts';
@@ -44,7 +44,7 @@ async function startStep(run: LoopRun): Promise<StartedStep> {
       deps.planner,
       plan,
       context,
-      await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, ...(run.startWith !== undefined ? { startWith: run.startWith } : {}), eligible: stepEligible(run) }),
+      await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, ...(run.startWith !== undefined ? { startWith: run.startWith } : {}), skip: stepSkips(run) }),
     );
   } catch (error) {
     settleStepHold(run, holdId, undefined, 0);
