@@ -50,11 +50,22 @@ export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, mo
         continue;
       }
       if (name === 'content_block_start' || name === 'content_block_delta' || name === 'content_block_stop') {
-        const payload = spliced ? eventPayload<IndexedPayload>(event) : undefined;
-        if (payload) payload.index += offset;
-        const index = payload?.index ?? eventPayload<IndexedPayload>(event).index;
-        if (name === 'content_block_start') nextIndex = Math.max(nextIndex, index + 1);
-        yield payload ? (payload as unknown as SseEvent) : event;
+        // Before any splice only a block's start is read (for the index a fallback block takes): a passthrough
+        // stream's deltas go on as the bytes that came, unparsed.
+        if (!spliced) {
+          if (name === 'content_block_start') nextIndex = Math.max(nextIndex, eventPayload<IndexedPayload>(event).index + 1);
+          yield event;
+          continue;
+        }
+        const payload = eventPayload<IndexedPayload>(event);
+        payload.index += offset;
+        if (name === 'content_block_start') nextIndex = Math.max(nextIndex, payload.index + 1);
+        yield payload as unknown as SseEvent;
+        continue;
+      }
+      // A raw message_delta that names no refusal and needs no counts filled in is passed on unparsed.
+      if (name === 'message_delta' && !spliced && 'data' in event && !event.data.includes('"refusal"')) {
+        yield event;
         continue;
       }
       if (name === 'message_delta') {
