@@ -1684,8 +1684,12 @@ export interface components {
          *       disabled or deleted, its provider left out by the request's preferences or region), the answer is
          *       Anthropic's 404 `thread_not_found`, from the gateway, without calling any upstream, on which the SDK
          *       replays the conversation under a new thread. A thread pin lasts `SWITCHBOARD_THREAD_PIN_TTL_MS` (24 hours
-         *       by default) from the thread's last answered turn, longer than a sticky-session pin. A `continue` whose id
-         *       has no pin for the caller's account (older than that, or an id another account's thread gave) is sent
+         *       by default) from the thread's last answered turn, longer than a sticky-session pin; a gateway without
+         *       Redis keeps at most `SWITCHBOARD_THREAD_PIN_MAX_ENTRIES` thread pins (100,000 by default), apart from the
+         *       sticky-session pins' own bound, forgetting the least recently written first. A `continue` whose id
+         *       has no pin for the caller's workspace (older than that, or an id another account's or another workspace's
+         *       thread gave: thread pins are kept per workspace, as the workspaces of one account are separate tenants of
+         *       the gateway's shared keys) is sent
          *       only to the caller's own BYOK credentials of Anthropic-format providers, whose accounts hold only the
          *       caller's threads, never to a gateway shared key, whose account holds every caller's threads; when the
          *       plan has no such credential the answer is that same 404 `thread_not_found` from the gateway, without
@@ -1697,8 +1701,14 @@ export interface components {
          *       (a stream's `message_start` carries it before later steps exist); it is pinned to the account of the last
          *       step and to that step's answer, and a `continue` naming it is sent there, resuming from that answer
          *       (`previous_message_id` replaced by the last step's id). A loop that ends with gateway calls the client
-         *       did not see answered in the thread (a `pause_turn`, or gateway and client tool calls in one step) leaves
-         *       those calls unanswered in the upstream's thread;
+         *       did not see answered in the thread (a `pause_turn`, a step cut off at `max_tokens`, or gateway and client
+         *       tool calls in one step) leaves those calls unanswered in the upstream's thread, which Anthropic would
+         *       refuse to continue (every `tool_use` needs its `tool_result` at the start of the next user turn): the
+         *       gateway keeps the results it gave the client for those calls (an error result for a call that did not
+         *       run) with the thread's pin and puts them, by the model's own call ids, at the start of the first user turn
+         *       of the `continue` naming the loop's answer (before the client's own `tool_result` blocks for its tool
+         *       calls, or as a user turn of their own when the continue starts otherwise), so the client continues as
+         *       with any thread, sending only its new messages;
          *     - an unknown `type` (block, source, tool, `thinking`, `tool_choice`, `output_config.format`), role, media
          *       type or enum value (`service_tier`, `output_config.effort`) is a 400 naming it;
          *     - an unknown property inside a known object is a 400 naming it, except hints whose loss cannot change the
@@ -1832,7 +1842,9 @@ export interface components {
              *     even with the same session id or the same opening, while the API keys of one workspace do (one tenant,
              *     whose conversation keeps its provider and that provider's prompt cache when it goes on with another of
              *     its keys). Pins expire after 10 idle minutes (`SWITCHBOARD_STICKY_TTL_MS`), are dropped when their provider
-             *     fails, and yield to an explicit `provider.order`. It cannot hold the NUL character (U+0000).
+             *     fails, and yield to an explicit `provider.order`. A gateway without Redis keeps at most
+             *     `SWITCHBOARD_STICKY_PIN_MAX_ENTRIES` session pins (100,000 by default), forgetting the least recently
+             *     written first; thread pins have their own bound, so sessions never push them out. It cannot hold the NUL character (U+0000).
              */
             session_id?: string;
             /**
