@@ -16,7 +16,7 @@ import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import type { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 import type { AvailableEndpoint, PlanCredential, StickyPin } from '#src/routing/plan-types.ts';
 import { filterContextOf, modelServable, planAttempts } from '#src/routing/routing-plan.ts';
-import { stickyKey, type NamedSession } from '#src/routing/sticky/pin-key.ts';
+import { stickyKey, type NamedSession, type StickyScope } from '#src/routing/sticky/pin-key.ts';
 import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
 import { attemptsOnCallersAccounts, attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
 
@@ -65,10 +65,11 @@ export interface RequestPlan {
   /** The session's key in the pin store and the pin the plan was made with. */
   sticky: { key: string; pin: StickyPin | null };
   /**
-   * Set when the request creates or continues a message thread: its answer's id is pinned in this account.
+   * Set when the request creates or continues a message thread: its answer's id is pinned in this account and
+   * workspace.
    * `resumeFrom`: the upstream answer the continue was re-pointed at (`request` carries it already).
    */
-  thread?: { accountId: string; resumeFrom?: string };
+  thread?: { scope: StickyScope; resumeFrom?: string };
   /** The auto-router's choice, when the request was auto-routed, for `gateway_metadata.plugins`. */
   autoRouter?: AutoRouterReport;
   /** Endpoints moved to the back because their circuit is open (src/routing/circuit-breaker), when any. */
@@ -149,7 +150,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       const [credentials, pin, threadPin] = await Promise.all([
         deps.credentials.forAccount(context.caller.accountId),
         deps.sessions.lookup(sticky.key),
-        continued === undefined ? null : deps.sessions.lookup(threadPinKey(context.caller.accountId, continued)),
+        continued === undefined ? null : deps.sessions.lookup(threadPinKey(context.caller, continued)),
       ]);
       const chosen = autoRoute(deps.view, original, credentials, pin?.model, context);
       // A continue of a tool loop's answer resumes where the upstream holds the thread: the loop's last step.
@@ -179,7 +180,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         available: routing.available,
         attempts: threadAttempts(attempts, continued, threadPin),
         sticky: { key: sticky.key, pin },
-        thread: threadsRequest(original) ? threadOfPlan(context.caller.accountId, threadPin) : undefined,
+        thread: threadsRequest(original) ? threadOfPlan(context.caller, threadPin) : undefined,
         autoRouter: chosen,
       };
     },
@@ -187,7 +188,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
     recordThreadTurn(plan, turn) {
       if (!plan.thread) return;
       const resumeFrom = turn.upstreamMessageId === turn.clientMessageId ? undefined : turn.upstreamMessageId;
-      void deps.sessions.threadAnswered(threadPinKey(plan.thread.accountId, turn.clientMessageId), turn.attempt, resumeFrom);
+      void deps.sessions.threadAnswered(threadPinKey(plan.thread.scope, turn.clientMessageId), turn.attempt, resumeFrom);
     },
 
     recordOutcomes(plan, outcomes, served) {
@@ -197,7 +198,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
           // No count (a stream) or none produced: no throughput sample.
           deps.stats.record(attempt.model, attempt.provider.slug, { latencyMs: durationMs, durationMs, outputTokens: served.outputTokens || undefined });
           void deps.sessions.succeeded(plan.sticky.key, attempt);
-          if (plan.thread && served.messageId) void deps.sessions.threadAnswered(threadPinKey(plan.thread.accountId, served.messageId), attempt);
+          if (plan.thread && served.messageId) void deps.sessions.threadAnswered(threadPinKey(plan.thread.scope, served.messageId), attempt);
         } else if (isProviderFailure(outcome.status)) {
           void deps.sessions.failed(plan.sticky.key, plan.sticky.pin, outcome.attempt);
         }
@@ -216,8 +217,8 @@ function threadAttempts(attempts: Attempt[], continued: string | undefined, thre
   return continued === undefined ? attempts : attemptsOnCallersAccounts(attempts);
 }
 
-function threadOfPlan(accountId: string, pin: StickyPin | null): NonNullable<RequestPlan['thread']> {
-  return pin?.messageId === undefined ? { accountId } : { accountId, resumeFrom: pin.messageId };
+function threadOfPlan(caller: StickyScope, pin: StickyPin | null): NonNullable<RequestPlan['thread']> {
+  return pin?.messageId === undefined ? { scope: caller } : { scope: caller, resumeFrom: pin.messageId };
 }
 
 // Statuses in which the provider itself failed; a refusal, a feature the vendor lacks or a vanished

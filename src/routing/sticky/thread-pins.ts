@@ -12,6 +12,7 @@
 import { hash } from 'node:crypto';
 import type { MessageRequest } from '#src/api-types.ts';
 import type { AttemptCredential, StickyPin } from '#src/routing/plan-types.ts';
+import type { StickyScope } from '#src/routing/sticky/pin-key.ts';
 import { ThreadRejectedError } from '#src/thread-errors.ts';
 
 interface ThreadParam {
@@ -49,9 +50,14 @@ export function resumedAtPinnedAnswer<R extends MessageRequest>(request: R, pin:
   return { ...request, thread: threadContinuing(pin.messageId) };
 }
 
-/** The pin-store key of a thread answer's id, scoped to the gateway account (tenants never share pins). */
-export function threadPinKey(accountId: string, messageId: string): string {
-  return `${accountId}:thread:${hash('sha256', messageId, 'hex')}`;
+/**
+ * The pin-store key of a thread answer's id, scoped to the caller's account and workspace: tenants never share
+ * pins, and neither do two workspaces of one account, whose continue through a shared key would otherwise
+ * read the other workspace's conversation (the shared key's account holds both). The parts are hashed as one
+ * JSON array, so no id can pass for another workspace's.
+ */
+export function threadPinKey(scope: StickyScope, messageId: string): string {
+  return `${scope.accountId}:thread:${hash('sha256', JSON.stringify([scope.workspaceId, messageId]), 'hex')}`;
 }
 
 /** What an attempt says of its account: its provider and its key. */

@@ -7,13 +7,16 @@
  * time, after which A's own continue was routed afresh. Now a continue without a pin for the caller goes only
  * to the caller's own Anthropic-format BYOK keys, else the gateway answers Anthropic's 404 `thread_not_found`
  * itself (tool loop included); thread pins last `SWITCHBOARD_THREAD_PIN_TTL_MS` (24 h), past the sticky idle
- * time (200 ms here), in process and in Redis alike.
+ * time (200 ms here), in process and in Redis alike. Thread pins are kept per workspace: another workspace of
+ * the same account finds no pin either (before, pins were per account and its continue reached the shared key).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { initAccount, type InitializedAccount } from '#src/keys/accounts.ts';
+import { issueApiKey } from '#src/keys/key-service.ts';
+import { workspaces } from '#src/store/schema.ts';
 import { STICKY_KEY_PREFIX } from '#src/routing/sticky/redis-pin-store.ts';
 import { threadPinKey } from '#src/routing/sticky/thread-pins.ts';
 import { anthropicMessagesFormat, anthropicStep, startFakeUpstream, type FakeUpstream, type RecordedRequest, type ScriptedStep, type WireFormat } from '#test/helpers/fake-upstreams/index.ts';
@@ -86,6 +89,8 @@ let alpha: ThreadingUpstream;
 let gateway: TestGateway;
 let tenantB: InitializedAccount;
 let handleB: GatewayHandle;
+// A second workspace of the gateway's own account (tenant A) and an inference key of it.
+let teamA: GatewayHandle;
 let credentialId: string | undefined;
 
 beforeAll(async () => {
@@ -96,6 +101,9 @@ beforeAll(async () => {
   });
   tenantB = await initAccount(gateway.server.database, { name: 'tenant b' });
   handleB = { origin: gateway.origin, baseUrl: gateway.baseUrl, api_key: tenantB.api_key, management_key: tenantB.management_key };
+  const [workspace] = await gateway.server.database.db.insert(workspaces).values({ accountId: gateway.account_id, name: 'team' }).returning();
+  const issued = await issueApiKey(gateway.server.database, { accountId: gateway.account_id, workspaceId: workspace!.id, kind: 'inference', name: 'team inference' });
+  teamA = { origin: gateway.origin, baseUrl: gateway.baseUrl, api_key: issued.key, management_key: gateway.management_key };
 });
 afterAll(async () => {
   await gateway?.close();
@@ -167,6 +175,30 @@ describe("another tenant's continue naming a thread on the shared key", () => {
   });
 });
 
+describe("another workspace's continue naming a thread of one account on the shared key", () => {
+  it.each([
+    ['JSON', { stream: false }],
+    ['through the tool loop, streamed', { loop: true, stream: true }],
+  ])('is answered thread_not_found by the gateway with nothing sent upstream (%s)', async (_name, options) => {
+    // Before, thread pins were kept per account: the team workspace's continue found the default workspace's pin.
+    const id = await threadOfTenantA();
+    alpha.answer({ text: 'The launch is on the 12th.', usage: USAGE }, SHARED_KEYS.alpha);
+
+    expectThreadNotFound(await failure(send(teamA, 'Remind me of the launch date?', { type: 'continue', previous_message_id: id }, options)));
+    expect(alpha.upstream.requests).toHaveLength(0);
+  });
+
+  it('still reaches the shared key for the workspace that made the thread', async () => {
+    const id = await threadOfTenantA();
+    alpha.answer({ text: 'The 12th.', usage: USAGE }, SHARED_KEYS.alpha);
+
+    const next = await send(gateway, 'Remind me of the launch date?', { type: 'continue', previous_message_id: id });
+
+    expect(next.content).toEqual([expect.objectContaining({ type: 'text', text: 'The 12th.' })]);
+    expect(alpha.upstream.requests.map(apiKeyOf)).toEqual([SHARED_KEYS.alpha]);
+  });
+});
+
 describe("the thread owner's continue after the sticky idle time", () => {
   it.each([false, true])('still reaches the shared key that holds the thread (stream %s)', async (stream) => {
     const id = await threadOfTenantA();
@@ -219,7 +251,7 @@ describe.skipIf(redisUrl === undefined)('a thread pin in Redis, shared by two in
     const id = alpha.answer({ text: 'Noted.', usage: USAGE }, SHARED_KEYS.alpha);
     expect((await send(pair.first, 'Remember the code word.', { type: 'create' })).id).toBe(id);
     // The pin is written once the answer is out: wait for it (a missing key reads -2).
-    const key = STICKY_KEY_PREFIX + threadPinKey(pair.first.account_id, id);
+    const key = STICKY_KEY_PREFIX + threadPinKey({ accountId: pair.first.account_id, workspaceId: pair.first.workspace_id }, id);
     let ttl = await redis.pttl(key);
     for (let waited = 0; ttl === -2 && waited < 2_000; waited += 20) {
       await sleep(20);

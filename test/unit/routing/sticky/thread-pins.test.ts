@@ -36,9 +36,12 @@ describe('resumedAtPinnedAnswer', () => {
 });
 
 describe('threadPinKey', () => {
-  it('is scoped by account and does not hold the id as it is', () => {
-    expect(threadPinKey('acct1', 'msg_1')).not.toBe(threadPinKey('acct2', 'msg_1'));
-    expect(threadPinKey('acct1', 'msg_1')).toMatch(/^acct1:thread:[0-9a-f]{64}$/);
+  const w1 = { accountId: 'acct1', workspaceId: 'ws1' };
+  it('is scoped by account and workspace and does not hold the id as it is', () => {
+    expect(threadPinKey(w1, 'msg_1')).not.toBe(threadPinKey({ accountId: 'acct2', workspaceId: 'ws1' }, 'msg_1'));
+    expect(threadPinKey(w1, 'msg_1')).not.toBe(threadPinKey({ accountId: 'acct1', workspaceId: 'ws2' }, 'msg_1'));
+    expect(threadPinKey(w1, 'msg_1')).toBe(threadPinKey({ ...w1 }, 'msg_1'));
+    expect(threadPinKey(w1, 'msg_1')).toMatch(/^acct1:thread:[0-9a-f]{64}$/);
   });
 });
 
