@@ -43,6 +43,13 @@ export interface Config {
    * than a session pin, as a continue without a pin is never sent to a shared key (src/routing/sticky/thread-pins.ts).
    */
   threadPinTtlMs: number;
+  /** Session pins the process keeps without Redis (or while it is down), the least recently written dropped first. */
+  stickyPinMaxEntries: number;
+  /**
+   * Thread pins the process keeps, apart from session pins: a thread pin pushed out sends a legitimate continue
+   * to the caller's own keys or a 404, so session traffic must never evict it.
+   */
+  threadPinMaxEntries: number;
   /** Host names that imply a data region for requests arriving on them. */
   regionalHosts: ReadonlyMap<string, ResidencyRegion>;
   /** Processes serving the port (`SWITCHBOARD_WORKERS`); above 1, a cluster primary forks that many workers. */
@@ -175,6 +182,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     toolLoopPingMs: integer(env, 'SWITCHBOARD_TOOL_LOOP_PING_MS', 15_000, 1),
     stickySessionTtlMs: integer(env, 'SWITCHBOARD_STICKY_TTL_MS', 10 * 60_000),
     threadPinTtlMs: integer(env, 'SWITCHBOARD_THREAD_PIN_TTL_MS', 24 * 60 * 60_000),
+    stickyPinMaxEntries: integer(env, 'SWITCHBOARD_STICKY_PIN_MAX_ENTRIES', 100_000, 1),
+    threadPinMaxEntries: integer(env, 'SWITCHBOARD_THREAD_PIN_MAX_ENTRIES', 100_000, 1),
     regionalHosts: parseRegionalHosts(env.SWITCHBOARD_REGIONAL_HOSTS),
     workers: parseWorkers(env.SWITCHBOARD_WORKERS, env.DATABASE_URL || undefined),
     observability: loadObservabilityConfig(env),

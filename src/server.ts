@@ -124,8 +124,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       closers.push(() => redis.close());
       await redis.ready(2_000);
     }
-    const pins = createPinStore({ redis, logger });
+    const pins = createPinStore({ redis, logger, maxEntries: config.stickyPinMaxEntries });
     closers.push(() => pins.close());
+    // Thread pins apart, with their own bound: session traffic must not push a thread's pin out of the process.
+    const threadPins = createPinStore({ redis, logger, maxEntries: config.threadPinMaxEntries });
+    closers.push(() => threadPins.close());
     // Samples travel on a publish/subscribe pair of its own (a subscribing connection serves nothing else).
     const stats = createEndpointStats({ redisUrl: config.redisUrl, logger });
     closers.push(() => stats.close());
@@ -175,7 +178,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           createRequestPlanner({
             view: planView,
             credentials: stack.routingCredentials,
-            sessions: new StickySessions({ store: pins, ttlMs: config.stickySessionTtlMs, threadTtlMs: config.threadPinTtlMs, logger }),
+            sessions: new StickySessions({ store: pins, threadStore: threadPins, ttlMs: config.stickySessionTtlMs, threadTtlMs: config.threadPinTtlMs, logger }),
             stats,
           }),
           breaker,

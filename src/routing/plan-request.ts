@@ -150,7 +150,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       const [credentials, pin, threadPin] = await Promise.all([
         deps.credentials.forAccount(context.caller.accountId),
         deps.sessions.lookup(sticky.key),
-        continued === undefined ? null : deps.sessions.lookup(threadPinKey(context.caller, continued)),
+        continued === undefined ? null : deps.sessions.lookupThread(threadPinKey(context.caller, continued)),
       ]);
       const chosen = autoRoute(deps.view, original, credentials, pin?.model, context);
       // A continue of a tool loop's answer resumes where the upstream holds the thread: the loop's last step.

@@ -137,10 +137,11 @@ export class RedisPinStore implements SessionPinStore {
 
 /**
  * The pin store the configuration asks for: Redis (falling back to the process while it is unreachable) when
- * the gateway has a Redis connection, in-process otherwise.
+ * the gateway has a Redis connection, in-process otherwise; the process keeps at most `maxEntries` pins.
  */
-export function createPinStore(options: { redis: RedisConnection | undefined; logger: Logger }): SessionPinStore {
-  if (!options.redis) return new MemoryPinStore();
+export function createPinStore(options: { redis: RedisConnection | undefined; logger: Logger; maxEntries?: number }): SessionPinStore {
+  const local = new MemoryPinStore(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries });
+  if (!options.redis) return local;
   const shared = new RedisPinStore({ client: options.redis.client, logger: options.logger, throwOnFailure: true });
-  return new FallbackPinStore({ redis: options.redis, shared });
+  return new FallbackPinStore({ redis: options.redis, shared, local });
 }

@@ -25,22 +25,36 @@ export function pinFor(attempt: Pick<Attempt, 'model' | 'provider' | 'credential
  */
 export class StickySessions {
   readonly #store: SessionPinStore;
+  readonly #threadStore: SessionPinStore;
   readonly #ttlMs: number;
   readonly #threadTtlMs: number;
   readonly #logger: Logger;
 
-  /** `threadTtlMs`: how long a thread pin lasts (the session idle time when absent). */
-  constructor(options: { store: SessionPinStore; ttlMs: number; threadTtlMs?: number; logger: Logger }) {
+  /**
+   * `threadTtlMs`: how long a thread pin lasts (the session idle time when absent); `threadStore`: where thread
+   * pins live (`store` when absent), bounded apart so that session pins never evict them.
+   */
+  constructor(options: { store: SessionPinStore; threadStore?: SessionPinStore; ttlMs: number; threadTtlMs?: number; logger: Logger }) {
     this.#store = options.store;
+    this.#threadStore = options.threadStore ?? options.store;
     this.#ttlMs = options.ttlMs;
     this.#threadTtlMs = options.threadTtlMs ?? options.ttlMs;
     this.#logger = options.logger;
   }
 
-  /** The pin for a key, or null. */
+  /** The session pin for a key, or null. */
   async lookup(key: string): Promise<StickyPin | null> {
+    return this.#read(this.#store, key);
+  }
+
+  /** The thread pin for a key (from `threadPinKey`), or null. */
+  async lookupThread(key: string): Promise<StickyPin | null> {
+    return this.#read(this.#threadStore, key);
+  }
+
+  async #read(store: SessionPinStore, key: string): Promise<StickyPin | null> {
     try {
-      return (await this.#store.get(key)) ?? null;
+      return (await store.get(key)) ?? null;
     } catch (error) {
       this.#logger.warn('sticky pin lookup failed; routing without a pin', { error });
       return null;
@@ -52,7 +66,7 @@ export class StickySessions {
    * is the upstream answer a continue resumes from when it is not the pinned id.
    */
   async succeeded(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>, messageId?: string): Promise<void> {
-    await this.#pin(key, pinFor(attempt, messageId), this.#ttlMs);
+    await this.#pin(this.#store, key, pinFor(attempt, messageId), this.#ttlMs);
   }
 
   /**
@@ -60,13 +74,13 @@ export class StickySessions {
    * lifetime: a continue that finds no pin is never sent to a shared key, so a thread pin outlives a session's.
    */
   async threadAnswered(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>, messageId?: string): Promise<void> {
-    await this.#pin(key, pinFor(attempt, messageId), this.#threadTtlMs);
+    await this.#pin(this.#threadStore, key, pinFor(attempt, messageId), this.#threadTtlMs);
   }
 
   // Every answered request comes here: the store is called directly, with no closure made for a guard.
-  async #pin(key: string, pin: StickyPin, ttlMs: number): Promise<void> {
+  async #pin(store: SessionPinStore, key: string, pin: StickyPin, ttlMs: number): Promise<void> {
     try {
-      await this.#store.set(key, pin, ttlMs);
+      await store.set(key, pin, ttlMs);
     } catch (error) {
       this.#logger.warn('sticky pin refresh failed', { error });
     }

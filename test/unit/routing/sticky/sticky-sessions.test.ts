@@ -60,9 +60,9 @@ describe('StickySessions', () => {
     await sessions.threadAnswered('thread', attempt('anthropic'), 'msg_last');
     now = 1_001;
     expect(await sessions.lookup('session')).toBeNull();
-    expect(await sessions.lookup('thread')).toEqual({ provider: 'anthropic', credentialId: null, model: 'x/m', messageId: 'msg_last' });
+    expect(await sessions.lookupThread('thread')).toEqual({ provider: 'anthropic', credentialId: null, model: 'x/m', messageId: 'msg_last' });
     now = 86_400_001;
-    expect(await sessions.lookup('thread')).toBeNull();
+    expect(await sessions.lookupThread('thread')).toBeNull();
   });
 
   it('pinFor records a shared key as a null credential', () => {
