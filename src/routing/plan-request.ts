@@ -4,7 +4,7 @@
  * calls `planAttempts`, and turns each planned attempt into plain data carrying everything its call needs.
  * How the attempts ended comes back as plain data too, to keep sticky pins and endpoint statistics current.
  */
-import type { AutoRouterReport, MessageRequest } from '#src/api-types.ts';
+import type { AutoRouterReport, MessageRequest, ToolResultBlockParam } from '#src/api-types.ts';
 import type { DataRegion } from '#src/data-region.ts';
 import type { ProviderKey } from '#src/providers/provider-adapter.ts';
 import { assertCacheBreakpointLimit, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
@@ -18,7 +18,7 @@ import type { AvailableEndpoint, PlanCredential, StickyPin } from '#src/routing/
 import { filterContextOf, modelServable, planAttempts } from '#src/routing/routing-plan.ts';
 import { stickyKey, type NamedSession, type StickyScope } from '#src/routing/sticky/pin-key.ts';
 import type { StickySessions } from '#src/routing/sticky/sticky-sessions.ts';
-import { attemptsOnCallersAccounts, attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
+import { answeringPendingCalls, attemptsOnCallersAccounts, attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
 
 /** The caller's stored credentials, as routing reads them: cached in process, keys decrypted on demand. */
 export interface CredentialSource {
@@ -67,9 +67,11 @@ export interface RequestPlan {
   /**
    * Set when the request creates or continues a message thread: its answer's id is pinned in this account and
    * workspace.
-   * `resumeFrom`: the upstream answer the continue was re-pointed at (`request` carries it already).
+   * `resumeFrom`: the upstream answer the continue was re-pointed at (`request` carries it already);
+   * `pendingResults`: the results its first user turn starts with (`request` carries them already; a tool
+   * loop, which builds its steps from the client's request, puts them there itself).
    */
-  thread?: { scope: StickyScope; resumeFrom?: string };
+  thread?: { scope: StickyScope; resumeFrom?: string; pendingResults?: readonly ToolResultBlockParam[] };
   /** The auto-router's choice, when the request was auto-routed, for `gateway_metadata.plugins`. */
   autoRouter?: AutoRouterReport;
   /** Endpoints moved to the back because their circuit is open (src/routing/circuit-breaker), when any. */
@@ -108,6 +110,8 @@ export interface ThreadTurn {
   /** The id the upstream gave this step's answer. */
   upstreamMessageId: string;
   attempt: Attempt;
+  /** The loop ended on this step with gateway calls the upstream got no results for: those results. */
+  pendingResults?: readonly ToolResultBlockParam[];
 }
 
 /**
@@ -154,7 +158,8 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
       ]);
       const chosen = autoRoute(deps.view, original, credentials, pin?.model, context);
       // A continue of a tool loop's answer resumes where the upstream holds the thread: the loop's last step.
-      const request = resumedAtPinnedAnswer(placeTopLevelCacheBreakpoint(original), threadPin);
+      // ...with the results of the gateway calls that step left unanswered first, or the upstream refuses it.
+      const request = answeringPendingCalls(resumedAtPinnedAnswer(placeTopLevelCacheBreakpoint(original), threadPin), threadPin);
       // One literal without a spread: V8 defines each property written after a spread with a runtime call
       // (~1,300 instructions each on Node 24, callgrind), and `primaryModel: undefined` reads as absent.
       const routing = planAttempts({
@@ -188,7 +193,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
     recordThreadTurn(plan, turn) {
       if (!plan.thread) return;
       const resumeFrom = turn.upstreamMessageId === turn.clientMessageId ? undefined : turn.upstreamMessageId;
-      void deps.sessions.threadAnswered(threadPinKey(plan.thread.scope, turn.clientMessageId), turn.attempt, resumeFrom);
+      void deps.sessions.threadAnswered(threadPinKey(plan.thread.scope, turn.clientMessageId), turn.attempt, resumeFrom, turn.pendingResults);
     },
 
     recordOutcomes(plan, outcomes, served) {
@@ -218,7 +223,10 @@ function threadAttempts(attempts: Attempt[], continued: string | undefined, thre
 }
 
 function threadOfPlan(caller: StickyScope, pin: StickyPin | null): NonNullable<RequestPlan['thread']> {
-  return pin?.messageId === undefined ? { scope: caller } : { scope: caller, resumeFrom: pin.messageId };
+  const thread: NonNullable<RequestPlan['thread']> = { scope: caller };
+  if (pin?.messageId !== undefined) thread.resumeFrom = pin.messageId;
+  if (pin?.pendingResults !== undefined) thread.pendingResults = pin.pendingResults;
+  return thread;
 }
 
 // Statuses in which the provider itself failed; a refusal, a feature the vendor lacks or a vanished

@@ -3,7 +3,7 @@
  * and BYOK modules: the caller maps catalog endpoints and stored credentials onto them, so the planner stays a
  * pure function that table tests can drive with literal data.
  */
-import type { MessageRequest } from '#src/api-types.ts';
+import type { MessageRequest, ToolResultBlockParam } from '#src/api-types.ts';
 import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 
 /** List prices in USD per million tokens. */
@@ -89,6 +89,13 @@ export interface StickyPin {
    * id itself (a tool loop answers with its first step's id, the upstream holds the thread under its last's).
    */
   messageId?: string;
+  /**
+   * A thread pin only: the results of gateway tool calls the thread's last upstream answer made and the
+   * upstream never got (a tool loop that ended on them), by the model's own call ids. Anthropic continues a
+   * thread only when its next user turn starts with a `tool_result` for each such call, so the continue gets
+   * them first.
+   */
+  pendingResults?: ToolResultBlockParam[];
 }
 
 /**

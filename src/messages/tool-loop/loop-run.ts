@@ -22,8 +22,8 @@ import { newLoopTally, progressOf, recordOutcomes, stepCost, type LoopTally, typ
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
 import { callsAfterStop, callsCutOff, runStepTools } from './run-step-tools.ts';
 import type { StepReading } from './step-content.ts';
-import { buildStepRequest, modelHistory, usesSearchResultBlocks, type LoopTurn, type ThreadResume } from './step-request.ts';
-import { threadsRequest } from '#src/routing/sticky/thread-pins.ts';
+import { buildStepRequest, modelHistory, threadToolResults, usesSearchResultBlocks, type LoopTurn, type ThreadResume } from './step-request.ts';
+import { threadsRequest, withPendingResults } from '#src/routing/sticky/thread-pins.ts';
 
 /** A tool loop in progress. */
 export interface LoopRun {
@@ -75,6 +75,9 @@ function stepRequest(run: LoopRun, attempt: Attempt): MessageRequest {
   let history = run.histories.get(flavour);
   if (!history) {
     history = modelHistory(run.original, run.setup, family);
+    // A continue of a loop that ended on gateway calls the upstream never got results for: those first.
+    const pending = run.plan.thread?.pendingResults;
+    if (pending !== undefined) history = withPendingResults(history, pending);
     run.histories.set(flavour, history);
   }
   return buildStepRequest({ original: run.original, setup: run.setup, history, turns: run.turns, family, toolsDisabled: run.stop !== null, resume: threadResume(run) });
@@ -174,12 +177,16 @@ export interface StepOutcome {
 /**
  * A thread request's step answered: the thread now lives under this step's answer, in its account. The id the
  * client is given (the first step's) is pinned there, so the client's next `continue` resumes from this step.
+ * `unanswered`: the loop ends on this step and the upstream never gets these results of its gateway calls
+ * (a `pause_turn`, a cut-off step, client tool calls beside them); they are pinned too, for the continue to
+ * start with, as Anthropic continues a thread only when every call of its last answer has its result.
  */
-function recordThreadStep(run: LoopRun, answer: StepAnswer): void {
+function recordThreadStep(run: LoopRun, answer: StepAnswer, unanswered: LoopTurn | undefined): void {
   if (answer.messageId === undefined || !threadsRequest(run.original)) return;
   const clientMessageId = run.thread?.clientMessageId ?? answer.messageId;
   run.thread = { clientMessageId, previousMessageId: answer.messageId, holder: answer.attempt };
-  run.deps.planner.recordThreadTurn(run.plan, { clientMessageId, upstreamMessageId: answer.messageId, attempt: answer.attempt });
+  const pendingResults = unanswered && unanswered.outcomes.length > 0 ? threadToolResults(unanswered, usesSearchResultBlocks(answer.attempt.provider.family, run.original)) : undefined;
+  run.deps.planner.recordThreadTurn(run.plan, { clientMessageId, upstreamMessageId: answer.messageId, attempt: answer.attempt, ...(pendingResults ? { pendingResults } : {}) });
 }
 
 function modelIdsOf(calls: readonly GatewayToolCall[]): Map<string, string> {
@@ -214,18 +221,20 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
     toolsDisabled,
   };
   tally.steps.push(record);
-  recordThreadStep(run, answer);
+  const done = gatewayCalls.length === 0 || clientToolCalls > 0 || toolsDisabled || cutOff;
+  const turn: LoopTurn = { assistant: answer.reading.assistantTurn, outcomes, modelIds: modelIdsOf(gatewayCalls) };
+  recordThreadStep(run, answer, done ? turn : undefined);
   // Among the steps now: a loop left from here on is charged it as one of them.
   run.context.loopStepUnderWay = null;
   run.startWith = answer.index;
   settleStepHold(run, answer.holdId, answer.usage, record.cost);
 
-  if (gatewayCalls.length === 0 || clientToolCalls > 0 || toolsDisabled || cutOff) {
+  if (done) {
     // Gateway calls left on the final turn did not run: the client may send the message back to continue.
     const paused = toolsDisabled && gatewayCalls.length > 0 && clientToolCalls === 0;
     return { outcomes, done: true, stopReason: paused ? 'pause_turn' : answer.stopReason };
   }
-  run.turns.push({ assistant: answer.reading.assistantTurn, outcomes, modelIds: modelIdsOf(gatewayCalls) });
+  run.turns.push(turn);
   if (run.priorUrls) addUrlsOfOutcomes(outcomes, run.priorUrls);
   run.stop = stopCause(setup.limits, progressOf(tally, run.context.screening?.cost ?? 0), { stopReason: answer.stopReason, toolsCalled });
   if (run.stop) record.stoppedBy = run.stop;

@@ -6,7 +6,7 @@
  * for Anthropic-format upstreams unless structured output is asked for, text elsewhere) and how tools are
  * disabled on the final turn.
  */
-import type { ContentBlockParam, MessageParam, MessageRequest, ToolChoice } from '#src/api-types.ts';
+import type { ContentBlockParam, MessageParam, MessageRequest, ToolChoice, ToolResultBlockParam } from '#src/api-types.ts';
 import type { ApiFamily } from '#src/providers/provider-adapter.ts';
 import { countCacheBreakpoints, MAX_CACHE_BREAKPOINTS, placeTopLevelCacheBreakpoint } from '#src/request/cache-breakpoints.ts';
 import { convertToModelToolTurns, modelToolResultBlock, type GatewayToolOutcome } from '#src/server-tools/index.ts';
@@ -95,15 +95,19 @@ function appendTurns(history: readonly MessageParam[], turns: readonly LoopTurn[
   return messages;
 }
 
-/** The last step's tool results, for the thread the upstream holds: by the ids the model gave its calls. */
+/** A step's tool results as the thread the upstream holds knows its calls: by the ids the model gave them. */
+export function threadToolResults(turn: Pick<LoopTurn, 'outcomes' | 'modelIds'>, searchResultBlocks: boolean): ToolResultBlockParam[] {
+  return turn.outcomes.map((outcome) => {
+    const block = modelToolResultBlock(outcome, { searchResultBlocks });
+    return { ...block, tool_use_id: turn.modelIds?.get(outcome.toolUseId) ?? block.tool_use_id };
+  });
+}
+
+/** The last step's tool results, for the thread the upstream holds. */
 function resumedTurn(turns: readonly LoopTurn[], searchResultBlocks: boolean): MessageParam[] {
   const last = turns.at(-1);
   if (!last) return [];
-  const results = last.outcomes.map((outcome) => {
-    const block = modelToolResultBlock(outcome, { searchResultBlocks });
-    return { ...block, tool_use_id: last.modelIds?.get(outcome.toolUseId) ?? block.tool_use_id };
-  });
-  return [{ role: 'user', content: results }];
+  return [{ role: 'user', content: threadToolResults(last, searchResultBlocks) }];
 }
 
 /** The request of one step for one attempt; the original request is not modified. */

@@ -46,11 +46,13 @@ function parsePin(raw: string | null): StickyPin | undefined {
   try {
     const value: unknown = JSON.parse(raw);
     if (typeof value !== 'object' || value === null) return undefined;
-    const { provider, credentialId, model, messageId } = value as Record<string, unknown>;
+    const { provider, credentialId, model, messageId, pendingResults } = value as Record<string, unknown>;
     if (typeof provider !== 'string' || (credentialId !== null && typeof credentialId !== 'string')) return undefined;
     if (model !== undefined && typeof model !== 'string') return undefined;
     const pin: StickyPin = model === undefined ? { provider, credentialId } : { provider, credentialId, model };
     if (typeof messageId === 'string') pin.messageId = messageId;
+    // Written by the gateway itself (loop-run.ts): tool_result blocks, kept as they were stored.
+    if (Array.isArray(pendingResults) && pendingResults.length > 0) pin.pendingResults = pendingResults as StickyPin['pendingResults'];
     return pin;
   } catch {
     return undefined;

@@ -3,19 +3,24 @@
  * provider's prompt cache stays warm. The pin is refreshed on success, expires after an idle time and is
  * dropped when its provider fails, so the next request re-routes.
  */
+import type { ToolResultBlockParam } from '#src/api-types.ts';
 import type { Logger } from '#src/logger.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
 import type { SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
 
-/** The pin that records an attempt which answered (and, for a thread pin, the upstream answer to resume from). */
-export function pinFor(attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>, messageId?: string): StickyPin {
+/**
+ * The pin that records an attempt which answered (and, for a thread pin, the upstream answer to resume from and
+ * the results of the calls it left unanswered).
+ */
+export function pinFor(attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>, messageId?: string, pendingResults?: readonly ToolResultBlockParam[]): StickyPin {
   const pin: StickyPin = {
     provider: attempt.provider.slug,
     credentialId: attempt.credential.kind === 'byok' ? attempt.credential.credentialId : null,
     model: attempt.model,
   };
   if (messageId !== undefined) pin.messageId = messageId;
+  if (pendingResults !== undefined && pendingResults.length > 0) pin.pendingResults = pendingResults.slice();
   return pin;
 }
 
@@ -72,9 +77,15 @@ export class StickySessions {
   /**
    * Pins a thread's answer (the key from `threadPinKey`) to the attempt that answered, for the thread pin's own
    * lifetime: a continue that finds no pin is never sent to a shared key, so a thread pin outlives a session's.
+   * `pendingResults`: the results the continue must start with (see `StickyPin`).
    */
-  async threadAnswered(key: string, attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>, messageId?: string): Promise<void> {
-    await this.#pin(this.#threadStore, key, pinFor(attempt, messageId), this.#threadTtlMs);
+  async threadAnswered(
+    key: string,
+    attempt: Pick<Attempt, 'model' | 'provider' | 'credential'>,
+    messageId?: string,
+    pendingResults?: readonly ToolResultBlockParam[],
+  ): Promise<void> {
+    await this.#pin(this.#threadStore, key, pinFor(attempt, messageId, pendingResults), this.#threadTtlMs);
   }
 
   // Every answered request comes here: the store is called directly, with no closure made for a guard.

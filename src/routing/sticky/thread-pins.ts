@@ -10,7 +10,7 @@
  * @see sticky-sessions.ts for the store and the pins' lifetimes
  */
 import { hash } from 'node:crypto';
-import type { MessageRequest } from '#src/api-types.ts';
+import type { ContentBlockParam, MessageParam, MessageRequest, ToolResultBlockParam } from '#src/api-types.ts';
 import type { AttemptCredential, StickyPin } from '#src/routing/plan-types.ts';
 import type { StickyScope } from '#src/routing/sticky/pin-key.ts';
 import { ThreadRejectedError } from '#src/thread-errors.ts';
@@ -48,6 +48,26 @@ export function threadContinuing(messageId: string): { type: 'continue'; previou
 export function resumedAtPinnedAnswer<R extends MessageRequest>(request: R, pin: StickyPin | null): R {
   if (pin?.messageId === undefined || continuedMessageId(request) === pin.messageId) return request;
   return { ...request, thread: threadContinuing(pin.messageId) };
+}
+
+/**
+ * The continue with the results of the gateway calls the thread's last upstream answer left unanswered (the
+ * pin's `pendingResults`) at the start of its first user turn, before the client's own `tool_result` blocks
+ * (Anthropic wants every result of the previous answer's calls at the start of the next user turn), or as a
+ * user turn of their own when the continue starts otherwise; the request unchanged when there are none.
+ */
+export function answeringPendingCalls<R extends MessageRequest>(request: R, pin: StickyPin | null): R {
+  const pending = pin?.pendingResults;
+  if (pending === undefined || pending.length === 0 || continuedMessageId(request) === undefined) return request;
+  return { ...request, messages: withPendingResults(request.messages, pending) };
+}
+
+/** `messages` with `results` at the start of the first user turn (see `answeringPendingCalls`). */
+export function withPendingResults(messages: readonly MessageParam[], results: readonly ToolResultBlockParam[]): MessageParam[] {
+  const [first, ...rest] = messages;
+  if (first?.role !== 'user') return [{ role: 'user', content: results.slice() }, ...messages];
+  const own = typeof first.content === 'string' ? [{ type: 'text', text: first.content } as ContentBlockParam] : (first.content as ContentBlockParam[]);
+  return [{ ...first, content: [...results, ...own] }, ...rest];
 }
 
 /**

@@ -61,6 +61,12 @@ describe.skipIf(redisUrl === undefined && !inCi)('RedisPinStore against a real R
     expect(await second.get('thread-a')).toEqual(threadPin);
   });
 
+  it('keeps the results a thread’s continue must start with', async () => {
+    const threadPin: StickyPin = { ...pin, messageId: 'msg_01LastStep', pendingResults: [{ type: 'tool_result', tool_use_id: 'toolu_01Paused', content: 'not run', is_error: true }] };
+    await first.set('thread-b', threadPin, 60_000);
+    expect(await second.get('thread-b')).toEqual(threadPin);
+  });
+
   it('stores JSON under the prefix with an expiry in milliseconds', async () => {
     await first.set('session-b', pin, 30_000);
     expect(JSON.parse((await raw.get(`${prefix}session-b`)) ?? 'null')).toEqual(pin);

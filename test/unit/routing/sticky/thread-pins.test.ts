@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsOnCallersAccounts, attemptsOnThreadAccount, continuedMessageId, resumedAtPinnedAnswer, threadPinKey, threadsRequest } from '#src/routing/sticky/thread-pins.ts';
+import {
+  answeringPendingCalls,
+  attemptsOnCallersAccounts,
+  attemptsOnThreadAccount,
+  continuedMessageId,
+  resumedAtPinnedAnswer,
+  threadPinKey,
+  threadsRequest,
+  withPendingResults,
+} from '#src/routing/sticky/thread-pins.ts';
 import { ThreadRejectedError } from '#src/thread-errors.ts';
-import type { MessageRequest } from '#src/api-types.ts';
+import type { MessageParam, MessageRequest, ToolResultBlockParam } from '#src/api-types.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
 
 type Credential = { kind: 'shared' } | { kind: 'byok'; credentialId: string };
@@ -32,6 +41,28 @@ describe('resumedAtPinnedAnswer', () => {
     const resumed = resumedAtPinnedAnswer(original, threadPin);
     expect((resumed as { thread?: unknown }).thread).toEqual(sent);
     expect((original as { thread?: unknown }).thread).toEqual(thread);
+  });
+});
+
+describe('withPendingResults', () => {
+  const results: ToolResultBlockParam[] = [{ type: 'tool_result', tool_use_id: 'toolu_gw', content: 'It is 15:00.' }];
+  const clientResult = { type: 'tool_result', tool_use_id: 'toolu_client', content: 'shipped' } as const;
+  it.each<[string, MessageParam[], MessageParam[]]>([
+    ['a user turn of text', [{ role: 'user', content: 'Go on.' }], [{ role: 'user', content: [...results, { type: 'text', text: 'Go on.' }] }]],
+    ['a user turn of the client’s own results', [{ role: 'user', content: [clientResult] }], [{ role: 'user', content: [...results, clientResult] }]],
+    ['an assistant turn first', [{ role: 'assistant', content: 'Sure' }], [{ role: 'user', content: results }, { role: 'assistant', content: 'Sure' }]],
+    ['no messages', [], [{ role: 'user', content: results }]],
+  ])('puts the results first: %s', (_name, messages, expected) => {
+    expect(withPendingResults(messages, results)).toEqual(expected);
+  });
+
+  it('answeringPendingCalls changes only a continue whose pin holds results', () => {
+    const pin: StickyPin = { provider: 'anthropic', credentialId: null, pendingResults: results };
+    const continued = request({ type: 'continue', previous_message_id: 'msg_1' });
+    expect(answeringPendingCalls(continued, pin).messages).toEqual([{ role: 'user', content: [...results, { type: 'text', text: 'hi' }] }]);
+    expect(answeringPendingCalls(continued, { provider: 'anthropic', credentialId: null })).toBe(continued);
+    expect(answeringPendingCalls(continued, null)).toBe(continued);
+    expect(continued.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 });
 
