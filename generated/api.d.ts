@@ -2491,6 +2491,11 @@ export interface components {
                 http_status?: number | null;
                 is_byok?: boolean;
                 duration_ms?: number;
+                /**
+                 * @description The model the vendor's answer named (its response's `model`, e.g. a dated snapshot of an alias),
+                 *     for an attempt that answered with an answer naming one; `model` is the catalog slug.
+                 */
+                response_model?: string;
                 /** @description The tool-loop step the attempt was made for (present only with gateway tools). */
                 step?: number;
             }[];
@@ -3557,6 +3562,13 @@ export interface components {
             http_status: number | null;
             is_byok: boolean;
             duration_ms: number;
+            /**
+             * @description The model the vendor's answer named (its response's `model`, e.g. the dated snapshot
+             *     `claude-sonnet-4-5-20250929` of an alias, as OpenTelemetry's `gen_ai.response.model`), where `model`
+             *     is the catalog slug; present only for an attempt that answered (`success` or `refusal`) with an
+             *     answer naming one. Records written before the gateway stored it have none.
+             */
+            response_model?: string;
         };
         /**
          * @description The record of one `POST /messages` request. Records are written in batches shortly after the answer
@@ -3578,6 +3590,15 @@ export interface components {
             requested_model: string;
             /** @description The model slug that served the answer; null when nothing did. */
             model: string | null;
+            /**
+             * @description The model the vendor's answer named (its response's `model`, e.g. `claude-sonnet-4-5-20250929` where
+             *     `model` is `anthropic/claude-sonnet-4.5`), as OpenTelemetry's `gen_ai.response.model` and Langfuse's
+             *     `model` report it: the served attempt's `response_model`, for a server-side tool loop its last
+             *     finished step's answer's. Null when nothing answered, when the answer named no model, and on records
+             *     written before the gateway stored it. The `model` filter of `GET /generations` matches `model` and
+             *     `requested_model`, not this.
+             */
+            response_model: string | null;
             /** @description The slug of the provider that served the answer. */
             provider: string | null;
             /** @description The provider's display name, as in `gateway_metadata`. */
@@ -3722,7 +3743,7 @@ export interface components {
          *     that ran the server-side tool loop is a `span-create` instead (the same id, name, times and status, its
          *     totals and attempts in `metadata`), with one `generation-create` per finished step under it
          *     (`parentObservationId`): the step's model (the vendor's, as above), usage, cost, window and metadata (`step`, `provider`, `gateway_model`,
-         *     `is_byok`, `stop_reason`, `tools_called`, `tools_disabled`, its `attempts`), so Langfuse's sum of a
+         *     `is_byok`, `stop_reason`, `tools_called`, `tools_disabled`, its `attempts`, each answered one with its `response_model`), so Langfuse's sum of a
          *     trace's generation costs counts each step once. A screening by the `moderation` plugin's catalog model
          *     (`engine: model`) is one more `generation-create` under the request's observation (`moderation
          *     <model>`: its model (the vendor's, as above), usage, cost, window, and in metadata `plugin: moderation`,
@@ -3741,7 +3762,7 @@ export interface components {
          *     Langfuse answers a batch with 207 and per-event errors: a generation with a refused event is not resent
          *     (it would be refused again) but counted in `switchboard_broadcast_dropped_total{reason="rejected"}` and
          *     logged with Langfuse's message, not as sent.
-         *     `webhook`: a signed JSON POST per generation (its `data.usage_estimated`). Usage the
+         *     `webhook`: a signed JSON POST per generation (its `data` is the record as `GET /generations/{id}` shows it: `response_model`, the vendor's model, beside the catalog `model`, on the generation and on each answered attempt, and `data.usage_estimated`). Usage the
          *     gateway estimated because the upstream reported none (the generation's `usage_estimated`) is marked on
          *     every destination: `switchboard.usage.estimated: true` beside the `gen_ai.usage.*` attributes of the
          *     generation span (and of a tool-loop step's span whose usage was estimated), and `usage_estimated: true`

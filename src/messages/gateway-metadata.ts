@@ -41,9 +41,9 @@ function summarize(input: MetadataInput, served: AttemptRecord | undefined): str
   return `${failed} failed; ${answered}${circuits}`;
 }
 
-/** One attempt as `gateway_metadata.attempts` and the generation record show it. */
+/** One attempt as `gateway_metadata.attempts` and the generation record show it (`response_model` when its answer named one). */
 export function toGenerationAttempt(record: AttemptRecord): GenerationAttempt {
-  return {
+  const attempt: GenerationAttempt = {
     provider: record.attempt.provider.displayName,
     model: record.attempt.model,
     status: record.status,
@@ -51,6 +51,9 @@ export function toGenerationAttempt(record: AttemptRecord): GenerationAttempt {
     is_byok: isByok(record.attempt),
     duration_ms: record.durationMs,
   };
+  // The vendor's name for the model that answered, beside the catalog slug; absent for an attempt that did not answer.
+  if (record.responseModel !== undefined) attempt.response_model = record.responseModel;
+  return attempt;
 }
 
 /** The `gateway_metadata` object of one response. */

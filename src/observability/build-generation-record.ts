@@ -14,6 +14,7 @@ import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts
 import { generationIdTime } from '#src/http/generation-id.ts';
 import { computeAnthropicCost, type AnthropicUsageFields } from '#src/catalog/pricing.ts';
 import { CHARACTERS_PER_TOKEN, estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import { generationResponseModel } from '#src/observability/broadcast/response-model.ts';
 
 /** A generation record: exactly the stored row. */
 export type GenerationRecord = GenerationRow;
@@ -177,6 +178,8 @@ export function buildGenerationRecord(outcome: GenerationOutcome, policy: Conten
     createdAt: new Date(generationIdTime(outcome.id) ?? outcome.startedAt),
     requestedModel: outcome.request.model,
     model: outcome.served?.model ?? null,
+    // Read from the served attempt's record, already made: no JSON work for it.
+    responseModel: generationResponseModel(outcome) ?? null,
     provider: outcome.served?.provider.slug ?? null,
     providerName: outcome.served?.provider.displayName ?? null,
     isByok: outcome.served ? isByok(outcome.served) : false,

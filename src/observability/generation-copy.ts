@@ -132,10 +132,10 @@ function uuidBytes(value: string): Uint8Array {
 // Each value is written by its column's type; a value that type's text input would also refuse (a fraction
 // for an integer, a text for a uuid) throws, so the batch falls back to the INSERT, which names the error.
 // The fields are read by name, in the table's order (checked against the schema below): one property access
-// each instead of a keyed load that would see 33 different names.
+// each instead of a keyed load that would see 35 different names.
 const WRITTEN_COLUMNS: readonly (readonly [keyof GenerationRecord, string])[] = [
   ['id', 'text'], ['accountId', 'uuid'], ['workspaceId', 'uuid'], ['keyHash', 'text'], ['createdAt', 'timestamp with time zone'],
-  ['requestedModel', 'text'], ['model', 'text'], ['provider', 'text'], ['providerName', 'text'], ['isByok', 'boolean'], ['stream', 'boolean'],
+  ['requestedModel', 'text'], ['model', 'text'], ['responseModel', 'text'], ['provider', 'text'], ['providerName', 'text'], ['isByok', 'boolean'], ['stream', 'boolean'],
   ['status', 'text'], ['httpStatus', 'integer'], ['stopReason', 'text'], ['errorType', 'text'], ['errorMessage', 'text'],
   ['inputTokens', 'integer'], ['outputTokens', 'integer'], ['cacheReadTokens', 'integer'], ['cacheWriteTokens', 'integer'], ['reasoningTokens', 'integer'],
   ['usageEstimated', 'boolean'], ['cost', 'double precision'], ['timeToFirstByteMs', 'integer'], ['totalMs', 'integer'], ['sessionId', 'text'], ['userId', 'text'],
@@ -151,6 +151,7 @@ function writeRecord(out: CopyBuffer, record: GenerationRecord): void {
   out.timestamp(record.createdAt);
   out.text(record.requestedModel);
   out.text(record.model);
+  out.text(record.responseModel);
   out.text(record.provider);
   out.text(record.providerName);
   out.boolean(record.isByok);

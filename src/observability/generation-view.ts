@@ -14,6 +14,7 @@ export function toGenerationView(record: GenerationRecord, options: { withConten
     key_hash: record.keyHash,
     requested_model: record.requestedModel,
     model: record.model,
+    response_model: record.responseModel,
     provider: record.provider,
     provider_name: record.providerName,
     is_byok: record.isByok,

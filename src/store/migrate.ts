@@ -20,11 +20,14 @@ export type MigrationTarget =
   | { driver: 'pglite'; db: PgliteDatabase<Record<string, unknown>> }
   | { driver: 'postgres'; db: NodePgDatabase<Record<string, unknown>>; pool: Pool };
 
-/** Brings the schema up to date. Safe to call on every start. */
-export async function applyMigrations(target: MigrationTarget): Promise<void> {
+/**
+ * Brings the schema up to date. Safe to call on every start. The pending migrations run in one transaction
+ * (drizzle's migrator), so one that fails leaves the database as it was. `migrationsFolder` is for tests.
+ */
+export async function applyMigrations(target: MigrationTarget, migrationsFolder = MIGRATIONS_FOLDER): Promise<void> {
   if (target.driver === 'pglite') {
     const { migratePglite } = loadPglite();
-    await migratePglite(target.db, { migrationsFolder: MIGRATIONS_FOLDER });
+    await migratePglite(target.db, { migrationsFolder });
     return;
   }
   const { drizzleNodePostgres, migrateNodePostgres } = loadNodePostgres();
@@ -33,7 +36,7 @@ export async function applyMigrations(target: MigrationTarget): Promise<void> {
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      await migrateNodePostgres(drizzleNodePostgres({ client }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await migrateNodePostgres(drizzleNodePostgres({ client }), { migrationsFolder });
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

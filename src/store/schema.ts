@@ -167,6 +167,8 @@ export const generations = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     requestedModel: text('requested_model').notNull(),
     model: text('model'),
+    /** The model the vendor's answer named (`gen_ai.response.model`), where `model` is the catalog slug. */
+    responseModel: text('response_model'),
     provider: text('provider'),
     providerName: text('provider_name'),
     isByok: boolean('is_byok').notNull().default(false),

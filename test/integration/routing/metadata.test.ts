@@ -55,7 +55,7 @@ describe('gateway_metadata is opt-in', () => {
       requested: 'test/primary',
       strategy: 'order',
       summary: 'served by test/primary on Alpha Cloud on the first attempt (order)',
-      attempts: [{ provider: 'Alpha Cloud', model: 'test/primary', status: 'success', http_status: 200, is_byok: false, duration_ms: expect.any(Number) as unknown as number }],
+      attempts: [{ provider: 'Alpha Cloud', model: 'test/primary', status: 'success', http_status: 200, is_byok: false, duration_ms: expect.any(Number) as unknown as number, response_model: 'claude-sonnet-4-5-20250929' }],
     });
     expect(Number.isInteger(metadata.generation_time)).toBe(true);
     expect(metadata.generation_time).toBeGreaterThanOrEqual(40);

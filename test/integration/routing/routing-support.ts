@@ -126,7 +126,7 @@ export interface RoutingMetadata {
   requested: string;
   strategy: string;
   summary: string;
-  attempts: { provider: string; model: string; status: string; http_status: number | null; is_byok: boolean; duration_ms: number }[];
+  attempts: { provider: string; model: string; status: string; http_status: number | null; is_byok: boolean; duration_ms: number; response_model?: string }[];
 }
 
 /** `gateway_metadata` of a JSON answer; fails the test when it is missing. */

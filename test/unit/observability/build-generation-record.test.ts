@@ -17,6 +17,8 @@ describe('buildGenerationRecord', () => {
       createdAt: new Date(Date.UTC(2025, 10, 20, 12, 0, 0)),
       requestedModel: 'test/m',
       model: 'test/m',
+      // The helper's attempt answer named no model.
+      responseModel: null,
       provider: 'p',
       providerName: 'P',
       isByok: true,
@@ -55,6 +57,11 @@ describe('buildGenerationRecord', () => {
     ['no trace at all', { request: { model: 'm', max_tokens: 1, messages: [] } }, { trace: null }],
     ['an error', { status: 'error' as const, httpStatus: 502, error: { type: 'AllAttemptsFailedError', message: 'Every attempt failed' } }, { errorType: 'AllAttemptsFailedError', errorMessage: 'Every attempt failed', httpStatus: 502 }],
     ['no first byte', { timeToFirstByteMs: null }, { timeToFirstByteMs: null }],
+    [
+      "the vendor's model, from the served attempt's answer",
+      { attempts: [{ attempt: served, index: 0, status: 'success', httpStatus: 200, durationMs: 12, responseModel: 'm-20250101' }] },
+      { model: 'test/m', responseModel: 'm-20250101', attempts: [{ provider: 'P', model: 'test/m', status: 'success', http_status: 200, is_byok: true, duration_ms: 12, response_model: 'm-20250101' }] },
+    ],
   ])('%s', (_label, overrides, expected) => {
     expect(buildGenerationRecord(outcome(overrides as Partial<GenerationOutcome>), noContent)).toMatchObject(expected);
   });

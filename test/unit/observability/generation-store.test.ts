@@ -31,6 +31,7 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
     createdAt: new Date(Date.UTC(2026, 10, 23, 12, 0, 0, 123)),
     requestedModel: 'test/m',
     model: null,
+    responseModel: null,
     provider: null,
     providerName: null,
     isByok: false,
@@ -62,7 +63,7 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
   });
 
   it('reads every value back as written', async () => {
-    const written = [record(), record({ status: 'success', httpStatus: 200, stopReason: 'end_turn', errorType: null, errorMessage: null, sessionId: null, trace: null, prompt: null, completion: null, contentExpiresAt: null, cost: 0.5, model: 'test/m', provider: 'p', providerName: 'P, Inc.', isByok: true, timeToFirstByteMs: 3 })];
+    const written = [record(), record({ status: 'success', httpStatus: 200, stopReason: 'end_turn', errorType: null, errorMessage: null, sessionId: null, trace: null, prompt: null, completion: null, contentExpiresAt: null, cost: 0.5, model: 'test/m', responseModel: 'vendor-model-2026-01-01', provider: 'p', providerName: 'P, Inc.', isByok: true, timeToFirstByteMs: 3 })];
     // The batch must have gone in by COPY (not by the INSERT it falls back to), on either driver.
     let copied = 0;
     const { copyBinary } = test.database;

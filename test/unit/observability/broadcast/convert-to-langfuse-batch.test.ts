@@ -34,7 +34,7 @@ describe('convertToLangfuseEvents', () => {
           modelParameters: { max_tokens: 64, temperature: 0.5 },
           usageDetails: { input: 10, output: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
           costDetails: { total: 0.001 },
-          metadata: { team: 'search', provider: 'alpha', requested_model: 'test/claude', gateway_model: 'test/claude', is_byok: false, status: 'success', attempts: [{ provider: 'Alpha', model: 'test/claude', status: 'success', http_status: 200, is_byok: false, duration_ms: 90 }] },
+          metadata: { team: 'search', provider: 'alpha', requested_model: 'test/claude', gateway_model: 'test/claude', is_byok: false, status: 'success', attempts: [{ provider: 'Alpha', model: 'test/claude', status: 'success', http_status: 200, is_byok: false, duration_ms: 90, response_model: 'up-a-20251101' }] },
           level: 'DEFAULT',
           statusMessage: 'end_turn',
         },

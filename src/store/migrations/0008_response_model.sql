@@ -1,0 +1,1 @@
+ALTER TABLE "generations" ADD COLUMN "response_model" text;
