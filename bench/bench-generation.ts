@@ -19,6 +19,6 @@ export function benchGeneration(account: { accountId: string; workspaceId: strin
     attempts: [{ provider: 'Anthropic', model: 'bench/model', status: 'success', http_status: 200, is_byok: true, duration_ms: 2, response_model: 'claude-sonnet-4-5-20250929' }],
     toolSteps: null, moderation: null, prompt: null, completion: null, contentExpiresAt: null,
   };
-  const outcome = { request: { model: 'bench/model', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }, attempts: [{ attempt, status: 'success', httpStatus: 200, responseModel: 'claude-sonnet-4-5-20250929' }], usage: { input_tokens: 12, output_tokens: 10 }, stopReason: 'end_turn', responseId: 'msg_bench' };
+  const outcome = { request: { model: 'bench/model', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }, attempts: [{ attempt, status: 'success', httpStatus: 200, responseModel: 'claude-sonnet-4-5-20250929' }], served: attempt, steps: null, usage: { input_tokens: 12, output_tokens: 10 }, stopReason: 'end_turn', responseId: 'msg_bench' };
   return { record, outcome } as unknown as BroadcastItem;
 }

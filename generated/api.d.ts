@@ -1616,9 +1616,14 @@ export interface components {
          *     `claude-sonnet-4-5-20250929`, and `switchboard.model` the catalog slug that served) with a child span per
          *     attempt (a CLIENT span, the inference call of the GenAI semantic conventions, named
          *     `chat <vendor model id>`, its `gen_ai.request.model` that vendor id, its `gen_ai.response.model` the model
-         *     the vendor's answer named, with the upstream's `server.address` and `server.port`); with the server-side
-         *     tool loop,
-         *     a child INTERNAL span per finished step (`step <n>`, the same model attributes), whose attempts are its
+         *     the vendor's answer named, with the upstream's `server.address` and `server.port`). Each attempt that
+         *     answered carries that call's own `gen_ai.usage.input_tokens` (cache reads and writes included, as on the
+         *     generation span) and `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens` and
+         *     `gen_ai.usage.cache_creation.input_tokens`, `gen_ai.response.finish_reasons` and, outside a tool loop,
+         *     `gen_ai.response.id`, where the vendor reported them (an attempt that failed after its vendor reported
+         *     its usage carries that usage); a failed attempt carries `error.type` (how it failed: `overloaded`,
+         *     `rate_limited`, ...) and an error status. With the server-side tool loop,
+         *     a child INTERNAL span per finished step (`step <n>`, the same model attributes and the step's usage), whose attempts are its
          *     children. The `trace_name` and `span_name` spans are INTERNAL. A screening by the
          *     `moderation` plugin's catalog model (`engine: model`) is a child span of the generation too
          *     (a CLIENT span `moderation <model>`: its provider, its models as on an attempt (`gen_ai.request.model`

@@ -10,7 +10,8 @@
  * `parent_span_id` (or `traceparent`) is the parent of the topmost span.
  * Span kinds: the generation span is SERVER, the gateway's handling of the caller's request (its parent is
  * the caller's span); each attempt and the screening are CLIENT, the inference calls the GenAI conventions
- * describe (`chat <vendor model id>`, `server.address`); steps and the `trace_name`/`span_name` spans are
+ * describe (`chat <vendor model id>`, `server.address`, and the call's own usage, finish reason and response
+ * id where known: attempt-attributes.ts); steps and the `trace_name`/`span_name` spans are
  * INTERNAL. `gen_ai.request.model` is what was asked (the client's model on the generation, the vendor's id
  * on an attempt or step), `gen_ai.response.model` the model the vendor's answer named (response-model.ts),
  * and `switchboard.model` the catalog slug that served.
@@ -19,7 +20,7 @@ import { SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type Sp
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { isByok } from '#src/routing/attempt.ts';
+import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { generationContent } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import { ownSpanId, SPAN_ROLE } from '#src/observability/broadcast/trace-context.ts';
@@ -29,6 +30,8 @@ import { CHAT_OPERATION, genAiProviderName, type GatewaySpanAttributes } from '#
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
 import { screeningName, screeningSpanAttributes } from '#src/observability/broadcast/screening-observation.ts';
 import { generationResponseModel, stepResponseModel } from '#src/observability/broadcast/response-model.ts';
+import { attemptSpanAttributes, isFailedAttempt, type AttemptAnswer } from '#src/observability/broadcast/attempt-attributes.ts';
+import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 
 /** What every span of one export shares. */
 export interface SpanEnvironment {
@@ -111,24 +114,6 @@ class ExportedSpan implements ReadableSpan {
   }
 }
 
-// A catalog has a handful of base URLs: each is parsed once.
-const servers = new Map<string, { address: string; port: number } | null>();
-
-/** `server.address` and `server.port` of an upstream base URL (the host only: never a path or query). */
-function serverOf(baseUrl: string): { address: string; port: number } | null {
-  let server = servers.get(baseUrl);
-  if (server !== undefined) return server;
-  try {
-    const url = new URL(baseUrl);
-    const address = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    server = { address, port: url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443 };
-  } catch {
-    server = null;
-  }
-  if (servers.size < 1_000) servers.set(baseUrl, server);
-  return server;
-}
-
 function toSpan(traceId: string, input: SpanInput, environment: SpanEnvironment): ReadableSpan {
   return new ExportedSpan(traceId, input, environment);
 }
@@ -181,14 +166,29 @@ function generationAttributes(item: TracedItem, metadata: Record<string, unknown
   return attributes;
 }
 
+/** The step span an attempt belongs under, and the step's own call when the attempt served it. */
+interface StepOfAttempt {
+  spanId: string;
+  step: StepRecord;
+  /** The attempt that answered the step: the last of its records on the step's endpoint. */
+  served: AttemptRecord | undefined;
+}
+
+/** The last record in `records` made on `attempt`, or undefined. */
+function lastRecordOf(records: readonly AttemptRecord[], attempt: Attempt | null | undefined): AttemptRecord | undefined {
+  if (!attempt) return undefined;
+  for (let index = records.length - 1; index >= 0; index -= 1) if ((records[index] as AttemptRecord).attempt === attempt) return records[index];
+  return undefined;
+}
+
 /**
- * One span per finished tool-loop step under the generation span, appended to `spans`; returns the step span
+ * One span per finished tool-loop step under the generation span, appended to `spans`; returns the step
  * each of the steps' attempts belongs under. A step lasts from its first attempt's start to its last one's end.
  */
-function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpanId: string, spans: ReadableSpan[], environment: SpanEnvironment): Map<AttemptRecord, string> | undefined {
+function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpanId: string, spans: ReadableSpan[], environment: SpanEnvironment): Map<AttemptRecord, StepOfAttempt> | undefined {
   const steps = item.outcome.steps;
   if (!steps || steps.length === 0) return undefined;
-  const parents = new Map<AttemptRecord, string>();
+  const parents = new Map<AttemptRecord, StepOfAttempt>();
   const windows = stepWindows(timeline, item.outcome.attempts, steps);
   steps.forEach((step, position) => {
     const spanId = ownSpanId(item.trace.own, SPAN_ROLE.step + step.step);
@@ -212,7 +212,8 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
     attributes['switchboard.model'] = step.attempt.model;
     if (usage.estimated === true) attributes['switchboard.usage.estimated'] = true;
     spans.push(toSpan(item.trace.traceId, { name: `step ${step.step}`, spanId, parentSpanId: generationSpanId, kind: SpanKind.INTERNAL, window, attributes, failed: false }, environment));
-    for (const tried of step.records) parents.set(tried, spanId);
+    const entry: StepOfAttempt = { spanId, step, served: lastRecordOf(step.records, step.attempt) };
+    for (const tried of step.records) parents.set(tried, entry);
   });
   return parents;
 }
@@ -261,31 +262,23 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
     spans.push(toSpan(trace.traceId, input, environment));
   }
   const parentOfAttempt = stepSpans(item, timeline, generationSpanId, spans, environment);
-  item.outcome.attempts.forEach((tried, index) => {
-    const attemptFailed = tried.status !== 'success' && tried.status !== 'refusal';
-    const attributes: GatewaySpanAttributes = {
-      'gen_ai.operation.name': CHAT_OPERATION,
-      'gen_ai.provider.name': genAiProviderName(tried.attempt.provider.slug),
-      // The vendor's own model id: what this call asked the provider for.
-      'gen_ai.request.model': tried.attempt.upstreamModel,
-      'switchboard.model': tried.attempt.model,
-      'switchboard.attempt.index': index + 1,
-      'switchboard.attempt.status': tried.status,
-      'switchboard.is_byok': isByok(tried.attempt),
-    };
-    const server = serverOf(tried.attempt.baseUrl);
-    if (server) {
-      attributes['server.address'] = server.address;
-      attributes['server.port'] = server.port;
-    }
-    if (tried.responseModel) attributes['gen_ai.response.model'] = tried.responseModel;
-    if (tried.httpStatus !== null) attributes['http.response.status_code'] = tried.httpStatus;
-    if (attemptFailed) attributes['error.type'] = tried.status;
+  const { outcome } = item;
+  // Outside a tool loop the answer is the served attempt's call (the last record on its endpoint: a stream
+  // that failed part-way is that record too, with what its vendor reported before); a loop's calls are its
+  // steps, and a streamed step under way when the request ended is the one after its finished steps.
+  const servedRecord = outcome.steps === null ? lastRecordOf(outcome.attempts, outcome.served) : undefined;
+  const served: AttemptAnswer | undefined = servedRecord ? { usage: outcome.usage, finishReason: outcome.stopReason, responseId: outcome.responseId } : undefined;
+  const underWay = outcome.stepUnderWay;
+  outcome.attempts.forEach((tried, index) => {
+    const step = parentOfAttempt?.get(tried);
+    let answer: AttemptAnswer | undefined;
+    if (tried === servedRecord) answer = served;
+    else if (step && step.served === tried) answer = { usage: step.step.usage, finishReason: step.step.stopReason };
+    else if (underWay && !step && tried.attempt === underWay.attempt) answer = { usage: underWay.usage, finishReason: undefined };
     const window = timeline.attempts[index] ?? timeline.generation;
-    spans.push(
-      // `{operation} {gen_ai.request.model}`, as the conventions name an inference call.
-      toSpan(trace.traceId, { name: `${CHAT_OPERATION} ${tried.attempt.upstreamModel}`, spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: parentOfAttempt?.get(tried) ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes, failed: attemptFailed }, environment),
-    );
+    const input = { name: `${CHAT_OPERATION} ${tried.attempt.upstreamModel}`, spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: step?.spanId ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes: attemptSpanAttributes(tried, index, answer), failed: isFailedAttempt(tried) };
+    // `{operation} {gen_ai.request.model}`, as the conventions name an inference call.
+    spans.push(toSpan(trace.traceId, input, environment));
   });
   return spans;
 }

@@ -1,0 +1,91 @@
+/**
+ * The attributes of one attempt's span: the inference call of the GenAI conventions (a CLIENT span), which
+ * carries what that call itself reported: its provider and models, the upstream's address, and where known
+ * its own usage (`gen_ai.usage.*`), finish reason and response id, so a trace shows what each call used
+ * rather than only the generation's totals. A failed attempt carries `error.type`, how it failed. Nothing
+ * here is copied per attempt: the usage is the answer's, the step's or the failure's own object, read once.
+ * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/
+ */
+import { isByok } from '#src/routing/attempt.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import type { AnswerUsage } from '#src/observability/generation-outcome.ts';
+import { CHAT_OPERATION, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
+
+/** Token counts as an answer, a tool-loop step or a failed call reported them (cache counts may be null). */
+export type ReportedUsage = Pick<AnswerUsage, 'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens' | 'output_tokens_details'>;
+
+/** What the call an attempt made answered: its usage, finish reason and response id, each where known. */
+export interface AttemptAnswer {
+  usage: ReportedUsage | null | undefined;
+  finishReason: string | null | undefined;
+  responseId?: string | null | undefined;
+}
+
+// A catalog has a handful of base URLs: each is parsed once.
+const servers = new Map<string, { address: string; port: number } | null>();
+
+/** `server.address` and `server.port` of an upstream base URL (the host only: never a path or query). */
+function serverOf(baseUrl: string): { address: string; port: number } | null {
+  let server = servers.get(baseUrl);
+  if (server !== undefined) return server;
+  try {
+    const url = new URL(baseUrl);
+    const address = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    server = { address, port: url.port ? Number(url.port) : url.protocol === 'http:' ? 80 : 443 };
+  } catch {
+    server = null;
+  }
+  if (servers.size < 1_000) servers.set(baseUrl, server);
+  return server;
+}
+
+/**
+ * Adds `usage` as GenAI usage attributes: input counts cache reads and writes too, as the conventions'
+ * `gen_ai.usage.input_tokens` does (and the generation span); nothing when the call reported no counts.
+ */
+export function addUsageAttributes(attributes: GatewaySpanAttributes, usage: ReportedUsage | null | undefined): void {
+  if (!usage || (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number')) return;
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  attributes['gen_ai.usage.input_tokens'] = (usage.input_tokens ?? 0) + cacheRead + cacheWrite;
+  attributes['gen_ai.usage.output_tokens'] = usage.output_tokens ?? 0;
+  attributes['gen_ai.usage.cache_read.input_tokens'] = cacheRead;
+  attributes['gen_ai.usage.cache_creation.input_tokens'] = cacheWrite;
+  const reasoning = usage.output_tokens_details?.thinking_tokens;
+  if (typeof reasoning === 'number' && reasoning > 0) attributes['gen_ai.usage.reasoning.output_tokens'] = reasoning;
+}
+
+/**
+ * The span attributes of `tried`, the `index`th attempt (0-based). `answer` is what its call answered when it
+ * served the request or a tool-loop step; a failed attempt whose vendor reported what it billed carries that.
+ */
+export function attemptSpanAttributes(tried: AttemptRecord, index: number, answer: AttemptAnswer | undefined): GatewaySpanAttributes {
+  const attributes: GatewaySpanAttributes = {
+    'gen_ai.operation.name': CHAT_OPERATION,
+    'gen_ai.provider.name': genAiProviderName(tried.attempt.provider.slug),
+    // The vendor's own model id: what this call asked the provider for.
+    'gen_ai.request.model': tried.attempt.upstreamModel,
+    'switchboard.model': tried.attempt.model,
+    'switchboard.attempt.index': index + 1,
+    'switchboard.attempt.status': tried.status,
+    'switchboard.is_byok': isByok(tried.attempt),
+  };
+  const server = serverOf(tried.attempt.baseUrl);
+  if (server) {
+    attributes['server.address'] = server.address;
+    attributes['server.port'] = server.port;
+  }
+  if (tried.responseModel) attributes['gen_ai.response.model'] = tried.responseModel;
+  if (tried.httpStatus !== null) attributes['http.response.status_code'] = tried.httpStatus;
+  // What the vendor reported as the call failed is what it bills: that, rather than the counts heard before.
+  addUsageAttributes(attributes, tried.billedUsage ?? answer?.usage);
+  if (answer?.finishReason) attributes['gen_ai.response.finish_reasons'] = [answer.finishReason];
+  if (answer?.responseId) attributes['gen_ai.response.id'] = answer.responseId;
+  if (isFailedAttempt(tried)) attributes['error.type'] = tried.status;
+  return attributes;
+}
+
+/** Whether the attempt failed (it neither answered nor refused). */
+export function isFailedAttempt(tried: AttemptRecord): boolean {
+  return tried.status !== 'success' && tried.status !== 'refusal';
+}
