@@ -1127,7 +1127,18 @@ export interface components {
         /**
          * @description Any other tool type: a versioned Anthropic tool (`web_search_20250305`, `bash_20250124`,
          *     `text_editor_20250728`, ...) or one Anthropic adds tomorrow. Forwarded to Anthropic-format upstreams;
-         *     translated vendors answer 400 naming the tool type.
+         *     translated vendors answer 400 naming the tool type, and routing moves on to an endpoint that can serve it.
+         *
+         *     One exception: Anthropic's web search (`web_search_*`) when no endpoint the request may be routed to is
+         *     Anthropic-format and the gateway has a search backend configured (`server_tools.web_search`). The gateway
+         *     then runs it as its own web search in the server-side tool loop: the model is offered a `web_search`
+         *     function (by the entry's `name`), the first step keeps `tool_choice`, and the answer carries Anthropic's
+         *     blocks (`server_tool_use`, `web_search_tool_result`) and `usage.server_tool_use.web_search_requests`.
+         *     `max_uses` caps the searches run (later calls get a `max_uses_exceeded` error result); `allowed_domains`
+         *     adds `site:` operators to the backend query and keeps only results on those domains or their subdomains;
+         *     `blocked_domains` drops results on them; both together are a 400; `user_location` is ignored (neither
+         *     backend takes a location). The searches are priced as the gateway's own: no fee beyond the steps' tokens.
+         *     When the plan holds an Anthropic-format endpoint the tool is forwarded to it as sent.
          */
         AnthropicServerTool: {
             /** @example web_search_20250305 */

@@ -13,6 +13,7 @@ import { staged } from '#src/providers/event-stages.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
+import { withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
 import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { refusedHopOf, withRefusedHops } from '#src/messages/refused-hops.ts';
@@ -111,12 +112,16 @@ async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, conte
 }
 
 /** Creates one message through the gateway's routing; a request naming a gateway tool runs the tool loop. */
-export async function createMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
+export async function createMessage(deps: MessagesDeps, sent: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
+  // Anthropic's web search on translated endpoints only: run by the gateway, as a gateway tool (one check
+  // of `tools` for any other request).
+  const request = sent.tools === undefined ? sent : await withSearchRunByGateway(sent, deps, context);
+  if (request !== sent) context.stickyRequest = sent;
   const prepared = await preparePlugins(deps, request, context);
   // Plugins may change the first user turn (PDFs read, search results or pages added), which keys a session
   // named by no id: the key is the client's, so every request of the conversation finds the same pin.
   const { enabled } = prepared.state;
-  if (prepared.request !== request || enabled.web || enabled['web-fetch']) context.stickyRequest = request;
+  if (prepared.request !== request || enabled.web || enabled['web-fetch']) context.stickyRequest = sent;
   // The one check a request without gateway tools pays: nothing else of the loop runs for it.
   const loop = request.tools !== undefined && hasGatewayTools(request.tools) ? checkToolLoop(request, deps.serverTools.config) : null;
   // A plain request is admitted before any upstream call, the moderation screening's included, so a key its

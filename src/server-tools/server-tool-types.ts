@@ -32,7 +32,11 @@ interface OfferedTool {
 /** `gateway:web_search` for one request. */
 export interface WebSearchTool extends OfferedTool {
   kind: 'web_search';
-  settings: { maxResults: number };
+  /**
+   * `maxUses`, `allowedDomains` and `blockedDomains` come from Anthropic's web search tool run by the gateway
+   * (anthropic-web-search.ts): its searches per request, and the domains its results may come from.
+   */
+  settings: { maxResults: number; maxUses?: number; allowedDomains?: readonly string[] | null; blockedDomains?: readonly string[] };
 }
 
 /** `gateway:web_fetch` for one request. */

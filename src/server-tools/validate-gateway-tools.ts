@@ -76,7 +76,13 @@ function builtInTool(entry: Record<string, unknown>, index: number, config: Serv
       if (!config.webSearch) throw invalid(index, 'type', 'gateway:web_search is not available: this gateway has no search backend configured (server_tools.web_search)');
       const maxResults = (entry.max_results as number | undefined) ?? config.webSearch.defaultMaxResults;
       if (maxResults > config.webSearch.maxResults) throw invalid(index, 'max_results', `must be at most ${config.webSearch.maxResults} on this gateway, got ${maxResults}`);
-      return { kind: 'web_search', ...common('web_search'), settings: { maxResults } };
+      // Anthropic's web search tool run by the gateway (anthropic-web-search.ts) carries its own limits.
+      if (entry.allowed_domains !== undefined && entry.blocked_domains !== undefined) throw invalid(index, 'blocked_domains', 'cannot be combined with allowed_domains');
+      const settings: WebSearchTool['settings'] = { maxResults };
+      if (typeof entry.max_uses === 'number') settings.maxUses = entry.max_uses;
+      if (entry.allowed_domains !== undefined) settings.allowedDomains = domains(entry, 'allowed_domains', index);
+      if (entry.blocked_domains !== undefined) settings.blockedDomains = domains(entry, 'blocked_domains', index) ?? [];
+      return { kind: 'web_search', ...common('web_search'), settings };
     }
     case 'gateway:web_fetch': {
       if (!config.webFetch.enabled) throw invalid(index, 'type', 'gateway:web_fetch is disabled on this gateway (server_tools.web_fetch.enabled)');

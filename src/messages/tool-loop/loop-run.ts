@@ -207,7 +207,7 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
   else if (cutOff) outcomes = callsCutOff(gatewayCalls);
   else {
     if (gatewayCalls.length > 0) run.activity = { kind: 'tools', step: tally.steps.length + 1, tools: gatewayCalls.map((call) => call.tool.modelName) };
-    ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run, gatewayCalls)));
+    ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run, gatewayCalls), tally.usesByTool));
   }
   recordOutcomes(tally, outcomes, ran);
   const record: StepRecord = {

@@ -63,11 +63,13 @@ export interface LoopTally {
   gatewayToolUse: ServerToolUsage;
   /** URLs of the gateway's search results, which the model's text may cite. */
   sources: Set<string>;
+  /** Calls run per model-facing name, for the tools with a `max_uses` of their own (Anthropic's web search). */
+  usesByTool: Map<string, number>;
 }
 
 /** An empty account. */
 export function newLoopTally(): LoopTally {
-  return { steps: [], toolCalls: 0, gatewayToolUse: {}, sources: new Set() };
+  return { steps: [], toolCalls: 0, gatewayToolUse: {}, sources: new Set(), usesByTool: new Map() };
 }
 
 /** A step's usage from what the upstream reported (a complete message's, or a stream's merged events). */

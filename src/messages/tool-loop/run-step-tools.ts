@@ -17,12 +17,33 @@ export interface StepToolsRun {
   ran: number;
 }
 
-/** Runs at most `allowed` of the calls; `limit` names the limit in the others' error results. */
-export async function runStepTools(calls: readonly GatewayToolCall[], allowed: number, limit: number, context: ToolExecutionContext): Promise<StepToolsRun> {
-  const runnable = calls.slice(0, Math.max(0, allowed));
-  const outcomes = runnable.length > 0 ? await executeGatewayTools(runnable, context) : [];
+/** The `max_uses` of a call's tool, when it has one of its own (Anthropic's web search run by the gateway). */
+function maxUsesOf(call: GatewayToolCall): number | undefined {
+  return call.tool.kind === 'web_search' ? call.tool.settings.maxUses : undefined;
+}
+
+/**
+ * Runs at most `allowed` of the calls; `limit` names the limit in the others' error results. A call past its
+ * own tool's `max_uses` (counted in `usesByTool`, by model-facing name) gets Anthropic's `max_uses_exceeded`
+ * result without running, as Anthropic answers a search past the tool's `max_uses`.
+ */
+export async function runStepTools(calls: readonly GatewayToolCall[], allowed: number, limit: number, context: ToolExecutionContext, usesByTool?: Map<string, number>): Promise<StepToolsRun> {
   const reason = `not run: this request may make at most ${limit} gateway tool calls`;
-  for (const call of calls.slice(runnable.length)) outcomes.push(notRunOutcome(call, reason));
+  const placed: (GatewayToolOutcome | undefined)[] = [];
+  const runnable: GatewayToolCall[] = [];
+  calls.forEach((call, position) => {
+    const maxUses = maxUsesOf(call);
+    const used = usesByTool?.get(call.tool.modelName) ?? 0;
+    if (runnable.length >= allowed) placed[position] = notRunOutcome(call, reason);
+    else if (maxUses !== undefined && used >= maxUses) placed[position] = notRunOutcome(call, `not run: ${call.tool.modelName} may be used at most ${maxUses} times in this request (max_uses)`);
+    else {
+      if (maxUses !== undefined) usesByTool?.set(call.tool.modelName, used + 1);
+      runnable.push(call);
+    }
+  });
+  const ran = runnable.length > 0 ? await executeGatewayTools(runnable, context) : [];
+  let next = 0;
+  const outcomes = calls.map((_call, position) => placed[position] ?? (ran[next++] as GatewayToolOutcome));
   return { outcomes, ran: runnable.length };
 }
 

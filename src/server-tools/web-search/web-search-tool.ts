@@ -10,6 +10,7 @@ import { errorOutcome, usageOfOneCall } from '../tool-outcome.ts';
 import { searchBrave } from './brave-backend.ts';
 import { searchSearxng } from './searxng-backend.ts';
 import { toOpaque } from './opaque-content.ts';
+import { hitsWithinDomains, scopedQuery } from './anthropic-web-search.ts';
 import type { SearchAnswer, SearchHit } from './search-backend.ts';
 
 /** What the model reads about the tool. */
@@ -69,17 +70,19 @@ export async function runWebSearch(call: GatewayToolCall<WebSearchTool>, context
   }
   const query = input.query.trim();
   if (query.length > config.maxQueryLength) return errorOutcome(call, 'query_too_long', `the query is longer than ${config.maxQueryLength} characters`);
-  const answer = await search(query, call.tool.settings.maxResults, config, context);
+  const { maxResults, allowedDomains = null, blockedDomains = [] } = call.tool.settings;
+  const answer = await search(scopedQuery(query, allowedDomains), maxResults, config, context);
   if (!answer.ok) {
     context.logger.warn('web_search failed', { backend: config.backend, error_code: answer.errorCode, reason: answer.message });
     return errorOutcome(call, answer.errorCode, answer.message);
   }
-  const modelText = searchResultsText(query, answer.hits);
-  const modelContent: ModelToolResultContent = answer.hits.length > 0 ? searchResultBlocks(answer.hits) : [{ type: 'text', text: modelText }];
+  const hits = hitsWithinDomains(answer.hits, allowedDomains, blockedDomains);
+  const modelText = searchResultsText(query, hits);
+  const modelContent: ModelToolResultContent = hits.length > 0 ? searchResultBlocks(hits) : [{ type: 'text', text: modelText }];
   const clientResult: WebSearchToolResultBlock = {
     type: 'web_search_tool_result',
     tool_use_id: call.id,
-    content: answer.hits.map((hit) => ({
+    content: hits.map((hit) => ({
       type: 'web_search_result',
       url: hit.url,
       title: hit.title,
