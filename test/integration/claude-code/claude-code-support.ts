@@ -32,14 +32,18 @@ export interface ClaudeCodeTarget {
 
 /**
  * Starts `startUpstream`, a gateway whose catalog holds `providerYaml(upstream)` (one line under
- * `providers:`; the local `ollama` preset is disabled so nothing but the fake can serve) and the proxy.
+ * `providers:`; the local `ollama` preset is disabled so nothing but the fake can serve) and any
+ * `extraCatalogLines`, and the proxy.
  */
 export async function startClaudeCodeTarget(options: {
   startUpstream: () => Promise<FakeUpstream>;
   providerYaml: (upstream: FakeUpstream) => string;
+  /** Top-level catalog sections after `providers:` (e.g. `server_tools:`), one line each. */
+  extraCatalogLines?: readonly string[];
 }): Promise<ClaudeCodeTarget> {
   const upstream = await options.startUpstream();
-  const gateway = await startTestGateway({ catalogYaml: ['providers:', '  ollama: { enabled: false }', options.providerYaml(upstream), ''].join('\n') });
+  const lines = ['providers:', '  ollama: { enabled: false }', options.providerYaml(upstream), ...(options.extraCatalogLines ?? []), ''];
+  const gateway = await startTestGateway({ catalogYaml: lines.join('\n') });
   const proxy = await startLoopbackProxy({ allowedOrigin: gateway.origin });
   return {
     upstream,
