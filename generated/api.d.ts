@@ -1138,7 +1138,8 @@ export interface components {
          *     adds `site:` operators to the backend query and keeps only results on those domains or their subdomains;
          *     `blocked_domains` drops results on them; both together are a 400; `user_location` is ignored (neither
          *     backend takes a location). The searches are priced as the gateway's own: no fee beyond the steps' tokens.
-         *     When the plan holds an Anthropic-format endpoint the tool is forwarded to it as sent.
+         *     When the plan holds an Anthropic-format endpoint the tool is forwarded to it as sent. Without a search
+         *     backend, a request whose every endpoint is translated is a 400 on `tools[i].type` saying so.
          */
         AnthropicServerTool: {
             /** @example web_search_20250305 */

@@ -66,6 +66,8 @@ describe('a feature only some vendors have', () => {
     expect(call.status).toBe(400);
     expect(call.body.error).toMatchObject({ type: 'invalid_request_error', code: 400 });
     expect(errorMessage(call)).toContain('web_search_20250305');
+    // This gateway has no search backend to run the tool itself: the answer says so.
+    expect(errorMessage(call)).toContain('tools[0].type: web_search_20250305 cannot be served for test/chat-only: none of its endpoints is Anthropic-format (which runs the tool itself) and this gateway has no search backend configured (server_tools.web_search) to run it');
     expect(chat.requests).toHaveLength(0);
   });
 });
