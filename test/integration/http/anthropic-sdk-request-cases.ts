@@ -144,7 +144,15 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
   'memory_20250818': { params: { tools: [{ type: 'memory_20250818', name: 'memory' }] }, translated: refuses('tool type memory_20250818 (an Anthropic tool)'), stable: true },
   'web_fetch_20260318': { params: { tools: [{ type: 'web_fetch_20260318', name: 'web_fetch', response_inclusion: 'full', max_uses: 3 }] }, translated: refuses('tool type web_fetch_20260318 (an Anthropic tool)'), stable: true },
   'web_fetch_20260309': { params: { tools: [{ type: 'web_fetch_20260309', name: 'web_fetch' }] }, translated: refuses('tool type web_fetch_20260309 (an Anthropic tool)'), stable: true },
-  'web_search_20260318': { params: { tools: [{ type: 'web_search_20260318', name: 'web_search' }] }, translated: refuses('tool type web_search_20260318 (an Anthropic tool)'), stable: true },
+  // The audit gateway has no search backend to run Anthropic's web search itself (anthropic-search-run.ts).
+  'web_search_20260318': {
+    params: { tools: [{ type: 'web_search_20260318', name: 'web_search' }] },
+    translated: {
+      refuses:
+        'tools[0].type: web_search_20260318 cannot be served for audit/gpt: none of its endpoints is Anthropic-format (which runs the tool itself) and this gateway has no search backend configured (server_tools.web_search) to run it',
+    },
+    stable: true,
+  },
   'advisor_20260301': { params: { tools: [{ type: 'advisor_20260301', name: 'advisor', model: 'claude-opus-5' }] }, translated: refuses('tool type advisor_20260301 (an Anthropic tool)') },
   'tool_search_tool_bm25': { params: { tools: [{ type: 'tool_search_tool_bm25', name: 'tool_search_tool_bm25' }] }, translated: refuses('tool type tool_search_tool_bm25 (an Anthropic tool)'), stable: true },
   'an mcp_toolset': {
