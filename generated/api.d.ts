@@ -1139,7 +1139,8 @@ export interface components {
          *     `blocked_domains` drops results on them; both together are a 400; `user_location` is ignored (neither
          *     backend takes a location). The searches are priced as the gateway's own: no fee beyond the steps' tokens.
          *     When the plan holds an Anthropic-format endpoint the tool is forwarded to it as sent. Without a search
-         *     backend, a request whose every endpoint is translated is a 400 on `tools[i].type` saying so.
+         *     backend, a request whose every endpoint is translated is a 400 on `tools[i].type` saying so. Token
+         *     counting counts such a request as the gateway runs it.
          */
         AnthropicServerTool: {
             /** @example web_search_20250305 */

@@ -12,6 +12,7 @@ import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
+import { withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
 import { checkToolLoop, prepareToolLoop, type ToolLoopSetup } from '#src/messages/tool-loop/prepare-tool-loop.ts';
 import { modelHistory } from '#src/messages/tool-loop/step-request.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
@@ -62,9 +63,12 @@ function pluginRequest(prepared: { request: MessageRequest; state: PluginState }
 }
 
 /** Counts the input tokens of a request on the model it names: the answer of the attempt that counted. */
-export async function countTokens(deps: MessagesDeps, request: CountTokensRequest, context: MessagesRequestContext): Promise<CountTokensResponse> {
+export async function countTokens(deps: MessagesDeps, sent: CountTokensRequest, context: MessagesRequestContext): Promise<CountTokensResponse> {
   // The planner takes a message request; max_tokens plays no part in routing.
-  const asMessage = { max_tokens: 1, ...request } as MessageRequest;
+  const sentAsMessage = { max_tokens: 1, ...sent } as MessageRequest;
+  // Anthropic's web search on translated endpoints only is counted as the gateway runs it (a gateway tool).
+  const asMessage = sent.tools === undefined ? sentAsMessage : await withSearchRunByGateway(sentAsMessage, deps, context);
+  const request = asMessage === sentAsMessage ? sent : ({ ...sent, tools: asMessage.tools } as CountTokensRequest);
   const checked = request.tools !== undefined && hasGatewayTools(request.tools) ? checkToolLoop(asMessage, deps.serverTools.config) : undefined;
   const plugins = await countedPlugins(deps, asMessage, context);
   const plan = await deps.planner.plan(plugins?.request ?? asMessage, context);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { anthropicStep, geminiStep, openAiChatStep } from '#test/helpers/fake-upstreams/index.ts';
 import { searxngAnswer, searxngResult } from '#test/helpers/fake-tool-servers/fake-searxng.ts';
 import { expectSpecBlock } from '#test/helpers/spec-blocks.ts';
+import { anthropicClient } from '#test/integration/routing/routing-support.ts';
 import { bodyOf, loopBody, PRICES, priceOf, runLoop, useLoopGateway } from './loop-support.ts';
 
 const setup = useLoopGateway();
@@ -84,5 +85,16 @@ describe('web_search_20250305 on an Anthropic-format endpoint', () => {
     expect(message.content.map((block) => block.type)).toEqual(['text']);
     expect(bodyOf(setup.alpha.requests[0]).tools).toEqual([WEB_SEARCH]);
     expect(setup.searxng.requests).toHaveLength(0);
+  });
+});
+
+describe('count_tokens of a request offering web_search_20250305 on a translated model', () => {
+  it('counts it as the gateway runs it: as the request offering gateway:web_search', async () => {
+    const client = anthropicClient(setup.gateway);
+    const messages = [{ role: 'user' as const, content: 'What is the weather in Paris?' }];
+    const anthropic = await client.messages.countTokens({ model: 'test/gpt', messages, tools: [WEB_SEARCH as never] });
+    const gateway = await client.messages.countTokens({ model: 'test/gpt', messages, tools: [{ type: 'gateway:web_search' } as never] });
+    expect(anthropic.input_tokens).toBe(gateway.input_tokens);
+    expect(setup.openai.requests).toHaveLength(0);
   });
 });
