@@ -13,6 +13,7 @@ import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import { withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
+import { hasAnthropicWebSearch } from '#src/server-tools/web-search/anthropic-web-search.ts';
 import { checkToolLoop, prepareToolLoop, type ToolLoopSetup } from '#src/messages/tool-loop/prepare-tool-loop.ts';
 import { modelHistory } from '#src/messages/tool-loop/step-request.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
@@ -67,7 +68,7 @@ export async function countTokens(deps: MessagesDeps, sent: CountTokensRequest, 
   // The planner takes a message request; max_tokens plays no part in routing.
   const sentAsMessage = { max_tokens: 1, ...sent } as MessageRequest;
   // Anthropic's web search on translated endpoints only is counted as the gateway runs it (a gateway tool).
-  const asMessage = sent.tools === undefined ? sentAsMessage : await withSearchRunByGateway(sentAsMessage, deps, context);
+  const asMessage = hasAnthropicWebSearch(sent.tools) ? await withSearchRunByGateway(sentAsMessage, deps, context) : sentAsMessage;
   const request = asMessage === sentAsMessage ? sent : ({ ...sent, tools: asMessage.tools } as CountTokensRequest);
   const checked = request.tools !== undefined && hasGatewayTools(request.tools) ? checkToolLoop(asMessage, deps.serverTools.config) : undefined;
   const plugins = await countedPlugins(deps, asMessage, context);

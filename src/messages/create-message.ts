@@ -14,6 +14,7 @@ import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messag
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import { withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
+import { hasAnthropicWebSearch } from '#src/server-tools/web-search/anthropic-web-search.ts';
 import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { refusedHopOf, withRefusedHops } from '#src/messages/refused-hops.ts';
@@ -115,7 +116,7 @@ async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, conte
 export async function createMessage(deps: MessagesDeps, sent: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
   // Anthropic's web search on translated endpoints only: run by the gateway, as a gateway tool (one check
   // of `tools` for any other request).
-  const request = sent.tools === undefined ? sent : await withSearchRunByGateway(sent, deps, context);
+  const request = hasAnthropicWebSearch(sent.tools) ? await withSearchRunByGateway(sent, deps, context) : sent;
   if (request !== sent) context.stickyRequest = sent;
   const prepared = await preparePlugins(deps, request, context);
   // Plugins may change the first user turn (PDFs read, search results or pages added), which keys a session
