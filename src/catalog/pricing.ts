@@ -11,6 +11,7 @@
  */
 import type { LanguageModelV4Usage } from '@ai-sdk/provider';
 import type { CatalogEndpoint, LongContextPricing, Pricing } from './catalog-types.ts';
+import { withoutDateSuffix } from './model-id.ts';
 
 /** Token counts in Anthropic's convention. */
 export interface TokenUsage {
@@ -145,7 +146,7 @@ export function computeAnthropicCost(usage: AnthropicUsageFields, pricing: Prici
 // the requested endpoint's.
 function pricingOf(model: unknown, pricing: Pricing, byModel: PricingByModel | undefined): Pricing {
   if (typeof model !== 'string' || !byModel) return pricing;
-  return byModel.get(model) ?? byModel.get(model.replace(/-\d{8}$/, '')) ?? pricing;
+  return byModel.get(model) ?? byModel.get(withoutDateSuffix(model)) ?? pricing;
 }
 
 function iterationUsage(iteration: AnthropicIterationUsage): TokenUsage {

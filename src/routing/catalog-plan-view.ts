@@ -9,6 +9,7 @@ import type { Catalog } from '#src/catalog/index.ts';
 import type { CatalogEndpoint, CatalogModel } from '#src/catalog/catalog-types.ts';
 import type { PricingByModel } from '#src/catalog/pricing.ts';
 import { locateEndpoint, type EndpointLocation } from '#src/catalog/locate-endpoint.ts';
+import { withoutDateSuffix } from '#src/catalog/model-id.ts';
 import { DATA_REGIONS, RESIDENCY_REGIONS, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
 import type { PlanEndpoint, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
 import type { AutoRouterCandidate } from '#src/routing/auto-router/auto-router.ts';
@@ -107,8 +108,6 @@ function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint, modelPri
   };
 }
 
-const DATE_SUFFIX = /-\d{8}$/;
-
 // Each provider's endpoint prices by upstream model id (the first endpoint listing an id wins).
 function pricingByProvider(catalog: Catalog): Map<string, PricingByModel> {
   const byProvider = new Map<string, PricingByModel>();
@@ -153,7 +152,7 @@ export function createCatalogPlanView(catalog: Catalog): CatalogPlanView {
     model(slugOrAlias) {
       const direct = models.get(slugOrAlias);
       if (direct || slugOrAlias.includes('/')) return direct;
-      const slug = aliases.get(slugOrAlias) ?? aliases.get(slugOrAlias.replace(DATE_SUFFIX, ''));
+      const slug = aliases.get(slugOrAlias) ?? aliases.get(withoutDateSuffix(slugOrAlias));
       return slug ? models.get(slug) : undefined;
     },
     aliasesOf(slug) {
