@@ -3384,6 +3384,17 @@ export interface components {
              */
             model: string;
             pricing: components["schemas"]["ModelPricing"];
+            /**
+             * @description The prices a request pays in a data region whose model id costs more than `pricing`, by region; absent
+             *     when every region pays `pricing`. Amazon Bedrock's in-region (geo) inference profiles (`us.`, `eu.`) of
+             *     Claude 4.5 and later cost 10% more on every token price than the global cross-region profile (`model`)
+             *     that a request without a region uses; a `us` or `europe` request runs on the region's profile and its
+             *     `usage.cost`, records and `max_cost` worst case use these prices.
+             */
+            regional_pricing?: {
+                us?: components["schemas"]["ModelPricing"];
+                europe?: components["schemas"]["ModelPricing"];
+            };
             /** @description The higher-speed variant used for `speed` `fast`, at its premium price; null when the endpoint has none. */
             fast: components["schemas"]["FastVariant"] | null;
             data_policy: components["schemas"]["DataPolicy"];

@@ -10,11 +10,13 @@ import type {
   CatalogProvider,
   EndpointData,
   ModelData,
+  Pricing,
 } from './catalog-types.ts';
 import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderDraft } from './merge-config.ts';
 import { toModelList, type ModelListBody } from './models-view.ts';
 import { SecretValue } from './secret-value.ts';
+import { scalePricing } from './pricing.ts';
 import { DEFAULT_SERVER_TOOLS_CONFIG, type ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
 import type { FileDestination } from '#src/observability/destinations/destination-config.ts';
 import { DEFAULT_PLUGINS_CONFIG, type PluginsConfig } from '#src/plugins/plugins-config.ts';
@@ -90,6 +92,14 @@ function defaultRegions(provider: CatalogProvider): DataRegion[] {
   return ['global', ...(Object.keys(provider.regionalBaseUrls) as ResidencyRegion[])];
 }
 
+// The regional ids' prices: the endpoint's (configured) prices with its regional premium, for each regional id.
+function regionalPricing(data: EndpointData): Partial<Record<ResidencyRegion, Pricing>> {
+  const premium = data.regional_premium ?? 0;
+  if (premium === 0) return {};
+  const scaled = scalePricing(data.pricing, 1 + premium);
+  return Object.fromEntries(Object.keys(data.regional_models ?? {}).map((region) => [region, structuredClone(scaled)]));
+}
+
 function freezeEndpoint(model: ModelData, data: EndpointData, provider: CatalogProvider): CatalogEndpoint {
   const capabilities: Capabilities = { ...model.capabilities };
   for (const key of Object.keys(capabilities) as (keyof Capabilities)[]) {
@@ -103,6 +113,7 @@ function freezeEndpoint(model: ModelData, data: EndpointData, provider: CatalogP
     upstreamModel: data.model,
     regionalModels: { ...data.regional_models },
     pricing: structuredClone(data.pricing),
+    regionalPricing: regionalPricing(data),
     fast: data.fast ? { pricing: structuredClone(data.fast.pricing) } : null,
     dataPolicy: { ...provider.dataPolicy, ...data.data_policy },
     regions: data.regions ? [...data.regions] : defaultRegions(provider),

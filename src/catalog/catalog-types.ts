@@ -102,6 +102,11 @@ export interface EndpointData {
   regions?: DataRegion[];
   /** Model ids that differ by region (Bedrock's `us.` and `eu.` inference profiles). */
   regional_models?: Partial<Record<ResidencyRegion, string>>;
+  /**
+   * What a regional model id costs over `pricing`, as a fraction (0.1: 10% more on every token price): Bedrock's
+   * in-region (geo) inference profiles of Claude 4.5 and later against the global profile. Default 0.
+   */
+  regional_premium?: number;
   quantization?: Quantization | null;
   /** Default: the model's context length (unknown when the model's is). */
   context_length?: number;
@@ -161,6 +166,8 @@ export interface CatalogEndpoint {
   readonly upstreamModel: string;
   readonly regionalModels: Readonly<Partial<Record<ResidencyRegion, string>>>;
   readonly pricing: Readonly<Pricing>;
+  /** The prices of each regional model id, where they differ from `pricing` (`regional_premium`). */
+  readonly regionalPricing: Readonly<Partial<Record<ResidencyRegion, Readonly<Pricing>>>>;
   readonly fast: Readonly<{ pricing: Readonly<Pricing> }> | null;
   readonly dataPolicy: Readonly<DataPolicy>;
   readonly regions: readonly DataRegion[];

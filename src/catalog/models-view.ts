@@ -4,7 +4,8 @@
  * @see ModelList in openapi/components/schemas/models.yaml
  */
 import type { Model, ModelEndpoint, ModelList } from '#src/api-types.ts';
-import type { CatalogModel, Pricing } from './catalog-types.ts';
+import type { CatalogEndpoint, CatalogModel, Pricing } from './catalog-types.ts';
+import type { ResidencyRegion } from '#src/data-region.ts';
 import { modelsEnvelope } from './models-page.ts';
 
 /** One endpoint in `GET /models`. */
@@ -15,6 +16,12 @@ export type ModelView = Model;
 
 /** The `GET /models` response body. */
 export type ModelListBody = ModelList;
+
+// `regional_pricing`, present only where some region pays other prices than `pricing`.
+function regionalPricingView(endpoint: CatalogEndpoint): { regional_pricing?: Partial<Record<ResidencyRegion, Pricing>> } {
+  const entries = Object.entries(endpoint.regionalPricing) as [ResidencyRegion, Pricing][];
+  return entries.length === 0 ? {} : { regional_pricing: Object.fromEntries(entries.map(([region, pricing]) => [region, pricingView(pricing)])) };
+}
 
 function pricingView(pricing: Pricing): Pricing {
   const view: Pricing = { input: pricing.input, output: pricing.output, cache_read: pricing.cache_read, cache_write: pricing.cache_write };
@@ -66,6 +73,7 @@ export function toModelList(models: readonly CatalogModel[]): ModelListBody {
         provider_name: endpoint.provider.displayName,
         model: endpoint.upstreamModel,
         pricing: pricingView(endpoint.pricing),
+        ...regionalPricingView(endpoint),
         fast: endpoint.fast ? { pricing: pricingView(endpoint.fast.pricing) } : null,
         data_policy: { ...endpoint.dataPolicy },
         regions: [...endpoint.regions],

@@ -39,6 +39,23 @@ export function selectPricing(endpoint: Pick<CatalogEndpoint, 'pricing' | 'fast'
   return endpoint.fast?.pricing ?? null;
 }
 
+/**
+ * Every token price of a list times `factor`, the long-context tier's too: a provider's surcharge on the list
+ * prices (Bedrock's in-region inference profiles of Claude 4.5 and later cost 10% more than the global
+ * profile). A per-search fee is not a token price and stays as it is.
+ */
+export function scalePricing(pricing: Readonly<Pricing>, factor: number): Pricing {
+  const scaled: Pricing = { ...pricing, ...scaleRates(pricing, factor) };
+  if (pricing.long_context) scaled.long_context = { ...pricing.long_context, ...scaleRates(pricing.long_context, factor) };
+  return scaled;
+}
+
+function scaleRates(rates: Readonly<Pricing | LongContextPricing>, factor: number): Pick<Pricing, 'input' | 'output' | 'cache_read' | 'cache_write' | 'cache_write_1h'> {
+  const scale = (rate: number | null | undefined): number | null => (typeof rate === 'number' ? rate * factor : null);
+  const scaled = { input: rates.input * factor, output: rates.output * factor, cache_read: scale(rates.cache_read), cache_write: scale(rates.cache_write) };
+  return rates.cache_write_1h === undefined ? scaled : { ...scaled, cache_write_1h: scale(rates.cache_write_1h) };
+}
+
 function checkCount(name: string, value: number): void {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a non-negative finite number, got ${value}`);
 }

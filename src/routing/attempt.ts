@@ -25,7 +25,7 @@ export interface Attempt {
   upstreamModel: string;
   /** The upstream's base URL in the request's region. */
   baseUrl: string;
-  /** List prices of what runs: the fast variant's under `speed: fast`. */
+  /** List prices of what runs: the fast variant's under `speed: fast`, a regional model id's in its region. */
   pricing: Readonly<Pricing>;
   /** The provider's standard prices by upstream model id, for usage reported for another model (shared, never copied). */
   modelPricing: PricingByModel;
@@ -62,12 +62,14 @@ export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: 
   const location = endpoint.locations[region] ?? declared;
   if (!location) throw new EndpointLocationError(endpoint.catalog.id, region);
   const fastPricing = planned.fast ? endpoint.catalog.fast?.pricing : undefined;
+  // A regional model id (Bedrock's `us.`/`eu.` profiles) may cost more than the endpoint's own.
+  const regionalPricing = region !== 'global' && location.upstreamModel === endpoint.catalog.regionalModels[region] ? endpoint.catalog.regionalPricing[region] : undefined;
   return {
     model: planned.model,
     provider: endpoint.catalog.provider,
     upstreamModel: location.upstreamModel,
     baseUrl: location.baseUrl,
-    pricing: fastPricing ?? endpoint.catalog.pricing,
+    pricing: fastPricing ?? regionalPricing ?? endpoint.catalog.pricing,
     modelPricing: endpoint.modelPricing,
     fast: planned.fast,
     credential: planned.credential,

@@ -114,8 +114,9 @@ function pricingByProvider(catalog: Catalog): Map<string, PricingByModel> {
   for (const provider of catalog.providers) {
     const prices = new Map<string, CatalogEndpoint['pricing']>();
     for (const endpoint of catalog.endpointsOfProvider(provider.slug)) {
-      for (const id of [endpoint.upstreamModel, ...Object.values(endpoint.regionalModels)]) {
-        if (id !== undefined && !prices.has(id)) prices.set(id, endpoint.pricing);
+      if (!prices.has(endpoint.upstreamModel)) prices.set(endpoint.upstreamModel, endpoint.pricing);
+      for (const [region, id] of Object.entries(endpoint.regionalModels) as [ResidencyRegion, string][]) {
+        if (!prices.has(id)) prices.set(id, endpoint.regionalPricing[region] ?? endpoint.pricing);
       }
     }
     byProvider.set(provider.slug, prices);

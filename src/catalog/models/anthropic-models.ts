@@ -3,17 +3,45 @@
  * (platform.claude.com/docs/en/about-claude/pricing): 5-minute cache writes cost 1.25x input, 1-hour writes 2x,
  * cache reads 0.1x. Prompts over 200K tokens (1M-context beta) pay the long-context rates on every token.
  */
-import type { Capabilities, ModelData, Pricing } from '#src/catalog/catalog-types.ts';
+import type { Capabilities, EndpointData, ModelData, Pricing } from '#src/catalog/catalog-types.ts';
+import { scalePricing } from '#src/catalog/pricing.ts';
 
 const CLAUDE: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
 
 // Bedrock's Converse API has no structured-output format for Claude.
 // Its cache points take Anthropic's one-hour lifetime (`cachePoint.ttl: "1h"`, written tokens reported by
-// lifetime in `usage.cacheDetails`) on the 4.5 generation, billed as on Anthropic's API at twice the input
-// price (`cache_write_1h` of `claudePricing`); the older models' Bedrock endpoints have the five-minute
-// lifetime only and carry no one-hour price.
+// lifetime in `usage.cacheDetails`) on the 4.5 generation and later, billed as on Anthropic's API at twice the
+// input price (`cache_write_1h` of `claudePricing`). No source found says Bedrock takes the one-hour lifetime
+// for Claude Sonnet 4 or Opus 4.1 (AWS and SDK docs name the 4.5 models and later), so those endpoints keep
+// the five-minute lifetime only and carry no one-hour price.
 // @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CachePointBlock.html
 const BEDROCK_LIMITS = { structured_output: false };
+
+/**
+ * What AWS charges over the global cross-region profile for an in-region (geo: `us.`, `eu.`) profile of
+ * Claude 4.5 and later: 10% on every token price ("global cross-Region inference ... offers approximately 10%
+ * savings on both input and output token pricing compared to geographic cross-Region inference").
+ * @see https://docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html
+ */
+const BEDROCK_REGIONAL_PREMIUM = 0.1;
+
+/**
+ * A Bedrock endpoint of Claude 4.5 or later on its global cross-region profile, at Anthropic's list prices
+ * without the web search fee; the geo profiles in `regional` serve `us`/`europe` requests at the regional
+ * premium, and only the regions given (a region without a verified profile id is not served).
+ */
+function bedrockGlobal(global: string, regional: Partial<Record<'us' | 'europe', string>>, pricing: Pricing, maxOutputTokens: number): EndpointData {
+  return {
+    provider: 'bedrock',
+    model: global,
+    pricing,
+    regional_models: regional,
+    regional_premium: BEDROCK_REGIONAL_PREMIUM,
+    regions: ['global', ...(Object.keys(regional) as ('us' | 'europe')[])],
+    max_output_tokens: maxOutputTokens,
+    capabilities: BEDROCK_LIMITS,
+  };
+}
 
 /** Anthropic-style pricing from the input and output rates, with the standard cache multipliers. */
 function claudePricing(input: number, output: number): Pricing {
@@ -32,6 +60,9 @@ function claudeLongContext(input: number, output: number): Pricing['long_context
   return { threshold_tokens: 200_000, ...claudePricing(input * 2, output * 1.5) };
 }
 
+// Claude Haiku 5.5's token prices: prompts over 100K tokens pay five times every rate, caches included.
+const HAIKU_5_5: Pricing = { ...claudePricing(0.1, 0.5), long_context: { threshold_tokens: 100_000, ...claudePricing(0.5, 2.5) } };
+
 /** The built-in Claude models. */
 export const ANTHROPIC_MODELS: ModelData[] = [
   {
@@ -46,18 +77,12 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         pricing: { ...WEB_SEARCH_FEE, ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
         max_output_tokens: 64_000,
       },
-      {
-        provider: 'bedrock',
-        model: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0',
-        // Global cross-region profile price. The us./eu. regional profiles cost 10% more; not modelled yet.
-        pricing: claudePricing(3, 15),
-        regional_models: {
-          us: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
-          europe: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0',
-        },
-        max_output_tokens: 64_000,
-        capabilities: BEDROCK_LIMITS,
-      },
+      bedrockGlobal(
+        'global.anthropic.claude-sonnet-4-5-20250929-v1:0',
+        { us: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', europe: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0' },
+        claudePricing(3, 15),
+        64_000,
+      ),
     ],
   },
   {
@@ -103,6 +128,9 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         },
         max_output_tokens: 128_000,
       },
+      // Profiles from Anthropic's Bedrock model table (platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock-legacy:
+      // `anthropic.claude-opus-4-6-v1`, global, us and eu profiles). No fast mode and no 1M-context tier there.
+      bedrockGlobal('global.anthropic.claude-opus-4-6-v1', { us: 'us.anthropic.claude-opus-4-6-v1', europe: 'eu.anthropic.claude-opus-4-6-v1' }, claudePricing(5, 25), 128_000),
     ],
   },
   {
@@ -112,17 +140,12 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     capabilities: CLAUDE,
     endpoints: [
       { provider: 'anthropic', model: 'claude-opus-4-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(5, 25) }, max_output_tokens: 64_000 },
-      {
-        provider: 'bedrock',
-        model: 'global.anthropic.claude-opus-4-5-20251101-v1:0',
-        pricing: claudePricing(5, 25),
-        regional_models: {
-          us: 'us.anthropic.claude-opus-4-5-20251101-v1:0',
-          europe: 'eu.anthropic.claude-opus-4-5-20251101-v1:0',
-        },
-        max_output_tokens: 64_000,
-        capabilities: BEDROCK_LIMITS,
-      },
+      bedrockGlobal(
+        'global.anthropic.claude-opus-4-5-20251101-v1:0',
+        { us: 'us.anthropic.claude-opus-4-5-20251101-v1:0', europe: 'eu.anthropic.claude-opus-4-5-20251101-v1:0' },
+        claudePricing(5, 25),
+        64_000,
+      ),
     ],
   },
   {
@@ -149,36 +172,42 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     capabilities: CLAUDE,
     endpoints: [
       { provider: 'anthropic', model: 'claude-haiku-4-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(1, 5) }, max_output_tokens: 64_000 },
-      {
-        provider: 'bedrock',
-        model: 'global.anthropic.claude-haiku-4-5-20251001-v1:0',
-        pricing: claudePricing(1, 5),
-        regional_models: {
-          us: 'us.anthropic.claude-haiku-4-5-20251001-v1:0',
-          europe: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0',
-        },
-        max_output_tokens: 64_000,
-        capabilities: BEDROCK_LIMITS,
-      },
+      bedrockGlobal(
+        'global.anthropic.claude-haiku-4-5-20251001-v1:0',
+        { us: 'us.anthropic.claude-haiku-4-5-20251001-v1:0', europe: 'eu.anthropic.claude-haiku-4-5-20251001-v1:0' },
+        claudePricing(1, 5),
+        64_000,
+      ),
     ],
   },
   // The 5.5 generation: what Claude Code picks by itself (its default and its opus, sonnet and haiku aliases
   // send these ids). Context 1M and output 128K natively, no long-context beta; prices from each model's
   // overview page (platform.claude.com/docs/en/models/<model>/overview).
+  // Bedrock ids: `us.anthropic.claude-{opus,sonnet}-5-5` are Converse chat model ids of @ai-sdk/amazon-bedrock
+  // (its 5.0.x type list and changelog, which adds `us.anthropic.claude-haiku-5-5` for Haiku); the global
+  // profiles `global.anthropic.claude-{opus,sonnet}-5-5` are named by public Bedrock clients but no AWS page was
+  // found for them; no `eu.` profile of the 5.5 generation could be verified, so Europe is not served there.
+  // Bedrock's prices for the global profiles are taken to be Anthropic's, as for the 4.5 generation.
   {
     id: 'anthropic/claude-opus-5.5',
     name: 'Claude Opus 5.5',
     context_length: 1_000_000,
     capabilities: CLAUDE,
     // Cache reads are 0.05x input on this model ($0.20), not the usual 0.1x.
-    endpoints: [{ provider: 'anthropic', model: 'claude-opus-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(4, 20), cache_read: 0.2 }, max_output_tokens: 128_000 }],
+    endpoints: [
+      { provider: 'anthropic', model: 'claude-opus-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(4, 20), cache_read: 0.2 }, max_output_tokens: 128_000 },
+      bedrockGlobal('global.anthropic.claude-opus-5-5', { us: 'us.anthropic.claude-opus-5-5' }, { ...claudePricing(4, 20), cache_read: 0.2 }, 128_000),
+    ],
   },
   {
     id: 'anthropic/claude-sonnet-5.5',
     name: 'Claude Sonnet 5.5',
     context_length: 1_000_000,
     capabilities: CLAUDE,
-    endpoints: [{ provider: 'anthropic', model: 'claude-sonnet-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(2, 10) }, max_output_tokens: 128_000 }],
+    endpoints: [
+      { provider: 'anthropic', model: 'claude-sonnet-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(2, 10) }, max_output_tokens: 128_000 },
+      bedrockGlobal('global.anthropic.claude-sonnet-5-5', { us: 'us.anthropic.claude-sonnet-5-5' }, claudePricing(2, 10), 128_000),
+    ],
   },
   {
     id: 'anthropic/claude-haiku-5.5',
@@ -189,9 +218,17 @@ export const ANTHROPIC_MODELS: ModelData[] = [
       {
         provider: 'anthropic',
         model: 'claude-haiku-5-5',
-        // Prompts over 100K tokens pay five times every rate, caches included.
-        pricing: { ...WEB_SEARCH_FEE, ...claudePricing(0.1, 0.5), long_context: { threshold_tokens: 100_000, ...claudePricing(0.5, 2.5) } },
+        pricing: { ...WEB_SEARCH_FEE, ...HAIKU_5_5 },
         max_output_tokens: 128_000,
+      },
+      {
+        // Only the US geo profile is verified (see above): US only, at the regional premium.
+        provider: 'bedrock',
+        model: 'us.anthropic.claude-haiku-5-5',
+        pricing: scalePricing(HAIKU_5_5, 1 + BEDROCK_REGIONAL_PREMIUM),
+        regions: ['us'],
+        max_output_tokens: 128_000,
+        capabilities: BEDROCK_LIMITS,
       },
     ],
   },

@@ -4,6 +4,7 @@ import { loadCatalog } from '#src/catalog/load-catalog.ts';
 import {
   computeAnthropicCost,
   computeCost,
+  scalePricing,
   selectPricing,
   usageFromAnthropic,
   usageFromInclusivePrompt,
@@ -192,5 +193,24 @@ describe('the 5.5 Claude models Claude Code picks by itself', () => {
     ['anthropic/claude-haiku-5.5', usage({ inputTokens: 100_000, cacheReadTokens: 1, outputTokens: 1_000_000 }), 2.55000005],
   ])('%s prices %j at $%d', (slug, tokens, dollars) => {
     expect(computeCost(tokens, priced(slug))).toBeCloseTo(dollars, 9);
+  });
+});
+
+describe('scalePricing', () => {
+  it('scales every token price, the long-context tier too, and leaves nulls and the per-search fee alone', () => {
+    const scaled = scalePricing(
+      { input: 2, output: 10, cache_read: null, cache_write: 2.5, cache_write_1h: 4, web_search_request: 0.01, long_context: { threshold_tokens: 100, input: 4, output: 20, cache_read: 0.4, cache_write: null } },
+      1.1,
+    );
+    expect(scaled.input).toBeCloseTo(2.2, 12);
+    expect(scaled.output).toBeCloseTo(11, 12);
+    expect(scaled.cache_read).toBeNull();
+    expect(scaled.cache_write).toBeCloseTo(2.75, 12);
+    expect(scaled.cache_write_1h).toBeCloseTo(4.4, 12);
+    expect(scaled.web_search_request).toBe(0.01);
+    expect(scaled.long_context).toMatchObject({ threshold_tokens: 100, cache_write: null });
+    expect(scaled.long_context?.input).toBeCloseTo(4.4, 12);
+    expect(scaled.long_context?.cache_read).toBeCloseTo(0.44, 12);
+    expect('cache_write_1h' in (scaled.long_context ?? {})).toBe(false);
   });
 });

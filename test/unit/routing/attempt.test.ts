@@ -42,6 +42,21 @@ describe('toAttempt', () => {
     expect(toAttempt(planned('anthropic/claude-opus-4.6', 'anthropic'), 'global').pricing).toBe(endpoint?.pricing);
   });
 
+  it('prices a regional model id at its regional prices (Bedrock geo profiles), the global profile at the list price', () => {
+    const endpoint = catalog.getEndpoint('anthropic/claude-sonnet-4.5@bedrock');
+    expect(toAttempt(planned('anthropic/claude-sonnet-4.5', 'bedrock'), 'global').pricing).toBe(endpoint?.pricing);
+    for (const region of ['us', 'europe'] as const) {
+      const attempt = toAttempt(planned('anthropic/claude-sonnet-4.5', 'bedrock'), region);
+      expect(attempt.pricing, region).toBe(endpoint?.regionalPricing[region]);
+      expect(attempt.pricing.input, region).toBeCloseTo(3.3, 12);
+      // What usage reported for that id prices (an iteration's model) is the regional price too.
+      expect(attempt.modelPricing.get(attempt.upstreamModel), region).toBe(endpoint?.regionalPricing[region]);
+    }
+    // An endpoint without a premium prices every region alike.
+    const sonnet4 = catalog.getEndpoint('anthropic/claude-sonnet-4@bedrock');
+    expect(toAttempt(planned('anthropic/claude-sonnet-4', 'bedrock'), 'us').pricing).toBe(sonnet4?.pricing);
+  });
+
   it('refuses a shared key in a region the endpoint cannot serve (the planner filters those out first)', () => {
     expect(() => toAttempt(planned('anthropic/claude-sonnet-4.5', 'anthropic'), 'europe')).toThrow(EndpointLocationError);
   });
