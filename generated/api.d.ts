@@ -2202,6 +2202,13 @@ export interface components {
                 mcp_requests?: number;
             } | null;
             /**
+             * @description The search context size a searching vendor reported for this answer (Perplexity's
+             *     `usage.search_context_size`: `low`, `medium` or `high`); its per-request fee, at the endpoint's
+             *     `pricing.search_request`, is in `cost`. Absent for other vendors.
+             * @example low
+             */
+            search_context_size?: string | null;
+            /**
              * @description Anthropic's usage per sampling iteration of the request, passed on as sent. A `compaction` iteration
              *     (server-side compaction summarising the conversation first) and an `advisor_message` one (the advisor
              *     tool's sub-inference, on the advisor `model`) are billed but left out of the top-level counts, which are
@@ -2238,7 +2245,8 @@ export interface components {
              *     prices, in a tool loop's steps too, the vendor's fee for the searches its own web search
              *     tool ran (`server_tool_use.web_search_requests` as the upstream reported them, at the endpoint's
              *     `pricing.web_search_request`; in a tool loop, each step's at its own endpoint's price; the gateway's
-             *     own tools pay none), and the `moderation` plugin's screening call
+             *     own tools pay none), a searching vendor's per-request fee (Perplexity's, by `search_context_size` at the
+             *     endpoint's `pricing.search_request`), and the `moderation` plugin's screening call
              *     when a catalog model screened the input (`engine: model`; its tokens are not in this `usage`, they are in
              *     the generation record's `moderation`), also for a flagged input, whose refusal has zero tokens.
              */
@@ -3133,9 +3141,10 @@ export interface components {
          *     (`max_tokens` at the output price plus the estimated input, at the most expensive endpoint of its plan)
          *     and settles to its real cost when its usage is known; a request is admitted while the spending plus the
          *     open reservations are below the limit, so concurrent requests overshoot it by at most one request's
-         *     worst case. What Anthropic bills beyond the answer's tokens is in that worst case where the request
-         *     bounds it: the searches of each Anthropic web search tool (`web_search_*`) up to its `max_uses`, at the
-         *     endpoint's `pricing.web_search_request`, and, with a compaction edit (`context_management.edits` of type
+         *     worst case. A searching vendor's per-request fee is in it at its dearest tier (Perplexity's, the `high`
+         *     tier of the endpoint's `pricing.search_request`). What Anthropic bills beyond the answer's tokens is in that
+         *     worst case where the request bounds it: the searches of each Anthropic web search tool (`web_search_*`) up
+         *     to its `max_uses`, at the endpoint's `pricing.web_search_request`, and, with a compaction edit (`context_management.edits` of type
          *     `compact_*`), the compaction iteration's reading of the whole prompt once more. Not bounded by anything
          *     in the request, and so not reserved: the searches of a web search tool without `max_uses`, the search
          *     results Anthropic adds to the prompt of its later sampling iterations, the summary a compaction writes
@@ -3306,6 +3315,15 @@ export interface components {
             /** @description Structured output through `output_config.format`. */
             structured_output: boolean;
         };
+        /** @description USD per request for each search context size. */
+        SearchRequestFees: {
+            /** @example 0.005 */
+            low: number;
+            /** @example 0.008 */
+            medium: number;
+            /** @example 0.012 */
+            high: number;
+        };
         /** @description Prices that apply to the whole request when its prompt is longer than `threshold_tokens`. */
         LongContextPricing: {
             /** @example 200000 */
@@ -3350,6 +3368,15 @@ export interface components {
              * @example 0.01
              */
             web_search_request?: number | null;
+            /**
+             * @description USD per request by the search context size the vendor reports for it (the answer's
+             *     `usage.search_context_size`), on top of the tokens: Perplexity's Sonar models search the web on every
+             *     request and bill a fee per request by `low`, `medium` or `high` context (Sonar $5, $8, $12 per 1,000
+             *     requests; Sonar Pro $6, $10, $14). An answer that reports no size pays the `low` fee, Perplexity's
+             *     default (the gateway sends no `web_search_options`). A request's `max_cost` worst case counts the
+             *     `high` fee. Null or absent: no per-request fee.
+             */
+            search_request?: components["schemas"]["SearchRequestFees"] | null;
             long_context?: components["schemas"]["LongContextPricing"] | null;
         };
         /** @description The endpoint's higher-speed configuration (Anthropic fast mode, OpenAI priority processing). */

@@ -64,6 +64,8 @@ const pricing = record({
   cache_write_1h: nullable(price()),
   // USD per search, not per million tokens.
   web_search_request: nullable(price()),
+  // USD per request by search context size (Perplexity's request fee).
+  search_request: nullable(record({ low: price(), medium: price(), high: price() }, ['low', 'medium', 'high'])),
   long_context: nullable(longContextPricing),
 });
 

@@ -27,6 +27,7 @@ function pricingView(pricing: Pricing): Pricing {
   const view: Pricing = { input: pricing.input, output: pricing.output, cache_read: pricing.cache_read, cache_write: pricing.cache_write };
   if (pricing.cache_write_1h !== undefined) view.cache_write_1h = pricing.cache_write_1h;
   if (pricing.web_search_request !== undefined) view.web_search_request = pricing.web_search_request;
+  if (pricing.search_request !== undefined) view.search_request = pricing.search_request ? { ...pricing.search_request } : null;
   if (pricing.long_context !== undefined) view.long_context = pricing.long_context ? { ...pricing.long_context } : null;
   return view;
 }

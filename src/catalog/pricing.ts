@@ -103,6 +103,8 @@ export interface AnthropicUsageFields {
   iterations?: readonly AnthropicIterationUsage[] | null;
   /** Calls of Anthropic's own server tools; `web_search_requests` is billed per search. */
   server_tool_use?: { web_search_requests?: number | null } | null;
+  /** A searching vendor's search context size for the request (Perplexity's), billed per request. */
+  search_context_size?: string | null;
 }
 
 /** One entry of Anthropic's `usage.iterations`. */
@@ -127,12 +129,25 @@ export function serverToolFees(serverToolUse: AnthropicUsageFields['server_tool_
   return count(serverToolUse.web_search_requests) * perSearch;
 }
 
+/**
+ * A searching vendor's fee for the request itself, by the search context size it reported: Perplexity's Sonar
+ * models bill every request by `low`, `medium` or `high` context, `low` (its default) when none is reported.
+ * @see https://docs.perplexity.ai/getting-started/pricing (request fees)
+ * @see https://docs.perplexity.ai/guides/search-context-size-guide
+ */
+export function searchRequestFee(searchContextSize: string | null | undefined, pricing: Pricing): number {
+  const fees = pricing.search_request;
+  if (!fees) return 0;
+  return searchContextSize === 'medium' || searchContextSize === 'high' ? fees[searchContextSize] : fees.low;
+}
+
 /** List prices by the vendor's model id, for usage an upstream reports per model (`usage.iterations[].model`). */
 export type PricingByModel = ReadonlyMap<string, Readonly<Pricing>>;
 
 /**
  * Cost in USD of an Anthropic-convention usage: the answer's own counts, plus each iteration Anthropic bills
- * beside them, plus the fee of Anthropic's web searches ({@link serverToolFees}). Each iteration is priced as a
+ * beside them, plus the fee of Anthropic's web searches ({@link serverToolFees}) and a searching vendor's
+ * per-request fee ({@link searchRequestFee}). Each iteration is priced as a
  * request of its own, so a long-context tier applies to the prompt that iteration read.
  * - `compaction` (server-side compaction's summary before the answer) and `advisor_message` (the advisor
  *   tool's sub-inference) are left out of the top-level counts, which are the answer's `message` iterations:
@@ -146,7 +161,7 @@ export type PricingByModel = ReadonlyMap<string, Readonly<Pricing>>;
  * @see node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.d.ts (BetaIterationsUsage)
  */
 export function computeAnthropicCost(usage: AnthropicUsageFields, pricing: Pricing, byModel?: PricingByModel): number {
-  const fees = serverToolFees(usage.server_tool_use, pricing);
+  const fees = serverToolFees(usage.server_tool_use, pricing) + searchRequestFee(usage.search_context_size, pricing);
   const iterations = usage.iterations;
   if (!Array.isArray(iterations)) return computeCost(usageFromAnthropic(usage), pricing) + fees;
   const servedByFallback = iterations.some((iteration) => iteration?.type === 'fallback_message');

@@ -48,7 +48,7 @@ function compacts(request: WorstCaseRequest): boolean {
  * plan's prices. Input is priced at the dearest input rate of each price list (a one-hour cache write can
  * cost twice the plain input), so the estimate is a ceiling whatever the request caches. What the request
  * bounds beyond that is added: each web search tool's `max_uses` searches at the price list's per-search fee,
- * and a compaction's second reading of the prompt.
+ * a searching vendor's per-request fee at its `high` tier, and a compaction's second reading of the prompt.
  */
 export function worstCase(request: WorstCaseRequest, pricings: readonly Readonly<Pricing>[]): UsageAmounts {
   const input = estimateInputTokens(request) * (compacts(request) ? 2 : 1);
@@ -58,7 +58,9 @@ export function worstCase(request: WorstCaseRequest, pricings: readonly Readonly
   for (const pricing of pricings) {
     const plain = computeCost({ inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0 }, pricing);
     const written = computeCost({ inputTokens: 0, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: input, cacheWrite1hTokens: input }, pricing);
-    cost = Math.max(cost, Math.max(plain, written) + searches * (pricing.web_search_request ?? 0));
+    // A searching vendor's per-request fee at its dearest search context size (the answer reports which).
+    const requestFee = pricing.search_request?.high ?? 0;
+    cost = Math.max(cost, Math.max(plain, written) + searches * (pricing.web_search_request ?? 0) + requestFee);
   }
   return { cost, tokens: input + output };
 }

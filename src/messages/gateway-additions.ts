@@ -9,7 +9,7 @@ import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provid
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
 
 /** Normalized usage in Anthropic's convention, as the cost function reads it. */
-export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation' | 'iterations' | 'server_tool_use'>;
+export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation' | 'iterations' | 'server_tool_use' | 'search_context_size'>;
 
 /** What the additions need to know about the attempt that answered. */
 export interface AdditionsContext {
@@ -46,6 +46,7 @@ interface StreamUsage {
   cache_creation?: Usage['cache_creation'];
   iterations?: Usage['iterations'];
   server_tool_use?: Usage['server_tool_use'];
+  search_context_size?: Usage['search_context_size'];
 }
 
 // Each count by name, not in a loop over the names: a store with a computed key goes through V8's generic
@@ -61,6 +62,8 @@ function merge(total: StreamUsage, update: StreamUsage | undefined): void {
   if (update.iterations) total.iterations = update.iterations;
   // Anthropic's server tool counters, cumulative like the token counts: the search count arrives in message_delta.
   if (update.server_tool_use) total.server_tool_use = update.server_tool_use;
+  // Perplexity's, in its final usage: its request fee is billed by it.
+  if (update.search_context_size) total.search_context_size = update.search_context_size;
 }
 
 /**
@@ -95,6 +98,7 @@ export function amendStage(context: AdditionsContext): EventStage {
           };
           if (usage.iterations) priced.iterations = usage.iterations;
           if (usage.server_tool_use) priced.server_tool_use = usage.server_tool_use;
+          if (usage.search_context_size) priced.search_context_size = usage.search_context_size;
           amended.cost = context.priceUsage(priced);
           amended.is_byok = context.isByok;
           payload.usage = amended;

@@ -1,6 +1,8 @@
 /**
  * Mistral, xAI and Perplexity models on their vendors' own APIs. Prices per million tokens; "unverified" marks
- * recalled list prices that could not be confirmed.
+ * recalled list prices that could not be confirmed. Perplexity's Sonar models also bill every request by its
+ * search context size (`search_request`, USD per request: Sonar $5/$8/$12 and Sonar Pro $6/$10/$14 per 1,000
+ * requests at low/medium/high, Perplexity's pricing page, docs.perplexity.ai/getting-started/pricing).
  */
 import type { ModelData } from '#src/catalog/catalog-types.ts';
 
@@ -82,8 +84,7 @@ export const OTHER_MODELS: ModelData[] = [
       {
         provider: 'perplexity',
         model: 'sonar',
-        // Token prices only; Perplexity also charges per request by search context size, not modelled.
-        pricing: { input: 1, output: 1, cache_read: null, cache_write: null },
+        pricing: { input: 1, output: 1, cache_read: null, cache_write: null, search_request: { low: 0.005, medium: 0.008, high: 0.012 } },
       },
     ],
   },
@@ -96,7 +97,7 @@ export const OTHER_MODELS: ModelData[] = [
       {
         provider: 'perplexity',
         model: 'sonar-pro',
-        pricing: { input: 3, output: 15, cache_read: null, cache_write: null },
+        pricing: { input: 3, output: 15, cache_read: null, cache_write: null, search_request: { low: 0.006, medium: 0.01, high: 0.014 } },
         max_output_tokens: 8_000,
       },
     ],

@@ -28,6 +28,8 @@ interface RawChatUsage {
   completion_tokens_details?: { reasoning_tokens?: unknown } | null;
   /** Bedrock Converse: its cache writes by lifetime (`5m`, `1h`). */
   cacheDetails?: unknown;
+  /** Perplexity: the search context size its request fee is billed by. */
+  search_context_size?: unknown;
 }
 
 /**
@@ -102,8 +104,11 @@ function reportedUsage(usage: LanguageModelV4Usage): Usage {
     service_tier: 'standard',
   };
   if (usage.outputTokens.reasoning !== undefined) converted.output_tokens_details = { thinking_tokens: usage.outputTokens.reasoning };
-  const cacheCreation = cacheWrite > 0 ? cacheCreationOf(usage.raw as RawChatUsage | undefined) : undefined;
+  const raw = usage.raw as RawChatUsage | undefined;
+  const cacheCreation = cacheWrite > 0 ? cacheCreationOf(raw) : undefined;
   if (cacheCreation) converted.cache_creation = cacheCreation;
+  // Perplexity bills each request by it (`pricing.search_request`).
+  if (typeof raw?.search_context_size === 'string') converted.search_context_size = raw.search_context_size;
   return converted;
 }
 

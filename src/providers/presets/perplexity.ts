@@ -1,7 +1,7 @@
 /** Perplexity Sonar, OpenAI-compatible (search-grounded answers). */
 import type { ProviderPreset } from '#src/catalog/catalog-types.ts';
 
-/** Perplexity: no client tools; answers carry citations; per-request search fees are not modelled. */
+/** Perplexity: no client tools; answers carry citations; each request's search fee is priced by the catalog (`search_request`). */
 export const perplexity: ProviderPreset = {
   slug: 'perplexity',
   display_name: 'Perplexity',

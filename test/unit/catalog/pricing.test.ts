@@ -5,6 +5,7 @@ import {
   computeAnthropicCost,
   computeCost,
   scalePricing,
+  searchRequestFee,
   selectPricing,
   usageFromAnthropic,
   usageFromInclusivePrompt,
@@ -212,5 +213,25 @@ describe('scalePricing', () => {
     expect(scaled.long_context?.input).toBeCloseTo(4.4, 12);
     expect(scaled.long_context?.cache_read).toBeCloseTo(0.44, 12);
     expect('cache_write_1h' in (scaled.long_context ?? {})).toBe(false);
+  });
+});
+
+describe('searchRequestFee', () => {
+  const sonar: Pricing = { input: 1, output: 1, cache_read: null, cache_write: null, search_request: { low: 0.005, medium: 0.008, high: 0.012 } };
+  it.each<[string | null | undefined, number]>([
+    ['low', 0.005],
+    ['medium', 0.008],
+    ['high', 0.012],
+    // Perplexity's default when the answer names none, and for a size it does not price.
+    [null, 0.005],
+    [undefined, 0.005],
+    ['huge', 0.005],
+  ])('search context %s costs %s a request', (size, fee) => {
+    expect(searchRequestFee(size, sonar)).toBe(fee);
+    expect(computeAnthropicCost({ input_tokens: 10, output_tokens: 20, search_context_size: size }, sonar)).toBeCloseTo(30 / 1e6 + fee, 12);
+  });
+
+  it('costs nothing where the endpoint prices no request', () => {
+    expect(searchRequestFee('high', { input: 1, output: 1, cache_read: null, cache_write: null })).toBe(0);
   });
 });
