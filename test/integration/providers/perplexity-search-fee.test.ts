@@ -2,11 +2,13 @@
  * Perplexity's per-request search fee over HTTP: Sonar bills every request by the search context size it
  * reports (`usage.search_context_size`: $5, $8, $12 per 1,000 requests at low, medium, high) on top of the
  * tokens. The answer's `usage.cost` and its generation record include that fee, JSON and streamed, and an
- * answer that reports no size pays the `low` fee, Perplexity's default. The fake speaks Perplexity's
+ * answer that reports no size pays the `low` fee, Perplexity's default. A key's credit reservation counts the
+ * `high` fee, so a second request waits while the first is in progress. The fake speaks Perplexity's
  * OpenAI-compatible Chat Completions format with its own usage fields.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, startFakeOpenAiChat, type FakeUpstream, type ReplyDelivery } from '#test/helpers/fake-upstreams/index.ts';
+import { issueLimitedKey, postWithKey } from '#test/integration/limits/limits-support.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
 
@@ -27,7 +29,7 @@ function perplexityUsage(size: keyof typeof FEES | null): Record<string, unknown
 }
 
 /** A Sonar answer as Perplexity sends it: a chat completion with its citations and search results. */
-function sonarAnswer(size: keyof typeof FEES | null) {
+function sonarAnswer(size: keyof typeof FEES | null, delivery: ReplyDelivery = {}) {
   const envelope = { id: 'pplx-0001', model: 'sonar', created: 1764200000, citations: ['https://example.com/everest'], search_results: [{ title: 'Everest', url: 'https://example.com/everest' }] };
   const json = {
     ...envelope,
@@ -37,7 +39,7 @@ function sonarAnswer(size: keyof typeof FEES | null) {
   };
   const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ ...envelope, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
   const events = [chunk({ role: 'assistant', content: ANSWER.slice(0, 20) }, null), chunk({ content: ANSWER.slice(20) }, null), { ...chunk({}, 'stop'), usage: perplexityUsage(size) }];
-  return reply.either(reply.json(json), reply.events(events));
+  return reply.either(reply.json(json, delivery), reply.events(events, delivery));
 }
 
 let upstream: FakeUpstream;
@@ -94,5 +96,24 @@ describe('Perplexity Sonar request fee', () => {
     expect(usage?.search_context_size).toBe('medium');
     expect(usage?.cost).toBeCloseTo(TOKEN_COST + FEES.medium, 12);
     expect(await lastRecordCost()).toBeCloseTo(TOKEN_COST + FEES.medium, 12);
+  });
+});
+
+describe('the worst case a Sonar request reserves', () => {
+  // Tokens cost well under a cent; the high fee alone ($0.012) is over the key's $0.01 of credit.
+  it('includes the high request fee: a second request of the key waits while the first holds its reservation', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 0.01 });
+    let release!: () => void;
+    upstream.enqueue(sonarAnswer('low', { until: new Promise<void>((resolve) => (release = resolve)) }), sonarAnswer('low'));
+    const first = postWithKey(gateway, issued.key, messageBody(MODEL));
+    try {
+      await expect.poll(() => upstream.requests.length, { timeout: 20_000 }).toBe(1);
+      const second = await postWithKey(gateway, issued.key, messageBody(MODEL));
+      expect(second.status, JSON.stringify(second.body)).toBe(429);
+      expect(second.body.error.message).toMatch(/^Credit limit nearly reached for this key: 0 of 0\.01 USD spent in total and 0\.012[0-9]* reserved by requests in progress; retry in 1 s$/);
+    } finally {
+      release();
+    }
+    expect((await first).status).toBe(200);
   });
 });
