@@ -1,8 +1,11 @@
 /**
  * Mistral, xAI and Perplexity models on their vendors' own APIs. Prices per million tokens; "unverified" marks
  * recalled list prices that could not be confirmed. Perplexity's Sonar models also bill every request by its
- * search context size (`search_request`, USD per request: Sonar $5/$8/$12 and Sonar Pro $6/$10/$14 per 1,000
- * requests at low/medium/high, Perplexity's pricing page, docs.perplexity.ai/getting-started/pricing).
+ * search context size (`search_request`, USD per request): Sonar $5/$8/$12 per 1,000 requests at
+ * low/medium/high (its model page, docs.perplexity.ai/docs/legacy/sonar/models/sonar, which bills a
+ * low-context answer $5 per 1,000); Sonar Pro $6/$10/$14 (secondary sources quoting the pricing page's
+ * request tab, which the stored copy does not show). Pro Search (`search_type: pro`) has its own fees: the
+ * gateway never asks for it, so they are not listed.
  */
 import type { ModelData } from '#src/catalog/catalog-types.ts';
 
