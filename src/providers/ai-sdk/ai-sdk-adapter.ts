@@ -17,6 +17,7 @@ import { billedUsageOfResponsesError } from '#src/providers/ai-sdk/responses-bil
 import { upstreamErrorOfFailedResponse } from '#src/providers/ai-sdk/responses-failure.ts';
 import { UpstreamError, type GatewayError } from '#src/errors.ts';
 import { mapToolCallIds, restoreStreamToolCallId, restoreToolCallIds } from '#src/providers/ai-sdk/map-tool-call-ids.ts';
+import { mapToolNames, restoreStreamToolName, restoreToolNames } from '#src/providers/ai-sdk/map-tool-names.ts';
 import { placeToolResultFiles, readableFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 
@@ -28,12 +29,13 @@ export interface AiSdkAdapterOptions {
 const NO_QUIRKS: Readonly<ProviderQuirks> = Object.freeze({});
 const NO_IDS: ReadonlyMap<string, string> = new Map();
 
-/** One attempt made ready: call options, the model to call, and the vendor ids to give back as the client's. */
+/** One attempt made ready: call options, the model to call, and the vendor ids and tool names to give back as the client's. */
 interface Prepared {
   callOptions: AiSdkCallOptions;
   warnings: string[];
   model: ReturnType<typeof createLanguageModel>;
   toClient: ReadonlyMap<string, string>;
+  namesToClient: ReadonlyMap<string, string>;
 }
 
 /** The `ProviderAdapter` of one AI SDK family. */
@@ -53,7 +55,9 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     const inputs = { images: call.imageInput !== false, pdfs: call.pdfInput !== false };
     const prompt = placeToolResultFiles(converted.value.prompt, toolResultFilePlacement(options.family, quirks), readableFiles(options.family, inputs));
     const ids = quirks.toolCallIdMaxLength === undefined ? undefined : mapToolCallIds(prompt, quirks.toolCallIdMaxLength);
-    const callOptions = { ...converted.value, prompt: ids ? ids.prompt : prompt };
+    // Names only a vendor stricter than Anthropic refuses (Claude Code's long MCP tool names) go as stand-ins.
+    const names = mapToolNames({ ...converted.value, prompt: ids ? ids.prompt : prompt });
+    const { callOptions } = names;
     try {
       const { awsCredentials } = call;
       const model = createLanguageModel({
@@ -66,7 +70,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         quirks,
         ...(awsCredentials ? { awsCredentials } : {}),
       });
-      return { callOptions, warnings: converted.warnings, model, toClient: ids?.toClient ?? NO_IDS };
+      return { callOptions, warnings: converted.warnings, model, toClient: ids?.toClient ?? NO_IDS, namesToClient: names.toClient };
     } catch (error) {
       throw mapAiSdkError(error, call.provider);
     }
@@ -90,7 +94,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     family: options.family,
 
     async generate(call: AttemptCall): Promise<AdapterMessage> {
-      const { callOptions, warnings, model, toClient } = prepare(call);
+      const { callOptions, warnings, model, toClient, namesToClient } = prepare(call);
       let result: Awaited<ReturnType<typeof model.doGenerate>>;
       try {
         result = await model.doGenerate({ ...callOptions, abortSignal: call.signal });
@@ -98,7 +102,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         throw callError(error, call);
       }
       warnings.push(...result.warnings.map(formatWarning));
-      const content = restoreToolCallIds(result.content, toClient);
+      const content = restoreToolNames(restoreToolCallIds(result.content, toClient), namesToClient);
       const converted = convertFromAiSdkResult({
         result: { ...result, content },
         profile,
@@ -111,7 +115,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     },
 
     async stream(call: AttemptCall): Promise<AdapterStream> {
-      const { callOptions, warnings, model, toClient } = prepare(call);
+      const { callOptions, warnings, model, toClient, namesToClient } = prepare(call);
       // Aborted by the client's signal or when the consumer stops reading early, so the upstream is let go.
       const reading = new AbortController();
       let stream: ReadableStream<LanguageModelV4StreamPart>;
@@ -121,7 +125,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       } catch (error) {
         throw callError(error, call);
       }
-      return { events: translateStream({ stream, profile, call, warnings, reading, toClient }), warnings };
+      return { events: translateStream({ stream, profile, call, warnings, reading, toClient, namesToClient }), warnings };
     },
 
     async countTokens(call) {
@@ -141,8 +145,9 @@ async function* translateStream(options: {
   warnings: string[];
   reading: AbortController;
   toClient: ReadonlyMap<string, string>;
+  namesToClient: ReadonlyMap<string, string>;
 }): AsyncGenerator<SseEvent> {
-  const { stream, profile, call, warnings, reading, toClient } = options;
+  const { stream, profile, call, warnings, reading, toClient, namesToClient } = options;
   const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request) });
   const reader = stream.getReader();
   let completed = false;
@@ -155,7 +160,9 @@ async function* translateStream(options: {
         throw mapAiSdkError(error, call.provider, apiKeyOf(call.key));
       }
       if (next.done) break;
-      const events = state.push(toClient.size === 0 ? next.value : restoreStreamToolCallId(next.value, toClient));
+      let part = toClient.size === 0 ? next.value : restoreStreamToolCallId(next.value, toClient);
+      if (namesToClient.size > 0) part = restoreStreamToolName(part, namesToClient);
+      const events = state.push(part);
       if (state.warnings.length > 0) warnings.push(...state.warnings.splice(0));
       // A plain loop: `yield*` over an array wraps it in an async iterator for every part, events or not.
       for (const event of events) yield event;

@@ -41,6 +41,28 @@ function unansweredFunctionCalls(body: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Gemini's 400 for function declarations whose names it refuses (longer than 64, a first character other than
+ * a letter or `_`, or a character outside letters, digits, `_`, `.`, `:`, `-`), one line per name, as
+ * google-gemini/gemini-cli#9535 and kaitranntt/ccs#25 (Claude Code through a proxy) show; undefined when
+ * every name is accepted.
+ */
+function invalidFunctionNames(body: unknown): string | undefined {
+  const tools = (body as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(tools)) return undefined;
+  const lines: string[] = [];
+  for (const [toolIndex, tool] of tools.entries()) {
+    const declarations = (tool as { functionDeclarations?: Array<{ name?: unknown }> }).functionDeclarations ?? [];
+    for (const [index, declaration] of declarations.entries()) {
+      if (/^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/.test(String(declaration.name))) continue;
+      lines.push(
+        `* GenerateContentRequest.tools[${toolIndex}].function_declarations[${index}].name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\n`,
+      );
+    }
+  }
+  return lines.length === 0 ? undefined : lines.join('');
+}
+
 function googleErrorBody(status: number, message?: string): { error: { code: number; message: string; status: string } } {
   const known = googleStatuses[status] ?? { status: status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', message: 'Error' };
   return { error: { code: status, message: message ?? known.message, status: known.status } };
@@ -69,6 +91,8 @@ export function geminiFormat(options: { lineEnding?: SseLineEnding } = {}): Wire
         return { status: 400, body: googleErrorBody(400, 'fake upstream: streamGenerateContent needs ?alt=sse') };
       }
       if (request.operation === 'countTokens') return { status: 200, body: { totalTokens: 12 } };
+      const badNames = invalidFunctionNames(request.body);
+      if (badNames !== undefined) return { status: 400, body: googleErrorBody(400, badNames) };
       const unanswered = unansweredFunctionCalls(request.body);
       if (unanswered !== undefined) return { status: 400, body: googleErrorBody(400, unanswered) };
       return undefined;

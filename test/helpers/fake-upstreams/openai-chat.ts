@@ -1,5 +1,5 @@
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from './fake-server.ts';
-import { openAiError, openAiErrorObject, refusedFunctionSchema } from './openai-error.ts';
+import { openAiError, openAiErrorObject, refusedFunctionName, refusedFunctionSchema } from './openai-error.ts';
 import { encodeSseFrame, type SseLineEnding } from './sse-frame.ts';
 import type { WireFormat } from './wire-format.ts';
 
@@ -22,6 +22,10 @@ export function openAiChatFormat(options: { lineEnding?: SseLineEnding } = {}): 
       return { operation: 'chat.completions', params: {} };
     },
     answerDirectly: (request) =>
+      refusedFunctionName(request.body, (tool) => {
+        const fn = tool.function as { name?: unknown } | undefined;
+        return tool.type === 'function' && fn ? { name: String(fn.name), param: 'tools[#].function.name' } : undefined;
+      }) ??
       refusedFunctionSchema(request.body, (tool) => {
         const fn = tool.function as { name?: unknown; parameters?: unknown } | undefined;
         return tool.type === 'function' && fn ? { name: String(fn.name), parameters: fn.parameters, param: 'tools[#].function.parameters' } : undefined;

@@ -51,3 +51,27 @@ export function refusedFunctionSchema(body: unknown, parametersOf: (tool: Record
   }
   return undefined;
 }
+
+/**
+ * OpenAI's 400 for a function name longer than 64 characters or with a character outside `[a-zA-Z0-9_-]`
+ * (what users of long MCP tool names meet, e.g. danny-avila/LibreChat#7435, mastra-ai/mastra#6302); undefined
+ * when every name is accepted. `nameOf` reads a function tool's name and its parameter path (`#` for the index).
+ */
+export function refusedFunctionName(body: unknown, nameOf: (tool: Record<string, unknown>) => { name: string; param: string } | undefined): { status: number; body: unknown } | undefined {
+  const tools = (body as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(tools)) return undefined;
+  for (const [index, tool] of tools.entries()) {
+    const read = nameOf(tool as Record<string, unknown>);
+    if (!read) continue;
+    const param = read.param.replace('#', String(index));
+    if (read.name.length > 64) {
+      const message = `Invalid '${param}': string too long. Expected a string with maximum length 64, but got a string with length ${read.name.length} instead.`;
+      return { status: 400, body: { error: { message, type: 'invalid_request_error', param, code: 'string_above_max_length' } } };
+    }
+    if (!/^[a-zA-Z0-9_-]+$/.test(read.name)) {
+      const message = `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`;
+      return { status: 400, body: { error: { message, type: 'invalid_request_error', param, code: 'invalid_value' } } };
+    }
+  }
+  return undefined;
+}

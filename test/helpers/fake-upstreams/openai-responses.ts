@@ -1,5 +1,5 @@
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from './fake-server.ts';
-import { openAiError, openAiErrorObject, refusedFunctionSchema } from './openai-error.ts';
+import { openAiError, openAiErrorObject, refusedFunctionName, refusedFunctionSchema } from './openai-error.ts';
 import { encodeSseFrame, eventTypeOf, type SseLineEnding } from './sse-frame.ts';
 import type { WireFormat } from './wire-format.ts';
 
@@ -21,6 +21,7 @@ export function openAiResponsesFormat(options: { lineEnding?: SseLineEnding } = 
       return { operation: 'responses', params: {} };
     },
     answerDirectly: (request) =>
+      refusedFunctionName(request.body, (tool) => (tool.type === 'function' ? { name: String(tool.name), param: 'tools[#].name' } : undefined)) ??
       refusedFunctionSchema(request.body, (tool) => (tool.type === 'function' ? { name: String(tool.name), parameters: tool.parameters, param: 'tools[#].parameters' } : undefined)),
     streamContentType: 'text/event-stream; charset=utf-8',
     encodeEvent: (payload) => encodeSseFrame({ event: eventTypeOf(payload), data: payload, lineEnding }),

@@ -1,0 +1,122 @@
+/**
+ * The real Claude Code CLI with an MCP server (`--mcp-config`, a tiny stdio server written here) on Gemini and
+ * OpenAI Responses. The CLI names MCP tools `mcp__<server>__<tool>`; with a descriptive server and tool name
+ * that runs past 64 characters, which both vendors refuse in a function name with a 400 for the whole
+ * request (the fakes do, with the vendors' messages). The gateway sends a stand-in name, the vendor calls
+ * the tool by it, the CLI gets its own name back, runs the MCP tool and sends the result, which the vendor
+ * receives under the stand-in again. Tool search is off so the CLI offers the MCP tool in its first request.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { geminiStep, startFakeGemini, startFakeOpenAiResponses, type FakeReply, type FakeUpstream, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
+import { vendorToolName } from '#src/providers/ai-sdk/map-tool-names.ts';
+import { describeRun, expectAnswer, messageCalls, resetTarget, runAgainst, startClaudeCodeTarget, type ClaudeCodeTarget } from './claude-code-support.ts';
+import { responsesStep } from './vendor-read-calls.ts';
+
+const SERVER = 'weather-forecast-service';
+const TOOL = 'look_up_the_daily_forecast_for_a_city_by_name';
+// 76 characters: what the CLI calls the MCP tool.
+const CLI_NAME = `mcp__${SERVER}__${TOOL}`;
+const FORECAST = 'Paris: sunny, 21 degrees';
+const ANSWER = 'It will be sunny in Paris.';
+const USAGE = { input: 3000, output: 12 };
+
+// A stdio MCP server (newline-delimited JSON-RPC) with one tool, answering every call with FORECAST.
+const MCP_SERVER_SOURCE = `
+import { createInterface } from 'node:readline';
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+const tool = { name: ${JSON.stringify(TOOL)}, description: 'The daily weather forecast of a city.', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, method, params } = JSON.parse(line);
+  if (id === undefined) return;
+  if (method === 'initialize') send({ jsonrpc: '2.0', id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'weather', version: '1.0.0' } } });
+  else if (method === 'tools/list') send({ jsonrpc: '2.0', id, result: { tools: [tool] } });
+  else if (method === 'tools/call') send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: ${JSON.stringify(FORECAST)} }] } });
+  else send({ jsonrpc: '2.0', id, result: {} });
+});
+`;
+
+interface VendorCase {
+  vendor: string;
+  model: string;
+  startUpstream: () => Promise<FakeUpstream>;
+  providerYaml: (upstream: FakeUpstream) => string;
+  step: (step: ScriptedStep) => FakeReply;
+  /** The function names of the tools a request offered. */
+  toolNames: (body: any) => string[];
+}
+
+const VENDORS: VendorCase[] = [
+  {
+    vendor: 'Gemini',
+    model: 'google/gemini-2.5-pro',
+    startUpstream: () => startFakeGemini(),
+    providerYaml: (upstream) => `  google: { base_url: "${upstream.baseURL}", api_key: "gemini-shared-mcp-0001" }`,
+    step: (step) => geminiStep(step),
+    toolNames: (body) => body.tools.flatMap((tool: any) => tool.functionDeclarations.map((declaration: any) => declaration.name)),
+  },
+  {
+    vendor: 'OpenAI Responses',
+    model: 'openai/gpt-5-mini',
+    startUpstream: () => startFakeOpenAiResponses(),
+    providerYaml: (upstream) => `  openai: { base_url: "${upstream.baseURL}", api_key: "sk-openai-shared-mcp-0001" }`,
+    step: responsesStep,
+    toolNames: (body) => body.tools.map((tool: any) => tool.name),
+  },
+];
+
+let directory: string;
+let mcpConfig: string;
+beforeAll(() => {
+  directory = mkdtempSync(join(tmpdir(), 'switchboard-claude-code-mcp-'));
+  const server = join(directory, 'weather-mcp-server.mjs');
+  writeFileSync(server, MCP_SERVER_SOURCE);
+  mcpConfig = join(directory, 'mcp.json');
+  writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { [SERVER]: { command: process.execPath, args: [server] } } }));
+});
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+describe.each(VENDORS)('Claude Code with a long-named MCP tool on $vendor', (vendor) => {
+  let target: ClaudeCodeTarget;
+  beforeAll(async () => {
+    target = await startClaudeCodeTarget({ startUpstream: vendor.startUpstream, providerYaml: vendor.providerYaml });
+  });
+  afterAll(() => target?.close());
+
+  it('calls the tool under a stand-in name and the CLI runs it under its own', async () => {
+    resetTarget(target);
+    const standIn = vendorToolName(CLI_NAME);
+    target.upstream.enqueue(vendor.step({ calls: [{ name: standIn, input: { city: 'Paris' } }], usage: USAGE }), vendor.step({ text: ANSWER, usage: USAGE }));
+    const outcome = await runAgainst(target, {
+      prompt: 'What is the weather in Paris?',
+      model: vendor.model,
+      variable: 'ANTHROPIC_AUTH_TOKEN',
+      allowedTools: [CLI_NAME],
+      extraArgs: ['--mcp-config', mcpConfig, '--strict-mcp-config'],
+      extraEnv: { ENABLE_TOOL_SEARCH: 'false' },
+      timeoutMs: 60_000,
+    });
+    expectAnswer(outcome, target, ANSWER);
+    const context = describeRun(outcome, target);
+
+    const [first] = messageCalls(target, 2);
+    expect((first?.body as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name), context).toContain(CLI_NAME);
+    // The CLI ran the MCP tool it knows by its own name.
+    const use = outcome.events.flatMap((event: any) => (event.type === 'assistant' ? event.message.content : [])).find((block: any) => block.type === 'tool_use');
+    expect(use, context).toMatchObject({ name: CLI_NAME, input: { city: 'Paris' } });
+    for (const sent of target.upstream.requests) {
+      const names = vendor.toolNames(sent.body);
+      expect(names, context).toContain(standIn);
+      expect(names.filter((name) => !/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(name)), context).toEqual([]);
+    }
+    // The second turn carries the call and the MCP server's answer under the stand-in, and never the long name.
+    const second = target.upstream.requests[1]?.rawBody ?? '';
+    expect(second, context).toContain(FORECAST);
+    expect(second, context).toContain(standIn);
+    expect(second, context).not.toContain(CLI_NAME);
+    expect(standIn).toHaveLength(64);
+    expect(standIn.startsWith('mcp__weather-forecast-service__look_up_the_daily')).toBe(true);
+  });
+});
