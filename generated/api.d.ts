@@ -895,8 +895,9 @@ export interface components {
              * @description The tool's name, as the model calls it. OpenAI, Gemini and Bedrock take at most 64 letters, digits, `_`
              *     and `-`, starting with a letter or `_` (Claude Code's MCP tools, `mcp__<server>__<tool>`, often run
              *     longer): there a name outside that rule goes as a stand-in (its first characters, `_`, and 8 characters
-             *     derived from the whole name, the same on every turn), and the answer's `tool_use` blocks carry the name
-             *     as the request gave it.
+             *     derived from the whole name, the same on every turn): the conversation's calls and results, and a
+             *     `tool_reference` to it in a tool search's result, use the stand-in, and the answer's `tool_use` blocks
+             *     carry the name as the request gave it.
              */
             name: string;
             description?: string;

@@ -5,11 +5,14 @@
  * letter or `_` first). Claude Code names its MCP tools `mcp__<server>__<tool>`, which often run past 64.
  * Such a name is replaced, in the tools, the tool choice and the conversation's calls and results, by a
  * stand-in: its first characters (made to fit) and a digest of the whole name, so the model still reads what
- * the tool is and the same name maps the same way on every turn. The answer's calls get the name back.
+ * the tool is and the same name maps the same way on every turn. A tool search's result that says a tool is
+ * now available (Claude Code's ToolSearch, before it calls an MCP tool) names the stand-in the model can call.
+ * The answer's calls get the name back.
  */
 import { createHash } from 'node:crypto';
-import type { LanguageModelV4Content, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4Content, LanguageModelV4Prompt, LanguageModelV4StreamPart, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider';
 import type { AiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
+import { toolReferenceText } from '#src/providers/ai-sdk/convert-to-ai-sdk-parts.ts';
 
 /** What every translated vendor takes as a function name (the intersection of their rules). */
 const VENDOR_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
@@ -52,13 +55,33 @@ function namesOf(options: AiSdkCallOptions): Set<string> {
   return names;
 }
 
+// What follows the name in every tool reference's text (see `toolReferenceText`), to skip results that hold none.
+const REFERENCE_END = toolReferenceText('\u0000').split('\u0000')[1] as string;
+
+/** `text` with each tool reference to a replaced name naming its stand-in. */
+function renameReferences(text: string, toVendor: ReadonlyMap<string, string>): string {
+  if (!text.includes(REFERENCE_END)) return text;
+  let renamed = text;
+  for (const [name, standIn] of toVendor) renamed = renamed.replaceAll(toolReferenceText(name), toolReferenceText(standIn));
+  return renamed;
+}
+
+function renameOutput(output: LanguageModelV4ToolResultOutput, toVendor: ReadonlyMap<string, string>): LanguageModelV4ToolResultOutput {
+  if (output.type === 'text' || output.type === 'error-text') return { ...output, value: renameReferences(output.value, toVendor) };
+  if (output.type === 'content') return { ...output, value: output.value.map((item) => (item.type === 'text' ? { ...item, text: renameReferences(item.text, toVendor) } : item)) };
+  return output;
+}
+
 function renamePrompt(prompt: LanguageModelV4Prompt, toVendor: ReadonlyMap<string, string>): LanguageModelV4Prompt {
   return prompt.map((message) => {
     if (message.role === 'assistant') {
       return { ...message, content: message.content.map((part) => (part.type === 'tool-call' || part.type === 'tool-result' ? { ...part, toolName: toVendor.get(part.toolName) ?? part.toolName } : part)) };
     }
     if (message.role === 'tool') {
-      return { ...message, content: message.content.map((part) => (part.type === 'tool-result' ? { ...part, toolName: toVendor.get(part.toolName) ?? part.toolName } : part)) };
+      return {
+        ...message,
+        content: message.content.map((part) => (part.type === 'tool-result' ? { ...part, toolName: toVendor.get(part.toolName) ?? part.toolName, output: renameOutput(part.output, toVendor) } : part)),
+      };
     }
     return message;
   });

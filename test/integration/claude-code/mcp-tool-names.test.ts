@@ -2,9 +2,11 @@
  * The real Claude Code CLI with an MCP server (`--mcp-config`, a tiny stdio server written here) on Gemini and
  * OpenAI Responses. The CLI names MCP tools `mcp__<server>__<tool>`; with a descriptive server and tool name
  * that runs past 64 characters, which both vendors refuse in a function name with a 400 for the whole
- * request (the fakes do, with the vendors' messages). The gateway sends a stand-in name, the vendor calls
- * the tool by it, the CLI gets its own name back, runs the MCP tool and sends the result, which the vendor
- * receives under the stand-in again. Tool search is off so the CLI offers the MCP tool in its first request.
+ * request (the fakes do, with the vendors' messages). As the CLI does by default, the MCP tool is deferred:
+ * the model loads it with ToolSearch, whose result reaches the vendor naming the stand-in the gateway sends
+ * for the long name; the vendor calls the tool by the stand-in, the CLI gets its own name back, runs the MCP
+ * tool and sends the result, which the vendor receives under the stand-in again. No function the vendor sees
+ * bears the long name.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geminiStep, startFakeGemini, startFakeOpenAiResponses, type FakeReply, type FakeUpstream, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
 import { vendorToolName } from '#src/providers/ai-sdk/map-tool-names.ts';
+import { toolReferenceText } from '#src/providers/ai-sdk/convert-to-ai-sdk-parts.ts';
 import { describeRun, expectAnswer, messageCalls, resetTarget, runAgainst, startClaudeCodeTarget, type ClaudeCodeTarget } from './claude-code-support.ts';
 import { responsesStep } from './vendor-read-calls.ts';
 
@@ -88,34 +91,40 @@ describe.each(VENDORS)('Claude Code with a long-named MCP tool on $vendor', (ven
   it('calls the tool under a stand-in name and the CLI runs it under its own', async () => {
     resetTarget(target);
     const standIn = vendorToolName(CLI_NAME);
-    target.upstream.enqueue(vendor.step({ calls: [{ name: standIn, input: { city: 'Paris' } }], usage: USAGE }), vendor.step({ text: ANSWER, usage: USAGE }));
+    target.upstream.enqueue(
+      vendor.step({ calls: [{ name: 'ToolSearch', input: { query: `select:${CLI_NAME}`, max_results: 1 } }], usage: USAGE }),
+      vendor.step({ calls: [{ name: standIn, input: { city: 'Paris' } }], usage: USAGE }),
+      vendor.step({ text: ANSWER, usage: USAGE }),
+    );
     const outcome = await runAgainst(target, {
       prompt: 'What is the weather in Paris?',
       model: vendor.model,
       variable: 'ANTHROPIC_AUTH_TOKEN',
       allowedTools: [CLI_NAME],
       extraArgs: ['--mcp-config', mcpConfig, '--strict-mcp-config'],
-      extraEnv: { ENABLE_TOOL_SEARCH: 'false' },
       timeoutMs: 60_000,
     });
     expectAnswer(outcome, target, ANSWER);
     const context = describeRun(outcome, target);
 
-    const [first] = messageCalls(target, 2);
-    expect((first?.body as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name), context).toContain(CLI_NAME);
+    const [, loaded] = messageCalls(target, 3);
+    expect((loaded?.body as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name), context).toContain(CLI_NAME);
     // The CLI ran the MCP tool it knows by its own name.
-    const use = outcome.events.flatMap((event: any) => (event.type === 'assistant' ? event.message.content : [])).find((block: any) => block.type === 'tool_use');
-    expect(use, context).toMatchObject({ name: CLI_NAME, input: { city: 'Paris' } });
-    for (const sent of target.upstream.requests) {
-      const names = vendor.toolNames(sent.body);
-      expect(names, context).toContain(standIn);
-      expect(names.filter((name) => !/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(name)), context).toEqual([]);
+    const uses = outcome.events.flatMap((event: any) => (event.type === 'assistant' ? event.message.content : [])).filter((block: any) => block.type === 'tool_use');
+    expect(uses.map((block: any) => block.name), context).toEqual(['ToolSearch', CLI_NAME]);
+    expect(uses[1], context).toMatchObject({ input: { city: 'Paris' } });
+    const [first, second, third] = target.upstream.requests.map((sent) => ({ names: vendor.toolNames(sent.body), raw: sent.rawBody }));
+    for (const sent of [first, second, third]) {
+      expect(sent?.names.filter((name) => !/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(name)), context).toEqual([]);
+      // The long name is in the CLI's prose (its list of deferred tools), never as a function's name.
+      expect(sent?.raw, context).not.toContain(`"name":"${CLI_NAME}"`);
     }
-    // The second turn carries the call and the MCP server's answer under the stand-in, and never the long name.
-    const second = target.upstream.requests[1]?.rawBody ?? '';
-    expect(second, context).toContain(FORECAST);
-    expect(second, context).toContain(standIn);
-    expect(second, context).not.toContain(CLI_NAME);
+    expect(second?.names, context).toContain(standIn);
+    // The tool search's answer names the function the vendor was given.
+    expect(second?.raw, context).toContain(JSON.stringify(toolReferenceText(standIn)).slice(1, -1));
+    // The third turn carries the call and the MCP server's answer under the stand-in.
+    expect(third?.raw, context).toContain(FORECAST);
+    expect(third?.raw, context).toContain(standIn);
     expect(standIn).toHaveLength(64);
     expect(standIn.startsWith('mcp__weather-forecast-service__look_up_the_daily')).toBe(true);
   });

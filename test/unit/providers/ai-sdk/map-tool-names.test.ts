@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LanguageModelV4Content, LanguageModelV4FunctionTool, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { AiSdkCallOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { mapToolNames, restoreStreamToolName, restoreToolNames, vendorToolName } from '#src/providers/ai-sdk/map-tool-names.ts';
+import { toolReferenceText } from '#src/providers/ai-sdk/convert-to-ai-sdk-parts.ts';
 
 const FITS = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const LONG = 'mcp__weather-forecast-service__look_up_the_daily_forecast_for_a_city_by_name';
@@ -42,7 +43,7 @@ describe('mapToolNames', () => {
     ['a leading digit (Gemini refuses it)', '3d_render', true],
     ['a leading dash', '-x', true],
     ['a space', 'read file', true],
-  ])('%s: replaced %s', (_name, name, replaced) => {
+  ])('%s (%s): replaced %s', (_name, name, replaced) => {
     const { callOptions, toClient } = mapToolNames(options(name, 'Read'));
     const names = namesIn(callOptions);
     const sent = names.tools[0] as string;
@@ -69,6 +70,25 @@ describe('mapToolNames', () => {
     const { callOptions } = mapToolNames(options(`${LONG}_one`, `${LONG}_two`));
     const [one, two] = namesIn(callOptions).tools;
     expect(one).not.toBe(two);
+  });
+
+  it('makes a tool search result name the stand-in the model can call', () => {
+    const given = options('ToolSearch', LONG);
+    const search = (output: unknown): AiSdkCallOptions => ({
+      ...given,
+      prompt: [
+        { role: 'user', content: [{ type: 'text', text: 'go' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'ToolSearch', input: {} }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'ToolSearch', output: output as never }] },
+      ],
+    });
+    const sent = vendorToolName(LONG);
+    const outputOf = (mapped: AiSdkCallOptions) => (mapped.prompt[2]?.role === 'tool' && mapped.prompt[2].content[0]?.type === 'tool-result' ? mapped.prompt[2].content[0].output : undefined);
+    const both = `${toolReferenceText(LONG)}\n${toolReferenceText('Read')}`;
+    expect(outputOf(mapToolNames(search({ type: 'text', value: both })).callOptions)).toEqual({ type: 'text', value: `${toolReferenceText(sent)}\n${toolReferenceText('Read')}` });
+    const content = { type: 'content', value: [{ type: 'text', text: toolReferenceText(LONG) }, { type: 'image-data', data: 'AAAA', mediaType: 'image/png' }] };
+    expect(outputOf(mapToolNames(search(content)).callOptions)).toEqual({ ...content, value: [{ type: 'text', text: toolReferenceText(sent) }, content.value[1]] });
+    expect(outputOf(mapToolNames(search({ type: 'text', value: `about ${LONG}` })).callOptions)).toEqual({ type: 'text', value: `about ${LONG}` });
   });
 
   it('leaves a vendor tool alone', () => {
