@@ -54,6 +54,24 @@ export function splitBedrockEvent(line: unknown): { eventType: string; payload: 
 }
 
 /**
+ * Bedrock's ValidationException for a tool whose name Converse refuses (`toolSpec.name` takes 1 to 64 of
+ * `[a-zA-Z0-9_-]`), in AWS's validation wording; undefined when every name is accepted.
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolSpecification.html
+ */
+function refusedToolName(body: unknown): string | undefined {
+  const tools = (body as { toolConfig?: { tools?: unknown } } | null)?.toolConfig?.tools;
+  if (!Array.isArray(tools)) return undefined;
+  for (const [index, tool] of tools.entries()) {
+    const name = (tool as { toolSpec?: { name?: unknown } }).toolSpec?.name;
+    if (typeof name !== 'string') continue;
+    const at = `Value '${name}' at 'toolConfig.tools.${index + 1}.member.toolSpec.name' failed to satisfy constraint`;
+    if (name.length > 64) return `1 validation error detected: ${at}: Member must have length less than or equal to 64`;
+    if (!/^[a-zA-Z0-9_-]+$/.test(name)) return `1 validation error detected: ${at}: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+`;
+  }
+  return undefined;
+}
+
+/**
  * The Bedrock Converse wire format: JSON for `/converse`, AWS binary event-stream for `/converse-stream`.
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
  */
@@ -66,6 +84,12 @@ export function bedrockConverseFormat(options: { padding?: boolean } = {}): Wire
       if (method !== 'POST' || match === null) return undefined;
       const [, modelId = '', operation = ''] = match;
       return { operation, params: { modelId: decodeURIComponent(modelId) }, streamingPath: operation === 'converse-stream' };
+    },
+    answerDirectly(request) {
+      const refused = refusedToolName(request.body);
+      if (refused === undefined) return undefined;
+      const { body, headers } = this.errorFor(400, refused);
+      return { status: 400, body, headers };
     },
     streamContentType: 'application/vnd.amazon.eventstream',
     encodeEvent(line, index) {

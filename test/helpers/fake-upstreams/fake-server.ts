@@ -90,7 +90,7 @@ export async function startFakeUpstream(
     }
     const direct = format.answerDirectly?.(request);
     if (direct !== undefined) {
-      await deliverReply(res, { type: 'json', status: direct.status, body: direct.body }, context);
+      await deliverReply(res, { type: 'json', status: direct.status, body: direct.body, ...(direct.headers ? { headers: direct.headers } : {}) }, context);
       return;
     }
     const scripted = queue.shift() ?? options.whenEmpty;

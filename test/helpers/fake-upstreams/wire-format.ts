@@ -31,6 +31,8 @@ export interface RouteMatch {
 export interface DirectAnswer {
   status: number;
   body: unknown;
+  /** Headers the vendor sends with it (e.g. Bedrock's `x-amzn-errortype` on a refused request). */
+  headers?: Record<string, string>;
 }
 
 /** An error answer in the vendor's shape. */

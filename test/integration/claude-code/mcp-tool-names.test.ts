@@ -1,18 +1,18 @@
 /**
- * The real Claude Code CLI with an MCP server (`--mcp-config`, a tiny stdio server written here) on Gemini and
- * OpenAI Responses. The CLI names MCP tools `mcp__<server>__<tool>`; with a descriptive server and tool name
- * that runs past 64 characters, which both vendors refuse in a function name with a 400 for the whole
- * request (the fakes do, with the vendors' messages). As the CLI does by default, the MCP tool is deferred:
- * the model loads it with ToolSearch, whose result reaches the vendor naming the stand-in the gateway sends
- * for the long name; the vendor calls the tool by the stand-in, the CLI gets its own name back, runs the MCP
- * tool and sends the result, which the vendor receives under the stand-in again. No function the vendor sees
- * bears the long name.
+ * The real Claude Code CLI with an MCP server (`--mcp-config`, a tiny stdio server written here) on Gemini,
+ * OpenAI Responses and Bedrock Converse. The CLI names MCP tools `mcp__<server>__<tool>`; with a descriptive
+ * server and tool name that runs past 64 characters, which all three refuse in a tool name with a 400 for the
+ * whole request (the fakes do, with the vendors' messages). As the CLI does by default, the MCP tool is
+ * deferred: the model loads it with ToolSearch, whose result reaches the vendor naming the stand-in the
+ * gateway sends for the long name; the vendor calls the tool by the stand-in, the CLI gets its own name back,
+ * runs the MCP tool and sends the result, which the vendor receives under the stand-in again. No function the
+ * vendor sees bears the long name.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { geminiStep, startFakeGemini, startFakeOpenAiResponses, type FakeReply, type FakeUpstream, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
+import { bedrockStep, geminiStep, startFakeBedrock, startFakeGemini, startFakeOpenAiResponses, type FakeReply, type FakeUpstream, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
 import { vendorToolName } from '#src/providers/ai-sdk/map-tool-names.ts';
 import { toolReferenceText } from '#src/providers/ai-sdk/convert-to-ai-sdk-parts.ts';
 import { describeRun, expectAnswer, messageCalls, resetTarget, runAgainst, startClaudeCodeTarget, type ClaudeCodeTarget } from './claude-code-support.ts';
@@ -67,6 +67,14 @@ const VENDORS: VendorCase[] = [
     providerYaml: (upstream) => `  openai: { base_url: "${upstream.baseURL}", api_key: "sk-openai-shared-mcp-0001" }`,
     step: responsesStep,
     toolNames: (body) => body.tools.map((tool: any) => tool.name),
+  },
+  {
+    vendor: 'Bedrock Converse',
+    model: 'anthropic/claude-sonnet-4.5',
+    startUpstream: () => startFakeBedrock(),
+    providerYaml: (upstream) => `  bedrock: { base_url: "${upstream.url}", api_key: "bedrock-shared-mcp-0001" }`,
+    step: (step) => bedrockStep(step),
+    toolNames: (body) => body.toolConfig.tools.flatMap((tool: any) => (tool.toolSpec ? [tool.toolSpec.name] : [])),
   },
 ];
 
