@@ -44,6 +44,16 @@ export function vendorToolName(name: string, attempt = 0): string {
   return `${start.slice(0, KEPT_LENGTH)}_${digest(name, attempt)}`;
 }
 
+/** Whether a function name the call options use is one no translated vendor takes; a plain loop, as it runs on every request. */
+function hasMisfit(options: AiSdkCallOptions): boolean {
+  for (const tool of options.tools ?? []) if (tool.type === 'function' && !VENDOR_NAME.test(tool.name)) return true;
+  for (const message of options.prompt) {
+    if (message.role !== 'assistant' && message.role !== 'tool') continue;
+    for (const part of message.content) if ((part.type === 'tool-call' || part.type === 'tool-result') && !VENDOR_NAME.test(part.toolName)) return true;
+  }
+  return false;
+}
+
 /** Every function name the call options use: the tools offered and the conversation's calls and results (a vendor's own tools keep theirs). */
 function namesOf(options: AiSdkCallOptions): Set<string> {
   const names = new Set<string>();
@@ -89,14 +99,13 @@ function renamePrompt(prompt: LanguageModelV4Prompt, toVendor: ReadonlyMap<strin
 
 /** Replaces the names no translated vendor takes; the options are not modified, and returned as they are when all fit. */
 export function mapToolNames(options: AiSdkCallOptions): ToolNameMapping {
+  if (!hasMisfit(options)) return { callOptions: options, toClient: NO_NAMES };
   const names = namesOf(options);
-  let misfits: string[] | undefined;
-  for (const name of names) if (!VENDOR_NAME.test(name)) (misfits ??= []).push(name);
-  if (misfits === undefined) return { callOptions: options, toClient: NO_NAMES };
+  const taken = new Set([...names].filter((name) => VENDOR_NAME.test(name)));
   const toVendor = new Map<string, string>();
   const toClient = new Map<string, string>();
-  const taken = new Set([...names].filter((name) => VENDOR_NAME.test(name)));
-  for (const name of misfits) {
+  for (const name of names) {
+    if (VENDOR_NAME.test(name)) continue;
     let attempt = 0;
     let candidate = vendorToolName(name);
     while (taken.has(candidate)) candidate = vendorToolName(name, (attempt += 1));
