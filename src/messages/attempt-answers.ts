@@ -7,7 +7,7 @@
 import { UpstreamError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import { eventPayload, sseEventName, type AdapterStream, type SseEvent } from '#src/providers/provider-adapter.ts';
-import { readyEventsOf, type EventStage, type ReadyEventIterator } from '#src/providers/event-stages.ts';
+import { readyEventsOf, type EventStage, type ReadyEventIterator, type StreamEnd } from '#src/providers/event-stages.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
 import type { AttemptRecord, AttemptsRun } from '#src/messages/run-attempts.ts';
@@ -142,30 +142,74 @@ export function settleStream<T>(planner: RequestPlanner, plan: RequestPlan, cont
   return run;
 }
 
-function passEvent(event: SseEvent): SseEvent {
-  return event;
-}
-
 /**
  * The stage that tells routing how a stream settled by `settleStream` ended: an upstream failure after the
  * first event is the served attempt's outcome (and its status in the generation's attempts, with the usage the
  * vendor reported it billed, when it did); a complete stream, or one the client left, is its success as before.
+ * A stream that ends in a refusal is recorded as one (`refused`), as a JSON answer's refusal is: when the
+ * request moved on to the next model (`movedOn`), routing hears the refusal as an attempt that did not serve
+ * (no sticky pin, no latency sample: the endpoint's circuit hears it answered), and the served stream's own
+ * stage reports the success.
  */
-export function streamOutcomeStage(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord, messageId?: string): EventStage {
-  return {
-    event: passEvent,
-    end(how) {
-      if (how.kind === 'failed' && how.error instanceof UpstreamError) {
-        const { billedUsage } = how.error;
-        const failed: AttemptRecord = billedUsage ? { ...served, status: how.error.kind, billedUsage } : { ...served, status: how.error.kind };
-        const { trail } = context;
-        context.trail = { ...trail, records: trail.records.map((record) => (record === served ? failed : record)) };
-        planner.recordOutcomes(plan, [failed], null);
-        return;
-      }
-      planner.recordOutcomes(plan, [served], { index: served.index, messageId });
-    },
-  };
+export class StreamOutcome implements EventStage {
+  readonly #planner: RequestPlanner;
+  readonly #plan: RequestPlan;
+  readonly #context: MessagesRequestContext;
+  readonly #messageId: string | undefined;
+  // The attempt's record as it stands in the request's trail (replaced there when its status changes).
+  #record: AttemptRecord;
+  #movedOn = false;
+
+  constructor(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord, messageId?: string) {
+    this.#planner = planner;
+    this.#plan = plan;
+    this.#context = context;
+    this.#record = served;
+    this.#messageId = messageId;
+  }
+
+  event(event: SseEvent): SseEvent {
+    return event;
+  }
+
+  /** The stream said `stop_reason: "refusal"`: its attempt's record in the trail becomes a refusal. */
+  refused(): void {
+    if (this.#record.status === 'refusal') return;
+    this.#replace({ ...this.#record, status: 'refusal' });
+  }
+
+  /** The request moved on from this stream's refusal to the next model: the stream is left, not served. */
+  movedOn(): void {
+    this.refused();
+    this.#movedOn = true;
+  }
+
+  end(how: StreamEnd): void {
+    if (this.#movedOn) {
+      this.#planner.recordOutcomes(this.#plan, [this.#record], null);
+      return;
+    }
+    if (how.kind === 'failed' && how.error instanceof UpstreamError) {
+      const { billedUsage } = how.error;
+      const failed: AttemptRecord = billedUsage ? { ...this.#record, status: how.error.kind, billedUsage } : { ...this.#record, status: how.error.kind };
+      this.#replace(failed);
+      this.#planner.recordOutcomes(this.#plan, [failed], null);
+      return;
+    }
+    this.#planner.recordOutcomes(this.#plan, [this.#record], { index: this.#record.index, messageId: this.#messageId });
+  }
+
+  #replace(record: AttemptRecord): void {
+    const previous = this.#record;
+    const { trail } = this.#context;
+    this.#context.trail = { ...trail, records: trail.records.map((entry) => (entry === previous ? record : entry)) };
+    this.#record = record;
+  }
+}
+
+/** The stage that tells routing how a stream settled by `settleStream` ended (`StreamOutcome`). */
+export function streamOutcomeStage(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord, messageId?: string): StreamOutcome {
+  return new StreamOutcome(planner, plan, context, served, messageId);
 }
 
 /** What an adapter dropped or changed to fit the vendor (a cache marker, an unsupported field) goes to the log. */

@@ -74,7 +74,7 @@ export type CreateMessageOutcome =
   | { kind: 'message'; message: MessageResponse }
   | { kind: 'stream'; events: AsyncIterable<SseEvent> };
 
-function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly AttemptRecord[], context: MessagesRequestContext): AdditionsContext {
+function additionsFor(plan: RequestPlan, attempt: Attempt, records: () => readonly AttemptRecord[], context: MessagesRequestContext): AdditionsContext {
   const additions: AdditionsContext = {
     model: attempt.model,
     providerName: attempt.provider.displayName,
@@ -83,7 +83,7 @@ function additionsFor(plan: RequestPlan, attempt: Attempt, records: readonly Att
     priceUsage: (usage) => computeAnthropicCost(usage, attempt.pricing, attempt.modelPricing) + (context.screening?.cost ?? 0),
   };
   if (context.wantsMetadata) {
-    additions.metadata = () => buildGatewayMetadata({ plan, served: attempt, records, startedAt: context.startedAt });
+    additions.metadata = () => buildGatewayMetadata({ plan, served: attempt, records: records(), startedAt: context.startedAt });
   }
   return additions;
 }
@@ -157,26 +157,30 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, responseModel: messageResponseModel });
     const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf, messageIdOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-    const served = finalizeMessage(result.message, additionsFor(plan, attempt, records, context));
+    const served = finalizeMessage(result.message, additionsFor(plan, attempt, () => records, context));
     const hops = refusals.filter((refusal) => refusal.answer !== result).map((refusal) => refusedHopOf(refusal.model, refusal.answer.message));
     return { kind: 'message', message: applyPluginsToMessage(withRefusedHops(served, hops, attempt.model), state, attempt) };
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
   const first = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel }));
-  let { index: lastIndex } = first;
-  let servingRecord = first.records.findLast((record) => record.index === first.index) as AttemptRecord;
+  // The attempt whose stream goes on now, and the stage that reports its outcome to routing.
+  let serving = first.attempt;
+  let lastIndex = first.index;
   const refusedModels = new Set<string>();
-  const amended = (run: typeof first, served: AttemptRecord) => {
+  const amended = (run: typeof first) => {
     logWarnings(deps.logger, run.attempt, run.result.warnings, context.generationId);
-    const events = staged(streamEvents(run.result), streamOutcomeStage(deps.planner, plan, context, served, streamMessageId(run.result)));
-    return amendStream(events, additionsFor(plan, run.attempt, context.trail.records, context));
+    const served = run.records.findLast((record) => record.index === run.index) as AttemptRecord;
+    const outcome = streamOutcomeStage(deps.planner, plan, context, served, streamMessageId(run.result));
+    // The metadata reads the trail when the stream ends: a refusal recorded since is in it.
+    const events = amendStream(staged(streamEvents(run.result), outcome), additionsFor(plan, run.attempt, () => context.trail.records, context));
+    return { events, outcome };
   };
+  let current = amended(first);
   // A refusal (known at the stream's message_delta) moves on to the next model, as a JSON answer's does.
   const startNext: StartNextModel = async (refused) => {
     refusedModels.add(refused.model);
-    const { trail } = context;
-    context.trail = { ...trail, records: trail.records.map((record) => (record === servingRecord ? { ...record, status: 'refusal' } : record)) };
+    current.outcome.refused();
     const after = lastIndex;
     const skip = (attempt: Attempt, index: number) => index <= after || refusedModels.has(attempt.model);
     if (!plan.attempts.some((attempt, index) => !skip(attempt, index))) return null;
@@ -187,10 +191,14 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
       // No later model answered: the refusal is the answer, its failures are in the trail.
       return null;
     }
+    // The refused stream is left: routing hears it as a refusal that did not serve (no pin, no latency sample).
+    current.outcome.movedOn();
     lastIndex = run.index;
-    servingRecord = run.records.findLast((record) => record.index === run.index) as AttemptRecord;
-    return { model: run.attempt.model, events: amended(run, servingRecord) };
+    serving = run.attempt;
+    current = amended(run);
+    return { model: run.attempt.model, events: current.events };
   };
-  const events = spliceRefusalFallbacks(amended(first, servingRecord), first.attempt.model, startNext);
-  return { kind: 'stream', events: applyPluginsToStream(events, state, first.attempt) };
+  const events = spliceRefusalFallbacks(current.events, first.attempt.model, startNext);
+  // The plugins report for the attempt that served the answer's end (per-attempt reports: file-parser, context-compression).
+  return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving) };
 }
