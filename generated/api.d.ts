@@ -1831,7 +1831,12 @@ export interface components {
              *     at its `message_delta`, after the refused model's events: the block follows them as a
              *     `content_block_start` and `content_block_stop` pair, then come the next model's content blocks
              *     (numbered on), `message_delta` (its usage and `cost`) and `message_stop`; `message_start` announced the
-             *     first model, as Anthropic's stream does. The refused attempt is not charged. A `fallback` block passed back in a later turn
+             *     first model, as Anthropic's stream does. The refused attempt is not charged; it is listed with status
+             *     `refusal` in `gateway_metadata.attempts` (stream and JSON alike) and, as it served nothing, sets no
+             *     sticky pin and no latency sample for its endpoint; plugin reports are the serving model's. In a
+             *     server-side tool loop a step's refusal moves on the same way: the block goes where that step's content
+             *     begins (after the earlier steps' content), and the next model answers the same step and runs the rest
+             *     of the loop. A `fallback` block passed back in a later turn
              *     reaches Anthropic-format upstreams as it is (Anthropic accepts and does not render it) and is left out
              *     for translated vendors (it carries nothing for the model). When no later model answers, the refusal
              *     itself is the answer, without a `fallback` block.

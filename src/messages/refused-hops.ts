@@ -28,15 +28,22 @@ export function fallbackBlock(from: string, to: string, category: string | null)
 }
 
 /**
- * The served message with the hops before it: each refused model's content and a `fallback` block to the
- * next model (the last one to `servedModel`), then the message's own content. No hops, the message itself.
+ * The blocks that go before the served model's content: each refused model's content and a `fallback` block
+ * to the next model (the last one to `servedModel`). A tool loop puts them where its step's content begins.
  */
-export function withRefusedHops(message: MessageResponse, hops: readonly RefusedHop[], servedModel: string): MessageResponse {
-  if (hops.length === 0) return message;
+export function refusedHopBlocks(hops: readonly RefusedHop[], servedModel: string): ResponseContentBlock[] {
   const content: ResponseContentBlock[] = [];
   hops.forEach((hop, index) => {
     content.push(...hop.content, fallbackBlock(hop.model, hops[index + 1]?.model ?? servedModel, hop.category));
   });
-  content.push(...message.content);
-  return { ...message, content };
+  return content;
+}
+
+/**
+ * The served message with the hops before it (`refusedHopBlocks`), then the message's own content. No hops,
+ * the message itself.
+ */
+export function withRefusedHops(message: MessageResponse, hops: readonly RefusedHop[], servedModel: string): MessageResponse {
+  if (hops.length === 0) return message;
+  return { ...message, content: [...refusedHopBlocks(hops, servedModel), ...message.content] };
 }

@@ -15,9 +15,10 @@
 import type { ContentBlockParam, GatewayMetadata, MessageResponse, MessageStreamEvent, ResponseContentBlock, StopReason, Usage } from '#src/api-types.ts';
 import { eventPayload, type SseEvent } from '#src/providers/provider-adapter.ts';
 import type { GatewayToolCall, GatewayToolOutcome } from '#src/server-tools/index.ts';
+import { fallbackBlock } from '#src/messages/refused-hops.ts';
 import { stepUsageOf, type StepUsage } from './loop-tally.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
-import { clientCitation, clientUseBlock, gatewayCallOf, modelTextBlock, type StepReading } from './step-content.ts';
+import { clientCitation, clientUseBlock, emptyReading, gatewayCallOf, modelTextBlock, parseToolInput, type StepReading } from './step-content.ts';
 
 type Block = Record<string, unknown> & { type: string };
 
@@ -119,6 +120,21 @@ export class LoopStreamState {
   /** Whether the current step's stream has said how it ended (its `message_delta`), i.e. was not cut short. */
   get stepEnded(): boolean {
     return this.stopReason !== null;
+  }
+
+  /** Whether the current step's stream ended in a refusal (its `message_delta` said so). */
+  get stepRefused(): boolean {
+    return this.stopReason === 'refusal';
+  }
+
+  /**
+   * The refused step goes on with the next model (its answer to the same step follows): what the refused
+   * stream said is dropped (the model gets the step's request again), and the client is shown the hop.
+   */
+  movedOn(from: string, to: string): MessageStreamEvent[] {
+    const category = this.stopDetails?.category;
+    this.endStep();
+    return this.wholeBlock(fallbackBlock(from, to, typeof category === 'string' ? category : null));
   }
 
   /** The usage the current step's events reported so far (its `message_start`'s, then its `message_delta`'s). */
@@ -246,7 +262,7 @@ export class LoopStreamState {
     this.blocks.delete(payload.index);
     const { model } = open;
     if (open.json !== '') {
-      const input = parseInput(open.json);
+      const input = parseToolInput(open.json);
       model.input = typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {};
       // Input that is not a JSON object reaches the tool as it is, which answers with an input error.
       if (open.call) open.call.input = input === undefined ? open.json : input;
@@ -276,17 +292,5 @@ export class LoopStreamState {
     if (update.iterations) this.usage.iterations = update.iterations;
     if (update.output_tokens_details) this.usage.output_tokens_details = update.output_tokens_details;
     if (update.estimated === true) this.usage.estimated = true;
-  }
-}
-
-function emptyReading(): StepReading {
-  return { clientBlocks: [], assistantTurn: [], gatewayCalls: [], clientToolCalls: 0, toolsCalled: [] };
-}
-
-function parseInput(json: string): unknown {
-  try {
-    return JSON.parse(json) as unknown;
-  } catch {
-    return undefined;
   }
 }

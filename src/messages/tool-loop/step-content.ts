@@ -108,3 +108,17 @@ export function readStepContent(content: readonly ResponseContentBlock[], setup:
   }
   return reading;
 }
+
+/** A step's reading before any of its content arrived (a stream's next step, or the next model's answer to it). */
+export function emptyReading(): StepReading {
+  return { clientBlocks: [], assistantTurn: [], gatewayCalls: [], clientToolCalls: 0, toolsCalled: [] };
+}
+
+/** A streamed tool call's input JSON, or undefined when it does not parse (the tool answers with an input error). */
+export function parseToolInput(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -4,13 +4,15 @@
  * are listed, then each step is a routed attempt over the same plan, starting with the attempt that served
  * the previous step, until the model answers without gateway tool calls, calls a client tool, or the loop
  * stops offering tools and makes its final turn. A JSON answer is one message for every step; a stream is
- * returned once the first step's first event has arrived.
+ * returned once the first step's first event has arrived. A step's refusal moves on to the next model in
+ * `fallbacks`, its hop marked with a `fallback` block where the step's content begins (refused-hops.ts).
  */
 import type { MessageRequest, MessageResponse, ResponseContentBlock } from '#src/api-types.ts';
 import type { AdapterMessage } from '#src/providers/provider-adapter.ts';
 import { logWarnings, messageResponseModel, settle } from '#src/messages/attempt-answers.ts';
 import type { CreateMessageOutcome, MessagesDeps } from '#src/messages/create-message.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
+import { refusedHopBlocks, refusedHopOf } from '#src/messages/refused-hops.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import { applyPluginsToMessage, routedBy, type PluginState } from '#src/plugins/plugin-pipeline.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
@@ -44,7 +46,13 @@ export async function createToolLoopMessage(deps: MessagesDeps, request: Message
 
 async function generateStep(run: LoopRun) {
   const { deps, plan, context } = run;
-  const generate = async (attempt: Attempt) => deps.adapterFor(attempt.provider.family).generate(await stepCall(run, attempt));
+  // Every refusal the step moved on from, in order: the answer marks each hop (src/messages/refused-hops.ts).
+  const refusals: { model: string; answer: AdapterMessage }[] = [];
+  const generate = async (attempt: Attempt) => {
+    const answer = await deps.adapterFor(attempt.provider.family).generate(await stepCall(run, attempt));
+    if (answer.message.stop_reason === 'refusal') refusals.push({ model: attempt.model, answer });
+    return answer;
+  };
   const holdId = await admitStep(run);
   let answered;
   try {
@@ -67,7 +75,8 @@ async function generateStep(run: LoopRun) {
     throw loopTimeout(context.signal, run.activity, error) ?? error;
   }
   logWarnings(deps.logger, answered.attempt, answered.result.warnings, context.generationId);
-  return { ...answered, holdId };
+  const hops = refusals.filter((refusal) => refusal.answer !== answered.result).map((refusal) => refusedHopOf(refusal.model, refusal.answer.message));
+  return { ...answered, holdId, hops };
 }
 
 /** Runs the steps to the end: one message for every step, and the attempt that served the last one. */
@@ -75,11 +84,13 @@ async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; at
   const content: ResponseContentBlock[] = [];
   let first: { message: MessageResponse; attempt: Attempt } | undefined;
   for (;;) {
-    const { result, attempt, index, records, holdId } = await generateStep(run);
+    const { result, attempt, index, records, holdId, hops } = await generateStep(run);
     const { message } = result;
     first ??= { message, attempt };
     const reading = readStepContent(message.content, run.setup, run.tally.sources);
     const outcome = await finishStep(run, { attempt, index, records, reading, usage: stepUsageOf(message.usage), stopReason: message.stop_reason, holdId, messageId: message.id });
+    // A step a model refused before another answered shows the hop where the step's content begins.
+    if (hops.length > 0) content.push(...refusedHopBlocks(hops, attempt.model));
     content.push(...reading.clientBlocks, ...outcome.outcomes.map((entry) => entry.clientResult));
     if (!outcome.done) continue;
     const response: MessageResponse = {

@@ -2,11 +2,13 @@
  * The tool loop as one event stream. The first step is started before the response is committed (a failure
  * before its first event is still a failover, or an HTTP error); after that each step's events go out as they
  * arrive through the loop's stream state, the gateway calls run between steps and their result blocks follow,
- * and the next step starts on the attempt that served the previous one. A step that fails on every attempt,
+ * and the next step starts on the attempt that served the previous one. A step whose stream ends in a refusal
+ * (known at its `message_delta`) goes on with the next model: a `fallback` block, then that model's answer to
+ * the same step, as a plain stream's refusal is spliced (refusal-fallback-stream.ts). A step that fails on every attempt,
  * or the request's time budget running out (loop-timeout.ts), ends the stream with an in-band `error` event
  * (thrown to the route's stream writer).
  */
-import { logWarnings, settleStream, startStream, streamEvents, streamOutcomeStage, streamResponseModel, type StartedStream } from '#src/messages/attempt-answers.ts';
+import { logWarnings, settleStream, startStream, streamEvents, streamOutcomeStage, streamResponseModel, type StartedStream, type StreamOutcome } from '#src/messages/attempt-answers.ts';
 import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages/run-attempts.ts';
 import { withStages } from '#src/providers/event-stages.ts';
 import { applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
@@ -26,9 +28,10 @@ type StartedStep = Extract<AttemptsRun<StartedStream>, { ok: true }> & { holdId:
  * Starts the loop's next step: reserves it against the key's limits, then tries its attempts in order (the
  * previous step's first) until one's stream begins. Routing hears the served attempt when its step's stream
  * ends (`stepEvents`), as for a plain stream: a step that fails after its first events counts against its
- * endpoint's circuit and its session's pin.
+ * endpoint's circuit and its session's pin. `after`: the step was refused by `after.refused`'s model and goes
+ * on with the next model, on the refused attempt's hold, trying none of the attempts `after.skip` names.
  */
-async function startStep(run: LoopRun): Promise<StartedStep> {
+async function startStep(run: LoopRun, after?: { refused: StartedStep; skip: (attempt: Attempt, index: number) => boolean }): Promise<StartedStep> {
   const { deps, plan, context } = run;
   // Attempts run one after another: the last request built is the one the serving attempt was sent.
   let request = run.original;
@@ -37,27 +40,56 @@ async function startStep(run: LoopRun): Promise<StartedStep> {
     request = call.request;
     return startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(call));
   };
-  const holdId = await admitStep(run);
+  const holdId = after ? after.refused.holdId : await admitStep(run);
+  const order = after ? { skip: after.skip } : { ...(run.startWith !== undefined ? { startWith: run.startWith } : {}), skip: stepSkips(run) };
+  const tried = await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, ...order });
   let started: Extract<AttemptsRun<StartedStream>, { ok: true }>;
   try {
-    started = settleStream(
-      deps.planner,
-      plan,
-      context,
-      await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, ...(run.startWith !== undefined ? { startWith: run.startWith } : {}), skip: stepSkips(run) }),
-    );
+    started = settleStream(deps.planner, plan, context, tried);
   } catch (error) {
+    // A refused step whose next model did not answer keeps the refusal as its answer (and its hold), and
+    // lists the attempts that failed after it, as a JSON step does.
+    if (after) {
+      after.refused.records = [...after.refused.records, ...tried.records];
+      throw error;
+    }
     settleStepHold(run, holdId, undefined, 0);
     throw loopTimeout(context.signal, run.activity, error) ?? error;
   }
   logWarnings(deps.logger, started.attempt, started.result.warnings, context.generationId);
-  return { ...started, holdId, request };
+  // A step's records are every attempt it made, the refused streams' included (the loop's metadata lists them).
+  const records = after ? [...after.refused.records, ...started.records] : started.records;
+  return { ...started, records, holdId, request };
 }
 
 /** A step's events, whose end (complete, failed mid-way, or left) tells routing how its served attempt did. */
-function stepEvents(run: LoopRun, step: StartedStep): AsyncIterable<SseEvent> {
+function stepEvents(run: LoopRun, step: StartedStep): { events: AsyncIterable<SseEvent>; outcome: StreamOutcome } {
   const served = step.records.findLast((record) => record.index === step.index) as AttemptRecord;
-  return withStages(streamEvents(step.result), [streamOutcomeStage(run.deps.planner, run.plan, run.context, served)]);
+  const outcome = streamOutcomeStage(run.deps.planner, run.plan, run.context, served);
+  return { events: withStages(streamEvents(step.result), [outcome]), outcome };
+}
+
+/**
+ * The step's refusal moves on to the next model, as a JSON step's does: the refused attempt is recorded as a
+ * refusal (in the step's records too), then the attempts this step has not tried, of models that have not
+ * refused it, are tried in plan order (a thread's only on its account). Null when none answers: the refusal
+ * is the step's answer.
+ */
+async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, refusedModels: Set<string>): Promise<StartedStep | null> {
+  outcome.refused();
+  refusedModels.add(refused.attempt.model);
+  refused.records = refused.records.map((record) => (record.index === refused.index && record.status === 'success' ? { ...record, status: 'refusal' } : record));
+  const tried = new Set(refused.records.map((record) => record.index));
+  const thread = stepSkips(run);
+  const skip = (attempt: Attempt, index: number) => tried.has(index) || refusedModels.has(attempt.model) || thread?.(attempt) === true;
+  if (!run.plan.attempts.some((attempt, index) => !skip(attempt, index))) return null;
+  try {
+    const next = await startStep(run, { refused, skip });
+    outcome.movedOn();
+    return next;
+  } catch {
+    return null;
+  }
 }
 
 async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator<SseEvent> {
@@ -68,11 +100,30 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
     // What the step's upstream reports is known before each event goes out, for a client that leaves then.
     const underWay: StepUnderWay = { attempt: current.attempt, request: current.request, usage: {} };
     run.context.loopStepUnderWay = underWay;
+    const refusedModels = new Set<string>();
     try {
-      for await (const event of stepEvents(run, current)) {
-        const out = state.push(event);
-        underWay.usage = state.reportedUsage;
-        yield* out;
+      for (;;) {
+        const { events, outcome } = stepEvents(run, current);
+        let next: StartedStep | null = null;
+        let asked = false;
+        for await (const event of events) {
+          const out = state.push(event);
+          underWay.usage = state.reportedUsage;
+          // Known at the step's message_delta (it gives no client event): leaving the loop stops the refused stream.
+          if (!asked && state.stepRefused) {
+            asked = true;
+            next = await nextModelStep(run, current, outcome, refusedModels);
+            if (next) break;
+          }
+          yield* out;
+        }
+        if (!next) break;
+        // The fallback block, then the next model's answer to the same step.
+        yield* state.movedOn(current.attempt.model, next.attempt.model);
+        current = next;
+        underWay.attempt = next.attempt;
+        underWay.request = next.request;
+        underWay.usage = {};
       }
     } catch (error) {
       throw loopTimeout(run.context.signal, run.activity, error) ?? error;
