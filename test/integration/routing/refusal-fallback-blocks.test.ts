@@ -111,6 +111,24 @@ describe('a refusal that moves to the next model (stream)', () => {
     expect(next.status, JSON.stringify(next.body)).toBe(200);
   });
 
+  it("finalMessage's model is the serving model where Anthropic's stream names it: the beta SDK reads the block's `to`", async () => {
+    // Anthropic's own fallback stream (anthropic-fallback.chunks.txt) announces the refused model in
+    // message_start and names the serving model only in the fallback block's `to` (and usage.iterations, its
+    // billing of its own hops): the gateway's spliced stream does the same with its slugs.
+    alpha.enqueue(reply.fixture('anthropic-refusal.chunks.txt'));
+    gamma.enqueue(reply.fixture('anthropic-text.chunks.txt'));
+    const client = anthropicClient(gateway);
+    const beta = await client.beta.messages.stream(request([{ model: 'test/secondary' }])).finalMessage();
+    expect(beta.model).toBe('test/secondary');
+
+    // The non-beta SDK keeps message_start's model, as it does for Anthropic's own stream.
+    alpha.enqueue(reply.fixture('anthropic-refusal.chunks.txt'));
+    gamma.enqueue(reply.fixture('anthropic-text.chunks.txt'));
+    const plain = await client.messages.stream(request([{ model: 'test/secondary' }]) as never).finalMessage();
+    expect(plain.model).toBe('test/primary');
+    expect(plain.content.map((block) => block.type)).toEqual(['fallback', 'text']);
+  });
+
   it('a translated vendor whose content filter stops the stream moves on; its partial text stays before the block', async () => {
     const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
       id: 'chatcmpl-filtered',
