@@ -1317,6 +1317,8 @@ export interface components {
          *     blocks after the last tool block (the client's `tool_use`, `server_tool_use`, `mcp_tool_use` or a
          *     `*_tool_result`), so that in a tool loop only the last step's text is healed, never what the model said
          *     before calling a tool (an answer that ends in a client tool call has no final text: `not_applicable`).
+         *     A `fallback` block (a refusal that moved on to the next model, see `fallbacks`) is such a boundary too:
+         *     the refused model's text before it is not the answer's, so only the serving model's text is healed.
          *     Each such block:
          *     - valid JSON matching the schema is left exactly as it came;
          *     - otherwise it is repaired (a fenced markdown code block or prose around the JSON removed, trailing
@@ -1327,7 +1329,7 @@ export interface components {
          *
          *     **Streaming.** With the plugin on and a `json_schema` format, each text block is held back until it is
          *     complete (its `content_block_stop`) and the next block that is not text starts, or the message ends. Text
-         *     followed by a tool block is sent as it came; final text is sent as `content_block_start` with empty
+         *     followed by a tool block or a `fallback` block is sent as it came; final text is sent as `content_block_start` with empty
          *     text, one `text_delta` carrying the whole healed (or, when unhealable, original) text, and
          *     `content_block_stop`. Every other event (thinking, tool use, `message_delta`, pings) passes as it comes.
          *     Without a `json_schema` format the plugin changes nothing and holds nothing back.

@@ -2,10 +2,10 @@
  * The `response-healing` plugin on an answer. What is healed is the answer's final text: its text blocks after
  * the last tool block (the client's `tool_use`, `server_tool_use`, `mcp_tool_use`, a `*_tool_result`), so that
  * the words a model says before a tool call (before a client tool's call, the tool loop's earlier steps, an
- * Anthropic server tool's preamble) are neither healed nor reported as unhealable. Each final text block of a
- * complete message is healed (see json-healing.ts). In a stream, each text block is held back until it is
- * complete and the next block that is not text starts (or the message ends): held text followed by a tool
- * block goes out as it came, any other is final text and is sent again healed, as `content_block_start` with
+ * Anthropic server tool's preamble) and a refused model's text before a `fallback` block are neither healed
+ * nor reported as unhealable. Each final text block of a complete message is healed (see json-healing.ts). In
+ * a stream, each text block is held back until it is complete and the next block that is not text starts (or
+ * the message ends): held text followed by a tool or fallback block goes out as it came, any other is final text and is sent again healed, as `content_block_start` with
  * empty text, one `text_delta` with the whole text and `content_block_stop`. A block that was valid or cannot
  * be healed goes out exactly as it came. Every other event passes as it comes.
  * @see ResponseHealingPlugin in openapi/components/schemas/plugins.yaml
@@ -31,11 +31,12 @@ function isTextBlock(block: ResponseContentBlock): block is TextBlock {
 }
 
 /**
- * A tool's call or result, the client's (`tool_use`) or a server tool's: what the answer's final text comes
- * after. Text before a client's `tool_use` is what the model says before calling it, not structured output.
+ * A tool's call or result, the client's (`tool_use`) or a server tool's, or a `fallback` block: what the
+ * answer's final text comes after. Text before a client's `tool_use` is what the model says before calling it,
+ * text before a `fallback` block the refused model's: neither is the answer's structured output.
  */
 function isToolBlock(type: string): boolean {
-  return type === 'tool_use' || type === 'server_tool_use' || type === 'mcp_tool_use' || type.endsWith('_tool_result');
+  return type === 'tool_use' || type === 'server_tool_use' || type === 'mcp_tool_use' || type === 'fallback' || type.endsWith('_tool_result');
 }
 
 /** Heals the final text blocks of a complete message (those after its last tool block). */

@@ -2,11 +2,12 @@
  * What routing and the records hear of a streamed refusal that moved on to the next model, over HTTP, held
  * to the JSON answer's rules: the refused stream is an attempt that answered but did not serve (no latency
  * sample for its endpoint, no sticky pin), its status is `refusal` in the attempts the client and the
- * generation record see, and the plugins report for the model that served the answer. Model `test/main` runs
+ * generation record see, and the plugins report for the model that served the answer (response-healing heals
+ * its text only, not the refused model's before the block). Model `test/main` runs
  * on Alpha and Beta at one price, `test/backup` on Gamma, `test/small` (a 20,000-token context) on Alpha.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicStep, reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { anthropicProviderYaml, catalogYaml, eventPayload, messageBody, metadataOf, modelYaml, postMessage, resetFakes, streamMessage, WITH_METADATA, type RoutingMetadata } from './routing-support.ts';
@@ -112,5 +113,41 @@ describe('a streamed refusal that moved on to the next model', () => {
     const json = await postMessage(gateway, body, WITH_METADATA);
     const plugins = (json.body.gateway_metadata as { plugins?: { id: string; context_length?: number }[] }).plugins;
     expect(plugins?.find((entry) => entry.id === 'context-compression')).toMatchObject({ context_length: 200000 });
+  });
+});
+
+describe('response-healing after a refusal that moved on', () => {
+  const SCHEMA = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
+  const REFUSED = anthropicStep({ text: "Sorry, I can't help with that.", stopReason: 'refusal', stopDetails: { type: 'refusal', category: 'cyber', explanation: 'No.' }, usage: { input: 12, output: 3 } });
+  const SERVED = anthropicStep({ text: '{"total": 42}', usage: { input: 12, output: 5 } });
+  const body = messageBody('test/main', {
+    provider: { order: ['alpha'] },
+    fallbacks: [{ model: 'test/backup' }],
+    output_config: { format: { type: 'json_schema', schema: SCHEMA } },
+    plugins: [{ id: 'response-healing' }],
+  });
+
+  it.each([false, true])("heals (and reports on) the serving model's text only, not the refused model's before the block (stream: %s)", async (stream) => {
+    alpha.enqueue(REFUSED);
+    gamma.enqueue(SERVED);
+    let plugins: unknown;
+    let texts: string[];
+    if (stream) {
+      const call = await streamMessage(gateway, body, WITH_METADATA);
+      plugins = (eventPayload(call, 'message_stop') as { gateway_metadata: { plugins?: unknown } }).gateway_metadata.plugins;
+      const starts = call.events.filter((event) => event.event === 'content_block_start').map((event) => (JSON.parse(event.data) as { content_block: { type: string } }).content_block.type);
+      expect(starts).toEqual(['text', 'fallback', 'text']);
+      texts = call.events
+        .filter((event) => event.event === 'content_block_delta')
+        .map((event) => (JSON.parse(event.data) as { delta: { text?: string } }).delta.text ?? '');
+    } else {
+      const call = await postMessage(gateway, body, WITH_METADATA);
+      plugins = (call.body.gateway_metadata as { plugins?: unknown }).plugins;
+      const content = call.body.content as { type: string; text?: string }[];
+      expect(content.map((block) => block.type)).toEqual(['text', 'fallback', 'text']);
+      texts = content.map((block) => block.text ?? '');
+    }
+    expect(texts.join('')).toBe('Sorry, I can\'t help with that.{"total": 42}');
+    expect(plugins).toEqual([{ id: 'response-healing', status: 'valid' }]);
   });
 });
