@@ -1833,7 +1833,8 @@ export interface components {
              *     at its `message_delta`, after the refused model's events: the block follows them as a
              *     `content_block_start` and `content_block_stop` pair, then come the next model's content blocks
              *     (numbered on), `message_delta` (its usage and `cost`) and `message_stop`; `message_start` announced the
-             *     first model, as Anthropic's stream does. The refused attempt is not charged; it is listed with status
+             *     first model, as Anthropic's stream does (its message id is the one a thread's `continue` names: the
+             *     gateway resumes from the serving model's answer, in its account). The refused attempt is not charged; it is listed with status
              *     `refusal` in `gateway_metadata.attempts` (stream and JSON alike) and, as it served nothing, sets no
              *     sticky pin and no latency sample for its endpoint; plugin reports are the serving model's. In a
              *     server-side tool loop a step's refusal moves on the same way: the block goes where that step's content

@@ -156,16 +156,22 @@ export class StreamOutcome implements EventStage {
   readonly #plan: RequestPlan;
   readonly #context: MessagesRequestContext;
   readonly #messageId: string | undefined;
+  readonly #clientMessageId: string | undefined;
   // The attempt's record as it stands in the request's trail (replaced there when its status changes).
   #record: AttemptRecord;
   #movedOn = false;
 
-  constructor(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord, messageId?: string) {
+  /**
+   * `clientMessageId`: the id the client was given, when not this stream's own (a stream spliced in after a
+   * refusal goes on under the refused stream's `message_start`): a thread's continue naming it resumes here.
+   */
+  constructor(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord, messageId?: string, clientMessageId?: string) {
     this.#planner = planner;
     this.#plan = plan;
     this.#context = context;
     this.#record = served;
     this.#messageId = messageId;
+    this.#clientMessageId = clientMessageId;
   }
 
   event(event: SseEvent): SseEvent {
@@ -197,6 +203,10 @@ export class StreamOutcome implements EventStage {
       return;
     }
     this.#planner.recordOutcomes(this.#plan, [this.#record], { index: this.#record.index, messageId: this.#messageId });
+    const client = this.#clientMessageId;
+    if (client !== undefined && this.#messageId !== undefined && client !== this.#messageId) {
+      this.#planner.recordThreadTurn(this.#plan, { clientMessageId: client, upstreamMessageId: this.#messageId, attempt: this.#record.attempt });
+    }
   }
 
   #replace(record: AttemptRecord): void {
@@ -208,8 +218,8 @@ export class StreamOutcome implements EventStage {
 }
 
 /** The stage that tells routing how a stream settled by `settleStream` ended (`StreamOutcome`). */
-export function streamOutcomeStage(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord, messageId?: string): StreamOutcome {
-  return new StreamOutcome(planner, plan, context, served, messageId);
+export function streamOutcomeStage(planner: RequestPlanner, plan: RequestPlan, context: MessagesRequestContext, served: AttemptRecord, messageId?: string, clientMessageId?: string): StreamOutcome {
+  return new StreamOutcome(planner, plan, context, served, messageId, clientMessageId);
 }
 
 /** What an adapter dropped or changed to fit the vendor (a cache marker, an unsupported field) goes to the log. */

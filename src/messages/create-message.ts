@@ -168,10 +168,12 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   let serving = first.attempt;
   let lastIndex = first.index;
   const refusedModels = new Set<string>();
+  // The id the client is given: the first stream's (a stream spliced in after a refusal goes on under it).
+  const clientMessageId = streamMessageId(first.result);
   const amended = (run: typeof first) => {
     logWarnings(deps.logger, run.attempt, run.result.warnings, context.generationId);
     const served = run.records.findLast((record) => record.index === run.index) as AttemptRecord;
-    const outcome = streamOutcomeStage(deps.planner, plan, context, served, streamMessageId(run.result));
+    const outcome = streamOutcomeStage(deps.planner, plan, context, served, streamMessageId(run.result), clientMessageId);
     // The metadata reads the trail when the stream ends: a refusal recorded since is in it.
     const events = amendStream(staged(streamEvents(run.result), outcome), additionsFor(plan, run.attempt, () => context.trail.records, context));
     return { events, outcome };

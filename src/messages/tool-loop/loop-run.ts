@@ -163,6 +163,8 @@ export interface StepAnswer {
   holdId?: string | undefined;
   /** The id the upstream gave the step's message. */
   messageId?: string | undefined;
+  /** The id the client is given, when not the first step's `messageId` (a stream whose first step was refused). */
+  clientMessageId?: string | undefined;
 }
 
 /** What the step led to. */
@@ -183,7 +185,7 @@ export interface StepOutcome {
  */
 function recordThreadStep(run: LoopRun, answer: StepAnswer, unanswered: LoopTurn | undefined): void {
   if (answer.messageId === undefined || !threadsRequest(run.original)) return;
-  const clientMessageId = run.thread?.clientMessageId ?? answer.messageId;
+  const clientMessageId = run.thread?.clientMessageId ?? answer.clientMessageId ?? answer.messageId;
   run.thread = { clientMessageId, previousMessageId: answer.messageId, holder: answer.attempt };
   const pendingResults = unanswered && unanswered.outcomes.length > 0 ? threadToolResults(unanswered, usesSearchResultBlocks(answer.attempt.provider.family, run.original)) : undefined;
   run.deps.planner.recordThreadTurn(run.plan, { clientMessageId, upstreamMessageId: answer.messageId, attempt: answer.attempt, ...(pendingResults ? { pendingResults } : {}) });

@@ -81,6 +81,8 @@ export class LoopStreamState {
   private stopSequence: string | null = null;
   private stopDetails: MessageResponse['stop_details'] = null;
   private messageId: string | undefined;
+  /** The id the client was given: the first `message_start`'s (a refused first step's, when one moved on). */
+  clientMessageId: string | undefined;
   /** The latest `container` a step named: code execution's, which lives on across steps. */
   private container: MessageResponse['container'] = null;
 
@@ -199,6 +201,7 @@ export class LoopStreamState {
     if (payload.message.container) this.container = payload.message.container;
     if (this.started) return [];
     this.started = true;
+    this.clientMessageId = payload.message.id;
     return [{ type: 'message_start', message: { ...payload.message, model: this.options.model, provider: this.options.provider, content: [] } }];
   }
 

@@ -133,7 +133,7 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
     if (late) throw late;
     const step = state.endStep();
     const { attempt, index, records, holdId } = current;
-    const finishing = finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, stopReason: step.stopReason, holdId, messageId: step.messageId });
+    const finishing = finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, stopReason: step.stopReason, holdId, messageId: step.messageId, clientMessageId: state.clientMessageId });
     const outcome = yield* pingsWhile(finishing, run.deps.serverTools.pingMs ?? DEFAULT_TOOL_LOOP_PING_MS);
     yield* state.toolResults(outcome.outcomes);
     if (outcome.done) {
