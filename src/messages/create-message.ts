@@ -170,15 +170,16 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   const refusedModels = new Set<string>();
   // The id the client is given: the first stream's (a stream spliced in after a refusal goes on under it).
   const clientMessageId = streamMessageId(first.result);
-  const amended = (run: typeof first) => {
+  const amended = (run: typeof first, messageId: string | undefined) => {
     logWarnings(deps.logger, run.attempt, run.result.warnings, context.generationId);
     const served = run.records.findLast((record) => record.index === run.index) as AttemptRecord;
-    const outcome = streamOutcomeStage(deps.planner, plan, context, served, streamMessageId(run.result), clientMessageId);
+    const outcome = streamOutcomeStage(deps.planner, plan, context, served, messageId, clientMessageId);
     // The metadata reads the trail when the stream ends: a refusal recorded since is in it.
     const events = amendStream(staged(streamEvents(run.result), outcome), additionsFor(plan, run.attempt, () => context.trail.records, context));
     return { events, outcome };
   };
-  let current = amended(first);
+  // One parse of the first event for both ids (its message_start is raw in a passthrough stream).
+  let current = amended(first, clientMessageId);
   // A refusal (known at the stream's message_delta) moves on to the next model, as a JSON answer's does.
   const startNext: StartNextModel = async (refused) => {
     refusedModels.add(refused.model);
@@ -197,7 +198,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     current.outcome.movedOn();
     lastIndex = run.index;
     serving = run.attempt;
-    current = amended(run);
+    current = amended(run, streamMessageId(run.result));
     return { model: run.attempt.model, events: current.events };
   };
   const events = spliceRefusalFallbacks(current.events, first.attempt.model, startNext);
