@@ -2299,7 +2299,10 @@ export interface components {
          *       ends `failed` fails as its `error.code` says, alike as a JSON body (HTTP 200, `status: failed`) and as a
          *       stream's `response.failed`: `server_error` is `server_error`, `rate_limit_exceeded` is `rate_limited`,
          *       `invalid_prompt` is `invalid_request` (answered 400 with the vendor's message); it is never
-         *       `malformed_response`.
+         *       `malformed_response`. A stream's failure counts from its `response.failed` (or `error`) event, not from
+         *       the stream's end: the gateway waits at most a moment for the usage the vendor reports as it closes the
+         *       stream, then fails the attempt (the next one is tried when nothing was sent to the client yet) and
+         *       closes the upstream connection, even when the upstream keeps it open.
          *
          *     A stream's attempt is settled when the stream ends, not at its first event: a stream that fails after its
          *     first events reached the client (an `overloaded_error` event mid-stream, an upstream that ends the stream

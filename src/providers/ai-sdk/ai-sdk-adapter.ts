@@ -123,6 +123,10 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         // Resolves once the upstream answered with success headers; an HTTP error is thrown here, before any byte.
         ({ stream } = await model.doStream({ ...callOptions, abortSignal: AbortSignal.any([call.signal, reading.signal]) }));
       } catch (error) {
+        // A stream that failed before its output (OpenAI's `response.failed` or `error` event) is thrown while
+        // the SDK keeps reading the upstream to its end: an upstream that stalls then would hold the
+        // connection for as long as it likes.
+        reading.abort();
         throw callError(error, call);
       }
       return { events: translateStream({ stream, profile, call, warnings, reading, toClient, namesToClient }), warnings };
@@ -138,6 +142,15 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
   };
 }
 
+/**
+ * How long a held OpenAI Responses failure waits for the AI SDK's `finish` part, which carries the usage the
+ * vendor bills and comes only once the upstream closes the stream. OpenAI closes it right after
+ * `response.failed` (the recorded `error` event is followed by it at once), so the wait normally ends at
+ * once; an upstream that stalls instead gets this long, then the failure goes to the client (or the next
+ * attempt, before any output) without the usage, and the upstream is let go.
+ */
+const FAILURE_USAGE_WAIT_MS = 200;
+
 async function* translateStream(options: {
   stream: ReadableStream<LanguageModelV4StreamPart>;
   profile: AiSdkVendorProfile;
@@ -151,14 +164,25 @@ async function* translateStream(options: {
   const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request) });
   const reader = stream.getReader();
   let completed = false;
+  // Set once a failure is held: resolves (with no part) when it has waited long enough for its usage.
+  let usageWait: Promise<undefined> | undefined;
+  let usageTimer: NodeJS.Timeout | undefined;
   try {
     for (;;) {
-      let next: Awaited<ReturnType<typeof reader.read>>;
+      let next: Awaited<ReturnType<typeof reader.read>> | undefined;
       try {
-        next = await reader.read();
+        const read = reader.read();
+        if (usageWait === undefined) next = await read;
+        else {
+          // The read left pending when the wait wins fails once the reader is released; nobody needs to hear it.
+          read.catch(() => undefined);
+          next = await Promise.race([read, usageWait]);
+        }
       } catch (error) {
-        throw mapAiSdkError(error, call.provider, apiKeyOf(call.key));
+        // A connection cut after the vendor said why it failed: its reason is the failure.
+        throw state.heldFailure ?? mapAiSdkError(error, call.provider, apiKeyOf(call.key));
       }
+      if (next === undefined) throw state.heldFailure as UpstreamError;
       if (next.done) break;
       let part = toClient.size === 0 ? next.value : restoreStreamToolCallId(next.value, toClient);
       if (namesToClient.size > 0) part = restoreStreamToolName(part, namesToClient);
@@ -166,10 +190,16 @@ async function* translateStream(options: {
       if (state.warnings.length > 0) warnings.push(...state.warnings.splice(0));
       // A plain loop: `yield*` over an array wraps it in an async iterator for every part, events or not.
       for (const event of events) yield event;
+      if (usageWait === undefined && state.heldFailure !== undefined) {
+        usageWait = new Promise((resolve) => {
+          usageTimer = setTimeout(resolve, FAILURE_USAGE_WAIT_MS, undefined);
+        });
+      }
     }
     for (const event of state.end()) yield event;
     completed = true;
   } finally {
+    clearTimeout(usageTimer);
     // The consumer stopped early (client gone) or the translation failed: let the upstream go. Cancelling a
     // reader over a stalled body may never settle, so the request is aborted and the cancel not awaited.
     if (!completed) {

@@ -51,8 +51,11 @@ export class AiSdkStreamState {
   private cutByLimit = false;
   /** Characters the model wrote (text, reasoning, tool input): the output estimate when the vendor reports no usage. */
   private outputCharacters = 0;
-  /** An OpenAI Responses failure held until the `finish` part that follows it brings the usage it was billed. */
-  private failure: UpstreamError | undefined;
+  /**
+   * An OpenAI Responses failure held until the `finish` part that follows it brings the usage it was billed;
+   * the reader waits only a moment for that part, then throws this (ai-sdk-adapter.ts). Set only here.
+   */
+  heldFailure: UpstreamError | undefined;
   /** The model the vendor says answers (`response-metadata`), when it said so before `message_start`. */
   private responseModel: string | undefined;
 
@@ -63,10 +66,10 @@ export class AiSdkStreamState {
   /**
    * Consumes one part; returns the events it completes. An `error` part is thrown as an `UpstreamError`; an
    * OpenAI Responses one when its `finish` part has come (or the stream ended), which the AI SDK sends last
-   * with the usage of the `response.failed` event, so the error carries what the vendor billed.
+   * with the usage of the `response.failed` event, so the error carries what the vendor billed (`heldFailure`).
    */
   push(part: LanguageModelV4StreamPart): MessageStreamEvent[] {
-    if (this.failure) return this.afterFailure(part);
+    if (this.heldFailure) return this.afterFailure(part);
     switch (part.type) {
       case 'text-start':
       case 'reasoning-start':
@@ -113,7 +116,7 @@ export class AiSdkStreamState {
         // A `response.failed` after output fails as its code says, as the same failure before output or in JSON.
         const error = upstreamErrorOfFailedResponse(part.error, this.options.provider) ?? mapAiSdkError(part.error, this.options.provider);
         if (!(error instanceof UpstreamError)) throw error;
-        this.failure = error;
+        this.heldFailure = error;
         return NO_EVENTS;
       }
       case 'stream-start':
@@ -145,7 +148,7 @@ export class AiSdkStreamState {
    * `message_stop`. Without a `finish` part the upstream stream was cut short: that is thrown, not closed.
    */
   end(): MessageStreamEvent[] {
-    if (this.failure) throw this.failure;
+    if (this.heldFailure) throw this.heldFailure;
     if (!this.finish) {
       throw new UpstreamError({ provider: this.options.provider, kind: 'malformed_response', message: `Upstream ${this.options.provider} failed: the stream ended before it finished` });
     }
@@ -168,7 +171,7 @@ export class AiSdkStreamState {
 
   /** After a held failure nothing more reaches the client: the `finish` part gives its usage, then it is thrown. */
   private afterFailure(part: LanguageModelV4StreamPart): MessageStreamEvent[] {
-    const failure = this.failure as UpstreamError;
+    const failure = this.heldFailure as UpstreamError;
     if (part.type !== 'finish') return NO_EVENTS;
     failure.billedUsage = billedUsageOfFinish(part.usage);
     throw failure;

@@ -28,6 +28,11 @@ export interface FakeUpstream {
   pendingReplies(): number;
   /** The most recent request; throws when there was none. */
   lastRequest(): RecordedRequest;
+  /**
+   * When the exchange of a recorded request ended (`performance.now()`): its response finished or its
+   * connection closed, e.g. because the gateway let a stalled stream go.
+   */
+  exchangeClosed(request: RecordedRequest): Promise<number>;
   /** Forgets recorded requests and unused replies. */
   clear(): void;
   /** Stops listening and cuts open connections, including stalled streams. */
@@ -61,6 +66,7 @@ export async function startFakeUpstream(
 ): Promise<FakeUpstream> {
   const queue: FakeReply[] = [...(options.replies ?? [])];
   const requests: RecordedRequest[] = [];
+  const closings = new WeakMap<RecordedRequest, Promise<number>>();
   const closing = new AbortController();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -81,6 +87,7 @@ export async function startFakeUpstream(
       streaming: match?.streamingPath ?? asksForStream(body),
     };
     requests.push(request);
+    closings.set(request, new Promise((resolve) => res.once('close', () => resolve(performance.now()))));
     const signal = AbortSignal.any([closing.signal, abortOnClose(res)]);
     const context = { format, request, signal };
     if (match === undefined) {
@@ -124,6 +131,11 @@ export async function startFakeUpstream(
       const last = requests.at(-1);
       if (last === undefined) throw new Error('the fake upstream has received no request');
       return last;
+    },
+    exchangeClosed(request) {
+      const closed = closings.get(request);
+      if (closed === undefined) throw new Error('exchangeClosed: not a request this fake received');
+      return closed;
     },
     clear() {
       requests.length = 0;
