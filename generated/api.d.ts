@@ -2308,7 +2308,8 @@ export interface components {
          *     first events reached the client (an `overloaded_error` event mid-stream, an upstream that ends the stream
          *     early) records that failure (`overloaded`, `malformed_response`, …) on its attempt in the generation
          *     record, with `http_status` 200 (the status the upstream answered with); the client heard it as an
-         *     in-stream `error` event.
+         *     in-stream `error` event. A stream that fails so before its first event reached the client records the same
+         *     (its failure class as the vendor's error names it, `http_status` 200), and the next attempt is tried.
          * @example overloaded
          * @enum {string}
          */
@@ -2533,6 +2534,11 @@ export interface components {
                 provider: string;
                 model: string;
                 status: components["schemas"]["AttemptStatus"];
+                /**
+                 * @description The HTTP status the upstream answered with: its error status for an HTTP error; 200 for an answer,
+                 *     a refusal, and a failure inside an answer (see `AttemptStatus`); null when no answer arrived or
+                 *     nothing was sent.
+                 */
                 http_status?: number | null;
                 is_byok?: boolean;
                 duration_ms?: number;
@@ -3634,6 +3640,13 @@ export interface components {
             provider: string;
             model: string;
             status: components["schemas"]["AttemptStatus"];
+            /**
+             * @description The HTTP status the upstream answered with, which `status` may not match: the error's status for an
+             *     HTTP error; 200 for an answer, a refusal, and a failure inside an answer (an in-stream `error` event or
+             *     an OpenAI Responses `response.failed`, before or after the stream's first event; a stream cut short; a
+             *     JSON body with `status: failed`), whose class `status` gives as the vendor's error names it; null when
+             *     no answer arrived (refused, reset, timed out before its headers) or nothing was sent.
+             */
             http_status: number | null;
             is_byok: boolean;
             duration_ms: number;
@@ -3682,12 +3695,20 @@ export interface components {
             is_byok: boolean;
             stream: boolean;
             status: components["schemas"]["GenerationStatus"];
-            /** @description The HTTP status the client got (200 for a stream that failed after its first byte). */
+            /**
+             * @description The HTTP status the client got: for a stream that failed before its first byte (every attempt failed,
+             *     in-stream failures included), the error status of the JSON error it got; for one that failed after it,
+             *     200 (the failure came as an in-band `error` event). How each upstream failed is in `attempts`.
+             */
             http_status: number;
             stop_reason: string | null;
             /** @description Why the request failed, for `error` and `cancelled`; null otherwise. */
             error: null | {
-                /** @description The error class (`AllAttemptsFailedError`, `UpstreamError:rate_limited`, `BadRequestError`, ...). */
+                /**
+                 * @description The error class (`AllAttemptsFailedError`, `UpstreamError:rate_limited`, `BadRequestError`, ...):
+                 *     for an upstream failure the client got as it was (one that stops the run, or an in-stream error
+                 *     after the first byte), `UpstreamError:` and its class as the vendor's error names it.
+                 */
                 type: string;
                 /** @description The message the client was shown. */
                 message: string;

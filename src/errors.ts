@@ -114,7 +114,8 @@ export class ConflictError extends GatewayError {
  */
 export class UpstreamError extends GatewayError {
   readonly provider: string;
-  readonly upstreamStatus: number | undefined;
+  /** The HTTP status the upstream answered with (the attempt's `http_status`): 200 for a failure inside an answer. */
+  upstreamStatus: number | undefined;
   readonly kind: UpstreamFailureKind;
   readonly retryable: boolean;
   readonly fallbackEligible: boolean;
@@ -241,7 +242,8 @@ export interface TriedAttempt {
  */
 export class AllAttemptsFailedError extends GatewayError {
   constructor(tried: readonly TriedAttempt[], failures: readonly GatewayError[]) {
-    const parts = tried.map((attempt) => `${attempt.model} on ${attempt.provider}: ${attempt.status.replaceAll('_', ' ')}${attempt.httpStatus ? ` (${attempt.httpStatus})` : ''}`);
+    // A status is named when it was an HTTP error; a failure inside a 200 answer says only how it failed.
+    const parts = tried.map((attempt) => `${attempt.model} on ${attempt.provider}: ${attempt.status.replaceAll('_', ' ')}${attempt.httpStatus && attempt.httpStatus >= 400 ? ` (${attempt.httpStatus})` : ''}`);
     const status = statusForFailures(failures.map((failure) => failure.status));
     const retryAfter = status === 429 || status === 503 || status === 529 ? soonestRetryAfter(failures) : undefined;
     super(status, `Every attempt failed: ${parts.join('; ')}`, retryAfter ? { headers: { 'retry-after': retryAfter } } : {});

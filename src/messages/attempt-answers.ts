@@ -40,12 +40,22 @@ export function streamResponseModel(started: StartedStream): string | undefined 
   return message ? messageResponseModel({ message }) : undefined;
 }
 
-/** Waits for a stream's first event; a stream that ends before one is a malformed answer (a failover). */
+/**
+ * Waits for a stream's first event; a stream that ends before one is a malformed answer (a failover). The
+ * upstream has answered with its success headers by then, so whatever fails now failed inside a 200 answer
+ * (an in-stream error event, a cut stream): the attempt records the 200, and the failure's kind says how.
+ */
 export async function startStream(attempt: Attempt, stream: AdapterStream): Promise<StartedStream> {
   const rest = stream.events[Symbol.asyncIterator]();
-  const first = await rest.next();
+  let first: IteratorResult<SseEvent>;
+  try {
+    first = await rest.next();
+  } catch (error) {
+    if (error instanceof UpstreamError) error.upstreamStatus = 200;
+    throw error;
+  }
   if (first.done) {
-    throw new UpstreamError({ provider: attempt.provider.slug, kind: 'malformed_response', message: `Upstream ${attempt.provider.slug} sent an empty stream` });
+    throw new UpstreamError({ provider: attempt.provider.slug, kind: 'malformed_response', upstreamStatus: 200, message: `Upstream ${attempt.provider.slug} sent an empty stream` });
   }
   return { first: first.value, rest, warnings: stream.warnings };
 }

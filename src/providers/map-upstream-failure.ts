@@ -53,6 +53,11 @@ export function upstreamErrorFromResponse(options: {
   retryAfter?: string | string[] | undefined;
   /** The vendor's error class or code (Bedrock's exception name, OpenAI-style `error.code`), when it sent one. */
   errorCode?: string | undefined;
+  /**
+   * The HTTP status the upstream answered with, when the error came inside an answer (an in-stream error
+   * under a 200, a failed OpenAI Responses answer) and `status` is the one the error stands for.
+   */
+  answeredStatus?: number;
 }): UpstreamError {
   const vendorMessage = options.vendorMessage === undefined ? undefined : withoutKey(options.vendorMessage, options.key);
   const outOfCredit = OUT_OF_CREDIT.test(vendorMessage ?? '') && !GOOGLE_RATE_LIMIT.test(options.body);
@@ -65,7 +70,7 @@ export function upstreamErrorFromResponse(options: {
   return new UpstreamError({
     provider: options.provider,
     kind,
-    upstreamStatus: options.status,
+    upstreamStatus: options.answeredStatus ?? options.status,
     rawBody: withoutKey(options.body, options.key).slice(0, 4096),
     ...(kind === 'invalid_request' ? { message: `Invalid request parameters: ${tooLong ? `${tooLong}; ` : ''}${options.provider} rejected the request${detail}` } : {}),
     ...(wait === undefined ? {} : { retryAfterSeconds: wait }),

@@ -34,6 +34,9 @@ export function mapAiSdkError(error: unknown, provider: string, key?: string): G
         key,
         retryAfter: error.responseHeaders?.['retry-after'],
         errorCode: vendorErrorCodeOf(error.responseHeaders, error.data),
+        // OpenAI's stream that fails before its output is thrown with the status its error frame stands for,
+        // under the headers of the event stream the upstream answered with 200.
+        ...(isEventStream(error.responseHeaders) ? { answeredStatus: 200 } : {}),
       });
     }
     // No status: the request never got an answer (refused, reset, timed out); the cause says which.
@@ -77,6 +80,10 @@ function vendorErrorCodeOf(headers: Record<string, string> | undefined, data: un
   const nested = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined;
   const code = typeof nested === 'object' && nested !== null ? (nested as { code?: unknown }).code : undefined;
   return typeof code === 'string' ? code : undefined;
+}
+
+function isEventStream(headers: Record<string, string> | undefined): boolean {
+  return headers?.['content-type']?.startsWith('text/event-stream') === true;
 }
 
 function rawTextOf(error: unknown): string | undefined {

@@ -72,6 +72,8 @@ export function upstreamErrorOfFailedResponse(error: unknown, provider: string, 
   return upstreamErrorFromResponse({
     provider,
     status: status ?? statusOfFailureCode(failure.code),
+    // A failed response is an answer: HTTP 200, whether a JSON body or an event stream.
+    answeredStatus: 200,
     body: typeof carrier === 'string' ? carrier : JSON.stringify(carrier),
     ...(failure.message === undefined ? {} : { vendorMessage: failure.message }),
     key,
