@@ -2302,7 +2302,13 @@ export interface components {
          *       `malformed_response`. A stream's failure counts from its `response.failed` (or `error`) event, not from
          *       the stream's end: the gateway waits at most a moment for the usage the vendor reports as it closes the
          *       stream, then fails the attempt (the next one is tried when nothing was sent to the client yet) and
-         *       closes the upstream connection, even when the upstream keeps it open.
+         *       closes the upstream connection, even when the upstream keeps it open. Any other vendor's error inside a
+         *       stream (OpenAI Chat's and OpenAI-compatible vendors' `error` data line, Gemini's `error` object, Bedrock's
+         *       exception event, before or after output) fails as the HTTP error of the status it stands for, as a JSON
+         *       error of that status would: the status the vendor's SDK reads from it, else one given as its code, else
+         *       the one its words name (`model_not_found` is `not_found`, `RESOURCE_EXHAUSTED` and `throttlingException`
+         *       `rate_limited`, `insufficient_quota` `authentication`); a 400 is `invalid_request`, answered with the
+         *       vendor's message, and no other endpoint is tried.
          *
          *     A stream's attempt is settled when the stream ends, not at its first event: a stream that fails after its
          *     first events reached the client (an `overloaded_error` event mid-stream, an upstream that ends the stream

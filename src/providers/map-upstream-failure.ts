@@ -60,7 +60,7 @@ export function upstreamErrorFromResponse(options: {
   answeredStatus?: number;
 }): UpstreamError {
   const vendorMessage = options.vendorMessage === undefined ? undefined : withoutKey(options.vendorMessage, options.key);
-  const outOfCredit = OUT_OF_CREDIT.test(vendorMessage ?? '') && !GOOGLE_RATE_LIMIT.test(options.body);
+  const outOfCredit = (OUT_OF_CREDIT.test(vendorMessage ?? '') || options.errorCode === 'insufficient_quota') && !GOOGLE_RATE_LIMIT.test(options.body);
   const kind = outOfCredit ? 'authentication' : (kindForVendorErrorCode(options.errorCode) ?? kindForStatus(options.status));
   const detail = kind === 'invalid_request' && vendorMessage ? `: ${redact(vendorMessage).slice(0, 500)}` : '';
   // Anthropic's words before the vendor's, as the gateway's own estimate says it: Claude Code acts on them.

@@ -161,7 +161,7 @@ async function* translateStream(options: {
   namesToClient: ReadonlyMap<string, string>;
 }): AsyncGenerator<SseEvent> {
   const { stream, profile, call, warnings, reading, toClient, namesToClient } = options;
-  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request) });
+  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request), key: apiKeyOf(call.key) });
   const reader = stream.getReader();
   let completed = false;
   // Set once a failure is held: resolves (with no part) when it has waited long enough for its usage.

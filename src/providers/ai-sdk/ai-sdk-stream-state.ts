@@ -32,6 +32,8 @@ export interface AiSdkStreamStateOptions {
   upstreamModel: string;
   /** The request's estimated input tokens, asked only when the vendor reported none. */
   estimateInput: () => number;
+  /** The call's provider key, removed from a vendor's error words (an in-stream 400 passes them on). */
+  key?: string | undefined;
 }
 
 /** Turns AI SDK stream parts into Anthropic SSE events; see the module comment for the block rules. */
@@ -51,10 +53,7 @@ export class AiSdkStreamState {
   private cutByLimit = false;
   /** Characters the model wrote (text, reasoning, tool input): the output estimate when the vendor reports no usage. */
   private outputCharacters = 0;
-  /**
-   * An OpenAI Responses failure held until the `finish` part that follows it brings the usage it was billed;
-   * the reader waits only a moment for that part, then throws this (ai-sdk-adapter.ts). Set only here.
-   */
+  /** An OpenAI Responses failure held for the usage its `finish` part brings; the reader waits a moment for it (ai-sdk-adapter.ts). */
   heldFailure: UpstreamError | undefined;
   /** The model the vendor says answers (`response-metadata`), when it said so before `message_start`. */
   private responseModel: string | undefined;
@@ -112,9 +111,10 @@ export class AiSdkStreamState {
         this.finish = { usage: part.usage, finishReason: part.finishReason, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) };
         break;
       case 'error': {
-        if (this.options.profile.family !== 'openai-responses') throw mapAiSdkError(part.error, this.options.provider);
+        const { provider, key } = this.options;
+        if (this.options.profile.family !== 'openai-responses') throw mapAiSdkError(part.error, provider, key);
         // A `response.failed` after output fails as its code says, as the same failure before output or in JSON.
-        const error = upstreamErrorOfFailedResponse(part.error, this.options.provider) ?? mapAiSdkError(part.error, this.options.provider);
+        const error = upstreamErrorOfFailedResponse(part.error, provider, key) ?? mapAiSdkError(part.error, provider, key);
         if (!(error instanceof UpstreamError)) throw error;
         this.heldFailure = error;
         return NO_EVENTS;

@@ -16,9 +16,9 @@ import {
   TypeValidationError,
   UnsupportedFunctionalityError,
 } from '@ai-sdk/provider';
-import { GatewayError, UnsupportedFeatureError, UpstreamError, type UpstreamFailureKind } from '#src/errors.ts';
-import { isAnthropicErrorType, kindForErrorType, kindForStatus } from '#src/error-vocabulary.ts';
+import { GatewayError, UnsupportedFeatureError, UpstreamError } from '#src/errors.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
+import { upstreamErrorOfStreamError } from '#src/providers/ai-sdk/map-stream-error.ts';
 
 /** The gateway error for one AI SDK failure; `key`, the provider key of the call, never appears in it. */
 export function mapAiSdkError(error: unknown, provider: string, key?: string): GatewayError {
@@ -59,9 +59,7 @@ export function mapAiSdkError(error: unknown, provider: string, key?: string): G
   ) {
     return new UpstreamError({ provider, kind: 'malformed_response', cause: error, rawBody: rawTextOf(error) });
   }
-  if (isVendorErrorObject(error)) {
-    return new UpstreamError({ provider, kind: kindForVendorError(error), rawBody: JSON.stringify(error).slice(0, 4096) });
-  }
+  if (isVendorErrorObject(error)) return upstreamErrorOfStreamError(error, provider, key);
   return upstreamErrorFromThrown(provider, error);
 }
 
@@ -73,13 +71,14 @@ function vendorMessageOf(data: unknown): { vendorMessage?: string } {
 }
 
 // Bedrock names its exception in a header (`ServiceQuotaExceededException:http://internal.amazon.com/…`);
-// OpenAI-compatible vendors in the body's `error.code`.
+// OpenAI-compatible vendors in the body's `error.code`, OpenAI's stream error frame in its own `code`.
 function vendorErrorCodeOf(headers: Record<string, string> | undefined, data: unknown): string | undefined {
   const exception = headers?.['x-amzn-errortype']?.split(':')[0];
   if (exception) return exception;
-  const nested = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined;
-  const code = typeof nested === 'object' && nested !== null ? (nested as { code?: unknown }).code : undefined;
-  return typeof code === 'string' ? code : undefined;
+  if (typeof data !== 'object' || data === null) return undefined;
+  const nested = (data as { error?: unknown }).error;
+  const code = (typeof nested === 'object' && nested !== null ? nested : data) as { code?: unknown };
+  return typeof code.code === 'string' ? code.code : undefined;
 }
 
 function isEventStream(headers: Record<string, string> | undefined): boolean {
@@ -94,21 +93,4 @@ function rawTextOf(error: unknown): string | undefined {
 /** An error payload a vendor sent inside a stream (`{type, code, message}` or `{error: {...}}`). */
 function isVendorErrorObject(error: unknown): error is Record<string, unknown> {
   return typeof error === 'object' && error !== null && !(error instanceof Error);
-}
-
-/**
- * Reads a vendor's in-stream error: an Anthropic error type or an HTTP status (Gemini's `code`) in the shared
- * vocabulary, else the vendor's own words; unknown codes are server errors (retryable, as a 5xx would be).
- */
-function kindForVendorError(error: Record<string, unknown>): UpstreamFailureKind {
-  const nested = typeof error.error === 'object' && error.error !== null ? (error.error as Record<string, unknown>) : error;
-  if (isAnthropicErrorType(nested.type)) return kindForErrorType(nested.type);
-  const status = [nested.code, nested.status].find((value): value is number => typeof value === 'number' && value >= 400);
-  if (status !== undefined) return kindForStatus(status);
-  const words = [nested.type, nested.code, nested.status].filter((value) => typeof value === 'string').join(' ').toLowerCase();
-  if (/rate_limit|ratelimit|throttl|429|resource_exhausted|quota/.test(words)) return 'rate_limited';
-  if (/overload|unavailable|capacity|529|503/.test(words)) return 'overloaded';
-  if (/invalid|validation|400/.test(words)) return 'invalid_request';
-  if (/content_filter|safety|refus/.test(words)) return 'refusal';
-  return 'server_error';
 }

@@ -100,7 +100,7 @@ function piecesFor(plan: ResponsePlan, delivery: ReplyDelivery, context: ReplyCo
   if (streamError !== undefined) {
     const encode = context.format.streamErrorFor;
     if (encode === undefined) throw new Error('this wire format has no in-stream error event');
-    pieces.push(encode(streamError.status, streamError.message));
+    pieces.push(encode(streamError.status, streamError.message, streamError.code));
   }
   const complete = truncate === undefined && stallAfterEvents === undefined && streamError === undefined;
   if (complete && plan.streaming && context.format.streamTerminator !== undefined) {

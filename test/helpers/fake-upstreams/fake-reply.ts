@@ -22,8 +22,11 @@ export interface ReplyDelivery {
   truncate?: { afterEvents: number; plusBytes?: number; mode?: 'end' | 'destroy' };
   /** Send the first N events, then write nothing more and keep the connection open until it is closed. */
   stallAfterEvents?: number;
-  /** Send the first `afterEvents` events, then the vendor's in-stream error event for `status`, then end. */
-  streamError?: { afterEvents: number; status: number; message?: string };
+  /**
+   * Send the first `afterEvents` events, then the vendor's in-stream error event for `status` (OpenAI's with
+   * `code` as its error code, e.g. `insufficient_quota`), then end.
+   */
+  streamError?: { afterEvents: number; status: number; message?: string; code?: string };
   /** Extra response headers, merged over the fake's own. */
   headers?: Record<string, string>;
 }

@@ -35,7 +35,7 @@ export function openAiChatFormat(options: { lineEnding?: SseLineEnding } = {}): 
     streamTerminator: encodeSseFrame({ data: '[DONE]', lineEnding }),
     errorFor: openAiError,
     // OpenAI reports a failure after the stream has started as a data line holding an `error` object.
-    streamErrorFor: (status, message) => encodeSseFrame({ data: { error: openAiErrorObject(status, message) }, lineEnding }),
+    streamErrorFor: (status, message, code) => encodeSseFrame({ data: { error: openAiErrorObject(status, message, code) }, lineEnding }),
   };
 }
 

@@ -27,8 +27,8 @@ export function openAiResponsesFormat(options: { lineEnding?: SseLineEnding } = 
     encodeEvent: (payload) => encodeSseFrame({ event: eventTypeOf(payload), data: payload, lineEnding }),
     errorFor: openAiError,
     // As recorded in openai-error.1.chunks.txt: an `error` event carrying type, code and message.
-    streamErrorFor(status, message) {
-      const { type, code, message: text } = openAiErrorObject(status, message);
+    streamErrorFor(status, message, errorCode) {
+      const { type, code, message: text } = openAiErrorObject(status, message, errorCode);
       const payload = { type: 'error', sequence_number: 0, error: { type, code, message: text, param: null } };
       return encodeSseFrame({ event: 'error', data: payload, lineEnding });
     },

@@ -60,8 +60,8 @@ export interface WireFormat {
    * where the status alone does not say it (Bedrock's exception name, OpenAI-style `error.code`).
    */
   errorFor(status: number, message?: string, code?: string): VendorError;
-  /** The vendor's in-stream error event for a status, where the vendor has one. */
-  streamErrorFor?(status: number, message?: string): Buffer;
+  /** The vendor's in-stream error event for a status (with the vendor's error code, where it has one). */
+  streamErrorFor?(status: number, message?: string, code?: string): Buffer;
 }
 
 /** Parses a URL query string into a plain record (last value wins). */
