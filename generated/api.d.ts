@@ -3220,7 +3220,8 @@ export interface components {
         /**
          * @description What the key has used, as its limits count it. With `REDIS_URL` the counts are shared by every gateway
          *     instance; without, each instance counts its own requests (the spending is read from the database either
-         *     way). The rate counts are null for a limit the key does not have (nothing is counted then).
+         *     way). While Redis is unreachable an instance shows its own counts; once Redis is back they are carried
+         *     into the shared ones. The rate counts are null for a limit the key does not have (nothing is counted then).
          */
         KeyUsage: {
             /** @description USD spent in the current `limit_reset` period (over the key's whole life when it is null). */
