@@ -112,6 +112,36 @@ export class MemoryLimitStore implements LimitStore {
     this.#keys.clear();
   }
 
+  /** The keys this process has counts of. */
+  keyHashes(): string[] {
+    return [...this.#keys.keys()];
+  }
+
+  /** The request and token buckets of a key still in the window at `nowMs`, as [second, amount] pairs (carried into Redis when it returns). */
+  windowCounts(keyHash: string, nowMs: number): { requests: [number, number][]; tokens: [number, number][] } {
+    const state = this.#keys.get(keyHash);
+    if (!state) return { requests: [], tokens: [] };
+    const second = secondOf(nowMs);
+    windowTotal(state.requests, second);
+    windowTotal(state.tokens, second);
+    return { requests: [...state.requests], tokens: [...state.tokens] };
+  }
+
+  /** Forgets one key's counts (carried into Redis). */
+  forget(keyHash: string): void {
+    this.#keys.delete(keyHash);
+  }
+
+  /**
+   * Counts a hold taken in Redis that is still open here (Redis went away): its reservation and stream slot
+   * keep counting in process until it settles, so an outage does not free what this instance holds.
+   */
+  mirror(hold: Hold, expiresAtMs: number): void {
+    const state = this.#state(hold.keyHash);
+    if (hold.credit) state.holds.set(hold.id, { cost: hold.credit.cost, expiresAt: expiresAtMs });
+    if (hold.stream) state.streams.set(hold.id, expiresAtMs);
+  }
+
   #state(keyHash: string): KeyState {
     let state = this.#keys.get(keyHash);
     if (!state) {

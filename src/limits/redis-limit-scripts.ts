@@ -215,3 +215,44 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
 end
 return redis.call('HGET', KEYS[1], 'seed')
 `;
+
+/**
+ * Carrying over what one instance counted in process while Redis was away (see redis-carry-over.ts), on keys
+ * 1-7: its request and token buckets still in the window are added to Redis's, and its holds still open take
+ * their reservation and stream slot here, unconditionally (they were admitted already). ARGV: now (ms), the
+ * number of request buckets then their (second, amount) pairs, the number of token buckets then theirs, then
+ * per hold: id, reserved cost ('' for none), expiry (ms), '1' for a stream slot. Returns the period's seed
+ * ('' when its spending is not counted here yet).
+ */
+export const CARRY_SCRIPT = `
+local now = tonumber(ARGV[1])
+local oldest = math.floor(now / 1000) - 59
+local at = 2
+for _, key in ipairs({ KEYS[6], KEYS[7] }) do
+  local count = tonumber(ARGV[at])
+  for i = 1, count do
+    local second = tonumber(ARGV[at + 2 * i - 1])
+    if second >= oldest then redis.call('HINCRBY', key, ARGV[at + 2 * i - 1], ARGV[at + 2 * i]) end
+  end
+  if count > 0 then redis.call('PEXPIRE', key, 61000) end
+  at = at + 2 * count + 1
+end
+while at + 3 <= #ARGV do
+  local id, cost, expires = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
+  local ttl = expires - now + 60000
+  if cost ~= '' and not redis.call('HGET', KEYS[2], id) then
+    redis.call('HSET', KEYS[2], id, cost)
+    redis.call('ZADD', KEYS[3], expires, id)
+    redis.call('INCRBYFLOAT', KEYS[4], cost)
+    for _, key in ipairs({ KEYS[2], KEYS[3], KEYS[4] }) do
+      if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+    end
+  end
+  if ARGV[at + 3] == '1' then
+    redis.call('ZADD', KEYS[5], expires, id)
+    if redis.call('PTTL', KEYS[5]) < ttl then redis.call('PEXPIRE', KEYS[5], ttl) end
+  end
+  at = at + 4
+end
+return redis.call('HGET', KEYS[1], 'seed') or ''
+`;

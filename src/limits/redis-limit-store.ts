@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { LimitPeriod } from '#src/limits/limit-period.ts';
 import type { AdmissionRefusal, AdmissionRequest, AdmissionResult, CheckResult, Hold, LimitStore, StoreUsage, UsageQuery } from '#src/limits/limit-store.ts';
-import { ADMIT_SCRIPT, CHECK_SCRIPT, limitKeys, SEED_SCRIPT, SETTLE_SCRIPT, SETTLED_MEMORY_MS } from '#src/limits/redis-limit-scripts.ts';
+import { ADMIT_SCRIPT, CARRY_SCRIPT, CHECK_SCRIPT, limitKeys, SEED_SCRIPT, SETTLE_SCRIPT, SETTLED_MEMORY_MS } from '#src/limits/redis-limit-scripts.ts';
 import { secondOf, windowTotal } from '#src/limits/minute-window.ts';
 
 const DAY_MS = 86_400_000;
@@ -22,6 +22,20 @@ interface LimitCommands {
   switchboardCheck: ScriptRunner;
   switchboardSettle: ScriptRunner;
   switchboardSeed: ScriptRunner;
+  switchboardCarry: ScriptRunner;
+}
+
+/** What one instance counted of a key in process while Redis was away, to carry into Redis. */
+export interface CarriedCounts {
+  keyHash: string;
+  /** The period the holds' reservations belong to ('none' without a credit limit). */
+  periodId: string;
+  nowMs: number;
+  /** [second, amount] buckets still in the window. */
+  requests: readonly (readonly [number, number])[];
+  tokens: readonly (readonly [number, number])[];
+  /** Holds still open, with when they stop counting. */
+  holds: readonly { hold: Hold; expiresAtMs: number }[];
 }
 
 /** How long a period's spending is kept: to its end and a day more, or a week for a lifetime limit. */
@@ -60,6 +74,7 @@ export class RedisLimitStore implements LimitStore {
     client.defineCommand('switchboardCheck', { numberOfKeys: 7, lua: CHECK_SCRIPT, readOnly: true });
     client.defineCommand('switchboardSettle', { numberOfKeys: 8, lua: SETTLE_SCRIPT });
     client.defineCommand('switchboardSeed', { numberOfKeys: 1, lua: SEED_SCRIPT });
+    client.defineCommand('switchboardCarry', { numberOfKeys: 7, lua: CARRY_SCRIPT });
     this.#client = client as Redis & LimitCommands;
   }
 
@@ -113,6 +128,18 @@ export class RedisLimitStore implements LimitStore {
       nowMs,
       SETTLED_MEMORY_MS,
     );
+  }
+
+  /** Adds what this instance counted in process to Redis's counts (one atomic script); returns the period's seed, or null when its spending is not counted in Redis. */
+  async carry(counts: CarriedCounts): Promise<string | null> {
+    const args: (string | number)[] = [counts.nowMs];
+    for (const buckets of [counts.requests, counts.tokens]) {
+      args.push(buckets.length);
+      for (const [second, amount] of buckets) args.push(second, Math.round(amount));
+    }
+    for (const { hold, expiresAtMs } of counts.holds) args.push(hold.id, hold.credit ? hold.credit.cost : '', expiresAtMs, hold.stream ? '1' : '0');
+    const seed = (await this.#client.switchboardCarry(...limitKeys(counts.keyHash, counts.periodId).slice(0, 7), ...args)) as string;
+    return seed ? seed : null;
   }
 
   async usage(query: UsageQuery): Promise<StoreUsage> {
