@@ -4161,14 +4161,23 @@ export interface components {
         /**
          * @description The key's own rate limit was reached (its `requests_per_minute`, `tokens_per_minute` or
          *     `max_concurrent_streams`, or its credit limit's rest is held by requests in progress; the message names
-         *     which, and `retry-after` says when to retry), or every attempt was rate limited upstream (with
-         *     `retry-after` when every upstream sent one: the soonest).
+         *     which, `retry-after` and `retry-after-ms` say when to retry, and a per-minute limit is named in
+         *     `anthropic-ratelimit-requests-*` or `anthropic-ratelimit-tokens-*`), or every attempt was rate limited
+         *     upstream (with `retry-after` when every upstream sent one: the soonest; the upstreams' own
+         *     `anthropic-ratelimit-*` headers describe the accounts the gateway called and are not passed on).
          */
         MessagesTooManyRequests: {
             headers: {
                 "X-Generation-Id": components["headers"]["GenerationId"];
                 "request-id": components["headers"]["RequestId"];
                 "retry-after": components["headers"]["RetryAfter"];
+                "retry-after-ms": components["headers"]["RetryAfterMs"];
+                "anthropic-ratelimit-requests-limit": components["headers"]["RateLimitLimit"];
+                "anthropic-ratelimit-requests-remaining": components["headers"]["RateLimitRemaining"];
+                "anthropic-ratelimit-requests-reset": components["headers"]["RateLimitReset"];
+                "anthropic-ratelimit-tokens-limit": components["headers"]["RateLimitLimit"];
+                "anthropic-ratelimit-tokens-remaining": components["headers"]["RateLimitRemaining"];
+                "anthropic-ratelimit-tokens-reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -4584,6 +4593,33 @@ export interface components {
          * @example 12
          */
         RetryAfter: string;
+        /**
+         * @description On a 429 for one of the key's own limits: the wait `retry-after` rounds up to whole seconds, in
+         *     milliseconds (when the oldest request or tokens counted leave the 60-second window; 1000 for concurrent
+         *     streams or a credit limit held by requests in progress). The Anthropic SDKs prefer it to `retry-after`, so
+         *     their automatic retry lands as soon as the limit allows.
+         * @example 11200
+         */
+        RetryAfterMs: string;
+        /**
+         * @description On a 429 for the key's `requests_per_minute` (`anthropic-ratelimit-requests-limit`) or `tokens_per_minute`
+         *     (`anthropic-ratelimit-tokens-limit`): that limit, under the name Anthropic gives its own so clients that
+         *     read it see the limit they hit. These headers describe the gateway key's own limits only: an upstream's
+         *     `anthropic-ratelimit-*` headers describe the account the gateway called (a shared provider key's
+         *     organisation) and are never passed on, neither on success nor on failure.
+         * @example 60
+         */
+        RateLimitLimit: string;
+        /**
+         * @description What remains of the limit named by the matching `-limit` header, 0 on the 429 that reached it.
+         * @example 0
+         */
+        RateLimitRemaining: string;
+        /**
+         * @description When the limit named by the matching `-limit` header admits again (RFC 3339), as `retry-after-ms` says.
+         * @example 2026-11-27T20:41:12.200Z
+         */
+        RateLimitReset: string;
     };
     pathItems: never;
 }
@@ -4636,7 +4672,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The assistant's message (JSON), or its event stream when `stream` is true. */
+            /**
+             * @description The assistant's message (JSON), or its event stream when `stream` is true. Carries no `anthropic-ratelimit-*` headers: an upstream's describe the account the gateway
+             *     called (a shared provider key's organisation, whose capacity is not the caller's to see) and are not
+             *     passed on; the key's own limits are named only on the 429 that refuses a request for them.
+             */
             200: {
                 headers: {
                     "X-Generation-Id": components["headers"]["GenerationId"];
@@ -4699,7 +4739,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The input token count. */
+            /**
+             * @description The input token count. Carries no `anthropic-ratelimit-*` headers: an upstream's describe the account the gateway
+             *     called (a shared provider key's organisation, whose capacity is not the caller's to see) and are not
+             *     passed on; the key's own limits are named only on the 429 that refuses a request for them.
+             */
             200: {
                 headers: {
                     "X-Generation-Id": components["headers"]["GenerationId"];
