@@ -268,13 +268,16 @@ export class CreditLimitExceededError extends GatewayError {
   }
 }
 
-/** 429: one of the calling key's own rate limits is reached; `retry-after` says when to try again. */
+/**
+ * 429: one of the calling key's own rate limits is reached; `retry-after` says when to try again (whole
+ * seconds), `headers` what else the answer carries (`retry-after-ms`, the limit's `anthropic-ratelimit-*`).
+ */
 export class KeyRateLimitedError extends GatewayError {
   readonly retryAfterSeconds: number;
 
-  constructor(message: string, retryAfterSeconds: number) {
+  constructor(message: string, retryAfterSeconds: number, headers: Readonly<Record<string, string>> = {}) {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super(429, message, { headers: { 'retry-after': String(seconds) } });
+    super(429, message, { headers: { ...headers, 'retry-after': String(seconds) } });
     this.retryAfterSeconds = seconds;
   }
 }

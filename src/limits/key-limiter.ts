@@ -180,7 +180,7 @@ export class KeyLimiter {
   #refused(refusal: AdmissionRefusal, built: BuiltRequest): Error {
     if (refusal.limit === 'seed') return new Error('the period spending was not seeded');
     this.#refusals?.inc({ limit: refusal.limit });
-    return refusalError(refusal, built.limits, built.period);
+    return refusalError(refusal, built.limits, built.period, this.#now());
   }
 
   /**

@@ -13,8 +13,26 @@ export function formatUsd(amount: number): string {
   return String(Number(amount.toFixed(6)));
 }
 
-/** The error a refusal answers with. */
-export function refusalError(refusal: Exclude<AdmissionRefusal, { limit: 'seed' }>, limits: KeyLimits, period: LimitPeriod | null): GatewayError {
+/**
+ * The headers of a 429 for a per-minute limit, as Anthropic names its own (clients read them): the exact wait
+ * in `retry-after-ms` (the Anthropic SDKs prefer it to the whole seconds of `retry-after`), and the limit
+ * reached with nothing remaining until `reset` (RFC 3339), under `anthropic-ratelimit-<which>-*`.
+ */
+function minuteLimitHeaders(which: 'requests' | 'tokens', limit: number | null, retryAfterMs: number, nowMs: number): Record<string, string> {
+  const wait = Math.max(1, Math.ceil(retryAfterMs));
+  return {
+    'retry-after-ms': String(wait),
+    [`anthropic-ratelimit-${which}-limit`]: String(limit ?? 0),
+    [`anthropic-ratelimit-${which}-remaining`]: '0',
+    [`anthropic-ratelimit-${which}-reset`]: new Date(nowMs + wait).toISOString(),
+  };
+}
+
+// A stream slot or a credit limit's reserved rest frees within moments: the SDKs retry after a second.
+const ONE_SECOND = { 'retry-after-ms': '1000' } as const;
+
+/** The error a refusal answers with; `nowMs` dates the reset a per-minute limit's headers name. */
+export function refusalError(refusal: Exclude<AdmissionRefusal, { limit: 'seed' }>, limits: KeyLimits, period: LimitPeriod | null, nowMs = Date.now()): GatewayError {
   switch (refusal.limit) {
     case 'credit': {
       const limit = limits.creditLimit ?? 0;
@@ -22,22 +40,23 @@ export function refusalError(refusal: Exclude<AdmissionRefusal, { limit: 'seed' 
       // Not spent yet, only held by requests in progress: they settle (usually far below their worst case)
       // within moments, so this is a "try again shortly", not an exhausted limit.
       if (refusal.spent < limit) {
-        return new KeyRateLimitedError(`Credit limit nearly reached for this key: ${spent} and ${formatUsd(refusal.reserved)} reserved by requests in progress; retry in 1 s`, 1);
+        return new KeyRateLimitedError(`Credit limit nearly reached for this key: ${spent} and ${formatUsd(refusal.reserved)} reserved by requests in progress; retry in 1 s`, 1, ONE_SECOND);
       }
       const resets = period?.end ? `; it resets at ${period.end.toISOString()}` : '; raise the limit to spend more';
       return new CreditLimitExceededError(`Credit limit reached for this key: ${spent}${resets}`);
     }
     case 'streams':
-      return new KeyRateLimitedError(`Rate limit reached for this key: ${refusal.open} concurrent streams are open (max_concurrent_streams ${limits.maxConcurrentStreams}); retry in 1 s`, 1);
+      return new KeyRateLimitedError(`Rate limit reached for this key: ${refusal.open} concurrent streams are open (max_concurrent_streams ${limits.maxConcurrentStreams}); retry in 1 s`, 1, ONE_SECOND);
     case 'requests': {
       const seconds = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
-      return new KeyRateLimitedError(`Rate limit reached for this key: ${limits.requestsPerMinute} requests per minute; retry in ${seconds} s`, seconds);
+      return new KeyRateLimitedError(`Rate limit reached for this key: ${limits.requestsPerMinute} requests per minute; retry in ${seconds} s`, seconds, minuteLimitHeaders('requests', limits.requestsPerMinute, refusal.retryAfterMs, nowMs));
     }
     case 'tokens': {
       const seconds = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
       return new KeyRateLimitedError(
         `Rate limit reached for this key: ${refusal.used} of ${limits.tokensPerMinute} tokens per minute (input plus output) used; retry in ${seconds} s`,
         seconds,
+        minuteLimitHeaders('tokens', limits.tokensPerMinute, refusal.retryAfterMs, nowMs),
       );
     }
     default: {

@@ -25,6 +25,26 @@ describe('refusalError', () => {
     expect(error.headers?.['retry-after']).toBe(retryAfter);
   });
 
+  it("names a per-minute limit under Anthropic's header names, with the exact wait and when it ends", () => {
+    const nowMs = Date.parse('2026-11-27T20:00:00Z');
+    expect(refusalError({ ok: false, limit: 'requests', retryAfterMs: 11_200 }, LIMITS, PERIOD, nowMs).headers).toEqual({
+      'retry-after': '12',
+      'retry-after-ms': '11200',
+      'anthropic-ratelimit-requests-limit': '60',
+      'anthropic-ratelimit-requests-remaining': '0',
+      'anthropic-ratelimit-requests-reset': '2026-11-27T20:00:11.200Z',
+    });
+    expect(refusalError({ ok: false, limit: 'tokens', used: 1024, retryAfterMs: 1 }, LIMITS, PERIOD, nowMs).headers).toEqual({
+      'retry-after': '1',
+      'retry-after-ms': '1',
+      'anthropic-ratelimit-tokens-limit': '1000',
+      'anthropic-ratelimit-tokens-remaining': '0',
+      'anthropic-ratelimit-tokens-reset': '2026-11-27T20:00:00.001Z',
+    });
+    expect(refusalError({ ok: false, limit: 'streams', open: 4 }, LIMITS, PERIOD, nowMs).headers).toEqual({ 'retry-after': '1', 'retry-after-ms': '1000' });
+    expect(refusalError({ ok: false, limit: 'credit', spent: 25.0012, reserved: 0 }, LIMITS, PERIOD, nowMs).headers).toBeUndefined();
+  });
+
   it('says how to spend more when the limit never resets', () => {
     expect(refusalError({ ok: false, limit: 'credit', spent: 1, reserved: 0 }, { ...LIMITS, creditLimit: 1, limitReset: null }, limitPeriod(null, 0)).publicMessage).toBe(
       'Credit limit reached for this key: 1 of 1 USD spent in total; raise the limit to spend more',

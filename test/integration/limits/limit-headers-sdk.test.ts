@@ -1,0 +1,96 @@
+/**
+ * Rate-limit headers as the Anthropic SDK (1.14) sees them through the gateway. A 429 for a key's own
+ * per-minute limit names it under Anthropic's own header names (`anthropic-ratelimit-requests-*`) with the
+ * exact wait in `retry-after-ms`, which the SDK prefers to `retry-after` for its automatic retry; a stream
+ * slot's 429 asks for one second and the SDK's retry lands once the slot is free. The upstream's own
+ * `anthropic-ratelimit-*` headers describe the shared provider account the gateway called and never reach
+ * the caller.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { issueLimitedKey, LIMITED_REQUEST, limitsCatalog } from './limits-support.ts';
+
+// What Anthropic would tell the gateway about its own organisation's capacity.
+const UPSTREAM_LIMITS = {
+  'anthropic-ratelimit-requests-limit': '4000',
+  'anthropic-ratelimit-requests-remaining': '3999',
+  'anthropic-ratelimit-requests-reset': '2026-11-27T20:00:00Z',
+  'anthropic-ratelimit-tokens-limit': '2000000',
+  'anthropic-ratelimit-tokens-remaining': '1999000',
+  'anthropic-ratelimit-unified-status': 'allowed',
+};
+
+function client(gateway: TestGateway, key: string, maxRetries = 0): Anthropic {
+  return new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: key, apiKey: null, maxRetries, timeout: 15_000 });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
+  const caught = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(caught).toBeInstanceOf(Anthropic.APIError);
+  return caught as InstanceType<typeof Anthropic.APIError>;
+}
+
+describe('rate-limit headers through the Anthropic SDK', () => {
+  let upstream: FakeUpstream;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    upstream = await startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text', { headers: UPSTREAM_LIMITS }) });
+    gateway = await startTestGateway({ catalogYaml: limitsCatalog(upstream) });
+  }, 60_000);
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it("names the key's requests_per_minute and the exact wait on its 429, and never the upstream account's limits", async () => {
+    const issued = await issueLimitedKey(gateway, { requests_per_minute: 1 });
+    const sdk = client(gateway, issued.key);
+    const first = await sdk.messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }).withResponse();
+    for (const name of Object.keys(UPSTREAM_LIMITS)) expect(first.response.headers.get(name), name).toBeNull();
+
+    const before = Date.now();
+    const error = await rejection(sdk.messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }));
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+    const headers = error.headers as Headers;
+    expect(headers.get('anthropic-ratelimit-requests-limit')).toBe('1');
+    expect(headers.get('anthropic-ratelimit-requests-remaining')).toBe('0');
+    const waitMs = Number(headers.get('retry-after-ms'));
+    expect(waitMs).toBeGreaterThan(0);
+    expect(waitMs).toBeLessThanOrEqual(60_000);
+    // retry-after is the same wait in whole seconds; the reset is when it ends.
+    expect(Number(headers.get('retry-after'))).toBe(Math.max(1, Math.ceil(waitMs / 1000)));
+    const reset = Date.parse(headers.get('anthropic-ratelimit-requests-reset') as string);
+    expect(reset).toBeGreaterThanOrEqual(before + waitMs - 1_000);
+    expect(reset).toBeLessThanOrEqual(Date.now() + waitMs + 1_000);
+    expect(headers.get('anthropic-ratelimit-tokens-limit')).toBeNull();
+    expect(headers.get('anthropic-ratelimit-unified-status')).toBeNull();
+  });
+
+  it("retries a stream refused for the key's max_concurrent_streams after retry-after-ms, once the slot is free", async () => {
+    const issued = await issueLimitedKey(gateway, { max_concurrent_streams: 1 });
+    let release: () => void = () => undefined;
+    upstream.enqueue(reply.fixture('anthropic-text', { until: new Promise<void>((resolve) => (release = resolve)), headers: UPSTREAM_LIMITS }));
+    const sent = upstream.requests.length;
+    const holding = client(gateway, issued.key).messages.stream({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] });
+    const held = holding.finalMessage();
+    const deadline = Date.now() + 10_000;
+    while (upstream.requests.length === sent && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    // Refused once (the slot is taken), then retried by the SDK after the one second asked for.
+    const refusedOnce = await rejection(client(gateway, issued.key).messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages], stream: true }));
+    expect(refusedOnce.headers?.get('retry-after-ms')).toBe('1000');
+    const started = Date.now();
+    const retried = client(gateway, issued.key, 1).messages.stream({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] });
+    setTimeout(release, 300);
+    const [first, second] = await Promise.all([held, retried.finalMessage()]);
+    expect(first.content[0]?.type).toBe('text');
+    expect(second.content[0]?.type).toBe('text');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+});
