@@ -4164,7 +4164,7 @@ export interface components {
          *     which, `retry-after` and `retry-after-ms` say when to retry, and a per-minute limit is named in
          *     `anthropic-ratelimit-requests-*` or `anthropic-ratelimit-tokens-*`), or every attempt was rate limited
          *     upstream (with `retry-after` when every upstream sent one: the soonest; the upstreams' own
-         *     `anthropic-ratelimit-*` headers describe the accounts the gateway called and are not passed on).
+         *     `anthropic-ratelimit-*` headers are not passed on: the answer is the gateway's, over every attempt).
          */
         MessagesTooManyRequests: {
             headers: {
@@ -4604,9 +4604,9 @@ export interface components {
         /**
          * @description On a 429 for the key's `requests_per_minute` (`anthropic-ratelimit-requests-limit`) or `tokens_per_minute`
          *     (`anthropic-ratelimit-tokens-limit`): that limit, under the name Anthropic gives its own so clients that
-         *     read it see the limit they hit. These headers describe the gateway key's own limits only: an upstream's
-         *     `anthropic-ratelimit-*` headers describe the account the gateway called (a shared provider key's
-         *     organisation) and are never passed on, neither on success nor on failure.
+         *     read it see the limit they hit. On a 429 these headers describe the gateway key's own limits only: an
+         *     upstream's `anthropic-ratelimit-*` headers are passed on only with a successful answer the caller's own
+         *     key (BYOK) served (see the 200 answer).
          * @example 60
          */
         RateLimitLimit: string;
@@ -4673,9 +4673,12 @@ export interface operations {
         };
         responses: {
             /**
-             * @description The assistant's message (JSON), or its event stream when `stream` is true. Carries no `anthropic-ratelimit-*` headers: an upstream's describe the account the gateway
-             *     called (a shared provider key's organisation, whose capacity is not the caller's to see) and are not
-             *     passed on; the key's own limits are named only on the 429 that refuses a request for them.
+             * @description The assistant's message (JSON), or its event stream when `stream` is true. When the caller's own key
+             *     (BYOK) served it on an Anthropic-format endpoint, the upstream's `anthropic-ratelimit-*` headers are
+             *     passed on as received: they describe the caller's own account, as Anthropic would have told it. When a
+             *     gateway's shared provider key served it, they describe the gateway's organisation (capacity shared by
+             *     every tenant, not the caller's to see) and are not passed on. A tool loop's answer (several upstream
+             *     calls) carries none. The gateway key's own limits are named on the 429 that refuses a request for them.
              */
             200: {
                 headers: {
@@ -4740,9 +4743,8 @@ export interface operations {
         };
         responses: {
             /**
-             * @description The input token count. Carries no `anthropic-ratelimit-*` headers: an upstream's describe the account the gateway
-             *     called (a shared provider key's organisation, whose capacity is not the caller's to see) and are not
-             *     passed on; the key's own limits are named only on the 429 that refuses a request for them.
+             * @description The input token count. Carries no `anthropic-ratelimit-*` headers, whichever key counted it: a count
+             *     is not admitted against the key's limits, and an upstream's headers for it are not passed on.
              */
             200: {
                 headers: {
