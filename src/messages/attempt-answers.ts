@@ -18,6 +18,7 @@ export interface StartedStream {
   first: SseEvent;
   rest: AsyncIterator<SseEvent>;
   warnings: string[];
+  upstreamHeaders?: AdapterStream['upstreamHeaders'];
 }
 
 /** The id of a started stream's message, from its first event (`message_start`), or undefined. */
@@ -57,7 +58,7 @@ export async function startStream(attempt: Attempt, stream: AdapterStream): Prom
   if (first.done) {
     throw new UpstreamError({ provider: attempt.provider.slug, kind: 'malformed_response', upstreamStatus: 200, message: `Upstream ${attempt.provider.slug} sent an empty stream` });
   }
-  return { first: first.value, rest, warnings: stream.warnings };
+  return stream.upstreamHeaders ? { first: first.value, rest, warnings: stream.warnings, upstreamHeaders: stream.upstreamHeaders } : { first: first.value, rest, warnings: stream.warnings };
 }
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };

@@ -3,6 +3,7 @@
  * routing, and add the gateway's fields. A JSON answer is complete when returned; a stream is returned once
  * its first event has arrived, so every failure before the first byte is still a failover.
  */
+import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ApiFamily, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
@@ -71,8 +72,8 @@ export interface Admission extends ScreeningAdmission {
 
 /** A complete message, or an event stream whose first event has arrived. */
 export type CreateMessageOutcome =
-  | { kind: 'message'; message: MessageResponse }
-  | { kind: 'stream'; events: AsyncIterable<SseEvent> };
+  | { kind: 'message'; message: MessageResponse; headers?: Record<string, string> | undefined }
+  | { kind: 'stream'; events: AsyncIterable<SseEvent>; headers?: Record<string, string> | undefined };
 
 function additionsFor(plan: RequestPlan, attempt: Attempt, records: () => readonly AttemptRecord[], context: MessagesRequestContext): AdditionsContext {
   const additions: AdditionsContext = {
@@ -159,7 +160,8 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
     const served = finalizeMessage(result.message, additionsFor(plan, attempt, () => records, context));
     const hops = refusals.filter((refusal) => refusal.answer !== result).map((refusal) => refusedHopOf(refusal.model, refusal.answer.message));
-    return { kind: 'message', message: applyPluginsToMessage(withRefusedHops(served, hops, attempt.model), state, attempt) };
+    const message = applyPluginsToMessage(withRefusedHops(served, hops, attempt.model), state, attempt);
+    return { kind: 'message', message, headers: ownKeyRateLimitHeaders(attempt, result.upstreamHeaders) };
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
@@ -203,5 +205,6 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   };
   const events = spliceRefusalFallbacks(current.events, first.attempt.model, startNext);
   // The plugins report for the attempt that served the answer's end (per-attempt reports: file-parser, context-compression).
-  return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving) };
+  // The headers go out with the first event, before any splice: the first attempt's.
+  return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving), headers: ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders) };
 }

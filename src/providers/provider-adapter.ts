@@ -106,7 +106,12 @@ export function sseEventName(event: SseEvent): string {
 export interface AdapterMessage {
   message: MessageResponse;
   warnings: string[];
+  /** The upstream's response headers as received (Anthropic-format adapters): read only for a caller's own key. */
+  upstreamHeaders?: UpstreamHeaders;
 }
+
+/** Response headers as the upstream sent them (undici's shape). */
+export type UpstreamHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * A streaming answer. `events` yields Anthropic SSE events in order; the adapter resolves `stream()` only
@@ -115,6 +120,8 @@ export interface AdapterMessage {
 export interface AdapterStream {
   events: AsyncIterable<SseEvent>;
   warnings: string[];
+  /** As AdapterMessage's. */
+  upstreamHeaders?: UpstreamHeaders;
 }
 
 /** One upstream API family. */

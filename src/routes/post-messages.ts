@@ -26,13 +26,15 @@ export function createPostMessagesHandler(deps: MessagesRouteDeps): RequestHandl
     const context = readMessagesContext(req, res, deps);
     const observed = deps.observer.begin(req.body, context);
     const outcome = await createMessage(deps.messages, req.body, context).catch((error: unknown) => deps.observer.failed(observed, error));
+    // The caller's own provider key's rate-limit headers (src/messages/own-key-rate-limits.ts), if any.
     if (outcome.kind === 'message') {
+      if (outcome.headers) for (const name in outcome.headers) res.setHeader(name, outcome.headers[name] as string);
       sendJson(res, outcome.message);
       deps.observer.answered(observed, outcome.message);
       return;
     }
     const writer = createSseWriter(res);
-    writer.open({});
+    writer.open(outcome.headers ?? {});
     // At a shutdown's deadline a stream still open ends with an in-band overloaded_error (src/lifecycle).
     const events = deps.streamGuard ? deps.streamGuard.guardStream(outcome.events) : outcome.events;
     await streamToClient(writer, deps.observer.observeStream(observed, events), deps.logger);

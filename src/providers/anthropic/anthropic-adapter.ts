@@ -94,7 +94,8 @@ export const anthropicAdapter: ProviderAdapter = {
     if (message?.type !== 'message' || !Array.isArray(message.content)) {
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} answered with something that is not a message` });
     }
-    return { message, warnings: [] };
+    // The headers object as received, no copy: only a caller's own key's answer reads it (rate-limit headers).
+    return { message, warnings: [], upstreamHeaders: response.headers };
   },
 
   async stream(call): Promise<AdapterStream> {
@@ -104,7 +105,7 @@ export const anthropicAdapter: ProviderAdapter = {
       response.body.discard();
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} did not answer with an event stream` });
     }
-    return { events: new PassedEvents(call.provider, response.body), warnings: [] };
+    return { events: new PassedEvents(call.provider, response.body), warnings: [], upstreamHeaders: response.headers };
   },
 
   // The answer is passed on whole, as a message is: with context editing it carries context_management too.

@@ -3,14 +3,15 @@
  * per-minute limit names it under Anthropic's own header names (`anthropic-ratelimit-requests-*`) with the
  * exact wait in `retry-after-ms`, which the SDK prefers to `retry-after` for its automatic retry; a stream
  * slot's 429 asks for one second and the SDK's retry lands once the slot is free. The upstream's own
- * `anthropic-ratelimit-*` headers describe the shared provider account the gateway called and never reach
- * the caller.
+ * `anthropic-ratelimit-*` headers describe the provider account the gateway called: a shared key's never
+ * reach the caller, the caller's own key's (BYOK) do, JSON and stream alike.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { issueLimitedKey, LIMITED_REQUEST, limitsCatalog } from './limits-support.ts';
+import { apiKeyOf, createCredential, deleteCredential } from '#test/integration/routing/routing-support.ts';
 
 // What Anthropic would tell the gateway about its own organisation's capacity.
 const UPSTREAM_LIMITS = {
@@ -92,5 +93,21 @@ describe('rate-limit headers through the Anthropic SDK', () => {
     expect(first.content[0]?.type).toBe('text');
     expect(second.content[0]?.type).toBe('text');
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it("passes the upstream's anthropic-ratelimit-* headers on when the caller's own key served the answer", async () => {
+    const credential = await createCredential(gateway, { provider: 'alpha', key: 'sk-alpha-own-key-5c1e' });
+    try {
+      const sdk = client(gateway, gateway.api_key);
+      const json = await sdk.messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }).withResponse();
+      expect(apiKeyOf(upstream.lastRequest())).toBe('sk-alpha-own-key-5c1e');
+      for (const [name, value] of Object.entries(UPSTREAM_LIMITS)) expect(json.response.headers.get(name), name).toBe(value);
+
+      const streamed = await sdk.messages.stream({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }).withResponse();
+      for (const [name, value] of Object.entries(UPSTREAM_LIMITS)) expect(streamed.response.headers.get(name), name).toBe(value);
+      expect((await streamed.data.finalMessage()).content[0]?.type).toBe('text');
+    } finally {
+      await deleteCredential(gateway, credential);
+    }
   });
 });

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
+
+const OWN = { credential: { kind: 'byok', credentialId: 'cred-1' } } as const;
+const SHARED = { credential: { kind: 'shared' } } as const;
+const UPSTREAM = {
+  'content-type': 'application/json',
+  'request-id': 'req_01',
+  'anthropic-ratelimit-requests-limit': '50',
+  'anthropic-ratelimit-requests-remaining': '49',
+  'anthropic-ratelimit-unified-status': 'allowed',
+  'retry-after': '3',
+  'anthropic-ratelimit-tokens-reset': ['2026-11-27T20:00:00Z', '2026-11-27T20:00:01Z'],
+  'anthropic-ratelimit-tokens-limit': undefined,
+};
+
+describe('ownKeyRateLimitHeaders', () => {
+  it.each([
+    ['the caller’s own key: the anthropic-ratelimit-* headers as received, nothing else', OWN, UPSTREAM, {
+      'anthropic-ratelimit-requests-limit': '50',
+      'anthropic-ratelimit-requests-remaining': '49',
+      'anthropic-ratelimit-unified-status': 'allowed',
+    }],
+    ['a shared key: none', SHARED, UPSTREAM, undefined],
+    ['the caller’s own key without such headers: none', OWN, { 'content-type': 'application/json' }, undefined],
+    ['an adapter that gives no headers: none', OWN, undefined, undefined],
+  ] as const)('%s', (_name, attempt, headers, expected) => {
+    expect(ownKeyRateLimitHeaders(attempt, headers)).toEqual(expected);
+  });
+});
