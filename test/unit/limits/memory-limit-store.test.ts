@@ -82,4 +82,25 @@ describe('MemoryLimitStore', () => {
     expect(await store.check(all('c', { streams: null, credit: null, requestsPerMinute: null, tokens: { limit: 80, amount: 0 } }))).toEqual({ ok: false, limit: 'tokens', used: 80, retryAfterMs: 60_000 });
     expect(await usage()).toEqual({ spent: 0, requests: 2, tokens: 80, streams: 1 });
   });
+
+  it('gives the window counts to carry into Redis, counts a mirrored Redis hold until it settles, and forgets a carried key', async () => {
+    const store = new MemoryLimitStore();
+    const tokens = { limit: 1_000, amount: 70 };
+    expect(store.admitNow(request('old', { requestsPerMinute: 10, tokens })).ok).toBe(true);
+    expect(store.admitNow(request('new', { requestsPerMinute: 10, tokens, nowMs: NOW + 30_000 })).ok).toBe(true);
+    const second = Math.floor(NOW / 1000);
+    // At NOW + 65 s the first second has left the window: only the second request is carried.
+    expect(store.windowCounts(KEY, NOW + 65_000)).toEqual({ requests: [[second + 30, 1]], tokens: [[second + 30, 70]] });
+    expect(store.windowCounts('other', NOW)).toEqual({ requests: [], tokens: [] });
+
+    // A stream slot held in Redis when it went away counts here until it settles.
+    store.mirror({ keyHash: KEY, id: 'redis-stream', credit: null, tokens: null, stream: true, seed: 'seed-1' }, NOW + 60_000);
+    expect(store.admitNow(request('second-stream', { streams: { max: 1 } }))).toEqual({ ok: false, limit: 'streams', open: 1 });
+    await store.settle({ keyHash: KEY, id: 'redis-stream', credit: null, tokens: null, stream: true, seed: 'seed-1' }, { cost: 0, tokens: 0 }, NOW);
+    expect(store.admitNow(request('second-stream', { streams: { max: 1 } })).ok).toBe(true);
+
+    expect(store.keyHashes()).toEqual([KEY]);
+    store.forget(KEY);
+    expect(store.keyHashes()).toEqual([]);
+  });
 });

@@ -120,4 +120,30 @@ describe.skipIf(redisUrl === undefined)('RedisLimitStore against a real Redis', 
     expect(await (clients[0] as Redis).hexists(holds as string, 'a')).toBe(1);
     expect(await (clients[0] as Redis).zscore(streams as string, 'a')).not.toBeNull();
   });
+
+  it('carries process counts in: buckets add to Redis\'s, open holds take their slots once (idempotent), and settle there', async () => {
+    const hash = keyHash();
+    const [store] = stores as [RedisLimitStore];
+    const nowMs = Date.now();
+    const second = Math.floor(nowMs / 1000);
+    const period = limitPeriod('daily', nowMs);
+    await store.seed(hash, period, 0.5);
+    expect((await store.admit(base(hash, 'in-redis', { nowMs, requestsPerMinute: 5 }))).ok).toBe(true);
+    const stream = { keyHash: hash, id: 'outage-stream', credit: { period, cost: 0.25 }, tokens: null, stream: true, seed: 'process' };
+    const counts = { keyHash: hash, periodId: period.id, nowMs, requests: [[second, 3], [second - 120, 9]] as [number, number][], tokens: [], holds: [{ hold: stream, expiresAtMs: nowMs + 60_000 }] };
+    const seed = await store.carry(counts);
+    expect(seed).not.toBeNull();
+    // Carried twice (a return seen twice): the hold is not reserved twice.
+    await store.carry({ ...counts, requests: [] });
+    // 1 counted in Redis + 3 carried (the bucket two minutes old is left out): one more fits under 5.
+    expect((await store.admit(base(hash, 'fifth', { nowMs, requestsPerMinute: 5 }))).ok).toBe(true);
+    expect(await store.admit(base(hash, 'sixth', { nowMs, requestsPerMinute: 5 }))).toMatchObject({ ok: false, limit: 'requests' });
+    const [spentKey, holdsKey, , reservedKey, streamsKey] = limitKeys(hash, period.id) as [string, string, string, string, string];
+    expect(Number(await clients[0]?.get(reservedKey))).toBeCloseTo(0.25, 9);
+    expect(await clients[0]?.zcard(streamsKey)).toBe(1);
+    await store.settle({ ...stream, seed }, { cost: 0.1, tokens: 0 }, nowMs);
+    expect(await clients[0]?.zcard(streamsKey)).toBe(0);
+    expect(await clients[0]?.hlen(holdsKey)).toBe(0);
+    expect(Number(await clients[0]?.hget(spentKey, 'spent'))).toBeCloseTo(0.6, 9);
+  });
 });
