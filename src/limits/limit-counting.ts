@@ -65,8 +65,9 @@ export class LimitCounting {
     if (hold.carrying) return void hold.carrying.then(() => this.release(hold, actual, nowMs));
     if (hold.heldBy === 'process') {
       void this.memory.settle(hold, actual, nowMs);
-      // The shared count misses this cost: replay it into the spending Redis had when we last saw it.
-      const seed = hold.credit ? this.#seeds.get(`${hold.keyHash}|${hold.credit.period.id}`) : undefined;
+      // The shared count misses this cost: replay it into the spending Redis had when we last saw it, or
+      // (never seen here) into one seeded before the request was admitted, which cannot hold its cost yet.
+      const seed = hold.credit ? (this.#seeds.get(`${hold.keyHash}|${hold.credit.period.id}`) ?? `before:${hold.expiresAtMs - this.#options.holdMs}`) : undefined;
       if (seed && this.#shared) this.#replay.queue({ ...hold, id: `${hold.id}:replay`, tokens: null, stream: false, seed }, actual, nowMs);
       return;
     }

@@ -173,8 +173,10 @@ return { 'ok' }
  * Settlement. ARGV: id, real cost, seed of the reservation ('' when the key has no credit limit), second the
  * tokens were counted in (''), real minus reserved tokens, now (ms), how long settled ids are remembered (ms).
  * The cost counts only into the spending the reservation saw: if Redis lost it meanwhile, the spending was
- * seeded again from the database, which has (or will have) this cost already. A hold id settled before (a
- * retry whose first reply was lost) changes nothing and returns 0.
+ * seeded again from the database, which has (or will have) this cost already. A seed of `before:<ms>` (a
+ * request admitted in process at that time, by an instance that never saw this period's seed) counts into
+ * the spending seeded before then: the database could not have had the cost when it was read. A hold id
+ * settled before (a retry whose first reply was lost) changes nothing and returns 0.
  */
 export const SETTLE_SCRIPT = `
 if redis.call('ZSCORE', KEYS[8], ARGV[1]) then return 0 end
@@ -192,8 +194,13 @@ if amount then
     redis.call('INCRBYFLOAT', KEYS[4], -tonumber(amount))
   end
 end
-if ARGV[3] ~= '' and redis.call('HGET', KEYS[1], 'seed') == ARGV[3] then
-  redis.call('HINCRBYFLOAT', KEYS[1], 'spent', ARGV[2])
+if ARGV[3] ~= '' then
+  local counts = redis.call('HGET', KEYS[1], 'seed') == ARGV[3]
+  if not counts and string.sub(ARGV[3], 1, 7) == 'before:' then
+    local at = tonumber(redis.call('HGET', KEYS[1], 'at') or '')
+    counts = at ~= nil and at < tonumber(string.sub(ARGV[3], 8))
+  end
+  if counts then redis.call('HINCRBYFLOAT', KEYS[1], 'spent', ARGV[2]) end
 end
 redis.call('ZREM', KEYS[5], ARGV[1])
 if ARGV[4] ~= '' and tonumber(ARGV[4]) >= math.floor(tonumber(ARGV[6]) / 1000) - 59 then
@@ -207,10 +214,13 @@ end
 return 1
 `;
 
-/** Seeding. ARGV: spent, a new seed id, ttl (ms). Returns the seed in force (this one, or an earlier one). */
+/**
+ * Seeding. ARGV: spent, a new seed id, ttl (ms), when (ms; a settlement of a request admitted later may count
+ * into it without knowing its id, see SETTLE_SCRIPT). Returns the seed in force (this one, or an earlier one).
+ */
 export const SEED_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], 'spent', ARGV[1], 'seed', ARGV[2])
+  redis.call('HSET', KEYS[1], 'spent', ARGV[1], 'seed', ARGV[2], 'at', ARGV[4])
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
 end
 return redis.call('HGET', KEYS[1], 'seed')

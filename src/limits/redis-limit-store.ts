@@ -113,7 +113,8 @@ export class RedisLimitStore implements LimitStore {
 
   async seed(keyHash: string, period: LimitPeriod, spent: number): Promise<string> {
     const [spentKey] = limitKeys(keyHash, period.id);
-    return String(await this.#client.switchboardSeed(spentKey as string, spent, randomUUID(), Math.max(1, Math.round(spentTtlMs(period, Date.now())))));
+    const nowMs = Date.now();
+    return String(await this.#client.switchboardSeed(spentKey as string, spent, randomUUID(), Math.max(1, Math.round(spentTtlMs(period, nowMs))), nowMs));
   }
 
   async settle(hold: Hold, actual: { cost: number; tokens: number }, nowMs: number): Promise<void> {

@@ -4,13 +4,17 @@
  * Redis included (a second stream is refused); once Redis is back, what the process counted (requests in the
  * window, the streams and reservations still open) is carried into Redis, so the limits go on from there
  * instead of starting over, and a stream admitted during the outage gives its slot back in Redis when it ends.
+ * A cost settled in process for a key whose spending another instance seeded in Redis (this one never saw its
+ * seed) joins that spending once Redis answers again: it was seeded before the request, so it lacks the cost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { startOwnRedis, type OwnRedis } from '#test/helpers/redis-server.ts';
 import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { issueLimitedKey, limitsCatalog, listedKey, postWithKey, startAnsweringUpstream, streamWithKey, type KeyStream } from './limits-support.ts';
+import { limitPeriod } from '#src/limits/limit-period.ts';
+import { limitKeys } from '#src/limits/redis-limit-scripts.ts';
+import { issueLimitedKey, limitsCatalog, listedKey, postWithKey, recordedCost, startAnsweringUpstream, streamWithKey, type KeyStream } from './limits-support.ts';
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -95,4 +99,33 @@ describe('limit counts across a Redis outage', () => {
       inspector.disconnect();
     }
   }, 90_000);
+
+  it('counts a cost settled in process into spending another instance seeded before the request', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10, limit_reset: 'daily' });
+    const other = await issueLimitedKey(gateway, { requests_per_minute: 1_000 });
+    const [spentKey] = limitKeys(issued.hash, limitPeriod('daily', Date.now()).id) as [string];
+    const inspector = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      // Another instance seeded the period's spending (1 USD) a moment ago; this one never saw the seed.
+      await inspector.hset(spentKey, 'spent', '1', 'seed', 'seeded-by-another-instance', 'at', String(Date.now() - 1_000));
+      redis.pause();
+      try {
+        // Redis hangs: the admission times out and the request is admitted, answered and settled in process.
+        expect((await postWithKey(gateway, issued.key)).status).toBe(200);
+      } finally {
+        redis.resume();
+      }
+      const cost = await recordedCost(gateway, issued.hash, 1, 'success');
+      expect(cost).toBeGreaterThan(0);
+      // Another key's requests find Redis answering again; the settlement is replayed into the spending.
+      await until(async () => {
+        await postWithKey(gateway, other.key);
+        return Math.abs(Number(await inspector.hget(spentKey, 'spent')) - (1 + cost)) < 1e-9;
+      }, `the spending to be 1 + ${cost}`);
+      await until(async () => (await inspector.hlen(`switchboard:limits:{${issued.hash}}:holds`)) === 0, 'no hold left');
+      expect(Number(await inspector.hget(spentKey, 'spent'))).toBeCloseTo(1 + cost, 9);
+    } finally {
+      inspector.disconnect();
+    }
+  }, 60_000);
 });

@@ -146,4 +146,22 @@ describe.skipIf(redisUrl === undefined)('RedisLimitStore against a real Redis', 
     expect(await clients[0]?.hlen(holdsKey)).toBe(0);
     expect(Number(await clients[0]?.hget(spentKey, 'spent'))).toBeCloseTo(0.6, 9);
   });
+
+  it('counts a settlement with an unknown seed only into spending seeded before its request was admitted', async () => {
+    const [store] = stores as [RedisLimitStore];
+    const nowMs = Date.now();
+    const period = limitPeriod('daily', nowMs);
+    const cases = [
+      ['seeded before the admission', nowMs + 5_000, 0.75],
+      ['seeded after the admission (its database read may hold the cost)', nowMs - 5_000, 0.5],
+    ] as const;
+    for (const [name, admittedAt, spent] of cases) {
+      const hash = keyHash();
+      await store.seed(hash, period, 0.5);
+      const hold = { keyHash: hash, id: `in-process:replay`, credit: { period, cost: 1 }, tokens: null, stream: false, seed: `before:${admittedAt}` };
+      await store.settle(hold, { cost: 0.25, tokens: 0 }, nowMs);
+      const [spentKey] = limitKeys(hash, period.id) as [string];
+      expect(Number(await clients[0]?.hget(spentKey, 'spent')), name).toBeCloseTo(spent, 9);
+    }
+  });
 });
