@@ -151,7 +151,7 @@ export class LimitCounting {
   async #redisReturned(): Promise<void> {
     // What the process counted meanwhile joins Redis's counts; the next outage starts from the database again.
     if (this.#shared && (this.#holds.size > 0 || this.memory.keyHashes().length > 0)) {
-      const carried = await carryIntoRedis(this.memory, this.#shared, this.#holds, this.#seeds, this.#now());
+      const carried = await carryIntoRedis(this.memory, this.#shared, this.#holds, this.#seeds, this.#now(), (id) => this.#replay.has(id));
       if (carried) this.#options.logger.info('key limit counts made in process were carried into redis');
       else this.#options.logger.warn('key limit counts made in process could not all be carried into redis; they stay in process');
     }

@@ -32,13 +32,15 @@ export function mirrorOpenHolds(memory: MemoryLimitStore, holds: ReadonlyMap<str
  * Carries what the process counted into Redis, key by key (one script each). The holds carried are marked as
  * held in Redis at once (with the seed Redis reports once the script has run), so a settlement that comes
  * meanwhile waits and then settles in Redis. A key whose script fails stays counted in process, its holds
- * too; returns whether every key was carried. `seeds` learns each period's seed.
+ * too; returns whether every key was carried. `seeds` learns each period's seed. `settling(id)`: a settlement
+ * of that id waits to be replayed (an admission whose reply was lost, made again in process under the same
+ * id): such a hold is not carried, or the replay would release it in Redis and its own settlement count nothing.
  */
-export async function carryIntoRedis(memory: MemoryLimitStore, shared: RedisLimitStore, holds: ReadonlyMap<string, KeptHold>, seeds: Map<string, string>, nowMs: number): Promise<boolean> {
+export async function carryIntoRedis(memory: MemoryLimitStore, shared: RedisLimitStore, holds: ReadonlyMap<string, KeptHold>, seeds: Map<string, string>, nowMs: number, settling: (id: string) => boolean): Promise<boolean> {
   const byKey = new Map<string, KeptHold[]>();
   for (const keyHash of memory.keyHashes()) byKey.set(keyHash, []);
   for (const hold of holds.values()) {
-    if (hold.carrying || hold.expiresAtMs <= nowMs) continue;
+    if (hold.carrying || hold.expiresAtMs <= nowMs || settling(hold.id)) continue;
     const list = byKey.get(hold.keyHash) ?? [];
     list.push(hold);
     byKey.set(hold.keyHash, list);

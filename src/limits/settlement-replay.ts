@@ -38,6 +38,11 @@ export class SettlementReplay {
     return this.#pending.length;
   }
 
+  /** Whether a settlement of hold `id` waits (an admission whose reply was lost gives back what it took under that id). */
+  has(id: string): boolean {
+    return this.#pending.some((entry) => entry.hold.id === id);
+  }
+
   /** Queues one; a single failed command (Redis still up) is retried within a second. */
   queue(hold: Hold, actual: UsageAmounts, nowMs: number): void {
     if (this.#pending.length >= REPLAY_LIMIT) this.#pending.shift();

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { startOwnRedis, type OwnRedis } from '#test/helpers/redis-server.ts';
 import { startReplyCutter, type ReplyCutter } from '#test/helpers/redis-reply-cutter.ts';
-import type { FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { ADMIT_SCRIPT, SETTLE_SCRIPT } from '#src/limits/redis-limit-scripts.ts';
 import { issueLimitedKey, limitsCatalog, listedKey, postWithKey, recordedCost, startAnsweringUpstream, streamWithKey } from './limits-support.ts';
 
@@ -85,5 +85,31 @@ describe('limit scripts whose Redis reply is lost', () => {
     expect(next.error).toBeUndefined();
     expect(next.status).toBe(200);
     await until(async () => (await inspector.get(`${base}:reserved`)) === null, 'nothing to be left reserved once it settled');
+  });
+
+  it('settles a lost admission’s stream still open when Redis is back once, to its real cost, not carried into Redis', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10, limit_reset: 'daily', max_concurrent_streams: 2 });
+    const base = `switchboard:limits:{${issued.hash}}`;
+    expect((await streamWithKey(gateway, issued.key)).status).toBe(200);
+    await until(async () => (await inspector.zcard(`${base}:streams`)) === 0, 'the first stream to settle in Redis');
+
+    // The admission's reply is cut; the stream, admitted again in process, stays open across the reconnection.
+    let release: () => void = () => undefined;
+    upstream.enqueue(reply.fixture('anthropic-text', { until: new Promise<void>((resolve) => (release = resolve)) }));
+    const from = gateway.logs.length;
+    const cuts = cutter.cut;
+    cutter.arm(ADMIT_SCRIPT);
+    const held = streamWithKey(gateway, issued.key);
+    await until(() => cutter.cut === cuts + 1, 'the admission reply to be cut');
+    await until(() => gateway.logs.slice(from).some((line) => line.includes('settlements that could not reach redis were replayed')), 'the replay after reconnecting');
+    release();
+    expect((await held).status).toBe(200);
+
+    // Its cost reaches the shared spending (replayed from the process), and nothing is left held in Redis.
+    const recorded = await recordedCost(gateway, issued.hash, 2, 'success');
+    const [spentKey] = await inspector.keys(`${base}:spent:*`);
+    await until(async () => Math.abs(Number(await inspector.hget(spentKey as string, 'spent')) - recorded) < 1e-9, `the shared spending to reach ${recorded}`);
+    expect(await inspector.zcard(`${base}:streams`)).toBe(0);
+    expect(await inspector.hlen(`${base}:holds`)).toBe(0);
   });
 });
