@@ -863,13 +863,32 @@ export interface components {
          *       becomes a cache point after its part.
          *     - Everywhere: a system message between an assistant's tool calls and their results is placed right after
          *       those results, since every vendor wants results to follow their calls directly.
-         *     Unknown properties (`clear_at`, a per-message `output_config`) and non-text blocks are forwarded to
-         *     Anthropic and answer 400 naming them on translated vendors.
+         *     Unknown properties (`clear_at`, an `output_config` property other than `effort`) and non-text blocks
+         *     are forwarded to Anthropic and answer 400 naming them on translated vendors.
          */
         SystemMessageParam: {
             /** @constant */
             role: "system";
             content?: string | components["schemas"]["SystemContentBlockParam"][];
+            /**
+             * @description Anthropic's per-message effort (beta `mid-conversation-output-config-2026-07-01`; Claude Code sends it
+             *     on the 5.5 models): a new effort from this message on, leaving the top-level `output_config.effort`, and
+             *     so the prompt cache, unchanged. The message may have empty content (`[]`) and carry only this.
+             *     - Anthropic-format upstreams: forwarded as sent.
+             *     - Translated vendors, which take one effort per request: the answer is generated after every message,
+             *       so the effort of the last system message that sets one applies, else the top-level
+             *       `output_config.effort`; it is mapped exactly as a top-level effort (the vendor's reasoning effort or
+             *       budget, and on its own no thought summaries). An effort-only message adds nothing to the vendor's
+             *       conversation. Any other property here (`format` stays top-level only) answers 400 naming it.
+             */
+            output_config?: {
+                /**
+                 * @description The effort from this message on; known values `low`, `medium`, `high`, `xhigh`, `max`, others
+                 *     forwarded to Anthropic-format upstreams and a 400 on translated vendors.
+                 * @example low
+                 */
+                effort?: string | null;
+            } | null;
         };
         /**
          * @description A message role this gateway does not know yet: forwarded unchanged to Anthropic-format upstreams; a

@@ -70,6 +70,9 @@ export const PROPERTY_RULES: Readonly<Record<string, PropertyRule>> = {
     },
   },
   message: { read: ['role', 'content'] },
+  // Anthropic's per-message effort; `format` stays top-level only.
+  'message:system': { read: ['role', 'content', 'output_config'] },
+  'message:output_config': { read: ['effort'] },
   'block:text': { read: ['type', 'text', 'cache_control'], hints: CITATIONS },
   'block:image': { read: ['type', 'source', 'cache_control'] },
   'block:document': { read: ['type', 'source', 'title', 'cache_control'], hints: { ...CITATIONS, context: 'document context is Anthropic’s' } },
@@ -159,7 +162,9 @@ export function checkTranslatableFields(request: Omit<MessageRequest, 'max_token
   if (Array.isArray(request.system)) checkBlocks(request.system, 'system', profile, warnings);
   request.messages.forEach((message, index) => {
     if (!isKnownRole(message)) return;
-    checkObject(message, 'message', `messages[${index}]`, profile, warnings);
+    const system = message.role === 'system';
+    checkObject(message, system ? 'message:system' : 'message', `messages[${index}]`, profile, warnings);
+    if (system && message.output_config) checkObject(message.output_config, 'message:output_config', `messages[${index}].output_config`, profile, warnings);
     checkBlocks(contentBlocks(message), `messages[${index}].content`, profile, warnings);
   });
   return warnings;

@@ -4,7 +4,7 @@
  * one (Gemini `thinkingConfig.thinkingBudget`, Bedrock `reasoningConfig.budgetTokens`).
  */
 import type { LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import type { MessageRequest } from '#src/api-types.ts';
+import type { MessageRequest, SystemMessageParam } from '#src/api-types.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 
@@ -42,14 +42,33 @@ function knownThinking(thinking: MessageRequest['thinking'], profile: AiSdkVendo
   return thinking as KnownThinking;
 }
 
-function knownEffort(effort: string | null | undefined, profile: AiSdkVendorProfile): PortableReasoning | undefined {
+function knownEffort(effort: string | null | undefined, profile: AiSdkVendorProfile, path = 'output_config'): PortableReasoning | undefined {
   if (effort === undefined || effort === null) return undefined;
-  if (!EFFORTS.has(effort)) throw unsupportedFeature(`output_config.effort ${effort}`, profile);
+  if (!EFFORTS.has(effort)) throw unsupportedFeature(`${path}.effort ${effort}`, profile);
   return effort as PortableReasoning;
 }
 
 /**
- * Maps `thinking` and `output_config.effort` for one vendor; nothing is added when the client set neither. A
+ * The effort the answer is generated at: the answer comes after every message, so the last system message
+ * setting one (Anthropic's per-message effort) wins over the top-level `output_config.effort`. Every
+ * message's effort is checked, so an unknown one is a 400 even where a later one overrides it.
+ */
+export function effectiveEffort(request: Pick<MessageRequest, 'output_config' | 'messages'>, profile: AiSdkVendorProfile): PortableReasoning | undefined {
+  let effort = knownEffort(request.output_config?.effort, profile);
+  const messages = request.messages;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (message.role !== 'system') continue;
+    const config = (message as SystemMessageParam).output_config;
+    if (!config) continue;
+    const set = knownEffort(config.effort, profile, `messages[${index}].output_config`);
+    if (set !== undefined) effort = set;
+  }
+  return effort;
+}
+
+/**
+ * Maps `thinking` and the effective effort (`effectiveEffort`) for one vendor; nothing is added when the client set neither. A
  * thinking type or effort the translators do not know is an `UnsupportedFeatureError` naming it. Thought
  * summaries are asked for only when thinking is `enabled` or `adaptive`, as Anthropic shows thinking only then.
  */
@@ -57,12 +76,12 @@ export function convertToAiSdkReasoning({
   request,
   profile,
 }: {
-  request: Pick<MessageRequest, 'thinking' | 'output_config'>;
+  request: Pick<MessageRequest, 'thinking' | 'output_config' | 'messages'>;
   profile: AiSdkVendorProfile;
 }): { value: ReasoningOptions; warnings: string[] } {
   const warnings: string[] = [];
   const thinking = knownThinking(request.thinking, profile);
-  const effort = knownEffort(request.output_config?.effort, profile);
+  const effort = effectiveEffort(request, profile);
   const budget = thinking?.type === 'enabled' ? thinking.budget_tokens : undefined;
   const portable: PortableReasoning | undefined =
     thinking?.type === 'disabled' ? 'none' : (effort ?? (budget !== undefined ? effortForBudget(budget) : undefined));
