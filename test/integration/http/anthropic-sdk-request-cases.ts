@@ -41,7 +41,18 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
     params: { messages: [user('Hi'), { role: 'system', content: 'Be brief.', clear_at: null, output_config: null }, user('Go')] },
     translated: { sends: { messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Go' }] } },
   },
-  'a system message with an effort': { params: { messages: [user('Hi'), { role: 'system', content: 'Think.', output_config: { effort: 'high' } }, user('Go')] }, translated: refuses('messages[1].output_config') },
+  'a system message with an effort': {
+    params: { messages: [user('Hi'), { role: 'system', content: 'Think.', output_config: { effort: 'high' } }, user('Go')] },
+    translated: { sends: { reasoning_effort: 'high', messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: 'Think.' }, { role: 'user', content: 'Go' }] } },
+  },
+  'an effort-only system message over a top-level effort': {
+    params: { output_config: { effort: 'high' }, messages: [user('Hi'), { role: 'system', content: [], output_config: { effort: 'low' } }, user('Go')] },
+    translated: { sends: { reasoning_effort: 'low', messages: [{ role: 'user', content: 'Hi' }, { role: 'user', content: 'Go' }] } },
+  },
+  'a system message with an output format': {
+    params: { messages: [user('Hi'), { role: 'system', content: 'Think.', output_config: { format: { type: 'json_schema', schema: { type: 'object' } } } } as never, user('Go')] },
+    translated: refuses('messages[1].output_config.format'),
+  },
   'a tool_addition block': {
     params: { tools: [weather], messages: [user('Hi'), { role: 'system', content: [{ type: 'tool_addition', tool: { type: 'tool_definition', definition: { ...weather, name: 'get_time' } } }] }, user('Go')] },
     translated: refuses('tool_addition blocks in system content (messages[1].content[0])'),
