@@ -14,6 +14,9 @@ function convert(family: AiSdkFamily, request: Partial<MessageRequest>) {
   });
 }
 
+const hi = { role: 'user', content: 'Hi' } as const;
+const effortOnly = (effort: string) => ({ role: 'system', content: [], output_config: { effort } }) as const;
+
 describe('reasoning, output and tool choice', () => {
   it.each([
     ['openai-chat', { thinking: { type: 'enabled', budget_tokens: 2048 } }, { reasoning: 'low' }],
@@ -33,6 +36,13 @@ describe('reasoning, output and tool choice', () => {
     ['bedrock', { thinking: { type: 'enabled', budget_tokens: 2000 } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'enabled', budgetTokens: 2000 } } } }],
     ['bedrock', { thinking: { type: 'adaptive' }, output_config: { effort: 'max' } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'adaptive', maxReasoningEffort: 'max' } } } }],
     ['bedrock', { output_config: { effort: 'medium' } }, { reasoning: 'medium' }],
+    // Per-message effort: the last system message setting one applies to the answer, over the top-level one.
+    ['openai-chat', { output_config: { effort: 'high' }, messages: [hi, effortOnly('low')] }, { reasoning: 'low' }],
+    ['openai-chat', { messages: [hi, effortOnly('low'), hi, effortOnly('xhigh'), hi] }, { reasoning: 'xhigh' }],
+    ['openai-chat', { messages: [hi, effortOnly('low'), { role: 'system', content: 'Be brief.', output_config: { effort: null } }] }, { reasoning: 'low' }],
+    ['openai-responses', { messages: [hi, effortOnly('high')] }, { reasoning: 'high', providerOptions: { openai: { store: false, reasoningSummary: null } } }],
+    ['google', { output_config: { effort: 'low' }, messages: [hi, effortOnly('high')] }, { reasoning: 'high' }],
+    ['bedrock', { thinking: { type: 'adaptive' }, output_config: { effort: 'max' }, messages: [hi, effortOnly('low')] }, { providerOptions: { bedrock: { reasoningConfig: { type: 'adaptive', maxReasoningEffort: 'low' } } } }],
   ] as const)('maps reasoning controls for %s: %j', (family, request, expected) => {
     const { value } = convert(family, request as Partial<MessageRequest>);
     expect({ reasoning: value.reasoning, providerOptions: value.providerOptions }).toEqual({ reasoning: undefined, providerOptions: undefined, ...expected });
