@@ -4,7 +4,7 @@
  * translated vendors: the answer is generated after every message, so the vendor gets the effort of the last
  * system message that sets one, over the top-level `output_config.effort`, mapped as a top-level effort would
  * be; an effort-only message (empty content) adds nothing to the vendor's conversation, and any other
- * property of its `output_config` is the spec's 400 naming it.
+ * property of its `output_config` is the spec's 400 naming it. `count_tokens` accepts what `/messages` does.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,11 @@ describe.each(VENDORS)('per-message effort on $slug', (vendor) => {
       expect(JSON.stringify(conversation)).not.toMatch(/"(content|parts)":\[\]|<system-instruction>\\n\\n/);
     },
   );
+
+  it('counts tokens of a request with a per-message effort, as /messages accepts it', async () => {
+    const counted = await client.beta.messages.countTokens({ model: vendor.slug, output_config: { effort: 'high' }, messages: [user('Hi'), effortOnly('low'), user('Go')] } as never);
+    expect(counted.input_tokens).toBeGreaterThan(0);
+  });
 
   it('answers 400 naming a system message output_config property other than effort', async () => {
     const upstream = vendor.upstream();
