@@ -6,7 +6,7 @@
  */
 import { UpstreamError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
-import { eventPayload, sseEventName, type AdapterStream, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { peekEventPayload, sseEventName, type AdapterStream, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { readyEventsOf, type EventStage, type ReadyEventIterator, type StreamEnd } from '#src/providers/event-stages.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
@@ -24,7 +24,7 @@ export interface StartedStream {
 /** The id of a started stream's message, from its first event (`message_start`), or undefined. */
 export function streamMessageId(started: StartedStream): string | undefined {
   if (sseEventName(started.first) !== 'message_start') return undefined;
-  const id = eventPayload<{ message?: { id?: unknown } }>(started.first).message?.id;
+  const id = peekEventPayload<{ message?: { id?: unknown } }>(started.first).message?.id;
   return typeof id === 'string' ? id : undefined;
 }
 
@@ -37,7 +37,7 @@ export function messageResponseModel(answer: { message: { model?: unknown } }): 
 /** The model a started stream names: its first event's (`message_start`) `message.model`, before the gateway's slug. */
 export function streamResponseModel(started: StartedStream): string | undefined {
   if (sseEventName(started.first) !== 'message_start') return undefined;
-  const message = eventPayload<{ message?: { model?: unknown } }>(started.first).message;
+  const message = peekEventPayload<{ message?: { model?: unknown } }>(started.first).message;
   return message ? messageResponseModel({ message }) : undefined;
 }
 

@@ -8,6 +8,7 @@ import type { MessageRequest, MessageResponse, MessageStreamEvent, CountTokensRe
 import type { ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 import type { AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
+import { UpstreamSseEvent } from '#src/providers/sse-reader.ts';
 
 /** The upstream API families the gateway speaks. */
 export type ApiFamily =
@@ -91,10 +92,21 @@ export function isRawSseEvent(event: SseEvent): event is RawSseEvent {
 
 /**
  * The event's payload as a typed object: a typed event as it is, an upstream's raw event parsed from its data.
- * Parse only where the payload is needed; a raw event otherwise passes on as its bytes.
+ * Parse only where the payload is needed; a raw event otherwise passes on as its bytes. The caller may change
+ * what it gets from a raw event: no other reader holds it.
  */
 export function eventPayload<T>(event: SseEvent): T {
-  return (isRawSseEvent(event) ? JSON.parse(event.data) : event) as T;
+  if (!isRawSseEvent(event)) return event as T;
+  return (event instanceof UpstreamSseEvent ? event.takePayload() : JSON.parse(event.data)) as T;
+}
+
+/**
+ * The event's payload, for a reader that only looks at it and must not change it: an upstream's event is
+ * parsed once for every such reader and for the first `eventPayload` after them, where each read was a parse.
+ */
+export function peekEventPayload<T>(event: SseEvent): T {
+  if (!isRawSseEvent(event)) return event as T;
+  return (event instanceof UpstreamSseEvent ? event.peekPayload() : JSON.parse(event.data)) as T;
 }
 
 /** The event's name: the SSE `event:` field, which for a typed event is its `type`. */

@@ -47,6 +47,8 @@ export class UpstreamSseEvent implements RawSseEvent {
   #data: string | undefined;
   readonly #dataFrom: number;
   readonly #dataTo: number;
+  /** The data parsed for a reader that only looks (`peekPayload`), until one that amends takes it. */
+  #payload: unknown;
 
   constructor(event: string, raw: Buffer, dataFrom = -1, dataTo = -1) {
     this.event = event;
@@ -59,6 +61,26 @@ export class UpstreamSseEvent implements RawSseEvent {
   get data(): string {
     this.#data ??= this.#dataFrom === -1 ? dataOf(this.raw) : this.raw.toString('utf8', this.#dataFrom, this.#dataTo);
     return this.#data;
+  }
+
+  /**
+   * The data parsed, for a reader that does not change it: one parse however many such readers look (the
+   * passthrough, routing and the additions all read `message_start`, each was a full parse). Throws as
+   * `JSON.parse` does.
+   */
+  peekPayload(): unknown {
+    this.#payload ??= JSON.parse(this.data);
+    return this.#payload;
+  }
+
+  /**
+   * The data parsed, for a reader that may change it: the parse the peeks made, handed over and forgotten (so
+   * no later reader sees the change), else a parse of its own.
+   */
+  takePayload(): unknown {
+    const payload = this.#payload ?? JSON.parse(this.data);
+    this.#payload = undefined;
+    return payload;
   }
 }
 

@@ -19,9 +19,11 @@ import { upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts'
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
-function messageIdOf(data: string): unknown {
+// Parsed once for every reader that only looks (src/providers/sse-reader.ts): routing and the additions read
+// the same message_start after this.
+function messageIdOf(event: UpstreamSseEvent): unknown {
   try {
-    return (JSON.parse(data) as { message?: { id?: unknown } }).message?.id;
+    return (event.peekPayload() as { message?: { id?: unknown } } | null)?.message?.id;
   } catch {
     return undefined;
   }
@@ -119,7 +121,7 @@ export class PassedEvents implements AsyncIterableIterator<SseEvent>, ReadyEvent
 
   /** The stream's first `message_start`, passed; the same one again, dropped; another message's, a failure. */
   #admitMessageStart(event: UpstreamSseEvent): SseEvent | undefined {
-    const id = messageIdOf(event.data) ?? null;
+    const id = messageIdOf(event) ?? null;
     if (!this.#messageStarted) {
       this.#messageStarted = true;
       this.#messageId = id;

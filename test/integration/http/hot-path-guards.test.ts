@@ -2,8 +2,8 @@
  * Regression guards for the `/messages` hot path, counted rather than timed: once the validator has accepted a
  * request, later valid requests compile no schema, skip the validator's per-request chain (route lookup,
  * security alternatives, query re-parsing), walk no express router (src/http/direct-dispatch.ts) and parse
- * their JSON body exactly once. A refused request still goes through the whole chain, and still compiles
- * nothing.
+ * their JSON body exactly once; a streamed pass-through answer's message_start and message_delta are parsed
+ * once each. A refused request still goes through the whole chain, and still compiles nothing.
  */
 import { createRequire } from 'node:module';
 import express from 'express';
@@ -95,6 +95,18 @@ describe('the /messages hot path', () => {
     const parsed = count(JSON, 'parse', ([text]) => typeof text === 'string' && bodies.has(text));
     for (const body of bodies) expect(await post(body)).toBe(200);
     expect(parsed.calls).toBe(REQUESTS);
+  });
+
+  it("parses a streamed pass-through answer's message_start once, and its message_delta once", async () => {
+    // The passthrough (the message's id), routing (the model and id it names) and the additions each read
+    // message_start; each read was a parse of its data.
+    // The fake upstream parses its fixture's events too (test/helpers/fake-upstreams/fixtures.ts): not counted.
+    const isEvent = (type: string) => (args: unknown[]) => typeof args[0] === 'string' && args[0].startsWith(`{"type":"${type}"`) && !new Error().stack?.includes('/fake-upstreams/');
+    const starts = count(JSON, 'parse', isEvent('message_start'));
+    const deltas = count(JSON, 'parse', isEvent('message_delta'));
+    for (let index = 0; index < REQUESTS; index += 1) expect(await post({ ...MESSAGE, stream: true })).toBe(200);
+    expect(starts.calls).toBe(REQUESTS);
+    expect(deltas.calls).toBe(REQUESTS);
   });
 
   it('sends refusals through the whole validator chain, without compiling anything', async () => {

@@ -206,4 +206,19 @@ describe('SseEventSplitter, events framed with LF read in one pass', () => {
     ]);
     expect(splitter.push('op\ndata: {}\n\n').map((event) => [event.event, event.data, event.raw.toString()])).toEqual([['message_stop', '{}', 'event: message_stop\ndata: {}\n\n']]);
   });
+
+  it('parses an event once for every reader that only looks, and hands that parse to the first that may change it', () => {
+    const [event] = split(['event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"m"}}\n\n']);
+    const peeked = event!.peekPayload() as { message: { id: string; model: string } };
+    expect(event!.peekPayload()).toBe(peeked);
+    const taken = event!.takePayload() as { message: { model: string } };
+    expect(taken).toBe(peeked);
+    taken.message.model = 'changed';
+    // The next reader does not see the change: a parse of its own.
+    expect(event!.peekPayload()).toEqual({ type: 'message_start', message: { id: 'msg_1', model: 'm' } });
+    expect(event!.takePayload()).not.toBe(event!.takePayload());
+    const [broken] = split(['event: message_start\ndata: {"type":\n\n']);
+    expect(() => broken!.peekPayload()).toThrow(SyntaxError);
+    expect(() => broken!.takePayload()).toThrow(SyntaxError);
+  });
 });
