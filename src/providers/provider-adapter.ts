@@ -8,7 +8,7 @@ import type { MessageRequest, MessageResponse, MessageStreamEvent, CountTokensRe
 import type { ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 import type { AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
-import { UpstreamSseEvent } from '#src/providers/sse-reader.ts';
+import { UpstreamSseEvent } from '#src/providers/upstream-sse-event.ts';
 
 /** The upstream API families the gateway speaks. */
 export type ApiFamily =

@@ -5,11 +5,13 @@
  * its bytes exactly as they came, so a pass-through forwards them untouched. An event's data is read only when
  * someone asks for it (the few events the gateway amends): from where its one `data` line lies when the splitter
  * saw it (most streams end their lines with LF alone, and such a chunk is cut in one pass that notes it), else
- * with a full SSE parser (eventsource-parser).
+ * with a full SSE parser (src/providers/upstream-sse-event.ts).
  * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
-import { createParser } from 'eventsource-parser';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
+import { UpstreamSseEvent } from '#src/providers/upstream-sse-event.ts';
+
+export { UpstreamSseEvent };
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -19,70 +21,6 @@ const EVENT_FIELD = Buffer.from('event');
 const DATA_FIELD = Buffer.from('data');
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const NOT_LOOKED_FOR = -2;
-
-// One parser for every data read: a whole event is fed at once and dispatches before `feed` returns.
-let parsedData = '';
-const dataParser = createParser({
-  onEvent(message) {
-    parsedData = message.data;
-  },
-});
-
-/** The data of one complete event's bytes, as an SSE client reads it (several `data` lines joined with \n). */
-function dataOf(raw: Uint8Array): string {
-  parsedData = '';
-  dataParser.reset();
-  dataParser.feed(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
-  return parsedData;
-}
-
-/**
- * An upstream's event: its name, read at the byte level, and its bytes as they came, blank line included.
- * When the splitter saw that the event has one `data` line, it passes where that line's value lies in `raw`,
- * and the data is those bytes as text: what a full parse of the event would give, without it.
- */
-export class UpstreamSseEvent implements RawSseEvent {
-  readonly event: string;
-  readonly raw: Buffer;
-  #data: string | undefined;
-  readonly #dataFrom: number;
-  readonly #dataTo: number;
-  /** The data parsed for a reader that only looks (`peekPayload`), until one that amends takes it. */
-  #payload: unknown;
-
-  constructor(event: string, raw: Buffer, dataFrom = -1, dataTo = -1) {
-    this.event = event;
-    this.raw = raw;
-    this.#dataFrom = dataFrom;
-    this.#dataTo = dataTo;
-  }
-
-  /** The event's data, read on first use. */
-  get data(): string {
-    this.#data ??= this.#dataFrom === -1 ? dataOf(this.raw) : this.raw.toString('utf8', this.#dataFrom, this.#dataTo);
-    return this.#data;
-  }
-
-  /**
-   * The data parsed, for a reader that does not change it: one parse however many such readers look (the
-   * passthrough, routing and the additions all read `message_start`, each was a full parse). Throws as
-   * `JSON.parse` does.
-   */
-  peekPayload(): unknown {
-    this.#payload ??= JSON.parse(this.data);
-    return this.#payload;
-  }
-
-  /**
-   * The data parsed, for a reader that may change it: the parse the peeks made, handed over and forgotten (so
-   * no later reader sees the change), else a parse of its own.
-   */
-  takePayload(): unknown {
-    const payload = this.#payload ?? JSON.parse(this.data);
-    this.#payload = undefined;
-    return payload;
-  }
-}
 
 // The names an Anthropic-format stream uses: an event named by one of them gets the string here rather than
 // one decoded from its bytes. The one a name can be is told by a byte or two where they differ, then checked.
