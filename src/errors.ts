@@ -261,27 +261,6 @@ function soonestRetryAfter(failures: readonly GatewayError[]): string | undefine
   return soonest === undefined ? undefined : String(soonest);
 }
 
-/** 402: the calling key's credit limit is used up for its period; the message says how much and until when. */
-export class CreditLimitExceededError extends GatewayError {
-  constructor(message: string) {
-    super(402, message);
-  }
-}
-
-/**
- * 429: one of the calling key's own rate limits is reached; `retry-after` says when to try again (whole
- * seconds), `headers` what else the answer carries (`retry-after-ms`, the limit's `anthropic-ratelimit-*`).
- */
-export class KeyRateLimitedError extends GatewayError {
-  readonly retryAfterSeconds: number;
-
-  constructor(message: string, retryAfterSeconds: number, headers: Readonly<Record<string, string>> = {}) {
-    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super(429, message, { headers: { ...headers, 'retry-after': String(seconds) } });
-    this.retryAfterSeconds = seconds;
-  }
-}
-
 /**
  * 503: this instance is shutting down. New requests on connections still open get it at once; a stream still
  * open when the grace period ends gets it as an in-band `overloaded_error` event. Either may be retried.

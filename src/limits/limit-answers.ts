@@ -3,10 +3,31 @@
  * for a credit limit whose rest is held by requests in progress, each naming the limit. Pure functions of the
  * refusal and the key's limits.
  */
-import { CreditLimitExceededError, KeyRateLimitedError, type GatewayError } from '#src/errors.ts';
+import { GatewayError } from '#src/errors.ts';
 import type { KeyLimits } from '#src/limits/key-limits.ts';
 import { periodWords, type LimitPeriod } from '#src/limits/limit-period.ts';
 import type { AdmissionRefusal } from '#src/limits/limit-store.ts';
+
+/** 402: the calling key's credit limit is used up for its period; the message says how much and until when. */
+export class CreditLimitExceededError extends GatewayError {
+  constructor(message: string) {
+    super(402, message);
+  }
+}
+
+/**
+ * 429: one of the calling key's own rate limits is reached; `retry-after` says when to try again (whole
+ * seconds), `headers` what else the answer carries (`retry-after-ms`, the limit's `anthropic-ratelimit-*`).
+ */
+export class KeyRateLimitedError extends GatewayError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number, headers: Readonly<Record<string, string>> = {}) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(429, message, { headers: { ...headers, 'retry-after': String(seconds) } });
+    this.retryAfterSeconds = seconds;
+  }
+}
 
 /** A USD amount as a message shows it: at most six decimals, no trailing zeros. */
 export function formatUsd(amount: number): string {

@@ -6,7 +6,8 @@
  * @see ModerationPlugin in openapi/components/schemas/plugins.yaml
  */
 import type { MessageRequest, ModerationReport } from '#src/api-types.ts';
-import { CreditLimitExceededError, GatewayError, KeyRateLimitedError, ModerationUnavailableError } from '#src/errors.ts';
+import { GatewayError, ModerationUnavailableError } from '#src/errors.ts';
+import { CreditLimitExceededError, KeyRateLimitedError } from '#src/limits/limit-answers.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { PluginHookDeps } from '#src/plugins/plugin-deps.ts';
 import type { ModerationConfig } from '#src/plugins/plugins-config.ts';
