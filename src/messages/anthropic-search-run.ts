@@ -11,7 +11,7 @@ import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-block
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
 import type { ServerToolsConfig } from '#src/server-tools/index.ts';
-import { hasAnthropicWebSearch, isAnthropicWebSearchEntry, withAnthropicSearchAsGateway } from '#src/server-tools/web-search/anthropic-web-search.ts';
+import { isAnthropicWebSearchEntry, withAnthropicSearchAsGateway } from '#src/server-tools/web-search/anthropic-web-search.ts';
 
 /** Whether an endpoint of the plan runs Anthropic's server tools itself. */
 export function planRunsAnthropicTools(plan: Pick<RequestPlan, 'attempts'>): boolean {
@@ -30,15 +30,15 @@ function unservable(tools: NonNullable<MessageRequest['tools']>, plan: Pick<Requ
 
 /**
  * The request with Anthropic's web search run by the gateway when no endpoint of its plan runs it, or the
- * request itself. Only a request offering the tool is planned here; without a search backend, a plan of
- * translated endpoints only is a 400 (thrown).
+ * request itself. Callers pass only a request offering the tool (`hasAnthropicWebSearch`, checked before any
+ * await); without a search backend, a plan of translated endpoints only is a 400 (thrown).
  */
 export async function withSearchRunByGateway(
   request: MessageRequest,
   deps: { planner: RequestPlanner; serverTools: { config: ServerToolsConfig } },
   context: MessagesRequestContext,
 ): Promise<MessageRequest> {
-  if (request.tools === undefined || !hasAnthropicWebSearch(request.tools)) return request;
+  if (request.tools === undefined) return request;
   const plan = await deps.planner.plan(withGatewayBlocksAsText(request), context);
   if (plan.attempts.length === 0 || planRunsAnthropicTools(plan)) return request;
   if (!deps.serverTools.config.webSearch) throw unservable(request.tools, plan);
