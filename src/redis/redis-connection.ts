@@ -7,7 +7,7 @@
  * `switchboard_redis_up`.
  */
 import type { Redis } from 'ioredis';
-import { loadRedisClass } from '#src/redis/load-ioredis.ts';
+import { loadRedisClass, quitRedis } from '#src/redis/load-ioredis.ts';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '#src/logger.ts';
 
@@ -123,9 +123,20 @@ export class RedisConnection {
     }
   }
 
-  /** A second connection to the same server (subscribers cannot send other commands). */
+  /**
+   * A second connection to the same server (subscribers cannot send other commands). It does not subscribe
+   * again on its own after a reconnection: ioredis's own resubscription leaves its promise unhandled, and one
+   * cut short (the connection closing before Redis answers) is an unhandled rejection. The user subscribes on
+   * every 'ready', with a handler.
+   */
   duplicate(name: string): Redis {
-    const copy = new (loadRedisClass())(this.#url, { connectionName: name, connectTimeout: 2_000, retryStrategy: (times) => Math.min(100 * times, 1_000), maxRetriesPerRequest: 0 });
+    const copy = new (loadRedisClass())(this.#url, {
+      connectionName: name,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(100 * times, 1_000),
+      maxRetriesPerRequest: 0,
+      autoResubscribe: false,
+    });
     copy.on('error', () => undefined);
     return copy;
   }
@@ -133,11 +144,7 @@ export class RedisConnection {
   async close(): Promise<void> {
     this.#closing = true;
     this.#readyListeners.clear();
-    try {
-      await this.client.quit();
-    } catch {
-      this.client.disconnect();
-    }
+    await quitRedis(this.client);
   }
 
   #probe(): void {

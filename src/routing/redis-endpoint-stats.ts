@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { loadRedisClass } from '#src/redis/load-ioredis.ts';
+import { loadRedisClass, quitRedis } from '#src/redis/load-ioredis.ts';
 import type { Logger } from '#src/logger.ts';
 import { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
 
@@ -67,10 +67,11 @@ export class RedisSharedEndpointStats extends EndpointStatsTracker {
     this.#flushEveryMs = options.flushEveryMs ?? 250;
     this.#logger = options.logger;
     const RedisClient = loadRedisClass();
-    // A publish never holds anything up; the subscription waits for Redis as long as it takes (ioredis
-    // subscribes again after a reconnection).
+    // A publish never holds anything up; the subscription waits for Redis as long as it takes. It subscribes
+    // again on every 'ready' itself: ioredis's own resubscription leaves its promise unhandled, and a
+    // connection closing before Redis answered it was an unhandled rejection.
     this.#publisher = new RedisClient(options.url, { commandTimeout: 500, maxRetriesPerRequest: 1, connectionName: 'switchboard-endpoint-stats' });
-    this.#subscriber = new RedisClient(options.url, { connectionName: 'switchboard-endpoint-stats-subscriber' });
+    this.#subscriber = new RedisClient(options.url, { connectionName: 'switchboard-endpoint-stats-subscriber', autoResubscribe: false });
     for (const client of [this.#publisher, this.#subscriber]) {
       client.on('error', (error: Error) => this.#down(client, error));
       client.on('ready', () => this.#up(client));
@@ -78,7 +79,7 @@ export class RedisSharedEndpointStats extends EndpointStatsTracker {
     this.#subscriber.on('message', (_channel: string, message: string) => {
       for (const { model, provider, ...sample } of parseSamples(message, this.#self)) super.record(model, provider, sample);
     });
-    this.#subscriber.subscribe(this.#channel).catch((error: unknown) => this.#down(this.#subscriber, error));
+    this.#subscriber.on('ready', () => this.#subscribe());
   }
 
   /** Resolves once the subscription is active (tests; requests never wait for it). */
@@ -96,13 +97,7 @@ export class RedisSharedEndpointStats extends EndpointStatsTracker {
   async close(): Promise<void> {
     clearTimeout(this.#timer);
     await this.#flush();
-    for (const client of [this.#subscriber, this.#publisher]) {
-      try {
-        await client.quit();
-      } catch {
-        client.disconnect();
-      }
-    }
+    await Promise.all([quitRedis(this.#subscriber), quitRedis(this.#publisher)]);
   }
 
   async #flush(): Promise<void> {
@@ -117,6 +112,10 @@ export class RedisSharedEndpointStats extends EndpointStatsTracker {
     } catch (error) {
       this.#down(this.#publisher, error);
     }
+  }
+
+  #subscribe(): void {
+    this.#subscriber.subscribe(this.#channel).catch((error: unknown) => this.#down(this.#subscriber, error));
   }
 
   #up(client: Redis): void {

@@ -8,6 +8,7 @@
  * Nothing here is on a request's path; failures only mean each instance decides alone for a while.
  */
 import type { Redis } from 'ioredis';
+import { quitRedis } from '#src/redis/load-ioredis.ts';
 import type { RedisConnection } from '#src/redis/redis-connection.ts';
 import type { CircuitShare } from '#src/routing/circuit-breaker/circuit-breaker.ts';
 
@@ -92,11 +93,7 @@ export class RedisCircuitShare implements CircuitShare {
     this.#listener = undefined;
     this.#sync = undefined;
     this.#stopReady();
-    try {
-      await this.#subscriber.quit();
-    } catch {
-      this.#subscriber.disconnect();
-    }
+    await quitRedis(this.#subscriber);
   }
 
   #keepUnshared(key: string, until: number): void {

@@ -3,7 +3,7 @@
  * optimisation here, never a dependency of a request: every failure is logged and read as "no pin".
  */
 import type { Redis } from 'ioredis';
-import { loadRedisClass } from '#src/redis/load-ioredis.ts';
+import { loadRedisClass, quitRedis } from '#src/redis/load-ioredis.ts';
 import type { Logger } from '#src/logger.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
 import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
@@ -124,11 +124,7 @@ export class RedisPinStore implements SessionPinStore {
 
   async close(): Promise<void> {
     if (!this.#ownsClient) return;
-    try {
-      await this.#client.quit();
-    } catch {
-      this.#client.disconnect();
-    }
+    await quitRedis(this.#client);
   }
 
   #failed(operation: string, error: unknown): void {
