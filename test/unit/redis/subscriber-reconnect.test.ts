@@ -2,7 +2,7 @@
  * The gateway's two Redis subscriptions (endpoint statistics, shared circuits) across a reconnection, against
  * a real Redis behind a proxy. They subscribe again themselves, so messages published after the return reach
  * them; and a resubscription the connection closes on before Redis answers (the proxy swallows it, then the
- * gateway shuts down) is no unhandled rejection. ioredis's own resubscription left its promise unhandled:
+ * gateway shuts down, or the connection is cut again) is no unhandled rejection. ioredis's own resubscription left its promise unhandled:
  * such a rejection failed a CI run, and would end a process run with `--unhandled-rejections=throw`. A Redis
  * that stopped answering does not hold the shutdown either: before, the subscriber's QUIT waited forever.
  */
@@ -81,7 +81,7 @@ describe.skipIf(redisUrl === undefined && !inCi)('Redis subscriptions across a r
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 
-  it('endpoint statistics: subscribed again after the return, and no unhandled rejection when it closes before Redis answers', { timeout: 30_000 }, async () => {
+  it('endpoint statistics: subscribed again after the return, and no unhandled rejection when it is cut or closed before Redis answers', { timeout: 30_000 }, async () => {
     const proxy = await startSubscribeSwallower(new URL(redisUrl as string));
     const channel = `switchboard:test:resubscribe:${randomUUID()}`;
     const stats = new RedisSharedEndpointStats({ url: proxy.url, logger, channel, flushEveryMs: 10 });
@@ -97,6 +97,9 @@ describe.skipIf(redisUrl === undefined && !inCi)('Redis subscriptions across a r
       proxy.state.swallow = true;
       proxy.cut();
       await expect.poll(() => proxy.state.swallowed, { timeout: 10_000 }).toBeGreaterThan(0);
+      // Cut again while Redis has not answered: in a running gateway this rejection ended the process.
+      proxy.cut();
+      await expect.poll(() => proxy.state.swallowed, { timeout: 10_000 }).toBeGreaterThan(1);
     } finally {
       const closing = Date.now();
       await stats.close();
@@ -107,7 +110,7 @@ describe.skipIf(redisUrl === undefined && !inCi)('Redis subscriptions across a r
     expect(unhandled.map(String)).toEqual([]);
   });
 
-  it('shared circuits: subscribed again after the return, and no unhandled rejection when it closes before Redis answers', { timeout: 30_000 }, async () => {
+  it('shared circuits: subscribed again after the return, and no unhandled rejection when it is cut or closed before Redis answers', { timeout: 30_000 }, async () => {
     const proxy = await startSubscribeSwallower(new URL(redisUrl as string));
     const redis = new RedisConnection({ url: proxy.url, logger });
     const share = new RedisCircuitShare(redis);
@@ -124,6 +127,9 @@ describe.skipIf(redisUrl === undefined && !inCi)('Redis subscriptions across a r
       proxy.state.swallow = true;
       proxy.cut();
       await expect.poll(() => proxy.state.swallowed, { timeout: 10_000 }).toBeGreaterThan(0);
+      // Cut again while Redis has not answered: in a running gateway this rejection ended the process.
+      proxy.cut();
+      await expect.poll(() => proxy.state.swallowed, { timeout: 10_000 }).toBeGreaterThan(1);
     } finally {
       const closing = Date.now();
       await share.close();
