@@ -4182,8 +4182,10 @@ export interface components {
          *     `max_concurrent_streams`, or its credit limit's rest is held by requests in progress; the message names
          *     which, `retry-after` and `retry-after-ms` say when to retry, and a per-minute limit is named in
          *     `anthropic-ratelimit-requests-*` or `anthropic-ratelimit-tokens-*`), or every attempt was rate limited
-         *     upstream (with `retry-after` when every upstream sent one: the soonest; the upstreams' own
-         *     `anthropic-ratelimit-*` headers are not passed on: the answer is the gateway's, over every attempt).
+         *     upstream (with `retry-after` when every upstream sent one: the soonest; an upstream's own
+         *     `anthropic-ratelimit-*` headers only when the caller's own key (BYOK) made that rate-limited attempt: those
+         *     of the one asking for the shortest wait. A shared provider key's describe the gateway's organisation and
+         *     are never passed on).
          */
         MessagesTooManyRequests: {
             headers: {
@@ -4604,6 +4606,32 @@ export interface components {
          */
         RequestId: string;
         /**
+         * @description A per-minute limit under the name Anthropic gives its own (`anthropic-ratelimit-requests-limit`,
+         *     `anthropic-ratelimit-tokens-limit`), so clients that read them throttle on it. On a 429 for the key's
+         *     `requests_per_minute` or `tokens_per_minute`: that limit. On a 200 of a key with such a limit: that limit,
+         *     unless the caller's own key (BYOK) served the answer and the upstream's headers of the same family
+         *     (`requests` or `tokens`) leave less remaining, which are then passed on instead, all three headers of the
+         *     family from one source (the most restrictive limit in effect, as Anthropic's own headers say). On a 429
+         *     because every attempt was rate limited upstream, the upstream's `anthropic-ratelimit-*` headers of a
+         *     rate-limited attempt the caller's own key made are passed on as received. A gateway's shared provider
+         *     key's headers (its organisation's capacity) are never passed on.
+         * @example 60
+         */
+        RateLimitLimit: string;
+        /**
+         * @description What remains of the limit named by the matching `-limit` header: 0 on the 429 that reached it; on a 200,
+         *     what the window has left after this request (for tokens, after its reservation: estimated input plus
+         *     `max_tokens`, settled to its real usage when it ends).
+         * @example 0
+         */
+        RateLimitRemaining: string;
+        /**
+         * @description On a 429 for the key's own limit: when it admits again (RFC 3339), as `retry-after-ms` says. On a 200: when
+         *     the limit is fully replenished, the 60-second window past this request's second.
+         * @example 2026-11-27T20:41:12.200Z
+         */
+        RateLimitReset: string;
+        /**
          * @description Whole seconds to wait before retrying (RFC 9110). On a 429 for one of the key's own limits: when the
          *     oldest request or tokens counted leave the 60-second window, or one second (concurrent streams, a credit
          *     limit held by requests in progress). On a 429, 503 or 529 because every attempt was rate limited or overloaded
@@ -4620,25 +4648,6 @@ export interface components {
          * @example 11200
          */
         RetryAfterMs: string;
-        /**
-         * @description On a 429 for the key's `requests_per_minute` (`anthropic-ratelimit-requests-limit`) or `tokens_per_minute`
-         *     (`anthropic-ratelimit-tokens-limit`): that limit, under the name Anthropic gives its own so clients that
-         *     read it see the limit they hit. On a 429 these headers describe the gateway key's own limits only: an
-         *     upstream's `anthropic-ratelimit-*` headers are passed on only with a successful answer the caller's own
-         *     key (BYOK) served (see the 200 answer).
-         * @example 60
-         */
-        RateLimitLimit: string;
-        /**
-         * @description What remains of the limit named by the matching `-limit` header, 0 on the 429 that reached it.
-         * @example 0
-         */
-        RateLimitRemaining: string;
-        /**
-         * @description When the limit named by the matching `-limit` header admits again (RFC 3339), as `retry-after-ms` says.
-         * @example 2026-11-27T20:41:12.200Z
-         */
-        RateLimitReset: string;
     };
     pathItems: never;
 }
@@ -4697,12 +4706,23 @@ export interface operations {
              *     passed on as received: they describe the caller's own account, as Anthropic would have told it. When a
              *     gateway's shared provider key served it, they describe the gateway's organisation (capacity shared by
              *     every tenant, not the caller's to see) and are not passed on. A tool loop's answer (several upstream
-             *     calls) carries none. The gateway key's own limits are named on the 429 that refuses a request for them.
+             *     calls) carries none of the upstream's. A key with `requests_per_minute` or `tokens_per_minute` gets its
+             *     own window under the same names (`anthropic-ratelimit-requests-*`, `anthropic-ratelimit-tokens-*`:
+             *     limit, remaining after this request, reset), from the counts its admission returned. Where both
+             *     describe a family, the one with less remaining is sent, all of its three headers (Anthropic's own rule:
+             *     the most restrictive limit in effect); the upstream's other headers (`input-tokens-*`,
+             *     `output-tokens-*`, `unified-*`) pass on as they are. A tool loop's answer carries neither.
              */
             200: {
                 headers: {
                     "X-Generation-Id": components["headers"]["GenerationId"];
                     "request-id": components["headers"]["RequestId"];
+                    "anthropic-ratelimit-requests-limit": components["headers"]["RateLimitLimit"];
+                    "anthropic-ratelimit-requests-remaining": components["headers"]["RateLimitRemaining"];
+                    "anthropic-ratelimit-requests-reset": components["headers"]["RateLimitReset"];
+                    "anthropic-ratelimit-tokens-limit": components["headers"]["RateLimitLimit"];
+                    "anthropic-ratelimit-tokens-remaining": components["headers"]["RateLimitRemaining"];
+                    "anthropic-ratelimit-tokens-reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
