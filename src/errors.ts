@@ -126,6 +126,12 @@ export class UpstreamError extends GatewayError {
    * Set by the adapter that read it; undefined when the vendor reported nothing.
    */
   billedUsage: Usage | undefined;
+  /**
+   * The upstream's response headers, as received (undici's shape), for an HTTP error of an Anthropic-format
+   * upstream: only a rate-limited attempt the caller's own key made passes any of them on (its
+   * `anthropic-ratelimit-*`, see messages/own-key-rate-limits.ts). Set by the adapter that read them.
+   */
+  upstreamHeaders: Readonly<Record<string, string | string[] | undefined>> | undefined;
 
   constructor(options: {
     provider: string;
@@ -145,6 +151,7 @@ export class UpstreamError extends GatewayError {
     this.kind = options.kind;
     this.rawBody = options.rawBody;
     this.billedUsage = undefined;
+    this.upstreamHeaders = undefined;
     this.retryable = RETRYABLE_KINDS.has(options.kind);
     this.fallbackEligible = this.retryable || FALLBACK_ONLY_KINDS.has(options.kind);
   }
@@ -241,12 +248,14 @@ export interface TriedAttempt {
  * carries `retry-after` when every failure named its wait: the soonest, when one of the attempts may answer.
  */
 export class AllAttemptsFailedError extends GatewayError {
-  constructor(tried: readonly TriedAttempt[], failures: readonly GatewayError[]) {
+  /** `passedOn`: headers a 429 carries besides `retry-after` (a caller's own key's rate-limit headers). */
+  constructor(tried: readonly TriedAttempt[], failures: readonly GatewayError[], passedOn?: Readonly<Record<string, string>>) {
     // A status is named when it was an HTTP error; a failure inside a 200 answer says only how it failed.
     const parts = tried.map((attempt) => `${attempt.model} on ${attempt.provider}: ${attempt.status.replaceAll('_', ' ')}${attempt.httpStatus && attempt.httpStatus >= 400 ? ` (${attempt.httpStatus})` : ''}`);
     const status = statusForFailures(failures.map((failure) => failure.status));
     const retryAfter = status === 429 || status === 503 || status === 529 ? soonestRetryAfter(failures) : undefined;
-    super(status, `Every attempt failed: ${parts.join('; ')}`, retryAfter ? { headers: { 'retry-after': retryAfter } } : {});
+    const headers = { ...(status === 429 ? passedOn : undefined), ...(retryAfter ? { 'retry-after': retryAfter } : {}) };
+    super(status, `Every attempt failed: ${parts.join('; ')}`, Object.keys(headers).length > 0 ? { headers } : {});
   }
 }
 

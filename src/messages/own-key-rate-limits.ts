@@ -1,9 +1,10 @@
 /**
  * The upstream's `anthropic-ratelimit-*` response headers, passed on only when the caller's own key (BYOK)
- * served the answer: they then describe the caller's own account, as Anthropic would have told it directly.
+ * made the call: they then describe the caller's own account, as Anthropic would have told it directly.
  * With the gateway's shared provider key they describe the gateway's organisation (its capacity, shared by
  * every tenant) and are never passed on. Pure; a shared key's answer costs one check.
  */
+import type { UpstreamError } from '#src/errors.ts';
 import type { UpstreamHeaders } from '#src/providers/provider-adapter.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 
@@ -20,4 +21,27 @@ export function ownKeyRateLimitHeaders(attempt: Pick<Attempt, 'credential'>, hea
     (picked ??= {})[name] = value;
   }
   return picked;
+}
+
+/** One attempt the upstream refused with a rate limit (a 429), and how. */
+export interface RateLimitedAttempt {
+  attempt: Pick<Attempt, 'credential'>;
+  error: Pick<UpstreamError, 'upstreamHeaders' | 'headers'>;
+}
+
+/**
+ * The rate-limit headers a 429 over every attempt passes on: those of the caller's own key's rate-limited
+ * attempt that asked for the shortest wait (the one the answer's `retry-after` most likely names; the first
+ * of them when none said), or undefined when no such attempt sent any.
+ */
+export function ownKeyRateLimitHeadersOfFailures(failed: readonly RateLimitedAttempt[]): Record<string, string> | undefined {
+  let chosen: { headers: Record<string, string>; wait: number } | undefined;
+  for (const { attempt, error } of failed) {
+    const headers = ownKeyRateLimitHeaders(attempt, error.upstreamHeaders);
+    if (!headers) continue;
+    const asked = Number(error.headers?.['retry-after'] ?? Number.NaN);
+    const wait = Number.isFinite(asked) ? asked : Number.POSITIVE_INFINITY;
+    if (!chosen || wait < chosen.wait) chosen = { headers, wait };
+  }
+  return chosen?.headers;
 }

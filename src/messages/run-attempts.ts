@@ -17,7 +17,8 @@ import {
   UnsupportedFeatureError,
   UpstreamError,
 } from '#src/errors.ts';
-import type { Attempt, AttemptOutcome } from '#src/routing/attempt.ts';
+import { isByok, type Attempt, type AttemptOutcome } from '#src/routing/attempt.ts';
+import { ownKeyRateLimitHeadersOfFailures, type RateLimitedAttempt } from '#src/messages/own-key-rate-limits.ts';
 
 /** How one attempt ended: reported in `gateway_metadata.attempts`, and fed back to sticky pins and endpoint statistics. */
 export interface AttemptRecord extends AttemptOutcome {
@@ -104,6 +105,8 @@ export async function runAttempts<T>(
   // An endpoint whose vendor lacks a feature may be followed by one that has it; when none has, the first
   // such 400 is the answer.
   let unsupported: UnsupportedFeatureError | undefined;
+  // The caller's own keys' 429s: their rate-limit headers describe the caller's account, a 429 passes them on.
+  let ownRateLimited: RateLimitedAttempt[] | undefined;
 
   for (let step = 0; step < attempts.length; step += 1) {
     const index = attemptAt(step, options.startWith, attempts.length);
@@ -141,6 +144,7 @@ export async function runAttempts<T>(
       if (error instanceof UnsupportedFeatureError) unsupported ??= error;
       else if (error instanceof UpstreamError && !error.fallbackEligible) return { ok: false, error, records };
       else failures.push(error as GatewayError);
+      if (error instanceof UpstreamError && error.kind === 'rate_limited' && error.upstreamHeaders && isByok(attempt)) (ownRateLimited ??= []).push({ attempt, error });
     }
   }
   if (refused) return { ok: true, ...refused, records };
@@ -149,5 +153,5 @@ export async function runAttempts<T>(
   if (unsupported && failures.length === 0) return { ok: false, error: unsupported, records };
   if (options.signal.aborted && failures.length === 0) return { ok: false, error: new OutOfTimeError(), records };
   const tried = records.map((entry) => ({ model: entry.attempt.model, provider: entry.attempt.provider.displayName, status: entry.status, httpStatus: entry.httpStatus }));
-  return { ok: false, error: new AllAttemptsFailedError(tried, failures), records };
+  return { ok: false, error: new AllAttemptsFailedError(tried, failures, ownRateLimited && ownKeyRateLimitHeadersOfFailures(ownRateLimited)), records };
 }

@@ -59,7 +59,7 @@ async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 
   // Its SDK recovers from a thread refusal by its code: answered as it is, not tried elsewhere.
   const threadRejection = threadRejectionOf(call.provider, response.statusCode, text, apiKeyOf(call.key));
   if (threadRejection) throw threadRejection;
-  throw upstreamErrorFromResponse({
+  const failure = upstreamErrorFromResponse({
     provider: call.provider,
     status: response.statusCode,
     body: text,
@@ -67,6 +67,9 @@ async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 
     key: apiKeyOf(call.key),
     retryAfter: response.headers['retry-after'],
   });
+  // As received, no copy: only a rate-limited attempt of the caller's own key reads them (its rate-limit headers).
+  failure.upstreamHeaders = response.headers;
+  throw failure;
 }
 
 function vendorMessageOf(text: string): string | undefined {

@@ -4,7 +4,8 @@
  * exact wait in `retry-after-ms`, which the SDK prefers to `retry-after` for its automatic retry; a stream
  * slot's 429 asks for one second and the SDK's retry lands once the slot is free. The upstream's own
  * `anthropic-ratelimit-*` headers describe the provider account the gateway called: a shared key's never
- * reach the caller, the caller's own key's (BYOK) do, JSON and stream alike.
+ * reach the caller, the caller's own key's (BYOK) do, JSON and stream alike, and on the 429 answered when
+ * every attempt was rate limited upstream (the caller's own key's 429 headers, never the shared key's).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +107,33 @@ describe('rate-limit headers through the Anthropic SDK', () => {
       const streamed = await sdk.messages.stream({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }).withResponse();
       for (const [name, value] of Object.entries(UPSTREAM_LIMITS)) expect(streamed.response.headers.get(name), name).toBe(value);
       expect((await streamed.data.finalMessage()).content[0]?.type).toBe('text');
+    } finally {
+      await deleteCredential(gateway, credential);
+    }
+  });
+
+  it("passes the caller's own key's anthropic-ratelimit-* headers on when every attempt was rate limited, never the shared key's", async () => {
+    const own = {
+      'anthropic-ratelimit-requests-limit': '50',
+      'anthropic-ratelimit-requests-remaining': '0',
+      'anthropic-ratelimit-requests-reset': '2026-11-27T20:00:07Z',
+      'anthropic-ratelimit-tokens-limit': '40000',
+    };
+    const credential = await createCredential(gateway, { provider: 'alpha', key: 'sk-alpha-own-key-7d2f' });
+    try {
+      // The caller's own key first, then the gateway's shared key: both refused.
+      upstream.enqueue(reply.error(429, { message: 'Number of requests has exceeded your rate limit', headers: { ...own, 'retry-after': '7' } }));
+      upstream.enqueue(reply.error(429, { message: 'Number of requests has exceeded your rate limit', headers: { ...UPSTREAM_LIMITS, 'retry-after': '3' } }));
+      const sent = upstream.requests.length;
+      const error = await rejection(client(gateway, gateway.api_key).messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }));
+      expect(upstream.requests.slice(sent).map(apiKeyOf)).toEqual(['sk-alpha-own-key-7d2f', expect.not.stringContaining('own-key')]);
+      expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+      const headers = error.headers as Headers;
+      for (const [name, value] of Object.entries(own)) expect(headers.get(name), name).toBe(value);
+      expect(headers.get('anthropic-ratelimit-tokens-remaining')).toBeNull();
+      expect(headers.get('anthropic-ratelimit-unified-status')).toBeNull();
+      // The soonest wait of the two, as before.
+      expect(headers.get('retry-after')).toBe('3');
     } finally {
       await deleteCredential(gateway, credential);
     }

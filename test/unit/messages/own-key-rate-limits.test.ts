@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
+import { ownKeyRateLimitHeaders, ownKeyRateLimitHeadersOfFailures } from '#src/messages/own-key-rate-limits.ts';
 
 const OWN = { credential: { kind: 'byok', credentialId: 'cred-1' } } as const;
 const SHARED = { credential: { kind: 'shared' } } as const;
@@ -26,5 +26,22 @@ describe('ownKeyRateLimitHeaders', () => {
     ['an adapter that gives no headers: none', OWN, undefined, undefined],
   ] as const)('%s', (_name, attempt, headers, expected) => {
     expect(ownKeyRateLimitHeaders(attempt, headers)).toEqual(expected);
+  });
+});
+
+describe('ownKeyRateLimitHeadersOfFailures', () => {
+  const refused = (attempt: typeof OWN | typeof SHARED, remaining: string, retryAfter?: string) => ({
+    attempt,
+    error: { upstreamHeaders: { 'anthropic-ratelimit-requests-remaining': remaining }, headers: retryAfter === undefined ? undefined : { 'retry-after': retryAfter } },
+  });
+
+  it.each([
+    ['only shared keys: none', [refused(SHARED, '0', '1')], undefined],
+    ['the caller’s own key among shared ones: its headers', [refused(SHARED, '0', '1'), refused(OWN, '5', '9')], { 'anthropic-ratelimit-requests-remaining': '5' }],
+    ['two own keys: the one asking for the shorter wait', [refused(OWN, '1', '9'), refused(OWN, '2', '4')], { 'anthropic-ratelimit-requests-remaining': '2' }],
+    ['two own keys, neither naming a wait: the first', [refused(OWN, '1'), refused(OWN, '2')], { 'anthropic-ratelimit-requests-remaining': '1' }],
+    ['none: none', [], undefined],
+  ] as const)('%s', (_name, failed, expected) => {
+    expect(ownKeyRateLimitHeadersOfFailures(failed)).toEqual(expected);
   });
 });
