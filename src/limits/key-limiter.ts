@@ -12,10 +12,10 @@
 import { Counter } from 'prom-client';
 import { utcDay } from '#src/limits/limit-period.ts';
 import { ALL_LIMITS, buildAdmissionRequest, buildTopUpRequest, PART_LIMITS, STREAM_ONLY, type BuiltRequest, type LimitChoice } from '#src/limits/admission-request.ts';
-import type { AdmissionRefusal, AdmissionResult, CheckResult, LimitStore, StoreOperation } from '#src/limits/limit-store.ts';
+import type { AdmissionRefusal, AdmissionResult, AdmittedWindow, CheckResult, LimitStore, StoreOperation } from '#src/limits/limit-store.ts';
 import { LimitCounting } from '#src/limits/limit-counting.ts';
 import type { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
-import { refusalError } from '#src/limits/limit-answers.ts';
+import { admittedWindowHeaders, refusalError } from '#src/limits/limit-answers.ts';
 import { add, settledAmounts, type UsageAmounts } from '#src/limits/usage-amounts.ts';
 import { remainder, RequestParts } from '#src/limits/request-parts.ts';
 import type { AdmissionContext, AdmissionPlan, KeyLimiterOptions, SettledRequest } from '#src/limits/key-limiter-types.ts';
@@ -56,11 +56,15 @@ export class KeyLimiter {
   /**
    * Admits a planned request or throws the 402 or 429 that names the limit it hit. `screening`: the
    * moderation model's screening calls it makes first, reserved in the same hold (one check, one request).
+   * Returns the rate-limit headers of the key's per-minute windows as the admission left them (for the
+   * answer), or undefined when the key has no per-minute limit.
    */
-  async admit(plan: AdmissionPlan, context: AdmissionContext, screening: readonly AdmissionPlan[] = []): Promise<void> {
+  async admit(plan: AdmissionPlan, context: AdmissionContext, screening: readonly AdmissionPlan[] = []): Promise<Record<string, string> | undefined> {
     // Every request is admitted, most by a key without limits: that answer needs no second async call.
-    if (!context.caller.limits) return;
-    await this.#admitHold(plan, context, context.generationId, ALL_LIMITS, screening);
+    const limits = context.caller.limits;
+    if (!limits) return undefined;
+    const admitted = await this.#admitHold(plan, context, context.generationId, ALL_LIMITS, screening);
+    return admitted?.window ? admittedWindowHeaders(limits, admitted.window, admitted.nowMs) : undefined;
   }
 
   /**
@@ -162,18 +166,21 @@ export class KeyLimiter {
     if (!result.ok) throw this.#refused(result, built);
   }
 
-  /** Takes the holds `which` asks for (reserving the worst case of `plan`, and of each call of `also`), if the key has such limits; false when nothing was held. */
-  async #admitHold(plan: AdmissionPlan, context: AdmissionContext, holdId: string, which: LimitChoice, also: readonly AdmissionPlan[] = []): Promise<boolean> {
+  /**
+   * Takes the holds `which` asks for (reserving the worst case of `plan`, and of each call of `also`), if the
+   * key has such limits; returns the windows the admission left (and when), or undefined when nothing was held.
+   */
+  async #admitHold(plan: AdmissionPlan, context: AdmissionContext, holdId: string, which: LimitChoice, also: readonly AdmissionPlan[] = []): Promise<{ window: AdmittedWindow | undefined; nowMs: number } | undefined> {
     const limits = context.caller.limits;
-    if (!limits) return false;
+    if (!limits) return undefined;
     const calls = [plan, ...also];
     const built = buildAdmissionRequest({ keyHash: context.caller.keyHash, limits, id: holdId, which, stream: plan.request.stream === true, calls, nowMs: this.#now(), holdMs: this.#options.holdMs });
-    if (!built) return false;
+    if (!built) return undefined;
     const { request } = built;
     const { result, heldBy } = await this.#counting.run(request, 'counted', admitIn);
     if (!result.ok) throw this.#refused(result, built);
-    this.#counting.keep(request, result.seed, heldBy);
-    return true;
+    this.#counting.keep(request, result.seed, heldBy, result.window);
+    return { window: result.window, nowMs: request.nowMs };
   }
 
   /** The error a refusal answers with, counted by the limit it names. */

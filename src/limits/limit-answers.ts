@@ -6,7 +6,8 @@
 import { GatewayError } from '#src/errors.ts';
 import type { KeyLimits } from '#src/limits/key-limits.ts';
 import { periodWords, type LimitPeriod } from '#src/limits/limit-period.ts';
-import type { AdmissionRefusal } from '#src/limits/limit-store.ts';
+import type { AdmissionRefusal, AdmittedWindow } from '#src/limits/limit-store.ts';
+import { secondOf, WINDOW_SECONDS } from '#src/limits/minute-window.ts';
 
 /** 402: the calling key's credit limit is used up for its period; the message says how much and until when. */
 export class CreditLimitExceededError extends GatewayError {
@@ -85,4 +86,25 @@ export function refusalError(refusal: Exclude<AdmissionRefusal, { limit: 'seed' 
       throw new Error(`unknown refusal ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/**
+ * The headers of an admitted request's answer for the key's per-minute limits, under Anthropic's names:
+ * each limit, what its window has left after this request (its tokens reserved), and when the window is fully
+ * replenished (60 seconds past the second this request was counted in, RFC 3339).
+ */
+export function admittedWindowHeaders(limits: KeyLimits, window: AdmittedWindow, nowMs: number): Record<string, string> | undefined {
+  const reset = new Date((secondOf(nowMs) + WINDOW_SECONDS) * 1000).toISOString();
+  let headers: Record<string, string> | undefined;
+  if (limits.requestsPerMinute !== null && window.requests !== null) headers = familyHeaders('requests', limits.requestsPerMinute, window.requests, reset);
+  if (limits.tokensPerMinute !== null && window.tokens !== null) headers = { ...headers, ...familyHeaders('tokens', limits.tokensPerMinute, window.tokens, reset) };
+  return headers;
+}
+
+function familyHeaders(which: 'requests' | 'tokens', limit: number, used: number, reset: string): Record<string, string> {
+  return {
+    [`anthropic-ratelimit-${which}-limit`]: String(limit),
+    [`anthropic-ratelimit-${which}-remaining`]: String(Math.max(0, Math.floor(limit - used))),
+    [`anthropic-ratelimit-${which}-reset`]: reset,
+  };
 }

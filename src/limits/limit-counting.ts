@@ -5,7 +5,8 @@
  * that could not reach Redis (settlement-replay.ts).
  */
 import { holdOf, lostHoldOf } from '#src/limits/admission-request.ts';
-import { runSeeded, type AdmissionRequest, type CheckResult, type LimitStore, type StoreOperation } from '#src/limits/limit-store.ts';
+import { runSeeded, type AdmissionRequest, type AdmittedWindow, type CheckResult, type LimitStore, type StoreOperation } from '#src/limits/limit-store.ts';
+import { SeenWindows } from '#src/limits/seen-windows.ts';
 import { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
 import { carryIntoRedis, mirrorOpenHolds, type KeptHold } from '#src/limits/redis-carry-over.ts';
 import { RedisLimitStore } from '#src/limits/redis-limit-store.ts';
@@ -23,6 +24,8 @@ export class LimitCounting {
   /** The last seed Redis reported per key and period, for replaying settlements made in process. */
   readonly #seeds = new Map<string, string>();
   readonly #replay: SettlementReplay;
+  /** The per-minute windows Redis last reported per key: the process's start from them when Redis goes away. */
+  readonly #seen = new SeenWindows();
   /** Settlements on their way to Redis: shutdown waits for them, or other instances would see the holds for minutes. */
   readonly #settling = new Set<Promise<void>>();
   /** Whether an admission or check in Redis failed (and was logged) with no admission there since. */
@@ -46,9 +49,13 @@ export class LimitCounting {
     return this.#shared && this.#options.redis?.available() ? this.#shared : this.memory;
   }
 
-  /** Keeps what an admission took, to settle it later in the store that holds it. */
-  keep(request: AdmissionRequest, seed: string | null, heldBy: HeldBy): void {
+  /**
+   * Keeps what an admission took, to settle it later in the store that holds it, and the windows Redis
+   * reported with it (`window`).
+   */
+  keep(request: AdmissionRequest, seed: string | null, heldBy: HeldBy, window?: AdmittedWindow): void {
     if (heldBy === 'redis' && request.credit && seed) this.#seeds.set(`${request.keyHash}|${request.credit.period.id}`, seed);
+    if (heldBy === 'redis' && window?.buckets) this.#seen.saw(request.keyHash, window.buckets, request.nowMs);
     this.#holds.set(request.id, { ...holdOf(request, seed), heldBy, expiresAtMs: request.expiresAtMs });
   }
 
@@ -72,7 +79,7 @@ export class LimitCounting {
       return;
     }
     if (!this.#shared) return;
-    if (this.#mirrored) void this.memory.settle(hold, actual, nowMs);
+    if (this.#mirrored) void this.memory.settle(hold, actual, nowMs, 'seen');
     const settling = this.#shared.settle(hold, actual, nowMs).catch((error: unknown) => {
       this.#options.redis?.fellBack('key_limits', error);
       this.#replay.queue(hold, actual, nowMs);
@@ -122,6 +129,8 @@ export class LimitCounting {
     if (this.#shared && !this.#mirrored) {
       this.#mirrored = true;
       mirrorOpenHolds(this.memory, this.#holds, request.nowMs);
+      // The windows go on from what Redis last said of them: a fresh minute here would allow twice the limit.
+      for (const [keyHash, seen] of this.#seen.takeRecent(request.nowMs)) this.memory.seedWindows(keyHash, seen, request.nowMs);
     }
     return { result: await this.#withSeed(this.memory, request, true, operation), heldBy: 'process' };
   }

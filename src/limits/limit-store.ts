@@ -31,8 +31,25 @@ export type AdmissionRefusal =
   | { ok: false; limit: 'requests'; retryAfterMs: number }
   | { ok: false; limit: 'tokens'; used: number; retryAfterMs: number };
 
-/** The answer to an admission. `seed` names the spending count the reservation was made in (Redis). */
-export type AdmissionResult = { ok: true; seed: string | null } | AdmissionRefusal;
+/**
+ * The per-minute windows of a key as an admission left them, this request counted: what a successful
+ * answer's rate-limit headers say (limit-answers.ts), at no cost of its own. Null for a limit the key lacks.
+ */
+export interface AdmittedWindow {
+  requests: number | null;
+  tokens: number | null;
+  /**
+   * Redis only: the windows' one-second buckets, `second:amount` joined by commas. Kept as received (parsed
+   * only if Redis goes away): the process's windows start from them, so the limit holds across the switch.
+   */
+  buckets?: { requests: string; tokens: string };
+}
+
+/**
+ * The answer to an admission. `seed` names the spending count the reservation was made in (Redis); `window`
+ * is there when the admission applied a per-minute limit.
+ */
+export type AdmissionResult = { ok: true; seed: string | null; window?: AdmittedWindow } | AdmissionRefusal;
 
 /** The answer to a check: the refusal an admission would give now, or none. */
 export type CheckResult = { ok: true } | AdmissionRefusal;

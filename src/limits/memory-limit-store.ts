@@ -6,6 +6,7 @@
 import type { LimitPeriod } from '#src/limits/limit-period.ts';
 import type { AdmissionRefusal, AdmissionRequest, AdmissionResult, CheckResult, Hold, LimitStore, StoreUsage, UsageQuery } from '#src/limits/limit-store.ts';
 import { retryAfterMs, secondOf, windowTotal } from '#src/limits/minute-window.ts';
+import { parseBuckets, type SeenWindow } from '#src/limits/seen-windows.ts';
 
 interface KeyState {
   /** Spending per period id, seeded from the database on first use. */
@@ -16,6 +17,25 @@ interface KeyState {
   streams: Map<string, number>;
   requests: Map<number, number>;
   tokens: Map<number, number>;
+  /**
+   * The windows Redis last reported when it went away (seen-windows.ts): counted with this process's own,
+   * never carried back into Redis (which has them, or lost everyone's alike).
+   */
+  seenRequests?: Map<number, number>;
+  seenTokens?: Map<number, number>;
+}
+
+/** A window's buckets with those Redis last reported, when there are any (a new map: a refusal's wait reads both). */
+function withSeen(own: Map<number, number>, seen: Map<number, number> | undefined): Map<number, number> {
+  if (!seen || seen.size === 0) return own;
+  const merged = new Map(seen);
+  for (const [second, amount] of own) merged.set(second, (merged.get(second) ?? 0) + amount);
+  return merged;
+}
+
+/** The count of a window at `second`, with what Redis last reported (buckets that left it deleted on the way). */
+function total(own: Map<number, number>, seen: Map<number, number> | undefined, second: number): number {
+  return windowTotal(own, second) + (seen ? windowTotal(seen, second) : 0);
 }
 
 const MEMORY_SEED = 'process';
@@ -42,7 +62,13 @@ export class MemoryLimitStore implements LimitStore {
     if (request.streams) state.streams.set(request.id, request.expiresAtMs);
     if (request.requestsPerMinute !== null) state.requests.set(second, (state.requests.get(second) ?? 0) + 1);
     if (request.tokens) state.tokens.set(second, (state.tokens.get(second) ?? 0) + request.tokens.amount);
-    return { ok: true, seed: request.credit ? MEMORY_SEED : null };
+    const seed = request.credit ? MEMORY_SEED : null;
+    if (request.requestsPerMinute === null && !request.tokens) return { ok: true, seed };
+    const window = {
+      requests: request.requestsPerMinute !== null ? total(state.requests, state.seenRequests, second) : null,
+      tokens: request.tokens ? total(state.tokens, state.seenTokens, second) : null,
+    };
+    return { ok: true, seed, window };
   }
 
   /** The limit the request would pass, or the refusal (admit and check alike); drops what expired first. */
@@ -60,12 +86,12 @@ export class MemoryLimitStore implements LimitStore {
       if (spent + reserved >= request.credit.limit) return { ok: false, limit: 'credit', spent, reserved };
     }
     if (request.streams && state.streams.size >= request.streams.max) return { ok: false, limit: 'streams', open: state.streams.size };
-    if (request.requestsPerMinute !== null && windowTotal(state.requests, second) >= request.requestsPerMinute) {
-      return { ok: false, limit: 'requests', retryAfterMs: retryAfterMs(state.requests, now, request.requestsPerMinute) };
+    if (request.requestsPerMinute !== null && total(state.requests, state.seenRequests, second) >= request.requestsPerMinute) {
+      return { ok: false, limit: 'requests', retryAfterMs: retryAfterMs(withSeen(state.requests, state.seenRequests), now, request.requestsPerMinute) };
     }
     if (request.tokens) {
-      const used = windowTotal(state.tokens, second);
-      if (used >= request.tokens.limit) return { ok: false, limit: 'tokens', used, retryAfterMs: retryAfterMs(state.tokens, now, request.tokens.limit) };
+      const used = total(state.tokens, state.seenTokens, second);
+      if (used >= request.tokens.limit) return { ok: false, limit: 'tokens', used, retryAfterMs: retryAfterMs(withSeen(state.tokens, state.seenTokens), now, request.tokens.limit) };
     }
     return null;
   }
@@ -80,7 +106,11 @@ export class MemoryLimitStore implements LimitStore {
     return MEMORY_SEED;
   }
 
-  async settle(hold: Hold, actual: { cost: number; tokens: number }, nowMs: number): Promise<void> {
+  /**
+   * Releases the hold. `counted`: where its tokens were counted, this process's window (`own`) or the one
+   * Redis reported (`seen`: a hold taken in Redis before it went away).
+   */
+  async settle(hold: Hold, actual: { cost: number; tokens: number }, nowMs: number, counted: 'own' | 'seen' = 'own'): Promise<void> {
     const state = this.#keys.get(hold.keyHash);
     if (!state) return;
     state.holds.delete(hold.id);
@@ -89,9 +119,10 @@ export class MemoryLimitStore implements LimitStore {
       const spent = state.spent.get(hold.credit.period.id);
       if (spent !== undefined) state.spent.set(hold.credit.period.id, spent + actual.cost);
     }
-    if (hold.tokens && state.tokens.has(hold.tokens.second) && hold.tokens.second > secondOf(nowMs) - 60) {
-      const counted = state.tokens.get(hold.tokens.second) ?? 0;
-      state.tokens.set(hold.tokens.second, Math.max(0, counted + actual.tokens - hold.tokens.amount));
+    const tokens = counted === 'own' ? state.tokens : state.seenTokens;
+    if (hold.tokens && tokens?.has(hold.tokens.second) && hold.tokens.second > secondOf(nowMs) - 60) {
+      const amount = tokens.get(hold.tokens.second) ?? 0;
+      tokens.set(hold.tokens.second, Math.max(0, amount + actual.tokens - hold.tokens.amount));
     }
   }
 
@@ -101,8 +132,8 @@ export class MemoryLimitStore implements LimitStore {
     const streams = state ? [...state.streams.values()].filter((expiresAt) => expiresAt > query.nowMs).length : 0;
     return {
       spent: query.period ? (state?.spent.get(query.period.id) ?? null) : null,
-      requests: query.requests ? (state ? windowTotal(state.requests, second) : 0) : null,
-      tokens: query.tokens ? (state ? windowTotal(state.tokens, second) : 0) : null,
+      requests: query.requests ? (state ? total(state.requests, state.seenRequests, second) : 0) : null,
+      tokens: query.tokens ? (state ? total(state.tokens, state.seenTokens, second) : 0) : null,
       streams: query.streams ? streams : null,
     };
   }
@@ -125,6 +156,16 @@ export class MemoryLimitStore implements LimitStore {
     windowTotal(state.requests, second);
     windowTotal(state.tokens, second);
     return { requests: [...state.requests], tokens: [...state.tokens] };
+  }
+
+  /**
+   * Starts a key's windows from what Redis last reported of them (it has just gone away), so the limit holds
+   * across the switch instead of starting over at zero. Only the buckets still in the window at `nowMs` count.
+   */
+  seedWindows(keyHash: string, seen: SeenWindow, nowMs: number): void {
+    const state = this.#state(keyHash);
+    state.seenRequests = parseBuckets(seen.requests, nowMs);
+    state.seenTokens = parseBuckets(seen.tokens, nowMs);
   }
 
   /** Forgets one key's counts (carried into Redis). */

@@ -52,12 +52,30 @@ local function retry_after(buckets, total, limit, now)
   end
   return 1000
 end
+-- A window's buckets with \`added\` counted in \`second\`, as 'second:amount' pairs joined by commas.
+local function encode(buckets, second, added)
+  local parts = {}
+  local found = false
+  for _, bucket in ipairs(buckets) do
+    local amount = bucket[2]
+    if bucket[1] == second then
+      amount = amount + added
+      found = true
+    end
+    parts[#parts + 1] = string.format('%d:%d', bucket[1], amount)
+  end
+  if not found then parts[#parts + 1] = string.format('%d:%d', second, added) end
+  return table.concat(parts, ',')
+end
 `;
 
 /**
  * Admission. ARGV: now (ms), id, credit limit ('' for none), reserved cost, expiry of the hold (ms), stream
  * maximum ('' for none or not a stream), requests per minute (''), tokens per minute (''), tokens, ttl of an
- * unbounded period's spending (ms, '0' for a calendar period). Returns {'ok', seed, second} or the refusal.
+ * unbounded period's spending (ms, '0' for a calendar period). Returns {'ok', seed, second, requests in the
+ * window, tokens in the window, the requests' buckets, the tokens' buckets} (this admission counted; '' for a
+ * limit the key does not have) or the refusal. The counts are what the answer's rate-limit headers say, the
+ * buckets what the process's window is seeded with if Redis goes away (no round trip of their own).
  */
 export const ADMIT_SCRIPT = `${WINDOW_FUNCTIONS}
 local now = tonumber(ARGV[1])
@@ -93,15 +111,16 @@ if ARGV[6] ~= '' then
   local open = redis.call('ZCARD', KEYS[5])
   if open >= tonumber(ARGV[6]) then return { 'streams', tostring(open) } end
 end
+local requests_total, requests_buckets, tokens_total, tokens_buckets
 if ARGV[7] ~= '' then
   local limit = tonumber(ARGV[7])
-  local total, buckets = window(KEYS[6], oldest, true)
-  if total >= limit then return { 'requests', tostring(retry_after(buckets, total, limit, now)) } end
+  requests_total, requests_buckets = window(KEYS[6], oldest, true)
+  if requests_total >= limit then return { 'requests', tostring(retry_after(requests_buckets, requests_total, limit, now)) } end
 end
 if ARGV[8] ~= '' then
   local limit = tonumber(ARGV[8])
-  local total, buckets = window(KEYS[7], oldest, true)
-  if total >= limit then return { 'tokens', tostring(retry_after(buckets, total, limit, now)), tostring(total) } end
+  tokens_total, tokens_buckets = window(KEYS[7], oldest, true)
+  if tokens_total >= limit then return { 'tokens', tostring(retry_after(tokens_buckets, tokens_total, limit, now)), tostring(tokens_total) } end
 end
 
 local seed = ''
@@ -119,15 +138,20 @@ if ARGV[6] ~= '' then
   redis.call('ZADD', KEYS[5], ARGV[5], id)
   extend(KEYS[5], hold_ttl)
 end
+local requests_reply, requests_window, tokens_reply, tokens_window = '', '', '', ''
 if ARGV[7] ~= '' then
   redis.call('HINCRBY', KEYS[6], second, 1)
   redis.call('PEXPIRE', KEYS[6], 61000)
+  requests_reply = string.format('%d', requests_total + 1)
+  requests_window = encode(requests_buckets, second, 1)
 end
 if ARGV[8] ~= '' then
   redis.call('HINCRBY', KEYS[7], second, ARGV[9])
   redis.call('PEXPIRE', KEYS[7], 61000)
+  tokens_reply = string.format('%d', tokens_total + tonumber(ARGV[9]))
+  tokens_window = encode(tokens_buckets, second, tonumber(ARGV[9]))
 end
-return { 'ok', seed, tostring(second) }
+return { 'ok', seed, tostring(second), requests_reply, tokens_reply, requests_window, tokens_window }
 `;
 
 /**

@@ -94,7 +94,11 @@ export class RedisLimitStore implements LimitStore {
       request.tokens ? request.tokens.amount : 0,
       credit && credit.period.end === null ? UNBOUNDED_PERIOD_TTL_MS : 0,
     )) as string[];
-    return reply[0] === 'ok' ? { ok: true, seed: reply[1] ? reply[1] : null } : refusalOf(reply, 'admission');
+    if (reply[0] !== 'ok') return refusalOf(reply, 'admission');
+    const seed = reply[1] ? reply[1] : null;
+    if (request.requestsPerMinute === null && request.tokens === null) return { ok: true, seed };
+    const window = { requests: reply[3] ? Number(reply[3]) : null, tokens: reply[4] ? Number(reply[4]) : null, buckets: { requests: reply[5] ?? '', tokens: reply[6] ?? '' } };
+    return { ok: true, seed, window };
   }
 
   async check(request: AdmissionRequest): Promise<CheckResult> {

@@ -3,7 +3,7 @@
  * routing, and add the gateway's fields. A JSON answer is complete when returned; a stream is returned once
  * its first event has arrived, so every failure before the first byte is still a failover.
  */
-import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
+import { answerRateLimitHeaders, ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ApiFamily, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
@@ -58,8 +58,11 @@ export interface MessagesDeps {
  * as soon as it is answered (`settleScreening`).
  */
 export interface Admission extends ScreeningAdmission {
-  /** `screening`: the moderation model's screening calls, reserved with the request. */
-  admit(plan: RequestPlan, context: MessagesRequestContext, screening?: readonly Pick<RequestPlan, 'request' | 'attempts'>[]): Promise<void>;
+  /**
+   * `screening`: the moderation model's screening calls, reserved with the request. Returns the rate-limit
+   * headers of the key's per-minute windows as the admission left them, for the answer.
+   */
+  admit(plan: RequestPlan, context: MessagesRequestContext, screening?: readonly Pick<RequestPlan, 'request' | 'attempts'>[]): Promise<Record<string, string> | undefined>;
   /** Throws the 402 or 429 a tool loop's admission would give now; takes and counts nothing. */
   checkLoop(request: Pick<MessageRequest, 'stream'>, context: MessagesRequestContext): Promise<void>;
   /** Returns the step's hold id, or undefined when nothing is held. */
@@ -104,13 +107,14 @@ function messageIdOf(answer: AdapterMessage): string {
 
 /**
  * Plans the request and admits it against the key's limits (the 402 or 429 is thrown), reserving the
- * moderation model's screening with it: one check and one request for both.
+ * moderation model's screening with it: one check and one request for both. `windowHeaders`: the key's
+ * per-minute windows as the admission left them, for the answer.
  */
-async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, context: MessagesRequestContext): Promise<RequestPlan> {
+async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, context: MessagesRequestContext): Promise<{ plan: RequestPlan; windowHeaders: Record<string, string> | undefined }> {
   // A conversation passed back from a tool-loop answer: its gateway blocks become text every vendor reads.
   const plan = await deps.planner.plan(withGatewayBlocksAsText(prepared.request), context);
-  await deps.admission?.admit(plan, context, screeningReservation(prepared.screening));
-  return plan;
+  const windowHeaders = await deps.admission?.admit(plan, context, screeningReservation(prepared.screening));
+  return { plan, windowHeaders };
 }
 
 /** Creates one message through the gateway's routing; a request naming a gateway tool runs the tool loop. */
@@ -129,7 +133,9 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   // A plain request is admitted before any upstream call, the moderation screening's included, so a key its
   // limits refuse costs nothing; a tool loop admits each call as it comes (the screening first), so it is
   // checked by the same rules first (its 400s before): a refused key's loop runs no plugin either.
-  const admitted = loop ? null : await planAndAdmit(deps, prepared, context);
+  const admission = loop ? null : await planAndAdmit(deps, prepared, context);
+  const admitted = admission?.plan ?? null;
+  const windowHeaders = admission?.windowHeaders;
   if (loop && context.caller.limits) await deps.admission?.checkLoop(request, context);
   const routed = await applyPluginsBeforeRouting(deps, prepared, context, { admitted: !loop });
   if (routed.kind === 'answer') return routed.outcome;
@@ -161,7 +167,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     const served = finalizeMessage(result.message, additionsFor(plan, attempt, () => records, context));
     const hops = refusals.filter((refusal) => refusal.answer !== result).map((refusal) => refusedHopOf(refusal.model, refusal.answer.message));
     const message = applyPluginsToMessage(withRefusedHops(served, hops, attempt.model), state, attempt);
-    return { kind: 'message', message, headers: ownKeyRateLimitHeaders(attempt, result.upstreamHeaders) };
+    return { kind: 'message', message, headers: answerRateLimitHeaders(ownKeyRateLimitHeaders(attempt, result.upstreamHeaders), windowHeaders) };
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
@@ -206,5 +212,5 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   const events = spliceRefusalFallbacks(current.events, first.attempt.model, startNext);
   // The plugins report for the attempt that served the answer's end (per-attempt reports: file-parser, context-compression).
   // The headers go out with the first event, before any splice: the first attempt's.
-  return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving), headers: ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders) };
+  return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving), headers: answerRateLimitHeaders(ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders), windowHeaders) };
 }

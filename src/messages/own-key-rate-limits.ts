@@ -45,3 +45,30 @@ export function ownKeyRateLimitHeadersOfFailures(failed: readonly RateLimitedAtt
   }
   return chosen?.headers;
 }
+
+const FAMILIES = ['requests', 'tokens'] as const;
+
+/**
+ * A success answer's rate-limit headers: the upstream's (a caller's own key's, from `ownKeyRateLimitHeaders`)
+ * and the gateway key's per-minute windows (`keyWindow`). Where both describe a family (`requests`, `tokens`),
+ * the one with less remaining is sent, its `-limit`, `-remaining` and `-reset` together (Anthropic's own rule:
+ * the most restrictive limit in effect), the gateway key's on a tie; the upstream's other headers pass as they are.
+ */
+export function answerRateLimitHeaders(upstream: Record<string, string> | undefined, keyWindow: Readonly<Record<string, string>> | undefined): Record<string, string> | undefined {
+  if (!keyWindow) return upstream;
+  if (!upstream) return { ...keyWindow };
+  const merged = { ...upstream };
+  for (const family of FAMILIES) {
+    const names = [`${PREFIX}${family}-limit`, `${PREFIX}${family}-remaining`, `${PREFIX}${family}-reset`];
+    const ours = keyWindow[names[1] as string];
+    if (ours === undefined) continue;
+    const theirs = Number(upstream[names[1] as string]);
+    if (Number.isFinite(theirs) && theirs < Number(ours)) continue;
+    for (const name of names) {
+      const value = keyWindow[name];
+      if (value === undefined) delete merged[name];
+      else merged[name] = value;
+    }
+  }
+  return merged;
+}

@@ -5,7 +5,9 @@
  * slot's 429 asks for one second and the SDK's retry lands once the slot is free. The upstream's own
  * `anthropic-ratelimit-*` headers describe the provider account the gateway called: a shared key's never
  * reach the caller, the caller's own key's (BYOK) do, JSON and stream alike, and on the 429 answered when
- * every attempt was rate limited upstream (the caller's own key's 429 headers, never the shared key's).
+ * every attempt was rate limited upstream (the caller's own key's 429 headers, never the shared key's). A
+ * success answer of a key with a per-minute limit names that window (limit, remaining after it, reset); with
+ * a caller's own key's headers too, the family with less remaining wins.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +56,11 @@ describe('rate-limit headers through the Anthropic SDK', () => {
     const issued = await issueLimitedKey(gateway, { requests_per_minute: 1 });
     const sdk = client(gateway, issued.key);
     const first = await sdk.messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }).withResponse();
-    for (const name of Object.keys(UPSTREAM_LIMITS)) expect(first.response.headers.get(name), name).toBeNull();
+    // The key's own window, never the upstream account's.
+    expect(first.response.headers.get('anthropic-ratelimit-requests-limit')).toBe('1');
+    expect(first.response.headers.get('anthropic-ratelimit-requests-remaining')).toBe('0');
+    expect(first.response.headers.get('anthropic-ratelimit-requests-reset')).not.toBe(UPSTREAM_LIMITS['anthropic-ratelimit-requests-reset']);
+    for (const name of ['anthropic-ratelimit-tokens-limit', 'anthropic-ratelimit-tokens-remaining', 'anthropic-ratelimit-unified-status']) expect(first.response.headers.get(name), name).toBeNull();
 
     const before = Date.now();
     const error = await rejection(sdk.messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }));
@@ -134,6 +140,58 @@ describe('rate-limit headers through the Anthropic SDK', () => {
       expect(headers.get('anthropic-ratelimit-unified-status')).toBeNull();
       // The soonest wait of the two, as before.
       expect(headers.get('retry-after')).toBe('3');
+    } finally {
+      await deleteCredential(gateway, credential);
+    }
+  });
+
+  it("names the key's own per-minute windows on its success answers, JSON and stream", async () => {
+    const issued = await issueLimitedKey(gateway, { requests_per_minute: 5, tokens_per_minute: 1_000 });
+    const sdk = client(gateway, issued.key);
+    const before = Date.now();
+    const json = await sdk.messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }).withResponse();
+    const headers = json.response.headers;
+    expect(headers.get('anthropic-ratelimit-requests-limit')).toBe('5');
+    expect(headers.get('anthropic-ratelimit-requests-remaining')).toBe('4');
+    // "Hello there" reserves its 3 estimated input tokens and max_tokens 64.
+    expect(headers.get('anthropic-ratelimit-tokens-limit')).toBe('1000');
+    expect(headers.get('anthropic-ratelimit-tokens-remaining')).toBe('933');
+    // Fully replenished when the second this request was counted in leaves the 60-second window.
+    const reset = Date.parse(headers.get('anthropic-ratelimit-requests-reset') as string);
+    expect(reset).toBeGreaterThan(before + 59_000);
+    expect(reset).toBeLessThanOrEqual(Date.now() + 60_000);
+    expect(headers.get('anthropic-ratelimit-tokens-reset')).toBe(headers.get('anthropic-ratelimit-requests-reset'));
+    expect(headers.get('anthropic-ratelimit-unified-status')).toBeNull();
+
+    const streamed = await sdk.messages.stream({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }).withResponse();
+    expect(streamed.response.headers.get('anthropic-ratelimit-requests-remaining')).toBe('3');
+    const tokensLeft = Number(streamed.response.headers.get('anthropic-ratelimit-tokens-remaining'));
+    expect(tokensLeft).toBeLessThan(1_000 - 67);
+    expect(tokensLeft).toBeGreaterThanOrEqual(1_000 - 2 * 67);
+    expect((await streamed.data.finalMessage()).content[0]?.type).toBe('text');
+  });
+
+  it("sends, per family, the more restrictive of the key's window and the caller's own key's upstream headers", async () => {
+    const issued = await issueLimitedKey(gateway, { requests_per_minute: 5 });
+    const credential = await createCredential(gateway, { provider: 'alpha', key: 'sk-alpha-own-key-91b0' });
+    try {
+      const sdk = client(gateway, issued.key);
+      // The upstream leaves 3999 requests, the key 4: the key's requests-*; no tokens limit of the key: the upstream's.
+      const roomy = await sdk.messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }).withResponse();
+      expect(apiKeyOf(upstream.lastRequest())).toBe('sk-alpha-own-key-91b0');
+      expect(roomy.response.headers.get('anthropic-ratelimit-requests-limit')).toBe('5');
+      expect(roomy.response.headers.get('anthropic-ratelimit-requests-remaining')).toBe('4');
+      expect(roomy.response.headers.get('anthropic-ratelimit-requests-reset')).not.toBe(UPSTREAM_LIMITS['anthropic-ratelimit-requests-reset']);
+      expect(roomy.response.headers.get('anthropic-ratelimit-tokens-remaining')).toBe('1999000');
+      expect(roomy.response.headers.get('anthropic-ratelimit-unified-status')).toBe('allowed');
+
+      // The upstream leaves 2 requests, the key 3: the upstream's three requests-* headers.
+      const tight = { ...UPSTREAM_LIMITS, 'anthropic-ratelimit-requests-limit': '50', 'anthropic-ratelimit-requests-remaining': '2' };
+      upstream.enqueue(reply.fixture('anthropic-text', { headers: tight }));
+      const scarce = await sdk.messages.create({ ...LIMITED_REQUEST, messages: [...LIMITED_REQUEST.messages] }).withResponse();
+      for (const name of ['anthropic-ratelimit-requests-limit', 'anthropic-ratelimit-requests-remaining', 'anthropic-ratelimit-requests-reset'] as const) {
+        expect(scarce.response.headers.get(name), name).toBe(tight[name]);
+      }
     } finally {
       await deleteCredential(gateway, credential);
     }

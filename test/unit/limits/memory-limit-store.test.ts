@@ -73,10 +73,11 @@ describe('MemoryLimitStore', () => {
     const usage = () => store.usage({ keyHash: KEY, period: PERIOD, requests: true, tokens: true, streams: true, nowMs: NOW });
     expect(await usage()).toEqual({ spent: 0, requests: 0, tokens: 0, streams: 0 });
     // Each limit in turn: the check refuses with what the admission would.
-    expect(store.admitNow(all('a'))).toEqual({ ok: true, seed: 'process' });
+    // An admission tells the windows as it left them (this request counted): the answer's rate-limit headers.
+    expect(store.admitNow(all('a'))).toEqual({ ok: true, seed: 'process', window: { requests: 1, tokens: 40 } });
     expect(await store.check(all('c'))).toEqual(store.admitNow(all('c')));
     expect(await store.check(all('c', { streams: null }))).toEqual({ ok: true });
-    expect(store.admitNow(all('b', { streams: null }))).toEqual({ ok: true, seed: 'process' });
+    expect(store.admitNow(all('b', { streams: null }))).toEqual({ ok: true, seed: 'process', window: { requests: 2, tokens: 80 } });
     expect(await store.check(all('c', { streams: null }))).toEqual({ ok: false, limit: 'credit', spent: 0, reserved: expect.closeTo(1.2, 9) });
     expect(await store.check(all('c', { streams: null, credit: null }))).toEqual({ ok: false, limit: 'requests', retryAfterMs: 60_000 });
     expect(await store.check(all('c', { streams: null, credit: null, requestsPerMinute: null, tokens: { limit: 80, amount: 0 } }))).toEqual({ ok: false, limit: 'tokens', used: 80, retryAfterMs: 60_000 });
@@ -102,5 +103,21 @@ describe('MemoryLimitStore', () => {
     expect(store.keyHashes()).toEqual([KEY]);
     store.forget(KEY);
     expect(store.keyHashes()).toEqual([]);
+  });
+
+  it('starts a window from the buckets Redis last reported: counted until they leave the minute, never carried back', async () => {
+    const store = new MemoryLimitStore();
+    const second = Math.floor(NOW / 1000);
+    // Redis had 2 requests 40 s ago and 1 at NOW (a limit of 3): the process admits none until the first leave.
+    store.seedWindows(KEY, { requests: `${second - 40}:2,${second}:1,${second - 90}:5`, tokens: `${second}:50`, atMs: NOW }, NOW);
+    const limited = (id: string, nowMs: number) => request(id, { requestsPerMinute: 3, tokens: { limit: 1_000, amount: 10 }, nowMs });
+    expect(store.admitNow(limited('a', NOW + 1_000))).toEqual({ ok: false, limit: 'requests', retryAfterMs: 19_000 });
+    expect(store.admitNow(limited('b', NOW + 20_000))).toEqual({ ok: true, seed: null, window: { requests: 2, tokens: 60 } });
+    expect((await store.usage({ keyHash: KEY, period: null, requests: true, tokens: true, streams: false, nowMs: NOW + 20_000 })).requests).toBe(2);
+    // Only what the process counted itself goes back to Redis.
+    expect(store.windowCounts(KEY, NOW + 20_000)).toEqual({ requests: [[second + 20, 1]], tokens: [[second + 20, 10]] });
+    // A Redis hold's tokens settle in the reported window.
+    await store.settle({ keyHash: KEY, id: 'redis-hold', credit: null, tokens: { second, amount: 50 }, stream: false, seed: null }, { cost: 0, tokens: 20 }, NOW + 20_000, 'seen');
+    expect((await store.usage({ keyHash: KEY, period: null, requests: false, tokens: true, streams: false, nowMs: NOW + 20_000 })).tokens).toBe(30);
   });
 });

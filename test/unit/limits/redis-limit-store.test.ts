@@ -44,6 +44,22 @@ describe.skipIf(redisUrl === undefined)('RedisLimitStore against a real Redis', 
     expect(usage).toMatchObject({ requests: 25, streams: 25 });
   });
 
+  it('tells the windows an admission left, this request counted: their totals and their one-second buckets', async () => {
+    const hash = keyHash();
+    const store = stores[0] as RedisLimitStore;
+    const nowMs = Date.now();
+    const second = Math.floor(nowMs / 1000);
+    const limits = { requestsPerMinute: 10, tokens: { limit: 1_000, amount: 70 } };
+    expect(await store.admit(base(hash, 'a', { ...limits, nowMs: nowMs - 2_000 }))).toMatchObject({ ok: true, window: { requests: 1, tokens: 70 } });
+    expect(await store.admit(base(hash, 'b', { ...limits, nowMs }))).toEqual({
+      ok: true,
+      seed: null,
+      window: { requests: 2, tokens: 140, buckets: { requests: `${second - 2}:1,${second}:1`, tokens: `${second - 2}:70,${second}:70` } },
+    });
+    // A key without per-minute limits gets no window.
+    expect(await store.admit(base(hash, 'c', { streams: { max: 5 } }))).toEqual({ ok: true, seed: null });
+  });
+
   it('seeds once, holds the worst case, and settles only into the spending its reservation saw', async () => {
     const hash = keyHash();
     const [first, second] = stores as [RedisLimitStore, RedisLimitStore];
