@@ -8,8 +8,9 @@
  *   from then on held (and settled) in Redis, and those taken in Redis before are taken again (a no-op when
  *   Redis kept them, their slots back when it restarted empty). Costs settled in process during the outage reach Redis's spending through the
  *   settlement replay (settlement-replay.ts), as before.
- * What other instances counted in Redis before the outage is not known here: during an outage each instance
- * allows up to one limit's worth of requests per minute of its own.
+ * The per-minute windows the process counts in start from what Redis returned with each key's last admission
+ * here (seen-windows.ts), other instances' requests until then included; what they admit during the outage
+ * is not known here: each instance then allows up to what the limit has left of its own.
  */
 import type { Hold } from '#src/limits/limit-store.ts';
 import type { MemoryLimitStore } from '#src/limits/memory-limit-store.ts';
