@@ -2252,6 +2252,17 @@ export interface components {
              *     that iteration's and the refused model's `message` iteration is apart: `cost` prices every iteration on
              *     its own, each at its `model`'s prices. A model is priced as the serving provider's endpoint for that
              *     upstream model id in the catalog, or at the requested endpoint's prices when the catalog has none.
+             *
+             *     An answer of the gateway's server-side tool loop lists every model call of the loop here, in the order
+             *     they ran, as Anthropic lists the turns of its own server-side tool loops: each step's call is a
+             *     `message` entry on the gateway slug of the model that ran it, with what its upstream reported (a call
+             *     whose upstream listed iterations of its own, such as a compaction, gives those entries instead). A
+             *     step's call whose model refused before another model answered the step is a `message` entry too, on the
+             *     refused model; when such a refusal moved the loop to another model and the loop's last call ran on
+             *     another model than its first, the last entry is a `fallback_message` on the model that served, as in
+             *     Anthropic's server-side fallback (only the last entry is ever one). The loop's top-level counts are the
+             *     sum of its calls, the refused ones included (the upstream bills them, and `cost` charges them): where no
+             *     call listed iterations of its own, they add up to the entries, and the last entry is what the final call read.
              */
             iterations?: {
                 /**
@@ -2262,7 +2273,8 @@ export interface components {
                  */
                 type: string;
                 /**
-                 * @description Anthropic's id of the model that ran the iteration, where it is not the requested one.
+                 * @description Anthropic's id of the model that ran the iteration, where it is not the requested one; in a tool
+                 *     loop's own entries, the gateway slug of the model that ran the call.
                  * @example claude-opus-4-7
                  */
                 model?: string;
@@ -2270,6 +2282,11 @@ export interface components {
                 output_tokens?: number;
                 cache_creation_input_tokens?: number | null;
                 cache_read_input_tokens?: number | null;
+                /** @description The iteration's `cache_creation_input_tokens` by cache lifetime, when known. */
+                cache_creation?: {
+                    ephemeral_5m_input_tokens?: number;
+                    ephemeral_1h_input_tokens?: number;
+                } | null;
             }[] | null;
             /** @example standard */
             service_tier?: string | null;
@@ -2277,7 +2294,9 @@ export interface components {
              * @description Cost of this request in USD, from the endpoint's pricing (cache reads and writes priced separately,
              *     `fast` at its premium): what the key is charged. It includes Anthropic's `compaction`, `advisor_message`
              *     and `fallback_message` iterations (see `iterations`), each priced as a request of its own at its model's
-             *     prices, in a tool loop's steps too, the vendor's fee for the searches its own web search
+             *     prices, in a tool loop's steps too, a tool loop's calls whose model refused a step before another model
+             *     answered it (the upstream bills a refusal; each at its own endpoint's prices, its tokens in the counts
+             *     above), the vendor's fee for the searches its own web search
              *     tool ran (`server_tool_use.web_search_requests` as the upstream reported them, at the endpoint's
              *     `pricing.web_search_request`; in a tool loop, each step's at its own endpoint's price; the gateway's
              *     own tools pay none), a searching vendor's per-request fee (Perplexity's, by `search_context_size` at the
@@ -2350,6 +2369,10 @@ export interface components {
             stop_reason: components["schemas"]["StopReason"];
             /** @description The final turn, made with tool calls disabled after a stop condition or the tool-call limit. */
             tools_disabled: boolean;
+            /**
+             * @description The step's tokens: the serving call's, plus those of the calls whose model refused the step before the
+             *     serving model answered it (the upstream bills a refusal).
+             */
             usage: {
                 input_tokens: number;
                 output_tokens: number;
@@ -2358,7 +2381,8 @@ export interface components {
             };
             /**
              * @description The step's cost in USD on the endpoint that served it, priced as a plain answer: its Anthropic
-             *     `compaction` iterations and its vendor web search fee included (see `Usage.cost`).
+             *     `compaction` iterations and its vendor web search fee included (see `Usage.cost`); plus each refused
+             *     call of the step, at its own endpoint's prices.
              */
             cost: number;
             /**
