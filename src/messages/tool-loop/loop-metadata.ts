@@ -6,11 +6,11 @@ import type { GatewayMetadata, ToolLoopStep } from '#src/api-types.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import { isByok } from '#src/routing/attempt.ts';
 import type { RequestPlan } from '#src/routing/plan-request.ts';
-import type { LoopTally, StepRecord } from './loop-tally.ts';
+import { summedStepUsage, type LoopTally, type StepRecord } from './loop-tally.ts';
 
-/** One step as `gateway_metadata.steps` lists it. */
+/** One step as `gateway_metadata.steps` lists it: its usage and cost are its refused attempts' too. */
 export function describeStep(step: StepRecord): ToolLoopStep {
-  const { usage } = step;
+  const usage = step.refusals === undefined ? step.usage : summedStepUsage([step]);
   return {
     step: step.step,
     model: step.attempt.model,

@@ -18,7 +18,7 @@ import { applyPluginsPerAttempt, type PluginState } from '#src/plugins/plugin-pi
 import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import { initialStopCause, stopCause, type StopCause } from './loop-limits.ts';
 import type { LoopActivity } from './loop-timeout.ts';
-import { newLoopTally, progressOf, recordOutcomes, stepCost, type LoopTally, type StepRecord, type StepUsage } from './loop-tally.ts';
+import { billedUsagesOf, newLoopTally, progressOf, recordOutcomes, stepCost, tokensOf, type LoopTally, type RefusedAttemptCharge, type StepRecord, type StepUsage } from './loop-tally.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
 import { callsAfterStop, callsCutOff, runStepTools } from './run-step-tools.ts';
 import type { StepReading } from './step-content.ts';
@@ -117,11 +117,11 @@ export async function admitStep(run: LoopRun): Promise<string | undefined> {
   return admission.admitStep({ request, attempts: run.plan.attempts }, run.context, run.tally.steps.length + 1);
 }
 
-/** Settles a step's hold to what it used (nothing, when it failed before an answer). */
-export function settleStepHold(run: LoopRun, holdId: string | undefined, usage: StepUsage | undefined, cost: number): void {
+/** Settles a step's hold to what it used, refused attempts included (nothing, when it failed before an answer). */
+export function settleStepHold(run: LoopRun, holdId: string | undefined, step: Pick<StepRecord, 'usage' | 'refusals' | 'cost'> | undefined): void {
   if (holdId === undefined) return;
-  const tokens = usage ? usage.input_tokens + usage.output_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) : 0;
-  run.deps.admission?.settleStep(run.context.generationId, holdId, { cost, tokens });
+  const tokens = step ? billedUsagesOf(step).reduce((sum, usage) => sum + tokensOf(usage), 0) : 0;
+  run.deps.admission?.settleStep(run.context.generationId, holdId, { cost: step?.cost ?? 0, tokens });
 }
 
 /** The adapter call of the loop's next step on one attempt; the attempt's key is revealed now. */
@@ -158,6 +158,8 @@ export interface StepAnswer {
   records: AttemptRecord[];
   reading: StepReading;
   usage: StepUsage;
+  /** The attempts whose models refused the step before `attempt` answered it, in order, with what each used. */
+  refused?: readonly { attempt: Attempt; usage: StepUsage }[];
   stopReason: StopReason;
   /** The step's hold against the key's limits (admitStep), settled here. */
   holdId?: string | undefined;
@@ -212,13 +214,16 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
     ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run, gatewayCalls), tally.usesByTool));
   }
   recordOutcomes(tally, outcomes, ran);
+  // The upstream bills a refusal's tokens: the step is charged them at the refused attempt's prices.
+  const refusals: RefusedAttemptCharge[] = (answer.refused ?? []).map(({ attempt, usage }) => ({ attempt, usage, cost: stepCost(usage, attempt) }));
   const record: StepRecord = {
     step: tally.steps.length + 1,
     attempt: answer.attempt,
     records: answer.records,
     stopReason: answer.stopReason,
     usage: answer.usage,
-    cost: stepCost(answer.usage, answer.attempt),
+    ...(refusals.length > 0 ? { refusals } : {}),
+    cost: refusals.reduce((sum, refusal) => sum + refusal.cost, stepCost(answer.usage, answer.attempt)),
     toolsCalled,
     toolsDisabled,
   };
@@ -229,7 +234,7 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
   // Among the steps now: a loop left from here on is charged it as one of them.
   run.context.loopStepUnderWay = null;
   run.startWith = answer.index;
-  settleStepHold(run, answer.holdId, answer.usage, record.cost);
+  settleStepHold(run, answer.holdId, record);
 
   if (done) {
     // Gateway calls left on the final turn did not run: the client may send the message back to continue.

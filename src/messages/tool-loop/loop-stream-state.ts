@@ -186,6 +186,7 @@ export class LoopStreamState {
           // The steps' reasoning, as the JSON answer's usage and a plain translated stream give it.
           ...(usage.output_tokens_details ? { output_tokens_details: usage.output_tokens_details } : {}),
           ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
+          ...(usage.iterations ? { iterations: usage.iterations } : {}),
           cost: usage.cost ?? 0,
           is_byok: end.isByok,
           ...(usage.estimated === true ? { estimated: true as const } : {}),

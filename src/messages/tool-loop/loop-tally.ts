@@ -10,6 +10,7 @@ import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import { addServerToolUsage, type GatewayToolOutcome, type ServerToolUsage } from '#src/server-tools/index.ts';
 import type { LoopProgress, StopCause } from './loop-limits.ts';
+import { loopIterations } from './loop-iterations.ts';
 import { searchSources } from './step-content.ts';
 
 /** One step's usage in Anthropic's convention. */
@@ -28,6 +29,17 @@ export interface StepUsage {
   estimated?: true;
 }
 
+/**
+ * An attempt at a step whose model refused it before another model answered the step: the upstream billed
+ * what it read and wrote, so the request is charged it, at that attempt's endpoint's prices.
+ */
+export interface RefusedAttemptCharge {
+  attempt: Attempt;
+  usage: StepUsage;
+  /** USD, on the refused attempt's endpoint. */
+  cost: number;
+}
+
 /** One step of the loop. */
 export interface StepRecord {
   /** 1-based. */
@@ -36,8 +48,11 @@ export interface StepRecord {
   /** Every attempt made for the step (failovers included). */
   records: AttemptRecord[];
   stopReason: StopReason;
+  /** The usage of the attempt that served the step. */
   usage: StepUsage;
-  /** USD, on the endpoint that served the step. */
+  /** The step's refused attempts, in order, when a refusal moved the step on to another model. */
+  refusals?: RefusedAttemptCharge[];
+  /** USD: the serving attempt's, on its endpoint, plus every refused attempt's, on its own. */
   cost: number;
   toolsCalled: string[];
   toolsDisabled: boolean;
@@ -102,8 +117,14 @@ export function recordOutcomes(tally: LoopTally, outcomes: readonly GatewayToolO
   searchSources(outcomes, tally.sources);
 }
 
-function tokensOf(usage: StepUsage): number {
+/** A usage's tokens, as `max_tokens_used` and the key's token limits count them. */
+export function tokensOf(usage: StepUsage): number {
   return usage.input_tokens + usage.output_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+}
+
+/** Every usage the step was billed, in the order its calls ran: its refused attempts', then the serving one's. */
+export function billedUsagesOf(step: Pick<StepRecord, 'usage' | 'refusals'>): StepUsage[] {
+  return step.refusals === undefined ? [step.usage] : [...step.refusals.map((refusal) => refusal.usage), step.usage];
 }
 
 /**
@@ -116,7 +137,7 @@ export function progressOf(tally: LoopTally, chargedBefore = 0): LoopProgress {
   let tokens = 0;
   for (const step of tally.steps) {
     costUsd += step.cost;
-    tokens += tokensOf(step.usage);
+    for (const usage of billedUsagesOf(step)) tokens += tokensOf(usage);
   }
   return { steps: tally.steps.length, costUsd, tokens, toolCalls: tally.toolCalls };
 }
@@ -125,26 +146,28 @@ function sumNullable(values: readonly (number | null | undefined)[]): number | n
   return values.some((value) => typeof value === 'number') ? values.reduce<number>((sum, value) => sum + (value ?? 0), 0) : null;
 }
 
-function sumCacheCreation(steps: readonly StepRecord[]): Usage['cache_creation'] | undefined {
-  const parts = steps.map((step) => step.usage.cache_creation).filter((part): part is NonNullable<Usage['cache_creation']> => Boolean(part));
+function sumCacheCreation(usages: readonly StepUsage[]): Usage['cache_creation'] | undefined {
+  const parts = usages.map((usage) => usage.cache_creation).filter((part): part is NonNullable<Usage['cache_creation']> => Boolean(part));
   if (parts.length === 0) return undefined;
   const sum: Record<string, number> = {};
   for (const part of parts) for (const [field, value] of Object.entries(part)) if (typeof value === 'number') sum[field] = (sum[field] ?? 0) + value;
   return sum;
 }
 
+// The steps' billed usages summed: a refused attempt's tokens are among them, as its cost is among the steps'.
 function stepTokens(steps: readonly StepRecord[]): Omit<Usage, 'server_tool_use' | 'cost'> {
-  const reasoning = steps.map((step) => step.usage.output_tokens_details?.thinking_tokens);
-  const cacheCreation = sumCacheCreation(steps);
+  const usages = steps.flatMap(billedUsagesOf);
+  const reasoning = usages.map((usage) => usage.output_tokens_details?.thinking_tokens);
+  const cacheCreation = sumCacheCreation(usages);
   return {
-    input_tokens: steps.reduce((sum, step) => sum + step.usage.input_tokens, 0),
-    output_tokens: steps.reduce((sum, step) => sum + step.usage.output_tokens, 0),
-    cache_creation_input_tokens: sumNullable(steps.map((step) => step.usage.cache_creation_input_tokens)),
-    cache_read_input_tokens: sumNullable(steps.map((step) => step.usage.cache_read_input_tokens)),
+    input_tokens: usages.reduce((sum, usage) => sum + usage.input_tokens, 0),
+    output_tokens: usages.reduce((sum, usage) => sum + usage.output_tokens, 0),
+    cache_creation_input_tokens: sumNullable(usages.map((usage) => usage.cache_creation_input_tokens)),
+    cache_read_input_tokens: sumNullable(usages.map((usage) => usage.cache_read_input_tokens)),
     ...(cacheCreation ? { cache_creation: cacheCreation } : {}),
     ...(reasoning.some((value) => typeof value === 'number') ? { output_tokens_details: { thinking_tokens: sumNullable(reasoning) ?? 0 } } : {}),
     // One step's estimate makes the sum an estimate.
-    ...(steps.some((step) => step.usage.estimated === true) ? { estimated: true as const } : {}),
+    ...(usages.some((usage) => usage.estimated === true) ? { estimated: true as const } : {}),
   };
 }
 
@@ -158,16 +181,18 @@ export function summedStepUsage(steps: readonly StepRecord[]): Omit<Usage, 'serv
 }
 
 /**
- * The usage of the whole loop: tokens and cost summed over the steps, tool calls per tool (the gateway's and
- * Anthropic's); `chargedBefore` (the moderation screening's cost) joins the cost, all the key was charged.
+ * The usage of the whole loop: tokens and cost summed over the steps (their refused attempts included), tool
+ * calls per tool (the gateway's and Anthropic's), and every model call as an entry of `iterations`;
+ * `chargedBefore` (the moderation screening's cost) joins the cost, all the key was charged.
  */
 export function summedUsage(tally: LoopTally, chargedBefore = 0): Usage {
   const { steps } = tally;
   let serverToolUse = tally.gatewayToolUse;
-  for (const step of steps) serverToolUse = addServerToolUsage(serverToolUse, step.usage.server_tool_use);
+  for (const usage of steps.flatMap(billedUsagesOf)) serverToolUse = addServerToolUsage(serverToolUse, usage.server_tool_use);
   return {
     ...stepTokens(steps),
     ...(Object.keys(serverToolUse).length > 0 ? { server_tool_use: serverToolUse } : {}),
+    ...(steps.length > 0 ? { iterations: loopIterations(steps) } : {}),
     cost: stepsCost(steps) + chargedBefore,
   };
 }

@@ -47,10 +47,10 @@ export async function createToolLoopMessage(deps: MessagesDeps, request: Message
 async function generateStep(run: LoopRun) {
   const { deps, plan, context } = run;
   // Every refusal the step moved on from, in order: the answer marks each hop (src/messages/refused-hops.ts).
-  const refusals: { model: string; answer: AdapterMessage }[] = [];
+  const refusals: { attempt: Attempt; answer: AdapterMessage }[] = [];
   const generate = async (attempt: Attempt) => {
     const answer = await deps.adapterFor(attempt.provider.family).generate(await stepCall(run, attempt));
-    if (answer.message.stop_reason === 'refusal') refusals.push({ model: attempt.model, answer });
+    if (answer.message.stop_reason === 'refusal') refusals.push({ attempt, answer });
     return answer;
   };
   const holdId = await admitStep(run);
@@ -70,13 +70,16 @@ async function generateStep(run: LoopRun) {
       (answer) => answer.message.usage.output_tokens,
     );
   } catch (error) {
-    settleStepHold(run, holdId, undefined, 0);
+    settleStepHold(run, holdId, undefined);
     // The budget ran out during this step's call, or during the previous step's tools: say which.
     throw loopTimeout(context.signal, run.activity, error) ?? error;
   }
   logWarnings(deps.logger, answered.attempt, answered.result.warnings, context.generationId);
-  const hops = refusals.filter((refusal) => refusal.answer !== answered.result).map((refusal) => refusedHopOf(refusal.model, refusal.answer.message));
-  return { ...answered, holdId, hops };
+  const movedOn = refusals.filter((refusal) => refusal.answer !== answered.result);
+  const hops = movedOn.map((refusal) => refusedHopOf(refusal.attempt.model, refusal.answer.message));
+  // What each refused attempt used, which its upstream bills: charged with the step.
+  const refused = movedOn.map((refusal) => ({ attempt: refusal.attempt, usage: stepUsageOf(refusal.answer.message.usage) }));
+  return { ...answered, holdId, hops, refused };
 }
 
 /** Runs the steps to the end: one message for every step, and the attempt that served the last one. */
@@ -84,11 +87,11 @@ async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; at
   const content: ResponseContentBlock[] = [];
   let first: { message: MessageResponse; attempt: Attempt } | undefined;
   for (;;) {
-    const { result, attempt, index, records, holdId, hops } = await generateStep(run);
+    const { result, attempt, index, records, holdId, hops, refused } = await generateStep(run);
     const { message } = result;
     first ??= { message, attempt };
     const reading = readStepContent(message.content, run.setup, run.tally.sources);
-    const outcome = await finishStep(run, { attempt, index, records, reading, usage: stepUsageOf(message.usage), stopReason: message.stop_reason, holdId, messageId: message.id });
+    const outcome = await finishStep(run, { attempt, index, records, reading, usage: stepUsageOf(message.usage), refused, stopReason: message.stop_reason, holdId, messageId: message.id });
     // A step a model refused before another answered shows the hop where the step's content begins.
     if (hops.length > 0) content.push(...refusedHopBlocks(hops, attempt.model));
     content.push(...reading.clientBlocks, ...outcome.outcomes.map((entry) => entry.clientResult));

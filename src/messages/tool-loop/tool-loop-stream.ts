@@ -19,7 +19,7 @@ import { buildLoopMetadata } from './loop-metadata.ts';
 import { admitStep, finishStep, settleStepHold, stepCall, stepSkips, type LoopRun } from './loop-run.ts';
 import { LoopStreamState } from './loop-stream-state.ts';
 import { DEFAULT_TOOL_LOOP_PING_MS, pingsWhile } from './pings-while.ts';
-import { summedUsage, type StepUnderWay } from './loop-tally.ts';
+import { stepUsageOf, summedUsage, type StepUnderWay, type StepUsage } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
 
 type StartedStep = Extract<AttemptsRun<StartedStream>, { ok: true }> & { holdId: string | undefined; request: MessageRequest };
@@ -53,7 +53,7 @@ async function startStep(run: LoopRun, after?: { refused: StartedStep; skip: (at
       after.refused.records = [...after.refused.records, ...tried.records];
       throw error;
     }
-    settleStepHold(run, holdId, undefined, 0);
+    settleStepHold(run, holdId, undefined);
     throw loopTimeout(context.signal, run.activity, error) ?? error;
   }
   logWarnings(deps.logger, started.attempt, started.result.warnings, context.generationId);
@@ -101,6 +101,8 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
     const underWay: StepUnderWay = { attempt: current.attempt, request: current.request, usage: {} };
     run.context.loopStepUnderWay = underWay;
     const refusedModels = new Set<string>();
+    // The attempts whose refusal this step moved on from, with what each used (charged with the step).
+    const refused: { attempt: Attempt; usage: StepUsage }[] = [];
     try {
       for (;;) {
         const { events, outcome } = stepEvents(run, current);
@@ -118,6 +120,8 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
           yield* out;
         }
         if (!next) break;
+        // Its message_delta has arrived: what the refused stream reported is what its upstream bills.
+        refused.push({ attempt: current.attempt, usage: stepUsageOf(state.reportedUsage) });
         // The fallback block, then the next model's answer to the same step.
         yield* state.movedOn(current.attempt.model, next.attempt.model);
         current = next;
@@ -133,7 +137,7 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
     if (late) throw late;
     const step = state.endStep();
     const { attempt, index, records, holdId } = current;
-    const finishing = finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, stopReason: step.stopReason, holdId, messageId: step.messageId, clientMessageId: state.clientMessageId });
+    const finishing = finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, refused, stopReason: step.stopReason, holdId, messageId: step.messageId, clientMessageId: state.clientMessageId });
     const outcome = yield* pingsWhile(finishing, run.deps.serverTools.pingMs ?? DEFAULT_TOOL_LOOP_PING_MS);
     yield* state.toolResults(outcome.outcomes);
     if (outcome.done) {
