@@ -20,6 +20,7 @@ import { mapToolCallIds, restoreStreamToolCallId, restoreToolCallIds } from '#sr
 import { mapToolNames, restoreStreamToolName, restoreToolNames } from '#src/providers/ai-sdk/map-tool-names.ts';
 import { placeToolResultFiles, readableFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
+import { withoutBillingHeader } from '#src/providers/ai-sdk/drop-billing-header.ts';
 
 /** Which AI SDK family the adapter speaks; per-provider settings (quirks, AWS signing) arrive with each call. */
 export interface AiSdkAdapterOptions {
@@ -36,6 +37,15 @@ interface Prepared {
   model: ReturnType<typeof createLanguageModel>;
   toClient: ReadonlyMap<string, string>;
   namesToClient: ReadonlyMap<string, string>;
+}
+
+/**
+ * The call as a translated vendor gets it: without Claude Code's billing-header system block, which only
+ * Anthropic reads (`drop-billing-header.ts`); the generation, its input estimate and a count all read this.
+ */
+function forVendor<T extends { request: Parameters<typeof withoutBillingHeader>[0] }>(call: T): T {
+  const request = withoutBillingHeader(call.request);
+  return request === call.request ? call : { ...call, request };
 }
 
 /** The `ProviderAdapter` of one AI SDK family. */
@@ -93,7 +103,8 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
   return {
     family: options.family,
 
-    async generate(call: AttemptCall): Promise<AdapterMessage> {
+    async generate(sent: AttemptCall): Promise<AdapterMessage> {
+      const call = forVendor(sent);
       const { callOptions, warnings, model, toClient, namesToClient } = prepare(call);
       let result: Awaited<ReturnType<typeof model.doGenerate>>;
       try {
@@ -114,7 +125,8 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       return { message: converted.value, warnings: [...warnings, ...converted.warnings] };
     },
 
-    async stream(call: AttemptCall): Promise<AdapterStream> {
+    async stream(sent: AttemptCall): Promise<AdapterStream> {
+      const call = forVendor(sent);
       const { callOptions, warnings, model, toClient, namesToClient } = prepare(call);
       // Aborted by the client's signal or when the consumer stops reading early, so the upstream is let go.
       const reading = new AbortController();
@@ -132,7 +144,9 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       return { events: translateStream({ stream, profile, call, warnings, reading, toClient, namesToClient }), warnings };
     },
 
-    async countTokens(call) {
+    async countTokens(sent) {
+      // Counted as sent: without Claude Code's billing header, as a message would be.
+      const call = forVendor(sent);
       // A count refuses what the message would (Anthropic's count_tokens does): the request is translated as
       // for a message, so a field, block or value this vendor cannot express is the same 400 and the plan moves
       // on. The fields that only shape a generation are left out, as on Anthropic's count_tokens.

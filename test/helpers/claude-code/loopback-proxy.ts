@@ -15,6 +15,8 @@ export interface ProxiedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body, or `undefined` when it was empty or not JSON. */
   body: unknown;
+  /** The body's bytes as UTF-8 text, exactly as the client sent them. */
+  rawBody: string;
   /** The status the gateway answered with, once its answer has begun. */
   status?: number;
 }
@@ -69,7 +71,7 @@ export async function startLoopbackProxy(options: { allowedOrigin: string }): Pr
     const body = await readBody(req);
     const path = `${target.pathname}${target.search}`;
     const headers = endToEndHeaders(req.headers);
-    const record: ProxiedRequest = { method: req.method ?? 'GET', path, headers, body: parseJson(body) };
+    const record: ProxiedRequest = { method: req.method ?? 'GET', path, headers, body: parseJson(body), rawBody: body.toString('utf8') };
     forwarded.push(record);
     const upstream = forward({ host: allowed.hostname, port: allowed.port, method: req.method, path, headers }, (answer) => {
       record.status = answer.statusCode;

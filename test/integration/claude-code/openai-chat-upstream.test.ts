@@ -103,11 +103,14 @@ function expectChatTurn(call: ProxiedRequest, sent: RecordedRequest, callerKey: 
   // Every tool the CLI offered (the deferred one too) as a function with its schema unchanged.
   expect(chat.tools).toEqual(cli.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.input_schema } })));
 
-  // Each system block of the CLI is one `developer` message (gpt-5 models are reasoning models, which take
-  // system text as `developer`), followed by the conversation with its system turns where the CLI put them.
-  const leading = chat.messages.slice(0, cli.system.length);
-  expect(leading.map((message) => [message.role, message.content])).toEqual(cli.system.map((block) => ['developer', block.text]));
-  const [firstUser, systemTurn] = chat.messages.slice(cli.system.length);
+  // Each system block of the CLI but its billing header (Anthropic's alone) is one `developer` message (gpt-5
+  // models are reasoning models, which take system text as `developer`), followed by the conversation with
+  // its system turns where the CLI put them.
+  expect(cli.system[0]?.text).toMatch(/^x-anthropic-billing-header: /);
+  const prompt = cli.system.slice(1);
+  const leading = chat.messages.slice(0, prompt.length);
+  expect(leading.map((message) => [message.role, message.content])).toEqual(prompt.map((block) => ['developer', block.text]));
+  const [firstUser, systemTurn] = chat.messages.slice(prompt.length);
   expect(firstUser?.role).toBe('user');
   expect(textOf(firstUser?.content ?? '')).toBe(textOf(cli.messages[0]?.content ?? ''));
   expect(cli.messages[1]?.role, 'the CLI sends a system turn after the first user turn').toBe('system');
@@ -125,7 +128,7 @@ describe.each(KEY_VARIABLES)('Claude Code with %s, OpenAI Chat Completions upstr
     expectCallerKeyHeader(call, variable, target.gateway.api_key);
     const { cli, chat } = expectChatTurn(call, target.upstream.requests[0] as RecordedRequest, target.gateway.api_key);
     expect(cli.messages.map((message) => message.role)).toEqual(['user', 'system']);
-    expect(chat.messages.map((message) => message.role)).toEqual([...cli.system.map(() => 'developer'), 'user', 'developer']);
+    expect(chat.messages.map((message) => message.role)).toEqual([...cli.system.slice(1).map(() => 'developer'), 'user', 'developer']);
   });
 
   it('/context counts tokens for the translated model in the gateway, without calling the upstream', async () => {
@@ -153,7 +156,7 @@ describe.each(KEY_VARIABLES)('Claude Code with %s, OpenAI Chat Completions upstr
       });
       const second = turns[1]?.chat as ChatBody;
       expect(turns[1]?.cli.messages.map((message) => message.role)).toEqual(['user', 'system', 'assistant', 'user']);
-      expect(second.messages.map((message) => message.role)).toEqual([...(turns[1]?.cli.system ?? []).map(() => 'developer'), 'user', 'developer', 'assistant', 'tool']);
+      expect(second.messages.map((message) => message.role)).toEqual([...(turns[1]?.cli.system ?? []).slice(1).map(() => 'developer'), 'user', 'developer', 'assistant', 'tool']);
 
       const [assistant, tool] = second.messages.slice(-2) as [ChatMessage, ChatMessage];
       expect(assistant.tool_calls).toEqual([{ id: CALL_ID, type: 'function', function: { name: 'Read', arguments: JSON.stringify({ file_path: workspace.file }) } }]);
