@@ -1783,7 +1783,12 @@ export interface components {
              */
             model: string;
             messages: components["schemas"]["MessageParam"][];
-            /** @description System prompt, as a string or text blocks (which may carry `cache_control`). */
+            /**
+             * @description System prompt, as a string or text blocks (which may carry `cache_control`). A first block that is
+             *     Claude Code's billing attribution (one line starting `x-anthropic-billing-header:`) reaches
+             *     Anthropic-format upstreams as sent and is left out for translated vendors, to which it means nothing
+             *     (and whose prefix caching its changing `cc_version` would defeat); `count_tokens` counts what is sent.
+             */
             system?: string | components["schemas"]["SystemContentBlockParam"][];
             /**
              * @description Maximum tokens to generate. `0` is Anthropic's prompt-cache pre-warming (the prompt is read and cached,
