@@ -7,6 +7,7 @@ import type { LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sd
 import type { MessageRequest, SystemMessageParam } from '#src/api-types.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
+import { requestedEffort } from '#src/request/requested-effort.ts';
 
 /** The AI SDK portable reasoning level. */
 export type PortableReasoning = NonNullable<LanguageModelV4CallOptions['reasoning']>;
@@ -49,22 +50,16 @@ function knownEffort(effort: string | null | undefined, profile: AiSdkVendorProf
 }
 
 /**
- * The effort the answer is generated at: the answer comes after every message, so the last system message
- * setting one (Anthropic's per-message effort) wins over the top-level `output_config.effort`. Every
- * message's effort is checked, so an unknown one is a 400 even where a later one overrides it.
+ * The effort the answer is generated at (`requestedEffort`: the last system message setting one wins over the
+ * top-level `output_config.effort`). Every message's effort is checked, so an unknown one is a 400 even where
+ * a later one overrides it.
  */
 export function effectiveEffort(request: Pick<MessageRequest, 'output_config' | 'messages'>, profile: AiSdkVendorProfile): PortableReasoning | undefined {
-  let effort = knownEffort(request.output_config?.effort, profile);
-  const messages = request.messages;
-  for (let index = 0; index < messages.length; index++) {
-    const message = messages[index]!;
-    if (message.role !== 'system') continue;
-    const config = (message as SystemMessageParam).output_config;
-    if (!config) continue;
-    const set = knownEffort(config.effort, profile, `messages[${index}].output_config`);
-    if (set !== undefined) effort = set;
-  }
-  return effort;
+  knownEffort(request.output_config?.effort, profile);
+  request.messages.forEach((message, index) => {
+    if (message.role === 'system') knownEffort((message as SystemMessageParam).output_config?.effort, profile, `messages[${index}].output_config`);
+  });
+  return requestedEffort(request) as PortableReasoning | undefined;
 }
 
 /**

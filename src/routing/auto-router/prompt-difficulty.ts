@@ -5,6 +5,7 @@
 import type { MessageRequest } from '#src/api-types.ts';
 import { requestText, requestsThinking } from '#src/routing/request-parameters.ts';
 import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
+import { requestedEffort } from '#src/request/requested-effort.ts';
 import { contentBlocks, stringContent } from '#src/request/message-content.ts';
 
 const REASONING_WORDS = [
@@ -49,7 +50,8 @@ function lastUserText(request: MessageRequest): string {
  * - length (estimated tokens, `estimateInputTokens`): under 500 → 0, under 4,000 → 1, under 32,000 → 2, longer → 3;
  * - code: a fenced code block anywhere → 1;
  * - reasoning words in the last user turn ("prove", "algorithm", "debug", "step by step", ...): one → 1, three or more → 2;
- * - extended thinking requested → 2; `output_config.effort` high or above → 1;
+ * - extended thinking requested → 2; effort high or above → 1 (the effective effort, `requestedEffort`: a
+ *   system message's per-message `output_config.effort`, as Claude Code sends on the 5.5 models, over the top-level one);
  * - tools: one to four → 1, five or more → 2.
  * Labels: under 0.25 easy, under 0.6 medium, else hard.
  */
@@ -74,7 +76,7 @@ export function estimateDifficulty(request: MessageRequest): Difficulty {
     points += 2;
     signals.push('thinking');
   }
-  const effort = request.output_config?.effort;
+  const effort = requestedEffort(request);
   if (effort === 'high' || effort === 'xhigh' || effort === 'max') {
     points += 1;
     signals.push(`effort ${effort}`);
