@@ -2425,7 +2425,9 @@ export interface components {
              */
             difficulty_label: "easy" | "medium" | "hard";
             /**
-             * @description What raised the difficulty (the prompt's length, code, reasoning words, thinking, effort, tools), in one phrase each.
+             * @description What raised the difficulty (the prompt's length, code, reasoning words, thinking, effort, tools), in one
+             *     phrase each. The effort is the one the answer is generated at: the last system message's
+             *     `output_config.effort` (Claude Code's per-message effort) over the top-level one.
              * @example [
              *       "code",
              *       "reasoning words: prove, algorithm"
