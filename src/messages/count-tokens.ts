@@ -12,9 +12,9 @@ import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
-import { withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
+import { checkSearchServable, withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
 import { hasAnthropicWebSearch } from '#src/server-tools/web-search/anthropic-web-search.ts';
-import { checkToolLoop, prepareToolLoop, type ToolLoopSetup } from '#src/messages/tool-loop/prepare-tool-loop.ts';
+import { checkToolLoop, definitionsFor, prepareToolLoop, type ToolLoopSetup } from '#src/messages/tool-loop/prepare-tool-loop.ts';
 import { modelHistory } from '#src/messages/tool-loop/step-request.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import { hasGatewayTools } from '#src/server-tools/index.ts';
@@ -28,7 +28,7 @@ import { newPluginState, type PluginState } from '#src/plugins/plugin-state.ts';
 function countedRequest(request: CountTokensRequest, setup: ToolLoopSetup | undefined, attempt: Attempt): CountTokensRequest {
   if (!setup) return withGatewayBlocksAsText(request);
   const messages = modelHistory(request as MessageRequest, setup, attempt.provider.family);
-  return { ...request, tools: setup.definitions, messages };
+  return { ...request, tools: definitionsFor(setup, attempt.provider.family), messages };
 }
 
 /**
@@ -67,7 +67,8 @@ function pluginRequest(prepared: { request: MessageRequest; state: PluginState }
 export async function countTokens(deps: MessagesDeps, sent: CountTokensRequest, context: MessagesRequestContext): Promise<CountTokensResponse> {
   // The planner takes a message request; max_tokens plays no part in routing.
   const sentAsMessage = { max_tokens: 1, ...sent } as MessageRequest;
-  // Anthropic's web search on translated endpoints only is counted as the gateway runs it (a gateway tool).
+  // Anthropic's web search on a plan with translated endpoints is counted as the gateway runs it (a gateway
+  // tool), on each attempt as that attempt would be sent it.
   const asMessage = hasAnthropicWebSearch(sent.tools) ? await withSearchRunByGateway(sentAsMessage, deps, context) : sentAsMessage;
   const request = asMessage === sentAsMessage ? sent : ({ ...sent, tools: asMessage.tools } as CountTokensRequest);
   const checked = request.tools !== undefined && hasGatewayTools(request.tools) ? checkToolLoop(asMessage, deps.serverTools.config) : undefined;
@@ -76,6 +77,7 @@ export async function countTokens(deps: MessagesDeps, sent: CountTokensRequest, 
   const setup = checked ? (await prepareToolLoop(asMessage, checked, deps.serverTools.runtime)).setup : undefined;
   const count = async (attempt: Attempt): Promise<CountTokensResponse> => {
     const counted = plugins?.state ? (pluginRequest({ request: plugins.request, state: plugins.state }, attempt) as CountTokensRequest) : request;
+    checkSearchServable(counted, attempt);
     const sent = countedRequest(counted, setup, attempt);
     // An endpoint that cannot read the request's images or PDFs is skipped as for the message, and with none
     // left the count is the message's 400: the count is of a request the model could be sent.

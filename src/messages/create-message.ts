@@ -14,7 +14,7 @@ import { staged } from '#src/providers/event-stages.ts';
 import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
-import { withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
+import { checkSearchServable, withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
 import { hasAnthropicWebSearch } from '#src/server-tools/web-search/anthropic-web-search.ts';
 import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
@@ -119,8 +119,8 @@ async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, conte
 
 /** Creates one message through the gateway's routing; a request naming a gateway tool runs the tool loop. */
 export async function createMessage(deps: MessagesDeps, sent: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
-  // Anthropic's web search on translated endpoints only: run by the gateway, as a gateway tool (one check
-  // of `tools` for any other request).
+  // Anthropic's web search on a plan with translated endpoints: run by the gateway for them, as a gateway
+  // tool (one check of `tools` for any other request).
   const request = hasAnthropicWebSearch(sent.tools) ? await withSearchRunByGateway(sent, deps, context) : sent;
   if (request !== sent) context.stickyRequest = sent;
   const prepared = await preparePlugins(deps, request, context);
@@ -148,6 +148,8 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   const state = routed.state;
   routedBy(state, plan);
   const call = async (attempt: Attempt) => {
+    // Anthropic's web search on a gateway without a search backend: only an Anthropic-format endpoint serves it.
+    checkSearchServable(plan.request, attempt);
     const sent = applyPluginsPerAttempt(plan.request, attempt, state);
     checkReadableMedia(sent, attempt);
     return attemptCall(sent, attempt, context, await revealKey(attempt, context.caller.accountId, deps.vault));

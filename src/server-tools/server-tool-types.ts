@@ -13,6 +13,7 @@ import type {
 import type { Logger } from '#src/logger.ts';
 import type { ServerToolsConfig } from './server-tools-config.ts';
 import type { ServerToolRuntime } from './server-tool-runtime.ts';
+import type { SearchLocation } from './web-search/search-location.ts';
 
 /** The kinds of gateway tool; a request names one as `gateway:<kind>`. */
 export type GatewayToolKind = 'web_search' | 'web_fetch' | 'datetime' | 'mcp';
@@ -33,10 +34,11 @@ interface OfferedTool {
 export interface WebSearchTool extends OfferedTool {
   kind: 'web_search';
   /**
-   * `maxUses`, `allowedDomains` and `blockedDomains` come from Anthropic's web search tool run by the gateway
-   * (anthropic-web-search.ts): its searches per request, and the domains its results may come from.
+   * `maxUses`, `allowedDomains`, `blockedDomains` and `userLocation` come from Anthropic's web search tool run
+   * by the gateway (anthropic-web-search.ts): its searches per request, the domains its results may come from,
+   * and the user's approximate location (mapped per backend: search-location.ts).
    */
-  settings: { maxResults: number; maxUses?: number; allowedDomains?: readonly string[] | null; blockedDomains?: readonly string[] };
+  settings: { maxResults: number; maxUses?: number; allowedDomains?: readonly string[] | null; blockedDomains?: readonly string[]; userLocation?: SearchLocation };
 }
 
 /** `gateway:web_fetch` for one request. */

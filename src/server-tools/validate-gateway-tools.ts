@@ -11,6 +11,7 @@ import type { ServerToolsConfig } from './server-tools-config.ts';
 import { isKnownTimezone } from './datetime/datetime-tool.ts';
 import { defaultMcpPrefix } from './mcp/mcp-tool.ts';
 import { normalizeHost } from './web-fetch/address-policy.ts';
+import { isCountryCode, readSearchLocation, type SearchLocation } from './web-search/search-location.ts';
 
 type ToolEntry = NonNullable<MessageRequest['tools']>[number];
 
@@ -63,6 +64,16 @@ function domains(entry: Record<string, unknown>, field: string, index: number): 
   });
 }
 
+/** The `user_location` of Anthropic's web search run by the gateway; a country not of two letters is a 400. */
+function searchLocation(entry: Record<string, unknown>, index: number): SearchLocation | undefined {
+  const location = entry.user_location as { country?: unknown } | null | undefined;
+  if (typeof location !== 'object' || location === null) return undefined;
+  if (location.country !== undefined && location.country !== null && !isCountryCode(location.country)) {
+    throw invalid(index, 'user_location.country', `must be a two-letter ISO 3166-1 country code such as US, got ${JSON.stringify(location.country)}`);
+  }
+  return readSearchLocation(location);
+}
+
 function builtInTool(entry: Record<string, unknown>, index: number, config: ServerToolsConfig): WebSearchTool | WebFetchTool | DatetimeTool {
   const type = entry.type as string;
   const common = (kind: keyof typeof BUILT_IN_TOOLS) => ({
@@ -82,6 +93,8 @@ function builtInTool(entry: Record<string, unknown>, index: number, config: Serv
       if (typeof entry.max_uses === 'number') settings.maxUses = entry.max_uses;
       if (entry.allowed_domains !== undefined) settings.allowedDomains = domains(entry, 'allowed_domains', index);
       if (entry.blocked_domains !== undefined) settings.blockedDomains = domains(entry, 'blocked_domains', index) ?? [];
+      const userLocation = searchLocation(entry, index);
+      if (userLocation) settings.userLocation = userLocation;
       return { kind: 'web_search', ...common('web_search'), settings };
     }
     case 'gateway:web_fetch': {

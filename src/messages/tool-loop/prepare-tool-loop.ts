@@ -18,6 +18,8 @@ import {
   type ValidatedGatewayTools,
 } from '#src/server-tools/index.ts';
 import { readLoopLimits, type LoopLimits } from './loop-limits.ts';
+import type { ApiFamily } from '#src/providers/provider-adapter.ts';
+import { anthropicEntryOf } from '#src/server-tools/web-search/anthropic-web-search.ts';
 
 /** What the loop needs of the gateway's tools: their configuration and the runtime they share. */
 export interface ServerToolsDeps {
@@ -39,6 +41,12 @@ export interface ToolLoopSetup {
   tools: ReadonlyMap<string, ResolvedGatewayTool>;
   /** The request's `tools` as the model is offered them: every gateway entry replaced by its function tools. */
   definitions: ToolDefinition[];
+  /**
+   * The tools as an Anthropic-format attempt is offered them, when they differ: Anthropic's web search run by
+   * the gateway for the plan's translated endpoints goes to an Anthropic one as the client sent it, so that
+   * endpoint runs its own search (`definitionsFor`).
+   */
+  anthropicDefinitions?: ToolDefinition[];
   /** Each requested MCP server's name prefix, to turn a passed-back `mcp_tool_use` into the name offered. */
   mcpPrefixes: ReadonlyMap<string, string>;
   limits: LoopLimits;
@@ -70,7 +78,16 @@ export function checkToolLoop(request: MessageRequest, config: ServerToolsConfig
   return { validated, limits };
 }
 
-function definitionsOf(entries: readonly ToolEntry[], resolved: readonly ResolvedGatewayTool[]): ToolDefinition[] {
+/** The tools an attempt of this API family is offered. */
+export function definitionsFor(setup: Pick<ToolLoopSetup, 'definitions' | 'anthropicDefinitions'>, family: ApiFamily): ToolDefinition[] {
+  return family === 'anthropic' && setup.anthropicDefinitions ? setup.anthropicDefinitions : setup.definitions;
+}
+
+/**
+ * The tools offered: each gateway entry replaced by its function tools, or, `native`, a converted Anthropic
+ * web search entry by the entry the client sent.
+ */
+function definitionsOf(entries: readonly ToolEntry[], resolved: readonly ResolvedGatewayTool[], native = false): ToolDefinition[] {
   const builtIn = resolved.filter((tool) => tool.kind !== 'mcp');
   let position = 0;
   const definitions: ToolDefinition[] = [];
@@ -81,7 +98,9 @@ function definitionsOf(entries: readonly ToolEntry[], resolved: readonly Resolve
       for (const tool of resolved) if (tool.kind === 'mcp' && tool.settings.server === server) definitions.push(modelToolDefinition(tool));
     } else {
       const tool = builtIn[position++];
-      if (tool) definitions.push(modelToolDefinition(tool));
+      const sent = native ? anthropicEntryOf(entry) : undefined;
+      if (sent) definitions.push(sent as ToolDefinition);
+      else if (tool) definitions.push(modelToolDefinition(tool));
     }
   }
   return definitions;
@@ -94,9 +113,13 @@ export async function prepareToolLoop(
   runtime: Pick<ServerToolRuntime, 'mcp'>,
 ): Promise<{ setup: ToolLoopSetup; warnings: string[] }> {
   const resolved = await resolveGatewayTools(checked.validated, runtime);
+  const definitions = definitionsOf(request.tools ?? [], resolved.tools);
+  const converted = (request.tools ?? []).some((entry) => anthropicEntryOf(entry) !== undefined);
+  const anthropicDefinitions = converted ? definitionsOf(request.tools ?? [], resolved.tools, true) : undefined;
   const setup: ToolLoopSetup = {
     tools: new Map(resolved.tools.map((tool) => [tool.modelName, tool])),
-    definitions: definitionsOf(request.tools ?? [], resolved.tools),
+    definitions,
+    ...(anthropicDefinitions ? { anthropicDefinitions } : {}),
     mcpPrefixes: new Map(checked.validated.mcp.map((entry) => [entry.server, entry.prefix])),
     limits: checked.limits,
   };

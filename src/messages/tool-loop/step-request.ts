@@ -12,7 +12,7 @@ import { countCacheBreakpoints, MAX_CACHE_BREAKPOINTS, placeTopLevelCacheBreakpo
 import { convertToModelToolTurns, modelToolResultBlock, type GatewayToolOutcome } from '#src/server-tools/index.ts';
 import { convertToolBlocksToText, convertUnofferedGatewayCallsToText } from './convert-tool-blocks-to-text.ts';
 import { threadContinuing } from '#src/routing/sticky/thread-pins.ts';
-import type { ToolLoopSetup } from './prepare-tool-loop.ts';
+import { definitionsFor, type ToolLoopSetup } from './prepare-tool-loop.ts';
 
 /** One finished step, as the next steps send it back to the model. */
 export interface LoopTurn {
@@ -120,13 +120,13 @@ export function buildStepRequest(input: StepRequestInput): MessageRequest {
   let request: MessageRequest;
   if (toolsDisabled && NO_TOOL_CHOICE_NONE.has(family)) {
     request = { ...rest, messages: convertToolBlocksToText(messages) };
-  } else if (setup.definitions.length === 0) {
+  } else if (definitionsFor(setup, family).length === 0) {
     // Nothing to offer (the request's only tools are an MCP server's that is down): no tools, and no
     // `tool_choice`, which Anthropic refuses without tools.
     request = { ...rest, messages };
   } else {
     const toolChoice = toolChoiceFor(original.tool_choice, input.turns.length === 0, toolsDisabled);
-    request = { ...rest, messages, tools: setup.definitions, ...(toolChoice ? { tool_choice: toolChoice } : {}) };
+    request = { ...rest, messages, tools: definitionsFor(setup, family), ...(toolChoice ? { tool_choice: toolChoice } : {}) };
   }
   return withTopLevelMarker(request);
 }

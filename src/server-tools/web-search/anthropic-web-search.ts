@@ -1,9 +1,9 @@
 /**
  * Anthropic's web search server tool (`web_search_20250305`, `web_search_20260209`, …) run by the gateway.
- * Anthropic-format upstreams run it themselves; a request whose every endpoint is translated (OpenAI, Gemini,
- * Bedrock, the presets) has each such entry rewritten into the gateway's own `gateway:web_search`, keeping its
- * `name`, `max_uses`, `allowed_domains` and `blocked_domains`, so the tool loop runs the searches on the
- * configured backend and answers with the blocks Anthropic would (`server_tool_use`,
+ * Anthropic-format upstreams run it themselves; a request whose plan holds a translated endpoint (OpenAI,
+ * Gemini, Bedrock, the presets) has each such entry rewritten into the gateway's own `gateway:web_search`,
+ * keeping its `name`, `max_uses`, `allowed_domains`, `blocked_domains` and `user_location`, so the tool loop
+ * runs the searches on the configured backend and answers with the blocks Anthropic would (`server_tool_use`,
  * `web_search_tool_result`, `usage.server_tool_use.web_search_requests`). Pure functions.
  * @see https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool
  */
@@ -26,18 +26,31 @@ export function hasAnthropicWebSearch(tools: MessageRequest['tools']): boolean {
 }
 
 /**
+ * The field of a converted entry that keeps the client's original `web_search_*` entry: an Anthropic-format
+ * attempt of the same plan is offered that entry as sent and runs the search itself (the per-attempt choice,
+ * step-request.ts). Internal: a converted request never reaches the wire as it is.
+ */
+export const ANTHROPIC_ENTRY = 'anthropic_entry';
+
+/**
  * The request's tools with every Anthropic web search entry as a `gateway:web_search` entry carrying the same
- * settings (read by `validateGatewayTools`); other entries are kept as they are. `user_location` is dropped:
- * neither backend takes a location.
+ * settings (read by `validateGatewayTools`: `user_location` included, mapped per backend) and the original
+ * entry (`ANTHROPIC_ENTRY`); other entries are kept as they are.
  */
 export function withAnthropicSearchAsGateway(tools: NonNullable<MessageRequest['tools']>): NonNullable<MessageRequest['tools']> {
   return tools.map((tool) => {
     if (!isAnthropicWebSearchEntry(tool)) return tool;
     const entry = tool as Record<string, unknown>;
     const converted: Record<string, unknown> = { type: 'gateway:web_search', name: typeof entry.name === 'string' ? entry.name : 'web_search' };
-    for (const field of ['max_uses', 'allowed_domains', 'blocked_domains', 'cache_control']) if (entry[field] !== undefined && entry[field] !== null) converted[field] = entry[field];
+    for (const field of ['max_uses', 'allowed_domains', 'blocked_domains', 'user_location', 'cache_control']) if (entry[field] !== undefined && entry[field] !== null) converted[field] = entry[field];
+    converted[ANTHROPIC_ENTRY] = tool;
     return converted as unknown as ToolEntry;
   });
+}
+
+/** The client's original Anthropic web search entry a converted entry keeps, or undefined for any other entry. */
+export function anthropicEntryOf(tool: ToolEntry): ToolEntry | undefined {
+  return (tool as Record<string, unknown>)[ANTHROPIC_ENTRY] as ToolEntry | undefined;
 }
 
 /** Whether a host is a domain of the list or one of its subdomains. */

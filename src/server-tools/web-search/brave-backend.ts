@@ -8,6 +8,7 @@
 import type { Dispatcher } from 'undici';
 import type { WebSearchConfig } from '../server-tools-config.ts';
 import { getJson, isResponse, plainSnippet, type SearchAnswer, type SearchHit } from './search-backend.ts';
+import { braveLocation, type SearchLocation } from './search-location.ts';
 
 interface BraveResult {
   title?: unknown;
@@ -50,11 +51,14 @@ function readHit(raw: BraveResult): SearchHit | undefined {
 }
 
 /** Searches the web with the Brave Search API. */
-export async function searchBrave(options: { query: string; count: number; config: WebSearchConfig; dispatcher: Dispatcher; signal: AbortSignal }): Promise<SearchAnswer> {
+export async function searchBrave(options: { query: string; count: number; location?: SearchLocation | undefined; config: WebSearchConfig; dispatcher: Dispatcher; signal: AbortSignal }): Promise<SearchAnswer> {
   const url = new URL('res/v1/web/search', `${options.config.baseUrl}/`);
   url.searchParams.set('q', options.query);
   url.searchParams.set('count', String(options.count));
-  const headers: Record<string, string> = Object.fromEntries(Object.entries(options.config.headers).map(([name, value]) => [name, value.reveal()]));
+  const located = braveLocation(options.location);
+  for (const [name, value] of Object.entries(located.params)) url.searchParams.set(name, value);
+  // The configured headers come last: an operator's fixed X-Loc-* wins over the request's.
+  const headers: Record<string, string> = { ...located.headers, ...Object.fromEntries(Object.entries(options.config.headers).map(([name, value]) => [name, value.reveal()])) };
   if (options.config.apiKey) headers['x-subscription-token'] = options.config.apiKey.reveal();
   const response = await getJson({ url, headers, dispatcher: options.dispatcher, timeoutMs: options.config.timeoutMs, signal: options.signal, backend: 'Brave Search' });
   if (!isResponse(response)) return response;

@@ -7,6 +7,7 @@
 import type { Dispatcher } from 'undici';
 import type { WebSearchConfig } from '../server-tools-config.ts';
 import { getJson, isResponse, plainSnippet, type SearchAnswer, type SearchHit } from './search-backend.ts';
+import { searxngLanguage, type SearchLocation } from './search-location.ts';
 
 interface SearxngResult {
   url?: unknown;
@@ -36,10 +37,12 @@ function readHit(raw: SearxngResult): SearchHit | undefined {
 }
 
 /** Searches a SearXNG instance. */
-export async function searchSearxng(options: { query: string; count: number; config: WebSearchConfig; dispatcher: Dispatcher; signal: AbortSignal }): Promise<SearchAnswer> {
+export async function searchSearxng(options: { query: string; count: number; location?: SearchLocation | undefined; config: WebSearchConfig; dispatcher: Dispatcher; signal: AbortSignal }): Promise<SearchAnswer> {
   const url = new URL('search', `${options.config.baseUrl}/`);
   url.searchParams.set('q', options.query);
   url.searchParams.set('format', 'json');
+  const language = searxngLanguage(options.location);
+  if (language) url.searchParams.set('language', language);
   const headers = Object.fromEntries(Object.entries(options.config.headers).map(([name, value]) => [name, value.reveal()]));
   const response = await getJson({ url, headers, dispatcher: options.dispatcher, timeoutMs: options.config.timeoutMs, signal: options.signal, backend: 'SearXNG' });
   if (!isResponse(response)) return response;

@@ -12,6 +12,7 @@ import { searchSearxng } from './searxng-backend.ts';
 import { toOpaque } from './opaque-content.ts';
 import { hitsWithinDomains, scopedQuery } from './anthropic-web-search.ts';
 import type { SearchAnswer, SearchHit } from './search-backend.ts';
+import type { SearchLocation } from './search-location.ts';
 
 /** What the model reads about the tool. */
 export const WEB_SEARCH_DESCRIPTION =
@@ -46,8 +47,8 @@ export function searchResultsText(query: string, hits: readonly SearchHit[]): st
   return `Search results for "${query}":\n\n${entries.join('\n\n')}`;
 }
 
-function search(query: string, count: number, config: WebSearchConfig, context: ToolExecutionContext): Promise<SearchAnswer> {
-  const options = { query, count, config, dispatcher: context.runtime.searchDispatcher(), signal: context.signal };
+function search(query: string, count: number, location: SearchLocation | undefined, config: WebSearchConfig, context: ToolExecutionContext): Promise<SearchAnswer> {
+  const options = { query, count, location, config, dispatcher: context.runtime.searchDispatcher(), signal: context.signal };
   switch (config.backend) {
     case 'searxng':
       return searchSearxng(options);
@@ -70,8 +71,8 @@ export async function runWebSearch(call: GatewayToolCall<WebSearchTool>, context
   }
   const query = input.query.trim();
   if (query.length > config.maxQueryLength) return errorOutcome(call, 'query_too_long', `the query is longer than ${config.maxQueryLength} characters`);
-  const { maxResults, allowedDomains = null, blockedDomains = [] } = call.tool.settings;
-  const answer = await search(scopedQuery(query, allowedDomains), maxResults, config, context);
+  const { maxResults, allowedDomains = null, blockedDomains = [], userLocation } = call.tool.settings;
+  const answer = await search(scopedQuery(query, allowedDomains), maxResults, userLocation, config, context);
   if (!answer.ok) {
     context.logger.warn('web_search failed', { backend: config.backend, error_code: answer.errorCode, reason: answer.message });
     return errorOutcome(call, answer.errorCode, answer.message);
