@@ -1156,18 +1156,24 @@ export interface components {
          *     `text_editor_20250728`, ...) or one Anthropic adds tomorrow. Forwarded to Anthropic-format upstreams;
          *     translated vendors answer 400 naming the tool type, and routing moves on to an endpoint that can serve it.
          *
-         *     One exception: Anthropic's web search (`web_search_*`) when no endpoint the request may be routed to is
-         *     Anthropic-format and the gateway has a search backend configured (`server_tools.web_search`). The gateway
-         *     then runs it as its own web search in the server-side tool loop: the model is offered a `web_search`
-         *     function (by the entry's `name`), the first step keeps `tool_choice`, and the answer carries Anthropic's
-         *     blocks (`server_tool_use`, `web_search_tool_result`) and `usage.server_tool_use.web_search_requests`.
-         *     `max_uses` caps the searches run (later calls get a `max_uses_exceeded` error result); `allowed_domains`
-         *     adds `site:` operators to the backend query and keeps only results on those domains or their subdomains;
-         *     `blocked_domains` drops results on them; both together are a 400; `user_location` is ignored (neither
-         *     backend takes a location). The searches are priced as the gateway's own: no fee beyond the steps' tokens.
-         *     When the plan holds an Anthropic-format endpoint the tool is forwarded to it as sent. Without a search
-         *     backend, a request whose every endpoint is translated is a 400 on `tools[i].type` saying so. Token
-         *     counting counts such a request as the gateway runs it.
+         *     One exception: Anthropic's web search (`web_search_*`), decided per endpoint of the plan. An
+         *     Anthropic-format endpoint is sent the tool as sent and runs its own search. A translated endpoint, on a
+         *     gateway with a search backend configured (`server_tools.web_search`), has the gateway run it as its own
+         *     web search in the server-side tool loop (also when it serves as a fallback after an Anthropic-format
+         *     endpoint failed): the model is offered a `web_search` function (by the entry's `name`), the first step
+         *     keeps `tool_choice`, and the answer carries Anthropic's blocks (`server_tool_use`,
+         *     `web_search_tool_result`) and `usage.server_tool_use.web_search_requests`. `max_uses` caps the searches
+         *     run (later calls get a `max_uses_exceeded` error result); `allowed_domains` adds `site:` operators to the
+         *     backend query and keeps only results on those domains or their subdomains; `blocked_domains` drops results
+         *     on them; both together are a 400. `user_location` is mapped to what the backend can express and the rest
+         *     is ignored: SearXNG gets `language` as the country's main language and the country (`de-CH`); Brave gets
+         *     `country` (when Brave lists it) and `search_lang` (the country's main language), and the city, region,
+         *     country and timezone as its `X-Loc-City`, `X-Loc-State-Name`, `X-Loc-Country` and `X-Loc-Timezone` headers
+         *     (names outside ASCII are left out); a `country` that is not two letters is a 400. The searches are priced
+         *     as the gateway's own: no fee beyond the steps' tokens. Without a search backend a translated endpoint
+         *     cannot serve the tool: a request whose every endpoint is translated is a 400 on `tools[i].type` saying so,
+         *     and in a plan that also holds an Anthropic-format endpoint each translated one is skipped with that 400
+         *     (the answer when no endpoint serves). Token counting counts such a request as each endpoint would be sent it.
          */
         AnthropicServerTool: {
             /** @example web_search_20250305 */
