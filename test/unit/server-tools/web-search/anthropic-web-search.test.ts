@@ -1,17 +1,18 @@
 /** Anthropic's web search tool as the gateway runs it: the entry rewritten, the domain rules, the scoped query. */
 import { describe, expect, it } from 'vitest';
-import { hasAnthropicWebSearch, hitsWithinDomains, scopedQuery, withAnthropicSearchAsGateway } from '#src/server-tools/web-search/anthropic-web-search.ts';
+import { ANTHROPIC_ENTRY, hasAnthropicWebSearch, hitsWithinDomains, scopedQuery, withAnthropicSearchAsGateway } from '#src/server-tools/web-search/anthropic-web-search.ts';
 
 const hit = (url: string) => ({ url, title: url, snippet: '', pageAge: null });
 const CLIENT_TOOL = { name: 'lookup', input_schema: { type: 'object' } } as never;
 
 describe('withAnthropicSearchAsGateway', () => {
   it.each([
-    ['settings kept, user_location dropped', { type: 'web_search_20250305', name: 'web_search', max_uses: 8, allowed_domains: ['a.example'], user_location: { type: 'approximate', city: 'Paris' } }, { type: 'gateway:web_search', name: 'web_search', max_uses: 8, allowed_domains: ['a.example'] }],
+    ['settings and user_location kept', { type: 'web_search_20250305', name: 'web_search', max_uses: 8, allowed_domains: ['a.example'], user_location: { type: 'approximate', city: 'Paris' } }, { type: 'gateway:web_search', name: 'web_search', max_uses: 8, allowed_domains: ['a.example'], user_location: { type: 'approximate', city: 'Paris' } }],
     ['a later version, its own name, cache_control', { type: 'web_search_20260209', name: 'search', blocked_domains: ['b.example'], cache_control: { type: 'ephemeral' } }, { type: 'gateway:web_search', name: 'search', blocked_domains: ['b.example'], cache_control: { type: 'ephemeral' } }],
     ['null settings left out', { type: 'web_search_20250305', name: 'web_search', max_uses: null, allowed_domains: null }, { type: 'gateway:web_search', name: 'web_search' }],
   ])('%s', (_name, entry, expected) => {
-    expect(withAnthropicSearchAsGateway([CLIENT_TOOL, entry as never])).toEqual([CLIENT_TOOL, expected]);
+    // The entry as sent rides along, for an Anthropic-format attempt of the same plan.
+    expect(withAnthropicSearchAsGateway([CLIENT_TOOL, entry as never])).toEqual([CLIENT_TOOL, { ...expected, [ANTHROPIC_ENTRY]: entry }]);
   });
 
   it('finds the tool only among versioned web search entries', () => {
