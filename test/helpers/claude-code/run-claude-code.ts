@@ -39,6 +39,7 @@ export interface ClaudeCodeRun {
   extraEnv?: Record<string, string>;
   /** Leaves out `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`, to show what the loopback proxy catches without it. */
   allowNonessentialTraffic?: boolean;
+  /** When the run is killed (default 60 s: a loaded machine's first run took over 20). */
   timeoutMs?: number;
 }
 
@@ -114,7 +115,7 @@ export async function runClaudeCode(run: ClaudeCodeRun): Promise<ClaudeCodeOutco
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), run.timeoutMs ?? 60_000);
     const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
       child.once('error', reject);
       child.once('close', (code, killedBy) => resolve([code, killedBy]));

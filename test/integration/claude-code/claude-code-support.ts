@@ -7,11 +7,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { reply, type FakeReply, type FakeUpstream, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { startLoopbackProxy, type LoopbackProxy, type ProxiedRequest } from '#test/helpers/claude-code/loopback-proxy.ts';
 import { runClaudeCode, type ClaudeCodeOutcome, type ClaudeCodeRun, type ClaudeKeyVariable } from '#test/helpers/claude-code/run-claude-code.ts';
+
+// A CLI run starts a Node process that loads a large bundle: on a loaded machine a first run took over 20 s
+// (the CLI's own limit below) and was killed. These suites wait for the program, not a clock.
+vi.setConfig({ testTimeout: 90_000 });
 
 /** Both ways a user hands Claude Code the gateway key. */
 export const KEY_VARIABLES: readonly ClaudeKeyVariable[] = ['ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_API_KEY'];
