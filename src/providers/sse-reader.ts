@@ -10,6 +10,7 @@
  */
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { UpstreamSseEvent } from '#src/providers/upstream-sse-event.ts';
+import { isDataFieldStart, isEventFieldStart, KNOWN_NAMES, knownNameAt, knownNameLength, viewOf } from '#src/providers/sse-known-fields.ts';
 
 export { UpstreamSseEvent };
 
@@ -21,40 +22,6 @@ const EVENT_FIELD = Buffer.from('event');
 const DATA_FIELD = Buffer.from('data');
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const NOT_LOOKED_FOR = -2;
-
-// The names an Anthropic-format stream uses: an event named by one of them gets the string here rather than
-// one decoded from its bytes. The one a name can be is told by a byte or two where they differ, then checked.
-const KNOWN_NAMES = ['content_block_delta', 'content_block_start', 'content_block_stop', 'message_delta', 'message_start', 'message_stop', 'ping', 'error'];
-const KNOWN_NAME_BYTES = KNOWN_NAMES.map((name) => Buffer.from(name));
-const C = 0x63;
-const D = 0x64;
-const M = 0x6d;
-const P = 0x70;
-const E = 0x65;
-const A = 0x61;
-
-/** The index in KNOWN_NAMES of the name that `bytes` hold from `at` to an LF, or -1. */
-function knownNameAt(bytes: Buffer, at: number): number {
-  let index: number;
-  const first = bytes[at];
-  // content_block_(delta|start|stop) differ at 14 ('d'), then at 16 ('a' for start); message_… at 8 and 10.
-  if (first === C) index = bytes[at + 14] === D ? 0 : bytes[at + 16] === A ? 1 : 2;
-  else if (first === M) index = bytes[at + 8] === D ? 3 : bytes[at + 10] === A ? 4 : 5;
-  else if (first === P) index = 6;
-  else if (first === E) index = 7;
-  else return -1;
-  const name = KNOWN_NAME_BYTES[index]!;
-  for (let offset = 1; offset < name.length; offset += 1) if (bytes[at + offset] !== name[offset]) return -1;
-  return bytes[at + name.length] === LF ? index : -1;
-}
-
-// Whether the line at `start`, which an LF ends, is the field `name`: the name, then a colon or the LF.
-function isFieldStart(bytes: Buffer, start: number, name: Buffer): boolean {
-  const after = bytes[start + name.length];
-  if (after !== COLON && after !== LF) return false;
-  for (let offset = 0; offset < name.length; offset += 1) if (bytes[start + offset] !== name[offset]) return false;
-  return true;
-}
 
 // Whether the line [start, end) is the field `name`: the name alone, or followed by a colon.
 function isField(bytes: Buffer, start: number, end: number, name: Buffer): boolean {
@@ -185,6 +152,7 @@ export class SseEventSplitter {
     let dataLines = 0;
     let dataFrom = -1;
     let dataTo = -1;
+    const view = viewOf(bytes);
     while (line < length) {
       if (bytes[line] === LF) {
         const end = line + 1;
@@ -198,19 +166,19 @@ export class SseEventSplitter {
         continue;
       }
       let end: number;
-      if (isFieldStart(bytes, line, EVENT_FIELD)) {
+      if (isEventFieldStart(bytes, view, line)) {
         // The name is looked for among the known ones where it starts, which also finds the end of its line.
         const colon = line + EVENT_FIELD.length;
         const valueFrom = bytes[colon] === LF ? colon : bytes[colon + 1] === SPACE ? colon + 2 : colon + 1;
-        const known = knownNameAt(bytes, valueFrom);
+        const known = knownNameAt(bytes, view, valueFrom);
         if (known === -1) {
           end = bytes.indexOf(LF, colon);
           if (end !== -1) name = valueFrom < end ? bytes.toString('utf8', valueFrom, end) : '';
         } else {
           name = KNOWN_NAMES[known]!;
-          end = valueFrom + KNOWN_NAME_BYTES[known]!.length;
+          end = valueFrom + knownNameLength(known);
         }
-      } else if (isFieldStart(bytes, line, DATA_FIELD)) {
+      } else if (isDataFieldStart(bytes, view, line)) {
         const colon = line + DATA_FIELD.length;
         end = bytes.indexOf(LF, colon);
         dataLines += 1;
