@@ -16,6 +16,12 @@ const TIME_PATTERN = new RegExp(`^[0-9a-z]{${TIME_CHARACTERS}}$`);
 // (bench/ profile); each id still takes fresh random bytes that no other id shares.
 const pool = Buffer.allocUnsafe(RANDOM_BYTES * 512);
 let offset = pool.length;
+// The id is built as character codes and made one flat string: a concatenation of a slice is a chain of
+// string objects, which the OpenTelemetry exporter's serialiser (it reads each string twice, one UTF-16 unit
+// at a time) reads through at about twice the cost per character (bench/JOURNAL.md, 2026-11-27 night).
+const idCodes: number[] = Array.from(`${PREFIX}${'0'.repeat(TIME_CHARACTERS + RANDOM_CHARACTERS)}`, (character) => character.charCodeAt(0));
+const BASE36_CODES = Array.from('0123456789abcdefghijklmnopqrstuvwxyz', (character) => character.charCodeAt(0));
+const BASE64URL_CODES = Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', (character) => character.charCodeAt(0));
 
 /**
  * A new generation id: `gen_`, the time in milliseconds as nine base-36 characters (digits and lowercase
@@ -30,9 +36,22 @@ export function newGenerationId(): string {
     randomFillSync(pool);
     offset = 0;
   }
-  const random = pool.toString('base64url', offset, offset + RANDOM_BYTES);
+  let time = Date.now();
+  for (let index = PREFIX.length + TIME_CHARACTERS - 1; index >= PREFIX.length; index -= 1) {
+    idCodes[index] = BASE36_CODES[time % 36]!;
+    time = Math.floor(time / 36);
+  }
+  // 12 bytes are 16 base64url characters, three bytes to four; the id keeps the first 15.
+  let at = PREFIX.length + TIME_CHARACTERS;
+  for (let byte = offset; byte < offset + RANDOM_BYTES; byte += 3) {
+    const bits = (pool[byte]! << 16) | (pool[byte + 1]! << 8) | pool[byte + 2]!;
+    idCodes[at++] = BASE64URL_CODES[bits >> 18]!;
+    idCodes[at++] = BASE64URL_CODES[(bits >> 12) & 63]!;
+    idCodes[at++] = BASE64URL_CODES[(bits >> 6) & 63]!;
+    if (at < idCodes.length) idCodes[at++] = BASE64URL_CODES[bits & 63]!;
+  }
   offset += RANDOM_BYTES;
-  return `${PREFIX}${Date.now().toString(36).padStart(TIME_CHARACTERS, '0')}${random.slice(0, RANDOM_CHARACTERS)}`;
+  return String.fromCharCode(...idCodes);
 }
 
 /** The time in epoch milliseconds a generation id was made at; undefined for a string that is not an id. */

@@ -26,7 +26,7 @@ import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts
 import { ownSpanId, SPAN_ROLE } from '#src/observability/broadcast/trace-context.ts';
 import { generationTimeline, stepWindows, type GenerationTimeline, type TimeWindow } from '#src/observability/broadcast/generation-timeline.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
-import { CHAT_OPERATION, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
+import { CHAT_OPERATION, chatSpanName, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
 import { screeningName, screeningSpanAttributes } from '#src/observability/broadcast/screening-observation.ts';
 import { generationResponseModel, stepResponseModel } from '#src/observability/broadcast/response-model.ts';
@@ -242,7 +242,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
     toSpan(
       trace.traceId,
       {
-        name: trace.generationName ?? `${CHAT_OPERATION} ${record.requestedModel}`,
+        name: trace.generationName ?? chatSpanName(record.requestedModel),
         spanId: generationSpanId,
         parentSpanId: parent,
         // The gateway serving the caller's request; its attempts are the CLIENT inference calls.
@@ -276,7 +276,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
     else if (step && step.served === tried) answer = { usage: step.step.usage, finishReason: step.step.stopReason };
     else if (underWay && !step && tried.attempt === underWay.attempt) answer = { usage: underWay.usage, finishReason: undefined };
     const window = timeline.attempts[index] ?? timeline.generation;
-    const input = { name: `${CHAT_OPERATION} ${tried.attempt.upstreamModel}`, spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: step?.spanId ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes: attemptSpanAttributes(tried, index, answer), failed: isFailedAttempt(tried) };
+    const input = { name: chatSpanName(tried.attempt.upstreamModel), spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: step?.spanId ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes: attemptSpanAttributes(tried, index, answer), failed: isFailedAttempt(tried) };
     // `{operation} {gen_ai.request.model}`, as the conventions name an inference call.
     spans.push(toSpan(trace.traceId, input, environment));
   });

@@ -65,3 +65,21 @@ const PROVIDER_NAMES: Record<string, string> = {
 export function genAiProviderName(slug: string): string {
   return PROVIDER_NAMES[slug] ?? slug;
 }
+
+// A catalog has a few hundred models: each name is built once and kept as one flat string.
+const spanNames = new Map<string, string>();
+
+/**
+ * `chat <model>`, the GenAI conventions' name of an inference span, as a flat string: a concatenation is a
+ * pair of strings that the OTLP exporter's serialiser reads (twice, one UTF-16 unit at a time) at about twice
+ * the cost per character of one flat string (bench/JOURNAL.md, 2026-11-27 night).
+ */
+export function chatSpanName(model: string): string {
+  let name = spanNames.get(model);
+  if (name === undefined) {
+    // JSON.parse makes a new sequential string of the concatenation's characters.
+    name = JSON.parse(JSON.stringify(`${CHAT_OPERATION} ${model}`)) as string;
+    if (spanNames.size < 1_000) spanNames.set(model, name);
+  }
+  return name;
+}
