@@ -110,7 +110,11 @@ export interface paths {
         /**
          * List provider credentials
          * @description Lists the caller's account's bring-your-own-key credentials, one page at a time, ordered by provider,
-         *     `sort_order`, then creation time. Filters combine with AND. Requires a management key.
+         *     `sort_order`, creation time, then id. Filters combine with AND. Pages are chained by an opaque cursor:
+         *     pass `next_cursor` as `cursor` with the same filters; credentials created or deleted meanwhile never make
+         *     the next page skip or repeat one (a credential whose `sort_order` changes meanwhile moves to its new place).
+         *     `offset` still works but is deprecated. Credentials of other accounts are never listed, whatever the
+         *     cursor. Requires a management key.
          */
         get: operations["listByokCredentials"];
         put?: never;
@@ -195,7 +199,10 @@ export interface paths {
          * @description Lists the live (not revoked) gateway API keys of the caller's account, newest first: hash, name, kind,
          *     creation time, limits and their current usage (`usage`: the spending of the current `limit_reset`
          *     period, what is left of the credit limit, and the counts of the rate limits the key has). Raw keys are
-         *     never listed. Requires a management key.
+         *     never listed. Newest first is by creation time, then hash. Pages are chained by an opaque cursor: pass
+         *     `next_cursor` as `cursor`; keys issued or revoked meanwhile never make the next page skip or repeat one.
+         *     `offset` still works but is deprecated. Keys of other accounts are never listed, whatever the cursor.
+         *     Requires a management key.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -436,8 +443,11 @@ export interface paths {
         };
         /**
          * List trace broadcast destinations
-         * @description Lists the broadcast destinations of the caller's account, ordered by creation time. Secrets are never
-         *     listed. Destinations from the gateway's configuration file are not listed here. Requires a management key.
+         * @description Lists the broadcast destinations of the caller's account, ordered by creation time, then id. Secrets are
+         *     never listed. Destinations from the gateway's configuration file are not listed here. Pages are chained by
+         *     an opaque cursor: pass `next_cursor` as `cursor`; destinations created or deleted meanwhile never make the
+         *     next page skip or repeat one. `offset` still works but is deprecated. Destinations of other accounts are
+         *     never listed, whatever the cursor. Requires a management key.
          */
         get: operations["listObservabilityDestinations"];
         put?: never;
@@ -3025,8 +3035,14 @@ export interface components {
             data: components["schemas"]["ByokCredential"][];
             /** @description How many credentials match the filters, across all pages. */
             total: number;
+            /**
+             * @deprecated
+             * @description The `offset` asked for (deprecated; 0 with a `cursor`).
+             */
             offset: number;
             limit: number;
+            /** @description Pass as `cursor` for the next page (with the same filters); null on the last page. */
+            next_cursor: string | null;
         };
         /** @description The error body of management operations. `code` equals the HTTP status. */
         ErrorBody: {
@@ -3324,8 +3340,14 @@ export interface components {
         ApiKeyPage: {
             data: components["schemas"]["ApiKey"][];
             total: number;
+            /**
+             * @deprecated
+             * @description The `offset` asked for (deprecated; 0 with a `cursor`).
+             */
             offset: number;
             limit: number;
+            /** @description Pass as `cursor` for the next page (with the same filters); null on the last page. */
+            next_cursor: string | null;
         };
         /**
          * @description A new gateway API key of the caller's account, in the caller's workspace. The limits are optional (an
@@ -3975,8 +3997,14 @@ export interface components {
         ObservabilityDestinationPage: {
             data: components["schemas"]["ObservabilityDestination"][];
             total: number;
+            /**
+             * @deprecated
+             * @description The `offset` asked for (deprecated; 0 with a `cursor`).
+             */
             offset: number;
             limit: number;
+            /** @description Pass as `cursor` for the next page (with the same filters); null on the last page. */
+            next_cursor: string | null;
         };
         /**
          * @description OTLP only: headers sent with every export (an `authorization` header, a tenant header). Stored encrypted;
@@ -4512,7 +4540,17 @@ export interface components {
          */
         BetaQuery: string;
         /**
-         * @description How many items to skip.
+         * @description The `next_cursor` of the previous page (opaque): the page starts right after the item it names, whether
+         *     items were created or deleted since. Use it with the same filters. A cursor this list did not return
+         *     (another list's, or not one at all) is a 400.
+         * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9
+         */
+        ListCursor: string;
+        /**
+         * @deprecated
+         * @description Deprecated: how many items to skip. An item created or deleted between two requests shifts every later
+         *     item, so offset pages skip or repeat items; chain pages with `cursor` instead. Still honoured; not with a
+         *     `cursor` (a non-zero `offset` with a `cursor` is a 400).
          * @example 0
          */
         Offset: number;
@@ -4849,7 +4887,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description How many items to skip.
+                 * @description The `next_cursor` of the previous page (opaque): the page starts right after the item it names, whether
+                 *     items were created or deleted since. Use it with the same filters. A cursor this list did not return
+                 *     (another list's, or not one at all) is a 400.
+                 * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+                /**
+                 * @deprecated
+                 * @description Deprecated: how many items to skip. An item created or deleted between two requests shifts every later
+                 *     item, so offset pages skip or repeat items; chain pages with `cursor` instead. Still honoured; not with a
+                 *     `cursor` (a non-zero `offset` with a `cursor` is a 400).
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -5050,7 +5098,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description How many items to skip.
+                 * @description The `next_cursor` of the previous page (opaque): the page starts right after the item it names, whether
+                 *     items were created or deleted since. Use it with the same filters. A cursor this list did not return
+                 *     (another list's, or not one at all) is a 400.
+                 * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+                /**
+                 * @deprecated
+                 * @description Deprecated: how many items to skip. An item created or deleted between two requests shifts every later
+                 *     item, so offset pages skip or repeat items; chain pages with `cursor` instead. Still honoured; not with a
+                 *     `cursor` (a non-zero `offset` with a `cursor` is a 400).
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];
@@ -5486,7 +5544,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description How many items to skip.
+                 * @description The `next_cursor` of the previous page (opaque): the page starts right after the item it names, whether
+                 *     items were created or deleted since. Use it with the same filters. A cursor this list did not return
+                 *     (another list's, or not one at all) is a 400.
+                 * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+                /**
+                 * @deprecated
+                 * @description Deprecated: how many items to skip. An item created or deleted between two requests shifts every later
+                 *     item, so offset pages skip or repeat items; chain pages with `cursor` instead. Still honoured; not with a
+                 *     `cursor` (a non-zero `offset` with a `cursor` is a 400).
                  * @example 0
                  */
                 offset?: components["parameters"]["Offset"];

@@ -91,9 +91,20 @@ async function runKeys(args: string[], print: Output): Promise<void> {
   if (action === 'list') {
     const accountId = required(accountOption(values.account), 'account');
     const [{ createKeyUsageReader }, { readSpend }] = await Promise.all([import('#src/limits/key-usage.ts'), import('#src/limits/spend-ledger.ts')]);
-    const { keys } = await withDatabase(dataDir, (database) =>
-      listApiKeys(database, accountId, { offset: 0, limit: 10_000 }, createKeyUsageReader({ ledger: { spendOf: (hashes, period) => readSpend(database, hashes, period) } })),
-    );
+    const { decodeListCursor } = await import('#src/http/list-cursor.ts');
+    // Every live key, a page at a time by cursor (as GET /keys pages): a key issued or revoked meanwhile
+    // neither hides nor repeats another.
+    const keys = await withDatabase(dataDir, async (database) => {
+      const usage = createKeyUsageReader({ ledger: { spendOf: (hashes, period) => readSpend(database, hashes, period) } });
+      const all = [];
+      let cursor: string | null = null;
+      do {
+        const page = await listApiKeys(database, accountId, { offset: 0, limit: 1_000, cursor: cursor === null ? undefined : decodeListCursor('keys', cursor) }, usage);
+        all.push(...page.keys);
+        cursor = page.nextCursor;
+      } while (cursor !== null);
+      return all;
+    });
     if (values.json) print(JSON.stringify(keys, null, 2));
     else print(keys.map((key) => `${key.hash}  ${key.kind.padEnd(10)}  ${key.created_at}  ${key.name ?? ''}`).join('\n') || 'No live keys.');
     return;

@@ -6,7 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
-import { and, asc, count, eq } from '#src/store/drizzle.ts';
+import { and, asc, count, eq, getTableColumns } from '#src/store/drizzle.ts';
+import { afterPosition, createdAtText, splitPage, timeValue } from '#src/store/keyset.ts';
+import { encodeListCursor, type ListPosition } from '#src/http/list-cursor.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
 import type { Caller } from '#src/http/caller.ts';
 import type { Database } from '#src/store/database.ts';
@@ -19,10 +21,11 @@ import { toByokCredential } from '#src/byok/credential-view.ts';
 import { liveKeyHashes } from '#src/keys/key-service.ts';
 import type { ByokCredential, ByokCredentialCreate, ByokCredentialPage, ByokCredentialPatch } from '#src/api-types.ts';
 
-/** Filters and page of `GET /byok`. */
+/** Filters and page of `GET /byok`: after `cursor` when given, else at `offset` (deprecated). */
 export interface ListCredentialsQuery {
   offset: number;
   limit: number;
+  cursor?: ListPosition | undefined;
   provider?: string | undefined;
   workspaceId?: string | undefined;
 }
@@ -133,20 +136,31 @@ export function createByokService(deps: ByokServiceDeps): ByokService {
     async list(caller, query) {
       const conditions = [eq(byokCredentials.accountId, caller.accountId)];
       if (query.provider !== undefined) conditions.push(eq(byokCredentials.provider, query.provider));
+      const empty = { data: [], total: 0, offset: query.offset, limit: query.limit, next_cursor: null };
       if (query.workspaceId !== undefined) {
-        if (!UUID.test(query.workspaceId)) return { data: [], total: 0, offset: query.offset, limit: query.limit };
+        if (!UUID.test(query.workspaceId)) return empty;
         conditions.push(eq(byokCredentials.workspaceId, query.workspaceId));
       }
       const where = and(...conditions);
+      const { cursor } = query;
+      const after = cursor && afterPosition([
+        { column: byokCredentials.provider, value: cursor.provider },
+        { column: byokCredentials.sortOrder, value: cursor.sortOrder },
+        { column: byokCredentials.createdAt, value: timeValue(cursor.createdAt) },
+        { column: byokCredentials.id, value: cursor.id },
+      ]);
+      // One row more than the page tells whether a next page exists.
       const rows = await database.db
-        .select()
+        .select({ ...getTableColumns(byokCredentials), positionTime: createdAtText(byokCredentials.createdAt) })
         .from(byokCredentials)
-        .where(where)
+        .where(after ? and(where, after) : where)
         .orderBy(asc(byokCredentials.provider), asc(byokCredentials.sortOrder), asc(byokCredentials.createdAt), asc(byokCredentials.id))
-        .offset(query.offset)
-        .limit(query.limit);
+        .offset(cursor ? 0 : query.offset)
+        .limit(query.limit + 1);
       const [totals] = await database.db.select({ total: count() }).from(byokCredentials).where(where);
-      return { data: rows.map(toByokCredential), total: totals?.total ?? 0, offset: query.offset, limit: query.limit };
+      const { page, lastBeforeMore: last } = splitPage(rows, query.limit);
+      const next = last ? encodeListCursor('byok', { createdAt: last.positionTime, id: last.id, provider: last.provider, sortOrder: last.sortOrder }) : null;
+      return { data: page.map(({ positionTime: _, ...row }) => toByokCredential(row)), total: totals?.total ?? 0, offset: cursor ? 0 : query.offset, limit: query.limit, next_cursor: next };
     },
 
     async get(caller, id) {

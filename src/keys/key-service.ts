@@ -3,7 +3,9 @@
  * return value of {@link issueApiKey}; the database holds its SHA-256. Every change is published on the change
  * feed, so key caches of every instance drop what they knew about the key (its limits included).
  */
-import { and, count, desc, eq, inArray, isNull, ne, sql } from '#src/store/drizzle.ts';
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, ne, sql } from '#src/store/drizzle.ts';
+import { afterPosition, createdAtText, splitPage, timeValue } from '#src/store/keyset.ts';
+import { encodeListCursor, type ListPage } from '#src/http/list-cursor.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
 import type { Database } from '#src/store/database.ts';
 import { accounts, apiKeys, workspaces, type ApiKeyRow } from '#src/store/schema.ts';
@@ -93,23 +95,36 @@ async function withUsage(rows: readonly ApiKeyRow[], usage: KeyUsageReader): Pro
   });
 }
 
-/** One page of the account's live keys, newest first, with their usage. */
+/**
+ * One page of the account's live keys, newest first (creation time descending, then hash), with their usage,
+ * after `page.cursor` or at `page.offset`; `nextCursor` is null on the last page.
+ */
 export async function listApiKeys(
   database: Database,
   accountId: string,
-  page: { offset: number; limit: number },
+  page: ListPage,
   usage: KeyUsageReader,
-): Promise<{ keys: ApiKey[]; total: number }> {
+): Promise<{ keys: ApiKey[]; total: number; nextCursor: string | null }> {
   const live = and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt));
+  const { cursor } = page;
+  const after = cursor && afterPosition([
+    { column: apiKeys.createdAt, value: timeValue(cursor.createdAt), descending: true },
+    { column: apiKeys.hash, value: cursor.id },
+  ]);
   const rows = await database.db
-    .select()
+    .select({ ...getTableColumns(apiKeys), positionTime: createdAtText(apiKeys.createdAt) })
     .from(apiKeys)
-    .where(live)
-    .orderBy(desc(apiKeys.createdAt), apiKeys.hash)
-    .offset(page.offset)
-    .limit(page.limit);
+    .where(after ? and(live, after) : live)
+    .orderBy(desc(apiKeys.createdAt), asc(apiKeys.hash))
+    .offset(cursor ? 0 : page.offset)
+    .limit(page.limit + 1);
   const [totals] = await database.db.select({ total: count() }).from(apiKeys).where(live);
-  return { keys: await withUsage(rows, usage), total: totals?.total ?? 0 };
+  const { page: shown, lastBeforeMore: last } = splitPage(rows, page.limit);
+  return {
+    keys: await withUsage(shown.map(({ positionTime: _, ...row }) => row), usage),
+    total: totals?.total ?? 0,
+    nextCursor: last ? encodeListCursor('keys', { createdAt: last.positionTime, id: last.hash }) : null,
+  };
 }
 
 /**
@@ -190,7 +205,7 @@ export async function findLiveKey(database: Database, hash: string): Promise<Api
 /** The operations behind `/keys`, bound to one database. */
 export interface KeyService {
   issue(options: { accountId: string; workspaceId?: string; kind: ApiKeyKind; name?: string | null; limits?: KeyLimitFields }): Promise<CreatedApiKey>;
-  list(accountId: string, page: { offset: number; limit: number }): Promise<{ keys: ApiKey[]; total: number }>;
+  list(accountId: string, page: ListPage): Promise<{ keys: ApiKey[]; total: number; nextCursor: string | null }>;
   update(accountId: string, hash: string, patch: ApiKeyPatch): Promise<ApiKey>;
   revoke(accountId: string, hash: string): Promise<void>;
 }

@@ -15,7 +15,7 @@ export function bindGetByokRoute(router: Router, deps: ByokRouteDeps): void {
   router.get('/byok', async (req, res) => {
     const { provider, workspace_id: workspaceId } = req.query;
     const body: ByokCredentialPage = await deps.byok.list(callerOf(res), {
-      ...pageOf(req),
+      ...pageOf(req, 'byok'),
       provider: typeof provider === 'string' ? provider : undefined,
       workspaceId: typeof workspaceId === 'string' ? workspaceId : undefined,
     });

@@ -13,9 +13,9 @@ export interface KeysRouteDeps {
 /** Binds `GET /keys`. */
 export function bindGetKeysRoute(router: Router, deps: KeysRouteDeps): void {
   router.get('/keys', async (req, res) => {
-    const page = pageOf(req);
-    const { keys, total } = await deps.keys.list(callerOf(res).accountId, page);
-    const body: ApiKeyPage = { data: keys, total, ...page };
+    const page = pageOf(req, 'keys');
+    const { keys, total, nextCursor } = await deps.keys.list(callerOf(res).accountId, page);
+    const body: ApiKeyPage = { data: keys, total, offset: page.offset, limit: page.limit, next_cursor: nextCursor };
     res.json(body);
   });
 }

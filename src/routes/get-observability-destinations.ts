@@ -13,7 +13,7 @@ export interface DestinationRouteDeps {
 /** Binds `GET /observability/destinations`. */
 export function bindGetObservabilityDestinationsRoute(router: Router, deps: DestinationRouteDeps): void {
   router.get('/observability/destinations', async (req, res) => {
-    const body: ObservabilityDestinationPage = await deps.destinations.list(callerOf(res), pageOf(req));
+    const body: ObservabilityDestinationPage = await deps.destinations.list(callerOf(res), pageOf(req, 'destinations'));
     res.json(body);
   });
 }

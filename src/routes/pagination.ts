@@ -1,6 +1,7 @@
-/** Reading `offset` and `limit` of list operations (validated by the spec; defaults applied here). */
+/** Reading `cursor`, `offset` and `limit` of list operations (validated by the spec; defaults applied here). */
 import type { Request } from 'express';
 import { BadRequestError } from '#src/errors.ts';
+import { decodeListCursor, type CursorList, type ListPage } from '#src/http/list-cursor.ts';
 
 /** The spec's default page size. @see Limit in openapi/components/parameters/management.yaml */
 export const DEFAULT_PAGE_LIMIT = 50;
@@ -21,7 +22,16 @@ export function integerQuery(req: Request, name: string, fallback: number): numb
   return number;
 }
 
-/** The page a list request asks for. */
-export function pageOf(req: Request): { offset: number; limit: number } {
-  return { offset: integerQuery(req, 'offset', 0), limit: integerQuery(req, 'limit', DEFAULT_PAGE_LIMIT) };
+/**
+ * The page a request to `list` asks for. A cursor that list did not return, or a cursor with a non-zero
+ * offset (two starting points), is a 400 naming the parameter.
+ */
+export function pageOf(req: Request, list: CursorList): ListPage {
+  const page: ListPage = { offset: integerQuery(req, 'offset', 0), limit: integerQuery(req, 'limit', DEFAULT_PAGE_LIMIT) };
+  const text = req.query.cursor;
+  if (typeof text !== 'string') return page;
+  const cursor = decodeListCursor(list, text);
+  if (!cursor) throw new BadRequestError('cursor is not a cursor this list returned', { details: [{ path: '/query/cursor', message: 'must be the next_cursor of a page of this list' }] });
+  if (page.offset !== 0) throw new BadRequestError('cursor cannot be combined with offset', { details: [{ path: '/query/offset', message: 'must be absent or 0 with a cursor' }] });
+  return { ...page, cursor };
 }

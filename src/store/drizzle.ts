@@ -17,7 +17,7 @@ const core = require('drizzle-orm') as typeof import('drizzle-orm');
 const pgCore = require('drizzle-orm/pg-core') as typeof import('drizzle-orm/pg-core');
 
 /** Query operators and helpers of drizzle-orm. */
-export const { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNull, lt, ne, or, sql, sum, TransactionRollbackError } = core;
+export const { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, ne, or, sql, sum, TransactionRollbackError } = core;
 
 /** A SQL fragment, as drizzle's builders take it. */
 export type SQL = import('drizzle-orm').SQL;

@@ -5,7 +5,9 @@
  * After every change the directory is refreshed, so the next generation already goes where it should.
  */
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, type SQL } from '#src/store/drizzle.ts';
+import { and, asc, count, eq, getTableColumns, type SQL } from '#src/store/drizzle.ts';
+import { afterPosition, createdAtText, splitPage, timeValue } from '#src/store/keyset.ts';
+import { encodeListCursor, type ListPage } from '#src/http/list-cursor.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
 import type { Caller } from '#src/http/caller.ts';
 import type { Database } from '#src/store/database.ts';
@@ -26,7 +28,7 @@ import { carriesRedactedValue, redactEndpoint, splitEndpoint } from '#src/observ
 /** The operations behind `/observability/destinations`. */
 export interface DestinationService {
   create(caller: Caller, input: ObservabilityDestinationCreate): Promise<ObservabilityDestination>;
-  list(caller: Caller, page: { offset: number; limit: number }): Promise<ObservabilityDestinationPage>;
+  list(caller: Caller, page: ListPage): Promise<ObservabilityDestinationPage>;
   get(caller: Caller, id: string): Promise<ObservabilityDestination>;
   update(caller: Caller, id: string, patch: ObservabilityDestinationPatch): Promise<ObservabilityDestination>;
   remove(caller: Caller, id: string): Promise<void>;
@@ -144,15 +146,27 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
 
     async list(caller, page) {
       const where = eq(observabilityDestinations.accountId, caller.accountId);
+      const { cursor } = page;
+      const after = cursor && afterPosition([
+        { column: observabilityDestinations.createdAt, value: timeValue(cursor.createdAt) },
+        { column: observabilityDestinations.id, value: cursor.id },
+      ]);
       const rows = await database.db
-        .select()
+        .select({ ...getTableColumns(observabilityDestinations), positionTime: createdAtText(observabilityDestinations.createdAt) })
         .from(observabilityDestinations)
-        .where(where)
+        .where(after ? and(where, after) : where)
         .orderBy(asc(observabilityDestinations.createdAt), asc(observabilityDestinations.id))
-        .offset(page.offset)
-        .limit(page.limit);
+        .offset(cursor ? 0 : page.offset)
+        .limit(page.limit + 1);
       const [totals] = await database.db.select({ total: count() }).from(observabilityDestinations).where(where);
-      return { data: rows.map(toDestinationView), total: totals?.total ?? 0, offset: page.offset, limit: page.limit };
+      const { page: shown, lastBeforeMore: last } = splitPage(rows, page.limit);
+      return {
+        data: shown.map(({ positionTime: _, ...row }) => toDestinationView(row)),
+        total: totals?.total ?? 0,
+        offset: page.offset,
+        limit: page.limit,
+        next_cursor: last ? encodeListCursor('destinations', { createdAt: last.positionTime, id: last.id }) : null,
+      };
     },
 
     async get(caller, id) {
