@@ -50,6 +50,8 @@ export interface Config {
    * to the caller's own keys or a 404, so session traffic must never evict it.
    */
   threadPinMaxEntries: number;
+  /** At most this many bytes of thread pins (their pending tool results), in process and in Redis alike. */
+  threadPinMaxBytes: number;
   /** Host names that imply a data region for requests arriving on them. */
   regionalHosts: ReadonlyMap<string, ResidencyRegion>;
   /** Processes serving the port (`SWITCHBOARD_WORKERS`); above 1, a cluster primary forks that many workers. */
@@ -184,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     threadPinTtlMs: integer(env, 'SWITCHBOARD_THREAD_PIN_TTL_MS', 24 * 60 * 60_000),
     stickyPinMaxEntries: integer(env, 'SWITCHBOARD_STICKY_PIN_MAX_ENTRIES', 100_000, 1),
     threadPinMaxEntries: integer(env, 'SWITCHBOARD_THREAD_PIN_MAX_ENTRIES', 100_000, 1),
+    threadPinMaxBytes: integer(env, 'SWITCHBOARD_THREAD_PIN_MAX_BYTES', 64 * 1024 * 1024, 1),
     regionalHosts: parseRegionalHosts(env.SWITCHBOARD_REGIONAL_HOSTS),
     workers: parseWorkers(env.SWITCHBOARD_WORKERS, env.DATABASE_URL || undefined),
     observability: loadObservabilityConfig(env),

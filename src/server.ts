@@ -126,8 +126,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     const pins = createPinStore({ redis, logger, maxEntries: config.stickyPinMaxEntries });
     closers.push(() => pins.close());
-    // Thread pins apart, with their own bound: session traffic must not push a thread's pin out of the process.
-    const threadPins = createPinStore({ redis, logger, maxEntries: config.threadPinMaxEntries });
+    // Thread pins apart, with their own bounds: session traffic must not push a thread's pin out of the process,
+    // and pending tool results (a fetched page each) are bounded by bytes, not only by count.
+    const threadPins = createPinStore({ redis, logger, maxEntries: config.threadPinMaxEntries, maxBytes: config.threadPinMaxBytes });
     closers.push(() => threadPins.close());
     // Samples travel on a publish/subscribe pair of its own (a subscribing connection serves nothing else).
     const stats = createEndpointStats({ redisUrl: config.redisUrl, logger });

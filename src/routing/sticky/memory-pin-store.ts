@@ -24,14 +24,29 @@ export interface SessionPinStore {
   close(): Promise<void>;
 }
 
-/** An in-process pin store: a map with per-entry expiry, evicting the least recently written entry when full. */
-export class MemoryPinStore implements SessionPinStore {
-  readonly #entries = new Map<string, { pin: StickyPin; expiresAt: number }>();
-  readonly #maxEntries: number;
-  readonly #now: () => number;
+/**
+ * The bytes a pin takes as stored: its JSON text in UTF-8 (what Redis holds; in process, about what its
+ * strings take). A thread pin's `pendingResults` are most of it.
+ */
+export function pinBytes(pin: StickyPin): number {
+  return Buffer.byteLength(JSON.stringify(pin));
+}
 
-  constructor(options: { maxEntries?: number; now?: () => number } = {}) {
+/**
+ * An in-process pin store: a map with per-entry expiry, evicting the least recently written entry when full:
+ * past `maxEntries` entries, or, with `maxBytes`, past that many bytes of pins (pinBytes). A pin larger than
+ * `maxBytes` alone is not kept.
+ */
+export class MemoryPinStore implements SessionPinStore {
+  readonly #entries = new Map<string, { pin: StickyPin; expiresAt: number; bytes: number }>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number | undefined;
+  readonly #now: () => number;
+  #bytes = 0;
+
+  constructor(options: { maxEntries?: number; maxBytes?: number; now?: () => number } = {}) {
     this.#maxEntries = options.maxEntries ?? 100_000;
+    this.#maxBytes = options.maxBytes;
     this.#now = options.now ?? Date.now;
   }
 
@@ -40,11 +55,16 @@ export class MemoryPinStore implements SessionPinStore {
     return this.#entries.size;
   }
 
+  /** Bytes of the pins held (counted only with `maxBytes`), expired ones included until they are next read. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   async get(key: string): Promise<StickyPin | undefined> {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= this.#now()) {
-      this.#entries.delete(key);
+      this.#remove(key);
       return undefined;
     }
     return entry.pin;
@@ -52,21 +72,33 @@ export class MemoryPinStore implements SessionPinStore {
 
   async set(key: string, pin: StickyPin, ttlMs: number): Promise<void> {
     // Re-inserting moves the key to the end of the map's order, so the first key is the least recently written.
-    this.#entries.delete(key);
-    this.#entries.set(key, { pin, expiresAt: this.#now() + ttlMs });
-    while (this.#entries.size > this.#maxEntries) {
+    this.#remove(key);
+    // Measured only when bounded: session pins (no maxBytes) are small and written on every answer.
+    const bytes = this.#maxBytes === undefined ? 0 : pinBytes(pin);
+    if (this.#maxBytes !== undefined && bytes > this.#maxBytes) return;
+    this.#entries.set(key, { pin, expiresAt: this.#now() + ttlMs, bytes });
+    this.#bytes += bytes;
+    while (this.#entries.size > this.#maxEntries || (this.#maxBytes !== undefined && this.#bytes > this.#maxBytes)) {
       const oldest = this.#entries.keys().next();
       if (oldest.done === true) break;
-      this.#entries.delete(oldest.value);
+      this.#remove(oldest.value);
     }
+  }
+
+  #remove(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
   }
 
   async delete(key: string, expected?: StickyPin): Promise<void> {
     const entry = this.#entries.get(key);
-    if (entry !== undefined && (expected === undefined || samePin(entry.pin, expected))) this.#entries.delete(key);
+    if (entry !== undefined && (expected === undefined || samePin(entry.pin, expected))) this.#remove(key);
   }
 
   async close(): Promise<void> {
     this.#entries.clear();
+    this.#bytes = 0;
   }
 }

@@ -9,6 +9,7 @@ import type { StickyPin } from '#src/routing/plan-types.ts';
 import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
 import { FallbackPinStore } from '#src/routing/sticky/fallback-pin-store.ts';
 import type { RedisConnection } from '#src/redis/redis-connection.ts';
+import { pinBudgetKeys, setWithinBudget, type PinBudgetKeys } from '#src/routing/sticky/redis-pin-budget.ts';
 
 /** The default prefix of every pin key in Redis. */
 export const STICKY_KEY_PREFIX = 'switchboard:sticky:';
@@ -25,6 +26,8 @@ export interface RedisPinStoreOptions {
   logger: Logger;
   /** Let failures reach the caller (a fallback store behind it) instead of reading them as "no pin". */
   throwOnFailure?: boolean;
+  /** At most this many bytes of pins under the prefix, evicting those that expire first (redis-pin-budget.ts). */
+  maxBytes?: number;
 }
 
 // Compare-and-delete in one step: between a GET and a DEL another instance could re-pin the session. Fields
@@ -66,6 +69,7 @@ export class RedisPinStore implements SessionPinStore {
   readonly #prefix: string;
   readonly #logger: Logger;
   readonly #throwOnFailure: boolean;
+  readonly #budget: { keys: PinBudgetKeys; maxBytes: number } | undefined;
   #reportedDown = false;
 
   constructor(options: RedisPinStoreOptions) {
@@ -73,6 +77,7 @@ export class RedisPinStore implements SessionPinStore {
     this.#prefix = options.prefix ?? STICKY_KEY_PREFIX;
     this.#logger = options.logger;
     this.#throwOnFailure = options.throwOnFailure ?? false;
+    this.#budget = options.maxBytes === undefined ? undefined : { keys: pinBudgetKeys(this.#prefix), maxBytes: options.maxBytes };
     this.#ownsClient = options.client === undefined;
     this.#client =
       options.client ??
@@ -107,7 +112,8 @@ export class RedisPinStore implements SessionPinStore {
 
   async set(key: string, pin: StickyPin, ttlMs: number): Promise<void> {
     try {
-      await this.#client.set(this.#prefix + key, JSON.stringify(pin), 'PX', Math.max(1, Math.round(ttlMs)));
+      if (this.#budget) await setWithinBudget(this.#client, this.#budget.keys, this.#prefix + key, JSON.stringify(pin), ttlMs, this.#budget.maxBytes);
+      else await this.#client.set(this.#prefix + key, JSON.stringify(pin), 'PX', Math.max(1, Math.round(ttlMs)));
     } catch (error) {
       this.#failed('set', error);
     }
@@ -135,11 +141,22 @@ export class RedisPinStore implements SessionPinStore {
 
 /**
  * The pin store the configuration asks for: Redis (falling back to the process while it is unreachable) when
- * the gateway has a Redis connection, in-process otherwise; the process keeps at most `maxEntries` pins.
+ * the gateway has a Redis connection, in-process otherwise; the process keeps at most `maxEntries` pins. With
+ * `maxBytes` (thread pins), the process and Redis each keep at most that many bytes of pins, evicting the
+ * least recently written first; `prefix` then keeps the store's pins and their count apart from others'.
  */
-export function createPinStore(options: { redis: RedisConnection | undefined; logger: Logger; maxEntries?: number }): SessionPinStore {
-  const local = new MemoryPinStore(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries });
+export function createPinStore(options: { redis: RedisConnection | undefined; logger: Logger; maxEntries?: number; maxBytes?: number; prefix?: string }): SessionPinStore {
+  const local = new MemoryPinStore({
+    ...(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries }),
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+  });
   if (!options.redis) return local;
-  const shared = new RedisPinStore({ client: options.redis.client, logger: options.logger, throwOnFailure: true });
+  const shared = new RedisPinStore({
+    client: options.redis.client,
+    logger: options.logger,
+    throwOnFailure: true,
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+  });
   return new FallbackPinStore({ redis: options.redis, shared, local });
 }
