@@ -202,7 +202,8 @@ describe.each(testDrivers())('cursor paging of the management lists on %s', (dri
       const page: Page = await list(`/observability/destinations?limit=1${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
       paged.push(...page.data.map((item) => item.id as string));
       cursor = page.next_cursor;
-    } while (cursor !== null);
+      // A cursor that repeats items would page forever: stop once more pages came than items exist.
+    } while (cursor !== null && paged.length <= whole.length);
     expect(paged).toEqual(whole);
     expect(paged.slice(0, 6).sort()).toEqual(ids.slice().sort());
     expect(paged.slice(0, 2)).toEqual(ids.slice(0, 2).sort());
