@@ -85,6 +85,8 @@ export function convertToAiSdkPrompt({ request, profile, cachePlan }: ConvertToA
   // System messages that arrived after an assistant's tool calls, waiting for the results of those calls.
   let deferred: LanguageModelV4Message[] = [];
   let awaitingResults = false;
+  // The position of each tool call of the last assistant turn, which its results are sent in.
+  let callOrder = new Map<string, number>();
   request.messages.forEach((message, index) => {
     const path = `messages[${index}].content`;
     if (isSystemMessage(message)) {
@@ -95,7 +97,7 @@ export function convertToAiSdkPrompt({ request, profile, cachePlan }: ConvertToA
     }
     if (message.role === 'user') {
       started = true;
-      const converted = convertUserMessage(message as UserMessageParam, path, context);
+      const converted = inCallOrder(convertUserMessage(message as UserMessageParam, path, context), callOrder);
       const results = converted.findIndex((item) => item.role !== 'tool');
       const split = results === -1 ? converted.length : results;
       prompt.push(...converted.slice(0, split), ...deferred, ...converted.slice(split));
@@ -110,6 +112,7 @@ export function convertToAiSdkPrompt({ request, profile, cachePlan }: ConvertToA
       const parts = convertAssistantMessage(message as AssistantMessageParam, path, context);
       prompt.push({ role: 'assistant', content: parts, ...(stringContent(message) !== undefined ? withCache(message) : {}) });
       awaitingResults = parts.some((part) => part.type === 'tool-call');
+      callOrder = new Map(parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])).map((id, position) => [id, position]));
       return;
     }
     throw unsupportedFeature(`role ${message.role} (messages[${index}])`, profile);
@@ -227,6 +230,17 @@ function convertUserMessage(message: UserMessageParam, path: string, context: Bl
   flushTool();
   flushUser();
   return messages;
+}
+
+/**
+ * Tool messages with their results in the order of the calls they answer. Clients may answer parallel calls
+ * in any order (the order their tools finished), but Gemini pairs each `functionResponse` with the call at
+ * its position (a 400 where ids are checked, silently mismatched results where they are not); results of
+ * unknown calls keep their place after the known ones.
+ */
+function inCallOrder(messages: LanguageModelV4Message[], callOrder: ReadonlyMap<string, number>): LanguageModelV4Message[] {
+  const position = (part: Extract<LanguageModelV4Message, { role: 'tool' }>['content'][number]) => (part.type === 'tool-result' ? callOrder.get(part.toolCallId) : undefined) ?? callOrder.size;
+  return messages.map((message) => (message.role === 'tool' ? { ...message, content: [...message.content].sort((a, b) => position(a) - position(b)) } : message));
 }
 
 function unsupportedBlock(type: string, role: string, path: string, profile: AiSdkVendorProfile) {

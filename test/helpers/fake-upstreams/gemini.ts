@@ -37,6 +37,30 @@ function unansweredFunctionCalls(body: unknown): string | undefined {
     if (count(contents[index + 1], 'functionResponse') !== calls) {
       return 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.';
     }
+    const mismatch = responseOutOfOrder(content, contents[index + 1], index);
+    if (mismatch !== undefined) return mismatch;
+  }
+  return undefined;
+}
+
+type Named = { name?: unknown; id?: unknown };
+
+/**
+ * Gemini pairs the i-th `functionResponse` of a turn with the i-th `functionCall` of the turn before (by id
+ * where both carry one, else by name): a response turn in another order is refused, as Google's own executor
+ * does for Claude Code's permuted parallel results (router-for-me/CLIProxyAPI#5199).
+ */
+function responseOutOfOrder(callTurn: unknown, responseTurn: unknown, index: number): string | undefined {
+  const pick = (content: unknown, key: string) =>
+    ((content as { parts?: unknown[] } | undefined)?.parts ?? []).flatMap((part) => (typeof part === 'object' && part !== null && key in part ? [(part as Record<string, Named>)[key] ?? {}] : []));
+  const calls = pick(callTurn, 'functionCall');
+  const responses = pick(responseTurn, 'functionResponse');
+  for (const [position, call] of calls.entries()) {
+    const response = responses[position] ?? {};
+    const byId = call.id !== undefined && response.id !== undefined;
+    if (byId ? call.id === response.id : call.name === response.name) continue;
+    const what = byId ? `id "${String(response.id)}" does not match functionCall.id "${String(call.id)}"` : `name "${String(response.name)}" does not match functionCall.name "${String(call.name)}"`;
+    return `contents[${index + 1}].parts[${position}]: functionResponse.${what} at contents[${index}].parts[${position}]`;
   }
   return undefined;
 }
