@@ -15,6 +15,7 @@ import { planCacheBreakpoints, type CacheBreakpointPlan } from '#src/request/cac
 import { lowerThinkingBudget, sentMaxTokens } from '#src/request/output-limit.ts';
 import { convertToAiSdkPrompt } from '#src/providers/ai-sdk/convert-to-ai-sdk-prompt.ts';
 import { convertToAiSdkReasoning } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
+import { fitGeminiThinkingBudget } from '#src/providers/ai-sdk/gemini-thinking-budget.ts';
 import { convertToolPartsToText } from '#src/providers/ai-sdk/convert-tool-parts-to-text.ts';
 import { fitsOpenAiStrictMode } from '#src/providers/ai-sdk/openai-strict-schema.ts';
 
@@ -59,8 +60,10 @@ export function convertToAiSdkCallOptions({
   const cachePlan = planCacheBreakpoints(request);
   const prompt = convertToAiSdkPrompt({ request, profile, cachePlan });
   warnings.push(...prompt.warnings);
-  const reasoning = convertToAiSdkReasoning({ request, profile });
-  warnings.push(...reasoning.warnings);
+  const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
+  const mapped = convertToAiSdkReasoning({ request, profile });
+  const reasoning = profile.reasoningStyle === 'google-thinking-config' ? fitGeminiThinkingBudget({ reasoning: mapped.value, modelId: upstreamModel, maxOutputTokens }) : mapped;
+  warnings.push(...mapped.warnings, ...(reasoning === mapped ? [] : reasoning.warnings));
 
   const tools = convertTools(request.tools ?? [], profile, cachePlan, warnings);
   const vendorOptions: Record<string, string | boolean> = {};
@@ -91,7 +94,6 @@ export function convertToAiSdkCallOptions({
     vendorOptions.strictJsonSchema = false;
     warnings.push(`output_config.format sent without strict mode: ${profile.label} takes a schema strictly only when every object has additionalProperties false and every property required`);
   }
-  const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
   const value: AiSdkCallOptions = {
     prompt: withoutActiveTools ? convertToolPartsToText(prompt.value) : prompt.value,
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),

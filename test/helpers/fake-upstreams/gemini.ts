@@ -87,6 +87,22 @@ function invalidFunctionNames(body: unknown): string | undefined {
   return lines.length === 0 ? undefined : lines.join('');
 }
 
+/**
+ * Gemini's 400 for a `thinkingBudget` outside the model's documented range (2.5 Pro 128..32768 and no 0; 2.5
+ * Flash 0..24576; 2.5 Flash-Lite 0 or 512..24576; -1 is dynamic thinking), with Google's messages (e.g.
+ * RooCodeInc/Roo-Code#4399); undefined when the budget is accepted or the model is not a 2.5 one.
+ * @see https://ai.google.dev/gemini-api/docs/thinking#set-budget
+ */
+function invalidThinkingBudget(model: string, body: unknown): string | undefined {
+  const budget = (body as { generationConfig?: { thinkingConfig?: { thinkingBudget?: unknown } } } | null)?.generationConfig?.thinkingConfig?.thinkingBudget;
+  if (typeof budget !== 'number' || budget === -1) return undefined;
+  const pro = model.includes('gemini-2.5-pro');
+  const [min, max] = pro ? [128, 32_768] : model.includes('gemini-2.5-flash-lite') ? [512, 24_576] : model.includes('gemini-2.5-flash') ? [1, 24_576] : [];
+  if (min === undefined || max === undefined) return undefined;
+  if (budget === 0) return pro ? 'Budget 0 is invalid. This model only works in thinking mode.' : undefined;
+  return Number.isInteger(budget) && budget >= min && budget <= max ? undefined : `The thinking budget (${budget}) is invalid.`;
+}
+
 function googleErrorBody(status: number, message?: string): { error: { code: number; message: string; status: string } } {
   const known = googleStatuses[status] ?? { status: status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', message: 'Error' };
   return { error: { code: status, message: message ?? known.message, status: known.status } };
@@ -115,6 +131,8 @@ export function geminiFormat(options: { lineEnding?: SseLineEnding } = {}): Wire
         return { status: 400, body: googleErrorBody(400, 'fake upstream: streamGenerateContent needs ?alt=sse') };
       }
       if (request.operation === 'countTokens') return { status: 200, body: { totalTokens: 12 } };
+      const badBudget = invalidThinkingBudget(request.params.model ?? '', request.body);
+      if (badBudget !== undefined) return { status: 400, body: googleErrorBody(400, badBudget) };
       const badNames = invalidFunctionNames(request.body);
       if (badNames !== undefined) return { status: 400, body: googleErrorBody(400, badNames) };
       const unanswered = unansweredFunctionCalls(request.body);

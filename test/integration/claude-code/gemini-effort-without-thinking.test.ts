@@ -25,8 +25,8 @@ afterAll(() => target?.close());
 
 describe('Claude Code on Gemini, thought summaries only with thinking on', () => {
   it.each([
-    ['MAX_THINKING_TOKENS=0', { MAX_THINKING_TOKENS: '0' }, undefined, { thinkingBudget: 32768 }],
-    ['the default', {}, { type: 'adaptive', display: 'updates' }, { thinkingBudget: 32768, includeThoughts: true }],
+    ['MAX_THINKING_TOKENS=0', { MAX_THINKING_TOKENS: '0' }, undefined, { thinkingBudget: 19_200 }],
+    ['the default', {}, { type: 'adaptive', display: 'updates' }, { thinkingBudget: 19_200, includeThoughts: true }],
   ])('with %s', async (_name, extraEnv, cliThinking, thinkingConfig) => {
     resetTarget(target);
     target.upstream.enqueue(geminiStep({ text: ANSWER, usage: USAGE }));
@@ -38,7 +38,8 @@ describe('Claude Code on Gemini, thought summaries only with thinking on', () =>
     const cli = call?.body as CliBody;
     expect({ thinking: cli.thinking, effort: cli.output_config?.effort }, context).toEqual({ thinking: cliThinking, effort: 'high' });
     const sent = target.upstream.requests[0]?.body as { generationConfig: { thinkingConfig?: unknown } };
-    // gemini-2.5-pro's budget for `high` (the AI SDK's mapping of the effort).
+    // `high` is 60% of the CLI's max_tokens of 32000, leaving the answer room (the AI SDK's own mapping sent 32768).
+    expect((call?.body as { max_tokens?: number }).max_tokens, context).toBe(32_000);
     expect(sent.generationConfig.thinkingConfig, context).toEqual(thinkingConfig);
   });
 });

@@ -35,8 +35,8 @@ let client: Anthropic;
 const VENDORS: Vendor[] = [
   { slug: 'effort/chat', upstream: () => chat, effort: (body) => body.reasoning_effort, low: 'low', high: 'high', turns: (body) => body.messages },
   { slug: 'effort/responses', upstream: () => responses, effort: (body) => body.reasoning?.effort, low: 'low', high: 'high', turns: (body) => body.input },
-  // gemini-2.5-pro's thinking budgets for the efforts (the AI SDK's mapping).
-  { slug: 'effort/gemini', upstream: () => gemini, effort: (body) => body.generationConfig?.thinkingConfig, low: { thinkingBudget: 6554 }, high: { thinkingBudget: 32768 }, turns: (body) => body.contents },
+  // gemini-2.5-pro's thinking budgets for the efforts: 60% of max_tokens 256 for high; 10% for low, raised to the least 2.5 Pro takes.
+  { slug: 'effort/gemini', upstream: () => gemini, effort: (body) => body.generationConfig?.thinkingConfig, low: { thinkingBudget: 128 }, high: { thinkingBudget: 153 }, turns: (body) => body.contents },
 ];
 
 beforeAll(async () => {

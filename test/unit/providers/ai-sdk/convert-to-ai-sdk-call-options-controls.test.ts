@@ -26,7 +26,7 @@ describe('reasoning, output and tool choice', () => {
     ['openai-chat', { thinking: { type: 'disabled' } }, { reasoning: 'none' }],
     ['openai-compatible', { output_config: { effort: 'low' } }, { reasoning: 'low' }],
     ['openai-compatible', { thinking: { type: 'disabled' } }, {}],
-    ['google', { thinking: { type: 'enabled', budget_tokens: 4096 } }, { providerOptions: { google: { thinkingConfig: { thinkingBudget: 4096, includeThoughts: true } } } }],
+    ['google', { max_tokens: 8192, thinking: { type: 'enabled', budget_tokens: 4096 } }, { providerOptions: { google: { thinkingConfig: { thinkingBudget: 4096, includeThoughts: true } } } }],
     ['google', { thinking: { type: 'adaptive' }, output_config: { effort: 'high' } }, { reasoning: 'high', providerOptions: { google: { thinkingConfig: { includeThoughts: true } } } }],
     ['google', { thinking: { type: 'disabled' } }, { reasoning: 'none' }],
     // Effort alone (Claude Code on other models) sets the level, without thought summaries.
