@@ -19,6 +19,10 @@ import {
 } from '#test/helpers/fake-upstreams/index.ts';
 import { attemptCall } from '#test/integration/providers/ai-sdk-test-support.ts';
 
+// The recordings are answers to requests that asked for reasoning, which a client sees only with thinking on.
+const SHOWS_THINKING = { max_tokens: 4096, thinking: { type: 'enabled' as const, budget_tokens: 1024 } };
+const showsReasoning = (expected: { content?: unknown }) => JSON.stringify(expected.content ?? []).includes('"thinking"');
+
 type ChatBody = { choices: Array<{ message: { content: string; reasoning_content?: string } }> };
 type GeminiBody = { candidates: Array<{ content: { parts: Array<{ text?: string; thoughtSignature?: string }> } }> };
 type BedrockBody = { output: { message: { content: Array<{ text?: string; reasoningContent?: { reasoningText: { text: string; signature: string } } }> } } };
@@ -170,9 +174,10 @@ describe('AI SDK adapters, non-streaming recordings', () => {
     fake = await start();
     fake.enqueue(reply.fixture(`${fixture}.json`, vendor ? { vendor } : {}));
     const adapter = createAiSdkAdapter({ family });
-    const { message, warnings } = await adapter.generate(attemptCall({ family, baseUrl: fake.baseURL, upstreamModel: 'vendor-model-1' }));
+    const { message, warnings } = await adapter.generate(attemptCall({ family, baseUrl: fake.baseURL, upstreamModel: 'vendor-model-1', ...(showsReasoning(expected) ? { request: SHOWS_THINKING } : {}) }));
     expect(message).toEqual({ id: expect.stringMatching(/^msg_[0-9a-f]{32}$/), type: 'message', role: 'assistant', model: 'vendor-model-1', ...expected });
-    expect(warnings).toEqual([]);
+    // Bedrock's package warns that a non-Claude model takes no budget; the recording's answer is what matters.
+    expect(warnings.filter((warning) => !(family === 'bedrock' && /budget/i.test(warning)))).toEqual([]);
     expect(fake.requests).toHaveLength(1);
   });
 });
