@@ -19,8 +19,10 @@ import { hasAnthropicWebSearch } from '#src/server-tools/web-search/anthropic-we
 import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { refusedHopOf, withRefusedHops } from '#src/messages/refused-hops.ts';
+import { refusalCharge, withRefusalCharges } from '#src/messages/refusal-charges.ts';
 import { spliceRefusalFallbacks, type StartNextModel } from '#src/messages/refusal-fallback-stream.ts';
 import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
+import type { RefusedAttemptCharge } from '#src/messages/tool-loop/loop-tally.ts';
 import { checkToolLoop, type ServerToolsDeps } from '#src/messages/tool-loop/prepare-tool-loop.ts';
 import { createToolLoopMessage } from '#src/messages/tool-loop/tool-loop-service.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
@@ -157,17 +159,21 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
 
   if (request.stream !== true) {
     // Every refusal the run moved on from, in order: the answer shows each hop (src/messages/refused-hops.ts).
-    const refusals: { model: string; answer: AdapterMessage }[] = [];
+    const refusals: { attempt: Attempt; answer: AdapterMessage }[] = [];
     const generate = async (attempt: Attempt) => {
       const answer = await deps.adapterFor(attempt.provider.family).generate(await call(attempt));
-      if (isRefusalAnswer(answer)) refusals.push({ model: attempt.model, answer });
+      if (isRefusalAnswer(answer)) refusals.push({ attempt, answer });
       return answer;
     };
     const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, responseModel: messageResponseModel });
     const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf, messageIdOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-    const served = finalizeMessage(result.message, additionsFor(plan, attempt, () => records, context));
-    const hops = refusals.filter((refusal) => refusal.answer !== result).map((refusal) => refusedHopOf(refusal.model, refusal.answer.message));
+    const finalized = finalizeMessage(result.message, additionsFor(plan, attempt, () => records, context));
+    const movedOn = refusals.filter((refusal) => refusal.answer !== result);
+    const hops = movedOn.map((refusal) => refusedHopOf(refusal.attempt.model, refusal.answer.message));
+    // The upstreams bill the refusals moved on from: the answer is charged them, each at its own prices.
+    const charges = movedOn.map((refusal) => refusalCharge(refusal.attempt, refusal.answer.message.usage));
+    const served = charges.length > 0 ? { ...finalized, usage: withRefusalCharges(finalized.usage, attempt.model, charges) } : finalized;
     const message = applyPluginsToMessage(withRefusedHops(served, hops, attempt.model), state, attempt);
     return { kind: 'message', message, headers: answerRateLimitHeaders(ownKeyRateLimitHeaders(attempt, result.upstreamHeaders), windowHeaders) };
   }
@@ -191,9 +197,12 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   // One parse of the first event for both ids (its message_start is raw in a passthrough stream).
   let current = amended(first, clientMessageId);
   // A refusal (known at the stream's message_delta) moves on to the next model, as a JSON answer's does.
+  // What each refusal moved on from is charged (its upstream bills it), at its own attempt's prices.
+  const charges: RefusedAttemptCharge[] = [];
   const startNext: StartNextModel = async (refused) => {
     refusedModels.add(refused.model);
     current.outcome.refused();
+    const refusedAttempt = serving;
     const after = lastIndex;
     const skip = (attempt: Attempt, index: number) => index <= after || refusedModels.has(attempt.model);
     if (!plan.attempts.some((attempt, index) => !skip(attempt, index))) return null;
@@ -206,12 +215,13 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     }
     // The refused stream is left: routing hears it as a refusal that did not serve (no pin, no latency sample).
     current.outcome.movedOn();
+    charges.push(refusalCharge(refusedAttempt, refused.usage));
     lastIndex = run.index;
     serving = run.attempt;
     current = amended(run, streamMessageId(run.result));
     return { model: run.attempt.model, events: current.events };
   };
-  const events = spliceRefusalFallbacks(current.events, first.attempt.model, startNext);
+  const events = spliceRefusalFallbacks(current.events, first.attempt.model, startNext, (usage) => withRefusalCharges(usage, serving.model, charges));
   // The plugins report for the attempt that served the answer's end (per-attempt reports: file-parser, context-compression).
   // The headers go out with the first event, before any splice: the first attempt's.
   return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving), headers: answerRateLimitHeaders(ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders), windowHeaders) };

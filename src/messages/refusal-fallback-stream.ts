@@ -4,8 +4,8 @@
  * answer is spliced in at that point: a `fallback` block (a `content_block_start` and `content_block_stop`
  * pair, no deltas), then the next stream's content blocks numbered on from there, its `message_delta` and its
  * `message_stop`. Its `message_start` is dropped (the client's message started with the first model's, as
- * Anthropic's does); the usage it announced fills what its `message_delta` leaves out, so the client's totals
- * are the serving model's.
+ * Anthropic's does); the usage it announced fills what its `message_delta` leaves out, and the refused
+ * calls' charges are added to it (src/messages/refusal-charges.ts), so the client's totals are all it is charged.
  * @see src/messages/refused-hops.ts (the same answer as a JSON body)
  */
 import type { Usage } from '#src/api-types.ts';
@@ -18,8 +18,14 @@ export interface NextModelStream {
   events: AsyncIterable<SseEvent>;
 }
 
-/** Starts the next model after a refusal of `model`; null when none answers (the refusal is then the answer). */
-export type StartNextModel = (refused: { model: string }) => Promise<NextModelStream | null>;
+/**
+ * Starts the next model after a refusal of `model`, whose stream reported `usage` (its `message_delta`'s counts,
+ * message_start's where the delta left one out); null when none answers (the refusal is then the answer).
+ */
+export type StartNextModel = (refused: { model: string; usage: Partial<Usage> }) => Promise<NextModelStream | null>;
+
+/** Amends the serving model's closing usage (already filled in and priced) with what the refusals before it are charged. */
+export type ChargeRefusals = (usage: Usage) => Usage;
 
 interface IndexedPayload {
   index: number;
@@ -33,8 +39,18 @@ interface DeltaPayload {
 // What a message_start announced and a message_delta may leave out.
 const STARTED_COUNTS = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
 
-/** The events of `first` (whose model is `model`), with each refusal followed by the next model that answers. */
-export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, model: string, startNext: StartNextModel): AsyncGenerator<SseEvent> {
+/** The counts `started` announced that `usage` leaves out, filled in. */
+function withStartedCounts(usage: Partial<Usage> | undefined, started: Partial<Usage> | undefined): Partial<Usage> {
+  const filled: Partial<Usage> = { ...usage };
+  if (started) for (const field of STARTED_COUNTS) if (typeof filled[field] !== 'number' && typeof started[field] === 'number') filled[field] = started[field];
+  return filled;
+}
+
+/**
+ * The events of `first` (whose model is `model`), with each refusal followed by the next model that answers;
+ * `charge` amends the closing usage of a model that answered after a refusal.
+ */
+export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, model: string, startNext: StartNextModel, charge?: ChargeRefusals): AsyncGenerator<SseEvent> {
   let current: NextModelStream | null = { model, events: first };
   let offset = 0;
   let nextIndex = 0;
@@ -45,9 +61,10 @@ export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, mo
     current = null;
     for await (const event of hop.events) {
       const name = sseEventName(event);
-      if (name === 'message_start' && spliced) {
+      if (name === 'message_start') {
+        // Read once per model: what a refusal's message_delta leaves out, and (spliced) the next model's.
         started = eventPayload<{ message?: { usage?: Partial<Usage> } }>(event).message?.usage;
-        continue;
+        if (spliced) continue;
       }
       if (name === 'content_block_start' || name === 'content_block_delta' || name === 'content_block_stop') {
         // Before any splice only a block's start is read (for the index a fallback block takes): a passthrough
@@ -71,7 +88,7 @@ export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, mo
       if (name === 'message_delta') {
         const payload = eventPayload<DeltaPayload>(event);
         if (payload.delta?.stop_reason === 'refusal') {
-          current = await startNext({ model: hop.model });
+          current = await startNext({ model: hop.model, usage: withStartedCounts(payload.usage, started) });
           if (current) {
             // Leaving the loop stops the refused stream: its message_stop is not the client's.
             const category = payload.delta.stop_details?.category;
@@ -83,10 +100,9 @@ export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, mo
             break;
           }
         }
-        if (spliced && started) {
-          const usage: Partial<Usage> = { ...payload.usage };
-          for (const field of STARTED_COUNTS) if (typeof usage[field] !== 'number' && typeof started[field] === 'number') usage[field] = started[field];
-          payload.usage = usage as Usage;
+        if (spliced) {
+          const usage = withStartedCounts(payload.usage, started) as Usage;
+          payload.usage = charge ? charge(usage) : usage;
           yield payload as unknown as SseEvent;
           continue;
         }

@@ -154,9 +154,8 @@ function sumCacheCreation(usages: readonly StepUsage[]): Usage['cache_creation']
   return sum;
 }
 
-// The steps' billed usages summed: a refused attempt's tokens are among them, as its cost is among the steps'.
-function stepTokens(steps: readonly StepRecord[]): Omit<Usage, 'server_tool_use' | 'cost'> {
-  const usages = steps.flatMap(billedUsagesOf);
+/** Usages' tokens summed (cache counts null when none had one; one estimate makes the sum an estimate). */
+export function summedTokens(usages: readonly StepUsage[]): Omit<Usage, 'server_tool_use' | 'cost'> {
   const reasoning = usages.map((usage) => usage.output_tokens_details?.thinking_tokens);
   const cacheCreation = sumCacheCreation(usages);
   return {
@@ -169,6 +168,11 @@ function stepTokens(steps: readonly StepRecord[]): Omit<Usage, 'server_tool_use'
     // One step's estimate makes the sum an estimate.
     ...(usages.some((usage) => usage.estimated === true) ? { estimated: true as const } : {}),
   };
+}
+
+// The steps' billed usages summed: a refused attempt's tokens are among them, as its cost is among the steps'.
+function stepTokens(steps: readonly StepRecord[]): Omit<Usage, 'server_tool_use' | 'cost'> {
+  return summedTokens(steps.flatMap(billedUsagesOf));
 }
 
 function stepsCost(steps: readonly StepRecord[]): number {

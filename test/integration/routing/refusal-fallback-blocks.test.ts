@@ -95,11 +95,13 @@ describe('a refusal that moves to the next model (stream)', () => {
     expect(message.stop_details ?? null).toBeNull();
     expect(alpha.requests).toHaveLength(1);
     expect(gamma.requests).toHaveLength(1);
-    // The serving model's usage, and its cost in the record (12 in, 30 out at $1/$2 per million).
-    expect(message.usage).toMatchObject({ input_tokens: 12, output_tokens: 30 });
+    // The refused call is charged with the serving one (the upstream bills it): 18 in, 5 out refused and 12 in,
+    // 30 out served, all at $1/$2 per million, each call an iteration.
+    expect(message.usage).toMatchObject({ input_tokens: 30, output_tokens: 35 });
+    expect(message.usage.iterations?.map((entry) => `${entry.type}:${(entry as { model?: string }).model}`)).toEqual(['message:test/primary', 'fallback_message:test/secondary']);
     const record = await generationOf(gateway, stream.request_id ?? '');
     expect(record).toMatchObject({ model: 'test/secondary', status: 'success' });
-    expect(record.cost).toBeCloseTo(0.000072, 12);
+    expect(record.cost).toBeCloseTo(0.0001, 12);
 
     // The next turn passes the content back, fallback block included, to a translated vendor.
     openai.enqueue(reply.fixture('openai-text'));
