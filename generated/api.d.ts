@@ -1878,7 +1878,12 @@ export interface components {
              *     `content_block_start` and `content_block_stop` pair, then come the next model's content blocks
              *     (numbered on), `message_delta` (its usage and `cost`) and `message_stop`; `message_start` announced the
              *     first model, as Anthropic's stream does (its message id is the one a thread's `continue` names: the
-             *     gateway resumes from the serving model's answer, in its account). The refused attempt is not charged; it is listed with status
+             *     gateway resumes from the serving model's answer, in its account). The refused attempt is charged, as its
+             *     upstream bills it: what it reported (a JSON answer's `usage`; a stream's `message_delta`, its
+             *     `message_start` filling the counts the delta leaves out) at its own endpoint's prices joins the answer's
+             *     counts and `cost` (JSON and the closing `message_delta` alike), the generation record and the key's
+             *     spending, and `usage.iterations` lists each refused call as a `message` entry, then the serving call as
+             *     the `fallback_message` (see `Usage.iterations`). It is listed with status
              *     `refusal` in `gateway_metadata.attempts` (stream and JSON alike) and, as it served nothing, sets no
              *     sticky pin and no latency sample for its endpoint; plugin reports are the serving model's. In a
              *     server-side tool loop a step's refusal moves on the same way: the block goes where that step's content
@@ -2288,6 +2293,9 @@ export interface components {
              *     Anthropic's server-side fallback (only the last entry is ever one). The loop's top-level counts are the
              *     sum of its calls, the refused ones included (the upstream bills them, and `cost` charges them): where no
              *     call listed iterations of its own, they add up to the entries, and the last entry is what the final call read.
+             *     A plain request (no gateway tools) that a refusal moved on to another model (`fallbacks`) is listed the
+             *     same way: each refused call a `message` entry on its model, the serving call the last entry, a
+             *     `fallback_message`, and the top-level counts the sum of them all.
              */
             iterations?: {
                 /**
@@ -2319,9 +2327,9 @@ export interface components {
              * @description Cost of this request in USD, from the endpoint's pricing (cache reads and writes priced separately,
              *     `fast` at its premium): what the key is charged. It includes Anthropic's `compaction`, `advisor_message`
              *     and `fallback_message` iterations (see `iterations`), each priced as a request of its own at its model's
-             *     prices, in a tool loop's steps too, a tool loop's calls whose model refused a step before another model
-             *     answered it (the upstream bills a refusal; each at its own endpoint's prices, its tokens in the counts
-             *     above), the vendor's fee for the searches its own web search
+             *     prices, in a tool loop's steps too, the calls whose model refused before another model answered (a
+             *     plain request's hops under `fallbacks` and a tool loop's steps alike; the upstream bills a refusal; each
+             *     at its own endpoint's prices, its tokens in the counts above), the vendor's fee for the searches its own web search
              *     tool ran (`server_tool_use.web_search_requests` as the upstream reported them, at the endpoint's
              *     `pricing.web_search_request`; in a tool loop, each step's at its own endpoint's price; the gateway's
              *     own tools pay none), a searching vendor's per-request fee (Perplexity's, by `search_context_size` at the
