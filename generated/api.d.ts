@@ -1218,13 +1218,9 @@ export interface components {
          *     answer 400 on translated vendors. `display` is Anthropic's and is dropped elsewhere with a logged warning.
          *     As on Anthropic, `thinking` blocks with the model's reasoning come back only when `enabled` or `adaptive`:
          *     only then are translated vendors asked for their thought summaries (Gemini `includeThoughts`, OpenAI
-         *     Responses `reasoning.summary`). Without it the answer carries no reasoning text, even from a vendor that
-         *     reasons anyway (DeepSeek's reasoner, an OpenAI summary): the gateway drops that text, JSON and stream
-         *     alike, while its tokens stay in `usage.output_tokens` (vendors bill them as output). An empty `thinking`
+         *     Responses `reasoning.summary`). Without it the answer carries no reasoning text; an empty `thinking`
          *     block may still carry a vendor's replay material in its `signature` (a Gemini tool-call signature, OpenAI
-         *     encrypted reasoning), to be passed back with the turn. On Gemini 2.5 the thinking budget is kept within
-         *     the model's range and below `max_tokens` (Gemini counts thinking inside its output limit): an effort
-         *     without `budget_tokens` thinks for its share of `max_tokens` (low 10%, medium 30%, high 60%, xhigh and max 90%).
+         *     encrypted reasoning), to be passed back with the turn.
          */
         ThinkingConfig: {
             /** @constant */

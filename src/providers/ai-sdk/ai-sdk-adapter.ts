@@ -121,7 +121,6 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         upstreamModel: call.upstreamModel,
         estimateInput: () => estimateInputTokens(call.request),
         textSignatures: asksForThinking(call.request),
-        hidesReasoning: !asksForThinking(call.request),
       });
       return { message: converted.value, warnings: [...warnings, ...converted.warnings] };
     },
@@ -176,7 +175,7 @@ async function* translateStream(options: {
   namesToClient: ReadonlyMap<string, string>;
 }): AsyncGenerator<SseEvent> {
   const { stream, profile, call, warnings, reading, toClient, namesToClient } = options;
-  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request), key: apiKeyOf(call.key), hidesReasoning: !asksForThinking(call.request) });
+  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request), key: apiKeyOf(call.key) });
   const reader = stream.getReader();
   let completed = false;
   // Set once a failure is held: resolves (with no part) when it has waited long enough for its usage.

@@ -34,8 +34,6 @@ export interface AiSdkStreamStateOptions {
   estimateInput: () => number;
   /** The call's provider key, removed from a vendor's error words (an in-stream 400 passes them on). */
   key?: string | undefined;
-  /** Whether reasoning text is left out (no thinking asked): only a block with replay material goes out, empty. */
-  hidesReasoning?: boolean;
 }
 
 /** Turns AI SDK stream parts into Anthropic SSE events; see the module comment for the block rules. */
@@ -162,7 +160,11 @@ export class AiSdkStreamState {
     this.drain(true);
     const usage = convertFromAiSdkUsage(this.finish.usage, { inputTokens: this.options.estimateInput, outputCharacters: () => this.outputCharacters });
     const stopSequence = finish.stopReason === 'stop_sequence' ? (stopSequenceOf(this.finish.providerMetadata, this.options.profile) ?? null) : null;
-    this.emit({ type: 'message_delta', delta: { stop_reason: finish.stopReason, stop_sequence: stopSequence, ...(finish.refusal ? { stop_details: finish.refusal } : {}) }, usage });
+    this.emit({
+      type: 'message_delta',
+      delta: { stop_reason: finish.stopReason, stop_sequence: stopSequence, ...(finish.refusal ? { stop_details: finish.refusal } : {}) },
+      usage,
+    });
     this.emit({ type: 'message_stop' });
     return this.take();
   }
@@ -199,9 +201,8 @@ export class AiSdkStreamState {
   }
 
   private append(segment: Segment, delta: string): void {
-    this.outputCharacters += delta.length;
-    if (segment.kind === 'reasoning' && this.options.hidesReasoning) return;
     segment.pending += delta;
+    this.outputCharacters += delta.length;
     if (segment.kind !== 'text') segment.received += delta;
   }
 

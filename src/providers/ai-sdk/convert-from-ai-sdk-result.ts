@@ -10,7 +10,7 @@ import { UpstreamError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
-import { decodeReasoningSignature, encodeReasoningSignature, isRedactedReasoning, metadataFor, partSignature, type SignatureTarget } from '#src/providers/ai-sdk/reasoning-signature.ts';
+import { encodeReasoningSignature, isRedactedReasoning, metadataFor, partSignature, type SignatureTarget } from '#src/providers/ai-sdk/reasoning-signature.ts';
 
 /** Arguments of `convertFromAiSdkResult`. */
 export interface ConvertFromAiSdkResultOptions {
@@ -27,23 +27,6 @@ export interface ConvertFromAiSdkResultOptions {
    * asked for thinking, since a client that did not reads the answer's first block as its text.
    */
   textSignatures?: boolean;
-  /**
-   * Whether the vendor's reasoning text is left out (the request did not ask for thinking; see
-   * `withoutReasoningText`). Its tokens stay in the usage: the vendor bills them as output.
-   */
-  hidesReasoning?: boolean;
-}
-
-/**
- * A reasoning part as the client gets it when it did not ask for thinking: Anthropic never answers with
- * thinking blocks then, but some vendors reason anyway (DeepSeek's reasoner, OpenAI Responses with an effort).
- * Without replay material it is dropped; with some (OpenAI encrypted reasoning) it stays as an empty block,
- * since the material must come back with the turn.
- */
-export function withoutReasoningText(block: ReasoningOutputBlock): ReasoningOutputBlock | undefined {
-  if (block.type !== 'thinking') return block;
-  const signature = decodeReasoningSignature(block.signature ?? '');
-  return signature && Object.keys(signature.metadata).length > 0 ? { ...block, thinking: '' } : undefined;
 }
 
 /**
@@ -115,7 +98,7 @@ export function cutToolInput(input: string, provider: string): JSONObject {
 }
 
 /** Builds the Anthropic message; an `error` or `interrupted` finish is thrown as an `UpstreamError`. */
-export function convertFromAiSdkResult({ result, profile, provider, upstreamModel, estimateInput, textSignatures = false, hidesReasoning = false }: ConvertFromAiSdkResultOptions): {
+export function convertFromAiSdkResult({ result, profile, provider, upstreamModel, estimateInput, textSignatures = false }: ConvertFromAiSdkResultOptions): {
   value: MessageResponse;
   warnings: string[];
 } {
@@ -130,8 +113,7 @@ export function convertFromAiSdkResult({ result, profile, provider, upstreamMode
     const target = part.type === 'tool-call' && !part.providerExecuted ? 'tool_use' : part.type === 'text' && textSignatures ? 'text' : undefined;
     const carrier = target ? signatureCarrierBlock(part.providerMetadata, profile, target) : undefined;
     if (carrier) content.push(carrier);
-    const converted = convertContentPart(part, { profile, provider, warnings, cut });
-    const block = converted && hidesReasoning && part.type === 'reasoning' ? withoutReasoningText(converted as ReasoningOutputBlock) : converted;
+    const block = convertContentPart(part, { profile, provider, warnings, cut });
     if (block) content.push(block);
   }
   const stopSequence = stopSequenceOf(result.providerMetadata, profile);

@@ -20,9 +20,6 @@ import {
 } from '#test/helpers/fake-upstreams/index.ts';
 import { attemptCall, collapseOutline, collectEvents, eventOutline, foldEvents } from '#test/integration/providers/ai-sdk-test-support.ts';
 
-// The recordings are answers to requests that asked for reasoning, which a client sees only with thinking on.
-const SHOWS_THINKING = { thinking: { type: 'adaptive' as const } };
-
 interface StreamCase {
   family: AiSdkFamily;
   start: () => Promise<FakeUpstream>;
@@ -218,7 +215,7 @@ describe.each(cases)('$family stream $fixture', (testCase) => {
     fake = await testCase.start();
     fake.enqueue(reply.fixture(`${testCase.fixture}.chunks.txt`, { ...(testCase.vendor ? { vendor: testCase.vendor } : {}), ...(split ? { split } : {}) }));
     const adapter = createAiSdkAdapter({ family: testCase.family });
-    const stream = await adapter.stream(attemptCall({ family: testCase.family, baseUrl: fake.baseURL, request: SHOWS_THINKING }));
+    const stream = await adapter.stream(attemptCall({ family: testCase.family, baseUrl: fake.baseURL }));
     const { events, error } = await collectEvents(stream.events);
     await fake.close();
     fake = undefined;
