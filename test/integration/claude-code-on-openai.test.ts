@@ -75,8 +75,9 @@ describe('Claude Code on OpenAI', () => {
     expect(call.events.at(-1)).toBe('message_stop');
     const sent = chat.lastRequest().body as { messages: Array<{ role: string }>; tools: unknown[]; user?: string; stream: boolean };
     const clientRoles = body.messages.map((message) => message.role);
-    // Three system blocks up front, then the conversation with its system turns where the client put them.
-    const expected = ['system', 'system', 'system', ...clientRoles.flatMap((role, index) => (role === 'user' && index > 0 && clientRoles[index - 1] === 'assistant' ? ['tool'] : [role]))];
+    // The client's three system blocks but the billing header (Anthropic's, left out for other vendors) up
+    // front, then the conversation with its system turns where the client put them.
+    const expected = ['system', 'system', ...clientRoles.flatMap((role, index) => (role === 'user' && index > 0 && clientRoles[index - 1] === 'assistant' ? ['tool'] : [role]))];
     expect(sent.messages.map((message) => message.role)).toEqual(expected);
     expect(sent.tools).toHaveLength((body as unknown as { tools: unknown[] }).tools.length);
     expect(sent.stream).toBe(true);
@@ -90,7 +91,7 @@ describe('Claude Code on OpenAI', () => {
     expect(call.status, call.text).toBe(200);
     expect(call.events.at(-1)).toBe('message_stop');
     const sent = responses.lastRequest().body as { input: Array<{ role?: string; type?: string }>; reasoning?: unknown };
-    expect(sent.input.map((item) => item.role ?? item.type)).toEqual(['developer', 'developer', 'developer', 'user', 'developer', 'function_call', 'function_call_output']);
+    expect(sent.input.map((item) => item.role ?? item.type)).toEqual(['developer', 'developer', 'user', 'developer', 'function_call', 'function_call_output']);
     expect(sent.reasoning).toMatchObject({ effort: 'high' });
   });
 });
