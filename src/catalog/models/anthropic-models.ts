@@ -4,7 +4,6 @@
  * cache reads 0.1x. Prompts over 200K tokens (1M-context beta) pay the long-context rates on every token.
  */
 import type { Capabilities, EndpointData, ModelData, Pricing } from '#src/catalog/catalog-types.ts';
-import { scalePricing } from '#src/catalog/pricing.ts';
 
 const CLAUDE: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
 
@@ -12,8 +11,11 @@ const CLAUDE: Capabilities = { tools: true, vision: true, pdf: true, thinking: t
 // Its cache points take Anthropic's one-hour lifetime (`cachePoint.ttl: "1h"`, written tokens reported by
 // lifetime in `usage.cacheDetails`) on the 4.5 generation and later, billed as on Anthropic's API at twice the
 // input price (`cache_write_1h` of `claudePricing`). No source found says Bedrock takes the one-hour lifetime
-// for Claude Sonnet 4 or Opus 4.1 (AWS and SDK docs name the 4.5 models and later), so those endpoints keep
-// the five-minute lifetime only and carry no one-hour price.
+// for Claude Sonnet 4 or Opus 4.1 (AWS and SDK docs name the 4.5 models and later; LiteLLM's price file, at
+// e1d16f51, has a one-hour write price for Bedrock's Haiku/Sonnet/Opus 4.5, Opus 4.6 and Opus 5.5 ids, each 2x
+// input, and none for `anthropic.claude-sonnet-4-20250514-v1:0` or `anthropic.claude-opus-4-1-20250805-v1:0`),
+// so those endpoints keep the five-minute lifetime only and carry no one-hour price. Five-minute writes 1.25x
+// and reads 0.1x input on Bedrock too (the same file; Opus 5.5's reads 0.05x as on Anthropic's API).
 // @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_CachePointBlock.html
 const BEDROCK_LIMITS = { structured_output: false };
 
@@ -183,11 +185,15 @@ export const ANTHROPIC_MODELS: ModelData[] = [
   // The 5.5 generation: what Claude Code picks by itself (its default and its opus, sonnet and haiku aliases
   // send these ids). Context 1M and output 128K natively, no long-context beta; prices from each model's
   // overview page (platform.claude.com/docs/en/models/<model>/overview).
-  // Bedrock ids: `us.anthropic.claude-{opus,sonnet}-5-5` are Converse chat model ids of @ai-sdk/amazon-bedrock
-  // (its 5.0.x type list and changelog, which adds `us.anthropic.claude-haiku-5-5` for Haiku); the global
-  // profiles `global.anthropic.claude-{opus,sonnet}-5-5` are named by public Bedrock clients but no AWS page was
-  // found for them; no `eu.` profile of the 5.5 generation could be verified, so Europe is not served there.
-  // Bedrock's prices for the global profiles are taken to be Anthropic's, as for the 4.5 generation.
+  // Bedrock profiles: each of the three has `global.`, `us.`, `eu.`, `jp.` and `au.` profiles (Sonnet and Haiku
+  // also `apac.`). Sources: LiteLLM's model_prices_and_context_window.json (Opus 5.5's five profiles at commits
+  // 729b02d0 and e1d16f51, `eu.` at 4.4/22, +10%; Sonnet 5.5's six at 21881c57; Haiku 5.5's six in its Haiku 5.5
+  // cost-map test), models.dev's Bedrock list of 2026-10-08 (global/us/eu/jp/au Haiku 5.5, us/eu Sonnet 5.5),
+  // and AWS's model cards as quoted by a dated residency review (`eu.anthropic.claude-{sonnet,opus}-5-5`,
+  // "Keeps data within EU regions"). The gateway's regions are `us` and `europe` only, so `jp.`, `au.` and
+  // `apac.` are not listed. Global profiles at Anthropic's list prices, geo profiles 10% over (Anthropic: "10%
+  // premium over global endpoints" for the 4.5 models "and all future models"; LiteLLM's `eu.` rows agree).
+  // No source gives Haiku 5.5's Bedrock prices: they are taken to follow the same rule, long-context tier included.
   {
     id: 'anthropic/claude-opus-5.5',
     name: 'Claude Opus 5.5',
@@ -196,7 +202,12 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     // Cache reads are 0.05x input on this model ($0.20), not the usual 0.1x.
     endpoints: [
       { provider: 'anthropic', model: 'claude-opus-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(4, 20), cache_read: 0.2 }, max_output_tokens: 128_000 },
-      bedrockGlobal('global.anthropic.claude-opus-5-5', { us: 'us.anthropic.claude-opus-5-5' }, { ...claudePricing(4, 20), cache_read: 0.2 }, 128_000),
+      bedrockGlobal(
+        'global.anthropic.claude-opus-5-5',
+        { us: 'us.anthropic.claude-opus-5-5', europe: 'eu.anthropic.claude-opus-5-5' },
+        { ...claudePricing(4, 20), cache_read: 0.2 },
+        128_000,
+      ),
     ],
   },
   {
@@ -206,7 +217,12 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     capabilities: CLAUDE,
     endpoints: [
       { provider: 'anthropic', model: 'claude-sonnet-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(2, 10) }, max_output_tokens: 128_000 },
-      bedrockGlobal('global.anthropic.claude-sonnet-5-5', { us: 'us.anthropic.claude-sonnet-5-5' }, claudePricing(2, 10), 128_000),
+      bedrockGlobal(
+        'global.anthropic.claude-sonnet-5-5',
+        { us: 'us.anthropic.claude-sonnet-5-5', europe: 'eu.anthropic.claude-sonnet-5-5' },
+        claudePricing(2, 10),
+        128_000,
+      ),
     ],
   },
   {
@@ -221,15 +237,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         pricing: { ...WEB_SEARCH_FEE, ...HAIKU_5_5 },
         max_output_tokens: 128_000,
       },
-      {
-        // Only the US geo profile is verified (see above): US only, at the regional premium.
-        provider: 'bedrock',
-        model: 'us.anthropic.claude-haiku-5-5',
-        pricing: scalePricing(HAIKU_5_5, 1 + BEDROCK_REGIONAL_PREMIUM),
-        regions: ['us'],
-        max_output_tokens: 128_000,
-        capabilities: BEDROCK_LIMITS,
-      },
+      bedrockGlobal('global.anthropic.claude-haiku-5-5', { us: 'us.anthropic.claude-haiku-5-5', europe: 'eu.anthropic.claude-haiku-5-5' }, HAIKU_5_5, 128_000),
     ],
   },
 ];

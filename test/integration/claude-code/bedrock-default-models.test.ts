@@ -2,8 +2,8 @@
  * The real Claude Code CLI with the models it picks itself on a gateway whose only provider is Amazon Bedrock:
  * no `--model` (its default, `claude-opus-5-5`) and its `sonnet` and `haiku` aliases (`claude-sonnet-5-5`,
  * `claude-haiku-5-5`). The catalog must list Bedrock endpoints for the 5.5 generation, or the CLI's first turn
- * is a 404 there. Each turn reaches Bedrock Converse with the inference profile id the catalog names (the
- * global profile where AWS offers one, else the US one) and is recorded at that endpoint's prices.
+ * is a 404 there. Each turn reaches Bedrock Converse with the global cross-region inference profile the catalog
+ * names and is recorded at that endpoint's (list) prices.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bedrockStep, startFakeBedrock } from '#test/helpers/fake-upstreams/index.ts';
@@ -16,7 +16,6 @@ let target: ClaudeCodeTarget;
 beforeAll(async () => {
   target = await startClaudeCodeTarget({
     startUpstream: () => startFakeBedrock(),
-    // The US host too: a US-only profile (Haiku 5.5) is served from the provider's US host.
     providerYaml: (upstream) => `  bedrock: { base_url: "${upstream.url}", regional_base_urls: { us: "${upstream.url}" }, api_key: "bedrock-shared-default-0001" }`,
   });
 });
@@ -25,8 +24,7 @@ afterAll(() => target?.close());
 describe.each([
   { flag: undefined, sent: 'claude-opus-5-5', slug: 'anthropic/claude-opus-5.5', profile: 'global.anthropic.claude-opus-5-5', price: { input: 4, output: 20 } },
   { flag: 'sonnet', sent: 'claude-sonnet-5-5', slug: 'anthropic/claude-sonnet-5.5', profile: 'global.anthropic.claude-sonnet-5-5', price: { input: 2, output: 10 } },
-  // No global profile of Haiku 5.5 could be verified: the US one serves, at the regional price (10% over the list price).
-  { flag: 'haiku', sent: 'claude-haiku-5-5', slug: 'anthropic/claude-haiku-5.5', profile: 'us.anthropic.claude-haiku-5-5', price: { input: 0.11, output: 0.55 } },
+  { flag: 'haiku', sent: 'claude-haiku-5-5', slug: 'anthropic/claude-haiku-5.5', profile: 'global.anthropic.claude-haiku-5-5', price: { input: 0.1, output: 0.5 } },
 ])('Claude Code with --model $flag on a Bedrock-only gateway', ({ flag, sent, slug, profile, price }) => {
   it(`sends ${sent}, which the gateway serves from Bedrock's ${profile}`, async () => {
     resetTarget(target);

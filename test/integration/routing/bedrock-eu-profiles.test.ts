@@ -1,0 +1,72 @@
+/**
+ * The 5.5 generation on a Bedrock-only gateway, restricted to Europe: each model has an `eu.` cross-region
+ * inference profile on Bedrock, so a `europe` request is served there (not refused for want of a European
+ * endpoint) and costs that geo profile's price, 10% over the global profile's list price. A `us` request keeps
+ * its `us.` profile and an unrestricted one the `global.` profile, at the list price.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bedrockStep, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { messageBody, postMessage } from './routing-support.ts';
+
+const USAGE = { input: 1000, output: 100 };
+
+let upstream: FakeUpstream;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  upstream = await startFakeBedrock();
+  gateway = await startTestGateway({
+    catalogYaml: [
+      'providers:',
+      '  ollama: { enabled: false }',
+      `  bedrock: { base_url: "${upstream.url}", regional_base_urls: { us: "${upstream.url}", europe: "${upstream.url}" }, api_key: "bedrock-shared-eu-profiles-0001" }`,
+      '',
+    ].join('\n'),
+  });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+beforeEach(() => upstream.clear());
+
+// List prices per million tokens (input, output) and each model's Bedrock profile ids.
+const MODELS = [
+  { slug: 'anthropic/claude-opus-5.5', id: 'claude-opus-5-5', input: 4, output: 20 },
+  { slug: 'anthropic/claude-sonnet-5.5', id: 'claude-sonnet-5-5', input: 2, output: 10 },
+  { slug: 'anthropic/claude-haiku-5.5', id: 'claude-haiku-5-5', input: 0.1, output: 0.5 },
+];
+const CASES = MODELS.flatMap((model) => {
+  const list = (USAGE.input * model.input + USAGE.output * model.output) / 1e6;
+  return [
+    { ...model, region: 'europe', profile: `eu.anthropic.${model.id}`, cost: list * 1.1 },
+    { ...model, region: 'us', profile: `us.anthropic.${model.id}`, cost: list * 1.1 },
+    { ...model, region: undefined, profile: `global.anthropic.${model.id}`, cost: list },
+  ];
+});
+
+describe('Bedrock profiles of the Claude 5.5 generation by data region', () => {
+  it.each(CASES)('$slug in region $region runs on $profile', async ({ slug, region, profile, cost }) => {
+    upstream.enqueue(bedrockStep({ text: 'Hello.', usage: USAGE }));
+    const call = await postMessage(gateway, messageBody(slug), region ? { 'x-gateway-region': region } : {});
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(upstream.requests.map((request) => request.params.modelId)).toEqual([profile]);
+    const usage = call.body.usage as { input_tokens: number; output_tokens: number; cost: number };
+    expect([usage.input_tokens, usage.output_tokens]).toEqual([USAGE.input, USAGE.output]);
+    expect(usage.cost).toBeCloseTo(cost, 12);
+  });
+
+  it('GET /models lists a European price for each of them', async () => {
+    for (const { slug, input, output } of MODELS) {
+      const response = await fetch(`${gateway.baseUrl}/models/${slug}`, { headers: { authorization: `Bearer ${gateway.api_key}` } });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { data?: unknown } & Record<string, unknown>;
+      const model = (body.data ?? body) as { endpoints: { provider: string; regions: string[]; regional_pricing?: Record<string, Record<string, number>> }[] };
+      const bedrock = model.endpoints.find((endpoint) => endpoint.provider === 'bedrock');
+      expect(bedrock?.regions, slug).toEqual(expect.arrayContaining(['global', 'us', 'europe']));
+      expect(bedrock?.regional_pricing?.europe?.input, slug).toBeCloseTo(input * 1.1, 12);
+      expect(bedrock?.regional_pricing?.europe?.output, slug).toBeCloseTo(output * 1.1, 12);
+    }
+  });
+});
