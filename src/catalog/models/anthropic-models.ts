@@ -100,10 +100,14 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         max_output_tokens: 64_000,
       },
       {
+        // Anthropic's Bedrock model table lists Sonnet 4 with global, us, eu and apac profiles; the EU one serves
+        // `europe`. Sonnet 4 predates the geo premium: LiteLLM's price file bills its `us.`, `eu.` and `apac.`
+        // profiles at the list price. Unrestricted requests stay on the US profile, as before.
         provider: 'bedrock',
         model: 'us.anthropic.claude-sonnet-4-20250514-v1:0',
         pricing: { ...claudePricing(3, 15), cache_write_1h: null },
-        regions: ['us'],
+        regional_models: { europe: 'eu.anthropic.claude-sonnet-4-20250514-v1:0' },
+        regions: ['us', 'europe'],
         max_output_tokens: 64_000,
         capabilities: BEDROCK_LIMITS,
       },

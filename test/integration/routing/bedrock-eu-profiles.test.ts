@@ -1,8 +1,10 @@
 /**
- * The 5.5 generation on a Bedrock-only gateway, restricted to Europe: each model has an `eu.` cross-region
- * inference profile on Bedrock, so a `europe` request is served there (not refused for want of a European
- * endpoint) and costs that geo profile's price, 10% over the global profile's list price. A `us` request keeps
- * its `us.` profile and an unrestricted one the `global.` profile, at the list price.
+ * Claude on a Bedrock-only gateway, restricted to Europe. Each model of the 5.5 generation has an `eu.`
+ * cross-region inference profile, so a `europe` request is served there (not refused for want of a European
+ * endpoint) and costs that geo profile's price, 10% over the global profile's list price; a `us` request keeps
+ * its `us.` profile and an unrestricted one the `global.` profile, at the list price. Claude Sonnet 4 has an
+ * `eu.` profile too, at its list price like its `us.` one (it predates the geo premium), and keeps serving
+ * unrestricted requests from the `us.` profile.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bedrockStep, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -68,5 +70,20 @@ describe('Bedrock profiles of the Claude 5.5 generation by data region', () => {
       expect(bedrock?.regional_pricing?.europe?.input, slug).toBeCloseTo(input * 1.1, 12);
       expect(bedrock?.regional_pricing?.europe?.output, slug).toBeCloseTo(output * 1.1, 12);
     }
+  });
+});
+
+describe('Bedrock profiles of Claude Sonnet 4 by data region', () => {
+  const list = (USAGE.input * 3 + USAGE.output * 15) / 1e6;
+  it.each([
+    { region: 'europe', profile: 'eu.anthropic.claude-sonnet-4-20250514-v1:0' },
+    { region: 'us', profile: 'us.anthropic.claude-sonnet-4-20250514-v1:0' },
+    { region: undefined, profile: 'us.anthropic.claude-sonnet-4-20250514-v1:0' },
+  ])('region $region runs on $profile at the list price', async ({ region, profile }) => {
+    upstream.enqueue(bedrockStep({ text: 'Hello.', usage: USAGE }));
+    const call = await postMessage(gateway, messageBody('anthropic/claude-sonnet-4'), region ? { 'x-gateway-region': region } : {});
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(upstream.requests.map((request) => request.params.modelId)).toEqual([profile]);
+    expect((call.body.usage as { cost: number }).cost).toBeCloseTo(list, 12);
   });
 });
