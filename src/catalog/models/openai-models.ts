@@ -1,6 +1,9 @@
 /**
  * OpenAI models on OpenAI's API. Prices per million tokens from OpenAI's pricing page; `fast` is Priority
- * processing (`service_tier: priority`) at its published premium. OpenAI caches prompts automatically and has no
+ * processing (`service_tier: priority`) at its published premium (openai.com/api-priority-processing, which
+ * lists GPT-5, GPT-5 mini, GPT-4.1, GPT-4.1 mini, o3 and o4-mini at these rates; LiteLLM's price file agrees
+ * for the GPT models). Priority there "excludes long context" (requests estimated at over 128K prompt tokens),
+ * which the catalog does not model. OpenAI caches prompts automatically and has no
  * cache-write price. The data-residency hosts serve these models at the same price (the 10% uplift applies only
  * to models released from March 2026).
  */
@@ -95,7 +98,6 @@ export const OPENAI_MODELS: ModelData[] = [
         provider: 'openai',
         model: 'o3',
         pricing: { input: 2, output: 8, cache_read: 0.5, cache_write: null },
-        // Priority price for o3 not confirmed from OpenAI's page (assumed equal to GPT-4.1's priority rates).
         fast: { pricing: { input: 3.5, output: 14, cache_read: 0.875, cache_write: null } },
         max_output_tokens: 100_000,
       },
@@ -111,7 +113,6 @@ export const OPENAI_MODELS: ModelData[] = [
         provider: 'openai',
         model: 'o4-mini',
         pricing: { input: 1.1, output: 4.4, cache_read: 0.275, cache_write: null },
-        // Priority price for o4-mini not confirmed from OpenAI's page.
         fast: { pricing: { input: 2, output: 8, cache_read: 0.5, cache_write: null } },
         max_output_tokens: 100_000,
       },

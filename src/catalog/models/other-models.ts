@@ -3,9 +3,11 @@
  * recalled list prices that could not be confirmed. Perplexity's Sonar models also bill every request by its
  * search context size (`search_request`, USD per request): Sonar $5/$8/$12 per 1,000 requests at
  * low/medium/high (its model page, docs.perplexity.ai/docs/legacy/sonar/models/sonar, which bills a
- * low-context answer $5 per 1,000); Sonar Pro $6/$10/$14 (secondary sources quoting the pricing page's
- * request tab, which the stored copy does not show). Pro Search (`search_type: pro`) has its own fees: the
- * gateway never asks for it, so they are not listed.
+ * low-context answer $5 per 1,000); Sonar Pro $6/$10/$14 (its model page, perplexity.mintlify.app/guides/models/
+ * sonar-pro, "Price per 1,000 Requests $14 $10 $6" at high/medium/low; Perplexity's announcement of cost in
+ * `usage` shows a Sonar Pro low-context `request_cost` of 0.006). Token prices $1/$1 and $3/$15 (the pricing
+ * page's token table). Pro Search (`search_type: pro`) has its own fees: the gateway never asks for it, so they
+ * are not listed.
  */
 import type { ModelData } from '#src/catalog/catalog-types.ts';
 
