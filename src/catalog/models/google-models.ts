@@ -38,7 +38,7 @@ export const GOOGLE_MODELS: ModelData[] = [
       {
         provider: 'google',
         model: 'gemini-2.5-flash',
-        // Cache read $0.03 per Google's current page; older copies say $0.075.
+        // Cache read $0.03 per Google's current page and LiteLLM's price file (2026-07-24 copy); older copies say $0.075.
         pricing: { input: 0.3, output: 2.5, cache_read: 0.03, cache_write: null },
         max_output_tokens: 65_536,
       },
@@ -53,7 +53,7 @@ export const GOOGLE_MODELS: ModelData[] = [
       {
         provider: 'google',
         model: 'gemini-2.5-flash-lite',
-        // Cache read $0.01 per Google's current page; older copies say $0.025.
+        // Cache read $0.01 per Google's current page and LiteLLM's price file (2026-07-24 copy); older copies say $0.025.
         pricing: { input: 0.1, output: 0.4, cache_read: 0.01, cache_write: null },
         max_output_tokens: 65_536,
       },

@@ -1,8 +1,9 @@
 /**
  * Open-weight models (Llama, Qwen, DeepSeek, gpt-oss) on the vendors that host them. Prices per million tokens
- * from each vendor's pricing page as far as it could be checked; those marked "unverified" are recalled list
- * prices that could not be confirmed and should be checked before billing on them. OpenAI-compatible hosts take
- * no PDF blocks.
+ * from each vendor's pricing page as far as it could be checked, and against LiteLLM's
+ * model_prices_and_context_window.json (its 2026-07-24 copy in RoCry/llm-api-price); those marked "unverified"
+ * are recalled list prices that could not be confirmed and should be checked before billing on them.
+ * OpenAI-compatible hosts take no PDF blocks.
  */
 import type { Capabilities, ModelData } from '#src/catalog/catalog-types.ts';
 
@@ -38,7 +39,8 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
       {
         provider: 'cerebras',
         model: 'llama-3.3-70b',
-        // unverified: Cerebras list price and context limit.
+        // Price: LiteLLM's price file (2026-07-24 copy) agrees. Context limit unverified (LiteLLM has 128K; Cerebras'
+        // model pages give 65K on the free tier and more on paid tiers).
         pricing: { input: 0.85, output: 1.2, cache_read: null, cache_write: null },
         context_length: 65_536,
       },
@@ -60,7 +62,7 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
       {
         provider: 'together',
         model: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo',
-        // unverified
+        // LiteLLM's price file (2026-07-24 copy) agrees.
         pricing: { input: 0.18, output: 0.18, cache_read: null, cache_write: null },
         quantization: 'fp8',
       },
@@ -82,14 +84,14 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
       {
         provider: 'together',
         model: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8',
-        // unverified
+        // LiteLLM's price file (2026-07-24 copy) agrees.
         pricing: { input: 0.27, output: 0.85, cache_read: null, cache_write: null },
         quantization: 'fp8',
       },
       {
         provider: 'fireworks',
         model: 'accounts/fireworks/models/llama4-maverick-instruct-basic',
-        // unverified
+        // LiteLLM's price file (2026-07-24 copy) agrees.
         pricing: { input: 0.22, output: 0.88, cache_read: null, cache_write: null },
       },
     ],
@@ -110,7 +112,7 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
       {
         provider: 'cerebras',
         model: 'qwen-3-32b',
-        // unverified
+        // LiteLLM's price file (2026-07-24 copy) agrees.
         pricing: { input: 0.4, output: 0.8, cache_read: null, cache_write: null },
       },
     ],
@@ -124,14 +126,14 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
       {
         provider: 'together',
         model: 'Qwen/Qwen3-235B-A22B-Instruct-2507-tput',
-        // unverified
+        // unverified: LiteLLM's price file (2026-07-24 copy) has $0.20 in and $6.00 out, likely a slip for $0.60.
         pricing: { input: 0.2, output: 0.6, cache_read: null, cache_write: null },
         quantization: 'fp8',
       },
       {
         provider: 'fireworks',
         model: 'accounts/fireworks/models/qwen3-235b-a22b-instruct-2507',
-        // unverified
+        // LiteLLM's price file (2026-07-24 copy) agrees.
         pricing: { input: 0.22, output: 0.88, cache_read: null, cache_write: null },
       },
     ],
@@ -174,14 +176,14 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
       {
         provider: 'together',
         model: 'deepseek-ai/DeepSeek-V3.1',
-        // unverified
+        // LiteLLM's price file (2026-07-24 copy) agrees.
         pricing: { input: 0.6, output: 1.7, cache_read: null, cache_write: null },
         quantization: 'fp8',
       },
       {
         provider: 'fireworks',
         model: 'accounts/fireworks/models/deepseek-v3p1',
-        // unverified
+        // LiteLLM's price file (2026-07-24 copy) agrees.
         pricing: { input: 0.56, output: 1.68, cache_read: null, cache_write: null },
         quantization: 'fp8',
       },
@@ -217,8 +219,9 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
       {
         provider: 'cerebras',
         model: 'gpt-oss-120b',
-        // unverified
-        pricing: { input: 0.25, output: 0.69, cache_read: null, cache_write: null },
+        // $0.35 in, $0.75 out: Cerebras' model page (inference-docs.cerebras.ai/models/openai-oss) and LiteLLM's
+        // price file (which cites Cerebras' launch post); the catalog had $0.25/$0.69.
+        pricing: { input: 0.35, output: 0.75, cache_read: null, cache_write: null },
         quantization: 'fp4',
         capabilities: { caching: false },
       },

@@ -35,6 +35,8 @@ export const OTHER_MODELS: ModelData[] = [
       {
         provider: 'mistral',
         model: 'mistral-small-2506',
+        // Unresolved: LiteLLM's price file (2026-07-24 copy) lists `mistral-small-3-2-2506` at $0.06/$0.18, citing
+        // mistral.ai/pricing; other copies of Mistral's page give $0.10/$0.30. No primary copy is stored.
         pricing: { input: 0.1, output: 0.3, cache_read: null, cache_write: null },
       },
     ],
@@ -53,7 +55,8 @@ export const OTHER_MODELS: ModelData[] = [
           output: 15,
           cache_read: 0.75,
           cache_write: null,
-          // Prompts over 128K tokens cost double (unverified for the cache-read rate).
+          // Prompts over 128K tokens cost double: $6/$30 (LiteLLM's price file, 2026-07-24 copy, `xai/grok-4-0709`).
+          // Neither cache-read rate is in that file ($0.75 is Vercel's gateway listing); the long-context one is unverified.
           long_context: { threshold_tokens: 128_000, input: 6, output: 30, cache_read: 1.5, cache_write: null },
         },
       },
@@ -73,7 +76,7 @@ export const OTHER_MODELS: ModelData[] = [
           output: 0.5,
           cache_read: 0.05,
           cache_write: null,
-          // unverified: the over-128K rates.
+          // Over 128K: $0.40/$1.00 (LiteLLM's price file, 2026-07-24 copy); the long-context cache-read rate is unverified.
           long_context: { threshold_tokens: 128_000, input: 0.4, output: 1, cache_read: 0.05, cache_write: null },
         },
         max_output_tokens: 30_000,

@@ -1,0 +1,89 @@
+/**
+ * Catalog facts checked against sources (see the comments beside the data in src/catalog/models/): Bedrock's
+ * cross-region inference profiles of the Claude models and their cache prices, Perplexity's request fees and
+ * the prices corrected from LiteLLM's price file or the vendor's own page. A table per fact, so a change to the
+ * data has to change the table with it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CatalogEndpoint } from '#src/catalog/catalog-types.ts';
+import { loadCatalog } from '#src/catalog/load-catalog.ts';
+
+const catalog = loadCatalog({ env: {} });
+
+function endpointOf(slug: string, provider: string): CatalogEndpoint {
+  const endpoint = catalog.getModel(slug)?.endpoints.find((candidate) => candidate.provider.slug === provider);
+  if (!endpoint) throw new Error(`no ${provider} endpoint for ${slug}`);
+  return endpoint;
+}
+
+describe("Bedrock's inference profiles of the Claude models", () => {
+  it.each([
+    { slug: 'anthropic/claude-opus-5.5', global: 'global.anthropic.claude-opus-5-5', us: 'us.anthropic.claude-opus-5-5', europe: 'eu.anthropic.claude-opus-5-5' },
+    { slug: 'anthropic/claude-sonnet-5.5', global: 'global.anthropic.claude-sonnet-5-5', us: 'us.anthropic.claude-sonnet-5-5', europe: 'eu.anthropic.claude-sonnet-5-5' },
+    { slug: 'anthropic/claude-haiku-5.5', global: 'global.anthropic.claude-haiku-5-5', us: 'us.anthropic.claude-haiku-5-5', europe: 'eu.anthropic.claude-haiku-5-5' },
+    { slug: 'anthropic/claude-opus-4.6', global: 'global.anthropic.claude-opus-4-6-v1', us: 'us.anthropic.claude-opus-4-6-v1', europe: 'eu.anthropic.claude-opus-4-6-v1' },
+    { slug: 'anthropic/claude-sonnet-4.5', global: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0', us: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', europe: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0' },
+  ])('$slug: global, us and eu profiles, the geo ones 10% over the list price', ({ slug, global, us, europe }) => {
+    const endpoint = endpointOf(slug, 'bedrock');
+    expect([endpoint.upstreamModel, endpoint.regionalModels.us, endpoint.regionalModels.europe]).toEqual([global, us, europe]);
+    expect(endpoint.regions).toEqual(['global', 'us', 'europe']);
+    for (const region of ['us', 'europe'] as const) {
+      expect(endpoint.regionalPricing[region]?.input, region).toBeCloseTo(endpoint.pricing.input * 1.1, 12);
+      expect(endpoint.regionalPricing[region]?.output, region).toBeCloseTo(endpoint.pricing.output * 1.1, 12);
+    }
+  });
+
+  it('Claude Sonnet 4: us profile, eu for europe, both at the list price', () => {
+    const endpoint = endpointOf('anthropic/claude-sonnet-4', 'bedrock');
+    expect([endpoint.upstreamModel, endpoint.regionalModels.europe, endpoint.regions]).toEqual(['us.anthropic.claude-sonnet-4-20250514-v1:0', 'eu.anthropic.claude-sonnet-4-20250514-v1:0', ['us', 'europe']]);
+    expect(endpoint.regionalPricing).toEqual({});
+  });
+
+  it('Claude Opus 4.1: the us profile only', () => {
+    const endpoint = endpointOf('anthropic/claude-opus-4.1', 'bedrock');
+    expect([endpoint.upstreamModel, endpoint.regions, endpoint.regionalModels]).toEqual(['us.anthropic.claude-opus-4-1-20250805-v1:0', ['us'], {}]);
+  });
+});
+
+describe("Bedrock's prompt-cache prices", () => {
+  it.each([
+    { slug: 'anthropic/claude-opus-5.5', input: 4, read: 0.2, write: 5, write1h: 8 },
+    { slug: 'anthropic/claude-sonnet-5.5', input: 2, read: 0.2, write: 2.5, write1h: 4 },
+    { slug: 'anthropic/claude-haiku-5.5', input: 0.1, read: 0.01, write: 0.125, write1h: 0.2 },
+    { slug: 'anthropic/claude-opus-4.6', input: 5, read: 0.5, write: 6.25, write1h: 10 },
+    { slug: 'anthropic/claude-opus-4.5', input: 5, read: 0.5, write: 6.25, write1h: 10 },
+    { slug: 'anthropic/claude-sonnet-4.5', input: 3, read: 0.3, write: 3.75, write1h: 6 },
+    { slug: 'anthropic/claude-haiku-4.5', input: 1, read: 0.1, write: 1.25, write1h: 2 },
+    // No one-hour lifetime on Bedrock for these two: LiteLLM's price file has no one-hour price for them.
+    { slug: 'anthropic/claude-sonnet-4', input: 3, read: 0.3, write: 3.75, write1h: null },
+    { slug: 'anthropic/claude-opus-4.1', input: 15, read: 1.5, write: 18.75, write1h: null },
+  ])('$slug: read $read, 5-minute write $write, 1-hour write $write1h', ({ slug, input, read, write, write1h }) => {
+    const { pricing } = endpointOf(slug, 'bedrock');
+    expect(pricing.input).toBeCloseTo(input, 12);
+    expect(pricing.cache_read).toBeCloseTo(read, 12);
+    expect(pricing.cache_write).toBeCloseTo(write, 12);
+    if (write1h === null) expect(pricing.cache_write_1h).toBeNull();
+    else expect(pricing.cache_write_1h).toBeCloseTo(write1h, 12);
+  });
+});
+
+describe('prices checked against vendor pages and LiteLLM', () => {
+  it.each([
+    { slug: 'perplexity/sonar', provider: 'perplexity', input: 1, output: 1, search: { low: 0.005, medium: 0.008, high: 0.012 } },
+    { slug: 'perplexity/sonar-pro', provider: 'perplexity', input: 3, output: 15, search: { low: 0.006, medium: 0.01, high: 0.014 } },
+    { slug: 'openai/gpt-oss-120b', provider: 'cerebras', input: 0.35, output: 0.75, search: undefined },
+    { slug: 'openai/o3', provider: 'openai', input: 2, output: 8, search: undefined },
+    { slug: 'openai/o4-mini', provider: 'openai', input: 1.1, output: 4.4, search: undefined },
+  ])('$slug on $provider: $input/$output', ({ slug, provider, input, output, search }) => {
+    const { pricing } = endpointOf(slug, provider);
+    expect([pricing.input, pricing.output]).toEqual([input, output]);
+    expect(pricing.search_request).toEqual(search);
+  });
+
+  it.each([
+    { slug: 'openai/o3', input: 3.5, output: 14, read: 0.875 },
+    { slug: 'openai/o4-mini', input: 2, output: 8, read: 0.5 },
+  ])("$slug's priority processing (speed: fast) at OpenAI's published rates", ({ slug, input, output, read }) => {
+    expect(endpointOf(slug, 'openai').fast?.pricing).toMatchObject({ input, output, cache_read: read });
+  });
+});
