@@ -100,7 +100,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         max_output_tokens: 64_000,
       },
       {
-        // Anthropic's Bedrock model table lists Sonnet 4 with global, us, eu and apac profiles; the EU one serves
+        // Anthropic's Bedrock model table lists Sonnet 4 with global, us, eu and apac profiles (no jp); the EU one serves
         // `europe`. Sonnet 4 predates the geo premium: LiteLLM's price file bills its `us.`, `eu.` and `apac.`
         // profiles at the list price. Unrestricted requests stay on the US profile, as before.
         provider: 'bedrock',
@@ -162,6 +162,7 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     endpoints: [
       { provider: 'anthropic', model: 'claude-opus-4-1', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(15, 75) }, max_output_tokens: 32_000 },
       {
+        // Anthropic's Bedrock model table: Opus 4.1 has a `us.` profile only (no global, eu, jp or apac one).
         provider: 'bedrock',
         model: 'us.anthropic.claude-opus-4-1-20250805-v1:0',
         pricing: { ...claudePricing(15, 75), cache_write_1h: null },
