@@ -1,16 +1,12 @@
 /**
  * The gateway's own additions to an upstream answer: the model slug, the provider's display name, the cost
  * and whether the caller's key paid, and (on opt-in) the routing metadata. For streams only the three
- * events that carry these are amended, by a synchronous stage (src/providers/event-stages.ts): the event is
- * parsed for the values the gateway reads and amended as an object, and an upstream's event then goes out as
- * its own bytes with the amended values spliced in (src/messages/spliced-amendments.ts), carrying the object
- * for later readers; an event that cannot be spliced safely goes out as the object, serialised by the SSE
- * writer. Every other event passes through byte for byte.
+ * events that carry these are amended, as objects (an upstream's text is parsed for it), by a synchronous
+ * stage (src/providers/event-stages.ts); every other event passes through byte for byte.
  */
 import type { GatewayMetadata, MessageDeltaEvent, MessageResponse, MessageStartEvent, MessageStopEvent, Usage } from '#src/api-types.ts';
 import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
-import { jsonNumber, jsonString, splicedEvent } from '#src/messages/spliced-amendments.ts';
 
 /** Normalized usage in Anthropic's convention, as the cost function reads it. */
 export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation' | 'iterations' | 'server_tool_use' | 'search_context_size'>;
@@ -70,18 +66,10 @@ function merge(total: StreamUsage, update: StreamUsage | undefined): void {
   if (update.search_context_size) total.search_context_size = update.search_context_size;
 }
 
-// The members each amended event's splice sets, in the order the object amendments add them.
-const MESSAGE: readonly [string] = ['message'];
-const USAGE: readonly [string] = ['usage'];
-const START_KEYS = ['model', 'provider'];
-const DELTA_KEYS = ['output_tokens', 'cost', 'is_byok'];
-const STOP_KEYS = ['gateway_metadata'];
-
 /**
  * The stage that amends an Anthropic event stream with the gateway's fields. The three events it amends come
- * out as the upstream's bytes with the fields spliced in, or (when that cannot be done safely, or the event was
- * the gateway's own) as typed objects the SSE writer serialises; every other event passes as it came, an
- * upstream's text untouched. One per stream: it sums the usage the stream reports.
+ * out as typed objects (the SSE writer serialises them); every other event passes as it came, an upstream's
+ * text untouched. One per stream: it sums the usage the stream reports.
  */
 export function amendStage(context: AdditionsContext): EventStage {
   const usage: StreamUsage = {};
@@ -93,12 +81,10 @@ export function amendStage(context: AdditionsContext): EventStage {
           payload.message.model = context.model;
           payload.message.provider = context.providerName;
           merge(usage, payload.message.usage);
-          return splicedEvent(event, MESSAGE, START_KEYS, [jsonString(context.model), jsonString(context.providerName)], payload) ?? payload;
+          return payload;
         }
         case 'message_delta': {
           const payload = eventPayload<MessageDeltaEvent>(event);
-          // Read before the merge: a count the upstream sent as a number is the one written back, left as written.
-          const sentOutput = typeof payload.usage?.output_tokens === 'number';
           merge(usage, payload.usage);
           // Amended by assignment, not `{ ...payload.usage, … }` (see finalizeMessage): the same keys, in order.
           const amended = { ...payload.usage };
@@ -116,14 +102,13 @@ export function amendStage(context: AdditionsContext): EventStage {
           amended.cost = context.priceUsage(priced);
           amended.is_byok = context.isByok;
           payload.usage = amended;
-          const values = [sentOutput ? undefined : jsonNumber(amended.output_tokens), jsonNumber(amended.cost), amended.is_byok ? 'true' : 'false'];
-          return splicedEvent(event, USAGE, DELTA_KEYS, values, payload) ?? payload;
+          return payload;
         }
         case 'message_stop': {
           if (!context.metadata) return event;
           const payload = eventPayload<MessageStopEvent>(event);
           payload.gateway_metadata = context.metadata();
-          return splicedEvent(event, undefined, STOP_KEYS, [JSON.stringify(payload.gateway_metadata)], payload) ?? payload;
+          return payload;
         }
         default:
           return event;

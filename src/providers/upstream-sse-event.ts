@@ -32,28 +32,22 @@ function dataOf(raw: Uint8Array): string {
 export class UpstreamSseEvent implements RawSseEvent {
   readonly event: string;
   readonly raw: Buffer;
-  /** Where the value of the event's one `data` line lies in `raw` (from, to), -1 when not known. */
-  readonly dataFrom: number;
-  readonly dataTo: number;
   #data: string | undefined;
+  readonly #dataFrom: number;
+  readonly #dataTo: number;
   /** The data parsed for a reader that only looks (`peekPayload`), until one that amends takes it. */
   #payload: unknown;
 
-  /**
-   * `payload`, when given, is what the data parses to, handed to the first reader instead of a parse: an event
-   * the gateway amended by splicing its bytes (src/messages/spliced-amendments.ts) carries the amended object.
-   */
-  constructor(event: string, raw: Buffer, dataFrom = -1, dataTo = -1, payload?: unknown) {
+  constructor(event: string, raw: Buffer, dataFrom = -1, dataTo = -1) {
     this.event = event;
     this.raw = raw;
-    this.dataFrom = dataFrom;
-    this.dataTo = dataTo;
-    this.#payload = payload;
+    this.#dataFrom = dataFrom;
+    this.#dataTo = dataTo;
   }
 
   /** The event's data, read on first use. */
   get data(): string {
-    this.#data ??= this.dataFrom === -1 ? dataOf(this.raw) : this.raw.toString('utf8', this.dataFrom, this.dataTo);
+    this.#data ??= this.#dataFrom === -1 ? dataOf(this.raw) : this.raw.toString('utf8', this.#dataFrom, this.#dataTo);
     return this.#data;
   }
 
