@@ -3,7 +3,8 @@
  * request, later valid requests compile no schema, skip the validator's per-request chain (route lookup,
  * security alternatives, query re-parsing), walk no express router (src/http/direct-dispatch.ts) and parse
  * their JSON body exactly once; a streamed pass-through answer's message_start and message_delta are parsed
- * once each. A refused request still goes through the whole chain, and still compiles nothing.
+ * once each and serialised once each, and no other event of it is serialised. A refused request still goes
+ * through the whole chain, and still compiles nothing.
  */
 import { createRequire } from 'node:module';
 import express from 'express';
@@ -107,6 +108,20 @@ describe('the /messages hot path', () => {
     for (let index = 0; index < REQUESTS; index += 1) expect(await post({ ...MESSAGE, stream: true })).toBe(200);
     expect(starts.calls).toBe(REQUESTS);
     expect(deltas.calls).toBe(REQUESTS);
+  });
+
+  it("serialises a streamed pass-through answer's amended message_start and message_delta once each, and no other event", async () => {
+    // The additions amend these two as objects and the SSE writer serialises each once (about 15 k instructions
+    // a stream, bench/JOURNAL.md); every other event goes out as the upstream's bytes, never serialised.
+    const typeOf = (value: unknown) => (typeof value === 'object' && value !== null && !new Error().stack?.includes('/fake-upstreams/') ? (value as { type?: unknown }).type : undefined);
+    const serialised = new Map<unknown, number>();
+    count(JSON, 'stringify', ([value]) => {
+      const type = typeOf(value);
+      if (typeof type === 'string' && /^(message|content_block)_/.test(type)) serialised.set(type, (serialised.get(type) ?? 0) + 1);
+      return false;
+    });
+    for (let index = 0; index < REQUESTS; index += 1) expect(await post({ ...MESSAGE, stream: true })).toBe(200);
+    expect(Object.fromEntries(serialised)).toEqual({ message_start: REQUESTS, message_delta: REQUESTS });
   });
 
   it('sends refusals through the whole validator chain, without compiling anything', async () => {
