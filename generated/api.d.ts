@@ -616,6 +616,15 @@ export interface components {
             type: "text";
         };
         /**
+         * @description The address of the image or PDF. Anthropic-format upstreams get it as sent and judge it themselves
+         *     (Anthropic's API types it as a plain string). A vendor reached by translation is given it as the WHATWG URL
+         *     parser reads it (`https://example.com/a b.png` goes as `https://example.com/a%20b.png`); a string that
+         *     parser refuses (`http://[`) is a 400 naming the field (`messages[0].content[1].source.url is not a valid
+         *     URL`), the URL itself never repeated.
+         * @example https://example.com/chart.png
+         */
+        SourceUrl: string;
+        /**
          * @description A source type this gateway does not know (a Files API `file` source, say): forwarded to Anthropic-format
          *     upstreams, a 400 naming it on translated vendors.
          */
@@ -650,8 +659,7 @@ export interface components {
             }) | ({
                 /** @constant */
                 type: "url";
-                /** Format: uri */
-                url: string;
+                url: components["schemas"]["SourceUrl"];
             } & {
                 /** @constant */
                 type: "url";
@@ -688,8 +696,7 @@ export interface components {
             }) | ({
                 /** @constant */
                 type: "url";
-                /** Format: uri */
-                url: string;
+                url: components["schemas"]["SourceUrl"];
             } & {
                 /** @constant */
                 type: "url";
@@ -1734,9 +1741,11 @@ export interface components {
          *       `stop_sequences`, `stream`, `temperature`, `top_k`, `top_p`, `tools`, `tool_choice`, `thinking`,
          *       `output_config` (a non-empty `stop_sequences` is a 400 on OpenAI's Responses API, which has no stop
          *       sequences); `service_tier` `auto` and `standard_only` are accepted and have no effect there;
-         *       `context_management` is dropped with a logged warning (context editing is Anthropic's). Any other
-         *       top-level field (`mcp_servers`, `container`, `inference_geo`, one Anthropic adds tomorrow) is a 400
-         *       naming it; `thread` (Anthropic's message threads, which only Anthropic stores) is that 400 with
+         *       `context_management` is dropped with a logged warning (context editing is Anthropic's), as are
+         *       `diagnostics` (Anthropic's prompt-cache diagnostics: the answer carries none) and `fallback_credit_token`
+         *       (a refusal's cache credit, redeemable on Anthropic only), which cannot change the answer. Any other
+         *       top-level field (`mcp_servers`, `container`, `inference_geo`, `output_format`, `compaction`,
+         *       `billing_policy`, one Anthropic adds tomorrow) is a 400 naming it; `thread` (Anthropic's message threads, which only Anthropic stores) is that 400 with
          *       `error.details.error_code` `thread_unsupported_request`, the code on which Anthropic SDKs (the tool
          *       runner of `client.beta.messages.toolRunner()`, which threads by default) send the whole conversation
          *       again without `thread`. A thread lives in the Anthropic account that answered it: each answered turn
@@ -1778,7 +1787,8 @@ export interface components {
          *       answer, which are dropped with a logged warning: `thinking.display`, a tool's `defer_loading` (the tool
          *       is offered at once), `eager_input_streaming` and `allowed_callers`, a `tool_use` block's `caller`,
          *       `citations` of text and document blocks, `context` of documents, every property of `metadata` but
-         *       `user_id`, and unknown `cache_control` types, lifetimes and properties (the marker is dropped);
+         *       `user_id`, and unknown `cache_control` types, lifetimes and properties (the marker is dropped); a
+         *       marker on a block inside a `tool_result` (a `tool_reference` included) is that tool result's breakpoint;
          *     - a field or property set to `null` is the same as leaving it out, as Anthropic reads it (the Anthropic
          *       SDKs type most optional fields `| null`): `container: null`, `inference_geo: null`, `diagnostics: null`,
          *       `output_config.task_budget: null` or a system message's `clear_at: null` ask for nothing a translated

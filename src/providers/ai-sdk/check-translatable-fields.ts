@@ -7,7 +7,7 @@
  * Unknown `type` values, roles and enum values are refused by the converters that read them.
  */
 import type { MessageRequest } from '#src/api-types.ts';
-import { UnsupportedFeatureError } from '#src/errors.ts';
+import { BadRequestError, UnsupportedFeatureError } from '#src/errors.ts';
 import { ThreadUnsupportedError } from '#src/thread-errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { GATEWAY_ONLY_FIELDS } from '#src/request/gateway-fields.ts';
@@ -47,6 +47,15 @@ export const TRANSLATED_FIELDS: ReadonlySet<string> = new Set([
   ...GATEWAY_ONLY_FIELDS,
 ]);
 
+/**
+ * Anthropic top-level fields whose loss cannot change the answer, only what Anthropic would add around it:
+ * dropped with a warning. (`context_management` is warned about on its own, below.)
+ */
+const DROPPED_FIELDS: Readonly<Record<string, string>> = {
+  diagnostics: 'Anthropic’s prompt-cache diagnostics have no counterpart; the answer carries none',
+  fallback_credit_token: 'a refusal’s cache credit is redeemable on Anthropic only',
+};
+
 /** `service_tier` values that mean nothing outside Anthropic's capacity tiers, so they are accepted there. */
 const SERVICE_TIERS: ReadonlySet<string> = new Set(['auto', 'standard_only']);
 
@@ -80,7 +89,8 @@ export const PROPERTY_RULES: Readonly<Record<string, PropertyRule>> = {
   'block:tool_result': { read: ['type', 'tool_use_id', 'content', 'is_error', 'cache_control'] },
   'block:thinking': { read: ['type', 'thinking', 'signature'] },
   'block:redacted_thinking': { read: ['type', 'data'] },
-  'block:tool_reference': { read: ['type', 'tool_name'] },
+  // Its marker, as any block's inside a tool result, is a breakpoint of that tool result (cache-breakpoints.ts).
+  'block:tool_reference': { read: ['type', 'tool_name', 'cache_control'] },
   'source:base64': { read: ['type', 'media_type', 'data'] },
   'source:url': { read: ['type', 'url'] },
   'source:text': { read: ['type', 'media_type', 'data'] },
@@ -109,6 +119,17 @@ function checkObject(value: unknown, kind: string, path: string, profile: AiSdkV
   }
 }
 
+/**
+ * A URL source the vendor is given must parse as a URL (WHATWG, as the vendor packages read it). The spec lets
+ * any string through for Anthropic-format upstreams to judge; here a string that is not one is the client's
+ * mistake, named without echoing it (a signed URL carries a credential).
+ */
+function checkSourceUrl(source: object, path: string): void {
+  if (typeOf(source) !== 'url') return;
+  const url = (source as { url?: unknown }).url;
+  if (typeof url !== 'string' || !URL.canParse(url)) throw new BadRequestError(`${path}.url is not a valid URL`);
+}
+
 function checkBlocks(blocks: readonly unknown[], path: string, profile: AiSdkVendorProfile, warnings: string[]): void {
   blocks.forEach((block, index) => {
     if (typeof block !== 'object' || block === null) return;
@@ -118,6 +139,7 @@ function checkBlocks(blocks: readonly unknown[], path: string, profile: AiSdkVen
     const source = (block as { source?: unknown }).source;
     if ((type === 'image' || type === 'document') && typeof source === 'object' && source !== null) {
       checkObject(source, `source:${typeOf(source)}`, `${where}.source`, profile, warnings);
+      checkSourceUrl(source, `${where}.source`);
     }
     const nested = (block as { content?: unknown }).content;
     if (type === 'tool_result' && Array.isArray(nested)) checkBlocks(nested, `${where}.content`, profile, warnings);
@@ -137,7 +159,10 @@ export function checkTranslatableFields(request: Omit<MessageRequest, 'max_token
   const fields = request as Record<string, unknown>;
   for (const name of Object.keys(request)) {
     // `container: null`, `inference_geo: null`: a null field asks for nothing, as Anthropic reads it.
-    if (!TRANSLATED_FIELDS.has(name) && fields[name] !== null) throw unsupportedFeature(`field ${name}`, profile);
+    if (TRANSLATED_FIELDS.has(name) || fields[name] === null) continue;
+    const dropped = DROPPED_FIELDS[name];
+    if (dropped === undefined) throw unsupportedFeature(`field ${name}`, profile);
+    if (isSet(fields[name])) warnings.push(`${name} dropped: ${dropped}`);
   }
   // Anthropic's cache pre-warming: other vendors either refuse a zero limit or would generate anyway.
   if (request.max_tokens === 0) throw unsupportedFeature('max_tokens 0 (prompt cache pre-warming)', profile);

@@ -5,6 +5,7 @@
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { expect } from 'vitest';
+import { BLOCK_AND_TOOL_CASES } from '#test/integration/http/anthropic-sdk-request-block-cases.ts';
 
 /** A row's request: the SDK's beta params, the model and limit filled in by the test. */
 export type CaseParams = Partial<Omit<MessageCreateParamsNonStreaming, 'model' | 'stream'>>;
@@ -110,14 +111,17 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
     params: { context_management: { edits: [{ type: 'clear_tool_uses_20250919', keep: { type: 'tool_uses', value: 3 } }, { type: 'clear_thinking_20251015', keep: 'all' }, { type: 'compact_20260112', trigger: { type: 'input_tokens', value: 150_000 } }] } },
     translated: { sends: {}, notSent: ['context_management'] },
   },
-  diagnostics: { params: { diagnostics: { previous_message_id: 'msg_01Previous' } }, translated: refuses('field diagnostics'), stable: true },
+  // Diagnostics explain Anthropic's prompt-cache misses beside the answer, which they cannot change: dropped with a warning.
+  diagnostics: { params: { diagnostics: { previous_message_id: 'msg_01Previous' } }, translated: { sends: {}, notSent: ['diagnostics'] }, stable: true },
   inference_geo: { params: { inference_geo: 'us' }, translated: refuses('field inference_geo'), stable: true },
   'a container id': { params: { container: 'container_011' }, translated: refuses('field container'), stable: true },
   'a container with skills': { params: { container: { id: null, skills: [{ type: 'anthropic', skill_id: 'pptx', version: 'latest' }] } }, translated: refuses('field container') },
   mcp_servers: { params: { mcp_servers: [{ type: 'url', name: 'atlas', url: 'https://mcp.example.com/sse' }] }, translated: refuses('field mcp_servers') },
   compaction: { params: { compaction: { type: 'summarize', instructions: 'Keep names.' } }, translated: refuses('field compaction') },
   billing_policy: { params: { billing_policy: { type: 'billing_policy', bill_to: 'self' } }, translated: refuses('field billing_policy') },
-  fallback_credit_token: { params: { fallback_credit_token: { token: 'fct_01', mode: 'strict' } }, translated: refuses('field fallback_credit_token') },
+  // A refusal's cache credit, redeemable on Anthropic only; it bills, it does not change the answer.
+  fallback_credit_token: { params: { fallback_credit_token: { token: 'fct_01', mode: 'strict' } }, translated: { sends: {}, notSent: ['fallback_credit_token'] } },
+  'fallback_credit_token as a string': { params: { fallback_credit_token: 'fct_02' }, translated: { sends: {}, notSent: ['fallback_credit_token'] } },
   'a thread': { params: { thread: { type: 'create' } }, translated: refuses('field thread') },
   'every nullable top-level field null': {
     params: { inference_geo: null, container: null, diagnostics: null, context_management: null, compaction: null, billing_policy: null, fallback_credit_token: null, thread: null },
@@ -166,6 +170,7 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
   },
   'advisor_20260301': { params: { tools: [{ type: 'advisor_20260301', name: 'advisor', model: 'claude-opus-5' }] }, translated: refuses('tool type advisor_20260301 (an Anthropic tool)') },
   'tool_search_tool_bm25': { params: { tools: [{ type: 'tool_search_tool_bm25', name: 'tool_search_tool_bm25' }] }, translated: refuses('tool type tool_search_tool_bm25 (an Anthropic tool)'), stable: true },
+  ...BLOCK_AND_TOOL_CASES,
   'an mcp_toolset': {
     params: { mcp_servers: [{ type: 'url', name: 'atlas', url: 'https://mcp.example.com/sse' }], tools: [{ type: 'mcp_toolset', mcp_server_name: 'atlas' }] },
     translated: refuses('field mcp_servers'),
