@@ -90,6 +90,32 @@ describe('thread', () => {
   });
 });
 
+describe('URL sources', () => {
+  const imageAt = (url: string) => body({ messages: [{ role: 'user', content: [{ type: 'text', text: 'See:' }, { type: 'image', source: { type: 'url', url } }] }] });
+
+  it('passes any string to Anthropic; a vendor gets it as the WHATWG parser reads it', () => {
+    const request = imageAt('https://example.com/my chart.png');
+    expect(messageRequestErrors(request)).toEqual([]);
+    expectForwardedUnchanged(request);
+    const [message] = translate('openai-chat', request).value.prompt;
+    expect(message?.content).toContainEqual(expect.objectContaining({ type: 'file', data: { type: 'url', url: new URL('https://example.com/my%20chart.png') } }));
+  });
+
+  it.each(['http://[', 'not a url'])('a string no parser reads (%j) is the client’s 400 on every vendor, without repeating it', (url) => {
+    const request = imageAt(url);
+    expect(messageRequestErrors(request)).toEqual([]);
+    for (const family of ['openai-chat', 'openai-responses', 'azure', 'openai-compatible', 'google', 'bedrock'] as const) {
+      const convert = () => translate(family, request);
+      expect(convert).toThrow('Invalid request parameters: messages[0].content[1].source.url is not a valid URL');
+      expect(convert).not.toThrow(UnsupportedFeatureError);
+    }
+  });
+
+  it('refuses an empty URL at the spec', () => {
+    expect(messageRequestErrors(imageAt(''))).toContain('/messages/0/content/1/source/url must NOT have fewer than 1 characters');
+  });
+});
+
 describe('stop_sequences', () => {
   it('is a 400 naming it on OpenAI Responses, which has no stop sequences, and read everywhere else', () => {
     const request = body({ stop_sequences: ['END'] });
@@ -107,6 +133,8 @@ describe('hints whose loss cannot change the answer', () => {
     ['eager input streaming', { tools: [{ ...tool, eager_input_streaming: true }] }, 'tools[0].eager_input_streaming dropped'],
     ['metadata beyond user_id', { metadata: { user_id: 'u-1', tenant: 'acme' } }, 'metadata.tenant dropped: only user_id is forwarded'],
     ['context_management', { context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } }, 'context_management dropped'],
+    ['cache diagnostics', { diagnostics: { previous_message_id: 'msg_011' } }, 'diagnostics dropped: Anthropic’s prompt-cache diagnostics have no counterpart'],
+    ['a refusal’s cache credit', { fallback_credit_token: 'fct_011' }, 'fallback_credit_token dropped: a refusal’s cache credit is redeemable on Anthropic only'],
     ['the caller of an earlier tool call', { messages: [hello, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {}, caller: { type: 'direct' } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }], tools: [tool] }, 'messages[1].content[0].caller dropped'],
     ['citations of an earlier answer', { messages: [hello, { role: 'assistant', content: [{ type: 'text', text: 'Yes.', citations: [{ type: 'char_location', cited_text: 'y' }] }] }, hello] }, 'messages[1].content[0].citations dropped'],
   ])('%s reaches Anthropic unchanged and is dropped elsewhere with a warning', (_name, fields, warning) => {
@@ -140,6 +168,20 @@ describe('hints whose loss cannot change the answer', () => {
     expect(value.prompt[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'a' }] });
     expect(value.prompt[2]).toEqual({ role: 'user', content: [{ type: 'text', text: 'c', providerOptions: { bedrock: { cachePoint: { type: 'default', ttl: '1h' } } } }] });
     expect(warnings).toContain('cache_control {"type":"persistent_20270101"} dropped: not a marker Amazon Bedrock can read');
+  });
+
+  it('takes a cache marker on a tool_reference as its tool result’s breakpoint (Bedrock’s cache point after it)', () => {
+    const reference = { type: 'tool_reference', tool_name: 'read', cache_control: { type: 'ephemeral' } };
+    const request = body({
+      tools: [tool],
+      messages: [hello, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [reference] }] }],
+    });
+    expect(messageRequestErrors(request)).toEqual([]);
+    expectForwardedUnchanged(request);
+    expect(translate('bedrock', request).value.prompt.at(-1)).toEqual({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'read', output: { type: 'text', value: 'Tool "read" is now available to call.' }, providerOptions: { bedrock: { cachePoint: { type: 'default' } } } }],
+    });
   });
 
   it('accepts the known service tiers without effect', () => {
