@@ -34,6 +34,8 @@ const FUTURE = [
   ['an unknown top-level field', { future_parameter_20270101: { enabled: true, level: 3 } }, 'field future_parameter_20270101'],
   ['a new thinking type', { thinking: { type: 'turbo_20270101', budget: 'auto' } }, 'thinking type turbo_20270101'],
   ['a new role', { messages: [{ role: 'user', content: 'Hello there' }, { role: 'critic_20270101', content: [{ type: 'text', text: 'Be harsh.' }] }] }, 'role critic_20270101'],
+  // Deprecated by Anthropic (the TypeScript SDK rewrites it as output_config.format), still sent by older clients.
+  ['the deprecated output_format', { output_format: { type: 'json_schema', schema: { type: 'object', properties: { city: { type: 'string' } } } } }, 'field output_format'],
 ] as const;
 
 describe('a value Anthropic adds tomorrow', () => {
