@@ -146,6 +146,7 @@ describe("Anthropic's forms of a field the gateway reads as its own", () => {
 
 describe('no answer of the audit was a server error', () => {
   it('logged no 500', () => {
-    expect(gateway.logs.filter((line) => line.includes('"status":500') || line.includes('Internal Server Error'))).toEqual([]);
+    // The error middleware logs every 5xx it renders as `request failed` (an image URL no parser reads was one).
+    expect(gateway.logs.filter((line) => line.includes('"status":500') || line.includes('Internal Server Error') || line.includes('request failed'))).toEqual([]);
   });
 });
