@@ -51,10 +51,10 @@ export const TRANSLATED_FIELDS: ReadonlySet<string> = new Set([
  * Anthropic top-level fields whose loss cannot change the answer, only what Anthropic would add around it:
  * dropped with a warning. (`context_management` is warned about on its own, below.)
  */
-const DROPPED_FIELDS: Readonly<Record<string, string>> = {
-  diagnostics: 'Anthropic’s prompt-cache diagnostics have no counterpart; the answer carries none',
-  fallback_credit_token: 'a refusal’s cache credit is redeemable on Anthropic only',
-};
+const DROPPED_FIELDS: ReadonlyMap<string, string> = new Map([
+  ['diagnostics', 'Anthropic’s prompt-cache diagnostics have no counterpart; the answer carries none'],
+  ['fallback_credit_token', 'a refusal’s cache credit is redeemable on Anthropic only'],
+]);
 
 /** `service_tier` values that mean nothing outside Anthropic's capacity tiers, so they are accepted there. */
 const SERVICE_TIERS: ReadonlySet<string> = new Set(['auto', 'standard_only']);
@@ -113,7 +113,8 @@ function checkObject(value: unknown, kind: string, path: string, profile: AiSdkV
   for (const [name, property] of Object.entries(value)) {
     // A null property is one left out, as Anthropic reads it: the SDKs send `clear_at: null` and the like.
     if (rule.read.includes(name) || property === null) continue;
-    const reason = rule.hints?.[name];
+    // Own keys only: a property named `constructor` or `toString` is no hint.
+    const reason = rule.hints && Object.hasOwn(rule.hints, name) ? rule.hints[name] : undefined;
     if (reason === undefined) throw unsupportedFeature(`${path}.${name}`, profile);
     if (isSet(property)) warnings.push(`${path}.${name} dropped: ${reason}`);
   }
@@ -160,7 +161,7 @@ export function checkTranslatableFields(request: Omit<MessageRequest, 'max_token
   for (const name of Object.keys(request)) {
     // `container: null`, `inference_geo: null`: a null field asks for nothing, as Anthropic reads it.
     if (TRANSLATED_FIELDS.has(name) || fields[name] === null) continue;
-    const dropped = DROPPED_FIELDS[name];
+    const dropped = DROPPED_FIELDS.get(name);
     if (dropped === undefined) throw unsupportedFeature(`field ${name}`, profile);
     if (isSet(fields[name])) warnings.push(`${name} dropped: ${dropped}`);
   }

@@ -60,6 +60,8 @@ describe('values the translators do not know', () => {
     ['an output format on a system message', { messages: [hello, { role: 'system', content: 'Be brief.', output_config: { format: { type: 'json_schema', schema: {} } } }] }, 'messages[1].output_config.format'],
     ['a new property of tool_choice', { tools: [tool], tool_choice: { type: 'auto', max_calls: 2 } }, 'tool_choice.max_calls'],
     ['a new property of a message', { messages: [{ role: 'user', content: 'Hi', name: 'bob' }] }, 'messages[0].name'],
+    ['a top-level field named like an Object method', { constructor: { name: 'x' } }, 'field constructor'],
+    ['a block property named like an Object method', { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', toString: 'x' }] }] }, 'messages[0].content[0].toString'],
     ['a new property of an image source', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG, detail: 'high' } }] }] }, 'messages[0].content[0].source.detail'],
   ])('%s passes the spec, reaches Anthropic unchanged and is a 400 naming it elsewhere', (_name, fields, named) => {
     const request = body(fields);
