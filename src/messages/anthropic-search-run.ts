@@ -6,7 +6,8 @@
  * sent (its own search) and a translated one the gateway's `web_search` function (step-request.ts). Without a
  * backend a translated endpoint cannot serve the request: a plan of such endpoints only is a 400 saying why,
  * before any endpoint is called; in a plan that also holds an Anthropic-format endpoint, each translated
- * attempt is skipped with that 400 (`checkSearchServable`), so the failover moves on past it.
+ * attempt is skipped with that 400 (`checkSearchServable`), so the failover moves on past it. Which of a
+ * loop's attempts answer as the upstream sent it: `searchRunOf`.
  */
 import type { MessageRequest } from '#src/api-types.ts';
 import { BadRequestError, UnsupportedFeatureError } from '#src/errors.ts';
@@ -14,8 +15,11 @@ import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-block
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
-import type { ServerToolsConfig } from '#src/server-tools/index.ts';
-import { hasAnthropicWebSearch, isAnthropicWebSearchEntry, withAnthropicSearchAsGateway } from '#src/server-tools/web-search/anthropic-web-search.ts';
+import { isGatewayToolEntry, type ServerToolsConfig } from '#src/server-tools/index.ts';
+import type { ApiFamily } from '#src/providers/provider-adapter.ts';
+import { anthropicEntryOf, hasAnthropicWebSearch, isAnthropicWebSearchEntry, withAnthropicSearchAsGateway } from '#src/server-tools/web-search/anthropic-web-search.ts';
+
+type ToolEntry = NonNullable<MessageRequest['tools']>[number];
 
 /** Whether an endpoint of the plan runs Anthropic's server tools itself. */
 export function planRunsAnthropicTools(plan: Pick<RequestPlan, 'attempts'>): boolean {
@@ -59,4 +63,24 @@ export async function withSearchRunByGateway(
     throw unservable(BadRequestError, request.tools, `for ${plan.requested}: none of its endpoints is Anthropic-format (which runs the tool itself)`);
   }
   return { ...request, tools: withAnthropicSearchAsGateway(request.tools) };
+}
+
+/**
+ * How one attempt of a tool loop serves the request: `as-sent` when it is an Anthropic-format attempt of the
+ * loop's first step and every gateway tool of `tools` is Anthropic's web search converted for the plan's
+ * translated endpoints. Such an attempt is offered the tools as the client sent them, so it runs its own
+ * search and calls no gateway tool: its answer is the client's as the upstream gave it (passed through, as a
+ * plain request's), not rebuilt by the loop. `loop` otherwise: a translated attempt (the gateway runs the
+ * search), a later step (the conversation holds the gateway's turns), or a request with gateway tools of its
+ * own, which the gateway runs for any attempt.
+ */
+export function searchRunOf(family: ApiFamily, tools: readonly ToolEntry[], firstStep: boolean): 'as-sent' | 'loop' {
+  if (family !== 'anthropic' || !firstStep) return 'loop';
+  let converted = false;
+  for (const tool of tools) {
+    if (!isGatewayToolEntry(tool)) continue;
+    if (anthropicEntryOf(tool) === undefined) return 'loop';
+    converted = true;
+  }
+  return converted ? 'as-sent' : 'loop';
 }

@@ -7,12 +7,11 @@ import { answerRateLimitHeaders, ownKeyRateLimitHeaders } from '#src/messages/ow
 import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ApiFamily, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
-import { computeAnthropicCost } from '#src/catalog/pricing.ts';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
 import { logWarnings, messageResponseModel, settle, settleStream, startStream, streamEvents, streamMessageId, streamOutcomeStage, streamResponseModel } from '#src/messages/attempt-answers.ts';
 import { staged } from '#src/providers/event-stages.ts';
-import { amendStream, finalizeMessage, type AdditionsContext } from '#src/messages/gateway-additions.ts';
-import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
+import { amendStream, finalizeMessage } from '#src/messages/gateway-additions.ts';
+import { answerAdditions } from '#src/messages/answer-additions.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import { checkSearchServable, withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
 import { hasAnthropicWebSearch } from '#src/server-tools/web-search/anthropic-web-search.ts';
@@ -25,7 +24,7 @@ import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { RefusedAttemptCharge } from '#src/messages/tool-loop/loop-tally.ts';
 import { checkToolLoop, type ServerToolsDeps } from '#src/messages/tool-loop/prepare-tool-loop.ts';
 import { createToolLoopMessage } from '#src/messages/tool-loop/tool-loop-service.ts';
-import { isByok, type Attempt } from '#src/routing/attempt.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
 import type { CredentialSource, RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
 import type { PluginDeps } from '#src/plugins/plugin-deps.ts';
 import { screeningReservation } from '#src/plugins/moderation/model-moderation.ts';
@@ -79,20 +78,6 @@ export interface Admission extends ScreeningAdmission {
 export type CreateMessageOutcome =
   | { kind: 'message'; message: MessageResponse; headers?: Record<string, string> | undefined }
   | { kind: 'stream'; events: AsyncIterable<SseEvent>; headers?: Record<string, string> | undefined };
-
-function additionsFor(plan: RequestPlan, attempt: Attempt, records: () => readonly AttemptRecord[], context: MessagesRequestContext): AdditionsContext {
-  const additions: AdditionsContext = {
-    model: attempt.model,
-    providerName: attempt.provider.displayName,
-    isByok: isByok(attempt),
-    // The key was charged the moderation screening too: the answer's cost is all it was charged.
-    priceUsage: (usage) => computeAnthropicCost(usage, attempt.pricing, attempt.modelPricing) + (context.screening?.cost ?? 0),
-  };
-  if (context.wantsMetadata) {
-    additions.metadata = () => buildGatewayMetadata({ plan, served: attempt, records: records(), startedAt: context.startedAt });
-  }
-  return additions;
-}
 
 // Module functions rather than arrows in createMessage: nothing of the request is closed over.
 function isRefusalAnswer(answer: AdapterMessage): boolean {
@@ -168,7 +153,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, responseModel: messageResponseModel });
     const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf, messageIdOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
-    const finalized = finalizeMessage(result.message, additionsFor(plan, attempt, () => records, context));
+    const finalized = finalizeMessage(result.message, answerAdditions(plan, attempt, () => records, context));
     const movedOn = refusals.filter((refusal) => refusal.answer !== result);
     const hops = movedOn.map((refusal) => refusedHopOf(refusal.attempt.model, refusal.answer.message));
     // The upstreams bill the refusals moved on from: the answer is charged them, each at its own prices.
@@ -191,7 +176,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     const served = run.records.findLast((record) => record.index === run.index) as AttemptRecord;
     const outcome = streamOutcomeStage(deps.planner, plan, context, served, messageId, clientMessageId);
     // The metadata reads the trail when the stream ends: a refusal recorded since is in it.
-    const events = amendStream(staged(streamEvents(run.result), outcome), additionsFor(plan, run.attempt, () => context.trail.records, context));
+    const events = amendStream(staged(streamEvents(run.result), outcome), answerAdditions(plan, run.attempt, () => context.trail.records, context));
     return { events, outcome };
   };
   // One parse of the first event for both ids (its message_start is raw in a passthrough stream).

@@ -22,6 +22,7 @@ import { summedUsage, stepUsageOf } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
 import { prepareToolLoop, type CheckedToolLoop } from './prepare-tool-loop.ts';
 import { readStepContent } from './step-content.ts';
+import { passedThroughMessage, passesThrough } from './pass-through-step.ts';
 import { streamToolLoop } from './tool-loop-stream.ts';
 
 /** Plans and readies the loop of a request naming at least one gateway tool, its rules checked (`checkToolLoop`). */
@@ -39,9 +40,12 @@ export async function startLoopRun(deps: MessagesDeps, request: MessageRequest, 
 /** Runs the tool loop of a request naming at least one gateway tool, its rules checked (`checkToolLoop`). */
 export async function createToolLoopMessage(deps: MessagesDeps, request: MessageRequest, context: MessagesRequestContext, plugins: PluginState, checked: CheckedToolLoop): Promise<CreateMessageOutcome> {
   const run = await startLoopRun(deps, request, context, plugins, checked);
-  if (request.stream === true) return { kind: 'stream', events: await streamToolLoop(run) };
-  const { message, attempt } = await runJsonLoop(run);
-  return { kind: 'message', message: applyPluginsToMessage(message, plugins, attempt) };
+  if (request.stream === true) {
+    const { events, headers } = await streamToolLoop(run);
+    return { kind: 'stream', events, ...(headers ? { headers } : {}) };
+  }
+  const { message, attempt, headers } = await runJsonLoop(run);
+  return { kind: 'message', message: applyPluginsToMessage(message, plugins, attempt), ...(headers ? { headers } : {}) };
 }
 
 async function generateStep(run: LoopRun) {
@@ -82,12 +86,17 @@ async function generateStep(run: LoopRun) {
   return { ...answered, holdId, hops, refused };
 }
 
-/** Runs the steps to the end: one message for every step, and the attempt that served the last one. */
-async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; attempt: Attempt }> {
+/**
+ * Runs the steps to the end: one message for every step, and the attempt that served the last one. A first
+ * step served by an attempt that took the request as sent is the answer as its upstream gave it.
+ */
+async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; attempt: Attempt; headers?: Record<string, string> | undefined }> {
   const content: ResponseContentBlock[] = [];
   let first: { message: MessageResponse; attempt: Attempt } | undefined;
   for (;;) {
-    const { result, attempt, index, records, holdId, hops, refused } = await generateStep(run);
+    const step = await generateStep(run);
+    if (first === undefined && passesThrough(run, step.attempt)) return passedThroughMessage(run, step);
+    const { result, attempt, index, records, holdId, hops, refused } = step;
     const { message } = result;
     first ??= { message, attempt };
     const reading = readStepContent(message.content, run.setup, run.tally.sources);

@@ -18,6 +18,8 @@ import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
 import { admitStep, finishStep, settleStepHold, stepCall, stepSkips, type LoopRun } from './loop-run.ts';
 import { LoopStreamState } from './loop-stream-state.ts';
+import { passedThroughStream, passesThrough } from './pass-through-step.ts';
+import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
 import { DEFAULT_TOOL_LOOP_PING_MS, pingsWhile } from './pings-while.ts';
 import { stepUsageOf, summedUsage, type StepUnderWay, type StepUsage } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
@@ -156,10 +158,18 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
   }
 }
 
-/** Starts the loop's stream: resolves once the first step's first event has arrived. */
-export async function streamToolLoop(run: LoopRun): Promise<AsyncIterable<SseEvent>> {
+/**
+ * Starts the loop's stream: resolves once the first step's first event has arrived. A first step served by an
+ * attempt that took the request as sent is the stream as its upstream sent it (pass-through-step.ts).
+ */
+export async function streamToolLoop(run: LoopRun): Promise<{ events: AsyncIterable<SseEvent>; headers?: Record<string, string> | undefined }> {
   const first = await startStep(run);
+  if (passesThrough(run, first.attempt)) {
+    // A caller's own key: its upstream's rate-limit headers, as a plain stream's answer carries them.
+    const headers = ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders);
+    return { events: applyPluginsToStream(passedThroughStream(run, first), run.plugins, () => first.attempt), headers };
+  }
   // The plugins report for the attempt that served the last step (a later step may have fallen over).
   const lastServed = () => run.plan.attempts[run.startWith ?? first.index] ?? first.attempt;
-  return applyPluginsToStream(loopEvents(run, first), run.plugins, lastServed);
+  return { events: applyPluginsToStream(loopEvents(run, first), run.plugins, lastServed) };
 }

@@ -1,0 +1,107 @@
+/**
+ * A tool loop's first step served by an attempt that takes the request as the client sent it (`searchRunOf`:
+ * an Anthropic-format endpoint of a plan whose only gateway tool is Anthropic's web search, converted for the
+ * plan's translated endpoints). That attempt runs its own search and calls none of the gateway's tools, so the
+ * loop has nothing to add: its answer goes to the client as a plain request's does, Anthropic's
+ * `server_tool_use` and `web_search_tool_result` blocks as sent, a stream's events forwarded (only the three
+ * that carry the gateway's fields amended, gateway-additions.ts), priced at the endpoint's prices (its
+ * `web_search_request` fee included), the metadata and the generation record a plain answer's (no tool
+ * steps). The step still settles its hold against the key's limits, as every step of a loop does.
+ */
+import type { MessageDeltaEvent, MessageResponse, MessageStartEvent, Usage } from '#src/api-types.ts';
+import { answerAdditions } from '#src/messages/answer-additions.ts';
+import { streamEvents, streamMessageId, streamOutcomeStage, type StartedStream } from '#src/messages/attempt-answers.ts';
+import { searchRunOf } from '#src/messages/anthropic-search-run.ts';
+import { amendStream, finalizeMessage } from '#src/messages/gateway-additions.ts';
+import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
+import { withRefusalCharges } from '#src/messages/refusal-charges.ts';
+import { withRefusedHops, type RefusedHop } from '#src/messages/refused-hops.ts';
+import type { AttemptRecord } from '#src/messages/run-attempts.ts';
+import { staged, type EventStage } from '#src/providers/event-stages.ts';
+import { eventPayload, sseEventName, type AdapterMessage, type SseEvent } from '#src/providers/provider-adapter.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
+import { finishStep, settleStepHold, type LoopRun } from './loop-run.ts';
+import { stepCost, stepUsageOf, type StepUsage } from './loop-tally.ts';
+import { readStepContent } from './step-content.ts';
+
+/** Whether `attempt`'s answer to the loop's next step is passed through (`searchRunOf`). */
+export function passesThrough(run: Pick<LoopRun, 'original' | 'tally'>, attempt: Attempt): boolean {
+  return searchRunOf(attempt.provider.family, run.original.tools ?? [], run.tally.steps.length === 0) === 'as-sent';
+}
+
+/** A JSON step as the loop ran it: the served answer, and the refusals it moved on from. */
+export interface AnsweredStep {
+  result: AdapterMessage;
+  attempt: Attempt;
+  index: number;
+  records: AttemptRecord[];
+  holdId: string | undefined;
+  hops: RefusedHop[];
+  refused: { attempt: Attempt; usage: StepUsage }[];
+}
+
+/**
+ * The step's answer as a plain request's: recorded as the loop's step (its hold settled, a thread's turn
+ * pinned), then the loop's steps dropped from the request's record, which is a plain answer's.
+ */
+export async function passedThroughMessage(run: LoopRun, step: AnsweredStep): Promise<{ message: MessageResponse; attempt: Attempt; headers: Record<string, string> | undefined }> {
+  const { result, attempt, index, records, holdId, hops, refused } = step;
+  const { message } = result;
+  const reading = readStepContent(message.content, run.setup, run.tally.sources);
+  await finishStep(run, { attempt, index, records, reading, usage: stepUsageOf(message.usage), refused, stopReason: message.stop_reason, holdId, messageId: message.id });
+  run.context.loopSteps = null;
+  const finalized = finalizeMessage(message, answerAdditions(run.plan, attempt, () => records, run.context));
+  // The upstreams bill the refusals moved on from: the answer is charged them, each at its own prices.
+  const charges = refused.map((refusal) => ({ ...refusal, cost: stepCost(refusal.usage, refusal.attempt) }));
+  const served = charges.length > 0 ? { ...finalized, usage: withRefusalCharges(finalized.usage, attempt.model, charges) } : finalized;
+  return { message: withRefusedHops(served, hops, attempt.model), attempt, headers: ownKeyRateLimitHeaders(attempt, result.upstreamHeaders) };
+}
+
+/** A stream step as the loop started it. */
+export interface StartedPassThrough {
+  result: StartedStream;
+  attempt: Attempt;
+  index: number;
+  records: AttemptRecord[];
+  holdId: string | undefined;
+}
+
+/**
+ * The step's stream as a plain request's: its events forwarded with the gateway's additions, routing told how
+ * it ended, and the step's hold settled at its end to what the upstream reported. A refusal ends it, as the
+ * stream of a plan with no other model would end.
+ */
+export function passedThroughStream(run: LoopRun, step: StartedPassThrough): AsyncIterable<SseEvent> {
+  const { deps, plan, context } = run;
+  context.loopSteps = null;
+  const served = step.records.findLast((record) => record.index === step.index) as AttemptRecord;
+  const messageId = streamMessageId(step.result);
+  const outcome = streamOutcomeStage(deps.planner, plan, context, served, messageId, messageId);
+  const events = amendStream(staged(streamEvents(step.result), outcome), answerAdditions(plan, step.attempt, () => context.trail.records, context));
+  return staged(events, holdSettlement(run, step.attempt, step.holdId));
+}
+
+/** A usage with a later report's counts laid over it (a `message_delta` restates only some, some as null). */
+function reportedOver(base: Partial<Usage>, update: Partial<Usage> | undefined): Partial<Usage> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [name, value] of Object.entries(update ?? {})) if (value !== null && value !== undefined) merged[name] = value;
+  return merged as Partial<Usage>;
+}
+
+/** The stage that settles the step's hold when its stream ends, however it ends, to the usage reported by then. */
+function holdSettlement(run: LoopRun, attempt: Attempt, holdId: string | undefined): EventStage {
+  let reported: Partial<Usage> = {};
+  return {
+    event(event) {
+      const name = sseEventName(event);
+      // Both events are objects by now (the additions' stage parsed them): reading them costs no parse.
+      if (name === 'message_start') reported = reportedOver({}, eventPayload<MessageStartEvent>(event).message.usage);
+      else if (name === 'message_delta') reported = reportedOver(reported, eventPayload<MessageDeltaEvent>(event).usage as Partial<Usage>);
+      return event;
+    },
+    end() {
+      const usage = stepUsageOf(reported);
+      settleStepHold(run, holdId, { usage, cost: stepCost(usage, attempt) });
+    },
+  };
+}

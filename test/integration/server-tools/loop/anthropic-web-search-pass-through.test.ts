@@ -1,0 +1,138 @@
+/**
+ * Anthropic's web search tool on a mixed plan (an Anthropic-format endpoint, a translated fallback) with a
+ * search backend configured, over HTTP: the decision is per attempt. When the Anthropic endpoint serves, its
+ * answer reaches the client as a plan of Anthropic endpoints only gets it (the recorded `server_tool_use` and
+ * `web_search_tool_result` blocks as Anthropic sent them, a stream's bytes forwarded, the searches priced at
+ * the endpoint's `web_search_request`, a plain record without tool steps); when it fails, the translated
+ * fallback of the same plan runs the gateway's search on SearXNG.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openAiChatStep, readFixture, readFixtureText, reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { searxngAnswer, searxngResult, startFakeSearxng } from '#test/helpers/fake-tool-servers/fake-searxng.ts';
+import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-json-server.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { callApi } from '#test/helpers/management-api.ts';
+import { anthropicProviderYaml, catalogYaml } from '#test/integration/routing/routing-support.ts';
+
+const FIXTURE = 'anthropic-web-search-tool.1';
+const WEB_SEARCH = { type: 'web_search_20250305', name: 'web_search', max_uses: 3 };
+// $3 in, $15 out per million tokens and Anthropic's $0.01 a search.
+const CLAUDE_PRICING = '{ input: 3, output: 15, web_search_request: 0.01 }';
+
+let alpha: FakeUpstream;
+let openai: FakeUpstream;
+let searxng: ScriptedServer;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  [alpha, openai, searxng] = await Promise.all([startFakeAnthropic(), startFakeOpenAiChat(), startFakeSearxng()]);
+  const providers = [anthropicProviderYaml('alpha', alpha), `  openai: { base_url: "${openai.baseURL}", api_key: "sk-openai-pass-0001", family: openai-chat }`];
+  const capabilities = '    capabilities: { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true }';
+  const models = [
+    ['  test/claude:', '    name: test/claude', '    context_length: 200000', capabilities, '    endpoints:', `      - { provider: alpha, model: up-claude, pricing: ${CLAUDE_PRICING} }`].join('\n'),
+    ['  test/gpt:', '    name: test/gpt', '    context_length: 200000', capabilities, '    endpoints:', '      - { provider: openai, model: gpt-pass, pricing: { input: 1, output: 4 } }'].join('\n'),
+  ];
+  const tools = `server_tools:\n  web_search: { backend: searxng, base_url: "${searxng.origin}" }\n`;
+  gateway = await startTestGateway({ catalogYaml: `${catalogYaml(providers, models)}${tools}` });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([alpha?.close(), openai?.close(), searxng?.close()]);
+});
+beforeEach(() => {
+  alpha.clear();
+  openai.clear();
+  searxng.requests.length = 0;
+});
+
+function body(extra: Record<string, unknown>): Record<string, unknown> {
+  return { model: 'test/claude', max_tokens: 1024, messages: [{ role: 'user', content: 'What is in the tech news today?' }], tools: [WEB_SEARCH], ...extra };
+}
+const MIXED = { fallbacks: [{ model: 'test/gpt' }] };
+
+/** Posts a request; the answer's status and text. */
+async function post(sent: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${gateway.baseUrl}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers },
+    body: JSON.stringify(sent),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+/** The one generation record of the request that carried `user`, once written. */
+async function recordOf(user: string): Promise<Record<string, any>> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    await gateway.server.flushRecords();
+    const response = await callApi(gateway.baseUrl, 'GET', `/generations?user=${user}`, { key: gateway.management_key });
+    const [record] = response.body.data as Record<string, any>[];
+    if (record) return record;
+    if (Date.now() > deadline) throw new Error(`no generation record for ${user}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('web_search_20250305 on a mixed plan, the Anthropic-format endpoint serving', () => {
+  it('JSON: the answer is the one a plan of Anthropic endpoints only gets, Anthropic blocks and search fee included', async () => {
+    const recorded = readFixture('anthropic', `${FIXTURE}.json`) as { content: unknown[]; usage: { input_tokens: number; output_tokens: number } };
+    alpha.enqueue(reply.fixture(FIXTURE), reply.fixture(FIXTURE));
+    const plain = await post(body({ user: 'pass-json-plain' }));
+    const mixed = await post(body({ ...MIXED, user: 'pass-json-mixed' }));
+    expect(plain.status).toBe(200);
+    expect(mixed.status).toBe(200);
+    expect(mixed.text).toBe(plain.text);
+    const message = JSON.parse(mixed.text) as { content: unknown[]; usage: Record<string, unknown> };
+    expect(message.content).toEqual(recorded.content);
+    expect(message.usage.server_tool_use).toEqual({ web_search_requests: 2, web_fetch_requests: 0 });
+    const cost = (recorded.usage.input_tokens * 3 + recorded.usage.output_tokens * 15) / 1e6 + 2 * 0.01;
+    expect(message.usage.cost).toBeCloseTo(cost, 12);
+    // The endpoint got the tool as sent; nothing was searched by the gateway, nothing sent to OpenAI.
+    expect((alpha.requests[1]?.body as { tools: unknown }).tools).toEqual([WEB_SEARCH]);
+    expect(searxng.requests).toHaveLength(0);
+    expect(openai.requests).toHaveLength(0);
+    // Recorded as a plain answer: its cost, no tool steps.
+    const record = await recordOf('pass-json-mixed');
+    expect(record.cost).toBeCloseTo(cost, 12);
+    expect(record.tool_steps).toBeNull();
+  });
+
+  it('stream: the bytes are the ones a plan of Anthropic endpoints only gets, the recorded blocks forwarded as sent', async () => {
+    alpha.enqueue(reply.fixture(FIXTURE), reply.fixture(FIXTURE));
+    const plain = await post(body({ stream: true, user: 'pass-stream-plain' }));
+    const mixed = await post(body({ ...MIXED, stream: true, user: 'pass-stream-mixed' }));
+    expect(mixed.status).toBe(200);
+    expect(mixed.text).toBe(plain.text);
+    // Every content block event of the recording, byte for byte as Anthropic wrote its data.
+    const lines = readFixtureText('anthropic', `${FIXTURE}.chunks.txt`).split('\n').filter((line) => line.includes('"content_block_'));
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines) expect(mixed.text).toContain(`data: ${line}\n`);
+    const delta = mixed.text.split('\n').find((line) => line.includes('"message_delta"')) ?? '';
+    const usage = (JSON.parse(delta.slice('data: '.length)) as { usage: { cost: number; server_tool_use: unknown } }).usage;
+    expect(usage.server_tool_use).toEqual({ web_search_requests: 1, web_fetch_requests: 0 });
+    expect(usage.cost).toBeCloseTo((15665 * 3 + 795 * 15) / 1e6 + 0.01, 12);
+    expect(searxng.requests).toHaveLength(0);
+    const record = await recordOf('pass-stream-mixed');
+    expect(record.cost).toBeCloseTo(usage.cost, 12);
+    expect(record.tool_steps).toBeNull();
+  });
+});
+
+describe.each([false, true])('web_search_20250305 on a mixed plan, the Anthropic endpoint failing (stream: %s)', (stream) => {
+  it('the OpenAI fallback of the same plan runs the gateway search on SearXNG', async () => {
+    alpha.enqueue(reply.error(500));
+    searxng.enqueue(searxngAnswer('tech news', [searxngResult({ url: 'https://news.example.com/a', title: 'Tech news', content: 'Chips.' })]));
+    openai.enqueue(
+      openAiChatStep({ calls: [{ name: 'web_search', input: { query: 'tech news' } }], usage: { input: 50, output: 10 } }),
+      openAiChatStep({ text: 'Chips.', usage: { input: 300, output: 6 } }),
+    );
+    const answer = await post(body({ ...MIXED, stream, user: `fallback-${String(stream)}` }));
+    expect(answer.status).toBe(200);
+    expect(searxng.requests).toHaveLength(1);
+    expect(answer.text).toContain('"web_search_tool_result"');
+    expect(answer.text).toContain('"web_search_requests":1');
+    const record = await recordOf(`fallback-${String(stream)}`);
+    expect(record.tool_steps).toHaveLength(2);
+    expect(record.cost).toBeCloseTo((350 * 1 + 16 * 4) / 1e6, 12);
+  });
+});
