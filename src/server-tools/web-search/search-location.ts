@@ -68,7 +68,13 @@ export function searxngLanguage(location: SearchLocation | undefined): string | 
   return likely ? `${likely.language}-${country}` : undefined;
 }
 
-/** The countries Brave's `country` parameter accepts (its documented list). */
+/**
+ * The countries Brave's `country` parameter accepts (its documented list; `ALL` left out, as no location
+ * names it). This list and the `search_lang` codes below were checked (2026-11-28) against Brave's own
+ * enumerations of the Web Search API's parameters in its MCP server (github.com/brave/brave-search-mcp-server,
+ * src/tools/web/params.ts) and its API reference (api-dashboard.search.brave.com/api-reference/web/search/get):
+ * the same 36 countries and 50 language codes.
+ */
 const BRAVE_COUNTRIES: ReadonlySet<string> = new Set(
   'AR AU AT BE BR CA CL DK FI FR DE HK IN ID IT JP KR MY MX NL NZ NO CN PL PT PH RU SA ZA ES SE CH TW TR GB US'.split(' '),
 );
