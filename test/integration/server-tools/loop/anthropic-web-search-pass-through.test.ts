@@ -12,6 +12,7 @@ import { searxngAnswer, searxngResult, startFakeSearxng } from '#test/helpers/fa
 import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-json-server.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { callApi } from '#test/helpers/management-api.ts';
+import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
 import { anthropicProviderYaml, catalogYaml } from '#test/integration/routing/routing-support.ts';
 
 const FIXTURE = 'anthropic-web-search-tool.1';
@@ -51,10 +52,10 @@ function body(extra: Record<string, unknown>): Record<string, unknown> {
 const MIXED = { fallbacks: [{ model: 'test/gpt' }] };
 
 /** Posts a request; the answer's status and text. */
-async function post(sent: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+async function post(sent: Record<string, unknown>, key = gateway.api_key): Promise<{ status: number; text: string }> {
   const response = await fetch(`${gateway.baseUrl}/messages`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
     body: JSON.stringify(sent),
   });
   return { status: response.status, text: await response.text() };
@@ -115,6 +116,20 @@ describe('web_search_20250305 on a mixed plan, the Anthropic-format endpoint ser
     const record = await recordOf('pass-stream-mixed');
     expect(record.cost).toBeCloseTo(usage.cost, 12);
     expect(record.tool_steps).toBeNull();
+  });
+});
+
+describe.each([false, true])('web_search_20250305 on a mixed plan, a key with limits (stream: %s)', (stream) => {
+  it('the passed-through answer is charged to the key once, search fee included', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    alpha.enqueue(reply.fixture(FIXTURE));
+    const answer = await post(body({ ...MIXED, stream, user: `limited-${String(stream)}` }), issued.key);
+    expect(answer.status).toBe(200);
+    const record = await recordOf(`limited-${String(stream)}`);
+    // JSON: 27,118 in and 600 out, two searches; the stream's recording: 15,665 in and 795 out, one search.
+    const cost = stream ? (15665 * 3 + 795 * 15) / 1e6 + 0.01 : (27118 * 3 + 600 * 15) / 1e6 + 2 * 0.01;
+    expect(record.cost).toBeCloseTo(cost, 12);
+    expect((await listedKey(gateway, issued.hash)).usage.cost).toBeCloseTo(cost, 12);
   });
 });
 
