@@ -99,7 +99,8 @@ describe('web_search_20250305 on a mixed plan, the Anthropic-format endpoint ser
   });
 
   it('stream: the bytes are the ones a plan of Anthropic endpoints only gets, the recorded blocks forwarded as sent', async () => {
-    alpha.enqueue(reply.fixture(FIXTURE), reply.fixture(FIXTURE));
+    // The mixed plan's upstream stream cut at arbitrary byte boundaries: what the client reads is the same.
+    alpha.enqueue(reply.fixture(FIXTURE), reply.fixture(FIXTURE, { split: { seed: 11, maxChunkBytes: 97 } }));
     const plain = await post(body({ stream: true, user: 'pass-stream-plain' }));
     const mixed = await post(body({ ...MIXED, stream: true, user: 'pass-stream-mixed' }));
     expect(mixed.status).toBe(200);
