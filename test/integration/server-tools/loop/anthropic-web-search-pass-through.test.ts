@@ -88,8 +88,10 @@ describe('web_search_20250305 on a mixed plan, the Anthropic-format endpoint ser
     expect(message.usage.server_tool_use).toEqual({ web_search_requests: 2, web_fetch_requests: 0 });
     const cost = (recorded.usage.input_tokens * 3 + recorded.usage.output_tokens * 15) / 1e6 + 2 * 0.01;
     expect(message.usage.cost).toBeCloseTo(cost, 12);
-    // The endpoint got the tool as sent; nothing was searched by the gateway, nothing sent to OpenAI.
+    // The endpoint got the tool as sent, in the body a plain request gets; nothing was searched by the
+    // gateway, nothing sent to OpenAI.
     expect((alpha.requests[1]?.body as { tools: unknown }).tools).toEqual([WEB_SEARCH]);
+    expect(alpha.requests[1]?.body).toEqual(alpha.requests[0]?.body);
     expect(searxng.requests).toHaveLength(0);
     expect(openai.requests).toHaveLength(0);
     // Recorded as a plain answer: its cost, no tool steps.
@@ -105,6 +107,7 @@ describe('web_search_20250305 on a mixed plan, the Anthropic-format endpoint ser
     const mixed = await post(body({ ...MIXED, stream: true, user: 'pass-stream-mixed' }));
     expect(mixed.status).toBe(200);
     expect(mixed.text).toBe(plain.text);
+    expect(alpha.requests[1]?.body).toEqual(alpha.requests[0]?.body);
     // Every content block event of the recording, byte for byte as Anthropic wrote its data.
     const lines = readFixtureText('anthropic', `${FIXTURE}.chunks.txt`).split('\n').filter((line) => line.includes('"content_block_'));
     expect(lines.length).toBeGreaterThan(10);
