@@ -1,10 +1,12 @@
 /**
  * The attributes of one attempt's span: the inference call of the GenAI conventions (a CLIENT span), which
  * carries what that call itself reported: its provider and models, the upstream's address, and where known
- * its own usage (`gen_ai.usage.*`), finish reason and response id, so a trace shows what each call used
- * rather than only the generation's totals. A failed attempt carries `error.type`, how it failed. Nothing
- * here is copied per attempt: the usage is the answer's, the step's or the failure's own object, read once.
- * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/
+ * its own usage (`gen_ai.usage.*`, marked `switchboard.usage.estimated` when the gateway estimated it), finish
+ * reason and response id, so a trace shows what each call used rather than only the generation's totals. A
+ * tool-loop step's span carries none of these: its served attempt is that step's inference call. A failed
+ * attempt carries `error.type`, how it failed, and no `switchboard.attempt.status`, which would say the same.
+ * Nothing here is copied per attempt: the usage is the answer's, the step's or the failure's own object, read once.
+ * @see https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/client-inference.md
  */
 import { isByok } from '#src/routing/attempt.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
@@ -12,7 +14,7 @@ import type { AnswerUsage } from '#src/observability/generation-outcome.ts';
 import { CHAT_OPERATION, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
 
 /** Token counts as an answer, a tool-loop step or a failed call reported them (cache counts may be null). */
-export type ReportedUsage = Pick<AnswerUsage, 'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens' | 'output_tokens_details'>;
+export type ReportedUsage = Pick<AnswerUsage, 'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens' | 'output_tokens_details' | 'estimated'>;
 
 /** What the call an attempt made answered: its usage, finish reason and response id, each where known. */
 export interface AttemptAnswer {
@@ -41,7 +43,8 @@ function serverOf(baseUrl: string): { address: string; port: number } | null {
 
 /**
  * Adds `usage` as GenAI usage attributes: input counts cache reads and writes too, as the conventions'
- * `gen_ai.usage.input_tokens` does (and the generation span); nothing when the call reported no counts.
+ * `gen_ai.usage.input_tokens` does (and the generation span); nothing when the call reported no counts. Counts
+ * the gateway estimated (the vendor reported none) are marked, as the conventions have no name for that.
  */
 export function addUsageAttributes(attributes: GatewaySpanAttributes, usage: ReportedUsage | null | undefined): void {
   if (!usage || (typeof usage.input_tokens !== 'number' && typeof usage.output_tokens !== 'number')) return;
@@ -50,9 +53,10 @@ export function addUsageAttributes(attributes: GatewaySpanAttributes, usage: Rep
   attributes['gen_ai.usage.input_tokens'] = (usage.input_tokens ?? 0) + cacheRead + cacheWrite;
   attributes['gen_ai.usage.output_tokens'] = usage.output_tokens ?? 0;
   attributes['gen_ai.usage.cache_read.input_tokens'] = cacheRead;
-  attributes['gen_ai.usage.cache_creation.input_tokens'] = cacheWrite;
+  attributes['gen_ai.usage.cache_write.input_tokens'] = cacheWrite;
   const reasoning = usage.output_tokens_details?.thinking_tokens;
   if (typeof reasoning === 'number' && reasoning > 0) attributes['gen_ai.usage.reasoning.output_tokens'] = reasoning;
+  if (usage.estimated === true) attributes['switchboard.usage.estimated'] = true;
 }
 
 /**
@@ -67,7 +71,6 @@ export function attemptSpanAttributes(tried: AttemptRecord, index: number, answe
     'gen_ai.request.model': tried.attempt.upstreamModel,
     'switchboard.model': tried.attempt.model,
     'switchboard.attempt.index': index + 1,
-    'switchboard.attempt.status': tried.status,
     'switchboard.is_byok': isByok(tried.attempt),
   };
   const server = serverOf(tried.attempt.baseUrl);
@@ -81,7 +84,9 @@ export function attemptSpanAttributes(tried: AttemptRecord, index: number, answe
   addUsageAttributes(attributes, tried.billedUsage ?? answer?.usage);
   if (answer?.finishReason) attributes['gen_ai.response.finish_reasons'] = [answer.finishReason];
   if (answer?.responseId) attributes['gen_ai.response.id'] = answer.responseId;
+  // How a failed call failed is the conventions' `error.type`; the gateway's own name says only the rest.
   if (isFailedAttempt(tried)) attributes['error.type'] = tried.status;
+  else attributes['switchboard.attempt.status'] = tried.status;
   return attributes;
 }
 

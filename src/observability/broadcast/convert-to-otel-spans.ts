@@ -3,24 +3,25 @@
  * The tree: an optional root named `trace_name` (only when the generation starts its own trace), an optional
  * span named `span_name`, the generation span (named `generation_name`, else `chat <model>`) carrying the
  * GenAI attributes of the whole request, and one child span per attempt. With the server-side tool loop, each
- * finished step is a child span of the generation (its model, usage, cost, finish reason and the tools it
- * called) and its attempts are the step's children; attempts of a step that did not finish stay under the
- * generation. A screening by the `moderation` plugin's catalog model is a child span of the generation too
- * (screening-observation.ts), in its own window, which the generation's holds. The caller's
- * `parent_span_id` (or `traceparent`) is the parent of the topmost span.
+ * finished step is a child span of the generation (its number, cost and the tools it called) and its attempts
+ * are the step's children; attempts of a step that did not finish stay under the generation. A screening by
+ * the `moderation` plugin's catalog model is a child span of the generation too (screening-observation.ts), in
+ * its own window, which the generation's holds. The caller's `parent_span_id` (or `traceparent`) is the parent
+ * of the topmost span.
  * Span kinds: the generation span is SERVER, the gateway's handling of the caller's request (its parent is
  * the caller's span); each attempt and the screening are CLIENT, the inference calls the GenAI conventions
  * describe (`chat <vendor model id>`, `server.address`, and the call's own usage, finish reason and response
- * id where known: attempt-attributes.ts); steps and the `trace_name`/`span_name` spans are
- * INTERNAL. `gen_ai.request.model` is what was asked (the client's model on the generation, the vendor's id
- * on an attempt or step), `gen_ai.response.model` the model the vendor's answer named (response-model.ts),
- * and `switchboard.model` the catalog slug that served.
+ * id where known: attempt-attributes.ts); steps and the `trace_name`/`span_name` spans are INTERNAL.
+ * `gen_ai.request.model` is what was asked (the client's model on the generation, the vendor's id on an
+ * attempt), `gen_ai.response.model` the model the vendor's answer named (response-model.ts), and
+ * `switchboard.model` the catalog slug that served (on the generation only where it is not what was asked).
+ * Every GenAI name is the current conventions' (genai-attributes.ts); none is sent twice under two names.
  */
 import { SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type SpanContext } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { isByok, type Attempt } from '#src/routing/attempt.ts';
+import type { Attempt } from '#src/routing/attempt.ts';
 import { generationContent } from '#src/observability/build-generation-record.ts';
 import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import { ownSpanId, SPAN_ROLE } from '#src/observability/broadcast/trace-context.ts';
@@ -28,8 +29,8 @@ import { generationTimeline, stepWindows, type GenerationTimeline, type TimeWind
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { CHAT_OPERATION, chatSpanName, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
-import { screeningName, screeningSpanAttributes } from '#src/observability/broadcast/screening-observation.ts';
-import { generationResponseModel, stepResponseModel } from '#src/observability/broadcast/response-model.ts';
+import { screeningSpanAttributes } from '#src/observability/broadcast/screening-observation.ts';
+import { generationResponseModel } from '#src/observability/broadcast/response-model.ts';
 import { attemptSpanAttributes, isFailedAttempt, type AttemptAnswer } from '#src/observability/broadcast/attempt-attributes.ts';
 import type { StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
 
@@ -126,25 +127,27 @@ function generationAttributes(item: TracedItem, metadata: Record<string, unknown
     'gen_ai.operation.name': CHAT_OPERATION,
     'gen_ai.request.model': record.requestedModel,
     'gen_ai.request.max_tokens': request.max_tokens,
-    'gen_ai.request.stream': record.stream,
     'gen_ai.usage.input_tokens': record.inputTokens + record.cacheReadTokens + record.cacheWriteTokens,
     'gen_ai.usage.output_tokens': record.outputTokens,
     'gen_ai.usage.cache_read.input_tokens': record.cacheReadTokens,
-    'gen_ai.usage.cache_creation.input_tokens': record.cacheWriteTokens,
+    'gen_ai.usage.cache_write.input_tokens': record.cacheWriteTokens,
     'switchboard.generation.id': record.id,
     'switchboard.status': record.status,
     'switchboard.cost_usd': record.cost,
     'switchboard.is_byok': record.isByok,
     'http.response.status_code': record.httpStatus,
   };
+  // The conventions: set if and only if the request streamed (unset reads as not streaming).
+  if (record.stream) attributes['gen_ai.request.stream'] = true;
   if (record.reasoningTokens > 0) attributes['gen_ai.usage.reasoning.output_tokens'] = record.reasoningTokens;
   // GenAI conventions have no name for counts the vendor did not report: without this they read as measured.
   if (record.usageEstimated) attributes['switchboard.usage.estimated'] = true;
   if (record.provider) attributes['gen_ai.provider.name'] = genAiProviderName(record.provider);
-  // What the vendor's answer named; the catalog slug that served is the gateway's own attribute.
+  // What the vendor's answer named; the catalog slug that served is the gateway's own attribute, written only
+  // where it says more than `gen_ai.request.model` (a fallback, an alias, the auto-router).
   const responseModel = generationResponseModel(outcome);
   if (responseModel) attributes['gen_ai.response.model'] = responseModel;
-  if (record.model) attributes['switchboard.model'] = record.model;
+  if (record.model && record.model !== record.requestedModel) attributes['switchboard.model'] = record.model;
   if (record.stopReason) attributes['gen_ai.response.finish_reasons'] = [record.stopReason];
   if (outcome.responseId) attributes['gen_ai.response.id'] = outcome.responseId;
   if (record.stream && record.timeToFirstByteMs !== null) attributes['gen_ai.response.time_to_first_chunk'] = record.timeToFirstByteMs / 1000;
@@ -184,6 +187,9 @@ function lastRecordOf(records: readonly AttemptRecord[], attempt: Attempt | null
 /**
  * One span per finished tool-loop step under the generation span, appended to `spans`; returns the step
  * each of the steps' attempts belongs under. A step lasts from its first attempt's start to its last one's end.
+ * A step is not an inference call of its own: the attempt that served it (its CLIENT child) is, and carries
+ * that call's provider, models, usage and finish reason, so the step span carries only what is the step's:
+ * its number, the tools it called, whether they were disabled, and its cost (refused attempts' included).
  */
 function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpanId: string, spans: ReadableSpan[], environment: SpanEnvironment): Map<AttemptRecord, StepOfAttempt> | undefined {
   const steps = item.outcome.steps;
@@ -193,24 +199,12 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
   steps.forEach((step, position) => {
     const spanId = ownSpanId(item.trace.own, SPAN_ROLE.step + step.step);
     const window = windows[position] ?? timeline.generation;
-    const { usage } = step;
     const attributes: GatewaySpanAttributes = {
-      'gen_ai.operation.name': CHAT_OPERATION,
-      'gen_ai.provider.name': genAiProviderName(step.attempt.provider.slug),
-      'gen_ai.request.model': step.attempt.upstreamModel,
-      'gen_ai.response.finish_reasons': [step.stopReason],
-      'gen_ai.usage.input_tokens': usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
-      'gen_ai.usage.output_tokens': usage.output_tokens,
       'switchboard.step': step.step,
       'switchboard.step.tools_called': step.toolsCalled,
       'switchboard.step.tools_disabled': step.toolsDisabled,
       'switchboard.cost_usd': step.cost,
-      'switchboard.is_byok': isByok(step.attempt),
     };
-    const responseModel = stepResponseModel(step);
-    if (responseModel) attributes['gen_ai.response.model'] = responseModel;
-    attributes['switchboard.model'] = step.attempt.model;
-    if (usage.estimated === true) attributes['switchboard.usage.estimated'] = true;
     spans.push(toSpan(item.trace.traceId, { name: `step ${step.step}`, spanId, parentSpanId: generationSpanId, kind: SpanKind.INTERNAL, window, attributes, failed: false }, environment));
     const entry: StepOfAttempt = { spanId, step, served: lastRecordOf(step.records, step.attempt) };
     for (const tried of step.records) parents.set(tried, entry);
@@ -258,7 +252,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
   const charge = item.outcome.screening;
   if (charge && timeline.screening) {
     // Answered (a charge exists only then), so never an error span, whatever the verdict.
-    const input = { name: screeningName(charge), spanId: ownSpanId(trace.own, SPAN_ROLE.screening), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window: timeline.screening, attributes: screeningSpanAttributes(charge), failed: false };
+    const input = { name: chatSpanName(charge.attempt.upstreamModel), spanId: ownSpanId(trace.own, SPAN_ROLE.screening), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window: timeline.screening, attributes: screeningSpanAttributes(charge), failed: false };
     spans.push(toSpan(trace.traceId, input, environment));
   }
   const parentOfAttempt = stepSpans(item, timeline, generationSpanId, spans, environment);

@@ -1,8 +1,11 @@
 /**
  * The OpenTelemetry GenAI semantic-convention names the OTLP export uses. They are copied here rather than
  * imported from `@opentelemetry/semantic-conventions/incubating`, as that package advises for its incubating
- * entry point; a unit test checks every name against the package.
- * @see https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/
+ * entry point. The GenAI conventions have moved to their own repository (open-telemetry/semantic-conventions-genai,
+ * `model/gen-ai/registry.yaml`), which renamed `gen_ai.usage.cache_creation.input_tokens` to
+ * `gen_ai.usage.cache_write.input_tokens` (its PR 440) after the package's last GenAI constants: a unit test
+ * checks every other name against the package and none against the deprecated ones.
+ * @see https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/client-inference.md
  */
 import type { AttributeValue } from '@opentelemetry/api';
 
@@ -24,7 +27,7 @@ export const GEN_AI = {
   usageInputTokens: 'gen_ai.usage.input_tokens',
   usageOutputTokens: 'gen_ai.usage.output_tokens',
   usageCacheReadInputTokens: 'gen_ai.usage.cache_read.input_tokens',
-  usageCacheCreationInputTokens: 'gen_ai.usage.cache_creation.input_tokens',
+  usageCacheWriteInputTokens: 'gen_ai.usage.cache_write.input_tokens',
   usageReasoningOutputTokens: 'gen_ai.usage.reasoning.output_tokens',
   conversationId: 'gen_ai.conversation.id',
   inputMessages: 'gen_ai.input.messages',

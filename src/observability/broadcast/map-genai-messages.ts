@@ -9,11 +9,13 @@ import type { GenerationContent } from '#src/observability/build-generation-reco
 /** One part of a GenAI message. */
 export type GenAiPart = Record<string, unknown> & { type: string };
 
-/** One GenAI message. */
+/**
+ * One GenAI message. No `finish_reason`: the conventions deprecated it in the output messages for the span's
+ * `gen_ai.response.finish_reasons`, which the generation span carries.
+ */
 export interface GenAiMessage {
   role: string;
   parts: GenAiPart[];
-  finish_reason?: string;
 }
 
 function mapBlock(block: unknown): GenAiPart {

@@ -2,7 +2,9 @@
  * The `moderation` plugin's screening by a catalog model (`engine: model`) as trace destinations show it: a
  * model call of its own, made before the request's model was called and charged to the key on its own, so it
  * is a child of the request's observation with its model, tokens, cost and window. On OTLP it is a CLIENT span
- * under the generation span; in Langfuse a `generation-create` under the request's observation. Langfuse sums
+ * under the generation span, named as the GenAI conventions name an inference call (`chat <vendor model id>`,
+ * told from the request's own calls by `switchboard.plugin`); in Langfuse a `generation-create` named
+ * `moderation <model>` under the request's observation. Langfuse sums
  * a trace's generation costs: the screening's event carries the screening's cost, and the request's own
  * generation the rest of what the key was charged (the record's cost includes the screening), so the sum is
  * the charge, the screening counted once. The generation span keeps the whole charge: OTLP backends sum
@@ -19,7 +21,7 @@ import { isByok } from '#src/routing/attempt.ts';
 /** The plugin a screening belongs to, as its span's `switchboard.plugin` and its Langfuse `metadata.plugin`. */
 export const SCREENING_PLUGIN = 'moderation';
 
-/** The name of the screening's span or observation: `moderation <model>`. */
+/** The name of the screening's Langfuse observation: `moderation <model>`. */
 export function screeningName(charge: ScreeningCharge): string {
   return `${SCREENING_PLUGIN} ${charge.attempt.model}`;
 }
@@ -43,7 +45,7 @@ export function screeningSpanAttributes(charge: ScreeningCharge): GatewaySpanAtt
     'gen_ai.usage.input_tokens': usage.input_tokens + cacheRead + cacheWrite,
     'gen_ai.usage.output_tokens': usage.output_tokens,
     'gen_ai.usage.cache_read.input_tokens': cacheRead,
-    'gen_ai.usage.cache_creation.input_tokens': cacheWrite,
+    'gen_ai.usage.cache_write.input_tokens': cacheWrite,
     'switchboard.plugin': SCREENING_PLUGIN,
     'switchboard.cost_usd': charge.cost,
     'switchboard.is_byok': isByok(attempt),
