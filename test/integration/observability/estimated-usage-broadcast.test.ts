@@ -2,7 +2,8 @@
  * Usage the gateway estimated (an OpenAI-compatible upstream that reported none) is marked as such on every
  * broadcast destination, each received by a server on 127.0.0.1: the webhook's `data.usage_estimated`, the
  * Langfuse observation's `metadata.usage_estimated`, and `switchboard.usage.estimated` on the OTLP generation
- * span, and on a tool loop's step span and step generation whose usage was estimated. Without it a trace
+ * span and the attempt span of the call whose counts were estimated (a tool loop's step: its serving call), and
+ * on a tool loop's step generation whose usage was estimated. Without it a trace
  * showed the estimate as counts the vendor reported. Reported usage carries neither mark (the receivers'
  * own tests, webhook-and-langfuse and otlp-export, check that side).
  */
@@ -92,6 +93,8 @@ describe('estimated usage on broadcast destinations', () => {
 
     const span = await arrived('generation span', () => spans().find((candidate) => candidate.attributes['switchboard.generation.id'] === id));
     expect(span.attributes).toMatchObject({ 'gen_ai.usage.output_tokens': 6, 'switchboard.usage.estimated': true });
+    const call = spans().find((candidate) => candidate.parentSpanId === span.spanId);
+    expect(call?.attributes).toMatchObject({ 'gen_ai.usage.output_tokens': 6, 'switchboard.usage.estimated': true });
   });
 
   it("a tool loop's steps whose usage was estimated are marked, as is the request", async () => {
@@ -112,6 +115,11 @@ describe('estimated usage on broadcast destinations', () => {
       const found = spans().filter((candidate) => candidate.parentSpanId === generation.spanId && candidate.name.startsWith('step '));
       return found.length === 2 ? found : undefined;
     });
-    for (const step of stepSpans) expect(step.attributes['switchboard.usage.estimated']).toBe(true);
+    // The mark travels with the counts it qualifies: on each step's serving call, not on the step's span.
+    for (const step of stepSpans) {
+      expect(step.attributes).not.toHaveProperty(['switchboard.usage.estimated']);
+      const call = spans().find((candidate) => candidate.parentSpanId === step.spanId);
+      expect(call?.attributes).toMatchObject({ 'gen_ai.usage.output_tokens': expect.any(Number), 'switchboard.usage.estimated': true });
+    }
   });
 });

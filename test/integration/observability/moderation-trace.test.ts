@@ -2,8 +2,9 @@
  * The `moderation` plugin's screening by a catalog model (`engine: model`) as trace destinations receive it,
  * over HTTP: a gateway whose moderation model is `test/other` (on Beta) screens a request to `test/primary`
  * (on Alpha), and a collector on 127.0.0.1 decodes the OTLP export (protobuf) while a Langfuse stand-in keeps
- * the ingestion batch. The screening is a CLIENT span under the generation span (same trace, its own id, its
- * model, tokens, cost and window inside the generation's) and a Langfuse generation of its own carrying its
+ * the ingestion batch. The screening is a CLIENT span under the generation span (named `chat <vendor model id>`
+ * as the GenAI conventions name an inference call; same trace, its own id, its model, tokens, cost and window
+ * inside the generation's) and a Langfuse generation of its own carrying its
  * cost (the trace's generation costs add up to what the key was charged). Without moderation nothing changes.
  */
 import { randomUUID } from 'node:crypto';
@@ -85,7 +86,8 @@ describe('OTLP: the moderation screening', () => {
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     const id = call.headers.get('x-generation-id') ?? '';
     const { spans, generation } = await traceOf(id);
-    const screening = spans.find((span) => span.name === 'moderation test/other');
+    // Named as the GenAI conventions name an inference call, `{operation} {vendor model id}`.
+    const screening = spans.find((span) => span.name === 'chat up-other-beta');
     expect(screening).toBeDefined();
     expect(screening).toMatchObject({ traceId: generation.traceId, parentSpanId: generation.spanId, kind: SPAN_KIND_CLIENT, status: { code: 0 } });
     expect(screening!.attributes).toMatchObject({
@@ -121,8 +123,8 @@ describe('OTLP: the moderation screening', () => {
     const id = call.headers.get('x-generation-id') ?? '';
     const { spans, generation } = await traceOf(id);
     const children = spans.filter((span) => span.parentSpanId === generation.spanId).map((span) => span.name);
-    expect(children).toEqual(['moderation test/other', 'step 1']);
-    const screening = spans.find((span) => span.name === 'moderation test/other')!;
+    expect(children).toEqual(['chat up-other-beta', 'step 1']);
+    const screening = spans.find((span) => span.attributes['switchboard.plugin'] === 'moderation')!;
     expect(generation.startTimeUnixNano).toBeLessThanOrEqual(screening.startTimeUnixNano);
     expect(screening.endTimeUnixNano).toBeLessThanOrEqual(generation.endTimeUnixNano);
   });

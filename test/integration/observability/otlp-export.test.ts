@@ -4,13 +4,15 @@
  * span, one child per attempt), the GenAI attributes, the caller's trace joined through `trace_id` and
  * `parent_span_id` or a W3C `traceparent` header, a `trace_name` root for a trace the request starts, custom
  * trace keys as attributes, the destination's headers, and no prompt unless the destination opts in. The
- * gateway's own `OTEL_EXPORTER_OTLP_*` variables (an operator's collector) never reach a destination.
+ * gateway's own `OTEL_EXPORTER_OTLP_*` variables (an operator's collector) never reach a destination. Every
+ * GenAI name is the current conventions' one: no span of any export carries a deprecated or renamed name.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import { deprecatedGenAiAttributes } from '#test/helpers/genai-deprecated-names.ts';
 import { ALPHA_FIRST, eventPayload, messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
 import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
 
@@ -110,15 +112,15 @@ describe('OTLP/HTTP trace export', () => {
       expect(generation.attributes).toMatchObject({
         'gen_ai.operation.name': 'chat',
         'gen_ai.provider.name': 'beta',
-        // What the client asked for; what the vendor's answer named; the catalog slug that served.
+        // What the client asked for (the catalog slug that served, so not sent again); what the vendor's answer named.
         'gen_ai.request.model': 'test/primary',
         'gen_ai.response.model': FIXTURE_MODEL,
-        'switchboard.model': 'test/primary',
         'gen_ai.request.max_tokens': 64,
         'gen_ai.request.temperature': 0.3,
         'gen_ai.usage.input_tokens': 12,
         'gen_ai.usage.output_tokens': 29,
         'gen_ai.usage.cache_read.input_tokens': 0,
+        'gen_ai.usage.cache_write.input_tokens': 0,
         'gen_ai.response.finish_reasons': ['end_turn'],
         // The id of the message the client got, to find its span from a logged answer.
         'gen_ai.response.id': call.body.id,
@@ -128,17 +130,19 @@ describe('OTLP/HTTP trace export', () => {
         'switchboard.metadata.customer': 'acme',
         'switchboard.metadata.priority': 3,
       });
-      // Reported usage: only an estimate is marked (estimated-usage-broadcast.test.ts).
-      expect(generation.attributes).not.toHaveProperty('switchboard.usage.estimated');
+      // Reported usage: only an estimate is marked (estimated-usage-broadcast.test.ts). Not streamed: the
+      // conventions' `gen_ai.request.stream` is unset. The served slug is the one asked for: no `switchboard.model`.
+      for (const key of ['switchboard.usage.estimated', 'gen_ai.request.stream', 'switchboard.model']) expect(generation.attributes).not.toHaveProperty([key]);
       expect(generation.resource['service.name']).toBe('switchboard');
       // GenAI conventions: an upstream call is named `{operation} {gen_ai.request.model}` (the vendor's model id
       // it asked for) and names the server it called, which trace backends draw as the dependency.
       const servers = [new URL(setup.alpha.url), new URL(setup.beta.url)];
       // The attempt that answered names the model its answer named; the failed one had no answer.
       expect(attempts.map((span) => [span.name, span.kind, span.attributes['gen_ai.request.model'], span.attributes['gen_ai.response.model'], span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status'], span.status.code === STATUS_ERROR, span.attributes['server.address'], span.attributes['server.port']])).toEqual([
-        ['chat up-primary-alpha', SPAN_KIND_CLIENT, 'up-primary-alpha', undefined, 'alpha', 'overloaded', true, servers[0]!.hostname, Number(servers[0]!.port)],
+        ['chat up-primary-alpha', SPAN_KIND_CLIENT, 'up-primary-alpha', undefined, 'alpha', undefined, true, servers[0]!.hostname, Number(servers[0]!.port)],
         ['chat up-primary-beta', SPAN_KIND_CLIENT, 'up-primary-beta', FIXTURE_MODEL, 'beta', 'success', false, servers[1]!.hostname, Number(servers[1]!.port)],
       ]);
+      // How the failed call failed, once: the conventions' `error.type`.
       expect(attempts[0]?.attributes['error.type']).toBe('overloaded');
       expect(attempts[0]!.startTimeUnixNano).toBeLessThanOrEqual(attempts[1]!.startTimeUnixNano);
       expect(generation.startTimeUnixNano).toBeLessThanOrEqual(attempts[0]!.startTimeUnixNano);
@@ -236,5 +240,13 @@ describe('OTLP/HTTP trace export', () => {
     expect(generation.status.code).toBe(STATUS_ERROR);
     expect(generation.attributes['error.type']).toBe('AllAttemptsFailedError');
     expect(attempts).toHaveLength(2);
+  });
+
+  it('sends no span under a deprecated or renamed GenAI name, in either encoding', async () => {
+    // Every export of the tests above: streamed and not, failed attempts and answers, content and none.
+    const spans = collector.requests.flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
+    expect(new Set(spans.map((span) => span.name)).size).toBeGreaterThan(3);
+    expect(spans.some((span) => span.attributes['gen_ai.usage.cache_write.input_tokens'] !== undefined)).toBe(true);
+    expect(deprecatedGenAiAttributes(spans)).toEqual([]);
   });
 });

@@ -3,13 +3,15 @@
  * step as the answer's `gateway_metadata.steps` lists it, tokens and cost summed over the steps; and a loop
  * that fails in its second step still records the first step, its tokens and its cost (what the key was
  * charged), JSON and stream alike. Over OTLP, each finished step is a span under the generation span, with
- * the step's attempts under it; over Langfuse, the request is a span and each finished step a generation
+ * the step's attempts under it (the served one carrying the step's call: provider, usage, finish reason, which
+ * the step's span does not repeat, nor any deprecated GenAI name); over Langfuse, the request is a span and each finished step a generation
  * under it with its own usage and cost (Langfuse sums a trace's generation costs: the steps add up to the answer's).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import { deprecatedGenAiAttributes } from '#test/helpers/genai-deprecated-names.ts';
 import { anthropicStep, reply, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { generationOf } from './observability-support.ts';
@@ -156,15 +158,20 @@ describe.each([false, true])('the record of a tool loop (stream: %s)', (stream) 
     const spans = await spansOf(sent.id);
     const generation = spans.find((span) => span.attributes['switchboard.generation.id'] === sent.id)!;
     const steps = spans.filter((span) => span.parentSpanId === generation.spanId);
-    expect(steps.map((span) => [span.name, span.attributes['switchboard.step'], span.attributes['gen_ai.provider.name'], span.attributes['switchboard.step.tools_called']])).toEqual([
-      ['step 1', 1, 'alpha', ['datetime']],
-      ['step 2', 2, 'beta', []],
+    expect(steps.map((span) => [span.name, span.attributes['switchboard.step'], span.attributes['switchboard.step.tools_called']])).toEqual([
+      ['step 1', 1, ['datetime']],
+      ['step 2', 2, []],
     ]);
-    expect(steps[0]!.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 1000, 'gen_ai.usage.output_tokens': 100, 'switchboard.cost_usd': 0.0045, 'gen_ai.response.finish_reasons': ['tool_use'] });
-    const under = (step: DecodedSpan) => spans.filter((span) => span.parentSpanId === step.spanId).map((span) => [span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status']]);
-    expect(under(steps[0]!)).toEqual([['alpha', 'success']]);
+    expect(steps[0]!.attributes['switchboard.cost_usd']).toBe(0.0045);
+    // A step is no inference call: the attempt that served it is, and only it carries the call's GenAI attributes.
+    for (const step of steps) expect(Object.keys(step.attributes).filter((key) => key.startsWith('gen_ai.'))).toEqual([]);
+    const under = (step: DecodedSpan) => spans.filter((span) => span.parentSpanId === step.spanId);
+    const call = (span: DecodedSpan) => [span.attributes['gen_ai.provider.name'], span.attributes['switchboard.attempt.status'] ?? span.attributes['error.type'], span.attributes['gen_ai.usage.output_tokens']];
+    expect(under(steps[0]!).map(call)).toEqual([['alpha', 'success', 100]]);
+    expect(under(steps[0]!)[0]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 1000, 'gen_ai.response.finish_reasons': ['tool_use'] });
     // Step 2 failed over from Alpha (529) to Beta: both attempts are the step's.
-    expect(under(steps[1]!)).toEqual([['alpha', 'overloaded'], ['beta', 'success']]);
+    expect(under(steps[1]!).map(call)).toEqual([['alpha', 'overloaded', undefined], ['beta', 'success', 10]]);
+    expect(deprecatedGenAiAttributes(spans)).toEqual([]);
   });
 
   it('over Langfuse the request is a span and each finished step a generation under it, the step costs adding up to the answer', async () => {

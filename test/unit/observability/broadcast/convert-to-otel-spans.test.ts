@@ -1,7 +1,8 @@
 /**
  * A generation as OpenTelemetry spans, read as plain `ReadableSpan` data: a moderation model's screening is
- * one CLIENT span under the generation span, with its own id, the GenAI attributes of its call, its cost and
- * window (which the generation's window holds); without a screening the spans are what they were.
+ * one CLIENT span under the generation span, named as an inference call, with its own id, the GenAI attributes
+ * of its call, its cost and window (which the generation's window holds); without a screening the spans are
+ * what they were. A tool-loop step's span leaves its call's attributes to the attempt that served it.
  */
 import { SpanKind, type Attributes } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -26,9 +27,9 @@ const screened = (window?: Parameters<typeof screening>[0]) => plain({ screening
 describe('convertToOtelSpans', () => {
   it('shows the screening as a CLIENT span under the generation span, with its call\'s attributes and window', () => {
     const spans = spansOf(screened());
-    expect(spans.map((span) => span.name)).toEqual(['chat test/claude', 'moderation test/guard', 'chat up-a']);
+    expect(spans.map((span) => span.name)).toEqual(['chat test/claude', 'chat claude-guard', 'chat up-a']);
     const generation = spans[0]!;
-    const span = byName(spans, 'moderation test/guard');
+    const span = byName(spans, 'chat claude-guard');
     expect(span.kind).toBe(SpanKind.CLIENT);
     expect(span.spanContext()).toMatchObject({ traceId: generation.spanContext().traceId, spanId: spanIdFor(ID, SPAN_ROLE.screening) });
     expect(span.parentSpanContext?.spanId).toBe(generation.spanContext().spanId);
@@ -42,7 +43,7 @@ describe('convertToOtelSpans', () => {
       'gen_ai.usage.input_tokens': 98,
       'gen_ai.usage.output_tokens': 12,
       'gen_ai.usage.cache_read.input_tokens': 8,
-      'gen_ai.usage.cache_creation.input_tokens': 0,
+      'gen_ai.usage.cache_write.input_tokens': 0,
       'switchboard.plugin': 'moderation',
       'switchboard.cost_usd': SCREENING_COST,
       'switchboard.is_byok': false,
@@ -55,7 +56,7 @@ describe('convertToOtelSpans', () => {
 
   it('widens the generation (and the spans above it) to hold a screening that started before the request\'s clock did', () => {
     const spans = spansOf({ ...screened({ startedAt: STARTED - 4, endedAt: STARTED + 30 }), request: { ...plain().request, trace: { trace_name: 'job', span_name: 'step' } } });
-    expect(spans.map((span) => span.name)).toEqual(['job', 'step', 'chat test/claude', 'moderation test/guard', 'chat up-a']);
+    expect(spans.map((span) => span.name)).toEqual(['job', 'step', 'chat test/claude', 'chat claude-guard', 'chat up-a']);
     for (const span of spans.slice(0, 3)) expect(windowOf(span)).toEqual([STARTED - 4, STARTED + 100]);
     expect(windowOf(spans[3]!)).toEqual([STARTED - 4, STARTED + 30]);
     // The model's attempt comes after the screening it waited for.
@@ -64,7 +65,7 @@ describe('convertToOtelSpans', () => {
 
   it('gives the screening an id no attempt, step or wrapping span has, next to a tool loop\'s steps', () => {
     const spans = spansOf(loop({ screening: screening(), request: { ...plain().request, trace: { trace_name: 'job', span_name: 'step' } } }));
-    expect(spans.map((span) => span.name)).toEqual(['job', 'step', 'chat test/claude', 'moderation test/guard', 'step 1', 'step 2', 'chat up-a', 'chat up-a', 'chat up-b']);
+    expect(spans.map((span) => span.name)).toEqual(['job', 'step', 'chat test/claude', 'chat claude-guard', 'step 1', 'step 2', 'chat up-a', 'chat up-a', 'chat up-b']);
     const ids = spans.map((span) => span.spanContext().spanId);
     expect(new Set(ids).size).toBe(ids.length);
     const generation = spans[2]!.spanContext().spanId;
@@ -85,23 +86,25 @@ describe('convertToOtelSpans', () => {
   it('names what was asked and what the vendor answered with: SERVER generation, CLIENT attempts, INTERNAL steps', () => {
     const [generation, ...rest] = spansOf(plain());
     expect(generation!.kind).toBe(SpanKind.SERVER);
-    expect(attributesOf(generation!)).toMatchObject({ 'gen_ai.request.model': 'test/claude', 'gen_ai.response.model': 'up-a-20251101', 'switchboard.model': 'test/claude' });
+    expect(attributesOf(generation!)).toMatchObject({ 'gen_ai.request.model': 'test/claude', 'gen_ai.response.model': 'up-a-20251101' });
+    // The slug that served is what was asked: not sent a second time.
+    expect(attributesOf(generation!)).not.toHaveProperty(['switchboard.model']);
     expect(rest.map((span) => [span.name, span.kind, span.attributes['gen_ai.request.model'], span.attributes['gen_ai.response.model']])).toEqual([['chat up-a', SpanKind.CLIENT, 'up-a', 'up-a-20251101']]);
 
     const spans = spansOf(loop());
     // The generation names the model of the last step's answer; Beta's named none, so neither does it.
     expect(attributesOf(spans[0]!)).not.toHaveProperty('gen_ai.response.model');
-    expect(attributesOf(spans[0]!)['switchboard.model']).toBe('test/claude');
     const steps = spans.filter((span) => span.name.startsWith('step '));
-    expect(steps.map((span) => [span.kind, span.attributes['gen_ai.request.model'], span.attributes['gen_ai.response.model'], span.attributes['switchboard.model']])).toEqual([
-      [SpanKind.INTERNAL, 'up-a', 'up-a-20251101', 'test/claude'],
-      [SpanKind.INTERNAL, 'up-b', undefined, 'test/claude'],
+    // A step is no inference call of its own: its served attempt, under it, carries the call's attributes.
+    expect(steps.map((span) => [span.kind, span.attributes])).toEqual([
+      [SpanKind.INTERNAL, { 'switchboard.step': 1, 'switchboard.step.tools_called': expect.any(Array), 'switchboard.step.tools_disabled': false, 'switchboard.cost_usd': expect.any(Number) }],
+      [SpanKind.INTERNAL, { 'switchboard.step': 2, 'switchboard.step.tools_called': [], 'switchboard.step.tools_disabled': true, 'switchboard.cost_usd': expect.any(Number) }],
     ]);
     const attempts = spans.filter((span) => span.name.startsWith('chat up-'));
-    expect(attempts.map((span) => [span.kind, span.attributes['gen_ai.response.model']])).toEqual([
-      [SpanKind.CLIENT, 'up-a-20251101'],
-      [SpanKind.CLIENT, undefined],
-      [SpanKind.CLIENT, undefined],
+    expect(attempts.map((span) => [span.kind, span.attributes['gen_ai.request.model'], span.attributes['gen_ai.response.model'], span.attributes['switchboard.model']])).toEqual([
+      [SpanKind.CLIENT, 'up-a', 'up-a-20251101', 'test/claude'],
+      [SpanKind.CLIENT, 'up-a', undefined, 'test/claude'],
+      [SpanKind.CLIENT, 'up-b', undefined, 'test/claude'],
     ]);
   });
 });

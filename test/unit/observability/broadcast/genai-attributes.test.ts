@@ -1,9 +1,15 @@
-/** The GenAI attribute names copied into the gateway match the OpenTelemetry semantic-conventions package. */
+/**
+ * The GenAI attribute names copied into the gateway match the OpenTelemetry semantic-conventions package where
+ * it still has the current name, and none is one the conventions deprecated or renamed.
+ */
 import { describe, expect, it } from 'vitest';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/broadcast/genai-attributes.ts';
+import { DEPRECATED_GEN_AI_NAMES } from '#test/helpers/genai-deprecated-names.ts';
 
-const PACKAGE_NAMES: Record<keyof typeof GEN_AI, string> = {
+// The package's GenAI constants stop before the conventions moved to their own repository, which then renamed
+// the cache-write count (open-telemetry/semantic-conventions-genai, changelog.d/440.breaking.md).
+const PACKAGE_NAMES: Record<Exclude<keyof typeof GEN_AI, 'usageCacheWriteInputTokens'>, string> = {
   operationName: semconv.ATTR_GEN_AI_OPERATION_NAME,
   providerName: semconv.ATTR_GEN_AI_PROVIDER_NAME,
   requestModel: semconv.ATTR_GEN_AI_REQUEST_MODEL,
@@ -20,7 +26,6 @@ const PACKAGE_NAMES: Record<keyof typeof GEN_AI, string> = {
   usageInputTokens: semconv.ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   usageOutputTokens: semconv.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   usageCacheReadInputTokens: semconv.ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
-  usageCacheCreationInputTokens: semconv.ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
   usageReasoningOutputTokens: semconv.ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
   conversationId: semconv.ATTR_GEN_AI_CONVERSATION_ID,
   inputMessages: semconv.ATTR_GEN_AI_INPUT_MESSAGES,
@@ -31,6 +36,12 @@ const PACKAGE_NAMES: Record<keyof typeof GEN_AI, string> = {
 describe('GenAI semantic conventions', () => {
   it.each(Object.entries(PACKAGE_NAMES))('%s is %s', (name, value) => {
     expect(GEN_AI[name as keyof typeof GEN_AI]).toBe(value);
+  });
+
+  it('writes the cache-write count under its current name, and no deprecated name at all', () => {
+    expect(GEN_AI.usageCacheWriteInputTokens).toBe('gen_ai.usage.cache_write.input_tokens');
+    expect(DEPRECATED_GEN_AI_NAMES[semconv.ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS]).toBe(GEN_AI.usageCacheWriteInputTokens);
+    expect(Object.values(GEN_AI).filter((name) => name in DEPRECATED_GEN_AI_NAMES)).toEqual([]);
   });
 
   it('names the chat operation and well-known providers as the conventions do', () => {
