@@ -4559,9 +4559,11 @@ export interface components {
         BetaQuery: string;
         /**
          * @description The `next_cursor` of the previous page (opaque): the page starts right after the item it names, whether
-         *     items were created or deleted since. Use it with the same filters. A cursor this list did not return
-         *     (another list's, or not one at all) is a 400.
-         * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9
+         *     items were created or deleted since. Use it with the same filters. A cursor is bound to this list and to
+         *     the account it was returned to (a keyed digest the gateway checks): another account's cursor, another
+         *     list's, an altered one or text that is not a cursor is a 400 whose `details` name `/query/cursor`.
+         *     Cursors stay valid while the gateway's master key (`SWITCHBOARD_MASTER_KEY`) is unchanged.
+         * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9.Qm3x7Yb0Tq1Nc5Vh8LwPzA
          */
         ListCursor: string;
         /**
@@ -4664,8 +4666,11 @@ export interface components {
          */
         Status: components["schemas"]["GenerationStatus"];
         /**
-         * @description The `next_cursor` of the previous page (opaque). Use it with the same filters.
-         * @example eyJpIjoiZ2VuXzBtaTdqNzQza1FtOXZZbUZ5WW1GNmNYViJ9
+         * @description The `next_cursor` of the previous page (opaque). Use it with the same filters. A cursor is bound to this
+         *     list and to the account it was returned to (a keyed digest the gateway checks): another account's cursor,
+         *     another list's, an altered one or text that is not a cursor is a 400 whose `details` name `/query/cursor`.
+         *     Cursors stay valid while the gateway's master key (`SWITCHBOARD_MASTER_KEY`) is unchanged.
+         * @example eyJsIjoiZ2VuZXJhdGlvbnMiLCJpIjoiZ2VuXzBtaTdqNzQza1FtOXZZbUZ5WW1GNmNYViJ9.kX3q0Vb1n8ZtQe2Lr9yWcA
          */
         Cursor: string;
         /**
@@ -4906,9 +4911,11 @@ export interface operations {
             query?: {
                 /**
                  * @description The `next_cursor` of the previous page (opaque): the page starts right after the item it names, whether
-                 *     items were created or deleted since. Use it with the same filters. A cursor this list did not return
-                 *     (another list's, or not one at all) is a 400.
-                 * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9
+                 *     items were created or deleted since. Use it with the same filters. A cursor is bound to this list and to
+                 *     the account it was returned to (a keyed digest the gateway checks): another account's cursor, another
+                 *     list's, an altered one or text that is not a cursor is a 400 whose `details` name `/query/cursor`.
+                 *     Cursors stay valid while the gateway's master key (`SWITCHBOARD_MASTER_KEY`) is unchanged.
+                 * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9.Qm3x7Yb0Tq1Nc5Vh8LwPzA
                  */
                 cursor?: components["parameters"]["ListCursor"];
                 /**
@@ -5117,9 +5124,11 @@ export interface operations {
             query?: {
                 /**
                  * @description The `next_cursor` of the previous page (opaque): the page starts right after the item it names, whether
-                 *     items were created or deleted since. Use it with the same filters. A cursor this list did not return
-                 *     (another list's, or not one at all) is a 400.
-                 * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9
+                 *     items were created or deleted since. Use it with the same filters. A cursor is bound to this list and to
+                 *     the account it was returned to (a keyed digest the gateway checks): another account's cursor, another
+                 *     list's, an altered one or text that is not a cursor is a 400 whose `details` name `/query/cursor`.
+                 *     Cursors stay valid while the gateway's master key (`SWITCHBOARD_MASTER_KEY`) is unchanged.
+                 * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9.Qm3x7Yb0Tq1Nc5Vh8LwPzA
                  */
                 cursor?: components["parameters"]["ListCursor"];
                 /**
@@ -5438,8 +5447,11 @@ export interface operations {
                  */
                 status?: components["parameters"]["Status"];
                 /**
-                 * @description The `next_cursor` of the previous page (opaque). Use it with the same filters.
-                 * @example eyJpIjoiZ2VuXzBtaTdqNzQza1FtOXZZbUZ5WW1GNmNYViJ9
+                 * @description The `next_cursor` of the previous page (opaque). Use it with the same filters. A cursor is bound to this
+                 *     list and to the account it was returned to (a keyed digest the gateway checks): another account's cursor,
+                 *     another list's, an altered one or text that is not a cursor is a 400 whose `details` name `/query/cursor`.
+                 *     Cursors stay valid while the gateway's master key (`SWITCHBOARD_MASTER_KEY`) is unchanged.
+                 * @example eyJsIjoiZ2VuZXJhdGlvbnMiLCJpIjoiZ2VuXzBtaTdqNzQza1FtOXZZbUZ5WW1GNmNYViJ9.kX3q0Vb1n8ZtQe2Lr9yWcA
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /**
@@ -5563,9 +5575,11 @@ export interface operations {
             query?: {
                 /**
                  * @description The `next_cursor` of the previous page (opaque): the page starts right after the item it names, whether
-                 *     items were created or deleted since. Use it with the same filters. A cursor this list did not return
-                 *     (another list's, or not one at all) is a 400.
-                 * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9
+                 *     items were created or deleted since. Use it with the same filters. A cursor is bound to this list and to
+                 *     the account it was returned to (a keyed digest the gateway checks): another account's cursor, another
+                 *     list's, an altered one or text that is not a cursor is a 400 whose `details` name `/query/cursor`.
+                 *     Cursors stay valid while the gateway's master key (`SWITCHBOARD_MASTER_KEY`) is unchanged.
+                 * @example eyJsIjoiYnlvayIsImMiOiIyMDI1LTExLTIwVDA5OjE0OjAzLjUxMjQwOFoiLCJpIjoiNDY4OGM2NzYtNDJkMy00OWZhLWI4NjctMmJiMGNiYTFiYzFhIiwicCI6Im9wZW5haSIsInMiOjB9.Qm3x7Yb0Tq1Nc5Vh8LwPzA
                  */
                 cursor?: components["parameters"]["ListCursor"];
                 /**
