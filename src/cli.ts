@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Database } from '#src/store/database.ts';
+import type { ListPosition } from '#src/http/list-cursor.ts';
 import { DataDirectoryInUseError } from '#src/store/data-dir-lock.ts';
 import { runServeCommand } from '#src/cli-serve.ts';
 import { accountOption, runUsageCommand, UsageCommandError } from '#src/cli-usage.ts';
@@ -91,17 +92,16 @@ async function runKeys(args: string[], print: Output): Promise<void> {
   if (action === 'list') {
     const accountId = required(accountOption(values.account), 'account');
     const [{ createKeyUsageReader }, { readSpend }] = await Promise.all([import('#src/limits/key-usage.ts'), import('#src/limits/spend-ledger.ts')]);
-    const { decodeListCursor } = await import('#src/http/list-cursor.ts');
     // Every live key, a page at a time by cursor (as GET /keys pages): a key issued or revoked meanwhile
     // neither hides nor repeats another.
     const keys = await withDatabase(dataDir, async (database) => {
       const usage = createKeyUsageReader({ ledger: { spendOf: (hashes, period) => readSpend(database, hashes, period) } });
       const all = [];
-      let cursor: string | null = null;
+      let cursor: ListPosition | null = null;
       do {
-        const page = await listApiKeys(database, accountId, { offset: 0, limit: 1_000, cursor: cursor === null ? undefined : decodeListCursor('keys', cursor) }, usage);
+        const page: Awaited<ReturnType<typeof listApiKeys>> = await listApiKeys(database, accountId, { offset: 0, limit: 1_000, cursor: cursor ?? undefined }, usage);
         all.push(...page.keys);
-        cursor = page.nextCursor;
+        cursor = page.nextPosition;
       } while (cursor !== null);
       return all;
     });

@@ -109,7 +109,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     closers.push(() => stack.close());
     const planView = createCatalogPlanView(catalog);
     const modelSlug = (name: string) => planView.model(name)?.slug;
-    const observability = await createObservability({ config: config.observability, database, vault: stack.vault, catalog, modelSlug, logger, version: VERSION, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
+    const observability = await createObservability({ config: config.observability, database, vault: stack.vault, cursors: stack.cursors, catalog, modelSlug, logger, version: VERSION, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
     closers.push(() => observability.close());
     const registry = observability.metrics.registry;
     const scrapeMetrics: ScrapeMetrics = options.clusterWorker ? await reportToPrimary(registry) : async () => ({ text: await registry.metrics(), contentType: registry.contentType });
@@ -173,7 +173,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       catalog,
       modelSlug,
       byok: stack.byok,
-      keys: createKeyService(database, createKeyUsageReader({ ledger, store: () => limiter.currentStore(), shared: () => redis?.available() ?? false })),
+      keys: createKeyService(database, createKeyUsageReader({ ledger, store: () => limiter.currentStore(), shared: () => redis?.available() ?? false }), stack.cursors),
+      cursors: stack.cursors,
       messages: {
         planner: withCircuitBreaker(
           createRequestPlanner({
@@ -192,7 +193,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         admission: limiter,
       },
       observer: observability.observer,
-      generations: createGenerationService(database, { modelAliases: (slug) => planView.aliasesOf(slug) }),
+      generations: createGenerationService(database, { cursors: stack.cursors, modelAliases: (slug) => planView.aliasesOf(slug) }),
       workspaceSettings: observability.settings,
       destinations: observability.destinations,
       metrics: observability.metrics,

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import { and, asc, count, eq, getTableColumns } from '#src/store/drizzle.ts';
 import { afterPosition, createdAtText, splitPage, timeValue } from '#src/store/keyset.ts';
-import { encodeListCursor, type ListPosition } from '#src/http/list-cursor.ts';
+import type { ListPosition } from '#src/http/list-cursor.ts';
+import type { CursorBinder } from '#src/http/cursor-binding.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
 import type { Caller } from '#src/http/caller.ts';
 import type { Database } from '#src/store/database.ts';
@@ -55,6 +56,8 @@ function enforce<T>(rules: () => T): T {
 export interface ByokServiceDeps {
   database: Database;
   vault: KeyVault;
+  /** Makes the account-bound `next_cursor` of a page. */
+  cursors: CursorBinder;
   /** True for a provider slug the gateway can route to (the catalog's); any slug is accepted when omitted. */
   isKnownProvider?: (slug: string) => boolean;
 }
@@ -159,7 +162,7 @@ export function createByokService(deps: ByokServiceDeps): ByokService {
         .limit(query.limit + 1);
       const [totals] = await database.db.select({ total: count() }).from(byokCredentials).where(where);
       const { page, lastBeforeMore: last } = splitPage(rows, query.limit);
-      const next = last ? encodeListCursor('byok', { createdAt: last.positionTime, id: last.id, provider: last.provider, sortOrder: last.sortOrder }) : null;
+      const next = last ? deps.cursors.encode('byok', caller.accountId, { createdAt: last.positionTime, id: last.id, provider: last.provider, sortOrder: last.sortOrder }) : null;
       return { data: page.map(({ positionTime: _, ...row }) => toByokCredential(row)), total: totals?.total ?? 0, offset: cursor ? 0 : query.offset, limit: query.limit, next_cursor: next };
     },
 

@@ -5,7 +5,8 @@
  */
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, ne, sql } from '#src/store/drizzle.ts';
 import { afterPosition, createdAtText, splitPage, timeValue } from '#src/store/keyset.ts';
-import { encodeListCursor, type ListPage } from '#src/http/list-cursor.ts';
+import type { ListPage, ListPosition } from '#src/http/list-cursor.ts';
+import type { CursorBinder } from '#src/http/cursor-binding.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
 import type { Database } from '#src/store/database.ts';
 import { accounts, apiKeys, workspaces, type ApiKeyRow } from '#src/store/schema.ts';
@@ -97,14 +98,14 @@ async function withUsage(rows: readonly ApiKeyRow[], usage: KeyUsageReader): Pro
 
 /**
  * One page of the account's live keys, newest first (creation time descending, then hash), with their usage,
- * after `page.cursor` or at `page.offset`; `nextCursor` is null on the last page.
+ * after `page.cursor` or at `page.offset`; `nextPosition` (the last key's, where the next page starts) is null on the last page.
  */
 export async function listApiKeys(
   database: Database,
   accountId: string,
   page: ListPage,
   usage: KeyUsageReader,
-): Promise<{ keys: ApiKey[]; total: number; nextCursor: string | null }> {
+): Promise<{ keys: ApiKey[]; total: number; nextPosition: ListPosition | null }> {
   const live = and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt));
   const { cursor } = page;
   const after = cursor && afterPosition([
@@ -123,7 +124,7 @@ export async function listApiKeys(
   return {
     keys: await withUsage(shown.map(({ positionTime: _, ...row }) => row), usage),
     total: totals?.total ?? 0,
-    nextCursor: last ? encodeListCursor('keys', { createdAt: last.positionTime, id: last.hash }) : null,
+    nextPosition: last ? { createdAt: last.positionTime, id: last.hash } : null,
   };
 }
 
@@ -210,11 +211,17 @@ export interface KeyService {
   revoke(accountId: string, hash: string): Promise<void>;
 }
 
-/** Creates the key service over a database; `usage` reads the usage shown with each key. */
-export function createKeyService(database: Database, usage: KeyUsageReader): KeyService {
+/**
+ * Creates the key service over a database; `usage` reads the usage shown with each key, `cursors` binds a
+ * page's `next_cursor` to the caller's account.
+ */
+export function createKeyService(database: Database, usage: KeyUsageReader, cursors: CursorBinder): KeyService {
   return {
     issue: (options) => issueApiKey(database, options),
-    list: (accountId, page) => listApiKeys(database, accountId, page, usage),
+    list: async (accountId, page) => {
+      const { nextPosition, ...listed } = await listApiKeys(database, accountId, page, usage);
+      return { ...listed, nextCursor: nextPosition ? cursors.encode('keys', accountId, nextPosition) : null };
+    },
     update: (accountId, hash, patch) => updateApiKey(database, accountId, hash, patch, usage),
     revoke: (accountId, hash) => revokeApiKey(database, accountId, hash),
   };

@@ -6,13 +6,14 @@ import { BadRequestError, NotFoundError } from '#src/errors.ts';
 import type { Generation, GenerationPage } from '#src/api-types.ts';
 import type { Caller } from '#src/http/caller.ts';
 import type { Database } from '#src/store/database.ts';
-import { decodeGenerationCursor, encodeGenerationCursor } from '#src/observability/generation-cursor.ts';
+import type { GenerationPosition } from '#src/http/list-cursor.ts';
+import type { CursorBinder } from '#src/http/cursor-binding.ts';
 import { findGeneration, generationTotals, listGenerations, type GenerationFilter } from '#src/observability/generation-store.ts';
 import { toGenerationView } from '#src/observability/generation-view.ts';
 
-/** A list request: the filters (account excluded), the cursor and the page size. */
+/** A list request: the filters (account excluded), where the page starts (a checked cursor's) and its size. */
 export interface GenerationQuery extends Omit<GenerationFilter, 'accountId'> {
-  cursor?: string | undefined;
+  cursor?: GenerationPosition | undefined;
   limit: number;
 }
 
@@ -35,10 +36,10 @@ function checkTimeBound(name: string, value: Date | undefined): void {
 }
 
 /**
- * Creates the service over the database. `modelAliases` gives the aliases of a catalog slug (the bare
+ * Creates the service over the database; `cursors` binds a page's `next_cursor` to the caller's account. `modelAliases` gives the aliases of a catalog slug (the bare
  * Anthropic ids that name it), so a `model` filter also finds failed requests that named it by one.
  */
-export function createGenerationService(database: Database, options: { modelAliases?: (slug: string) => readonly string[] } = {}): GenerationService {
+export function createGenerationService(database: Database, options: { cursors: CursorBinder; modelAliases?: (slug: string) => readonly string[] }): GenerationService {
   return {
     async get(caller, id) {
       const record = await findGeneration(database, caller.accountId, id);
@@ -46,9 +47,7 @@ export function createGenerationService(database: Database, options: { modelAlia
       return toGenerationView(record, { withContent: true });
     },
     async list(caller, query) {
-      const { cursor: cursorText, limit, ...filters } = query;
-      const cursor = cursorText === undefined ? undefined : decodeGenerationCursor(cursorText);
-      if (cursorText !== undefined && !cursor) throw new BadRequestError('cursor is not a cursor this gateway returned');
+      const { cursor, limit, ...filters } = query;
       checkTimeBound('from', filters.from);
       checkTimeBound('to', filters.to);
       if (filters.from && filters.to && filters.from >= filters.to) throw new BadRequestError('from must be before to');
@@ -60,7 +59,7 @@ export function createGenerationService(database: Database, options: { modelAlia
       return {
         data: page.map((record) => toGenerationView(record, { withContent: false })),
         totals,
-        next_cursor: rows.length > limit && last ? encodeGenerationCursor({ id: last.id }) : null,
+        next_cursor: rows.length > limit && last ? options.cursors.encode('generations', caller.accountId, { id: last.id }) : null,
       };
     },
   };

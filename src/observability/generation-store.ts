@@ -8,7 +8,7 @@ import type { Database } from '#src/store/database.ts';
 import { generations } from '#src/store/schema.ts';
 import { generationIdBound } from '#src/http/generation-id.ts';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
-import type { GenerationCursor } from '#src/observability/generation-cursor.ts';
+import type { GenerationPosition } from '#src/http/list-cursor.ts';
 import { COPY_COLUMN_NAMES, generationsCopyFile } from '#src/observability/generation-copy.ts';
 
 /** The filters of `GET /generations` (and of `switchboard usage`). */
@@ -121,7 +121,7 @@ export async function findGeneration(database: Database, accountId: string, id: 
  * first by id is by `created_at`, then id: an id begins with its record's time. The account's range of the
  * key, read backwards, is the order itself; no sort.
  */
-export async function listGenerations(database: Database, filter: GenerationFilter, cursor: GenerationCursor | undefined, limit: number): Promise<GenerationRecord[]> {
+export async function listGenerations(database: Database, filter: GenerationFilter, cursor: GenerationPosition | undefined, limit: number): Promise<GenerationRecord[]> {
   const conditions = filterConditions(filter);
   if (cursor) conditions.push(lt(generations.id, cursor.id));
   return database.db

@@ -7,6 +7,7 @@ import type { ObservabilityConfig } from '#src/config.ts';
 import type { Logger } from '#src/logger.ts';
 import type { Database } from '#src/store/database.ts';
 import type { KeyVault } from '#src/byok/key-vault.ts';
+import type { CursorBinder } from '#src/http/cursor-binding.ts';
 import type { Catalog } from '#src/catalog/index.ts';
 import { GenerationObserver } from '#src/observability/generation-observer.ts';
 import { GenerationPipeline } from '#src/observability/generation-pipeline.ts';
@@ -44,6 +45,8 @@ export interface ObservabilityOptions {
   config: ObservabilityConfig;
   database: Database;
   vault: KeyVault;
+  /** Binds the destination list's cursors to an account. */
+  cursors: CursorBinder;
   catalog: Catalog;
   /** The catalog slug of a request's model name, aliases included (the routing view's); without it, slugs only. */
   modelSlug?: (name: string) => string | undefined;
@@ -93,7 +96,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
     await directory.refresh();
     await database.changes.publish({ kind: 'observability' });
   };
-  const destinations = createDestinationService({ database, vault: options.vault, changed, endpointProblem: (endpoint) => destinationUrlProblem(endpoint, network.allowlist) });
+  const destinations = createDestinationService({ database, vault: options.vault, cursors: options.cursors, changed, endpointProblem: (endpoint) => destinationUrlProblem(endpoint, network.allowlist) });
   // Rows written before query values were secrets hold them in clear; sealed once, before anything reads them.
   await destinations
     .sealClearEndpoints()

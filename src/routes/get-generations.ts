@@ -4,11 +4,14 @@ import type { GenerationPage, GenerationStatus } from '#src/api-types.ts';
 import { callerOf } from '#src/http/caller.ts';
 import type { GenerationService } from '#src/observability/generation-service.ts';
 import { existingTime } from '#src/observability/existing-time.ts';
-import { DEFAULT_PAGE_LIMIT, integerQuery } from '#src/routes/pagination.ts';
+import type { CursorBinder } from '#src/http/cursor-binding.ts';
+import { cursorOf, DEFAULT_PAGE_LIMIT, integerQuery } from '#src/routes/pagination.ts';
 
 /** Dependencies of the `/generations` routes. */
 export interface GenerationRouteDeps {
   generations: GenerationService;
+  /** Checks that a `cursor` is one this list returned to the caller's account. */
+  cursors: CursorBinder;
 }
 
 function text(value: unknown): string | undefined {
@@ -24,7 +27,8 @@ export function bindGetGenerationsRoute(router: Router, deps: GenerationRouteDep
   router.get('/generations', async (req: Request, res) => {
     const { query } = req;
     const limit = integerQuery(req, 'limit', DEFAULT_PAGE_LIMIT);
-    const body: GenerationPage = await deps.generations.list(callerOf(res), {
+    const caller = callerOf(res);
+    const body: GenerationPage = await deps.generations.list(caller, {
       from: date(query.from),
       to: date(query.to),
       model: text(query.model),
@@ -33,7 +37,7 @@ export function bindGetGenerationsRoute(router: Router, deps: GenerationRouteDep
       user: text(query.user),
       sessionId: text(query.session_id),
       status: text(query.status) as GenerationStatus | undefined,
-      cursor: text(query.cursor),
+      cursor: cursorOf(req, 'generations', deps.cursors, caller.accountId),
       limit,
     });
     res.json(body);

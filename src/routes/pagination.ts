@@ -1,7 +1,8 @@
 /** Reading `cursor`, `offset` and `limit` of list operations (validated by the spec; defaults applied here). */
 import type { Request } from 'express';
 import { BadRequestError } from '#src/errors.ts';
-import { decodeListCursor, type CursorList, type ListPage } from '#src/http/list-cursor.ts';
+import type { CursorList, CursorPositions, ListPage } from '#src/http/list-cursor.ts';
+import type { CursorBinder } from '#src/http/cursor-binding.ts';
 
 /** The spec's default page size. @see Limit in openapi/components/parameters/management.yaml */
 export const DEFAULT_PAGE_LIMIT = 50;
@@ -23,15 +24,30 @@ export function integerQuery(req: Request, name: string, fallback: number): numb
 }
 
 /**
- * The page a request to `list` asks for. A cursor that list did not return, or a cursor with a non-zero
- * offset (two starting points), is a 400 naming the parameter.
+ * Where the request's `cursor` says a page of `list` starts, or undefined without one. A cursor that list did
+ * not return to this account (another account's or list's, altered, or no cursor at all) is a 400 naming the
+ * parameter; which of these it is stays unsaid, so a probe learns nothing about other accounts.
  */
-export function pageOf(req: Request, list: CursorList): ListPage {
-  const page: ListPage = { offset: integerQuery(req, 'offset', 0), limit: integerQuery(req, 'limit', DEFAULT_PAGE_LIMIT) };
+export function cursorOf<L extends CursorList>(req: Request, list: L, cursors: CursorBinder, accountId: string): CursorPositions[L] | undefined {
   const text = req.query.cursor;
-  if (typeof text !== 'string') return page;
-  const cursor = decodeListCursor(list, text);
-  if (!cursor) throw new BadRequestError('cursor is not a cursor this list returned', { details: [{ path: '/query/cursor', message: 'must be the next_cursor of a page of this list' }] });
+  if (typeof text !== 'string') return undefined;
+  const position = cursors.decode(list, accountId, text);
+  if (!position) {
+    throw new BadRequestError('cursor is not a next_cursor this list returned to this account', {
+      details: [{ path: '/query/cursor', message: 'must be the next_cursor of a page of this list, for this account' }],
+    });
+  }
+  return position;
+}
+
+/**
+ * The page a request to a management list asks for. A cursor as {@link cursorOf} refuses, or a cursor with a
+ * non-zero offset (two starting points), is a 400 naming the parameter.
+ */
+export function pageOf(req: Request, list: Exclude<CursorList, 'generations'>, cursors: CursorBinder, accountId: string): ListPage {
+  const page: ListPage = { offset: integerQuery(req, 'offset', 0), limit: integerQuery(req, 'limit', DEFAULT_PAGE_LIMIT) };
+  const cursor = cursorOf(req, list, cursors, accountId);
+  if (!cursor) return page;
   if (page.offset !== 0) throw new BadRequestError('cursor cannot be combined with offset', { details: [{ path: '/query/offset', message: 'must be absent or 0 with a cursor' }] });
   return { ...page, cursor };
 }

@@ -10,6 +10,7 @@ import { DatabaseAvailability } from '#src/store/database-availability.ts';
 import { byokCredentials } from '#src/store/schema.ts';
 import { loadMasterKey } from '#src/byok/master-key.ts';
 import { createKeyVault, type KeyVault } from '#src/byok/key-vault.ts';
+import { createCursorBinder, type CursorBinder } from '#src/http/cursor-binding.ts';
 import { createByokService, type ByokService } from '#src/byok/byok-service.ts';
 import { createRoutingCredentials, type RoutingCredentials } from '#src/byok/routing-credentials.ts';
 import { createKeyAuthenticator, type CachedKeyAuthenticator } from '#src/keys/key-authenticator.ts';
@@ -32,6 +33,8 @@ export interface CredentialStackOptions extends CredentialSecrets {
 export interface CredentialStack {
   database: Database;
   vault: KeyVault;
+  /** Binds the lists' cursors to an account, keyed by the master key (every instance shares it). */
+  cursors: CursorBinder;
   byok: ByokService;
   keys: KeyService;
   authenticator: CachedKeyAuthenticator;
@@ -70,6 +73,7 @@ export async function createCredentialStack(database: Database, options: Credent
     if (seeded) options.logger?.info('seeded the bootstrap management key (SWITCHBOARD_BOOTSTRAP_MANAGEMENT_KEY)');
   }
   const vault = createKeyVault(masterKey);
+  const cursors = createCursorBinder(masterKey.key);
   // One view of the database's reachability: both caches serve what they last read while it is away.
   const availability = new DatabaseAvailability();
   const authenticator = createKeyAuthenticator(database, { availability });
@@ -77,9 +81,10 @@ export async function createCredentialStack(database: Database, options: Credent
   return {
     database,
     vault,
-    byok: createByokService({ database, vault, ...(options.isKnownProvider ? { isKnownProvider: options.isKnownProvider } : {}) }),
+    cursors,
+    byok: createByokService({ database, vault, cursors, ...(options.isKnownProvider ? { isKnownProvider: options.isKnownProvider } : {}) }),
     // The gateway gives its routes a key service reading live usage (src/server.ts); this one reads the database.
-    keys: createKeyService(database, createKeyUsageReader({ ledger: { spendOf: (hashes, period) => readSpend(database, hashes, period) } })),
+    keys: createKeyService(database, createKeyUsageReader({ ledger: { spendOf: (hashes, period) => readSpend(database, hashes, period) } }), cursors),
     authenticator,
     routingCredentials,
     close: async () => {

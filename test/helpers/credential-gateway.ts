@@ -12,6 +12,7 @@ import type { Database } from '#src/store/database.ts';
 import { createKeyVault, type KeyVault } from '#src/byok/key-vault.ts';
 import type { ResidencyRegion } from '#src/data-region.ts';
 import { loadMasterKey } from '#src/byok/master-key.ts';
+import { createCursorBinder, type CursorBinder } from '#src/http/cursor-binding.ts';
 import type { ByokCredential } from '#src/api-types.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { callApi, type ApiResponse } from '#test/helpers/management-api.ts';
@@ -22,6 +23,8 @@ export interface CredentialGateway {
   gateway: TestGateway;
   database: Database;
   vault: KeyVault;
+  /** Cursors as the gateway binds them (same master key): lets a suite sign a cursor it built. */
+  cursors: CursorBinder;
   /** A second account: its keys must never reach the first account's data. */
   other: InitializedAccount;
   /** Calls the API as the first account's management key (or `key`). */
@@ -45,6 +48,7 @@ export async function startCredentialGateway(driver: TestDatabaseDriver): Promis
     gateway,
     database,
     vault: createKeyVault(loadMasterKey({ masterKey, driver: 'postgres' })),
+    cursors: createCursorBinder(loadMasterKey({ masterKey, driver: 'postgres' }).key),
     other,
     call,
     async create(body) {

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, getTableColumns, type SQL } from '#src/store/drizzle.ts';
 import { afterPosition, createdAtText, splitPage, timeValue } from '#src/store/keyset.ts';
-import { encodeListCursor, type ListPage } from '#src/http/list-cursor.ts';
+import type { ListPage } from '#src/http/list-cursor.ts';
+import type { CursorBinder } from '#src/http/cursor-binding.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '#src/errors.ts';
 import type { Caller } from '#src/http/caller.ts';
 import type { Database } from '#src/store/database.ts';
@@ -40,6 +41,8 @@ export interface DestinationService {
 export interface DestinationServiceDeps {
   database: Database;
   vault: KeyVault;
+  /** Makes the account-bound `next_cursor` of a page. */
+  cursors: CursorBinder;
   /** Called after a change committed: refreshes this instance and tells the others. */
   changed(): Promise<void>;
   /** Why an endpoint may not be used (a non-public address the gateway does not allow), or null. */
@@ -165,7 +168,7 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
         total: totals?.total ?? 0,
         offset: page.offset,
         limit: page.limit,
-        next_cursor: last ? encodeListCursor('destinations', { createdAt: last.positionTime, id: last.id }) : null,
+        next_cursor: last ? deps.cursors.encode('destinations', caller.accountId, { createdAt: last.positionTime, id: last.id }) : null,
       };
     },
 

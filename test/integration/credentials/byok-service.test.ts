@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createByokService } from '#src/byok/byok-service.ts';
 import { createKeyVault } from '#src/byok/key-vault.ts';
 import { loadMasterKey } from '#src/byok/master-key.ts';
+import { createCursorBinder } from '#src/http/cursor-binding.ts';
 import { BadRequestError } from '#src/errors.ts';
 import type { Caller } from '#src/http/caller.ts';
 import { initAccount } from '#src/keys/accounts.ts';
@@ -27,8 +28,9 @@ describe.each(testDrivers())('BYOK service on %s', (driver) => {
   });
 
   it('rejects a provider the catalog does not know, when told which it knows', async () => {
-    const vault = createKeyVault(loadMasterKey({ masterKey: randomBytes(32).toString('hex'), driver: 'postgres' }));
-    const service = createByokService({ database: testDatabase.database, vault, isKnownProvider: (slug) => slug === 'openai' });
+    const masterKey = loadMasterKey({ masterKey: randomBytes(32).toString('hex'), driver: 'postgres' });
+    const vault = createKeyVault(masterKey);
+    const service = createByokService({ database: testDatabase.database, vault, cursors: createCursorBinder(masterKey.key), isKnownProvider: (slug) => slug === 'openai' });
     const created = await service.create(caller, { provider: 'openai', key: 'sk-0123456789abcdef0123' });
     expect(created.provider).toBe('openai');
     const typo = service.create(caller, { provider: 'opneai', key: 'sk-0123456789abcdef0123' });

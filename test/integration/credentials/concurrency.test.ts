@@ -107,7 +107,7 @@ describe.each(testDrivers())('concurrent PATCHes on %s', (driver) => {
 
   it('two changes computed from one version: the second answers 409 and writes nothing of its own', async () => {
     // Both changes must have read the row before either writes, however the two are scheduled.
-    const service = createByokService({ database: writesAfterBarrier(context.database, 2), vault: context.vault });
+    const service = createByokService({ database: writesAfterBarrier(context.database, 2), vault: context.vault, cursors: context.cursors });
     const caller: Caller = {
       accountId: context.gateway.account_id,
       workspaceId: context.gateway.workspace_id,
@@ -131,7 +131,7 @@ describe.each(testDrivers())('concurrent PATCHes on %s', (driver) => {
   });
 
   it('a change racing a delete answers 404, not 409', async () => {
-    const service = createByokService({ database: context.database, vault: context.vault });
+    const service = createByokService({ database: context.database, vault: context.vault, cursors: context.cursors });
     const caller: Caller = {
       accountId: context.gateway.account_id,
       workspaceId: context.gateway.workspace_id,
@@ -145,7 +145,7 @@ describe.each(testDrivers())('concurrent PATCHes on %s', (driver) => {
     let go!: () => void;
     const atWrite = new Promise<void>((resolve) => (reached = resolve));
     const released = new Promise<void>((resolve) => (go = resolve));
-    const changer = createByokService({ database: heldWrites(context.database, reached, released), vault: context.vault });
+    const changer = createByokService({ database: heldWrites(context.database, reached, released), vault: context.vault, cursors: context.cursors });
     const [update] = await Promise.allSettled([
       changer.update(caller, created.id, { key: distinctiveKey('sk-') }),
       atWrite.then(() => service.remove(caller, created.id)).finally(go),

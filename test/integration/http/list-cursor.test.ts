@@ -1,9 +1,10 @@
 /**
- * Cursor paging of `GET /byok`, `GET /keys` and `GET /observability/destinations` over HTTP, on PGlite and
+ * Cursor paging of `GET /byok`, `GET /keys` and `GET /observability/destinations` (and the binding of
+ * `GET /generations` cursors) over HTTP, on PGlite and
  * PostgreSQL: pages chained by `next_cursor` neither skip nor repeat an item while items are created and
  * deleted between pages (an offset page shifts with them), items created within one millisecond keep their
- * order, a cursor the list did not return is a 400 in the spec's error shape, and another account's cursor
- * lists only the caller's own items.
+ * order, and a cursor the list did not return to the caller's account (another account's, another list's, an
+ * altered one, or a well-signed one naming an impossible position) is a 400 in the spec's error shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from '#src/store/drizzle.ts';
@@ -22,6 +23,8 @@ interface Page {
 /** One list: how to create and delete an item of the caller's account, and the item's id field. */
 interface ListCase {
   path: string;
+  /** The list's name in its cursors. */
+  name: 'byok' | 'keys' | 'destinations';
   idField: 'id' | 'hash';
   create(context: CredentialGateway, key?: string): Promise<string>;
   remove(context: CredentialGateway, id: string): Promise<void>;
@@ -39,18 +42,21 @@ async function removed(response: { status: number; body: unknown }): Promise<voi
 const LISTS: ListCase[] = [
   {
     path: '/byok',
+    name: 'byok',
     idField: 'id',
     create: async (context, key) => created(await context.call('POST', '/byok', { ...as(key), body: { provider: 'groq', key: distinctiveKey('gsk_') } }), 'id'),
     remove: async (context, id) => removed(await context.call('DELETE', `/byok/${id}`)),
   },
   {
     path: '/keys',
+    name: 'keys',
     idField: 'hash',
     create: async (context, key) => created(await context.call('POST', '/keys', { ...as(key), body: { kind: 'inference', name: 'paged' } }), 'hash'),
     remove: async (context, hash) => removed(await context.call('DELETE', `/keys/${hash}`)),
   },
   {
     path: '/observability/destinations',
+    name: 'destinations',
     idField: 'id',
     create: async (context, key) =>
       created(await context.call('POST', '/observability/destinations', { ...as(key), body: { name: 'hook', kind: 'webhook', endpoint: 'https://hooks.example.com/in', signing_secret: 'whsec_0123456789abcdef0123' } }), 'id'),
@@ -62,6 +68,15 @@ const LISTS: ListCase[] = [
 function as(key: string | undefined): { key?: string } {
   return key === undefined ? {} : { key };
 }
+
+/** The answer to a cursor this list did not return to the caller's account. */
+const REFUSED_CURSOR = {
+  error: {
+    code: 400,
+    message: 'Invalid request parameters: cursor is not a next_cursor this list returned to this account',
+    details: [{ path: '/query/cursor', message: 'must be the next_cursor of a page of this list, for this account' }],
+  },
+};
 
 function withQuery(path: string, query: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}${query}`;
@@ -129,17 +144,27 @@ describe.each(testDrivers())('cursor paging of the management lists on %s', (dri
       expect(exact.next_cursor).toBeNull();
     });
 
-    it('lists only the caller’s items with another account’s cursor', async () => {
+    it('answers 400 to another account’s cursor, and that account pages with its own', async () => {
       const theirItem = await listCase.create(context, context.other.management_key);
+      await listCase.create(context, context.other.management_key);
       for (let index = 0; index < 2; index += 1) await listCase.create(context);
-      const mine = await list(withQuery(listCase.path, 'limit=1'));
-      const cursor = mine.next_cursor as string;
-      const theirs = await list(withQuery(listCase.path, `cursor=${encodeURIComponent(cursor)}`), context.other.management_key);
-      const mineIds = new Set(idsOf(await list(withQuery(listCase.path, 'limit=100'))));
-      expect(idsOf(theirs).filter((id) => mineIds.has(id))).toEqual([]);
-      const theirOwn = idsOf(await list(withQuery(listCase.path, 'limit=100'), context.other.management_key));
-      for (const id of idsOf(theirs)) expect(theirOwn).toContain(id);
-      expect(theirOwn).toContain(theirItem);
+      const mine = (await list(withQuery(listCase.path, 'limit=1'))).next_cursor as string;
+      const replayed = await context.call('GET', withQuery(listCase.path, `cursor=${encodeURIComponent(mine)}`), { key: context.other.management_key });
+      expect(replayed).toEqual({ status: 400, body: REFUSED_CURSOR });
+      const theirFirst = await list(withQuery(listCase.path, 'limit=1'), context.other.management_key);
+      const theirNext = await list(withQuery(listCase.path, `limit=100&cursor=${encodeURIComponent(theirFirst.next_cursor as string)}`), context.other.management_key);
+      expect([...idsOf(theirFirst), ...idsOf(theirNext)]).toContain(theirItem);
+      // Their cursor is refused to the first account in turn.
+      const back = await context.call('GET', withQuery(listCase.path, `cursor=${encodeURIComponent(theirFirst.next_cursor as string)}`));
+      expect(back).toEqual({ status: 400, body: REFUSED_CURSOR });
+    });
+
+    it('accepts a cursor signed with the gateway’s master key for the caller (the signed cases below are meaningful)', async () => {
+      for (let index = 0; index < 2; index += 1) await listCase.create(context);
+      const first = await list(withQuery(listCase.path, 'limit=1'));
+      const decoded = JSON.parse(Buffer.from((first.next_cursor as string).split('.')[0] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
+      const position = { createdAt: decoded.c as string, id: decoded.i as string, provider: decoded.p as string, sortOrder: decoded.s as number };
+      expect(context.cursors.encode(listCase.name, context.gateway.account_id, position)).toBe(first.next_cursor);
     });
 
     const otherList = listCase.path === '/keys' ? '/byok' : '/keys';
@@ -147,30 +172,29 @@ describe.each(testDrivers())('cursor paging of the management lists on %s', (dri
     it.each([
       ['text that is no cursor', 'not-a-cursor'],
       ['base64 of an empty object', json({})],
-      ['a time that does not exist (February 30)', 'feb30'],
-      ['a sort_order past a 32-bit integer', 'bigSortOrder'],
+      ['a cursor without its digest', 'unsigned'],
+      ['a cursor whose position was altered', 'altered'],
+      ['a signed cursor naming a time that does not exist (February 30)', 'feb30'],
+      ['a signed cursor with a sort_order past a 32-bit integer', 'bigSortOrder'],
       [`a cursor of ${otherList}`, 'otherList'],
     ])('answers 400 in the error shape to %s', async (_label, kind) => {
       let cursor = kind;
       if (kind === 'otherList') cursor = (await list(withQuery(otherList, 'limit=1'))).next_cursor as string;
-      if (kind === 'feb30' || kind === 'bigSortOrder') {
+      if (kind === 'unsigned' || kind === 'altered' || kind === 'feb30' || kind === 'bigSortOrder') {
         const valid = (await list(withQuery(listCase.path, 'limit=1'))).next_cursor as string;
-        const decoded = JSON.parse(Buffer.from(valid, 'base64url').toString('utf8')) as Record<string, unknown>;
-        if (kind === 'feb30') decoded.c = '2025-02-30T10:00:00.000000Z';
-        else Object.assign(decoded, { p: 'groq', s: 2 ** 31 }, listCase.path === '/byok' ? {} : { c: '2025-02-30T10:00:00.000000Z' });
-        cursor = json(decoded);
+        const [payload, digest] = valid.split('.') as [string, string];
+        const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+        const position = { createdAt: decoded.c as string, id: decoded.i as string, provider: (decoded.p as string | undefined) ?? 'groq', sortOrder: (decoded.s as number | undefined) ?? 0 };
+        if (kind === 'unsigned') cursor = payload;
+        if (kind === 'altered') cursor = `${json({ ...decoded, c: '2001-01-01T00:00:00.000000Z' })}.${digest}`;
+        if (kind === 'feb30') cursor = context.cursors.encode(listCase.name, context.gateway.account_id, { ...position, createdAt: '2025-02-30T10:00:00.000000Z' });
+        // Outside /byok the sort_order is not read: the time makes the position impossible there.
+        if (kind === 'bigSortOrder') {
+          cursor = context.cursors.encode(listCase.name, context.gateway.account_id, { ...position, sortOrder: 2 ** 31, ...(listCase.name === 'byok' ? {} : { createdAt: '2025-02-30T10:00:00.000000Z' }) });
+        }
       }
       const response = await context.call('GET', withQuery(listCase.path, `cursor=${encodeURIComponent(cursor)}`));
-      expect(response).toEqual({
-        status: 400,
-        body: {
-          error: {
-            code: 400,
-            message: 'Invalid request parameters: cursor is not a cursor this list returned',
-            details: [{ path: '/query/cursor', message: 'must be the next_cursor of a page of this list' }],
-          },
-        },
-      });
+      expect(response).toEqual({ status: 400, body: REFUSED_CURSOR });
     });
 
     it('answers 400 to a cursor with a non-zero offset', async () => {
@@ -183,6 +207,19 @@ describe.each(testDrivers())('cursor paging of the management lists on %s', (dri
         details: [{ path: '/query/offset', message: 'must be absent or 0 with a cursor' }],
       });
     });
+  });
+
+  it('binds GET /generations cursors to the account: refused to another, accepted by its own', async () => {
+    const position = { id: 'gen_0mi7j743kQm9vYmFyYmF6cXV' };
+    const theirs = context.cursors.encode('generations', context.other.account_id, position);
+    const refused = await context.call('GET', `/generations?cursor=${encodeURIComponent(theirs)}`);
+    expect(refused).toEqual({ status: 400, body: REFUSED_CURSOR });
+    const own = await context.call<{ data: unknown[] }>('GET', `/generations?cursor=${encodeURIComponent(theirs)}`, { key: context.other.management_key });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    const mine = await context.call('GET', `/generations?cursor=${encodeURIComponent(context.cursors.encode('generations', context.gateway.account_id, position))}`);
+    expect(mine.status, JSON.stringify(mine.body)).toBe(200);
+    const keysCursor = context.cursors.encode('keys', context.gateway.account_id, { createdAt: '2025-11-20T09:14:03.512408Z', id: 'a'.repeat(64) });
+    expect(await context.call('GET', `/generations?cursor=${encodeURIComponent(keysCursor)}`)).toEqual({ status: 400, body: REFUSED_CURSOR });
   });
 
   it('keeps the order of items created within one millisecond (microseconds and the id break ties)', async () => {

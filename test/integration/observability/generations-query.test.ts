@@ -119,6 +119,29 @@ describe('GET /generations', () => {
     }
   });
 
+  it('answers 400 naming cursor to another account’s cursor and to an altered one', async () => {
+    const refused = {
+      error: {
+        code: 400,
+        message: 'Invalid request parameters: cursor is not a next_cursor this list returned to this account',
+        details: [{ path: '/query/cursor', message: 'must be the next_cursor of a page of this list, for this account' }],
+      },
+    };
+    const cursor = (await list('?limit=2')).body.next_cursor as string;
+    expect((await list(`?limit=2&cursor=${encodeURIComponent(cursor)}`)).status).toBe(200);
+    const other = await initAccount(setup.gateway.server.database, { name: 'cursor replayer' });
+    const replayed = await list(`?cursor=${encodeURIComponent(cursor)}`, other.management_key);
+    expect({ status: replayed.status, body: replayed.body }).toEqual({ status: 400, body: refused });
+    // The next record's id in place of the page's last one, the digest kept: a position moved by hand.
+    const [payload, digest] = cursor.split('.') as [string, string];
+    const moved = Buffer.from(JSON.stringify({ l: 'generations', i: ids[0] })).toString('base64url');
+    expect(moved).not.toBe(payload);
+    const altered = await list(`?cursor=${encodeURIComponent(`${moved}.${digest}`)}`);
+    expect({ status: altered.status, body: altered.body }).toEqual({ status: 400, body: refused });
+    const unsigned = await list(`?cursor=${encodeURIComponent(payload)}`);
+    expect({ status: unsigned.status, body: unsigned.body }).toEqual({ status: 400, body: refused });
+  });
+
   it('needs a management key', async () => {
     expect((await list('', setup.gateway.api_key)).status).toBe(403);
     expect((await callApi(setup.gateway.baseUrl, 'GET', `/generations/${ids[0]}`, { key: setup.gateway.api_key })).status).toBe(403);
