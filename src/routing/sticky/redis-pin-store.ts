@@ -9,7 +9,8 @@ import type { StickyPin } from '#src/routing/plan-types.ts';
 import { MemoryPinStore, type SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
 import { FallbackPinStore } from '#src/routing/sticky/fallback-pin-store.ts';
 import type { RedisConnection } from '#src/redis/redis-connection.ts';
-import { pinBudgetKeys, setWithinBudget, type PinBudgetKeys } from '#src/routing/sticky/redis-pin-budget.ts';
+import { budgetedPinPrefix, deleteWithinBudget, pinBudgetKeys, setWithinBudget, type PinBudgetKeys } from '#src/routing/sticky/redis-pin-budget.ts';
+import { SAME_PIN_LUA } from '#src/routing/sticky/redis-pin-match.ts';
 
 /** The default prefix of every pin key in Redis. */
 export const STICKY_KEY_PREFIX = 'switchboard:sticky:';
@@ -26,21 +27,17 @@ export interface RedisPinStoreOptions {
   logger: Logger;
   /** Let failures reach the caller (a fallback store behind it) instead of reading them as "no pin". */
   throwOnFailure?: boolean;
-  /** At most this many bytes of pins under the prefix, evicting those that expire first (redis-pin-budget.ts). */
+  /**
+   * At most this many bytes of pins under the prefix, evicting those that expire first (redis-pin-budget.ts);
+   * the pins are then kept under budgetedPinPrefix(prefix), in one Redis Cluster slot.
+   */
   maxBytes?: number;
 }
 
-// Compare-and-delete in one step: between a GET and a DEL another instance could re-pin the session. Fields
-// are compared rather than the JSON text, so a pin's key order or an older pin's shape does not matter.
-const DELETE_IF_SAME_SCRIPT = `
+// Compare-and-delete in one step: between a GET and a DEL another instance could re-pin the session.
+const DELETE_IF_SAME_SCRIPT = `${SAME_PIN_LUA}
 local raw = redis.call('GET', KEYS[1])
-if not raw then return 0 end
-local ok, pin = pcall(cjson.decode, raw)
-if not ok or type(pin) ~= 'table' then return 0 end
-local function text(value) if type(value) == 'string' then return value end return '' end
-if text(pin.provider) == ARGV[1] and text(pin.credentialId) == ARGV[2] and text(pin.model) == ARGV[3] then
-  return redis.call('DEL', KEYS[1])
-end
+if raw and same_pin(raw, ARGV[1], ARGV[2], ARGV[3]) then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
 
@@ -74,7 +71,8 @@ export class RedisPinStore implements SessionPinStore {
 
   constructor(options: RedisPinStoreOptions) {
     if (options.client === undefined && options.url === undefined) throw new Error('RedisPinStore needs a url or a client');
-    this.#prefix = options.prefix ?? STICKY_KEY_PREFIX;
+    const prefix = options.prefix ?? STICKY_KEY_PREFIX;
+    this.#prefix = options.maxBytes === undefined ? prefix : budgetedPinPrefix(prefix);
     this.#logger = options.logger;
     this.#throwOnFailure = options.throwOnFailure ?? false;
     this.#budget = options.maxBytes === undefined ? undefined : { keys: pinBudgetKeys(this.#prefix), maxBytes: options.maxBytes };
@@ -121,7 +119,8 @@ export class RedisPinStore implements SessionPinStore {
 
   async delete(key: string, expected?: StickyPin): Promise<void> {
     try {
-      if (expected === undefined) await this.#client.del(this.#prefix + key);
+      if (this.#budget) await deleteWithinBudget(this.#client, this.#budget.keys, this.#prefix + key, expected);
+      else if (expected === undefined) await this.#client.del(this.#prefix + key);
       else await this.#client.eval(DELETE_IF_SAME_SCRIPT, 1, this.#prefix + key, expected.provider, expected.credentialId ?? '', expected.model ?? '');
     } catch (error) {
       this.#failed('delete', error);

@@ -18,6 +18,7 @@ import { initAccount, type InitializedAccount } from '#src/keys/accounts.ts';
 import { issueApiKey } from '#src/keys/key-service.ts';
 import { workspaces } from '#src/store/schema.ts';
 import { STICKY_KEY_PREFIX } from '#src/routing/sticky/redis-pin-store.ts';
+import { budgetedPinPrefix } from '#src/routing/sticky/redis-pin-budget.ts';
 import { threadPinKey } from '#src/routing/sticky/thread-pins.ts';
 import { anthropicMessagesFormat, anthropicStep, startFakeUpstream, type FakeUpstream, type RecordedRequest, type ScriptedStep, type WireFormat } from '#test/helpers/fake-upstreams/index.ts';
 import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
@@ -251,7 +252,8 @@ describe.skipIf(redisUrl === undefined)('a thread pin in Redis, shared by two in
     const id = alpha.answer({ text: 'Noted.', usage: USAGE }, SHARED_KEYS.alpha);
     expect((await send(pair.first, 'Remember the code word.', { type: 'create' })).id).toBe(id);
     // The pin is written once the answer is out: wait for it (a missing key reads -2).
-    const key = STICKY_KEY_PREFIX + threadPinKey({ accountId: pair.first.account_id, workspaceId: pair.first.workspace_id }, id);
+    // Thread pins are bounded by bytes: they live under the store's hash-tagged prefix.
+    const key = budgetedPinPrefix(STICKY_KEY_PREFIX) + threadPinKey({ accountId: pair.first.account_id, workspaceId: pair.first.workspace_id }, id);
     let ttl = await redis.pttl(key);
     for (let waited = 0; ttl === -2 && waited < 2_000; waited += 20) {
       await sleep(20);

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { createLogger } from '#src/logger.ts';
 import { MemoryPinStore, pinBytes } from '#src/routing/sticky/memory-pin-store.ts';
 import { RedisPinStore } from '#src/routing/sticky/redis-pin-store.ts';
-import { pinBudgetKeys } from '#src/routing/sticky/redis-pin-budget.ts';
+import { budgetedPinPrefix, pinBudgetKeys } from '#src/routing/sticky/redis-pin-budget.ts';
 import type { StickyPin } from '#src/routing/plan-types.ts';
 import type { SessionPinStore } from '#src/routing/sticky/memory-pin-store.ts';
 
@@ -70,6 +70,17 @@ describe('MemoryPinStore with maxBytes', () => {
     expect(store.bytes).toBe(PIN_BYTES);
   });
 
+  it('frees the bytes of a deleted pin (plain, and compare-and-delete of the same pin)', async () => {
+    const store = new MemoryPinStore({ maxBytes: 3 * PIN_BYTES });
+    for (const key of ['a0', 'a1', 'a2']) await store.set(key, pinWithResult(10_000), HOUR);
+    await store.delete('a1');
+    await store.delete('a2', pinWithResult(10_000));
+    expect(store.bytes).toBe(PIN_BYTES);
+    await store.set('a3', pinWithResult(10_000), HOUR);
+    await store.set('a4', pinWithResult(10_000), HOUR);
+    expect(await present(store, KEYS)).toEqual(['a0', 'a3', 'a4']);
+  });
+
   it('frees the bytes of an expired pin', async () => {
     let now = 0;
     const store = new MemoryPinStore({ maxBytes: 3 * PIN_BYTES, now: () => now });
@@ -109,7 +120,7 @@ describe.skipIf(redisUrl === undefined && !inCi)('RedisPinStore with maxBytes ag
   it('evicts the pins that expire first once the bytes every instance wrote pass the bound', async () => {
     for (let index = 0; index < 5; index += 1) await (index % 2 === 0 ? first : second).set(`a${index}`, pinWithResult(10_000), HOUR);
     expect(await present(first, KEYS)).toEqual(['a2', 'a3', 'a4']);
-    const budget = pinBudgetKeys(prefix);
+    const budget = pinBudgetKeys(budgetedPinPrefix(prefix));
     expect(Number(await raw.get(budget.total))).toBe(3 * PIN_BYTES);
     expect(await raw.zcard(budget.index)).toBe(3);
     // Rewritten, a2 expires last: the next write evicts a3.
@@ -122,16 +133,16 @@ describe.skipIf(redisUrl === undefined && !inCi)('RedisPinStore with maxBytes ag
   it('keeps no pin larger than the whole bound', async () => {
     await first.set('huge', pinWithResult(40_000), HOUR);
     expect(await first.get('huge')).toBeUndefined();
-    expect(Number(await raw.get(pinBudgetKeys(prefix).total))).toBeLessThanOrEqual(3 * PIN_BYTES);
+    expect(Number(await raw.get(pinBudgetKeys(budgetedPinPrefix(prefix)).total))).toBeLessThanOrEqual(3 * PIN_BYTES);
   });
 
   it('stops counting pins Redis expired', async () => {
-    const budget = pinBudgetKeys(prefix);
+    const budget = pinBudgetKeys(budgetedPinPrefix(prefix));
     await raw.del(budget.index, budget.sizes, budget.total);
     await first.set('short', pinWithResult(10_000), 50);
     await new Promise((resolve) => setTimeout(resolve, 120));
     await first.set('next', pinWithResult(100), HOUR);
     expect(Number(await raw.get(budget.total))).toBe(pinBytes(pinWithResult(100)));
-    expect(await raw.zrange(budget.index, '0', '-1')).toEqual([`${prefix}next`]);
+    expect(await raw.zrange(budget.index, '0', '-1')).toEqual([`${budgetedPinPrefix(prefix)}next`]);
   });
 });
