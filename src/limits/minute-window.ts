@@ -1,7 +1,7 @@
 /**
  * The 60-second window of the per-minute limits, counted in one-second buckets: a count made in second `s`
  * belongs to the window of every second up to `s + 59`. The same rule runs in process (memory-limit-store.ts)
- * and, in Lua, in Redis (redis-limit-scripts.ts). Pure functions.
+ * and, in Lua, in Redis (redis-admission-scripts.ts). Pure functions.
  */
 
 /** Seconds in the window. */

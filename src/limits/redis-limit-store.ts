@@ -1,13 +1,14 @@
 /**
  * Key limits counted in Redis, shared by every gateway instance: each admission, check and settlement is one
- * Lua script, one round trip, atomic (see redis-limit-scripts.ts). Failures are thrown: the key limiter then
- * counts in process.
+ * Lua script, one round trip, atomic (see redis-admission-scripts.ts and redis-limit-scripts.ts). Failures are
+ * thrown: the key limiter then counts in process.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { LimitPeriod } from '#src/limits/limit-period.ts';
 import type { AdmissionRefusal, AdmissionRequest, AdmissionResult, CheckResult, Hold, LimitStore, StoreUsage, UsageQuery } from '#src/limits/limit-store.ts';
-import { ADMIT_SCRIPT, CARRY_SCRIPT, CHECK_SCRIPT, limitKeys, SEED_SCRIPT, SETTLE_SCRIPT, SETTLED_MEMORY_MS } from '#src/limits/redis-limit-scripts.ts';
+import { ADMIT_SCRIPT, CHECK_SCRIPT } from '#src/limits/redis-admission-scripts.ts';
+import { CARRY_SCRIPT, limitKeys, SEED_SCRIPT, SETTLE_SCRIPT, SETTLED_MEMORY_MS } from '#src/limits/redis-limit-scripts.ts';
 import { secondOf, windowTotal } from '#src/limits/minute-window.ts';
 
 const DAY_MS = 86_400_000;

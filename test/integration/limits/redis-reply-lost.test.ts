@@ -12,7 +12,8 @@ import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.
 import { startOwnRedis, type OwnRedis } from '#test/helpers/redis-server.ts';
 import { startReplyCutter, type ReplyCutter } from '#test/helpers/redis-reply-cutter.ts';
 import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { ADMIT_SCRIPT, SETTLE_SCRIPT } from '#src/limits/redis-limit-scripts.ts';
+import { ADMIT_SCRIPT } from '#src/limits/redis-admission-scripts.ts';
+import { SETTLE_SCRIPT } from '#src/limits/redis-limit-scripts.ts';
 import { issueLimitedKey, limitsCatalog, listedKey, postWithKey, recordedCost, startAnsweringUpstream, streamWithKey } from './limits-support.ts';
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
