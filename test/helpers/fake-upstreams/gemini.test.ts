@@ -77,4 +77,18 @@ describe('fake Gemini generateContent API', () => {
     const unavailable = await rejectionOf(geminiModel().doGenerate({ prompt: userPrompt('Hi') }));
     expect(unavailable).toMatchObject({ statusCode: 503, message: 'The model is overloaded. Please try again later.' });
   });
+
+  it('refuses a thinking level beside a budget, and a level on Gemini 2.5, as Google does', async () => {
+    const both = { google: { thinkingConfig: { thinkingLevel: 'low', thinkingBudget: 2048 } } };
+    const refused = await rejectionOf(geminiModel().doGenerate({ prompt: userPrompt('Hi'), providerOptions: both }));
+    expect(refused).toMatchObject({ statusCode: 400, message: 'You can only set only one of thinking budget and thinking level.' });
+
+    const model25 = createGoogleGenerativeAI({ baseURL: fake.baseURL, apiKey: 'google-key' })('gemini-2.5-flash');
+    const level = { google: { thinkingConfig: { thinkingLevel: 'low' } } };
+    expect(await rejectionOf(model25.doGenerate({ prompt: userPrompt('Hi'), providerOptions: level }))).toMatchObject({ statusCode: 400 });
+
+    fake.enqueue(reply.fixture('google-text'));
+    await geminiModel().doGenerate({ prompt: userPrompt('Hi'), providerOptions: level });
+    expect(fake.lastRequest().body).toMatchObject({ generationConfig: { thinkingConfig: { thinkingLevel: 'low' } } });
+  });
 });

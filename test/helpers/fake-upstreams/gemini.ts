@@ -103,6 +103,19 @@ function invalidThinkingBudget(model: string, body: unknown): string | undefined
   return Number.isInteger(budget) && budget >= min && budget <= max ? undefined : `The thinking budget (${budget}) is invalid.`;
 }
 
+/**
+ * Gemini's 400 for a `thinkingConfig` that names both a level and a budget (Google's words, as reported in
+ * sterlp/eclipse-peon-ai#115), or a level on a 2.5 model, which takes budgets only (Google documents the
+ * error, not its words: the message here is the fake's own); undefined otherwise.
+ * @see https://ai.google.dev/gemini-api/docs/thinking#thinking-levels
+ */
+function invalidThinkingLevel(model: string, body: unknown): string | undefined {
+  const config = (body as { generationConfig?: { thinkingConfig?: { thinkingBudget?: unknown; thinkingLevel?: unknown } } } | null)?.generationConfig?.thinkingConfig;
+  if (config?.thinkingLevel === undefined) return undefined;
+  if (config.thinkingBudget !== undefined) return 'You can only set only one of thinking budget and thinking level.';
+  return /gemini-2\.5/.test(model) ? 'fake upstream: thinking level is not supported by this model; use a thinking budget.' : undefined;
+}
+
 function googleErrorBody(status: number, message?: string): { error: { code: number; message: string; status: string } } {
   const known = googleStatuses[status] ?? { status: status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', message: 'Error' };
   return { error: { code: status, message: message ?? known.message, status: known.status } };
@@ -131,7 +144,7 @@ export function geminiFormat(options: { lineEnding?: SseLineEnding } = {}): Wire
         return { status: 400, body: googleErrorBody(400, 'fake upstream: streamGenerateContent needs ?alt=sse') };
       }
       if (request.operation === 'countTokens') return { status: 200, body: { totalTokens: 12 } };
-      const badBudget = invalidThinkingBudget(request.params.model ?? '', request.body);
+      const badBudget = invalidThinkingLevel(request.params.model ?? '', request.body) ?? invalidThinkingBudget(request.params.model ?? '', request.body);
       if (badBudget !== undefined) return { status: 400, body: googleErrorBody(400, badBudget) };
       const badNames = invalidFunctionNames(request.body);
       if (badNames !== undefined) return { status: 400, body: googleErrorBody(400, badNames) };
