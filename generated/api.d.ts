@@ -1227,7 +1227,12 @@ export interface components {
          *     only then are translated vendors asked for their thought summaries (Gemini `includeThoughts`, OpenAI
          *     Responses `reasoning.summary`). Without it the answer carries no reasoning text; an empty `thinking`
          *     block may still carry a vendor's replay material in its `signature` (a Gemini tool-call signature, OpenAI
-         *     encrypted reasoning), to be passed back with the turn.
+         *     encrypted reasoning), to be passed back with the turn. `budget_tokens` on a vendor with efforts only is
+         *     the effort it fits: up to 4,096 tokens `low`, up to 16,384 `medium`, beyond `high`. Gemini 2.5 gets a
+         *     `thinkingBudget` within its model's range and below `max_tokens` (Gemini counts thinking inside its
+         *     output limit). Gemini 3 and later think at a `thinkingLevel`, not a budget (Google takes a budget there
+         *     only for backwards compatibility and refuses both at once): `budget_tokens` reaches them as the level of
+         *     the same table, or as `output_config.effort` when the request sets one, within the levels the model takes.
          */
         ThinkingConfig: {
             /** @constant */
