@@ -19,13 +19,19 @@ export interface ReasoningOptions {
 }
 
 /**
- * The effort a thinking budget stands for, for vendors without budgets: up to 4k tokens is `low`, up to
- * 16k `medium`, beyond that `high` (Anthropic's own guidance starts complex tasks at 16k).
+ * The effort a thinking budget stands for, smallest first: a budget up to `upTo` tokens is `effort` (Anthropic's
+ * own guidance starts complex tasks at 16k). Used by vendors without budgets and by Gemini 3's levels.
+ * `minimal` is never chosen: a client that enabled thinking asked for some (Anthropic's least budget is 1,024).
  */
+export const EFFORT_FOR_BUDGET: readonly { upTo: number; effort: Extract<PortableReasoning, 'low' | 'medium' | 'high'> }[] = [
+  { upTo: 4096, effort: 'low' },
+  { upTo: 16_384, effort: 'medium' },
+  { upTo: Number.POSITIVE_INFINITY, effort: 'high' },
+];
+
+/** The effort a thinking budget stands for (see `EFFORT_FOR_BUDGET`). */
 export function effortForBudget(budgetTokens: number): PortableReasoning {
-  if (budgetTokens <= 4096) return 'low';
-  if (budgetTokens <= 16_384) return 'medium';
-  return 'high';
+  return EFFORT_FOR_BUDGET.find(({ upTo }) => budgetTokens <= upTo)?.effort ?? 'high';
 }
 
 /** The efforts Anthropic documents, each the AI SDK level of the same name. */
@@ -105,8 +111,10 @@ export function convertToAiSdkReasoning({
       if (thinking === undefined && effort === undefined) return { value: {}, warnings };
       // Effort alone still sets the budget or level (the package maps `reasoning`), without thought summaries.
       if (!showsThinking) return { value: effort ? { reasoning: effort } : {}, warnings };
+      // The effort stays beside a budget: Gemini 2.5 thinks within the budget, Gemini 3 at the effort's level
+      // (`fitGeminiThinkingBudget` keeps the one the model takes).
       const thinkingConfig = budget !== undefined ? { thinkingBudget: budget, includeThoughts: true } : { includeThoughts: true };
-      return { value: { ...(budget === undefined && effort ? { reasoning: effort } : {}), providerOptions: { google: { thinkingConfig } } }, warnings };
+      return { value: { ...(effort ? { reasoning: effort } : {}), providerOptions: { google: { thinkingConfig } } }, warnings };
     }
     case 'bedrock-reasoning-config': {
       if (thinking?.type === 'disabled') return { value: { reasoning: 'none' }, warnings };

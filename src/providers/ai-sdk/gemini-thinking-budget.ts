@@ -8,6 +8,7 @@
  */
 import type { JSONObject } from '@ai-sdk/provider';
 import type { PortableReasoning, ReasoningOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
+import { geminiTakesThinkingLevel, levelInsteadOfBudget } from '#src/providers/ai-sdk/gemini-thinking-level.ts';
 
 /** A model's documented `thinkingBudget` range (-1, dynamic thinking, aside). */
 export interface ThinkingBudgetRange {
@@ -18,7 +19,7 @@ export interface ThinkingBudgetRange {
 /**
  * Google's documented range for a Gemini 2.5 model: Pro 128 to 32,768 (thinking cannot be turned off), Flash
  * 0 to 24,576, Flash-Lite 0 or 512 to 24,576. Undefined for the others: Gemini 3 and later take a
- * `thinkingLevel` (the AI SDK maps efforts to it), and older models do not think.
+ * `thinkingLevel` (`gemini-thinking-level.ts`), and older models do not think.
  */
 export function geminiBudgetRange(modelId: string): ThinkingBudgetRange | undefined {
   const id = modelId.toLowerCase();
@@ -44,8 +45,10 @@ export const EFFORT_SHARE: Readonly<Record<Exclude<PortableReasoning, 'none' | '
 
 /**
  * The reasoning options with the budget Gemini can take: an explicit budget (`thinking.budget_tokens`) kept
- * below `maxOutputTokens` and within the model's range; on a 2.5 model, an effort without a budget becomes the
- * effort's share of `maxOutputTokens`. A change is a warning. Gemini 3 efforts and `none` are left to the AI SDK.
+ * below `maxOutputTokens` and within the model's range, and the effort beside it dropped; on a 2.5 model, an
+ * effort without a budget becomes the effort's share of `maxOutputTokens`. A change is a warning. Gemini 3
+ * and later get a level instead of a budget (`levelInsteadOfBudget`); their efforts and `none` are left to
+ * the AI SDK.
  */
 export function fitGeminiThinkingBudget({
   reasoning,
@@ -56,6 +59,7 @@ export function fitGeminiThinkingBudget({
   modelId: string;
   maxOutputTokens: number | undefined;
 }): { value: ReasoningOptions; warnings: string[] } {
+  if (geminiTakesThinkingLevel(modelId)) return levelInsteadOfBudget({ reasoning, modelId, maxOutputTokens });
   const warnings: string[] = [];
   const google = (reasoning.providerOptions?.google ?? {}) as JSONObject;
   const thinkingConfig = (google.thinkingConfig ?? {}) as JSONObject;

@@ -1,0 +1,58 @@
+/**
+ * A client's `thinking.budget_tokens` on Gemini 3, over HTTP through the Anthropic SDK: Gemini 3 thinks at a
+ * `thinkingLevel`, so the budget reaches it as the level it fits (up to 4,096 tokens low, up to 16,384
+ * medium, beyond high), or as the request's effort when one is set, and never beside a `thinkingBudget`
+ * (Google refuses both; the fake refuses them too). Before, the budget went as `thinkingBudget`, which
+ * Gemini 3 takes only for backwards compatibility. Gemini 2.5 keeps its budget.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { geminiStep, startFakeGemini, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { anthropicClient, catalogYaml } from '#test/integration/routing/routing-support.ts';
+
+let gemini: FakeUpstream;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  gemini = await startFakeGemini();
+  const providers = [`  gem: { family: google, display_name: "Gem Cloud", base_url: "${gemini.baseURL}", api_key: "gem-key-level-0001" }`];
+  const model = (upstream: string) =>
+    [`  test/${upstream}:`, '    context_length: 1000000', '    capabilities: { thinking: true }', `    endpoints: [{ provider: gem, model: ${upstream}, pricing: { input: 2, output: 12 }, max_output_tokens: 65536 }]`].join('\n');
+  gateway = await startTestGateway({ catalogYaml: catalogYaml(providers, ['gemini-3-pro-preview', 'gemini-3-flash-preview', 'gemini-2.5-pro'].map(model)) });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await gemini?.close();
+});
+beforeEach(() => gemini.clear());
+
+type Sent = { generationConfig: { maxOutputTokens: number; thinkingConfig?: Record<string, unknown> } };
+const question = [{ role: 'user' as const, content: 'How many days in a week?' }];
+
+describe('thinking.budget_tokens on Gemini 3', () => {
+  it.each<[string, string, Record<string, unknown>, Record<string, unknown>]>([
+    ['budget 2048 on 3 Flash: low', 'gemini-3-flash-preview', { thinking: { type: 'enabled', budget_tokens: 2048 } }, { thinkingLevel: 'low', includeThoughts: true }],
+    ['budget 10000 on 3 Pro: medium', 'gemini-3-pro-preview', { thinking: { type: 'enabled', budget_tokens: 10_000 } }, { thinkingLevel: 'medium', includeThoughts: true }],
+    ['budget 31999 (Claude Code with MAX_THINKING_TOKENS) on 3 Pro: high', 'gemini-3-pro-preview', { thinking: { type: 'enabled', budget_tokens: 31_999 } }, { thinkingLevel: 'high', includeThoughts: true }],
+    ['budget 2048 beside effort high: the effort', 'gemini-3-pro-preview', { thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'high' } }, { thinkingLevel: 'high', includeThoughts: true }],
+    ['the same request on 2.5 Pro keeps its budget', 'gemini-2.5-pro', { thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'high' } }, { thinkingBudget: 2048, includeThoughts: true }],
+  ])('%s', async (_name, upstream, controls, thinkingConfig) => {
+    gemini.enqueue(geminiStep({ text: 'Seven.', usage: { input: 20, output: 3, reasoning: 40 } }));
+    const body = { model: `test/${upstream}`, max_tokens: 32_000, messages: question, ...controls } as unknown as Anthropic.MessageCreateParamsNonStreaming;
+    const message = await anthropicClient(gateway).messages.create(body);
+
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Seven.' })]);
+    expect((gemini.lastRequest().body as Sent).generationConfig.thinkingConfig).toEqual(thinkingConfig);
+  });
+
+  it('streams with the level too', async () => {
+    gemini.enqueue(geminiStep({ text: 'Seven.', usage: { input: 20, output: 3, reasoning: 40 } }));
+    const body = { model: 'test/gemini-3-flash-preview', max_tokens: 8000, messages: question, thinking: { type: 'enabled', budget_tokens: 6000 } } as unknown as Anthropic.MessageCreateParamsStreaming;
+    const message = await anthropicClient(gateway).messages.stream(body).finalMessage();
+
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Seven.' })]);
+    expect(gemini.lastRequest()).toMatchObject({ streaming: true });
+    expect((gemini.lastRequest().body as Sent).generationConfig).toMatchObject({ maxOutputTokens: 8000, thinkingConfig: { thinkingLevel: 'medium', includeThoughts: true } });
+  });
+});
