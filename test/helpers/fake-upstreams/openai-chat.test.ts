@@ -88,3 +88,30 @@ describe('fake OpenAI Chat Completions API', () => {
     expect((invalid as APICallError).message).toContain("'max_tokens' is not supported");
   });
 });
+
+describe('fake DeepSeek thinking mode', () => {
+  const body = (messages: unknown[], thinking?: unknown) => ({ model: 'deepseek-reasoner', messages, ...(thinking ? { thinking } : {}) });
+  const post = (upstream: FakeUpstream, payload: unknown) =>
+    fetch(`${upstream.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-ds' }, body: JSON.stringify(payload) });
+  const toolTurn = [
+    { role: 'user', content: 'Weather?' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: 'Sunny' },
+  ];
+
+  it('refuses a tool-calling turn without reasoning_content, as DeepSeek does, unless thinking is disabled', async () => {
+    const deepseek = await startFakeOpenAiChat({ deepseekThinking: true });
+    try {
+      const refused = await post(deepseek, body(toolTurn));
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('The `reasoning_content` in the thinking mode must be passed back to the API.');
+
+      deepseek.enqueue(reply.fixture('openai-text'), reply.fixture('openai-text'));
+      expect((await post(deepseek, body(toolTurn, { type: 'disabled' }))).status).toBe(200);
+      const replayed = toolTurn.map((message) => (message.role === 'assistant' ? { ...message, reasoning_content: '' } : message));
+      expect((await post(deepseek, body(replayed))).status).toBe(200);
+    } finally {
+      await deepseek.close();
+    }
+  });
+});

@@ -6,6 +6,31 @@ import type { WireFormat } from './wire-format.ts';
 /** Options of the fake Chat Completions API. */
 export interface FakeOpenAiChatOptions extends FakeUpstreamOptions {
   lineEnding?: SseLineEnding;
+  /** Answer as DeepSeek's thinking mode, which refuses a tool-calling turn without its reasoning back. */
+  deepseekThinking?: boolean;
+}
+
+/**
+ * DeepSeek's 400 in thinking mode (on unless `thinking: {type: "disabled"}`) for an assistant message of a
+ * tool-calling turn (between two user messages) without `reasoning_content`, in DeepSeek's words (as reported
+ * in deepseek-ai/deepseek-harness#739); undefined when every such message has it.
+ * @see https://api-docs.deepseek.com/guides/thinking_mode
+ */
+function missingToolTurnReasoning(body: unknown): string | undefined {
+  const request = body as { thinking?: { type?: string }; messages?: Array<Record<string, unknown>> } | null;
+  if (request?.thinking?.type === 'disabled' || !Array.isArray(request?.messages)) return undefined;
+  let turn: Array<Record<string, unknown>> = [];
+  for (const message of [...request.messages, { role: 'user' }]) {
+    if (message.role !== 'user') {
+      turn.push(message);
+      continue;
+    }
+    const assistants = turn.filter((entry) => entry.role === 'assistant');
+    const calledTools = assistants.some((entry) => Array.isArray(entry.tool_calls) && entry.tool_calls.length > 0);
+    if (calledTools && assistants.some((entry) => typeof entry.reasoning_content !== 'string')) return 'The `reasoning_content` in the thinking mode must be passed back to the API.';
+    turn = [];
+  }
+  return undefined;
 }
 
 /**
@@ -13,7 +38,7 @@ export interface FakeOpenAiChatOptions extends FakeUpstreamOptions {
  * Any path ending in `/chat/completions` matches, so vendors with other prefixes (`/openai/v1`, none) work.
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  */
-export function openAiChatFormat(options: { lineEnding?: SseLineEnding } = {}): WireFormat {
+export function openAiChatFormat(options: { lineEnding?: SseLineEnding; deepseekThinking?: boolean } = {}): WireFormat {
   const lineEnding = options.lineEnding ?? '\n';
   return {
     fixtureVendor: 'openai-chat',
@@ -21,15 +46,21 @@ export function openAiChatFormat(options: { lineEnding?: SseLineEnding } = {}): 
       if (method !== 'POST' || !path.endsWith('/chat/completions')) return undefined;
       return { operation: 'chat.completions', params: {} };
     },
-    answerDirectly: (request) =>
-      refusedFunctionName(request.body, (tool) => {
+    answerDirectly: (request) => {
+      const missing = options.deepseekThinking ? missingToolTurnReasoning(request.body) : undefined;
+      if (missing !== undefined) return { status: 400, body: openAiError(400, missing, 'invalid_request_error').body };
+      const refusedName = refusedFunctionName(request.body, (tool) => {
         const fn = tool.function as { name?: unknown } | undefined;
         return tool.type === 'function' && fn ? { name: String(fn.name), param: 'tools[#].function.name' } : undefined;
-      }) ??
-      refusedFunctionSchema(request.body, (tool) => {
-        const fn = tool.function as { name?: unknown; parameters?: unknown } | undefined;
-        return tool.type === 'function' && fn ? { name: String(fn.name), parameters: fn.parameters, param: 'tools[#].function.parameters' } : undefined;
-      }),
+      });
+      return (
+        refusedName ??
+        refusedFunctionSchema(request.body, (tool) => {
+          const fn = tool.function as { name?: unknown; parameters?: unknown } | undefined;
+          return tool.type === 'function' && fn ? { name: String(fn.name), parameters: fn.parameters, param: 'tools[#].function.parameters' } : undefined;
+        })
+      );
+    },
     streamContentType: 'text/event-stream; charset=utf-8',
     encodeEvent: (payload) => encodeSseFrame({ data: payload, lineEnding }),
     streamTerminator: encodeSseFrame({ data: '[DONE]', lineEnding }),
