@@ -61,6 +61,12 @@ export interface ProviderQuirks {
    */
   reasoningField?: 'reasoning_content' | 'reasoning' | 'none';
   /**
+   * The vendor wants `reasoning_content` back on every assistant message of a turn that called tools and
+   * refuses one without it (DeepSeek's thinking mode): a message the conversation has no reasoning for gets
+   * it empty. Only with `reasoningField` `reasoning_content`.
+   */
+  toolTurnsNeedReasoning?: boolean;
+  /**
    * Longest tool-call id the vendor accepts (Mistral: exactly 9 letters and digits): every id of the
    * conversation is sent as that many letters and digits, mapped consistently, and given back as the client's.
    */

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { OpenAICompatibleProviderSettings } from '@ai-sdk/openai-compatible';
 // Loaded on first use of their family, not at start (vendor-packages.ts says why).
+import { fillToolTurnReasoning } from '#src/providers/ai-sdk/fill-tool-turn-reasoning.ts';
 import { createAmazonBedrock, createAzure, createGoogleGenerativeAI, createOpenAI, createOpenAICompatible } from '#src/providers/ai-sdk/vendor-packages.ts';
 import { UpstreamError } from '#src/errors.ts';
 import { upstreamFetch } from '#src/providers/http-client.ts';
@@ -120,7 +121,7 @@ function createFactory(target: LanguageModelTarget, apiKey: string | undefined):
 }
 
 function compatibleQuirksKey(quirks: Readonly<ProviderQuirks>): string {
-  return [quirks.includeUsage, quirks.supportsStructuredOutputs, quirks.supportsMultiPartToolContent, quirks.reasoningField].join('|');
+  return [quirks.includeUsage, quirks.supportsStructuredOutputs, quirks.supportsMultiPartToolContent, quirks.reasoningField, quirks.toolTurnsNeedReasoning].join('|');
 }
 
 /**
@@ -128,8 +129,9 @@ function compatibleQuirksKey(quirks: Readonly<ProviderQuirks>): string {
  * (`stream_options.include_usage`, on unless the vendor refuses the field, as Mistral does), `response_format:
  * json_schema`, tool results sent as content parts rather than text, and the field replayed reasoning goes in.
  * The package writes an assistant turn's reasoning as `reasoning_content`; a vendor reading `reasoning`
- * (Groq, Cerebras, OpenRouter, Together) refuses that field, so it is renamed. Streamed reasoning is read from
- * either field by the package itself.
+ * (Groq, Cerebras, OpenRouter, Together) refuses that field, so it is renamed; a vendor that wants it on every
+ * assistant message of a tool-calling turn (DeepSeek) gets it empty where there is none. Streamed reasoning is
+ * read from either field by the package itself.
  */
 function compatibleSettings(quirks: Readonly<ProviderQuirks>): Pick<OpenAICompatibleProviderSettings, 'includeUsage' | 'supportsStructuredOutputs' | 'supportsMultiPartToolContent' | 'transformRequestBody'> {
   return {
@@ -138,6 +140,7 @@ function compatibleSettings(quirks: Readonly<ProviderQuirks>): Pick<OpenAICompat
     supportsMultiPartToolContent: quirks.supportsMultiPartToolContent ?? false,
     ...(quirks.reasoningField === 'reasoning' ? { transformRequestBody: moveReplayedReasoning } : {}),
     ...(quirks.reasoningField === 'none' ? { transformRequestBody: dropReplayedReasoning } : {}),
+    ...(quirks.toolTurnsNeedReasoning && (quirks.reasoningField ?? 'reasoning_content') === 'reasoning_content' ? { transformRequestBody: fillToolTurnReasoning } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ export const deepseek: ProviderPreset = {
   auth: 'bearer',
   data_policy: { zdr: false, data_collection: 'allow' },
   prompt_caching: 'automatic',
-  quirks: { includeUsage: true, supportsStructuredOutputs: false, reasoningField: 'reasoning_content' },
+  // Its thinking mode wants reasoning back on a tool-calling turn's assistant messages (a 400 otherwise).
+  quirks: { includeUsage: true, supportsStructuredOutputs: false, reasoningField: 'reasoning_content', toolTurnsNeedReasoning: true },
   docs: 'https://api-docs.deepseek.com/quick_start/pricing',
 };
