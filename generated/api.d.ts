@@ -1223,11 +1223,12 @@ export interface components {
          * @description Extended thinking, mapped to each vendor's reasoning controls. Known types `enabled` (with an integer
          *     `budget_tokens`), `disabled` and `adaptive`; other types are forwarded to Anthropic-format upstreams and
          *     answer 400 on translated vendors. `display` is Anthropic's and is dropped elsewhere with a logged warning.
-         *     As on Anthropic, `thinking` blocks with the model's reasoning come back only when `enabled` or `adaptive`:
-         *     only then are translated vendors asked for their thought summaries (Gemini `includeThoughts`, OpenAI
-         *     Responses `reasoning.summary`). Without it the answer carries no reasoning text; an empty `thinking`
-         *     block may still carry a vendor's replay material in its `signature` (a Gemini tool-call signature, OpenAI
-         *     encrypted reasoning), to be passed back with the turn. `budget_tokens` on a vendor with efforts only is
+         *     As on Anthropic, translated vendors are asked for their reasoning text only when `enabled` or `adaptive`
+         *     (Gemini `includeThoughts`, OpenAI Responses `reasoning.summary`; never for an effort alone). Without it
+         *     the answer carries no reasoning text from them, except from a vendor that reasons and returns it
+         *     unasked, whose reasoning is kept because it must come back (see the response's `ThinkingBlock`); an
+         *     empty `thinking` block may still carry a vendor's replay material in its `signature` (a Gemini tool-call
+         *     signature, OpenAI encrypted reasoning), to be passed back with the turn. `budget_tokens` on a vendor with efforts only is
          *     the effort it fits: up to 4,096 tokens `low`, up to 16,384 `medium`, beyond `high`. Gemini 2.5 gets a
          *     `thinkingBudget` within its model's range and below `max_tokens` (Gemini counts thinking inside its
          *     output limit). Gemini 3 and later think at a `thinkingLevel`, not a budget (Google takes a budget there
@@ -2004,6 +2005,17 @@ export interface components {
          *     does not reads the first block as the text) and the answer is not streamed (in a stream it arrives after
          *     the text, too late to go before it). Gemini requires the signatures of function calls, which are always
          *     carried, and recommends those of text.
+         *
+         *     Reasoning nobody asked for: the gateway asks a translated vendor for reasoning text only when the
+         *     request's `thinking` is `enabled` or `adaptive`, but some vendors reason and return it regardless:
+         *     DeepSeek (its reasoner, and its models' default thinking mode, as `reasoning_content`), reasoning models
+         *     on OpenAI-compatible vendors (Groq, Together, Cerebras, OpenRouter, Fireworks, xAI) and Mistral's
+         *     Magistral. That reasoning comes back as a thinking block even without thinking enabled, since it must be
+         *     replayable: DeepSeek refuses (400) a later request whose tool-calling turn lacks its `reasoning_content`,
+         *     and Claude Code and the SDKs pass back the blocks they receive. Passed back, it reaches the vendor in
+         *     its own field (left out for Mistral, which takes none). A client that drops such blocks is still
+         *     served: DeepSeek then gets the assistant messages of a tool-calling turn with `reasoning_content` empty,
+         *     which it accepts.
          */
         ThinkingBlock: {
             /** @constant */
