@@ -92,7 +92,11 @@ export function convertToAiSdkReasoning({
 
   switch (profile.reasoningStyle) {
     case 'openai-effort': {
-      if (!portable) return { value: {}, warnings };
+      if (!portable) {
+        // Adaptive thinking without an effort: the package asks for a summary only beside an effort, so ask here.
+        const summary = profile.summarizesReasoning && showsThinking ? { providerOptions: { [profile.namespace]: { reasoningSummary: 'detailed' } } } : {};
+        return { value: summary, warnings };
+      }
       // The Responses package asks for a `detailed` summary whenever an effort is set, unless told `null`.
       if (profile.summarizesReasoning && !showsThinking && portable !== 'none') {
         return { value: { reasoning: portable, providerOptions: { [profile.namespace]: { reasoningSummary: null } } }, warnings };

@@ -2,7 +2,8 @@
  * End to end through the real gateway with the official Anthropic SDK: `output_config.effort` without
  * `thinking` (what Claude Code sends non-Claude models) still sets the vendor's reasoning effort, but asks
  * for no thought summaries (Gemini `includeThoughts`, OpenAI Responses `reasoning.summary`), so the client
- * gets no `thinking` block, as from Anthropic. With thinking enabled or adaptive the summaries are asked for.
+ * gets no `thinking` block, as from Anthropic. With thinking enabled or adaptive the summaries are asked for,
+ * adaptive thinking without an effort included (before, OpenAI Responses was then asked for none).
  */
 import { describe, expect, it } from 'vitest';
 import { reply, startFakeGemini, startFakeOpenAiResponses } from '#test/helpers/fake-upstreams/index.ts';
@@ -59,5 +60,18 @@ describe('OpenAI Responses, effort without thinking', () => {
     const message = await e2e.client.messages.create({ model: 'e2e/gpt-effort', max_tokens: 2048, messages: question, thinking: { type: 'enabled', budget_tokens: 1024 }, output_config: { effort: 'high' } } as never);
     expect(sentReasoning()).toEqual({ effort: 'high', summary: 'detailed' });
     expect(message.content[0]?.type).toBe('thinking');
+  });
+
+  it('asks for the summary when thinking is adaptive without an effort (the model keeps its own effort)', async () => {
+    e2e.upstream.enqueue(reply.fixture('openai-reasoning-encrypted-content.1'));
+    const message = await e2e.client.messages.create({ model: 'e2e/gpt-effort', max_tokens: 2048, messages: question, thinking: { type: 'adaptive' } } as never);
+    expect(sentReasoning()).toEqual({ summary: 'detailed' });
+    expect(message.content[0]?.type).toBe('thinking');
+  });
+
+  it('asks for nothing without thinking or effort', async () => {
+    e2e.upstream.enqueue(reply.fixture('openai-phase.1'));
+    await e2e.client.messages.create({ model: 'e2e/gpt-effort', max_tokens: 2048, messages: question });
+    expect(sentReasoning()).toBeUndefined();
   });
 });
