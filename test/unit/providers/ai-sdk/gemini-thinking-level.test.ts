@@ -44,7 +44,7 @@ describe('levelInsteadOfBudget', () => {
   it.each<[string, ReasoningOptions, number | undefined, string]>([
     ['budget 2048: low', withBudget(2048), 32_000, 'low'],
     ['budget 10000: medium', withBudget(10_000), 32_000, 'medium'],
-    ['budget 31999 of 32000 (Claude Code): high', withBudget(31_999), 32_000, 'high'],
+    ['budget 31999 of 32000: high', withBudget(31_999), 32_000, 'high'],
     ['budget 20000 with max_tokens 8000: the usable 7999 is medium', withBudget(20_000), 8000, 'medium'],
     ['budget 2048 beside effort high: the effort', withBudget(2048, 'high'), 32_000, 'high'],
     ['budget 20000 beside effort low: the effort', withBudget(20_000, 'low'), 32_000, 'low'],
