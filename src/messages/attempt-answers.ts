@@ -4,6 +4,7 @@
  * the first byte is still a failover), settle a run (feed its outcomes back to routing, throw its error), log
  * what an adapter changed to fit the vendor.
  */
+import type { Usage } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
 import { peekEventPayload, sseEventName, type AdapterStream, type SseEvent } from '#src/providers/provider-adapter.ts';
@@ -26,6 +27,12 @@ export function streamMessageId(started: StartedStream): string | undefined {
   if (sseEventName(started.first) !== 'message_start') return undefined;
   const id = peekEventPayload<{ message?: { id?: unknown } }>(started.first).message?.id;
   return typeof id === 'string' ? id : undefined;
+}
+
+/** The usage a started stream's first event (`message_start`) announced, or undefined. */
+export function streamStartedUsage(started: StartedStream): Partial<Usage> | undefined {
+  if (sseEventName(started.first) !== 'message_start') return undefined;
+  return peekEventPayload<{ message?: { usage?: Partial<Usage> } }>(started.first).message?.usage;
 }
 
 /** The model a JSON answer names (its `model`, before the gateway puts its slug there). */
@@ -195,9 +202,13 @@ export class StreamOutcome implements EventStage {
     this.#replace({ ...this.#record, status: 'refusal' });
   }
 
-  /** The request moved on from this stream's refusal to the next model: the stream is left, not served. */
-  movedOn(): void {
+  /**
+   * The request moved on from this stream's refusal to the next model: the stream is left, not served, and
+   * what it reported (`usage`) is charged on its record whatever the next model's stream does.
+   */
+  movedOn(usage: Partial<Usage>): void {
     this.refused();
+    this.#replace({ ...this.#record, refusedUsage: usage });
     this.#movedOn = true;
   }
 

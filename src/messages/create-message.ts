@@ -8,7 +8,7 @@ import type { MessageRequest, MessageResponse } from '#src/api-types.ts';
 import type { Logger } from '#src/logger.ts';
 import type { AdapterMessage, ApiFamily, ProviderAdapter, SseEvent } from '#src/providers/provider-adapter.ts';
 import { attemptCall, revealKey } from '#src/messages/attempt-call.ts';
-import { logWarnings, messageResponseModel, settle, settleStream, startStream, streamEvents, streamMessageId, streamOutcomeStage, streamResponseModel } from '#src/messages/attempt-answers.ts';
+import { logWarnings, messageResponseModel, settle, settleStream, startStream, streamEvents, streamStartedUsage, streamMessageId, streamOutcomeStage, streamResponseModel } from '#src/messages/attempt-answers.ts';
 import { staged } from '#src/providers/event-stages.ts';
 import { amendStream, finalizeMessage } from '#src/messages/gateway-additions.ts';
 import { answerAdditions } from '#src/messages/answer-additions.ts';
@@ -84,6 +84,10 @@ function isRefusalAnswer(answer: AdapterMessage): boolean {
   return answer.message.stop_reason === 'refusal';
 }
 
+function reportedUsageOf(answer: AdapterMessage): AdapterMessage['message']['usage'] {
+  return answer.message.usage;
+}
+
 function outputTokensOf(answer: AdapterMessage): number {
   return answer.message.usage.output_tokens;
 }
@@ -150,7 +154,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
       if (isRefusalAnswer(answer)) refusals.push({ attempt, answer });
       return answer;
     };
-    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, responseModel: messageResponseModel });
+    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, reportedUsage: reportedUsageOf, responseModel: messageResponseModel });
     const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf, messageIdOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
     const finalized = finalizeMessage(result.message, answerAdditions(plan, attempt, () => records, context));
@@ -199,12 +203,12 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
       return null;
     }
     // The refused stream is left: routing hears it as a refusal that did not serve (no pin, no latency sample).
-    current.outcome.movedOn();
+    current.outcome.movedOn(refused.usage);
     charges.push(refusalCharge(refusedAttempt, refused.usage));
     lastIndex = run.index;
     serving = run.attempt;
     current = amended(run, streamMessageId(run.result));
-    return { model: run.attempt.model, events: current.events };
+    return { model: run.attempt.model, events: current.events, started: streamStartedUsage(run.result) };
   };
   const events = spliceRefusalFallbacks(current.events, first.attempt.model, startNext, (usage) => withRefusalCharges(usage, serving.model, charges));
   // The plugins report for the attempt that served the answer's end (per-attempt reports: file-parser, context-compression).

@@ -16,6 +16,18 @@ import { fallbackBlock } from '#src/messages/refused-hops.ts';
 export interface NextModelStream {
   model: string;
   events: AsyncIterable<SseEvent>;
+  /** The usage its `message_start` announced (which the splice drops): what it read before any output. */
+  started?: Partial<Usage> | undefined;
+}
+
+// A key JSON leaves out: the usage the serving stream's dropped message_start announced rides on the fallback
+// block's start event to the request's observer (the client never sees it), so that a stream the client
+// leaves before the serving model's message_delta is charged what that model read, not the refused one.
+const SERVING_STARTED = Symbol('servingStarted');
+
+/** What the model that goes on after a `fallback` block's start event announced it read; undefined for any other event. */
+export function servingStartedUsage(event: SseEvent): Partial<Usage> | undefined {
+  return (event as { [SERVING_STARTED]?: Partial<Usage> })[SERVING_STARTED];
 }
 
 /**
@@ -93,7 +105,8 @@ export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, mo
             // Leaving the loop stops the refused stream: its message_stop is not the client's.
             const category = payload.delta.stop_details?.category;
             const block = fallbackBlock(hop.model, current.model, typeof category === 'string' ? category : null);
-            yield { type: 'content_block_start', index: nextIndex, content_block: block } as SseEvent;
+            const start = { type: 'content_block_start', index: nextIndex, content_block: block, [SERVING_STARTED]: current.started ?? {} };
+            yield start as unknown as SseEvent;
             yield { type: 'content_block_stop', index: nextIndex } as SseEvent;
             nextIndex += 1;
             offset = nextIndex;

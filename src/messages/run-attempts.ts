@@ -30,6 +30,13 @@ export interface AttemptRecord extends AttemptOutcome {
    */
   billedUsage?: Usage;
   /**
+   * What a refused attempt the request moved on from reported it used (its answer's usage, a stream's events):
+   * its upstream bills it, so the generation record and the key's spending charge it at the attempt's
+   * endpoint's prices, whatever came after (an answer, an error, a client that left), and its span carries it.
+   * Absent on a refusal that is the answer (its usage is the answer's).
+   */
+  refusedUsage?: Partial<Usage>;
+  /**
    * The attempt failed because the request was cancelled under it (the client left, or the gateway is
    * shutting down), not because of its endpoint: routing's health counts (the circuit breaker, endpoint
    * statistics) do not hear of it. A request out of its time budget is not a cancellation: the endpoint was slow.
@@ -59,6 +66,8 @@ export interface RunAttemptsOptions<T> {
   signal: AbortSignal;
   /** A refusal moves on to the next model (not the next provider of the same model); the last one is returned. */
   isRefusal?(result: T): boolean;
+  /** What an answer reported it used: a refusal moved on from keeps it in its record (`refusedUsage`). */
+  reportedUsage?(result: T): Partial<Usage> | undefined;
   /** The model an answer says generated it (its `model`), kept in the attempt's record. */
   responseModel?(result: T): string | undefined;
   /**
@@ -127,6 +136,9 @@ export async function runAttempts<T>(
       const result = await execute(attempt);
       if (options.isRefusal?.(result)) {
         answered('refusal', result);
+        // Charged as moved on from until it turns out to be the answer (below).
+        const reported = options.reportedUsage?.(result);
+        if (reported) (records[records.length - 1] as AttemptRecord).refusedUsage = reported;
         refused = { result, attempt, index };
         refusedModels.add(attempt.model);
         continue;
@@ -147,7 +159,12 @@ export async function runAttempts<T>(
       if (error instanceof UpstreamError && error.kind === 'rate_limited' && error.upstreamHeaders && isByok(attempt)) (ownRateLimited ??= []).push({ attempt, error });
     }
   }
-  if (refused) return { ok: true, ...refused, records };
+  if (refused) {
+    // The last refusal is the answer: its usage is the answer's, not a refusal moved on from.
+    const answer = records.findLast((entry) => entry.index === refused.index && entry.status === 'refusal');
+    if (answer) delete answer.refusedUsage;
+    return { ok: true, ...refused, records };
+  }
   // Aborted for a reason the gateway names (its shutdown): that is the answer, whatever the attempts said.
   if (options.signal.aborted && options.signal.reason instanceof GatewayError) return { ok: false, error: options.signal.reason, records };
   if (unsupported && failures.length === 0) return { ok: false, error: unsupported, records };

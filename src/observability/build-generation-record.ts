@@ -120,6 +120,22 @@ function billedFailures(attempts: readonly AttemptRecord[]): (AnswerUsage & { co
   return billed ? { ...billed, cost: billed.cost ?? 0 } : null;
 }
 
+/**
+ * The refusals a plain request moved on from (each record's `refusedUsage`), each priced at its own endpoint;
+ * null when there were none. A tool loop's are charged with its steps.
+ */
+function refusedCalls(attempts: readonly AttemptRecord[]): (AnswerUsage & { cost: number }) | null {
+  let refused: AnswerUsage | null = null;
+  for (const record of attempts) {
+    const reported = record.refusedUsage;
+    if (!reported) continue;
+    const fields = { ...reported, input_tokens: reported.input_tokens ?? 0, output_tokens: reported.output_tokens ?? 0 } as AnthropicUsageFields;
+    const priced: AnswerUsage = { ...fields, cost: computeAnthropicCost(fields, record.attempt.pricing, record.attempt.modelPricing) };
+    refused = refused ? addUsage(refused, priced) : priced;
+  }
+  return refused ? { ...refused, cost: refused.cost ?? 0 } : null;
+}
+
 /** Whether the vendor reported what `attempt`'s stream used when it failed part-way: then that is charged, not an estimate. */
 function billedWhenFailed(attempts: readonly AttemptRecord[], attempt: Attempt): boolean {
   const last = attempts[attempts.length - 1];
@@ -134,14 +150,23 @@ function billedWhenFailed(attempts: readonly AttemptRecord[], attempt: Attempt):
  * cut) once it had started answering, is charged what it is known to have cost ({@link unfinishedStreamUsage}),
  * and so is a streamed tool loop's step under way. Either way, an attempt that failed after its vendor reported
  * what it used (and bills) adds that usage at its endpoint's prices ({@link billedFailures}), in place of the
- * estimate of a stream it was serving.
+ * estimate of a stream it was serving, and so does every refusal a plain request moved on from
+ * ({@link refusedCalls}): its tokens always (the answer's counts are the serving call's), its cost when no
+ * answer's `cost` included it.
  */
 export function chargedUsage(
   outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'stepUnderWay' | 'status' | 'served' | 'request' | 'stream' | 'streamedCharacters' | 'attempts'>,
   steps = finishedSteps(outcome),
 ): AnswerUsage | null {
-  const billed = billedFailures(outcome.attempts);
-  if (hasCost(outcome.usage)) return billed ? addUsage(outcome.usage, billed) : outcome.usage;
+  let billed = billedFailures(outcome.attempts);
+  // A plain request's refusals moved on from: the answer's cost has them (not its counts, the serving call's).
+  const refused = steps ? null : refusedCalls(outcome.attempts);
+  if (hasCost(outcome.usage)) {
+    const answered = refused ? addUsage(outcome.usage, { ...refused, cost: 0 }) : outcome.usage;
+    return billed ? addUsage(answered, billed) : answered;
+  }
+  // No answer's cost has them (an error after them, a stream the client left): they are charged as billed.
+  if (refused) billed = billed ? { ...addUsage(billed, refused), cost: billed.cost + refused.cost } : refused;
   const screeningCost = outcome.screening?.cost ?? 0;
   if (steps) {
     let summed: AnswerUsage = summedStepUsage(steps);

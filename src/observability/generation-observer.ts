@@ -6,7 +6,8 @@
  * carry usage are read as the typed objects the gateway's additions made of them; deltas are read only when
  * content is captured.
  */
-import type { ContentBlockDeltaEvent, MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
+import type { ContentBlockDeltaEvent, ContentBlockStartEvent, MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
+import { servingStartedUsage } from '#src/messages/refusal-fallback-stream.ts';
 import { eventPayload, isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
 import { GatewayError, UpstreamError } from '#src/errors.ts';
@@ -189,6 +190,12 @@ export class GenerationObserver {
           const payload = eventPayload<MessageDeltaEvent>(event);
           usage = addUsage(usage, payload.usage as AnswerUsage);
           stopReason = payload.delta.stop_reason ?? stopReason;
+        } else if (name === 'content_block_start' && !isRawSseEvent(event) && (event as ContentBlockStartEvent).content_block.type === 'fallback') {
+          // A refusal moved the stream on: from here its usage is the serving model's (its message_start's,
+          // dropped from the client's stream), the refused call being charged from its attempt's record.
+          const started = servingStartedUsage(event);
+          if (started) usage = addUsage({}, started as AnswerUsage);
+          if (collector) collector.add(name, eventPayload(event));
         } else {
           // A typed delta is one the gateway built (a translated vendor's): its length is read for free, and
           // is the output estimate should the stream end before the vendor's counts. Raw deltas stay unparsed.

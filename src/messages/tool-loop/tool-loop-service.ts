@@ -67,6 +67,8 @@ async function generateStep(run: LoopRun) {
       await runAttempts<AdapterMessage>(plan.attempts, generate, {
         signal: context.signal,
         isRefusal: (result) => result.message.stop_reason === 'refusal',
+        // Kept on a refusal's record for its span: the step charges it (loop-run.ts).
+        reportedUsage: (result) => result.message.usage,
         responseModel: messageResponseModel,
         ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
         skip: stepSkips(run),

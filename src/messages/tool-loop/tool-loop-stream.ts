@@ -13,7 +13,7 @@ import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages
 import { withStages } from '#src/providers/event-stages.ts';
 import { applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
-import type { MessageRequest } from '#src/api-types.ts';
+import type { MessageRequest, Usage } from '#src/api-types.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
 import { admitStep, finishStep, settleStepHold, stepCall, stepSkips, type LoopRun } from './loop-run.ts';
@@ -77,7 +77,7 @@ function stepEvents(run: LoopRun, step: StartedStep): { events: AsyncIterable<Ss
  * refused it, are tried in plan order (a thread's only on its account). Null when none answers: the refusal
  * is the step's answer.
  */
-async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, refusedModels: Set<string>): Promise<StartedStep | null> {
+async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, refusedModels: Set<string>, reported: Partial<Usage>): Promise<StartedStep | null> {
   outcome.refused();
   refusedModels.add(refused.attempt.model);
   refused.records = refused.records.map((record) => (record.index === refused.index && record.status === 'success' ? { ...record, status: 'refusal' } : record));
@@ -87,7 +87,7 @@ async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: Stream
   if (!run.plan.attempts.some((attempt, index) => !skip(attempt, index))) return null;
   try {
     const next = await startStep(run, { refused, skip });
-    outcome.movedOn();
+    outcome.movedOn(reported);
     return next;
   } catch {
     return null;
@@ -116,7 +116,7 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
           // Known at the step's message_delta (it gives no client event): leaving the loop stops the refused stream.
           if (!asked && state.stepRefused) {
             asked = true;
-            next = await nextModelStep(run, current, outcome, refusedModels);
+            next = await nextModelStep(run, current, outcome, refusedModels, state.reportedUsage);
             if (next) break;
           }
           yield* out;

@@ -61,7 +61,8 @@ export function addUsageAttributes(attributes: GatewaySpanAttributes, usage: Rep
 
 /**
  * The span attributes of `tried`, the `index`th attempt (0-based). `answer` is what its call answered when it
- * served the request or a tool-loop step; a failed attempt whose vendor reported what it billed carries that.
+ * served the request or a tool-loop step; a failed attempt whose vendor reported what it billed carries that,
+ * and a refusal the request moved on from what it reported.
  */
 export function attemptSpanAttributes(tried: AttemptRecord, index: number, answer: AttemptAnswer | undefined): GatewaySpanAttributes {
   const attributes: GatewaySpanAttributes = {
@@ -80,8 +81,9 @@ export function attemptSpanAttributes(tried: AttemptRecord, index: number, answe
   }
   if (tried.responseModel) attributes['gen_ai.response.model'] = tried.responseModel;
   if (tried.httpStatus !== null) attributes['http.response.status_code'] = tried.httpStatus;
-  // What the vendor reported as the call failed is what it bills: that, rather than the counts heard before.
-  addUsageAttributes(attributes, tried.billedUsage ?? answer?.usage);
+  // What the vendor reported as the call failed is what it bills: that, rather than the counts heard before;
+  // a refusal moved on from carries what it reported.
+  addUsageAttributes(attributes, tried.billedUsage ?? tried.refusedUsage ?? answer?.usage);
   if (answer?.finishReason) attributes['gen_ai.response.finish_reasons'] = [answer.finishReason];
   if (answer?.responseId) attributes['gen_ai.response.id'] = answer.responseId;
   // How a failed call failed is the conventions' `error.type`; the gateway's own name says only the rest.

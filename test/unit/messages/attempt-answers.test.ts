@@ -60,10 +60,15 @@ describe('streamOutcomeStage', () => {
   ])('%s: routing hears the status and whether it served; the trail says the same', (_, calls, end, status, served) => {
     const { heard, planner, record, context } = setup();
     const stage = streamOutcomeStage(planner, {} as RequestPlan, context, record, 'msg_b');
-    for (const call of calls) stage[call]();
+    for (const call of calls) {
+      if (call === 'movedOn') stage.movedOn({ input_tokens: 7, output_tokens: 1 });
+      else stage[call]();
+    }
     stage.end(end);
     expect(heard).toEqual([{ records: [{ status }], served }]);
     expect(context.trail.records.map((entry) => entry.status)).toEqual([status]);
+    // A refusal moved on from keeps what it reported, for the record and the key's spending.
+    expect(context.trail.records[0]?.refusedUsage).toEqual(calls.includes('movedOn' as never) ? { input_tokens: 7, output_tokens: 1 } : undefined);
   });
 
   it("pins the client's id to the serving attempt when the client was given another stream's id", () => {

@@ -1,4 +1,4 @@
-/** A plain request's refused hops charged into its answer's usage, and the calls listed as iterations. */
+/** A plain request's refused hops charged into its answer's cost, the calls listed as iterations, the counts the serving call's. */
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '#src/api-types.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
@@ -13,13 +13,13 @@ describe('withRefusalCharges', () => {
     expect(withRefusalCharges(usage, 'test/b', [])).toBe(usage);
   });
 
-  it('adds two refused hops, each at its own prices, and lists three calls with the served one last', () => {
+  it('adds two refused hops to the cost, each at its own prices, lists three calls with the served one last and keeps the counts', () => {
     const first = refusalCharge(attemptOf('test/a', 1, 2), { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 4 });
     const second = refusalCharge(attemptOf('test/b', 3, 4), { input_tokens: 20, output_tokens: 2 });
     const served: Usage = { input_tokens: 30, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard', cost: 0.5, is_byok: false };
     const charged = withRefusalCharges(served, 'test/c', [first, second]);
 
-    expect(charged).toMatchObject({ input_tokens: 60, output_tokens: 6, cache_read_input_tokens: 4, service_tier: 'standard', is_byok: false });
+    expect(charged).toMatchObject({ input_tokens: 30, output_tokens: 3, cache_read_input_tokens: 0, service_tier: 'standard', is_byok: false });
     expect(charged.cost).toBeCloseTo(0.5 + micro(14, 1) + micro(1, 2) + micro(20, 3) + micro(2, 4), 12);
     expect(charged.iterations?.map((entry) => `${entry.type}:${(entry as { model?: string }).model}:${(entry as { input_tokens?: number }).input_tokens}`)).toEqual([
       'message:test/a:10',
@@ -42,6 +42,6 @@ describe('withRefusalCharges', () => {
     const charged = withRefusalCharges(served, 'test/c', [refused]);
 
     expect(charged.iterations?.map((entry) => entry.type)).toEqual(['message', 'compaction', 'fallback_message']);
-    expect(charged).toMatchObject({ input_tokens: 40, output_tokens: 4 });
+    expect(charged).toMatchObject({ input_tokens: 30, output_tokens: 3 });
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * The setup the refusal suites share: a fake Anthropic whose model refuses (`test/main` on Alpha, at $1/$2 per
+ * million tokens) and a second endpoint whose model answers (`test/backup` on Beta, at $3/$4), behind one
+ * gateway; the refusal a scripted step with Anthropic's `stop_details`, and a request naming the fallback.
+ */
+import { randomUUID } from 'node:crypto';
+import { anthropicStep, startFakeAnthropic, type FakeUpstream, type ReplyDelivery, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from '#test/helpers/start-gateway.ts';
+import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+
+/** The refusing model and the one named as its fallback. */
+export const REFUSING_MODEL = 'test/main';
+export const SERVING_MODEL = 'test/backup';
+
+/** USD of `tokens` at `price` per million. */
+export const micro = (tokens: number, price: number): number => (tokens * price) / 1_000_000;
+
+/** What the default refusal reports: 40 in, 8 read from cache, 1 out. */
+export const REFUSAL_USAGE = { input: 40, output: 1, cacheRead: 8 } as const;
+/** Its cost on the refusing endpoint (cache reads at the input price). */
+export const REFUSED_COST = micro(40, 1) + micro(8, 1) + micro(1, 2);
+
+/** The two fakes and the gateway in front of them. */
+export interface RefusalGateway {
+  refusing: FakeUpstream;
+  serving: FakeUpstream;
+  gateway: TestGateway;
+  /** Forgets what both fakes were sent and were told to answer. */
+  clear(): void;
+  close(): Promise<void>;
+}
+
+/** Starts both fakes and a gateway whose catalog has the refusing model and its fallback. */
+export async function startRefusalGateway(options: TestGatewayOptions = {}): Promise<RefusalGateway> {
+  const [refusing, serving] = await Promise.all([startFakeAnthropic(), startFakeAnthropic()]);
+  const gateway = await startTestGateway({
+    ...options,
+    catalogYaml: catalogYaml(
+      [anthropicProviderYaml('alpha', refusing), anthropicProviderYaml('beta', serving)],
+      [modelYaml(REFUSING_MODEL, [{ provider: 'alpha', model: 'up-main-alpha', price: [1, 2] }]), modelYaml(SERVING_MODEL, [{ provider: 'beta', model: 'up-backup-beta', price: [3, 4] }])],
+    ),
+  });
+  return {
+    refusing,
+    serving,
+    gateway,
+    clear() {
+      refusing.clear();
+      serving.clear();
+    },
+    async close() {
+      await gateway.close();
+      await Promise.all([refusing.close(), serving.close()]);
+    },
+  };
+}
+
+/** A refusal (JSON or stream, as asked) with Anthropic's `stop_details`, reporting `usage`. */
+export function refusalStep(usage: ScriptedStep['usage'] = REFUSAL_USAGE, delivery: ReplyDelivery = {}) {
+  return anthropicStep({ text: 'I', stopReason: 'refusal', stopDetails: { type: 'refusal', category: 'cyber', explanation: 'Not this one.' }, usage }, delivery);
+}
+
+/**
+ * A request to the refusing model naming the serving one in `fallbacks`, in a session of its own (no sticky pin
+ * of an earlier test reorders its plan).
+ */
+export function fallbackRequest(extra: Record<string, unknown> = {}) {
+  return {
+    model: REFUSING_MODEL,
+    max_tokens: 100,
+    messages: [{ role: 'user' as const, content: 'Tell me about port scanners.' }],
+    fallbacks: [{ model: SERVING_MODEL }],
+    session_id: randomUUID(),
+    ...extra,
+  };
+}
