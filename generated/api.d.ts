@@ -1893,9 +1893,11 @@ export interface components {
              *     gateway resumes from the serving model's answer, in its account). The refused attempt is charged, as its
              *     upstream bills it: what it reported (a JSON answer's `usage`; a stream's `message_delta`, its
              *     `message_start` filling the counts the delta leaves out) at its own endpoint's prices joins the answer's
-             *     counts and `cost` (JSON and the closing `message_delta` alike), the generation record and the key's
-             *     spending, and `usage.iterations` lists each refused call as a `message` entry, then the serving call as
-             *     the `fallback_message` (see `Usage.iterations`). It is listed with status
+             *     `cost` (JSON and the closing `message_delta` alike), the generation record's tokens and cost and the
+             *     key's spending, also when what follows is no answer (a request error of the next attempt, a client that
+             *     leaves the stream), and `usage.iterations` lists each refused call as a `message` entry, then the
+             *     serving call as the `fallback_message` (see `Usage.iterations`). The answer's top-level token counts
+             *     are the serving call's own, as Anthropic's server-side fallback gives them. It is listed with status
              *     `refusal` in `gateway_metadata.attempts` (stream and JSON alike) and, as it served nothing, sets no
              *     sticky pin and no latency sample for its endpoint; plugin reports are the serving model's. In a
              *     server-side tool loop a step's refusal moves on the same way: the block goes where that step's content
@@ -2318,7 +2320,11 @@ export interface components {
              *     call listed iterations of its own, they add up to the entries, and the last entry is what the final call read.
              *     A plain request (no gateway tools) that a refusal moved on to another model (`fallbacks`) is listed the
              *     same way: each refused call a `message` entry on its model, the serving call the last entry, a
-             *     `fallback_message`, and the top-level counts the sum of them all.
+             *     `fallback_message`. Its top-level counts are the serving call's own (the `fallback_message` entry's),
+             *     as Anthropic's server-side fallback reports them: tokens of different models are never summed into one
+             *     field, and a client reading input plus cache counts as its context size reads the serving call's. The
+             *     refused calls are charged all the same: in `cost`, and in the generation record's tokens and cost and
+             *     the key's spending.
              */
             iterations?: {
                 /**
@@ -2352,7 +2358,8 @@ export interface components {
              *     and `fallback_message` iterations (see `iterations`), each priced as a request of its own at its model's
              *     prices, in a tool loop's steps too, the calls whose model refused before another model answered (a
              *     plain request's hops under `fallbacks` and a tool loop's steps alike; the upstream bills a refusal; each
-             *     at its own endpoint's prices, its tokens in the counts above), the vendor's fee for the searches its own web search
+             *     at its own endpoint's prices; its tokens are in `iterations`, and in the counts above only in a tool
+             *     loop, whose counts sum its calls), the vendor's fee for the searches its own web search
              *     tool ran (`server_tool_use.web_search_requests` as the upstream reported them, at the endpoint's
              *     `pricing.web_search_request`; in a tool loop, each step's at its own endpoint's price; the gateway's
              *     own tools pay none), a searching vendor's per-request fee (Perplexity's, by `search_context_size` at the
@@ -3735,8 +3742,9 @@ export interface components {
          *     answer's `usage.output_tokens_details.thinking_tokens`). For a
          *     server-side tool loop, the sum over its steps (as the answer's `usage`), also when the loop failed partway:
          *     then the steps that finished, which the key was charged for, and for a streamed loop the client left, what
-         *     the step under way was charged (`cost`). The `moderation` plugin's screening call has its own tokens, in
-         *     `moderation`.
+         *     the step under way was charged (`cost`). A plain request's calls that refused before another model went on
+         *     (`fallbacks`) are counted too, as they are charged, although the answer's top-level counts are the serving
+         *     call's own. The `moderation` plugin's screening call has its own tokens, in `moderation`.
          */
         GenerationUsage: {
             input_tokens: number;
@@ -3859,7 +3867,10 @@ export interface components {
              *     usage as it failed (an OpenAI Responses answer that ends `failed`: a `response.failed` event, or a JSON
              *     body with `status: failed`, carries `usage`, which OpenAI bills) is charged that usage at its endpoint's
              *     prices, not an estimate and not nothing, in `usage` and `cost`, also when a later attempt answered (the
-             *     answer's own `usage.cost` is then its part alone). An answer that ends `incomplete` is an answer (stop
+             *     answer's own `usage.cost` is then its part alone). A call that refused before the request moved on to
+             *     the next model (`fallbacks`) is charged what it reported at its endpoint's prices whatever followed: an
+             *     answer (its `usage.cost` has it), a request error of the next attempt, a stream the client left (the
+             *     serving model then charged what its `message_start` announced). An answer that ends `incomplete` is an answer (stop
              *     reason `max_tokens`, or `refusal` for its content filter) with its reported usage.
              */
             cost: number;
