@@ -96,11 +96,12 @@ describe('a refusal that moves to the next model (stream)', () => {
     expect(alpha.requests).toHaveLength(1);
     expect(gamma.requests).toHaveLength(1);
     // The refused call is charged with the serving one (the upstream bills it): 18 in, 5 out refused and 12 in,
-    // 30 out served, all at $1/$2 per million, each call an iteration.
-    expect(message.usage).toMatchObject({ input_tokens: 30, output_tokens: 35 });
+    // 30 out served, all at $1/$2 per million, each call an iteration; the top-level counts are the serving
+    // call's, the record's every call's.
+    expect(message.usage).toMatchObject({ input_tokens: 12, output_tokens: 30 });
     expect(message.usage.iterations?.map((entry) => `${entry.type}:${(entry as { model?: string }).model}`)).toEqual(['message:test/primary', 'fallback_message:test/secondary']);
     const record = await generationOf(gateway, stream.request_id ?? '');
-    expect(record).toMatchObject({ model: 'test/secondary', status: 'success' });
+    expect(record).toMatchObject({ model: 'test/secondary', status: 'success', usage: { input_tokens: 30, output_tokens: 35 } });
     expect(record.cost).toBeCloseTo(0.0001, 12);
 
     // The next turn passes the content back, fallback block included, to a translated vendor.
