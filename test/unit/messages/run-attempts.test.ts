@@ -40,7 +40,7 @@ function run(scripted: Scripted[], options: { signal?: AbortSignal; startWith?: 
       if (outcome === 'refuse') return { text: `refusal from ${item.model}@${item.provider.slug}`, refused: true };
       throw new UpstreamError({ provider: item.provider.slug, kind: outcome.kind, ...(outcome.status ? { upstreamStatus: outcome.status } : {}) });
     },
-    { signal: options.signal ?? new AbortController().signal, isRefusal: (result) => result.refused, ...(options.startWith === undefined ? {} : { startWith: options.startWith }) },
+    { signal: options.signal ?? new AbortController().signal, isRefusal: (result) => result.refused, reportedUsage: (result) => ({ input_tokens: result.text.length, output_tokens: 1 }), ...(options.startWith === undefined ? {} : { startWith: options.startWith }) },
   );
   return { promise, executed };
 }
@@ -158,6 +158,15 @@ describe('runAttempts', () => {
     expect(executed).toEqual(['0:a@p1', '2:b@p1']);
     expect(outcome).toMatchObject({ index: 2, result: { text: 'answer from b@p1' } });
     expect(statuses(outcome)).toEqual(['a@p1:refusal', 'b@p1:success']);
+  });
+
+  it.each<[string, Scripted[], (number | null)[]]>([
+    ['an answer after it', [attempt('a', 'p1', 'refuse'), attempt('b', 'p1', 'answer')], ['refusal from a@p1'.length, null]],
+    ['a request error after it', [attempt('a', 'p1', 'refuse'), attempt('b', 'p1', 'client-mistake')], ['refusal from a@p1'.length]],
+    ['every model refusing (the last one the answer)', [attempt('a', 'p1', 'refuse'), attempt('b', 'p1', 'refuse')], ['refusal from a@p1'.length, null]],
+  ])('keeps what a refusal moved on from reported in its record: %s', async (_, scripted, inputs) => {
+    const outcome = await run(scripted).promise;
+    expect(outcome.records.map((record) => record.refusedUsage?.input_tokens ?? null)).toEqual(inputs);
   });
 
   it('returns the last refusal when every model refuses', async () => {

@@ -182,6 +182,40 @@ describe('buildGenerationRecord', () => {
     });
   });
 
+  describe('a refusal a plain request moved on from', () => {
+    // $1 in and $2 out per token on the refusing attempt; $10 each on the serving one.
+    const refusing = { ...served, model: 'test/refusing', pricing: { input: 1_000_000, output: 2_000_000 } } as typeof served;
+    const serving = { ...served, pricing: { input: 10_000_000, output: 10_000_000 } } as typeof served;
+    const refusedUsage = { input_tokens: 40, output_tokens: 3 };
+    const refusedCost = 40 + 6;
+    const refused = { attempt: refusing, index: 0, status: 'refusal' as const, httpStatus: 200, durationMs: 5, refusedUsage };
+    const answered = { attempt: serving, index: 1, status: 'success' as const, httpStatus: 200, durationMs: 5 };
+
+    it.each<[string, Partial<GenerationOutcome>, { inputTokens: number; outputTokens: number; cost: number }]>([
+      // The answer's cost has the refusal (usage.cost), its counts are the serving call's: tokens added, cost kept.
+      ['an answer after it', { usage: { input_tokens: 2, output_tokens: 1, cost: 30 + refusedCost }, served: serving, attempts: [refused, answered] }, { inputTokens: 42, outputTokens: 4, cost: 30 + refusedCost }],
+      ['a request error after it', { status: 'error', httpStatus: 400, usage: null, served: null, attempts: [refused, { ...answered, status: 'invalid_request', httpStatus: 400 }] }, { inputTokens: 40, outputTokens: 3, cost: refusedCost }],
+      [
+        'a stream the client left during the serving answer (that call charged what it announced, at its prices)',
+        { stream: true, status: 'cancelled', usage: { input_tokens: 2, output_tokens: 1 }, served: serving, attempts: [refused, answered] },
+        { inputTokens: 42, outputTokens: 4, cost: 30 + refusedCost },
+      ],
+      // A refusal that is the answer carries no refusedUsage: its usage is the answer's.
+      ['the refusal the answer', { stopReason: 'refusal', status: 'refusal', usage: { input_tokens: 40, output_tokens: 3, cost: refusedCost }, served: refusing, attempts: [{ ...refused, refusedUsage: undefined }] }, { inputTokens: 40, outputTokens: 3, cost: refusedCost }],
+    ])('%s: charged the refused call once', (_, given, expected) => {
+      const record = buildGenerationRecord(outcome(given), noContent);
+      expect(record).toMatchObject({ inputTokens: expected.inputTokens, outputTokens: expected.outputTokens });
+      expect(record.cost).toBeCloseTo(expected.cost, 9);
+    });
+
+    it("a tool loop's refusals are its steps' (not added again)", () => {
+      const step = { step: 1, attempt: serving, records: [refused, answered], stopReason: 'end_turn', usage: { input_tokens: 2, output_tokens: 1, cache_creation_input_tokens: null, cache_read_input_tokens: null }, cost: 30 + refusedCost, toolsCalled: [], toolsDisabled: false } as StepRecord;
+      const record = buildGenerationRecord(outcome({ usage: { input_tokens: 42, output_tokens: 4, cost: 30 + refusedCost }, served: serving, attempts: [refused, answered], steps: [step] }), noContent);
+      expect(record).toMatchObject({ inputTokens: 42, outputTokens: 4 });
+      expect(record.cost).toBeCloseTo(30 + refusedCost, 9);
+    });
+  });
+
   it('generationContent omits an absent system prompt and a missing completion', () => {
     expect(generationContent(outcome({ request: { model: 'm', max_tokens: 1, messages: [] }, completion: null }))).toEqual({ prompt: { messages: [] }, completion: null });
   });
