@@ -121,14 +121,19 @@ function billedFailures(attempts: readonly AttemptRecord[]): (AnswerUsage & { co
 }
 
 /**
- * The refusals a plain request moved on from (each record's `refusedUsage`), each priced at its own endpoint;
- * null when there were none. A tool loop's are charged with its steps.
+ * The refusals the request moved on from (each record's `refusedUsage`), each priced at its own endpoint, past
+ * the first `charged` of them (a tool loop's finished steps charge their own, which come first); null when none.
  */
-function refusedCalls(attempts: readonly AttemptRecord[]): (AnswerUsage & { cost: number }) | null {
+function refusedCalls(attempts: readonly AttemptRecord[], charged = 0): (AnswerUsage & { cost: number }) | null {
   let refused: AnswerUsage | null = null;
+  let skipped = 0;
   for (const record of attempts) {
     const reported = record.refusedUsage;
     if (!reported) continue;
+    if (skipped < charged) {
+      skipped += 1;
+      continue;
+    }
     const fields = { ...reported, input_tokens: reported.input_tokens ?? 0, output_tokens: reported.output_tokens ?? 0 } as AnthropicUsageFields;
     const priced: AnswerUsage = { ...fields, cost: computeAnthropicCost(fields, record.attempt.pricing, record.attempt.modelPricing) };
     refused = refused ? addUsage(refused, priced) : priced;
@@ -159,10 +164,12 @@ export function chargedUsage(
   steps = finishedSteps(outcome),
 ): AnswerUsage | null {
   let billed = billedFailures(outcome.attempts);
-  // A plain request's refusals moved on from: the answer's cost has them (not its counts, the serving call's).
-  const refused = steps ? null : refusedCalls(outcome.attempts);
+  // The refusals moved on from. A plain answer's cost has them (not its counts, the serving call's); a tool
+  // loop's finished steps charge theirs (the answer's counts and cost sum them), the step that failed or was
+  // under way when the client left does not.
+  const refused = refusedCalls(outcome.attempts, steps ? steps.reduce((sum, step) => sum + (step.refusals?.length ?? 0), 0) : 0);
   if (hasCost(outcome.usage)) {
-    const answered = refused ? addUsage(outcome.usage, { ...refused, cost: 0 }) : outcome.usage;
+    const answered = refused && !steps ? addUsage(outcome.usage, { ...refused, cost: 0 }) : outcome.usage;
     return billed ? addUsage(answered, billed) : answered;
   }
   // No answer's cost has them (an error after them, a stream the client left): they are charged as billed.

@@ -214,6 +214,13 @@ describe('buildGenerationRecord', () => {
       expect(record).toMatchObject({ inputTokens: 42, outputTokens: 4 });
       expect(record.cost).toBeCloseTo(30 + refusedCost, 9);
     });
+
+    it("a tool loop that failed after a later step's refusal: its finished steps and that refusal", () => {
+      const step = { step: 1, attempt: serving, records: [answered], stopReason: 'tool_use', usage: { input_tokens: 2, output_tokens: 1, cache_creation_input_tokens: null, cache_read_input_tokens: null }, cost: 30, toolsCalled: ['datetime'], toolsDisabled: false } as StepRecord;
+      const record = buildGenerationRecord(outcome({ status: 'error', httpStatus: 400, usage: null, served: serving, attempts: [answered, refused, { ...answered, status: 'invalid_request', httpStatus: 400 }], steps: [step] }), noContent);
+      expect(record).toMatchObject({ inputTokens: 42, outputTokens: 4 });
+      expect(record.cost).toBeCloseTo(30 + refusedCost, 9);
+    });
   });
 
   it('generationContent omits an absent system prompt and a missing completion', () => {

@@ -7,41 +7,30 @@
  * produced the returned message a `fallback_message` on the model that served it.
  * `test/main` runs on Alpha at $1/$2 per million tokens, `test/backup` on Beta at $3/$4.
  */
-import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicStep, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+import { fallbackRequest, micro, refusalStep, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
 
-let alpha: FakeUpstream;
-let beta: FakeUpstream;
-let gateway: TestGateway;
+let setup: RefusalGateway;
+let alpha: RefusalGateway['refusing'];
+let beta: RefusalGateway['serving'];
+let gateway: RefusalGateway['gateway'];
 
 beforeAll(async () => {
-  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic()]);
-  gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
-      [modelYaml('test/main', [{ provider: 'alpha', model: 'up-main-alpha', price: [1, 2] }]), modelYaml('test/backup', [{ provider: 'beta', model: 'up-backup-beta', price: [3, 4] }])],
-    ),
-  });
+  setup = await startRefusalGateway();
+  ({ refusing: alpha, serving: beta, gateway } = setup);
 });
 
 afterAll(async () => {
-  await gateway?.close();
-  await Promise.all([alpha?.close(), beta?.close()]);
+  await setup?.close();
 });
 
-beforeEach(() => {
-  alpha.clear();
-  beta.clear();
-});
+beforeEach(() => setup.clear());
 
-const REFUSAL = { text: 'I', stopReason: 'refusal', stopDetails: { type: 'refusal', category: 'cyber', explanation: 'Not this one.' }, usage: { input: 40, output: 1 } } as const;
-const micro = (tokens: number, price: number) => (tokens * price) / 1_000_000;
+const REFUSAL_USAGE = { input: 40, output: 1 } as const;
 // Step 1 on test/main (30 in, 5 out at $1/$2); step 2 refused on test/main (40 in, 1 out at $1/$2), then
 // answered on test/backup (60 in, 6 out at $3/$4).
 const STEP_1 = micro(30, 1) + micro(5, 2);
@@ -56,15 +45,7 @@ const ITERATIONS = [
 
 /** The answer, its `usage.cost` (a stream's from its closing `message_delta`, which the SDK does not keep) and its generation id. */
 async function ask(client: Anthropic, stream: boolean): Promise<{ message: Anthropic.Beta.BetaMessage; cost: number | undefined; requestId: string }> {
-  const request = {
-    model: 'test/main',
-    max_tokens: 100,
-    messages: [{ role: 'user' as const, content: 'What time is it in Paris?' }],
-    tools: [{ type: 'gateway:datetime' }] as never,
-    fallbacks: [{ model: 'test/backup' }],
-    // A session per request, so that no sticky pin from an earlier test reorders the plan.
-    session_id: randomUUID(),
-  } as Parameters<typeof client.beta.messages.create>[0] & { stream?: false };
+  const request = fallbackRequest({ messages: [{ role: 'user' as const, content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] }) as Parameters<typeof client.beta.messages.create>[0] & { stream?: false };
   if (!stream) {
     const { data, request_id } = await client.beta.messages.create(request).withResponse();
     return { message: data, cost: (data.usage as unknown as { cost?: number }).cost, requestId: request_id ?? '' };
@@ -82,7 +63,7 @@ describe.each([false, true])('a loop step refused before the next model answered
   it("is charged the refused call: the answer's usage, the record and the key's spending, each call an iteration", async () => {
     const issued = await issueLimitedKey(gateway, { limit: 10 });
     const client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: issued.key, apiKey: null, maxRetries: 0, timeout: 10_000 });
-    alpha.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), anthropicStep(REFUSAL));
+    alpha.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), refusalStep(REFUSAL_USAGE));
     beta.enqueue(anthropicStep({ text: 'It is noon in Paris.', usage: { input: 60, output: 6 } }));
     const { message, cost, requestId } = await ask(client, stream);
 
@@ -114,5 +95,23 @@ describe('a loop without a refusal', () => {
 
     expect(message.usage).toMatchObject({ input_tokens: 80, output_tokens: 12 });
     expect(message.usage.iterations).toEqual([ITERATIONS[0], { ...ITERATIONS[0], input_tokens: 50, output_tokens: 7 }]);
+  });
+});
+
+describe('a loop step refused, then a request error of the next model', () => {
+  it("is charged its finished step and the refused call: the record and the key's spending", async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    const client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: issued.key, apiKey: null, maxRetries: 0, timeout: 10_000 });
+    alpha.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), refusalStep(REFUSAL_USAGE));
+    beta.enqueue(reply.error(400));
+    const request = fallbackRequest({ messages: [{ role: 'user' as const, content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] }) as Parameters<typeof client.beta.messages.create>[0] & { stream?: false };
+    const failure = await client.beta.messages.create(request).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Anthropic.BadRequestError);
+    const id = (failure as InstanceType<typeof Anthropic.BadRequestError>).headers?.get('x-generation-id') ?? '';
+
+    const record = await generationOf(gateway, id);
+    expect(record).toMatchObject({ status: 'error', usage: { input_tokens: 70, output_tokens: 6 } });
+    expect(record.cost).toBeCloseTo(STEP_1 + REFUSED, 12);
+    expect((await listedKey(gateway, issued.hash)).usage.cost).toBeCloseTo(STEP_1 + REFUSED, 12);
   });
 });
