@@ -5,41 +5,43 @@
  * per-entry overrides) are a 400 naming them.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
-import { anthropicClient, anthropicProviderYaml, catalogYaml, errorMessage, messageBody, modelYaml, postMessage, resetFakes } from './routing-support.ts';
+import { micro, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
+import { anthropicClient, errorMessage, messageBody, modelYaml, postMessage, resetFakes } from './routing-support.ts';
 
+// `test/main` refuses on Alpha ($1/$2 per million tokens), `test/backup` answers on Gamma ($3/$4), and
+// `test/translated` is an OpenAI Chat model.
+let setup: RefusalGateway;
 let alpha: FakeUpstream;
 let gamma: FakeUpstream;
 let openai: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  [alpha, gamma, openai] = await Promise.all([startFakeAnthropic(), startFakeAnthropic(), startFakeOpenAiChat()]);
-  gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('gamma', gamma), `  openai: { family: openai-chat, base_url: "${openai.baseURL}", api_key: "sk-openai-shared-0001" }`],
-      [
-        modelYaml('test/primary', [{ provider: 'alpha', model: 'up-primary-alpha', price: [1, 2] }]),
-        modelYaml('test/secondary', [{ provider: 'gamma', model: 'up-secondary-gamma', price: [1, 2] }]),
-        modelYaml('test/translated', [{ provider: 'openai', model: 'gpt-4.1-nano', price: [1, 2] }]),
-      ],
-    ),
-  });
+  openai = await startFakeOpenAiChat();
+  setup = await startRefusalGateway(
+    {},
+    {
+      providers: [`  openai: { family: openai-chat, base_url: "${openai.baseURL}", api_key: "sk-openai-shared-0001" }`],
+      models: [modelYaml('test/translated', [{ provider: 'openai', model: 'gpt-4.1-nano', price: [1, 2] }])],
+    },
+  );
+  ({ refusing: alpha, serving: gamma, gateway } = setup);
 });
 
 afterAll(async () => {
-  await gateway?.close();
-  await Promise.all([alpha?.close(), gamma?.close(), openai?.close()]);
+  await setup?.close();
+  await openai?.close();
 });
 
 beforeEach(() => resetFakes(alpha, gamma, openai));
 
-const FALLBACK_TO_SECONDARY = {
+const FALLBACK_TO_BACKUP = {
   type: 'fallback',
-  from: { model: 'test/primary' },
-  to: { model: 'test/secondary' },
+  from: { model: 'test/main' },
+  to: { model: 'test/backup' },
   trigger: { type: 'refusal', category: 'cyber' },
 };
 
@@ -49,15 +51,15 @@ describe('a refusal that moves to the next model (JSON)', () => {
     gamma.enqueue(reply.fixture('anthropic-text.json'));
     const client = anthropicClient(gateway);
     const message = await client.beta.messages.create({
-      model: 'test/primary',
+      model: 'test/main',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Hello there' }],
-      fallbacks: [{ model: 'test/secondary' }],
+      fallbacks: [{ model: 'test/backup' }],
     });
 
-    expect(message.model).toBe('test/secondary');
+    expect(message.model).toBe('test/backup');
     expect(message.stop_reason).toBe('end_turn');
-    expect(message.content[0]).toEqual(FALLBACK_TO_SECONDARY);
+    expect(message.content[0]).toEqual(FALLBACK_TO_BACKUP);
     expect(message.content.slice(1).map((block) => block.type)).toEqual(['text']);
     expect(alpha.requests).toHaveLength(1);
     expect(gamma.requests).toHaveLength(1);
@@ -66,7 +68,7 @@ describe('a refusal that moves to the next model (JSON)', () => {
   it('a refusal returned as the answer (no later model answered) has no fallback block', async () => {
     alpha.enqueue(reply.fixture('anthropic-refusal.json'));
     gamma.enqueue(reply.error(500));
-    const call = await postMessage(gateway, messageBody('test/primary', { fallbacks: [{ model: 'test/secondary' }] }));
+    const call = await postMessage(gateway, messageBody('test/main', { fallbacks: [{ model: 'test/backup' }] }));
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     expect(call.body.stop_reason).toBe('refusal');
@@ -76,7 +78,7 @@ describe('a refusal that moves to the next model (JSON)', () => {
 
 describe('a refusal that moves to the next model (stream)', () => {
   const request = (fallbacks: { model: string }[]) => ({
-    model: 'test/primary',
+    model: 'test/main',
     max_tokens: 64,
     messages: [{ role: 'user' as const, content: 'Hello there' }],
     fallbacks,
@@ -86,23 +88,23 @@ describe('a refusal that moves to the next model (stream)', () => {
     alpha.enqueue(reply.fixture('anthropic-refusal.chunks.txt'));
     gamma.enqueue(reply.fixture('anthropic-text.chunks.txt'));
     const client = anthropicClient(gateway);
-    const stream = client.beta.messages.stream(request([{ model: 'test/secondary' }]));
+    const stream = client.beta.messages.stream(request([{ model: 'test/backup' }]));
     const message = await stream.finalMessage();
 
-    expect(message.content[0]).toEqual(FALLBACK_TO_SECONDARY);
+    expect(message.content[0]).toEqual(FALLBACK_TO_BACKUP);
     expect(message.content.slice(1).map((block) => block.type)).toEqual(['text']);
     expect(message.stop_reason).toBe('end_turn');
     expect(message.stop_details ?? null).toBeNull();
     expect(alpha.requests).toHaveLength(1);
     expect(gamma.requests).toHaveLength(1);
     // The refused call is charged with the serving one (the upstream bills it): 18 in, 5 out refused and 12 in,
-    // 30 out served, all at $1/$2 per million, each call an iteration; the top-level counts are the serving
-    // call's, the record's every call's.
+    // 30 out served, at $1/$2 and $3/$4 per million, each call an iteration; the top-level counts are the
+    // serving call's, the record's every call's.
     expect(message.usage).toMatchObject({ input_tokens: 12, output_tokens: 30 });
-    expect(message.usage.iterations?.map((entry) => `${entry.type}:${(entry as { model?: string }).model}`)).toEqual(['message:test/primary', 'fallback_message:test/secondary']);
+    expect(message.usage.iterations?.map((entry) => `${entry.type}:${(entry as { model?: string }).model}`)).toEqual(['message:test/main', 'fallback_message:test/backup']);
     const record = await generationOf(gateway, stream.request_id ?? '');
-    expect(record).toMatchObject({ model: 'test/secondary', status: 'success', usage: { input_tokens: 30, output_tokens: 35 } });
-    expect(record.cost).toBeCloseTo(0.0001, 12);
+    expect(record).toMatchObject({ model: 'test/backup', status: 'success', usage: { input_tokens: 30, output_tokens: 35 } });
+    expect(record.cost).toBeCloseTo(micro(18, 1) + micro(5, 2) + micro(12, 3) + micro(30, 4), 12);
 
     // The next turn passes the content back, fallback block included, to a translated vendor.
     openai.enqueue(reply.fixture('openai-text'));
@@ -121,14 +123,14 @@ describe('a refusal that moves to the next model (stream)', () => {
     alpha.enqueue(reply.fixture('anthropic-refusal.chunks.txt'));
     gamma.enqueue(reply.fixture('anthropic-text.chunks.txt'));
     const client = anthropicClient(gateway);
-    const beta = await client.beta.messages.stream(request([{ model: 'test/secondary' }])).finalMessage();
-    expect(beta.model).toBe('test/secondary');
+    const beta = await client.beta.messages.stream(request([{ model: 'test/backup' }])).finalMessage();
+    expect(beta.model).toBe('test/backup');
 
     // The non-beta SDK keeps message_start's model, as it does for Anthropic's own stream.
     alpha.enqueue(reply.fixture('anthropic-refusal.chunks.txt'));
     gamma.enqueue(reply.fixture('anthropic-text.chunks.txt'));
-    const plain = await client.messages.stream(request([{ model: 'test/secondary' }]) as never).finalMessage();
-    expect(plain.model).toBe('test/primary');
+    const plain = await client.messages.stream(request([{ model: 'test/backup' }]) as never).finalMessage();
+    expect(plain.model).toBe('test/main');
     expect(plain.content.map((block) => block.type)).toEqual(['fallback', 'text']);
   });
 
@@ -149,11 +151,11 @@ describe('a refusal that moves to the next model (stream)', () => {
     );
     gamma.enqueue(reply.fixture('anthropic-text.chunks.txt'));
     const client = anthropicClient(gateway);
-    const message = await client.beta.messages.stream({ ...request([{ model: 'test/secondary' }]), model: 'test/translated' }).finalMessage();
+    const message = await client.beta.messages.stream({ ...request([{ model: 'test/backup' }]), model: 'test/translated' }).finalMessage();
 
     expect(message.content.map((block) => block.type)).toEqual(['text', 'fallback', 'text']);
     expect(message.content[0]).toMatchObject({ type: 'text', text: 'Partial ' });
-    expect(message.content[1]).toEqual({ ...FALLBACK_TO_SECONDARY, from: { model: 'test/translated' }, trigger: { type: 'refusal', category: null } });
+    expect(message.content[1]).toEqual({ ...FALLBACK_TO_BACKUP, from: { model: 'test/translated' }, trigger: { type: 'refusal', category: null } });
     expect(message.stop_reason).toBe('end_turn');
   });
 
@@ -161,7 +163,7 @@ describe('a refusal that moves to the next model (stream)', () => {
     alpha.enqueue(reply.fixture('anthropic-refusal.chunks.txt'));
     gamma.enqueue(reply.error(500));
     const client = anthropicClient(gateway);
-    const message = await client.beta.messages.stream(request([{ model: 'test/secondary' }])).finalMessage();
+    const message = await client.beta.messages.stream(request([{ model: 'test/backup' }])).finalMessage();
 
     expect(message.stop_reason).toBe('refusal');
     expect(message.content).toEqual([]);
@@ -174,18 +176,18 @@ describe('a fallback block passed back in a later turn', () => {
     messageBody(model, {
       messages: [
         { role: 'user', content: 'Hello there' },
-        { role: 'assistant', content: [FALLBACK_TO_SECONDARY, { type: 'text', text: 'Hi! How can I help?' }] },
+        { role: 'assistant', content: [FALLBACK_TO_BACKUP, { type: 'text', text: 'Hi! How can I help?' }] },
         { role: 'user', content: 'Tell me more' },
       ],
     });
 
   it('reaches an Anthropic upstream as it is', async () => {
     gamma.enqueue(reply.fixture('anthropic-text.json'));
-    const call = await postMessage(gateway, history('test/secondary'));
+    const call = await postMessage(gateway, history('test/backup'));
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     const sent = gamma.requests[0]?.body as { messages: { content: unknown }[] };
-    expect(sent.messages[1]?.content).toEqual([FALLBACK_TO_SECONDARY, { type: 'text', text: 'Hi! How can I help?' }]);
+    expect(sent.messages[1]?.content).toEqual([FALLBACK_TO_BACKUP, { type: 'text', text: 'Hi! How can I help?' }]);
   });
 
   it('is left out for a translated vendor, which is not refused the turn', async () => {
@@ -202,7 +204,7 @@ describe('a fallback block passed back in a later turn', () => {
 
 describe("Anthropic's own forms of fallbacks", () => {
   it('`fallbacks: "default"` is a 400 naming the field, before any upstream is called', async () => {
-    const call = await postMessage(gateway, messageBody('test/primary', { fallbacks: 'default' }));
+    const call = await postMessage(gateway, messageBody('test/main', { fallbacks: 'default' }));
 
     expect(call.status).toBe(400);
     expect(call.body.error).toMatchObject({ type: 'invalid_request_error' });
@@ -214,7 +216,7 @@ describe("Anthropic's own forms of fallbacks", () => {
     ['max_tokens', { max_tokens: 32 }],
     ['output_config', { output_config: { effort: 'low' } }],
   ])('an entry with %s is a 400 naming it', async (field, extra) => {
-    const call = await postMessage(gateway, messageBody('test/primary', { fallbacks: [{ model: 'test/secondary', ...extra }] }));
+    const call = await postMessage(gateway, messageBody('test/main', { fallbacks: [{ model: 'test/backup', ...extra }] }));
 
     expect(call.status).toBe(400);
     expect(errorMessage(call)).toBe(`Invalid request parameters: fallbacks[0].${field}: is not a known property here (remove it)`);

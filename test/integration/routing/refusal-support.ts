@@ -30,14 +30,24 @@ export interface RefusalGateway {
   close(): Promise<void>;
 }
 
-/** Starts both fakes and a gateway whose catalog has the refusing model and its fallback. */
-export async function startRefusalGateway(options: TestGatewayOptions = {}): Promise<RefusalGateway> {
+/** More of the catalog: provider and model entries (YAML, as `catalogYaml` takes them) for a suite's own upstreams. */
+export interface RefusalCatalogExtras {
+  providers?: readonly string[];
+  models?: readonly string[];
+}
+
+/** Starts both fakes and a gateway whose catalog has the refusing model and its fallback (and `extras`). */
+export async function startRefusalGateway(options: TestGatewayOptions = {}, extras: RefusalCatalogExtras = {}): Promise<RefusalGateway> {
   const [refusing, serving] = await Promise.all([startFakeAnthropic(), startFakeAnthropic()]);
   const gateway = await startTestGateway({
     ...options,
     catalogYaml: catalogYaml(
-      [anthropicProviderYaml('alpha', refusing), anthropicProviderYaml('beta', serving)],
-      [modelYaml(REFUSING_MODEL, [{ provider: 'alpha', model: 'up-main-alpha', price: [1, 2] }]), modelYaml(SERVING_MODEL, [{ provider: 'beta', model: 'up-backup-beta', price: [3, 4] }])],
+      [anthropicProviderYaml('alpha', refusing), anthropicProviderYaml('beta', serving), ...(extras.providers ?? [])],
+      [
+        modelYaml(REFUSING_MODEL, [{ provider: 'alpha', model: 'up-main-alpha', price: [1, 2] }]),
+        modelYaml(SERVING_MODEL, [{ provider: 'beta', model: 'up-backup-beta', price: [3, 4] }]),
+        ...(extras.models ?? []),
+      ],
     ),
   });
   return {
