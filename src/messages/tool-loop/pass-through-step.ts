@@ -6,15 +6,17 @@
  * `server_tool_use` and `web_search_tool_result` blocks as sent, a stream's events forwarded (only the three
  * that carry the gateway's fields amended, gateway-additions.ts), priced at the endpoint's prices (its
  * `web_search_request` fee included), the metadata and the generation record a plain answer's (no tool
- * steps). The step still settles its hold against the key's limits, as every step of a loop does.
+ * steps). The step still settles its hold against the key's limits, as every step of a loop does. A stream
+ * that ends in a refusal moves on to the loop's next model, which runs the gateway's tools from that step.
  */
 import type { MessageDeltaEvent, MessageResponse, MessageStartEvent, Usage } from '#src/api-types.ts';
 import { answerAdditions } from '#src/messages/answer-additions.ts';
-import { streamEvents, streamMessageId, streamOutcomeStage, type StartedStream } from '#src/messages/attempt-answers.ts';
+import { streamEvents, streamMessageId, streamOutcomeStage, type StartedStream, type StreamOutcome } from '#src/messages/attempt-answers.ts';
 import { searchRunOf } from '#src/messages/anthropic-search-run.ts';
 import { amendStream, finalizeMessage } from '#src/messages/gateway-additions.ts';
 import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
 import { withRefusalCharges } from '#src/messages/refusal-charges.ts';
+import { spliceRefusalFallbacks, type NextModelStream, type StartNextModel } from '#src/messages/refusal-fallback-stream.ts';
 import { withRefusedHops, type RefusedHop } from '#src/messages/refused-hops.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
@@ -67,18 +69,38 @@ export interface StartedPassThrough {
 }
 
 /**
- * The step's stream as a plain request's: its events forwarded with the gateway's additions, routing told how
- * it ended, and the step's hold settled at its end to what the upstream reported. A refusal ends it, as the
- * stream of a plan with no other model would end.
+ * Goes on with the loop after the passed-through stream's refusal: the step's next model, which runs the rest
+ * of the loop (its events numbered from 0, its closing usage the loop's, the refused call charged in it), or
+ * null when no other model answers the step. `outcome` is the refused stream's: routing hears the refusal.
  */
-export function passedThroughStream(run: LoopRun, step: StartedPassThrough): AsyncIterable<SseEvent> {
+export type LoopAfterRefusal = (outcome: StreamOutcome, usage: Partial<Usage>) => Promise<NextModelStream | null>;
+
+/**
+ * The step's stream as a plain request's: its events forwarded with the gateway's additions, routing told how
+ * it ended, and the step's hold settled at its end to what the upstream reported. A refusal moves on as a
+ * plain stream's does (refusal-fallback-stream.ts): a `fallback` block, then `afterRefusal`'s loop, whose
+ * step takes over the hold and charges the refused call; with no other model answering, the refusal ends it.
+ */
+export function passedThroughStream(run: LoopRun, step: StartedPassThrough, afterRefusal: LoopAfterRefusal): AsyncIterable<SseEvent> {
   const { deps, plan, context } = run;
   context.loopSteps = null;
   const served = step.records.findLast((record) => record.index === step.index) as AttemptRecord;
   const messageId = streamMessageId(step.result);
   const outcome = streamOutcomeStage(deps.planner, plan, context, served, messageId, messageId);
   const events = amendStream(staged(streamEvents(step.result), outcome), answerAdditions(plan, step.attempt, () => context.trail.records, context));
-  return staged(events, holdSettlement(run, step.attempt, step.holdId));
+  let movedOn = false;
+  const next: StartNextModel = async (refused) => {
+    // Once moved on, a refusal closing the loop's stream is one its own steps already moved on from.
+    if (movedOn) return null;
+    const loop = await afterRefusal(outcome, refused.usage);
+    if (loop === null) return null;
+    movedOn = true;
+    // The answer is the loop's now: the request's record lists its steps.
+    context.loopSteps = run.tally.steps;
+    return loop;
+  };
+  // The loop charges the refused call with the step it moved on to: no charge added to its closing usage here.
+  return spliceRefusalFallbacks(staged(events, holdSettlement(run, step.attempt, step.holdId, () => movedOn)), step.attempt.model, next);
 }
 
 /** A usage with a later report's counts laid over it (a `message_delta` restates only some, some as null). */
@@ -88,8 +110,11 @@ function reportedOver(base: Partial<Usage>, update: Partial<Usage> | undefined):
   return merged as Partial<Usage>;
 }
 
-/** The stage that settles the step's hold when its stream ends, however it ends, to the usage reported by then. */
-function holdSettlement(run: LoopRun, attempt: Attempt, holdId: string | undefined): EventStage {
+/**
+ * The stage that settles the step's hold when its stream ends, however it ends, to the usage reported by then;
+ * not when the step `movedOn` after a refusal (the next model's step settles it, the refused call included).
+ */
+function holdSettlement(run: LoopRun, attempt: Attempt, holdId: string | undefined, movedOn: () => boolean): EventStage {
   let reported: Partial<Usage> = {};
   return {
     event(event) {
@@ -100,6 +125,7 @@ function holdSettlement(run: LoopRun, attempt: Attempt, holdId: string | undefin
       return event;
     },
     end() {
+      if (movedOn()) return;
       const usage = stepUsageOf(reported);
       settleStepHold(run, holdId, { usage, cost: stepCost(usage, attempt) });
     },

@@ -8,7 +8,8 @@
  * or the request's time budget running out (loop-timeout.ts), ends the stream with an in-band `error` event
  * (thrown to the route's stream writer).
  */
-import { logWarnings, settleStream, startStream, streamEvents, streamOutcomeStage, streamResponseModel, type StartedStream, type StreamOutcome } from '#src/messages/attempt-answers.ts';
+import { logWarnings, settleStream, startStream, streamEvents, streamMessageId, streamOutcomeStage, streamResponseModel, type StartedStream, type StreamOutcome } from '#src/messages/attempt-answers.ts';
+import type { NextModelStream } from '#src/messages/refusal-fallback-stream.ts';
 import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages/run-attempts.ts';
 import { withStages } from '#src/providers/event-stages.ts';
 import { applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
@@ -18,7 +19,7 @@ import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import { buildLoopMetadata } from './loop-metadata.ts';
 import { admitStep, finishStep, settleStepHold, stepCall, stepSkips, type LoopRun } from './loop-run.ts';
 import { LoopStreamState } from './loop-stream-state.ts';
-import { passedThroughStream, passesThrough } from './pass-through-step.ts';
+import { passedThroughStream, passesThrough, type LoopAfterRefusal } from './pass-through-step.ts';
 import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
 import { DEFAULT_TOOL_LOOP_PING_MS, pingsWhile } from './pings-while.ts';
 import { stepUsageOf, summedUsage, type StepUnderWay, type StepUsage } from './loop-tally.ts';
@@ -94,17 +95,27 @@ async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: Stream
   }
 }
 
-async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator<SseEvent> {
+/** A first step that a passed-through stream's refusal moved on to (pass-through-step.ts): what it carries over. */
+interface MovedOnFrom {
+  refusedModels: Set<string>;
+  refused: { attempt: Attempt; usage: StepUsage }[];
+  /** The id the client was given: the refused stream's `message_start`'s. */
+  clientMessageId: string | undefined;
+}
+
+async function* loopEvents(run: LoopRun, firstStep: StartedStep, from?: MovedOnFrom): AsyncGenerator<SseEvent> {
   const first = firstStep.attempt;
   const state = new LoopStreamState({ setup: run.setup, sources: run.tally.sources, model: first.model, provider: first.provider.displayName });
   let current = firstStep;
+  let carried = from;
   for (;;) {
     // What the step's upstream reports is known before each event goes out, for a client that leaves then.
     const underWay: StepUnderWay = { attempt: current.attempt, request: current.request, usage: {} };
     run.context.loopStepUnderWay = underWay;
-    const refusedModels = new Set<string>();
+    const refusedModels = carried?.refusedModels ?? new Set<string>();
     // The attempts whose refusal this step moved on from, with what each used (charged with the step).
-    const refused: { attempt: Attempt; usage: StepUsage }[] = [];
+    const refused: { attempt: Attempt; usage: StepUsage }[] = carried?.refused ?? [];
+    carried = undefined;
     try {
       for (;;) {
         const { events, outcome } = stepEvents(run, current);
@@ -139,7 +150,7 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
     if (late) throw late;
     const step = state.endStep();
     const { attempt, index, records, holdId } = current;
-    const finishing = finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, refused, stopReason: step.stopReason, holdId, messageId: step.messageId, clientMessageId: state.clientMessageId });
+    const finishing = finishStep(run, { attempt, index, records, reading: step.reading, usage: step.usage, refused, stopReason: step.stopReason, holdId, messageId: step.messageId, clientMessageId: from?.clientMessageId ?? state.clientMessageId });
     const outcome = yield* pingsWhile(finishing, run.deps.serverTools.pingMs ?? DEFAULT_TOOL_LOOP_PING_MS);
     yield* state.toolResults(outcome.outcomes);
     if (outcome.done) {
@@ -160,16 +171,30 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep): AsyncGenerator
 
 /**
  * Starts the loop's stream: resolves once the first step's first event has arrived. A first step served by an
- * attempt that took the request as sent is the stream as its upstream sent it (pass-through-step.ts).
+ * attempt that took the request as sent is the stream as its upstream sent it (pass-through-step.ts), until
+ * it ends in a refusal: then the loop goes on from that step on the next model (`loopAfterRefusal`).
  */
 export async function streamToolLoop(run: LoopRun): Promise<{ events: AsyncIterable<SseEvent>; headers?: Record<string, string> | undefined }> {
   const first = await startStep(run);
+  // The plugins report for the attempt that served the last step (a later step may have fallen over).
+  const lastServed = () => run.plan.attempts[run.startWith ?? first.index] ?? first.attempt;
   if (passesThrough(run, first.attempt)) {
     // A caller's own key: its upstream's rate-limit headers, as a plain stream's answer carries them.
     const headers = ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders);
-    return { events: applyPluginsToStream(passedThroughStream(run, first), run.plugins, () => first.attempt), headers };
+    const afterRefusal: LoopAfterRefusal = (outcome, usage) => loopAfterRefusal(run, first, outcome, usage);
+    return { events: applyPluginsToStream(passedThroughStream(run, first, afterRefusal), run.plugins, lastServed), headers };
   }
-  // The plugins report for the attempt that served the last step (a later step may have fallen over).
-  const lastServed = () => run.plan.attempts[run.startWith ?? first.index] ?? first.attempt;
   return { events: applyPluginsToStream(loopEvents(run, first), run.plugins, lastServed) };
+}
+
+/**
+ * The passed-through first step's refusal moves on as a loop step's does (`nextModelStep`): the loop from that
+ * step on, on the next model that answers it, the refused call charged with the step; null when none answers.
+ */
+async function loopAfterRefusal(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, usage: Partial<Usage>): Promise<NextModelStream | null> {
+  const refusedModels = new Set<string>();
+  const next = await nextModelStep(run, refused, outcome, refusedModels);
+  if (!next) return null;
+  const from: MovedOnFrom = { refusedModels, refused: [{ attempt: refused.attempt, usage: stepUsageOf(usage) }], clientMessageId: streamMessageId(refused.result) };
+  return { model: next.attempt.model, events: loopEvents(run, next, from) };
 }

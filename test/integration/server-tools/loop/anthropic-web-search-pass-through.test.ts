@@ -4,10 +4,11 @@
  * answer reaches the client as a plan of Anthropic endpoints only gets it (the recorded `server_tool_use` and
  * `web_search_tool_result` blocks as Anthropic sent them, a stream's bytes forwarded, the searches priced at
  * the endpoint's `web_search_request`, a plain record without tool steps); when it fails, the translated
- * fallback of the same plan runs the gateway's search on SearXNG.
+ * fallback of the same plan runs the gateway's search on SearXNG, and when its stream ends in a refusal, the
+ * stream moves on to that fallback as the loop's stream does (a `fallback` block, the refused call charged).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openAiChatStep, readFixture, readFixtureText, reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicStep, openAiChatStep, readFixture, readFixtureText, reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { searxngAnswer, searxngResult, startFakeSearxng } from '#test/helpers/fake-tool-servers/fake-searxng.ts';
 import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-json-server.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
@@ -153,5 +154,62 @@ describe.each([false, true])('web_search_20250305 on a mixed plan, the Anthropic
     const record = await recordOf(`fallback-${String(stream)}`);
     expect(record.tool_steps).toHaveLength(2);
     expect(record.cost).toBeCloseTo((350 * 1 + 16 * 4) / 1e6, 12);
+  });
+});
+
+/** The data of each event of an SSE body, parsed. */
+function eventsOf(text: string): Record<string, any>[] {
+  return text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, any>);
+}
+
+describe('web_search_20250305 on a mixed plan, the Anthropic stream refusing', () => {
+  it('moves on to the OpenAI fallback, which runs the gateway search: one stream, the hop marked and charged', async () => {
+    const stopDetails = { type: 'refusal', category: 'cyber', explanation: 'Not this one.' };
+    alpha.enqueue(anthropicStep({ text: 'I', stopReason: 'refusal', stopDetails, usage: { input: 40, output: 1 } }));
+    searxng.enqueue(searxngAnswer('tech news', [searxngResult({ url: 'https://news.example.com/a', title: 'Tech news', content: 'Chips.' })]));
+    openai.enqueue(
+      openAiChatStep({ calls: [{ name: 'web_search', input: { query: 'tech news' } }], usage: { input: 50, output: 10 } }),
+      openAiChatStep({ text: 'Chips.', usage: { input: 300, output: 6 } }),
+    );
+    const answer = await post(body({ ...MIXED, stream: true, user: 'refused-stream' }));
+    expect(answer.status).toBe(200);
+    const events = eventsOf(answer.text);
+    expect(events.filter((event) => event.type === 'message_start')).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'message_start', message: { model: 'test/claude' } });
+    // One message: the refused text, the hop, then the loop's search and answer, its blocks numbered on.
+    const starts = events.filter((event) => event.type === 'content_block_start');
+    expect(starts.map((event) => event.content_block.type)).toEqual(['text', 'fallback', 'server_tool_use', 'web_search_tool_result', 'text']);
+    expect(starts.map((event) => event.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(starts[1]?.content_block).toEqual({ type: 'fallback', from: { model: 'test/claude' }, to: { model: 'test/gpt' }, trigger: { type: 'refusal', category: 'cyber' } });
+    const text = events.filter((event) => event.type === 'content_block_delta' && event.index === 4).map((event) => event.delta.text).join('');
+    expect(text).toBe('Chips.');
+    const deltas = events.filter((event) => event.type === 'message_delta');
+    expect(deltas).toHaveLength(1);
+    expect(deltas[0]?.delta.stop_reason).toBe('end_turn');
+    expect(events.at(-1)?.type).toBe('message_stop');
+    // The refused call at Claude's prices, the two OpenAI steps at theirs; the gateway's one search is free.
+    const refused = (40 * 3 + 1 * 15) / 1e6;
+    const served = (350 * 1 + 16 * 4) / 1e6;
+    const { usage } = deltas[0] as { usage: Record<string, any> };
+    expect(usage.cost).toBeCloseTo(refused + served, 12);
+    expect(usage.input_tokens).toBe(390);
+    expect(usage.output_tokens).toBe(17);
+    expect(usage.server_tool_use).toMatchObject({ web_search_requests: 1 });
+    expect(usage.iterations.map((entry: { type: string; model: string; input_tokens: number }) => `${entry.type}:${entry.model}:${entry.input_tokens}`)).toEqual([
+      'message:test/claude:40',
+      'message:test/gpt:50',
+      'fallback_message:test/gpt:300',
+    ]);
+    expect(searxng.requests).toHaveLength(1);
+    expect(alpha.requests).toHaveLength(1);
+    expect((alpha.requests[0]?.body as { tools: unknown }).tools).toEqual([WEB_SEARCH]);
+    expect(openai.requests).toHaveLength(2);
+    // Recorded as the loop it became: the refused attempt, the steps, every call's cost.
+    const record = await recordOf('refused-stream');
+    expect(record.cost).toBeCloseTo(refused + served, 12);
+    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/claude:refusal', 'test/gpt:success', 'test/gpt:success']);
+    expect(record.tool_steps).toHaveLength(2);
+    expect(record.tool_steps[0]).toMatchObject({ model: 'test/gpt', usage: { input_tokens: 90, output_tokens: 11 } });
+    expect(record.tool_steps[0].cost).toBeCloseTo(refused + (50 * 1 + 10 * 4) / 1e6, 12);
   });
 });
