@@ -212,4 +212,38 @@ describe('web_search_20250305 on a mixed plan, the Anthropic stream refusing', (
     expect(record.tool_steps[0]).toMatchObject({ model: 'test/gpt', usage: { input_tokens: 90, output_tokens: 11 } });
     expect(record.tool_steps[0].cost).toBeCloseTo(refused + (50 * 1 + 10 * 4) / 1e6, 12);
   });
+
+  it('a key with limits is charged the refused call and the loop once', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    alpha.enqueue(anthropicStep({ text: 'I', stopReason: 'refusal', usage: { input: 40, output: 1 } }));
+    openai.enqueue(openAiChatStep({ text: 'Chips.', usage: { input: 300, output: 6 } }));
+    const answer = await post(body({ ...MIXED, stream: true, user: 'refused-limited' }), issued.key);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('"type":"fallback"');
+    const cost = (40 * 3 + 1 * 15) / 1e6 + (300 * 1 + 6 * 4) / 1e6;
+    const record = await recordOf('refused-limited');
+    expect(record.cost).toBeCloseTo(cost, 12);
+    expect(record.tool_steps).toHaveLength(1);
+    expect((await listedKey(gateway, issued.hash)).usage.cost).toBeCloseTo(cost, 12);
+  });
+
+  it('no other model answering: the refusal is the answer, as Anthropic streamed it, charged once', async () => {
+    const issued = await issueLimitedKey(gateway, { limit: 10 });
+    alpha.enqueue(anthropicStep({ text: 'I', stopReason: 'refusal', usage: { input: 40, output: 1 } }));
+    openai.enqueue(reply.error(500));
+    const answer = await post(body({ ...MIXED, stream: true, user: 'refused-alone' }), issued.key);
+    expect(answer.status).toBe(200);
+    const events = eventsOf(answer.text);
+    expect(events.filter((event) => event.type === 'content_block_start').map((event) => event.content_block.type)).toEqual(['text']);
+    const delta = events.find((event) => event.type === 'message_delta') as { delta: { stop_reason: string }; usage: { cost: number } };
+    expect(delta.delta.stop_reason).toBe('refusal');
+    const cost = (40 * 3 + 1 * 15) / 1e6;
+    expect(delta.usage.cost).toBeCloseTo(cost, 12);
+    expect(openai.requests).toHaveLength(1);
+    const record = await recordOf('refused-alone');
+    expect(record.cost).toBeCloseTo(cost, 12);
+    expect(record.tool_steps).toBeNull();
+    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/claude:refusal', 'test/gpt:server_error']);
+    expect((await listedKey(gateway, issued.hash)).usage.cost).toBeCloseTo(cost, 12);
+  });
 });
