@@ -14,7 +14,7 @@ import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-js
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { anthropicProviderYaml, catalogYaml } from '#test/integration/routing/routing-support.ts';
+import { anthropicProviderYaml, catalogYaml, WITH_METADATA } from '#test/integration/routing/routing-support.ts';
 
 const FIXTURE = 'anthropic-web-search-tool.1';
 const WEB_SEARCH = { type: 'web_search_20250305', name: 'web_search', max_uses: 3 };
@@ -53,10 +53,10 @@ function body(extra: Record<string, unknown>): Record<string, unknown> {
 const MIXED = { fallbacks: [{ model: 'test/gpt' }] };
 
 /** Posts a request; the answer's status and text. */
-async function post(sent: Record<string, unknown>, key = gateway.api_key): Promise<{ status: number; text: string }> {
+async function post(sent: Record<string, unknown>, key = gateway.api_key, extraHeaders: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   const response = await fetch(`${gateway.baseUrl}/messages`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...extraHeaders },
     body: JSON.stringify(sent),
   });
   return { status: response.status, text: await response.text() };
@@ -171,7 +171,7 @@ describe('web_search_20250305 on a mixed plan, the Anthropic stream refusing', (
       openAiChatStep({ calls: [{ name: 'web_search', input: { query: 'tech news' } }], usage: { input: 50, output: 10 } }),
       openAiChatStep({ text: 'Chips.', usage: { input: 300, output: 6 } }),
     );
-    const answer = await post(body({ ...MIXED, stream: true, user: 'refused-stream' }));
+    const answer = await post(body({ ...MIXED, stream: true, user: 'refused-stream' }), gateway.api_key, WITH_METADATA);
     expect(answer.status).toBe(200);
     const events = eventsOf(answer.text);
     expect(events.filter((event) => event.type === 'message_start')).toHaveLength(1);
@@ -187,6 +187,9 @@ describe('web_search_20250305 on a mixed plan, the Anthropic stream refusing', (
     expect(deltas).toHaveLength(1);
     expect(deltas[0]?.delta.stop_reason).toBe('end_turn');
     expect(events.at(-1)?.type).toBe('message_stop');
+    // The loop's metadata: the refused attempt in its first step, before the model that served it.
+    const attempts = (events.at(-1)?.gateway_metadata?.attempts ?? []) as { step?: number; model: string; status: string }[];
+    expect(attempts.map((attempt) => `${attempt.step}:${attempt.model}:${attempt.status}`)).toEqual(['1:test/claude:refusal', '1:test/gpt:success', '2:test/gpt:success']);
     // The refused call at Claude's prices, the two OpenAI steps at theirs; the gateway's one search is free.
     const refused = (40 * 3 + 1 * 15) / 1e6;
     const served = (350 * 1 + 16 * 4) / 1e6;
