@@ -193,7 +193,7 @@ export async function streamToolLoop(run: LoopRun): Promise<{ events: AsyncItera
  */
 async function loopAfterRefusal(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, usage: Partial<Usage>): Promise<NextModelStream | null> {
   const refusedModels = new Set<string>();
-  const next = await nextModelStep(run, refused, outcome, refusedModels);
+  const next = await nextModelStep(run, refused, outcome, refusedModels, usage);
   if (!next) return null;
   const from: MovedOnFrom = { refusedModels, refused: [{ attempt: refused.attempt, usage: stepUsageOf(usage) }], clientMessageId: streamMessageId(refused.result) };
   return { model: next.attempt.model, events: loopEvents(run, next, from) };

@@ -210,6 +210,8 @@ describe('web_search_20250305 on a mixed plan, the Anthropic stream refusing', (
     // Recorded as the loop it became: the refused attempt, the steps, every call's cost.
     const record = await recordOf('refused-stream');
     expect(record.cost).toBeCloseTo(refused + served, 12);
+    // The loop's counts already hold the refused call's: the record sums nothing twice.
+    expect(record.usage).toMatchObject({ input_tokens: 390, output_tokens: 17 });
     expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/claude:refusal', 'test/gpt:success', 'test/gpt:success']);
     expect(record.tool_steps).toHaveLength(2);
     expect(record.tool_steps[0]).toMatchObject({ model: 'test/gpt', usage: { input_tokens: 90, output_tokens: 11 } });
