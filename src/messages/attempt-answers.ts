@@ -204,11 +204,12 @@ export class StreamOutcome implements EventStage {
 
   /**
    * The request moved on from this stream's refusal to the next model: the stream is left, not served, and
-   * what it reported (`usage`) is charged on its record whatever the next model's stream does.
+   * what it reported (`usage`) is charged on its record whatever the next model's stream does, unless its
+   * upstream does not bill it (`billed` false, src/messages/refusal-billing.ts): then its tokens at no cost.
    */
-  movedOn(usage: Partial<Usage>): void {
+  movedOn(usage: Partial<Usage>, billed = true): void {
     this.refused();
-    this.#replace({ ...this.#record, refusedUsage: usage });
+    this.#replace(billed ? { ...this.#record, refusedUsage: usage } : { ...this.#record, refusedUsage: usage, refusalUnbilled: true });
     this.#movedOn = true;
   }
 

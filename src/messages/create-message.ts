@@ -19,6 +19,7 @@ import { checkReadableMedia } from '#src/messages/readable-media.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { refusedHopOf, withRefusedHops } from '#src/messages/refused-hops.ts';
 import { refusalCharge, withRefusalCharges } from '#src/messages/refusal-charges.ts';
+import { answerRefusalBilled, refusalBilled } from '#src/messages/refusal-billing.ts';
 import { spliceRefusalFallbacks, type StartNextModel } from '#src/messages/refusal-fallback-stream.ts';
 import { runAttempts, type AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { RefusedAttemptCharge } from '#src/messages/tool-loop/loop-tally.ts';
@@ -96,6 +97,10 @@ function messageIdOf(answer: AdapterMessage): string {
   return answer.message.id;
 }
 
+function refusalBilledOf(answer: AdapterMessage, attempt: Attempt): boolean {
+  return answerRefusalBilled(attempt.provider.family, answer.message);
+}
+
 /**
  * Plans the request and admits it against the key's limits (the 402 or 429 is thrown), reserving the
  * moderation model's screening with it: one check and one request for both. `windowHeaders`: the key's
@@ -154,14 +159,15 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
       if (isRefusalAnswer(answer)) refusals.push({ attempt, answer });
       return answer;
     };
-    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, reportedUsage: reportedUsageOf, responseModel: messageResponseModel });
+    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, reportedUsage: reportedUsageOf, refusalBilled: refusalBilledOf, responseModel: messageResponseModel });
     const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf, messageIdOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
     const finalized = finalizeMessage(result.message, answerAdditions(plan, attempt, () => records, context));
     const movedOn = refusals.filter((refusal) => refusal.answer !== result);
     const hops = movedOn.map((refusal) => refusedHopOf(refusal.attempt.model, refusal.answer.message));
-    // The upstreams bill the refusals moved on from: the answer is charged them, each at its own prices.
-    const charges = movedOn.map((refusal) => refusalCharge(refusal.attempt, refusal.answer.message.usage));
+    // The upstreams bill the refusals moved on from (not one before any output in an unbilled category): the
+    // answer is charged them, each at its own prices.
+    const charges = movedOn.map((refusal) => refusalCharge(refusal.attempt, refusal.answer.message.usage, refusalBilledOf(refusal.answer, refusal.attempt)));
     const served = charges.length > 0 ? { ...finalized, usage: withRefusalCharges(finalized.usage, attempt.model, charges) } : finalized;
     const message = applyPluginsToMessage(withRefusedHops(served, hops, attempt.model), state, attempt);
     return { kind: 'message', message, headers: answerRateLimitHeaders(ownKeyRateLimitHeaders(attempt, result.upstreamHeaders), windowHeaders) };
@@ -203,8 +209,9 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
       return null;
     }
     // The refused stream is left: routing hears it as a refusal that did not serve (no pin, no latency sample).
-    current.outcome.movedOn(refused.usage);
-    charges.push(refusalCharge(refusedAttempt, refused.usage));
+    const billed = refusalBilled({ family: refusedAttempt.provider.family, category: refused.category, outputBegan: refused.outputBegan });
+    current.outcome.movedOn(refused.usage, billed);
+    charges.push(refusalCharge(refusedAttempt, refused.usage, billed));
     lastIndex = run.index;
     serving = run.attempt;
     current = amended(run, streamMessageId(run.result));

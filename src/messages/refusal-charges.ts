@@ -1,6 +1,7 @@
 /**
  * What a plain request is charged for the refusals it moved on from: the upstream bills a refused call (what it
- * read and wrote), so each refused attempt's usage, at its own endpoint's prices, joins the answer's `cost`
+ * read and wrote) unless it refused before any output in a category it does not bill
+ * (src/messages/refusal-billing.ts), so each billed refused attempt's usage, at its own endpoint's prices, joins the answer's `cost`
  * (and through it the generation record and the key's spending), and `usage.iterations` lists every model
  * call: the refused hops as `message` entries, the call that produced the returned message as a
  * `fallback_message`. The top-level token counts stay the serving call's own, as Anthropic's server-side
@@ -17,10 +18,14 @@ import type { Attempt } from '#src/routing/attempt.ts';
 import { callIterations } from '#src/messages/call-iterations.ts';
 import { stepCost, stepUsageOf, type RefusedAttemptCharge } from '#src/messages/tool-loop/loop-tally.ts';
 
-/** A refused attempt's charge: what its upstream reported it used (its answer's usage, or a stream's events), at its prices. */
-export function refusalCharge(attempt: Attempt, reported: Partial<Usage> | undefined): RefusedAttemptCharge {
+/**
+ * A refused attempt's charge: what its upstream reported it used (its answer's usage, or a stream's events), at
+ * its prices, or nothing when its upstream does not bill it (`billed` false: a refusal before any output,
+ * src/messages/refusal-billing.ts), its counts kept all the same (they are its `usage.iterations` entry).
+ */
+export function refusalCharge(attempt: Attempt, reported: Partial<Usage> | undefined, billed = true): RefusedAttemptCharge {
   const usage = stepUsageOf(reported);
-  return { attempt, usage, cost: stepCost(usage, attempt) };
+  return { attempt, usage, cost: billed ? stepCost(usage, attempt) : 0 };
 }
 
 /**

@@ -11,6 +11,7 @@
 import type { Usage } from '#src/api-types.ts';
 import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { fallbackBlock } from '#src/messages/refused-hops.ts';
+import { refusalCategoryOf } from '#src/messages/refusal-billing.ts';
 
 /** The next model's stream, started and amended with its own attempt's fields (model, cost). */
 export interface NextModelStream {
@@ -30,11 +31,18 @@ export function servingStartedUsage(event: SseEvent): Partial<Usage> | undefined
   return (event as { [SERVING_STARTED]?: Partial<Usage> })[SERVING_STARTED];
 }
 
-/**
- * Starts the next model after a refusal of `model`, whose stream reported `usage` (its `message_delta`'s counts,
- * message_start's where the delta left one out); null when none answers (the refusal is then the answer).
- */
-export type StartNextModel = (refused: { model: string; usage: Partial<Usage> }) => Promise<NextModelStream | null>;
+/** A stream's refusal: its model, what it reported, its category and whether a content block of its own had started. */
+export interface StreamRefusal {
+  model: string;
+  /** Its `message_delta`'s counts, message_start's where the delta left one out. */
+  usage: Partial<Usage>;
+  category: string | null;
+  /** A block started before the refusal: output began, which its upstream bills (src/messages/refusal-billing.ts). */
+  outputBegan: boolean;
+}
+
+/** Starts the next model after a stream's refusal; null when none answers (the refusal is then the answer). */
+export type StartNextModel = (refused: StreamRefusal) => Promise<NextModelStream | null>;
 
 /** Amends the serving model's closing usage (already filled in and priced) with what the refusals before it are charged. */
 export type ChargeRefusals = (usage: Usage) => Usage;
@@ -71,8 +79,11 @@ export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, mo
     const spliced = offset > 0;
     const hop: NextModelStream = current;
     current = null;
+    // Whether this model's stream started a block of its own before it said how it ended.
+    let outputBegan = false;
     for await (const event of hop.events) {
       const name = sseEventName(event);
+      if (name === 'content_block_start') outputBegan = true;
       if (name === 'message_start') {
         // Read once per model: what a refusal's message_delta leaves out, and (spliced) the next model's.
         started = eventPayload<{ message?: { usage?: Partial<Usage> } }>(event).message?.usage;
@@ -100,11 +111,11 @@ export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, mo
       if (name === 'message_delta') {
         const payload = eventPayload<DeltaPayload>(event);
         if (payload.delta?.stop_reason === 'refusal') {
-          current = await startNext({ model: hop.model, usage: withStartedCounts(payload.usage, started) });
+          const category = refusalCategoryOf(payload.delta.stop_details);
+          current = await startNext({ model: hop.model, usage: withStartedCounts(payload.usage, started), category, outputBegan });
           if (current) {
             // Leaving the loop stops the refused stream: its message_stop is not the client's.
-            const category = payload.delta.stop_details?.category;
-            const block = fallbackBlock(hop.model, current.model, typeof category === 'string' ? category : null);
+            const block = fallbackBlock(hop.model, current.model, category);
             const start = { type: 'content_block_start', index: nextIndex, content_block: block, [SERVING_STARTED]: current.started ?? {} };
             yield start as unknown as SseEvent;
             yield { type: 'content_block_stop', index: nextIndex } as SseEvent;

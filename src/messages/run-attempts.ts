@@ -37,6 +37,11 @@ export interface AttemptRecord extends AttemptOutcome {
    */
   refusedUsage?: Partial<Usage>;
   /**
+   * Its upstream does not bill that refusal (one before any output in a category Anthropic does not bill,
+   * src/messages/refusal-billing.ts): the record keeps its tokens at no cost.
+   */
+  refusalUnbilled?: true;
+  /**
    * The attempt failed because the request was cancelled under it (the client left, or the gateway is
    * shutting down), not because of its endpoint: routing's health counts (the circuit breaker, endpoint
    * statistics) do not hear of it. A request out of its time budget is not a cancellation: the endpoint was slow.
@@ -68,6 +73,8 @@ export interface RunAttemptsOptions<T> {
   isRefusal?(result: T): boolean;
   /** What an answer reported it used: a refusal moved on from keeps it in its record (`refusedUsage`). */
   reportedUsage?(result: T): Partial<Usage> | undefined;
+  /** Whether a refusal's upstream bills it (src/messages/refusal-billing.ts); absent: billed. */
+  refusalBilled?(result: T, attempt: Attempt): boolean;
   /** The model an answer says generated it (its `model`), kept in the attempt's record. */
   responseModel?(result: T): string | undefined;
   /**
@@ -139,6 +146,7 @@ export async function runAttempts<T>(
         // Charged as moved on from until it turns out to be the answer (below).
         const reported = options.reportedUsage?.(result);
         if (reported) (records[records.length - 1] as AttemptRecord).refusedUsage = reported;
+        if (options.refusalBilled?.(result, attempt) === false) (records[records.length - 1] as AttemptRecord).refusalUnbilled = true;
         refused = { result, attempt, index };
         refusedModels.add(attempt.model);
         continue;
@@ -162,7 +170,10 @@ export async function runAttempts<T>(
   if (refused) {
     // The last refusal is the answer: its usage is the answer's, not a refusal moved on from.
     const answer = records.findLast((entry) => entry.index === refused.index && entry.status === 'refusal');
-    if (answer) delete answer.refusedUsage;
+    if (answer) {
+      delete answer.refusedUsage;
+      delete answer.refusalUnbilled;
+    }
     return { ok: true, ...refused, records };
   }
   // Aborted for a reason the gateway names (its shutdown): that is the answer, whatever the attempts said.

@@ -121,7 +121,8 @@ function billedFailures(attempts: readonly AttemptRecord[]): (AnswerUsage & { co
 }
 
 /**
- * The refusals the request moved on from (each record's `refusedUsage`), each priced at its own endpoint, past
+ * The refusals the request moved on from (each record's `refusedUsage`), each priced at its own endpoint (at
+ * nothing when its upstream does not bill it, `refusalUnbilled`), past
  * the first `charged` of them (a tool loop's finished steps charge their own, which come first); null when none.
  */
 function refusedCalls(attempts: readonly AttemptRecord[], charged = 0): (AnswerUsage & { cost: number }) | null {
@@ -135,7 +136,8 @@ function refusedCalls(attempts: readonly AttemptRecord[], charged = 0): (AnswerU
       continue;
     }
     const fields = { ...reported, input_tokens: reported.input_tokens ?? 0, output_tokens: reported.output_tokens ?? 0 } as AnthropicUsageFields;
-    const priced: AnswerUsage = { ...fields, cost: computeAnthropicCost(fields, record.attempt.pricing, record.attempt.modelPricing) };
+    // A refusal its upstream does not bill (one before any output) keeps its tokens, at no cost.
+    const priced: AnswerUsage = { ...fields, cost: record.refusalUnbilled ? 0 : computeAnthropicCost(fields, record.attempt.pricing, record.attempt.modelPricing) };
     refused = refused ? addUsage(refused, priced) : priced;
   }
   return refused ? { ...refused, cost: refused.cost ?? 0 } : null;

@@ -159,7 +159,7 @@ export interface StepAnswer {
   reading: StepReading;
   usage: StepUsage;
   /** The attempts whose models refused the step before `attempt` answered it, in order, with what each used. */
-  refused?: readonly { attempt: Attempt; usage: StepUsage }[];
+  refused?: readonly { attempt: Attempt; usage: StepUsage; billed?: boolean }[];
   stopReason: StopReason;
   /** The step's hold against the key's limits (admitStep), settled here. */
   holdId?: string | undefined;
@@ -214,8 +214,9 @@ export async function finishStep(run: LoopRun, answer: StepAnswer): Promise<Step
     ({ outcomes, ran } = await runStepTools(gatewayCalls, setup.limits.maxToolCalls - tally.toolCalls, setup.limits.maxToolCalls, toolContext(run, gatewayCalls), tally.usesByTool));
   }
   recordOutcomes(tally, outcomes, ran);
-  // The upstream bills a refusal's tokens: the step is charged them at the refused attempt's prices.
-  const refusals: RefusedAttemptCharge[] = (answer.refused ?? []).map(({ attempt, usage }) => ({ attempt, usage, cost: stepCost(usage, attempt) }));
+  // The upstream bills a refusal's tokens (not one before any output in an unbilled category, `billed` false):
+  // the step is charged them at the refused attempt's prices.
+  const refusals: RefusedAttemptCharge[] = (answer.refused ?? []).map(({ attempt, usage, billed }) => ({ attempt, usage, cost: billed === false ? 0 : stepCost(usage, attempt) }));
   const record: StepRecord = {
     step: tally.steps.length + 1,
     attempt: answer.attempt,

@@ -16,6 +16,7 @@ import type { ContentBlockParam, GatewayMetadata, MessageResponse, MessageStream
 import { eventPayload, type SseEvent } from '#src/providers/provider-adapter.ts';
 import type { GatewayToolCall, GatewayToolOutcome } from '#src/server-tools/index.ts';
 import { fallbackBlock } from '#src/messages/refused-hops.ts';
+import { refusalCategoryOf } from '#src/messages/refusal-billing.ts';
 import { stepUsageOf, type StepUsage } from './loop-tally.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
 import { clientCitation, clientUseBlock, emptyReading, gatewayCallOf, modelTextBlock, parseToolInput, type StepReading } from './step-content.ts';
@@ -75,6 +76,8 @@ export class LoopStreamState {
   private finished = false;
   private nextIndex = 0;
   private blocks = new Map<number, OpenBlock>();
+  /** The current step started a block of its own (its output began). */
+  private blockStarted = false;
   private reading: StepReading = emptyReading();
   private usage: Partial<Usage> = {};
   private stopReason: StopReason = null;
@@ -129,6 +132,11 @@ export class LoopStreamState {
     return this.stopReason === 'refusal';
   }
 
+  /** The current step's refusal category, and whether a block of its had started (output began) before it. */
+  get stepRefusal(): { category: string | null; outputBegan: boolean } {
+    return { category: refusalCategoryOf(this.stopDetails), outputBegan: this.blockStarted };
+  }
+
   /**
    * The refused step goes on with the next model (its answer to the same step follows): what the refused
    * stream said is dropped (the model gets the step's request again), and the client is shown the hop.
@@ -148,6 +156,7 @@ export class LoopStreamState {
   endStep(): StreamedStep {
     const step: StreamedStep = { reading: this.reading, usage: stepUsageOf(this.usage), stopReason: this.stopReason ?? 'end_turn', stopSequence: this.stopSequence, stopDetails: this.stopDetails, messageId: this.messageId };
     this.blocks = new Map();
+    this.blockStarted = false;
     this.reading = emptyReading();
     this.usage = {};
     this.stopReason = null;
@@ -211,6 +220,7 @@ export class LoopStreamState {
     const block = payload.content_block as Block;
     const open: OpenBlock = { clientIndex, model: { ...block }, json: '', held: false };
     this.blocks.set(payload.index, open);
+    this.blockStarted = true;
     let shown: ResponseContentBlock = payload.content_block;
     if (block.type === 'tool_use') {
       const name = String(block.name);

@@ -16,7 +16,7 @@ import { searchRunOf } from '#src/messages/anthropic-search-run.ts';
 import { amendStream, finalizeMessage } from '#src/messages/gateway-additions.ts';
 import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
 import { withRefusalCharges } from '#src/messages/refusal-charges.ts';
-import { spliceRefusalFallbacks, type NextModelStream, type StartNextModel } from '#src/messages/refusal-fallback-stream.ts';
+import { spliceRefusalFallbacks, type NextModelStream, type StartNextModel, type StreamRefusal } from '#src/messages/refusal-fallback-stream.ts';
 import { withRefusedHops, type RefusedHop } from '#src/messages/refused-hops.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
@@ -39,7 +39,8 @@ export interface AnsweredStep {
   records: AttemptRecord[];
   holdId: string | undefined;
   hops: RefusedHop[];
-  refused: { attempt: Attempt; usage: StepUsage }[];
+  /** `billed`: whether its upstream bills it (src/messages/refusal-billing.ts). */
+  refused: { attempt: Attempt; usage: StepUsage; billed: boolean }[];
 }
 
 /**
@@ -54,7 +55,7 @@ export async function passedThroughMessage(run: LoopRun, step: AnsweredStep): Pr
   run.context.loopSteps = null;
   const finalized = finalizeMessage(message, answerAdditions(run.plan, attempt, () => records, run.context));
   // The upstreams bill the refusals moved on from: the answer is charged them, each at its own prices.
-  const charges = refused.map((refusal) => ({ ...refusal, cost: stepCost(refusal.usage, refusal.attempt) }));
+  const charges = refused.map((refusal) => ({ ...refusal, cost: refusal.billed ? stepCost(refusal.usage, refusal.attempt) : 0 }));
   const served = charges.length > 0 ? { ...finalized, usage: withRefusalCharges(finalized.usage, attempt.model, charges) } : finalized;
   return { message: withRefusedHops(served, hops, attempt.model), attempt, headers: ownKeyRateLimitHeaders(attempt, result.upstreamHeaders) };
 }
@@ -73,7 +74,7 @@ export interface StartedPassThrough {
  * of the loop (its events numbered from 0, its closing usage the loop's, the refused call charged in it), or
  * null when no other model answers the step. `outcome` is the refused stream's: routing hears the refusal.
  */
-export type LoopAfterRefusal = (outcome: StreamOutcome, usage: Partial<Usage>) => Promise<NextModelStream | null>;
+export type LoopAfterRefusal = (outcome: StreamOutcome, refused: StreamRefusal) => Promise<NextModelStream | null>;
 
 /**
  * The step's stream as a plain request's: its events forwarded with the gateway's additions, routing told how
@@ -92,7 +93,7 @@ export function passedThroughStream(run: LoopRun, step: StartedPassThrough, afte
   const next: StartNextModel = async (refused) => {
     // Once moved on, a refusal closing the loop's stream is one its own steps already moved on from.
     if (movedOn) return null;
-    const loop = await afterRefusal(outcome, refused.usage);
+    const loop = await afterRefusal(outcome, refused);
     if (loop === null) return null;
     movedOn = true;
     // The answer is the loop's now: the request's record lists its steps.

@@ -13,6 +13,7 @@ import { logWarnings, messageResponseModel, settle } from '#src/messages/attempt
 import type { CreateMessageOutcome, MessagesDeps } from '#src/messages/create-message.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { refusedHopBlocks, refusedHopOf } from '#src/messages/refused-hops.ts';
+import { answerRefusalBilled } from '#src/messages/refusal-billing.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import { applyPluginsToMessage, routedBy, type PluginState } from '#src/plugins/plugin-pipeline.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
@@ -69,6 +70,7 @@ async function generateStep(run: LoopRun) {
         isRefusal: (result) => result.message.stop_reason === 'refusal',
         // Kept on a refusal's record for its span: the step charges it (loop-run.ts).
         reportedUsage: (result) => result.message.usage,
+        refusalBilled: (result, attempt) => answerRefusalBilled(attempt.provider.family, result.message),
         responseModel: messageResponseModel,
         ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
         skip: stepSkips(run),
@@ -84,7 +86,7 @@ async function generateStep(run: LoopRun) {
   const movedOn = refusals.filter((refusal) => refusal.answer !== answered.result);
   const hops = movedOn.map((refusal) => refusedHopOf(refusal.attempt.model, refusal.answer.message));
   // What each refused attempt used, which its upstream bills: charged with the step.
-  const refused = movedOn.map((refusal) => ({ attempt: refusal.attempt, usage: stepUsageOf(refusal.answer.message.usage) }));
+  const refused = movedOn.map((refusal) => ({ attempt: refusal.attempt, usage: stepUsageOf(refusal.answer.message.usage), billed: answerRefusalBilled(refusal.attempt.provider.family, refusal.answer.message) }));
   return { ...answered, holdId, hops, refused };
 }
 

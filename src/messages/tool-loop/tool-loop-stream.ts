@@ -9,8 +9,9 @@
  * (thrown to the route's stream writer).
  */
 import { logWarnings, settleStream, startStream, streamEvents, streamMessageId, streamOutcomeStage, streamResponseModel, type StartedStream, type StreamOutcome } from '#src/messages/attempt-answers.ts';
-import type { NextModelStream } from '#src/messages/refusal-fallback-stream.ts';
+import type { NextModelStream, StreamRefusal } from '#src/messages/refusal-fallback-stream.ts';
 import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages/run-attempts.ts';
+import { refusalBilled } from '#src/messages/refusal-billing.ts';
 import { withStages } from '#src/providers/event-stages.ts';
 import { applyPluginsToStream } from '#src/plugins/plugin-pipeline.ts';
 import type { SseEvent } from '#src/providers/provider-adapter.ts';
@@ -78,7 +79,7 @@ function stepEvents(run: LoopRun, step: StartedStep): { events: AsyncIterable<Ss
  * refused it, are tried in plan order (a thread's only on its account). Null when none answers: the refusal
  * is the step's answer.
  */
-async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, refusedModels: Set<string>, reported: Partial<Usage>): Promise<StartedStep | null> {
+async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, refusedModels: Set<string>, reported: Partial<Usage>, billed: boolean): Promise<StartedStep | null> {
   outcome.refused();
   refusedModels.add(refused.attempt.model);
   refused.records = refused.records.map((record) => (record.index === refused.index && record.status === 'success' ? { ...record, status: 'refusal' } : record));
@@ -88,7 +89,7 @@ async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: Stream
   if (!run.plan.attempts.some((attempt, index) => !skip(attempt, index))) return null;
   try {
     const next = await startStep(run, { refused, skip });
-    outcome.movedOn(reported);
+    outcome.movedOn(reported, billed);
     return next;
   } catch {
     return null;
@@ -98,7 +99,7 @@ async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: Stream
 /** A first step that a passed-through stream's refusal moved on to (pass-through-step.ts): what it carries over. */
 interface MovedOnFrom {
   refusedModels: Set<string>;
-  refused: { attempt: Attempt; usage: StepUsage }[];
+  refused: { attempt: Attempt; usage: StepUsage; billed: boolean }[];
   /** The id the client was given: the refused stream's `message_start`'s. */
   clientMessageId: string | undefined;
 }
@@ -114,27 +115,30 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep, from?: MovedOnF
     run.context.loopStepUnderWay = underWay;
     const refusedModels = carried?.refusedModels ?? new Set<string>();
     // The attempts whose refusal this step moved on from, with what each used (charged with the step).
-    const refused: { attempt: Attempt; usage: StepUsage }[] = carried?.refused ?? [];
+    const refused: { attempt: Attempt; usage: StepUsage; billed: boolean }[] = carried?.refused ?? [];
     carried = undefined;
     try {
       for (;;) {
         const { events, outcome } = stepEvents(run, current);
         let next: StartedStep | null = null;
         let asked = false;
+        let billed = true;
         for await (const event of events) {
           const out = state.push(event);
           underWay.usage = state.reportedUsage;
           // Known at the step's message_delta (it gives no client event): leaving the loop stops the refused stream.
           if (!asked && state.stepRefused) {
             asked = true;
-            next = await nextModelStep(run, current, outcome, refusedModels, state.reportedUsage);
+            // A refusal before any output in a category its upstream does not bill is charged nothing (refusal-billing.ts).
+            billed = refusalBilled({ family: current.attempt.provider.family, ...state.stepRefusal });
+            next = await nextModelStep(run, current, outcome, refusedModels, state.reportedUsage, billed);
             if (next) break;
           }
           yield* out;
         }
         if (!next) break;
         // Its message_delta has arrived: what the refused stream reported is what its upstream bills.
-        refused.push({ attempt: current.attempt, usage: stepUsageOf(state.reportedUsage) });
+        refused.push({ attempt: current.attempt, usage: stepUsageOf(state.reportedUsage), billed });
         // The fallback block, then the next model's answer to the same step.
         yield* state.movedOn(current.attempt.model, next.attempt.model);
         current = next;
@@ -181,7 +185,7 @@ export async function streamToolLoop(run: LoopRun): Promise<{ events: AsyncItera
   if (passesThrough(run, first.attempt)) {
     // A caller's own key: its upstream's rate-limit headers, as a plain stream's answer carries them.
     const headers = ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders);
-    const afterRefusal: LoopAfterRefusal = (outcome, usage) => loopAfterRefusal(run, first, outcome, usage);
+    const afterRefusal: LoopAfterRefusal = (outcome, refusal) => loopAfterRefusal(run, first, outcome, refusal);
     return { events: applyPluginsToStream(passedThroughStream(run, first, afterRefusal), run.plugins, lastServed), headers };
   }
   return { events: applyPluginsToStream(loopEvents(run, first), run.plugins, lastServed) };
@@ -191,10 +195,11 @@ export async function streamToolLoop(run: LoopRun): Promise<{ events: AsyncItera
  * The passed-through first step's refusal moves on as a loop step's does (`nextModelStep`): the loop from that
  * step on, on the next model that answers it, the refused call charged with the step; null when none answers.
  */
-async function loopAfterRefusal(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, usage: Partial<Usage>): Promise<NextModelStream | null> {
+async function loopAfterRefusal(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, refusal: StreamRefusal): Promise<NextModelStream | null> {
   const refusedModels = new Set<string>();
-  const next = await nextModelStep(run, refused, outcome, refusedModels, usage);
+  const billed = refusalBilled({ family: refused.attempt.provider.family, category: refusal.category, outputBegan: refusal.outputBegan });
+  const next = await nextModelStep(run, refused, outcome, refusedModels, refusal.usage, billed);
   if (!next) return null;
-  const from: MovedOnFrom = { refusedModels, refused: [{ attempt: refused.attempt, usage: stepUsageOf(usage) }], clientMessageId: streamMessageId(refused.result) };
+  const from: MovedOnFrom = { refusedModels, refused: [{ attempt: refused.attempt, usage: stepUsageOf(refusal.usage), billed }], clientMessageId: streamMessageId(refused.result) };
   return { model: next.attempt.model, events: loopEvents(run, next, from) };
 }
