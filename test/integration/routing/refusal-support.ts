@@ -70,6 +70,14 @@ export function refusalStep(usage: ScriptedStep['usage'] = REFUSAL_USAGE, delive
   return anthropicStep({ text: 'I', stopReason: 'refusal', stopDetails: { type: 'refusal', category: 'cyber', explanation: 'Not this one.' }, usage }, delivery);
 }
 
+/** What a refusal before any output reports: 40 in, 8 read from cache, nothing out. */
+export const EARLY_REFUSAL_USAGE = { input: 40, output: 0, cacheRead: 8 } as const;
+
+/** A refusal before any output (no content block), in `category`, as Anthropic's classifier declines a request. */
+export function earlyRefusalStep(category: string | null = 'cyber', usage: ScriptedStep['usage'] = EARLY_REFUSAL_USAGE, delivery: ReplyDelivery = {}) {
+  return anthropicStep({ stopReason: 'refusal', stopDetails: { type: 'refusal', category, explanation: 'Not this one.' }, usage }, delivery);
+}
+
 /**
  * A request to the refusing model naming the serving one in `fallbacks`, in a session of its own (no sticky pin
  * of an earlier test reorders its plan).
