@@ -1891,7 +1891,8 @@ export interface components {
              *     (numbered on), `message_delta` (its usage and `cost`) and `message_stop`; `message_start` announced the
              *     first model, as Anthropic's stream does (its message id is the one a thread's `continue` names: the
              *     gateway resumes from the serving model's answer, in its account). The refused attempt is charged, as its
-             *     upstream bills it: what it reported (a JSON answer's `usage`; a stream's `message_delta`, its
+             *     upstream bills it (nothing for an Anthropic-format endpoint's refusal before any output in a category
+             *     Anthropic does not bill, see `Usage.iterations`; its tokens still count): what it reported (a JSON answer's `usage`; a stream's `message_delta`, its
              *     `message_start` filling the counts the delta leaves out) at its own endpoint's prices joins the answer's
              *     `cost` (JSON and the closing `message_delta` alike), the generation record's tokens and cost and the
              *     key's spending, also when what follows is no answer (a request error of the next attempt, a client that
@@ -2316,15 +2317,20 @@ export interface components {
              *     refused model; when such a refusal moved the loop to another model and the loop's last call ran on
              *     another model than its first, the last entry is a `fallback_message` on the model that served, as in
              *     Anthropic's server-side fallback (only the last entry is ever one). The loop's top-level counts are the
-             *     sum of its calls, the refused ones included (the upstream bills them, and `cost` charges them): where no
+             *     sum of its calls, the refused ones included (as reported, whether or not their upstream bills them,
+             *     which `cost` follows): where no
              *     call listed iterations of its own, they add up to the entries, and the last entry is what the final call read.
              *     A plain request (no gateway tools) that a refusal moved on to another model (`fallbacks`) is listed the
              *     same way: each refused call a `message` entry on its model, the serving call the last entry, a
              *     `fallback_message`. Its top-level counts are the serving call's own (the `fallback_message` entry's),
              *     as Anthropic's server-side fallback reports them: tokens of different models are never summed into one
              *     field, and a client reading input plus cache counts as its context size reads the serving call's. The
-             *     refused calls are charged all the same: in `cost`, and in the generation record's tokens and cost and
-             *     the key's spending.
+             *     refused calls are charged as their upstream bills them: in `cost`, the generation record's cost and the
+             *     key's spending. An entry is listed with its counts whether or not it was billed: a refusal before any
+             *     output (no content block; in a stream, none started) on an Anthropic-format endpoint in a category
+             *     Anthropic does not bill (any but `bio`, `frontier_llm` and `reasoning_extraction`, or none) costs 0, as
+             *     Anthropic's "How refusals are billed" says, its tokens still on the generation record; one after output
+             *     began, or from a translated vendor (no source says it is free), is charged what it reported.
              */
             iterations?: {
                 /**
@@ -2357,9 +2363,11 @@ export interface components {
              *     `fast` at its premium): what the key is charged. It includes Anthropic's `compaction`, `advisor_message`
              *     and `fallback_message` iterations (see `iterations`), each priced as a request of its own at its model's
              *     prices, in a tool loop's steps too, the calls whose model refused before another model answered (a
-             *     plain request's hops under `fallbacks` and a tool loop's steps alike; the upstream bills a refusal; each
-             *     at its own endpoint's prices; its tokens are in `iterations`, and in the counts above only in a tool
-             *     loop, whose counts sum its calls), the vendor's fee for the searches its own web search
+             *     plain request's hops under `fallbacks` and a tool loop's steps alike; each at its own endpoint's prices
+             *     as its upstream bills it: an Anthropic-format endpoint's refusal before any output, in a category
+             *     Anthropic does not bill (any but `bio`, `frontier_llm` and `reasoning_extraction`, or none), adds 0; a
+             *     refusal after output began, or from a translated vendor, adds what it reported; its tokens are in
+             *     `iterations` either way, and in the counts above only in a tool loop, whose counts sum its calls), the vendor's fee for the searches its own web search
              *     tool ran (`server_tool_use.web_search_requests` as the upstream reported them, at the endpoint's
              *     `pricing.web_search_request`; in a tool loop, each step's at its own endpoint's price; the gateway's
              *     own tools pay none), a searching vendor's per-request fee (Perplexity's, by `search_context_size` at the
@@ -2445,7 +2453,8 @@ export interface components {
             /**
              * @description The step's cost in USD on the endpoint that served it, priced as a plain answer: its Anthropic
              *     `compaction` iterations and its vendor web search fee included (see `Usage.cost`); plus each refused
-             *     call of the step, at its own endpoint's prices.
+             *     call of the step, at its own endpoint's prices (nothing for one its upstream does not bill: a refusal
+             *     before any output in an unbilled category, see `Usage.iterations`).
              */
             cost: number;
             /**
@@ -3868,7 +3877,9 @@ export interface components {
              *     body with `status: failed`, carries `usage`, which OpenAI bills) is charged that usage at its endpoint's
              *     prices, not an estimate and not nothing, in `usage` and `cost`, also when a later attempt answered (the
              *     answer's own `usage.cost` is then its part alone). A call that refused before the request moved on to
-             *     the next model (`fallbacks`) is charged what it reported at its endpoint's prices whatever followed: an
+             *     the next model (`fallbacks`) is charged what it reported at its endpoint's prices (nothing, its tokens
+             *     kept in `usage`, when it refused before any output in a category its upstream does not bill, see the
+             *     answer's `Usage.iterations`) whatever followed: an
              *     answer (its `usage.cost` has it), a request error of the next attempt, a stream the client left (the
              *     serving model then charged what its `message_start` announced). An answer that ends `incomplete` is an answer (stop
              *     reason `max_tokens`, or `refusal` for its content filter) with its reported usage.
