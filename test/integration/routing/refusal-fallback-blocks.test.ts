@@ -97,14 +97,14 @@ describe('a refusal that moves to the next model (stream)', () => {
     expect(message.stop_details ?? null).toBeNull();
     expect(alpha.requests).toHaveLength(1);
     expect(gamma.requests).toHaveLength(1);
-    // The refused call is charged with the serving one (the upstream bills it): 18 in, 5 out refused and 12 in,
-    // 30 out served, at $1/$2 and $3/$4 per million, each call an iteration; the top-level counts are the
-    // serving call's, the record's every call's.
+    // The recorded refusal came before any output (no block started) in `cyber`, which Anthropic does not bill:
+    // its 18 in, 5 out are an iteration and on the record, at no cost; the serving call's 12 in, 30 out at $3/$4
+    // per million are the cost. The top-level counts are the serving call's, the record's every call's.
     expect(message.usage).toMatchObject({ input_tokens: 12, output_tokens: 30 });
     expect(message.usage.iterations?.map((entry) => `${entry.type}:${(entry as { model?: string }).model}`)).toEqual(['message:test/main', 'fallback_message:test/backup']);
     const record = await generationOf(gateway, stream.request_id ?? '');
     expect(record).toMatchObject({ model: 'test/backup', status: 'success', usage: { input_tokens: 30, output_tokens: 35 } });
-    expect(record.cost).toBeCloseTo(micro(18, 1) + micro(5, 2) + micro(12, 3) + micro(30, 4), 12);
+    expect(record.cost).toBeCloseTo(micro(12, 3) + micro(30, 4), 12);
 
     // The next turn passes the content back, fallback block included, to a translated vendor.
     openai.enqueue(reply.fixture('openai-text'));
