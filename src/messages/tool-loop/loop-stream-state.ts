@@ -76,8 +76,7 @@ export class LoopStreamState {
   private finished = false;
   private nextIndex = 0;
   private blocks = new Map<number, OpenBlock>();
-  /** The current step started a block of its own (its output began). */
-  private blockStarted = false;
+  private blockStarted = false; // the current step started a block of its own: its output began
   private reading: StepReading = emptyReading();
   private usage: Partial<Usage> = {};
   private stopReason: StopReason = null;
@@ -127,14 +126,9 @@ export class LoopStreamState {
     return this.stopReason !== null;
   }
 
-  /** Whether the current step's stream ended in a refusal (its `message_delta` said so). */
-  get stepRefused(): boolean {
-    return this.stopReason === 'refusal';
-  }
-
-  /** The current step's refusal category, and whether a block of its had started (output began) before it. */
-  get stepRefusal(): { category: string | null; outputBegan: boolean } {
-    return { category: refusalCategoryOf(this.stopDetails), outputBegan: this.blockStarted };
+  /** The current step's refusal (its `message_delta` said so): its category, and whether a block of its had started (output began); null for any other end. */
+  get stepRefusal(): { category: string | null; outputBegan: boolean } | null {
+    return this.stopReason === 'refusal' ? { category: refusalCategoryOf(this.stopDetails), outputBegan: this.blockStarted } : null;
   }
 
   /**
@@ -142,9 +136,9 @@ export class LoopStreamState {
    * stream said is dropped (the model gets the step's request again), and the client is shown the hop.
    */
   movedOn(from: string, to: string): MessageStreamEvent[] {
-    const category = this.stopDetails?.category;
+    const category = refusalCategoryOf(this.stopDetails);
     this.endStep();
-    return this.wholeBlock(fallbackBlock(from, to, typeof category === 'string' ? category : null));
+    return this.wholeBlock(fallbackBlock(from, to, category));
   }
 
   /** The usage the current step's events reported so far (its `message_start`'s, then its `message_delta`'s). */
@@ -160,8 +154,7 @@ export class LoopStreamState {
     this.reading = emptyReading();
     this.usage = {};
     this.stopReason = null;
-    this.stopSequence = null;
-    this.stopDetails = null;
+    this.stopSequence = this.stopDetails = null;
     this.messageId = undefined;
     return step;
   }
@@ -288,10 +281,7 @@ export class LoopStreamState {
   }
 
   private wholeBlock(block: ResponseContentBlock, index = this.nextIndex++): MessageStreamEvent[] {
-    return [
-      { type: 'content_block_start', index, content_block: block },
-      { type: 'content_block_stop', index },
-    ];
+    return [{ type: 'content_block_start', index, content_block: block }, { type: 'content_block_stop', index }];
   }
 
   private mergeUsage(update: Partial<Usage> | undefined | null): void {

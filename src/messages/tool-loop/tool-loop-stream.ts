@@ -127,10 +127,11 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep, from?: MovedOnF
           const out = state.push(event);
           underWay.usage = state.reportedUsage;
           // Known at the step's message_delta (it gives no client event): leaving the loop stops the refused stream.
-          if (!asked && state.stepRefused) {
+          const refusal = asked ? null : state.stepRefusal;
+          if (refusal) {
             asked = true;
             // A refusal before any output in a category its upstream does not bill is charged nothing (refusal-billing.ts).
-            billed = refusalBilled({ family: current.attempt.provider.family, ...state.stepRefusal });
+            billed = refusalBilled({ family: current.attempt.provider.family, ...refusal });
             next = await nextModelStep(run, current, outcome, refusedModels, state.reportedUsage, billed);
             if (next) break;
           }
