@@ -8,6 +8,15 @@ const attemptOf = (model: string, input: number, output: number) => ({ model, pr
 const micro = (tokens: number, price: number) => (tokens * price) / 1_000_000;
 
 describe('withRefusalCharges', () => {
+  it('lists a refused hop its upstream does not bill with its counts, adding nothing to the cost', () => {
+    const unbilled = refusalCharge(attemptOf('test/a', 1, 2), { input_tokens: 10, output_tokens: 0 }, false);
+    const charged = withRefusalCharges({ input_tokens: 30, output_tokens: 3, cost: 0.5 } as Usage, 'test/c', [unbilled]);
+
+    expect(unbilled.cost).toBe(0);
+    expect(charged.cost).toBe(0.5);
+    expect(charged.iterations?.[0]).toMatchObject({ type: 'message', model: 'test/a', input_tokens: 10, output_tokens: 0 });
+  });
+
   it('is the usage itself without refusals', () => {
     const usage: Usage = { input_tokens: 5, output_tokens: 2, cost: 1 };
     expect(withRefusalCharges(usage, 'test/b', [])).toBe(usage);

@@ -200,6 +200,13 @@ describe('buildGenerationRecord', () => {
         { stream: true, status: 'cancelled', usage: { input_tokens: 2, output_tokens: 1 }, served: serving, attempts: [refused, answered] },
         { inputTokens: 42, outputTokens: 4, cost: 30 + refusedCost },
       ],
+      // One its upstream does not bill (before any output, an unbilled category): its tokens, at no cost.
+      ['an unbilled one, then a request error', { status: 'error', httpStatus: 400, usage: null, served: null, attempts: [{ ...refused, refusalUnbilled: true }, { ...answered, status: 'invalid_request', httpStatus: 400 }] }, { inputTokens: 40, outputTokens: 3, cost: 0 }],
+      [
+        'an unbilled one, then a stream the client left (the serving call charged what it announced)',
+        { stream: true, status: 'cancelled', usage: { input_tokens: 2, output_tokens: 1 }, served: serving, attempts: [{ ...refused, refusalUnbilled: true }, answered] },
+        { inputTokens: 42, outputTokens: 4, cost: 30 },
+      ],
       // A refusal that is the answer carries no refusedUsage: its usage is the answer's.
       ['the refusal the answer', { stopReason: 'refusal', status: 'refusal', usage: { input_tokens: 40, output_tokens: 3, cost: refusedCost }, served: refusing, attempts: [{ ...refused, refusedUsage: undefined }] }, { inputTokens: 40, outputTokens: 3, cost: refusedCost }],
     ])('%s: charged the refused call once', (_, given, expected) => {
