@@ -23,7 +23,7 @@ interface Result {
   refused: boolean;
 }
 
-function run(scripted: Scripted[], options: { signal?: AbortSignal; startWith?: number } = {}) {
+function run(scripted: Scripted[], options: { signal?: AbortSignal; startWith?: number; unbilled?: true } = {}) {
   const executed: string[] = [];
   const outcomes = new Map(scripted.map((item) => [item.attempt, item.outcome]));
   const attempts = scripted.map((item) => item.attempt);
@@ -40,7 +40,7 @@ function run(scripted: Scripted[], options: { signal?: AbortSignal; startWith?: 
       if (outcome === 'refuse') return { text: `refusal from ${item.model}@${item.provider.slug}`, refused: true };
       throw new UpstreamError({ provider: item.provider.slug, kind: outcome.kind, ...(outcome.status ? { upstreamStatus: outcome.status } : {}) });
     },
-    { signal: options.signal ?? new AbortController().signal, isRefusal: (result) => result.refused, reportedUsage: (result) => ({ input_tokens: result.text.length, output_tokens: 1 }), ...(options.startWith === undefined ? {} : { startWith: options.startWith }) },
+    { signal: options.signal ?? new AbortController().signal, isRefusal: (result) => result.refused, reportedUsage: (result) => ({ input_tokens: result.text.length, output_tokens: 1 }), ...(options.unbilled ? { refusalBilled: () => false } : {}), ...(options.startWith === undefined ? {} : { startWith: options.startWith }) },
   );
   return { promise, executed };
 }
@@ -167,6 +167,15 @@ describe('runAttempts', () => {
   ])('keeps what a refusal moved on from reported in its record: %s', async (_, scripted, inputs) => {
     const outcome = await run(scripted).promise;
     expect(outcome.records.map((record) => record.refusedUsage?.input_tokens ?? null)).toEqual(inputs);
+  });
+
+  it.each<[string, Scripted[], (true | null)[]]>([
+    ['an answer after it', [attempt('a', 'p1', 'refuse'), attempt('b', 'p1', 'answer')], [true, null]],
+    ['every model refusing (the last one the answer, its usage the answer\'s)', [attempt('a', 'p1', 'refuse'), attempt('b', 'p1', 'refuse')], [true, null]],
+  ])('marks a refusal its upstream does not bill on its record: %s', async (_, scripted, marks) => {
+    const outcome = await run(scripted, { unbilled: true }).promise;
+    expect(outcome.records.map((record) => record.refusalUnbilled ?? null)).toEqual(marks);
+    expect(outcome.records[0]?.refusedUsage?.input_tokens).toBe('refusal from a@p1'.length);
   });
 
   it('returns the last refusal when every model refuses', async () => {
