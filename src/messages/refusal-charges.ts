@@ -9,7 +9,8 @@
  * Claude Code read input plus cache counts as the conversation's context size. The record adds the refused
  * calls' tokens from their attempt records (`refusedUsage`, src/observability/build-generation-record.ts).
  * Pure functions.
- * @see https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback (How server-side fallback is billed)
+ * @see https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback (How refusals are billed; Billing and rate limits)
+ * @see src/messages/refusal-billing.ts
  * @see src/messages/tool-loop/loop-tally.ts (RefusedAttemptCharge)
  * @see src/messages/call-iterations.ts
  */

@@ -36,7 +36,7 @@ export interface StepUsage {
 export interface RefusedAttemptCharge {
   attempt: Attempt;
   usage: StepUsage;
-  /** USD, on the refused attempt's endpoint. */
+  /** USD, on the refused attempt's endpoint; 0 when its upstream does not bill it (src/messages/refusal-billing.ts). */
   cost: number;
 }
 
