@@ -9,7 +9,7 @@ import type { MessageRequest } from '#src/api-types.ts';
 import type { GenerationRow } from '#src/store/schema.ts';
 import type { AnswerUsage, GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import { describeStep } from '#src/messages/tool-loop/loop-metadata.ts';
-import { summedStepUsage, type StepRecord } from '#src/messages/tool-loop/loop-tally.ts';
+import { stepCost, summedStepUsage, type StepRecord, type StepUnderWay } from '#src/messages/tool-loop/loop-tally.ts';
 import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts';
 import { generationIdTime } from '#src/http/generation-id.ts';
 import { computeAnthropicCost, type AnthropicUsageFields } from '#src/catalog/pricing.ts';
@@ -143,6 +143,14 @@ function refusedCalls(attempts: readonly AttemptRecord[], charged = 0): (AnswerU
   return refused ? { ...refused, cost: refused.cost ?? 0 } : null;
 }
 
+/**
+ * The refused calls a streamed loop's step under way moved on from, each at its own endpoint's prices (at nothing
+ * when its upstream does not bill it), its tokens kept: answered before the step, they are owed however it ends.
+ */
+function underWayRefusals(underWay: StepUnderWay): AnswerUsage[] {
+  return underWay.refused.map(({ attempt, usage, billed }) => ({ ...usage, cost: billed ? stepCost(usage, attempt) : 0 }));
+}
+
 /** Whether the vendor reported what `attempt`'s stream used when it failed part-way: then that is charged, not an estimate. */
 function billedWhenFailed(attempts: readonly AttemptRecord[], attempt: Attempt): boolean {
   const last = attempts[attempts.length - 1];
@@ -163,13 +171,18 @@ function billedWhenFailed(attempts: readonly AttemptRecord[], attempt: Attempt):
  */
 export function chargedUsage(
   outcome: Pick<GenerationOutcome, 'usage' | 'screening' | 'steps' | 'stepUnderWay' | 'status' | 'served' | 'request' | 'stream' | 'streamedCharacters' | 'attempts'>,
-  steps = finishedSteps(outcome),
+  finished = finishedSteps(outcome),
 ): AnswerUsage | null {
   let billed = billedFailures(outcome.attempts);
+  const underWay = outcome.stepUnderWay;
+  // A step under way after a refusal is the loop's to charge even before any step finished: the stream's
+  // usage the observer read is then the refused call's message_start, not the serving call's.
+  const steps = finished ?? ((underWay?.refused.length ?? 0) > 0 ? [] : null);
   // The refusals moved on from. A plain answer's cost has them (not its counts, the serving call's); a tool
-  // loop's finished steps charge theirs (the answer's counts and cost sum them), the step that failed or was
-  // under way when the client left does not.
-  const refused = refusedCalls(outcome.attempts, steps ? steps.reduce((sum, step) => sum + (step.refusals?.length ?? 0), 0) : 0);
+  // loop's finished steps charge theirs (the answer's counts and cost sum them), and so does its step under
+  // way (`underWayRefusals`); the step that failed without an answer does not.
+  const ownRefusals = steps ? steps.reduce((sum, step) => sum + (step.refusals?.length ?? 0), underWay?.refused.length ?? 0) : 0;
+  const refused = refusedCalls(outcome.attempts, ownRefusals);
   if (hasCost(outcome.usage)) {
     const answered = refused && !steps ? addUsage(outcome.usage, { ...refused, cost: 0 }) : outcome.usage;
     return billed ? addUsage(answered, billed) : answered;
@@ -179,7 +192,7 @@ export function chargedUsage(
   const screeningCost = outcome.screening?.cost ?? 0;
   if (steps) {
     let summed: AnswerUsage = summedStepUsage(steps);
-    const underWay = outcome.stepUnderWay;
+    if (underWay) summed = underWayRefusals(underWay).reduce(addUsage, summed);
     // The step's own streamed characters are not counted apart from the earlier steps': its output is what it reported.
     if (underWay && endedUnfinished(outcome, underWay.usage) && !billedWhenFailed(outcome.attempts, underWay.attempt)) {
       summed = addUsage(summed, unfinishedStreamUsage(underWay.usage, underWay.attempt, underWay.request, 0));

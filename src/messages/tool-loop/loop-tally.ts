@@ -59,14 +59,24 @@ export interface StepRecord {
   stoppedBy?: StopCause;
 }
 
+/** A refused call a step moved on from, with what it used and whether its upstream bills it (src/messages/refusal-billing.ts). */
+export interface RefusedCall {
+  attempt: Attempt;
+  usage: StepUsage;
+  billed: boolean;
+}
+
 /**
  * A streamed step whose answer is arriving: the attempt serving it, the request it was sent (the estimate's
- * base when its vendor reports nothing before the end) and the usage its events reported so far.
+ * base when its vendor reports nothing before the end), the usage its events reported so far, and the refused
+ * calls it moved on from (charged with the step when it finishes, by the record builder when the client
+ * leaves first).
  */
 export interface StepUnderWay {
   attempt: Attempt;
   request: MessageRequest;
   usage: Partial<Usage>;
+  refused: readonly RefusedCall[];
 }
 
 /** The loop's account so far. */

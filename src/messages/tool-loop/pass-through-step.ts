@@ -23,7 +23,7 @@ import { staged, type EventStage } from '#src/providers/event-stages.ts';
 import { eventPayload, sseEventName, type AdapterMessage, type SseEvent } from '#src/providers/provider-adapter.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import { finishStep, settleStepHold, type LoopRun } from './loop-run.ts';
-import { stepCost, stepUsageOf, type StepUsage } from './loop-tally.ts';
+import { stepCost, stepUsageOf, type RefusedCall } from './loop-tally.ts';
 import { readStepContent } from './step-content.ts';
 
 /** Whether `attempt`'s answer to the loop's next step is passed through (`searchRunOf`). */
@@ -40,7 +40,7 @@ export interface AnsweredStep {
   holdId: string | undefined;
   hops: RefusedHop[];
   /** `billed`: whether its upstream bills it (src/messages/refusal-billing.ts). */
-  refused: { attempt: Attempt; usage: StepUsage; billed: boolean }[];
+  refused: RefusedCall[];
 }
 
 /**

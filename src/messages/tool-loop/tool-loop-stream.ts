@@ -23,7 +23,7 @@ import { LoopStreamState } from './loop-stream-state.ts';
 import { passedThroughStream, passesThrough, type LoopAfterRefusal } from './pass-through-step.ts';
 import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
 import { DEFAULT_TOOL_LOOP_PING_MS, pingsWhile } from './pings-while.ts';
-import { stepUsageOf, summedUsage, type StepUnderWay, type StepUsage } from './loop-tally.ts';
+import { stepUsageOf, summedUsage, type RefusedCall, type StepUnderWay } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
 
 type StartedStep = Extract<AttemptsRun<StartedStream>, { ok: true }> & { holdId: string | undefined; request: MessageRequest };
@@ -99,7 +99,7 @@ async function nextModelStep(run: LoopRun, refused: StartedStep, outcome: Stream
 /** A first step that a passed-through stream's refusal moved on to (pass-through-step.ts): what it carries over. */
 interface MovedOnFrom {
   refusedModels: Set<string>;
-  refused: { attempt: Attempt; usage: StepUsage; billed: boolean }[];
+  refused: RefusedCall[];
   /** The id the client was given: the refused stream's `message_start`'s. */
   clientMessageId: string | undefined;
 }
@@ -110,13 +110,14 @@ async function* loopEvents(run: LoopRun, firstStep: StartedStep, from?: MovedOnF
   let current = firstStep;
   let carried = from;
   for (;;) {
-    // What the step's upstream reports is known before each event goes out, for a client that leaves then.
-    const underWay: StepUnderWay = { attempt: current.attempt, request: current.request, usage: {} };
-    run.context.loopStepUnderWay = underWay;
     const refusedModels = carried?.refusedModels ?? new Set<string>();
     // The attempts whose refusal this step moved on from, with what each used (charged with the step).
-    const refused: { attempt: Attempt; usage: StepUsage; billed: boolean }[] = carried?.refused ?? [];
+    const refused: RefusedCall[] = carried?.refused ?? [];
     carried = undefined;
+    // What the step's upstream reports is known before each event goes out, for a client that leaves then; so
+    // are the refused calls it moved on from, which such a client is charged with it (the same list, grown).
+    const underWay: StepUnderWay = { attempt: current.attempt, request: current.request, usage: {}, refused };
+    run.context.loopStepUnderWay = underWay;
     try {
       for (;;) {
         const { events, outcome } = stepEvents(run, current);

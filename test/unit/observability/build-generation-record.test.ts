@@ -230,6 +230,36 @@ describe('buildGenerationRecord', () => {
     });
   });
 
+  describe("a streamed loop left during the step after a refusal, none finished", () => {
+    // $1 in and $2 out per token on the refusing attempt; $10 each on the serving one (Anthropic-format: its
+    // message_start's counts are charged as reported).
+    const refusing = { ...served, model: 'test/refusing', pricing: { input: 1_000_000, output: 2_000_000 } } as typeof served;
+    const serving = { ...served, pricing: { input: 10_000_000, output: 10_000_000 }, provider: { ...served.provider, family: 'anthropic' } } as typeof served;
+    const usage = { input_tokens: 40, output_tokens: 3, cache_creation_input_tokens: null, cache_read_input_tokens: null };
+    const refused = { attempt: refusing, index: 0, status: 'refusal' as const, httpStatus: 200, durationMs: 5, refusedUsage: usage };
+    const answering = { attempt: serving, index: 1, status: 'success' as const, httpStatus: 200, durationMs: 5 };
+    it.each<[string, boolean, number]>([
+      ['billed', true, 30 + 40 + 6],
+      ['unbilled (its record marked so too)', false, 30],
+    ])('%s: the refused call once, from the step under way, and the serving call what it announced', (_, billed, cost) => {
+      const record = buildGenerationRecord(
+        outcome({
+          stream: true,
+          status: 'cancelled',
+          // The observer's usage is the refused stream's message_start: the step under way's is the serving call's.
+          usage: { input_tokens: 40, output_tokens: 1 },
+          served: serving,
+          attempts: [billed ? refused : { ...refused, refusalUnbilled: true }, answering],
+          steps: [],
+          stepUnderWay: { attempt: serving, request: { model: 'm', max_tokens: 1, messages: [] }, usage: { input_tokens: 2, output_tokens: 1 }, refused: [{ attempt: refusing, usage, billed }] },
+        }),
+        noContent,
+      );
+      expect(record).toMatchObject({ inputTokens: 42, outputTokens: 4, toolSteps: null });
+      expect(record.cost).toBeCloseTo(cost, 9);
+    });
+  });
+
   it('generationContent omits an absent system prompt and a missing completion', () => {
     expect(generationContent(outcome({ request: { model: 'm', max_tokens: 1, messages: [] }, completion: null }))).toEqual({ prompt: { messages: [] }, completion: null });
   });
