@@ -1,0 +1,102 @@
+/**
+ * Over HTTP, with a key with a spending limit: a streamed tool loop whose step was refused, then moved on to the
+ * next model, is charged the refused call when the client leaves while that next model's answer is still under
+ * way (the step never finishes, so it is not charged with the step): on the generation record and the key's
+ * spending, at the refused endpoint's prices, beside what the serving call's message_start announced at its
+ * own; a refusal its upstream does not bill (before any output, `cyber`) adds nothing. The refusal of a later
+ * step and of the first (no step finished) both. `test/main` refuses at $1/$2 per million tokens,
+ * `test/backup` answers at $3/$4.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
+import { readSseEvents } from '#src/providers/sse-reader.ts';
+import { waitForGeneration } from '#test/integration/observability/observability-support.ts';
+import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
+import { earlyRefusalStep, fallbackRequest, micro, refusalStep, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
+
+let setup: RefusalGateway;
+
+beforeAll(async () => {
+  setup = await startRefusalGateway({ env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
+}, 60_000);
+
+afterAll(async () => {
+  await setup?.close();
+});
+
+beforeEach(() => setup.clear());
+
+// A finished step on test/main: 30 in, 5 out at $1/$2.
+const STEP_1 = micro(30, 1) + micro(5, 2);
+// The refused call (output began: billed): 40 in, 1 out at $1/$2.
+const REFUSED = micro(40, 1) + micro(1, 2);
+// The serving call's message_start: 60 in, 1 out at $3/$4.
+const SERVING_STARTED = micro(60, 3) + micro(1, 4);
+
+/** Polls until `read` passes (the record and the key's spending settle after the client left). */
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await read();
+    try {
+      check(value);
+      return value;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** Streams the loop with `key` and leaves once the serving model's text follows the fallback block; its generation id. */
+async function leaveAfterFallback(key: string): Promise<string> {
+  const aborter = new AbortController();
+  const body = fallbackRequest({ stream: true, messages: [{ role: 'user', content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] });
+  const response = await fetch(`${setup.gateway.origin}/api/v1/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: aborter.signal,
+  });
+  expect(response.status).toBe(200);
+  let fellBack = false;
+  for await (const event of readSseEvents(response.body as ReadableStream<Uint8Array>)) {
+    if (event.event === 'content_block_start' && event.data.includes('"fallback"')) fellBack = true;
+    else if (fellBack && event.event === 'content_block_delta') break;
+  }
+  expect(fellBack).toBe(true);
+  aborter.abort();
+  return response.headers.get('x-generation-id') ?? '';
+}
+
+const stallingAnswer = () => anthropicStep({ text: 'It is noon in Paris, and a long answer follows.', usage: { input: 60, output: 6 } }, { stallAfterEvents: 4 });
+const toolStep = () => anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } });
+
+type Step = ReturnType<typeof anthropicStep>;
+const CASES: { name: string; before: Step[]; refusal: () => Step; steps: number; cost: number; tokens: { input_tokens: number; output_tokens: number } }[] = [
+  { name: 'a later step refused (billed)', before: [toolStep()], refusal: () => refusalStep({ input: 40, output: 1 }), steps: 1, cost: STEP_1 + REFUSED + SERVING_STARTED, tokens: { input_tokens: 130, output_tokens: 7 } },
+  { name: 'the first step refused (billed)', before: [], refusal: () => refusalStep({ input: 40, output: 1 }), steps: 0, cost: REFUSED + SERVING_STARTED, tokens: { input_tokens: 100, output_tokens: 2 } },
+  { name: 'the first step refused before any output (cyber: unbilled)', before: [], refusal: () => earlyRefusalStep('cyber', { input: 40, output: 0 }), steps: 0, cost: SERVING_STARTED, tokens: { input_tokens: 100, output_tokens: 1 } },
+];
+
+describe('a streamed loop the client leaves while the model after a refusal answers the step', () => {
+  it.each(CASES)('$name: the refused call is charged as billed, on the record and the key', async ({ before, refusal, steps, cost, tokens }) => {
+    const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
+    setup.refusing.enqueue(...before, refusal());
+    setup.serving.enqueue(stallingAnswer());
+    const id = await leaveAfterFallback(issued.key);
+
+    const record = await eventually(
+      () => waitForGeneration(setup.gateway, id),
+      (found) => expect(found.status).toBe('cancelled'),
+    );
+    expect(record.usage).toMatchObject(tokens);
+    expect(record.tool_steps ?? []).toHaveLength(steps);
+    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toContain('test/main:refusal');
+    expect(record.cost).toBeCloseTo(cost, 12);
+    await eventually(
+      () => listedKey(setup.gateway, issued.hash),
+      (key) => expect(key.usage.cost).toBeCloseTo(cost, 12),
+    );
+  });
+});
