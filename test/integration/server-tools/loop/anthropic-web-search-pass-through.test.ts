@@ -15,6 +15,7 @@ import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.
 import { callApi } from '#test/helpers/management-api.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
 import { anthropicProviderYaml, catalogYaml, WITH_METADATA } from '#test/integration/routing/routing-support.ts';
+import { earlyRefusalStep } from '#test/integration/routing/refusal-support.ts';
 
 const FIXTURE = 'anthropic-web-search-tool.1';
 const WEB_SEARCH = { type: 'web_search_20250305', name: 'web_search', max_uses: 3 };
@@ -32,6 +33,8 @@ beforeAll(async () => {
   const capabilities = '    capabilities: { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true }';
   const models = [
     ['  test/claude:', '    name: test/claude', '    context_length: 200000', capabilities, '    endpoints:', `      - { provider: alpha, model: up-claude, pricing: ${CLAUDE_PRICING} }`].join('\n'),
+    // A second Anthropic-format model, at $5/$25, for a refusal moving on to a model that takes the request as sent.
+    ['  test/claude-b:', '    name: test/claude-b', '    context_length: 200000', capabilities, '    endpoints:', '      - { provider: alpha, model: up-claude-b, pricing: { input: 5, output: 25 } }'].join('\n'),
     ['  test/gpt:', '    name: test/gpt', '    context_length: 200000', capabilities, '    endpoints:', '      - { provider: openai, model: gpt-pass, pricing: { input: 1, output: 4 } }'].join('\n'),
   ];
   const tools = `server_tools:\n  web_search: { backend: searxng, base_url: "${searxng.origin}" }\n`;
@@ -121,6 +124,29 @@ describe('web_search_20250305 on a mixed plan, the Anthropic-format endpoint ser
     const record = await recordOf('pass-stream-mixed');
     expect(record.cost).toBeCloseTo(usage.cost, 12);
     expect(record.tool_steps).toBeNull();
+  });
+});
+
+describe('web_search_20250305 on a mixed plan, the Anthropic model refusing before any output (cyber), JSON', () => {
+  it('the next Anthropic-format model passes through: the refused call listed, its cost excluded (its upstream does not bill it)', async () => {
+    alpha.enqueue(earlyRefusalStep('cyber', { input: 40, output: 0 }), anthropicStep({ text: 'Chips.', usage: { input: 300, output: 6 } }));
+    const answer = await post(body({ fallbacks: [{ model: 'test/claude-b' }, { model: 'test/gpt' }], user: 'refused-unbilled-json' }));
+    expect(answer.status).toBe(200);
+    const message = JSON.parse(answer.text) as { content: { type: string }[]; usage: Record<string, any> };
+    expect(message.content.map((block) => block.type)).toEqual(['fallback', 'text']);
+    // Only the serving call, at test/claude-b's prices: the refusal before any output in cyber is not billed.
+    const served = (300 * 5 + 6 * 25) / 1e6;
+    expect(message.usage.cost).toBeCloseTo(served, 12);
+    expect(message.usage).toMatchObject({ input_tokens: 300, output_tokens: 6 });
+    expect(message.usage.iterations.map((entry: { type: string; model: string; input_tokens: number }) => `${entry.type}:${entry.model}:${entry.input_tokens}`)).toEqual(['message:test/claude:40', 'fallback_message:test/claude-b:300']);
+    expect(alpha.requests.map((request) => (request.body as { model: string }).model)).toEqual(['up-claude', 'up-claude-b']);
+    expect(openai.requests).toHaveLength(0);
+    // Recorded as a plain answer: every call's tokens, the serving call's cost.
+    const record = await recordOf('refused-unbilled-json');
+    expect(record.cost).toBeCloseTo(served, 12);
+    expect(record.usage).toMatchObject({ input_tokens: 340, output_tokens: 6 });
+    expect(record.tool_steps).toBeNull();
+    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/claude:refusal', 'test/claude-b:success']);
   });
 });
 
