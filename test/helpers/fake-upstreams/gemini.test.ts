@@ -91,4 +91,18 @@ describe('fake Gemini generateContent API', () => {
     await geminiModel().doGenerate({ prompt: userPrompt('Hi'), providerOptions: level });
     expect(fake.lastRequest().body).toMatchObject({ generationConfig: { thinkingConfig: { thinkingLevel: 'low' } } });
   });
+
+  it('refuses a level the model does not take, in Google\'s words: medium on 3 Pro, minimal on 3.1 Pro', async () => {
+    const model = (id: string) => createGoogleGenerativeAI({ baseURL: fake.baseURL, apiKey: 'google-key' })(id);
+    const at = (thinkingLevel: string) => ({ google: { thinkingConfig: { thinkingLevel } } });
+    expect(await rejectionOf(model('gemini-3-pro-preview').doGenerate({ prompt: userPrompt('Hi'), providerOptions: at('medium') }))).toMatchObject({
+      statusCode: 400,
+      message: 'Thinking level MEDIUM is not supported for this model. Please retry with other thinking level.',
+    });
+    expect(await rejectionOf(model('gemini-3.1-pro-preview').doGenerate({ prompt: userPrompt('Hi'), providerOptions: at('minimal') }))).toMatchObject({ statusCode: 400 });
+
+    fake.enqueue(reply.fixture('google-text'));
+    await model('gemini-3.1-pro-preview').doGenerate({ prompt: userPrompt('Hi'), providerOptions: at('medium') });
+    expect(fake.lastRequest().body).toMatchObject({ generationConfig: { thinkingConfig: { thinkingLevel: 'medium' } } });
+  });
 });

@@ -104,15 +104,29 @@ function invalidThinkingBudget(model: string, body: unknown): string | undefined
 }
 
 /**
+ * The levels Google refuses on a Gemini 3 model: Gemini 3 Pro takes only `low` and `high`, a later Pro
+ * everything but `minimal`; Flash and Flash-Lite take all four.
+ * @see https://ai.google.dev/gemini-api/docs/gemini-3#thinking_level
+ */
+function refusedLevels(model: string): readonly string[] {
+  if (/(?:^|\/)gemini-3-pro(?:$|-(?!image))/.test(model)) return ['minimal', 'medium'];
+  return /(?:^|\/)gemini-\d+\.\d+-pro(?:$|-)/.test(model) ? ['minimal'] : [];
+}
+
+/**
  * Gemini's 400 for a `thinkingConfig` that names both a level and a budget (Google's words, as reported in
- * sterlp/eclipse-peon-ai#115), or a level on a 2.5 model, which takes budgets only (Google documents the
- * error, not its words: the message here is the fake's own); undefined otherwise.
+ * sterlp/eclipse-peon-ai#115), a level the model does not take (Google's words for `medium` on 3 Pro, as
+ * reported in egoist/chatwise-releases#1206 and heyhuynhgiabuu/proxypal#170), or a level on a 2.5 model,
+ * which takes budgets only (Google documents the error, not its words: the message here is the fake's own);
+ * undefined otherwise.
  * @see https://ai.google.dev/gemini-api/docs/thinking#thinking-levels
  */
 function invalidThinkingLevel(model: string, body: unknown): string | undefined {
   const config = (body as { generationConfig?: { thinkingConfig?: { thinkingBudget?: unknown; thinkingLevel?: unknown } } } | null)?.generationConfig?.thinkingConfig;
   if (config?.thinkingLevel === undefined) return undefined;
   if (config.thinkingBudget !== undefined) return 'You can only set only one of thinking budget and thinking level.';
+  const level = String(config.thinkingLevel).toLowerCase();
+  if (refusedLevels(model).includes(level)) return `Thinking level ${level.toUpperCase()} is not supported for this model. Please retry with other thinking level.`;
   return /gemini-2\.5/.test(model) ? 'fake upstream: thinking level is not supported by this model; use a thinking budget.' : undefined;
 }
 
