@@ -1234,6 +1234,10 @@ export interface components {
          *     output limit). Gemini 3 and later think at a `thinkingLevel`, not a budget (Google takes a budget there
          *     only for backwards compatibility and refuses both at once): `budget_tokens` reaches them as the level of
          *     the same table, or as `output_config.effort` when the request sets one, within the levels the model takes.
+         *     A level the model does not take goes as the nearest it does, a tie upward: Gemini 3 Pro takes `low` and
+         *     `high` (`medium` is sent as `high`), 3.1 Pro `low` to `high`, Flash and Flash-Lite `minimal` to `high`;
+         *     `xhigh` and `max` go as the model's highest level, and `disabled` as its least (Gemini 3 Pro cannot stop
+         *     thinking).
          */
         ThinkingConfig: {
             /** @constant */

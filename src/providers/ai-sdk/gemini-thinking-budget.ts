@@ -8,7 +8,7 @@
  */
 import type { JSONObject } from '@ai-sdk/provider';
 import type { PortableReasoning, ReasoningOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
-import { geminiTakesThinkingLevel, levelInsteadOfBudget } from '#src/providers/ai-sdk/gemini-thinking-level.ts';
+import { acceptedLevel, geminiTakesThinkingLevel, levelInsteadOfBudget } from '#src/providers/ai-sdk/gemini-thinking-level.ts';
 
 /** A model's documented `thinkingBudget` range (-1, dynamic thinking, aside). */
 export interface ThinkingBudgetRange {
@@ -47,8 +47,8 @@ export const EFFORT_SHARE: Readonly<Record<Exclude<PortableReasoning, 'none' | '
  * The reasoning options with the budget Gemini can take: an explicit budget (`thinking.budget_tokens`) kept
  * below `maxOutputTokens` and within the model's range, and the effort beside it dropped; on a 2.5 model, an
  * effort without a budget becomes the effort's share of `maxOutputTokens`. A change is a warning. Gemini 3
- * and later get a level instead of a budget (`levelInsteadOfBudget`); their efforts and `none` are left to
- * the AI SDK.
+ * and later get a level instead of a budget (`levelInsteadOfBudget`), and every effort there, `none`
+ * included, becomes a level the model accepts (`acceptedLevel`).
  */
 export function fitGeminiThinkingBudget({
   reasoning,
@@ -59,7 +59,11 @@ export function fitGeminiThinkingBudget({
   modelId: string;
   maxOutputTokens: number | undefined;
 }): { value: ReasoningOptions; warnings: string[] } {
-  if (geminiTakesThinkingLevel(modelId)) return levelInsteadOfBudget({ reasoning, modelId, maxOutputTokens });
+  if (geminiTakesThinkingLevel(modelId)) {
+    const leveled = levelInsteadOfBudget({ reasoning, modelId, maxOutputTokens });
+    const accepted = acceptedLevel({ reasoning: leveled.value, modelId });
+    return { value: accepted.value, warnings: [...leveled.warnings, ...accepted.warnings] };
+  }
   const warnings: string[] = [];
   const google = (reasoning.providerOptions?.google ?? {}) as JSONObject;
   const thinkingConfig = (google.thinkingConfig ?? {}) as JSONObject;

@@ -9,6 +9,7 @@
  */
 import type { JSONObject } from '@ai-sdk/provider';
 import { effortForBudget, type ReasoningOptions } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
+import { geminiThinkingLevels, nearestGeminiLevel } from '#src/providers/ai-sdk/gemini-thinking-levels.ts';
 
 // `gemini-3-pro-preview`, `gemini-3.1-flash-lite`, `models/gemini-3.5-flash`: the major version of a named model.
 const versionPattern = /(?:^|[/.])gemini-(\d+)(?:\.\d+)?-/i;
@@ -48,5 +49,22 @@ export function levelInsteadOfBudget({
   return {
     value: { reasoning: level, providerOptions: { ...reasoning.providerOptions, google: { ...google, thinkingConfig } } },
     warnings: [`thinking.budget_tokens ${thinkingBudget} sent to ${modelId} as thinkingLevel ${level} (${why}): Gemini 3 and later think at levels`],
+  };
+}
+
+/**
+ * The reasoning options of a level-steered model with the level it accepts (`nearestGeminiLevel` among
+ * `geminiThinkingLevels`): a level the model refuses would be a 400 (`medium` on Gemini 3 Pro, which the AI SDK
+ * lists for it). A change is a warning; options without an effort are returned as they are.
+ */
+export function acceptedLevel({ reasoning, modelId }: { reasoning: ReasoningOptions; modelId: string }): { value: ReasoningOptions; warnings: string[] } {
+  const asked = reasoning.reasoning;
+  if (asked === undefined) return { value: reasoning, warnings: [] };
+  const levels = geminiThinkingLevels(modelId);
+  const level = nearestGeminiLevel(asked, levels);
+  if (level === asked) return { value: reasoning, warnings: [] };
+  return {
+    value: { ...reasoning, reasoning: level },
+    warnings: [`thinkingLevel ${asked} sent to ${modelId} as ${level}: the nearest of the levels it accepts (${levels.join(', ')})`],
   };
 }

@@ -33,7 +33,7 @@ const question = [{ role: 'user' as const, content: 'How many days in a week?' }
 describe('thinking.budget_tokens on Gemini 3', () => {
   it.each<[string, string, Record<string, unknown>, Record<string, unknown>]>([
     ['budget 2048 on 3 Flash: low', 'gemini-3-flash-preview', { thinking: { type: 'enabled', budget_tokens: 2048 } }, { thinkingLevel: 'low', includeThoughts: true }],
-    ['budget 10000 on 3 Pro: medium', 'gemini-3-pro-preview', { thinking: { type: 'enabled', budget_tokens: 10_000 } }, { thinkingLevel: 'medium', includeThoughts: true }],
+    ['budget 10000 on 3 Flash: medium', 'gemini-3-flash-preview', { thinking: { type: 'enabled', budget_tokens: 10_000 } }, { thinkingLevel: 'medium', includeThoughts: true }],
     ['budget 31999 of max_tokens 32000 on 3 Pro: high', 'gemini-3-pro-preview', { thinking: { type: 'enabled', budget_tokens: 31_999 } }, { thinkingLevel: 'high', includeThoughts: true }],
     ['budget 2048 beside effort high: the effort', 'gemini-3-pro-preview', { thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'high' } }, { thinkingLevel: 'high', includeThoughts: true }],
     ['the same request on 2.5 Pro keeps its budget', 'gemini-2.5-pro', { thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'high' } }, { thinkingBudget: 2048, includeThoughts: true }],
