@@ -9,23 +9,13 @@
  * @see https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback (How refusals are billed)
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { earlyRefusalStep, fallbackRequest, micro, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
+import { askWithCost, earlyRefusalStep, fallbackRequest, keyClient, micro, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
 
-let setup: RefusalGateway;
-
-beforeAll(async () => {
-  setup = await startRefusalGateway();
-});
-
-afterAll(async () => {
-  await setup?.close();
-});
-
-beforeEach(() => setup.clear());
+const setup = useRefusalGateway();
 
 // Refused before any output on test/main (40 in, 8 read from cache, 0 out at $1/$2), answered on test/backup (60 in, 6 out at $3/$4).
 const REFUSED = micro(40, 1) + micro(8, 1);
@@ -35,21 +25,8 @@ const ITERATIONS = [
   { type: 'fallback_message', model: 'test/backup', input_tokens: 60, output_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
 ];
 
-/** The answer, its `usage.cost` (a stream's from its closing `message_delta`, which the SDK does not keep) and its generation id. */
-async function ask(client: Anthropic, stream: boolean): Promise<{ message: Anthropic.Beta.BetaMessage; cost: number | undefined; requestId: string }> {
-  const request = fallbackRequest() as Parameters<typeof client.beta.messages.create>[0] & { stream?: false };
-  if (!stream) {
-    const { data, request_id } = await client.beta.messages.create(request).withResponse();
-    return { message: data, cost: (data.usage as unknown as { cost?: number }).cost, requestId: request_id ?? '' };
-  }
-  const events = client.beta.messages.stream(request);
-  let cost: number | undefined;
-  events.on('streamEvent', (event) => {
-    if (event.type === 'message_delta') cost = (event.usage as unknown as { cost?: number }).cost;
-  });
-  const message = await events.finalMessage();
-  return { message, cost, requestId: events.request_id ?? '' };
-}
+/** The answer to a request naming the fallback, its `usage.cost` and its generation id. */
+const ask = (client: Anthropic, stream: boolean): Promise<CostedAnswer> => askWithCost(client, fallbackRequest(), stream);
 
 describe.each([false, true])('a plain request refused before any output (stream: %s)', (stream) => {
   it.each([
@@ -57,7 +34,7 @@ describe.each([false, true])('a plain request refused before any output (stream:
     ['bio', REFUSED],
   ])('in %s: the refused call is listed, charged %s', async (category, refusedCharge) => {
     const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
-    const client = new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: issued.key, apiKey: null, maxRetries: 0, timeout: 10_000 });
+    const client = keyClient(setup.gateway, issued.key);
     setup.refusing.enqueue(earlyRefusalStep(category));
     setup.serving.enqueue(anthropicStep({ text: 'Port scanners probe hosts for open ports.', usage: { input: 60, output: 6 } }));
     const { message, cost, requestId } = await ask(client, stream);

@@ -8,23 +8,13 @@
  * `fallback_message` (JSON and stream). `test/main` refuses at $1/$2 per million tokens, `test/backup` answers at $3/$4.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { fallbackRequest, micro, REFUSED_COST, refusalStep, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
+import { askWithCost, fallbackRequest, keyClient, micro, REFUSED_COST, refusalStep, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
 
-let setup: RefusalGateway;
-
-beforeAll(async () => {
-  setup = await startRefusalGateway();
-});
-
-afterAll(async () => {
-  await setup?.close();
-});
-
-beforeEach(() => setup.clear());
+const setup = useRefusalGateway();
 
 // Refused on test/main (40 in, 8 read from cache at the input price, 1 out at $1/$2), answered on test/backup
 // (60 in, 6 out at $3/$4).
@@ -35,26 +25,13 @@ const ITERATIONS = [
   { type: 'fallback_message', model: 'test/backup', input_tokens: 60, output_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
 ];
 
-/** The answer, its `usage.cost` (a stream's from its closing `message_delta`, which the SDK does not keep) and its generation id. */
-async function ask(client: Anthropic, stream: boolean): Promise<{ message: Anthropic.Beta.BetaMessage; cost: number | undefined; requestId: string }> {
-  const request = fallbackRequest() as Parameters<typeof client.beta.messages.create>[0] & { stream?: false };
-  if (!stream) {
-    const { data, request_id } = await client.beta.messages.create(request).withResponse();
-    return { message: data, cost: (data.usage as unknown as { cost?: number }).cost, requestId: request_id ?? '' };
-  }
-  const events = client.beta.messages.stream(request);
-  let cost: number | undefined;
-  events.on('streamEvent', (event) => {
-    if (event.type === 'message_delta') cost = (event.usage as unknown as { cost?: number }).cost;
-  });
-  const message = await events.finalMessage();
-  return { message, cost, requestId: events.request_id ?? '' };
-}
+/** The answer to a request naming the fallback, its `usage.cost` and its generation id. */
+const ask = (client: Anthropic, stream: boolean): Promise<CostedAnswer> => askWithCost(client, fallbackRequest(), stream);
 
 describe.each([false, true])('a plain request refused before the next model answered it (stream: %s)', (stream) => {
   it("is charged the refused call: the answer's usage, the record and the key's spending, each call an iteration", async () => {
     const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
-    const client = new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: issued.key, apiKey: null, maxRetries: 0, timeout: 10_000 });
+    const client = keyClient(setup.gateway, issued.key);
     setup.refusing.enqueue(refusalStep());
     setup.serving.enqueue(anthropicStep({ text: 'Port scanners probe hosts for open ports.', usage: { input: 60, output: 6 } }));
     const { message, cost, requestId } = await ask(client, stream);

@@ -4,6 +4,8 @@
  * gateway; the refusal a scripted step with Anthropic's `stop_details`, and a request naming the fallback.
  */
 import { randomUUID } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { anthropicStep, startFakeAnthropic, type FakeUpstream, type ReplyDelivery, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '#test/helpers/start-gateway.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
@@ -63,6 +65,69 @@ export async function startRefusalGateway(options: TestGatewayOptions = {}, extr
       await Promise.all([refusing.close(), serving.close()]);
     },
   };
+}
+
+/**
+ * Registers the suite's hooks: both fakes and the gateway started once before its tests, closed after them,
+ * and cleared before each. The returned handle reads the running setup, so use it inside hooks and tests only.
+ */
+export function useRefusalGateway(options: TestGatewayOptions = {}, extras: RefusalCatalogExtras = {}): RefusalGateway {
+  let started: RefusalGateway | undefined;
+  const current = (): RefusalGateway => {
+    if (!started) throw new Error('the refusal gateway is not started yet: read it inside a hook or a test');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startRefusalGateway(options, extras);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  beforeEach(() => current().clear());
+  return {
+    get refusing() {
+      return current().refusing;
+    },
+    get serving() {
+      return current().serving;
+    },
+    get gateway() {
+      return current().gateway;
+    },
+    clear: () => current().clear(),
+    close: () => current().close(),
+  };
+}
+
+/** The official SDK pointed at `gateway`, authenticated with `key` (a limited key's, to read its spending). */
+export function keyClient(gateway: TestGateway, key: string): Anthropic {
+  return new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: key, apiKey: null, maxRetries: 0, timeout: 10_000 });
+}
+
+/** An answer read through the SDK, with the gateway's `usage.cost` and the generation id. */
+export interface CostedAnswer {
+  message: Anthropic.Beta.BetaMessage;
+  cost: number | undefined;
+  requestId: string;
+}
+
+/**
+ * Sends `request` as JSON or as a stream and returns the answer, its `usage.cost` (a stream's from its closing
+ * `message_delta`, which the SDK does not keep on the final message) and its generation id.
+ */
+export async function askWithCost(client: Anthropic, request: object, stream: boolean): Promise<CostedAnswer> {
+  const params = request as unknown as Anthropic.Beta.MessageCreateParamsNonStreaming;
+  if (!stream) {
+    const { data, request_id } = await client.beta.messages.create(params).withResponse();
+    return { message: data, cost: (data.usage as unknown as { cost?: number }).cost, requestId: request_id ?? '' };
+  }
+  const events = client.beta.messages.stream(params);
+  let cost: number | undefined;
+  events.on('streamEvent', (event) => {
+    if (event.type === 'message_delta') cost = (event.usage as unknown as { cost?: number }).cost;
+  });
+  const message = await events.finalMessage();
+  return { message, cost, requestId: events.request_id ?? '' };
 }
 
 /** A refusal (JSON or stream, as asked) with Anthropic's `stop_details`, reporting `usage`. */

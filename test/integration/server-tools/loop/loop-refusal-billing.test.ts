@@ -8,23 +8,13 @@
  * @see https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback (How refusals are billed)
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { earlyRefusalStep, fallbackRequest, micro, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
+import { askWithCost, earlyRefusalStep, fallbackRequest, keyClient, micro, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
 
-let setup: RefusalGateway;
-
-beforeAll(async () => {
-  setup = await startRefusalGateway();
-});
-
-afterAll(async () => {
-  await setup?.close();
-});
-
-beforeEach(() => setup.clear());
+const setup = useRefusalGateway();
 
 const EARLY_REFUSAL = { input: 40, output: 0 } as const;
 // Step 1 on test/main (30 in, 5 out at $1/$2); step 2 refused before any output on test/main (40 in, not
@@ -37,24 +27,10 @@ function loopRequest() {
   return fallbackRequest({ messages: [{ role: 'user' as const, content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] }) as Anthropic.Beta.MessageCreateParamsNonStreaming;
 }
 
-/** The answer, its `usage.cost` (a stream's from its closing `message_delta`) and its generation id. */
-async function ask(client: Anthropic, stream: boolean): Promise<{ message: Anthropic.Beta.BetaMessage; cost: number | undefined; requestId: string }> {
-  if (!stream) {
-    const { data, request_id } = await client.beta.messages.create(loopRequest()).withResponse();
-    return { message: data, cost: (data.usage as unknown as { cost?: number }).cost, requestId: request_id ?? '' };
-  }
-  const events = client.beta.messages.stream(loopRequest());
-  let cost: number | undefined;
-  events.on('streamEvent', (event) => {
-    if (event.type === 'message_delta') cost = (event.usage as unknown as { cost?: number }).cost;
-  });
-  const message = await events.finalMessage();
-  return { message, cost, requestId: events.request_id ?? '' };
-}
+/** The loop's answer, its `usage.cost` and its generation id. */
+const ask = (client: Anthropic, stream: boolean): Promise<CostedAnswer> => askWithCost(client, loopRequest(), stream);
 
-function limitedClient(key: string): Anthropic {
-  return new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: key, apiKey: null, maxRetries: 0, timeout: 10_000 });
-}
+const limitedClient = (key: string): Anthropic => keyClient(setup.gateway, key);
 
 describe.each([false, true])('a loop step refused before any output in an unbilled category (stream: %s)', (stream) => {
   it("lists the refused call but charges nothing for it: the answer's cost, the record and the key's spending", async () => {

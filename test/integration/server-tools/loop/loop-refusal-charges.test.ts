@@ -8,27 +8,13 @@
  * `test/main` runs on Alpha at $1/$2 per million tokens, `test/backup` on Beta at $3/$4.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { fallbackRequest, micro, refusalStep, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
+import { askWithCost, fallbackRequest, keyClient, micro, refusalStep, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
 
-let setup: RefusalGateway;
-let alpha: RefusalGateway['refusing'];
-let beta: RefusalGateway['serving'];
-let gateway: RefusalGateway['gateway'];
-
-beforeAll(async () => {
-  setup = await startRefusalGateway();
-  ({ refusing: alpha, serving: beta, gateway } = setup);
-});
-
-afterAll(async () => {
-  await setup?.close();
-});
-
-beforeEach(() => setup.clear());
+const setup = useRefusalGateway();
 
 const REFUSAL_USAGE = { input: 40, output: 1 } as const;
 // Step 1 on test/main (30 in, 5 out at $1/$2); step 2 refused on test/main (40 in, 1 out at $1/$2), then
@@ -43,28 +29,18 @@ const ITERATIONS = [
   { type: 'fallback_message', model: 'test/backup', input_tokens: 60, output_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
 ];
 
-/** The answer, its `usage.cost` (a stream's from its closing `message_delta`, which the SDK does not keep) and its generation id. */
-async function ask(client: Anthropic, stream: boolean): Promise<{ message: Anthropic.Beta.BetaMessage; cost: number | undefined; requestId: string }> {
-  const request = fallbackRequest({ messages: [{ role: 'user' as const, content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] }) as Parameters<typeof client.beta.messages.create>[0] & { stream?: false };
-  if (!stream) {
-    const { data, request_id } = await client.beta.messages.create(request).withResponse();
-    return { message: data, cost: (data.usage as unknown as { cost?: number }).cost, requestId: request_id ?? '' };
-  }
-  const events = client.beta.messages.stream(request);
-  let cost: number | undefined;
-  events.on('streamEvent', (event) => {
-    if (event.type === 'message_delta') cost = (event.usage as unknown as { cost?: number }).cost;
-  });
-  const message = await events.finalMessage();
-  return { message, cost, requestId: events.request_id ?? '' };
-}
+/** The loop's request, naming the fallback and the gateway's datetime tool. */
+const loopRequest = () => fallbackRequest({ messages: [{ role: 'user' as const, content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] });
+
+/** The loop's answer, its `usage.cost` and its generation id. */
+const ask = (client: Anthropic, stream: boolean): Promise<CostedAnswer> => askWithCost(client, loopRequest(), stream);
 
 describe.each([false, true])('a loop step refused before the next model answered it (stream: %s)', (stream) => {
   it("is charged the refused call: the answer's usage, the record and the key's spending, each call an iteration", async () => {
-    const issued = await issueLimitedKey(gateway, { limit: 10 });
-    const client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: issued.key, apiKey: null, maxRetries: 0, timeout: 10_000 });
-    alpha.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), refusalStep(REFUSAL_USAGE));
-    beta.enqueue(anthropicStep({ text: 'It is noon in Paris.', usage: { input: 60, output: 6 } }));
+    const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
+    const client = keyClient(setup.gateway, issued.key);
+    setup.refusing.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), refusalStep(REFUSAL_USAGE));
+    setup.serving.enqueue(anthropicStep({ text: 'It is noon in Paris.', usage: { input: 60, output: 6 } }));
     const { message, cost, requestId } = await ask(client, stream);
 
     expect(message.content.map((block) => block.type)).toEqual(['server_tool_use', 'datetime_tool_result', 'text', 'fallback', 'text']);
@@ -73,7 +49,7 @@ describe.each([false, true])('a loop step refused before the next model answered
     // The SDK's own type reads what the gateway listed: every model call, in order.
     expect(message.usage.iterations).toEqual(ITERATIONS);
 
-    const record = await generationOf(gateway, requestId);
+    const record = await generationOf(setup.gateway, requestId);
     expect(record).toMatchObject({ status: 'success', usage: { input_tokens: 130, output_tokens: 12 } });
     expect(record.cost).toBeCloseTo(TOTAL, 12);
     expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/main:success', 'test/main:refusal', 'test/backup:success']);
@@ -83,14 +59,14 @@ describe.each([false, true])('a loop step refused before the next model answered
     expect(record.tool_steps[1]).toMatchObject({ model: 'test/backup', usage: { input_tokens: 100, output_tokens: 7 } });
     expect(record.tool_steps[1].cost).toBeCloseTo(REFUSED + SERVED, 12);
 
-    expect((await listedKey(gateway, issued.hash)).usage.cost).toBeCloseTo(TOTAL, 12);
+    expect((await listedKey(setup.gateway, issued.hash)).usage.cost).toBeCloseTo(TOTAL, 12);
   });
 });
 
 describe('a loop without a refusal', () => {
   it.each([false, true])('lists each step as a message iteration on its model (stream: %s)', async (stream) => {
-    const client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: gateway.api_key, apiKey: null, maxRetries: 0, timeout: 10_000 });
-    alpha.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), anthropicStep({ text: 'It is noon in Paris.', usage: { input: 50, output: 7 } }));
+    const client = keyClient(setup.gateway, setup.gateway.api_key);
+    setup.refusing.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), anthropicStep({ text: 'It is noon in Paris.', usage: { input: 50, output: 7 } }));
     const { message } = await ask(client, stream);
 
     expect(message.usage).toMatchObject({ input_tokens: 80, output_tokens: 12 });
@@ -100,18 +76,17 @@ describe('a loop without a refusal', () => {
 
 describe('a loop step refused, then a request error of the next model', () => {
   it("is charged its finished step and the refused call: the record and the key's spending", async () => {
-    const issued = await issueLimitedKey(gateway, { limit: 10 });
-    const client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: issued.key, apiKey: null, maxRetries: 0, timeout: 10_000 });
-    alpha.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), refusalStep(REFUSAL_USAGE));
-    beta.enqueue(reply.error(400));
-    const request = fallbackRequest({ messages: [{ role: 'user' as const, content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] }) as Parameters<typeof client.beta.messages.create>[0] & { stream?: false };
-    const failure = await client.beta.messages.create(request).catch((error: unknown) => error);
+    const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
+    const client = keyClient(setup.gateway, issued.key);
+    setup.refusing.enqueue(anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), refusalStep(REFUSAL_USAGE));
+    setup.serving.enqueue(reply.error(400));
+    const failure = await client.beta.messages.create(loopRequest() as Anthropic.Beta.MessageCreateParamsNonStreaming).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Anthropic.BadRequestError);
     const id = (failure as InstanceType<typeof Anthropic.BadRequestError>).headers?.get('x-generation-id') ?? '';
 
-    const record = await generationOf(gateway, id);
+    const record = await generationOf(setup.gateway, id);
     expect(record).toMatchObject({ status: 'error', usage: { input_tokens: 70, output_tokens: 6 } });
     expect(record.cost).toBeCloseTo(STEP_1 + REFUSED, 12);
-    expect((await listedKey(gateway, issued.hash)).usage.cost).toBeCloseTo(STEP_1 + REFUSED, 12);
+    expect((await listedKey(setup.gateway, issued.hash)).usage.cost).toBeCloseTo(STEP_1 + REFUSED, 12);
   });
 });
