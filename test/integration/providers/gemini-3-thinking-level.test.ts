@@ -5,30 +5,10 @@
  * (Google refuses both; the fake refuses them too). Before, the budget went as `thinkingBudget`, which
  * Gemini 3 takes only for backwards compatibility. Gemini 2.5 keeps its budget.
  */
-import type Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { geminiStep, startFakeGemini, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { anthropicClient, catalogYaml } from '#test/integration/routing/routing-support.ts';
+import { describe, expect, it } from 'vitest';
+import { askSeven, question, useGeminiThinkingGateway, type SentGeminiConfig as Sent } from '#test/integration/providers/gemini-thinking-support.ts';
 
-let gemini: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  gemini = await startFakeGemini();
-  const providers = [`  gem: { family: google, display_name: "Gem Cloud", base_url: "${gemini.baseURL}", api_key: "gem-key-level-0001" }`];
-  const model = (upstream: string) =>
-    [`  test/${upstream}:`, '    context_length: 1000000', '    capabilities: { thinking: true }', `    endpoints: [{ provider: gem, model: ${upstream}, pricing: { input: 2, output: 12 }, max_output_tokens: 65536 }]`].join('\n');
-  gateway = await startTestGateway({ catalogYaml: catalogYaml(providers, ['gemini-3-pro-preview', 'gemini-3-flash-preview', 'gemini-2.5-pro'].map(model)) });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await gemini?.close();
-});
-beforeEach(() => gemini.clear());
-
-type Sent = { generationConfig: { maxOutputTokens: number; thinkingConfig?: Record<string, unknown> } };
-const question = [{ role: 'user' as const, content: 'How many days in a week?' }];
+const setup = useGeminiThinkingGateway(['gemini-3-pro-preview', 'gemini-3-flash-preview', 'gemini-2.5-pro']);
 
 describe('thinking.budget_tokens on Gemini 3', () => {
   it.each<[string, string, Record<string, unknown>, Record<string, unknown>]>([
@@ -38,21 +18,17 @@ describe('thinking.budget_tokens on Gemini 3', () => {
     ['budget 2048 beside effort high: the effort', 'gemini-3-pro-preview', { thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'high' } }, { thinkingLevel: 'high', includeThoughts: true }],
     ['the same request on 2.5 Pro keeps its budget', 'gemini-2.5-pro', { thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'high' } }, { thinkingBudget: 2048, includeThoughts: true }],
   ])('%s', async (_name, upstream, controls, thinkingConfig) => {
-    gemini.enqueue(geminiStep({ text: 'Seven.', usage: { input: 20, output: 3, reasoning: 40 } }));
-    const body = { model: `test/${upstream}`, max_tokens: 32_000, messages: question, ...controls } as unknown as Anthropic.MessageCreateParamsNonStreaming;
-    const message = await anthropicClient(gateway).messages.create(body);
+    const message = await askSeven(setup, { model: `test/${upstream}`, max_tokens: 32_000, messages: question, ...controls });
 
     expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Seven.' })]);
-    expect((gemini.lastRequest().body as Sent).generationConfig.thinkingConfig).toEqual(thinkingConfig);
+    expect((setup.gemini.lastRequest().body as Sent).generationConfig.thinkingConfig).toEqual(thinkingConfig);
   });
 
   it('streams with the level too', async () => {
-    gemini.enqueue(geminiStep({ text: 'Seven.', usage: { input: 20, output: 3, reasoning: 40 } }));
-    const body = { model: 'test/gemini-3-flash-preview', max_tokens: 8000, messages: question, thinking: { type: 'enabled', budget_tokens: 6000 } } as unknown as Anthropic.MessageCreateParamsStreaming;
-    const message = await anthropicClient(gateway).messages.stream(body).finalMessage();
+    const message = await askSeven(setup, { model: 'test/gemini-3-flash-preview', max_tokens: 8000, messages: question, thinking: { type: 'enabled', budget_tokens: 6000 } }, true);
 
     expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Seven.' })]);
-    expect(gemini.lastRequest()).toMatchObject({ streaming: true });
-    expect((gemini.lastRequest().body as Sent).generationConfig).toMatchObject({ maxOutputTokens: 8000, thinkingConfig: { thinkingLevel: 'medium', includeThoughts: true } });
+    expect(setup.gemini.lastRequest()).toMatchObject({ streaming: true });
+    expect((setup.gemini.lastRequest().body as Sent).generationConfig).toMatchObject({ maxOutputTokens: 8000, thinkingConfig: { thinkingLevel: 'medium', includeThoughts: true } });
   });
 });

@@ -6,26 +6,12 @@
  * budget_tokens above the model's largest is lowered to it (before, 30,000 reached 2.5 Flash: a 400).
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { geminiStep, startFakeGemini, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { anthropicClient, catalogYaml } from '#test/integration/routing/routing-support.ts';
+import { describe, expect, it } from 'vitest';
+import { geminiStep } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicClient } from '#test/integration/routing/routing-support.ts';
+import { useGeminiThinkingGateway } from '#test/integration/providers/gemini-thinking-support.ts';
 
-let gemini: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  gemini = await startFakeGemini();
-  const providers = [`  gem: { family: google, display_name: "Gem Cloud", base_url: "${gemini.baseURL}", api_key: "gem-key-budget-0001" }`];
-  const model = (upstream: string) =>
-    [`  test/${upstream}:`, '    context_length: 1000000', '    capabilities: { thinking: true }', `    endpoints: [{ provider: gem, model: ${upstream}, pricing: { input: 1, output: 2 }, max_output_tokens: 65536 }]`].join('\n');
-  gateway = await startTestGateway({ catalogYaml: catalogYaml(providers, [model('gemini-2.5-pro'), model('gemini-2.5-flash')]) });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await gemini?.close();
-});
-beforeEach(() => gemini.clear());
+const setup = useGeminiThinkingGateway(['gemini-2.5-pro', 'gemini-2.5-flash'], [1, 2]);
 
 type Sent = { generationConfig: { maxOutputTokens: number; thinkingConfig?: { thinkingBudget?: number; includeThoughts?: boolean } } };
 
@@ -35,12 +21,12 @@ describe('the thinkingBudget sent to Gemini 2.5', () => {
     ['budget_tokens 30000 on 2.5 Flash', 'gemini-2.5-flash', { thinking: { type: 'enabled', budget_tokens: 30_000 } }, 32_000, { thinkingBudget: 24_576, includeThoughts: true }],
     ['effort high without thinking on 2.5 Flash, max_tokens 4000', 'gemini-2.5-flash', { output_config: { effort: 'high' } }, 4000, { thinkingBudget: 2400 }],
   ])('%s: within the range, below maxOutputTokens', async (_name, upstream, controls, maxTokens, thinkingConfig) => {
-    gemini.enqueue(geminiStep({ text: 'Seven.', usage: { input: 20, output: 3 } }));
+    setup.gemini.enqueue(geminiStep({ text: 'Seven.', usage: { input: 20, output: 3 } }));
     const body = { model: `test/${upstream}`, max_tokens: maxTokens, messages: [{ role: 'user', content: 'How many days in a week?' }], ...controls } as unknown as Anthropic.MessageCreateParamsNonStreaming;
-    const message = await anthropicClient(gateway).messages.create(body);
+    const message = await anthropicClient(setup.gateway).messages.create(body);
 
     expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Seven.' })]);
-    const sent = (gemini.lastRequest().body as Sent).generationConfig;
+    const sent = (setup.gemini.lastRequest().body as Sent).generationConfig;
     expect(sent).toMatchObject({ maxOutputTokens: maxTokens });
     expect(sent.thinkingConfig).toEqual(thinkingConfig);
     expect(sent.thinkingConfig!.thinkingBudget).toBeLessThan(sent.maxOutputTokens);
