@@ -5,9 +5,9 @@
  * packets. Only `message_start`, `message_delta` and, when the metadata is asked for, `message_stop` are
  * rebuilt; blocks that dispatch no event (a comment, an `event:` without data) are not forwarded.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type ByteSplit, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { postMessages, usePassthroughGateway } from '#test/integration/providers/anthropic-passthrough-support.ts';
 
 const MODEL = 'bytes/claude';
 
@@ -51,35 +51,11 @@ const BLOCKS: Block[] = [
   { text: 'event: message_stop\r\ndata: {"type": "message_stop"}\r\n\r\n', name: 'message_stop', expect: (metadata) => (metadata ? 'amended' : 'raw') },
 ];
 
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  upstream = await startFakeAnthropic();
-  const catalogYaml = [
-    'providers:',
-    `  anthropic: { base_url: "${upstream.url}", api_key: "sk-ant-bytes-shared-0001" }`,
-    'models:',
-    `  ${MODEL}:`,
-    '    endpoints:',
-    '      - { provider: anthropic, model: claude-sonnet-4-5, pricing: { input: 3, output: 15 } }',
-    '',
-  ].join('\n');
-  gateway = await startTestGateway({ catalogYaml });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const setup = usePassthroughGateway(MODEL, 'sk-ant-bytes-shared-0001');
 
 async function streamThroughGateway(split: ByteSplit | undefined, metadata: boolean): Promise<Buffer> {
-  upstream.enqueue(reply.sse(BLOCKS.map((block) => block.text), split ? { split } : {}));
-  const response = await fetch(`${gateway.baseUrl}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', ...(metadata ? { 'x-gateway-metadata': 'enabled' } : {}) },
-    body: JSON.stringify({ model: MODEL, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
-  });
+  setup.upstream.enqueue(reply.sse(BLOCKS.map((block) => block.text), split ? { split } : {}));
+  const response = await postMessages(setup.gateway, MODEL, { stream: true, metadata });
   expect(response.status).toBe(200);
   return Buffer.from(await response.arrayBuffer());
 }

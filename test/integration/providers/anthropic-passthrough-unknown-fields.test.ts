@@ -7,9 +7,9 @@
  * way the amended events are written (parsed and serialised today; see bench/JOURNAL.md, 2026-11-28, for the
  * splice that was measured and dropped).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { reply } from '#test/helpers/fake-upstreams/index.ts';
+import { postMessages, usePassthroughGateway } from '#test/integration/providers/anthropic-passthrough-support.ts';
 
 const MODEL = 'fields/claude';
 
@@ -28,36 +28,12 @@ const FRAMES = [
 ];
 const AMENDED = new Set(['message_start', 'message_delta']);
 
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  upstream = await startFakeAnthropic();
-  const catalogYaml = [
-    'providers:',
-    `  anthropic: { base_url: "${upstream.url}", api_key: "sk-ant-fields-shared-0001" }`,
-    'models:',
-    `  ${MODEL}:`,
-    '    endpoints:',
-    '      - { provider: anthropic, model: claude-sonnet-4-5, pricing: { input: 3, output: 15 } }',
-    '',
-  ].join('\n');
-  gateway = await startTestGateway({ catalogYaml });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const setup = usePassthroughGateway(MODEL, 'sk-ant-fields-shared-0001');
 
 /** The client's events, as `event:`/`data:` blocks the gateway wrote (LF framing, one data line each). */
 async function streamedEvents(metadata: boolean): Promise<{ name: string; text: string; data: string }[]> {
-  upstream.enqueue(reply.sse(FRAMES));
-  const response = await fetch(`${gateway.baseUrl}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', ...(metadata ? { 'x-gateway-metadata': 'enabled' } : {}) },
-    body: JSON.stringify({ model: MODEL, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
-  });
+  setup.upstream.enqueue(reply.sse(FRAMES));
+  const response = await postMessages(setup.gateway, MODEL, { stream: true, metadata });
   expect(response.status).toBe(200);
   const body = await response.text();
   expect(body.endsWith('\n\n')).toBe(true);

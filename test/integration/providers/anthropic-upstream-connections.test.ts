@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { anthropicCatalogYaml, postMessages } from '#test/integration/providers/anthropic-passthrough-support.ts';
 
 const MODEL = 'connections/claude';
 const MESSAGE = {
@@ -51,16 +52,7 @@ beforeAll(async () => {
   upstream.on('connection', (socket: Socket) => sockets.add(socket));
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  const catalogYaml = [
-    'providers:',
-    `  anthropic: { base_url: "${url}", api_key: "sk-ant-connections-shared-0001" }`,
-    'models:',
-    `  ${MODEL}:`,
-    '    endpoints:',
-    '      - { provider: anthropic, model: claude-sonnet-4-5, pricing: { input: 3, output: 15 } }',
-    '',
-  ].join('\n');
-  gateway = await startTestGateway({ catalogYaml });
+  gateway = await startTestGateway({ catalogYaml: anthropicCatalogYaml(MODEL, url, 'sk-ant-connections-shared-0001') });
 });
 
 afterAll(async () => {
@@ -70,11 +62,7 @@ afterAll(async () => {
 });
 
 function post(stream: boolean, maxTokens = 64): Promise<Response> {
-  return fetch(`${gateway.baseUrl}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: MODEL, max_tokens: maxTokens, stream, messages: [{ role: 'user', content: 'Hi' }] }),
-  });
+  return postMessages(gateway, MODEL, { stream, maxTokens });
 }
 
 describe('connections to an Anthropic-format upstream', () => {
