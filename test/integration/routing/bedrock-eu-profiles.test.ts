@@ -6,32 +6,10 @@
  * `eu.` profile too, at its list price like its `us.` one (it predates the geo premium), and keeps serving
  * unrestricted requests from the `us.` profile.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bedrockStep, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { messageBody, postMessage } from './routing-support.ts';
+import { describe, expect, it } from 'vitest';
+import { askInRegion, listedEndpoints, USAGE, useBedrockOnlyGateway } from '#test/integration/routing/bedrock-region-support.ts';
 
-const USAGE = { input: 1000, output: 100 };
-
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  upstream = await startFakeBedrock();
-  gateway = await startTestGateway({
-    catalogYaml: [
-      'providers:',
-      '  ollama: { enabled: false }',
-      `  bedrock: { base_url: "${upstream.url}", regional_base_urls: { us: "${upstream.url}", europe: "${upstream.url}" }, api_key: "bedrock-shared-eu-profiles-0001" }`,
-      '',
-    ].join('\n'),
-  });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-beforeEach(() => upstream.clear());
+const setup = useBedrockOnlyGateway();
 
 // List prices per million tokens (input, output) and each model's Bedrock profile ids.
 const MODELS = [
@@ -50,10 +28,9 @@ const CASES = MODELS.flatMap((model) => {
 
 describe('Bedrock profiles of the Claude 5.5 generation by data region', () => {
   it.each(CASES)('$slug in region $region runs on $profile', async ({ slug, region, profile, cost }) => {
-    upstream.enqueue(bedrockStep({ text: 'Hello.', usage: USAGE }));
-    const call = await postMessage(gateway, messageBody(slug), region ? { 'x-gateway-region': region } : {});
+    const call = await askInRegion(setup, slug, region);
     expect(call.status, JSON.stringify(call.body)).toBe(200);
-    expect(upstream.requests.map((request) => request.params.modelId)).toEqual([profile]);
+    expect(setup.upstream.requests.map((request) => request.params.modelId)).toEqual([profile]);
     const usage = call.body.usage as { input_tokens: number; output_tokens: number; cost: number };
     expect([usage.input_tokens, usage.output_tokens]).toEqual([USAGE.input, USAGE.output]);
     expect(usage.cost).toBeCloseTo(cost, 12);
@@ -61,11 +38,7 @@ describe('Bedrock profiles of the Claude 5.5 generation by data region', () => {
 
   it('GET /models lists a European price for each of them', async () => {
     for (const { slug, input, output } of MODELS) {
-      const response = await fetch(`${gateway.baseUrl}/models/${slug}`, { headers: { authorization: `Bearer ${gateway.api_key}` } });
-      expect(response.status).toBe(200);
-      const body = (await response.json()) as { data?: unknown } & Record<string, unknown>;
-      const model = (body.data ?? body) as { endpoints: { provider: string; regions: string[]; regional_pricing?: Record<string, Record<string, number>> }[] };
-      const bedrock = model.endpoints.find((endpoint) => endpoint.provider === 'bedrock');
+      const bedrock = (await listedEndpoints(setup.gateway, slug)).find((endpoint) => endpoint.provider === 'bedrock');
       expect(bedrock?.regions, slug).toEqual(expect.arrayContaining(['global', 'us', 'europe']));
       expect(bedrock?.regional_pricing?.europe?.input, slug).toBeCloseTo(input * 1.1, 12);
       expect(bedrock?.regional_pricing?.europe?.output, slug).toBeCloseTo(output * 1.1, 12);
@@ -80,10 +53,9 @@ describe('Bedrock profiles of Claude Sonnet 4 by data region', () => {
     { region: 'us', profile: 'us.anthropic.claude-sonnet-4-20250514-v1:0' },
     { region: undefined, profile: 'us.anthropic.claude-sonnet-4-20250514-v1:0' },
   ])('region $region runs on $profile at the list price', async ({ region, profile }) => {
-    upstream.enqueue(bedrockStep({ text: 'Hello.', usage: USAGE }));
-    const call = await postMessage(gateway, messageBody('anthropic/claude-sonnet-4'), region ? { 'x-gateway-region': region } : {});
+    const call = await askInRegion(setup, 'anthropic/claude-sonnet-4', region);
     expect(call.status, JSON.stringify(call.body)).toBe(200);
-    expect(upstream.requests.map((request) => request.params.modelId)).toEqual([profile]);
+    expect(setup.upstream.requests.map((request) => request.params.modelId)).toEqual([profile]);
     expect((call.body.usage as { cost: number }).cost).toBeCloseTo(list, 12);
   });
 });

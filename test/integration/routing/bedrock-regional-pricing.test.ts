@@ -5,35 +5,14 @@
  * 10% higher on every token price, and its `usage.cost` says so. `GET /models` shows those prices as the
  * endpoint's `regional_pricing`.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bedrockStep, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { messageBody, postMessage } from './routing-support.ts';
+import { describe, expect, it } from 'vitest';
+import { askInRegion, listedEndpoints, USAGE, useBedrockOnlyGateway } from '#test/integration/routing/bedrock-region-support.ts';
 
 const MODEL = 'anthropic/claude-sonnet-4.5';
-const USAGE = { input: 1000, output: 100 };
 // Claude Sonnet 4.5's list prices: $3 input and $15 output per million tokens.
 const LIST_COST = (USAGE.input * 3 + USAGE.output * 15) / 1e6;
 
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  upstream = await startFakeBedrock();
-  gateway = await startTestGateway({
-    catalogYaml: [
-      'providers:',
-      '  ollama: { enabled: false }',
-      `  bedrock: { base_url: "${upstream.url}", regional_base_urls: { us: "${upstream.url}", europe: "${upstream.url}" }, api_key: "bedrock-shared-regional-0001" }`,
-      '',
-    ].join('\n'),
-  });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-beforeEach(() => upstream.clear());
+const setup = useBedrockOnlyGateway();
 
 describe('Bedrock regional profiles of Claude Sonnet 4.5', () => {
   it.each([
@@ -41,21 +20,17 @@ describe('Bedrock regional profiles of Claude Sonnet 4.5', () => {
     { region: 'us', profile: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', cost: LIST_COST * 1.1 },
     { region: 'europe', profile: 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0', cost: LIST_COST * 1.1 },
   ])('region $region runs on $profile and costs $cost', async ({ region, profile, cost }) => {
-    upstream.enqueue(bedrockStep({ text: 'Hello.', usage: USAGE }));
-    const call = await postMessage(gateway, messageBody(MODEL), region ? { 'x-gateway-region': region } : {});
+    const call = await askInRegion(setup, MODEL, region);
     expect(call.status, JSON.stringify(call.body)).toBe(200);
-    expect(upstream.requests.map((request) => request.params.modelId)).toEqual([profile]);
+    expect(setup.upstream.requests.map((request) => request.params.modelId)).toEqual([profile]);
     const usage = call.body.usage as { input_tokens: number; output_tokens: number; cost: number };
     expect([usage.input_tokens, usage.output_tokens]).toEqual([USAGE.input, USAGE.output]);
     expect(usage.cost).toBeCloseTo(cost, 12);
   });
 
   it('GET /models lists the regional prices beside the global ones', async () => {
-    const response = await fetch(`${gateway.baseUrl}/models/${MODEL}`, { headers: { authorization: `Bearer ${gateway.api_key}` } });
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { data?: unknown } & Record<string, unknown>;
-    const model = (body.data ?? body) as { endpoints: { provider: string; pricing: Record<string, number>; regional_pricing?: Record<string, Record<string, number>> }[] };
-    const bedrock = model.endpoints.find((endpoint) => endpoint.provider === 'bedrock');
+    const endpoints = await listedEndpoints(setup.gateway, MODEL);
+    const bedrock = endpoints.find((endpoint) => endpoint.provider === 'bedrock');
     expect(bedrock?.pricing).toMatchObject({ input: 3, output: 15 });
     for (const region of ['us', 'europe']) {
       const regional = bedrock?.regional_pricing?.[region];
@@ -65,7 +40,7 @@ describe('Bedrock regional profiles of Claude Sonnet 4.5', () => {
       expect(regional?.cache_write, region).toBeCloseTo(4.125, 12);
       expect(regional?.cache_write_1h, region).toBeCloseTo(6.6, 12);
     }
-    const anthropic = model.endpoints.find((endpoint) => endpoint.provider === 'anthropic');
+    const anthropic = endpoints.find((endpoint) => endpoint.provider === 'anthropic');
     expect(anthropic === undefined || anthropic.regional_pricing === undefined).toBe(true);
   });
 });
