@@ -3,8 +3,8 @@
  * Anthropic-format upstream, a fake Anthropic with a gateway in front of it, and the streamed (or JSON)
  * request each suite sends through the gateway's `/messages`.
  */
-import { afterAll, beforeAll } from 'vitest';
 import { startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 
 /** A catalog with `model` served as claude-sonnet-4-5 (at $3/$15 per million tokens) by the upstream at `baseUrl`. */
@@ -31,28 +31,16 @@ export interface PassthroughSetup {
  * after. The handle reads the running setup, so use it inside tests only.
  */
 export function usePassthroughGateway(model: string, apiKey: string): PassthroughSetup {
-  let upstream: FakeUpstream | undefined;
-  let gateway: TestGateway | undefined;
-  beforeAll(async () => {
-    upstream = await startFakeAnthropic();
-    gateway = await startTestGateway({ catalogYaml: anthropicCatalogYaml(model, upstream.url, apiKey) });
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await upstream?.close();
-  });
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the pass-through gateway is not started yet: read it inside a test');
-    return value;
-  };
-  return {
-    get upstream() {
-      return started(upstream);
+  return useSuiteSetup<PassthroughSetup>({
+    async start() {
+      const upstream = await startFakeAnthropic();
+      return { upstream, gateway: await startTestGateway({ catalogYaml: anthropicCatalogYaml(model, upstream.url, apiKey) }) };
     },
-    get gateway() {
-      return started(gateway);
+    async stop({ upstream, gateway }) {
+      await gateway.close();
+      await upstream.close();
     },
-  };
+  });
 }
 
 /** What a suite's request asks for: a stream or not, its `max_tokens`, and the gateway's metadata or not. */

@@ -4,8 +4,8 @@
  * the fake answers "Seven." while recording the `generationConfig` it was sent.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { geminiStep, startFakeGemini, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicClient, catalogYaml } from '#test/integration/routing/routing-support.ts';
 
@@ -27,32 +27,20 @@ export const question = [{ role: 'user' as const, content: 'How many days in a w
  * setup, so use it inside tests only.
  */
 export function useGeminiThinkingGateway(upstreams: readonly string[], price: readonly [number, number] = [2, 12]): GeminiThinkingSetup {
-  let gemini: FakeUpstream | undefined;
-  let gateway: TestGateway | undefined;
-  beforeAll(async () => {
-    gemini = await startFakeGemini();
-    const providers = [`  gem: { family: google, display_name: "Gem Cloud", base_url: "${gemini.baseURL}", api_key: "gem-key-thinking-0001" }`];
-    const model = (upstream: string) =>
-      [`  test/${upstream}:`, '    context_length: 1000000', '    capabilities: { thinking: true }', `    endpoints: [{ provider: gem, model: ${upstream}, pricing: { input: ${price[0]}, output: ${price[1]} }, max_output_tokens: 65536 }]`].join('\n');
-    gateway = await startTestGateway({ catalogYaml: catalogYaml(providers, upstreams.map(model)) });
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await gemini?.close();
-  });
-  beforeEach(() => gemini?.clear());
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the Gemini gateway is not started yet: read it inside a test');
-    return value;
-  };
-  return {
-    get gemini() {
-      return started(gemini);
+  const model = (upstream: string) =>
+    [`  test/${upstream}:`, '    context_length: 1000000', '    capabilities: { thinking: true }', `    endpoints: [{ provider: gem, model: ${upstream}, pricing: { input: ${price[0]}, output: ${price[1]} }, max_output_tokens: 65536 }]`].join('\n');
+  return useSuiteSetup<GeminiThinkingSetup>({
+    async start() {
+      const gemini = await startFakeGemini();
+      const providers = [`  gem: { family: google, display_name: "Gem Cloud", base_url: "${gemini.baseURL}", api_key: "gem-key-thinking-0001" }`];
+      return { gemini, gateway: await startTestGateway({ catalogYaml: catalogYaml(providers, upstreams.map(model)) }) };
     },
-    get gateway() {
-      return started(gateway);
+    async stop({ gemini, gateway }) {
+      await gateway.close();
+      await gemini.close();
     },
-  };
+    reset: ({ gemini }) => gemini.clear(),
+  });
 }
 
 /** Sends `body` through the SDK (as JSON or a stream) after scripting the fake's thinking answer, "Seven.". */

@@ -3,8 +3,9 @@
  * off), the built-in catalog's models on it, every region's base URL pointing at one fake Bedrock; a call in a
  * data region answered with a fixed usage; and the endpoints `GET /models/{slug}` lists for a model.
  */
-import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { bedrockStep, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { messageBody, postMessage, type MessageCall } from '#test/integration/routing/routing-support.ts';
 
@@ -22,32 +23,19 @@ export interface BedrockOnlySetup {
  * cleared before each test. The handle reads the running setup, so use it inside tests only.
  */
 export function useBedrockOnlyGateway(): BedrockOnlySetup {
-  let upstream: FakeUpstream | undefined;
-  let gateway: TestGateway | undefined;
-  beforeAll(async () => {
-    upstream = await startFakeBedrock();
-    const url = upstream.url;
-    gateway = await startTestGateway({
-      catalogYaml: ['providers:', '  ollama: { enabled: false }', `  bedrock: { base_url: "${url}", regional_base_urls: { us: "${url}", europe: "${url}" }, api_key: "bedrock-shared-region-0001" }`, ''].join('\n'),
-    });
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await upstream?.close();
-  });
-  beforeEach(() => upstream?.clear());
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the Bedrock gateway is not started yet: read it inside a test');
-    return value;
-  };
-  return {
-    get upstream() {
-      return started(upstream);
+  return useSuiteSetup<BedrockOnlySetup>({
+    async start() {
+      const upstream = await startFakeBedrock();
+      const url = upstream.url;
+      const catalogYaml = ['providers:', '  ollama: { enabled: false }', `  bedrock: { base_url: "${url}", regional_base_urls: { us: "${url}", europe: "${url}" }, api_key: "bedrock-shared-region-0001" }`, ''].join('\n');
+      return { upstream, gateway: await startTestGateway({ catalogYaml }) };
     },
-    get gateway() {
-      return started(gateway);
+    async stop({ upstream, gateway }) {
+      await gateway.close();
+      await upstream.close();
     },
-  };
+    reset: ({ upstream }) => upstream.clear(),
+  });
 }
 
 /** Asks `slug` (in data `region`, or none) after scripting the fake's answer with `USAGE`. */

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { anthropicStep, startFakeAnthropic, type FakeUpstream, type ReplyDelivery, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
+import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '#test/helpers/start-gateway.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 
@@ -72,31 +72,7 @@ export async function startRefusalGateway(options: TestGatewayOptions = {}, extr
  * and cleared before each. The returned handle reads the running setup, so use it inside hooks and tests only.
  */
 export function useRefusalGateway(options: TestGatewayOptions = {}, extras: RefusalCatalogExtras = {}): RefusalGateway {
-  let started: RefusalGateway | undefined;
-  const current = (): RefusalGateway => {
-    if (!started) throw new Error('the refusal gateway is not started yet: read it inside a hook or a test');
-    return started;
-  };
-  beforeAll(async () => {
-    started = await startRefusalGateway(options, extras);
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  beforeEach(() => current().clear());
-  return {
-    get refusing() {
-      return current().refusing;
-    },
-    get serving() {
-      return current().serving;
-    },
-    get gateway() {
-      return current().gateway;
-    },
-    clear: () => current().clear(),
-    close: () => current().close(),
-  };
+  return useSuiteSetup({ start: () => startRefusalGateway(options, extras), stop: (setup) => setup.close(), reset: (setup) => setup.clear() });
 }
 
 /** The official SDK pointed at `gateway`, authenticated with `key` (a limited key's, to read its spending). */
