@@ -10,14 +10,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
-import { callApi } from '#test/helpers/management-api.ts';
-import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
-import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import type { CaptureServer } from '#test/helpers/capture-server.ts';
 import { ALPHA_FIRST } from '#test/integration/routing/routing-support.ts';
-import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { attemptSpans, startOtlpCollector, startRecordsGateway, type RecordsGateway } from './observability-support.ts';
 
 const VENDOR_MODEL = 'claude-sonnet-4-5-20250929';
-const SPAN_KIND_CLIENT = 3;
 const STATUS_ERROR = 2;
 const USAGE_KEYS = ['gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens', 'gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_write.input_tokens'];
 
@@ -25,32 +22,12 @@ let setup: RecordsGateway;
 let client: Anthropic;
 let collector: CaptureServer;
 
-const spans = (): DecodedSpan[] => collector.requests.filter((request) => request.path === '/v1/traces').flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
-
-/** The CLIENT spans of generation `id`, in attempt order, once they arrived. */
-async function attemptSpans(id: string, count: number): Promise<DecodedSpan[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    await setup.gateway.server.flushRecords();
-    const all = spans();
-    const generation = all.find((span) => span.attributes['switchboard.generation.id'] === id);
-    if (generation) {
-      const traced = all.filter((span) => span.traceId === generation.traceId && span.kind === SPAN_KIND_CLIENT);
-      if (traced.length >= count) return traced.sort((a, b) => Number(a.attributes['switchboard.attempt.index']) - Number(b.attributes['switchboard.attempt.index']));
-    }
-    if (Date.now() > deadline) throw new Error(`no attempt spans of ${id} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 const body = { model: 'test/primary', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Hello there' }], ...ALPHA_FIRST };
 
 beforeAll(async () => {
-  collector = await startCaptureServer({ status: 200, body: {} });
   setup = await startRecordsGateway();
   client = new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: setup.gateway.api_key, apiKey: null, maxRetries: 0 });
-  const created = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body: { name: 'otlp', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  collector = await startOtlpCollector(setup.gateway);
 }, 60_000);
 afterAll(async () => {
   await setup?.close();
@@ -77,7 +54,7 @@ describe('usage on the attempt spans', () => {
     }
     expect(messageId).toMatch(/^msg_01/);
 
-    const [failed, served] = await attemptSpans(id, 2);
+    const [failed, served] = await attemptSpans(setup.gateway, collector, id, 2);
     expect(failed?.attributes).toMatchObject({ 'error.type': 'overloaded', 'http.response.status_code': 529 });
     // `error.type` says how it failed; the gateway's own status would only repeat it.
     expect(failed?.attributes).not.toHaveProperty(['switchboard.attempt.status']);
@@ -106,7 +83,7 @@ describe('usage on the attempt spans', () => {
     const { response } = await client.messages.create({ ...body, tools: [{ type: 'gateway:datetime' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming).withResponse();
     const id = response.headers.get('x-generation-id') ?? '';
 
-    const calls = await attemptSpans(id, 2);
+    const calls = await attemptSpans(setup.gateway, collector, id, 2);
     expect(calls.map((span) => [span.attributes['gen_ai.usage.input_tokens'], span.attributes['gen_ai.usage.output_tokens'], span.attributes['gen_ai.usage.cache_read.input_tokens'], span.attributes['gen_ai.response.finish_reasons']])).toEqual([
       [27, 5, 7, ['tool_use']],
       [30, 4, 0, ['end_turn']],

@@ -7,6 +7,8 @@ import { expect } from 'vitest';
 import { startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '#test/helpers/start-gateway.ts';
 import { callApi } from '#test/helpers/management-api.ts';
+import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
+import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 
 /** USD per million tokens of `test/primary` on both providers: input, output. */
@@ -75,4 +77,46 @@ export async function startRecordsGateway(options: TestGatewayOptions & { extraY
 /** USD of `input` and `output` tokens at PRICES, as the gateway computes it. */
 export function costOf(input: number, output: number): number {
   return (input * PRICES.input + output * PRICES.output) / 1_000_000;
+}
+
+/** OTLP's span kind of an outgoing call: each attempt's span. */
+const SPAN_KIND_CLIENT = 3;
+
+/** A capture server that `gateway` exports its traces to (an OTLP/protobuf destination created over the API). */
+export async function startOtlpCollector(gateway: TestGateway): Promise<CaptureServer> {
+  const collector = await startCaptureServer({ status: 200, body: {} });
+  const created = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', { key: gateway.management_key, body: { name: 'otlp', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return collector;
+}
+
+/** The CLIENT spans of generation `id` the collector received, in attempt order, once `count` of them arrived. */
+export async function attemptSpans(gateway: TestGateway, collector: CaptureServer, id: string, count: number): Promise<DecodedSpan[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    await gateway.server.flushRecords();
+    const all = collector.requests.filter((request) => request.path === '/v1/traces').flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
+    const generation = all.find((span) => span.attributes['switchboard.generation.id'] === id);
+    if (generation) {
+      const traced = all.filter((span) => span.traceId === generation.traceId && span.kind === SPAN_KIND_CLIENT);
+      if (traced.length >= count) return traced.sort((a, b) => Number(a.attributes['switchboard.attempt.index']) - Number(b.attributes['switchboard.attempt.index']));
+    }
+    if (Date.now() > deadline) throw new Error(`no attempt spans of ${id} arrived`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Polls `read` until its value passes `check` (records and a key's spending settle after the response), for 15 s. */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await read();
+    try {
+      check(value);
+      return value;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }

@@ -7,48 +7,25 @@
  * would). `test/main` refuses at $1/$2 per million tokens, `test/backup` answers at $3/$4.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
-import { callApi } from '#test/helpers/management-api.ts';
-import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
-import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
-import { generationOf, waitForGeneration } from '#test/integration/observability/observability-support.ts';
+import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
+import { attemptSpans, eventually, generationOf, startOtlpCollector, waitForGeneration } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { fallbackRequest, micro, REFUSED_COST, refusalStep, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
+import { fallbackRequest, keyClient, micro, REFUSED_COST, refusalStep, startRefusalGateway } from '#test/integration/routing/refusal-support.ts';
 
-const SPAN_KIND_CLIENT = 3;
-
-let setup: RefusalGateway;
-let collector: CaptureServer;
-
-beforeAll(async () => {
-  collector = await startCaptureServer({ status: 200, body: {} });
-  setup = await startRefusalGateway({ env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
-  const created = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body: { name: 'otlp', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-}, 60_000);
-
-afterAll(async () => {
-  await setup?.close();
-  await collector?.close();
+/** The refusal setup, its gateway exporting traces to an OTLP collector. */
+const setup = useSuiteSetup({
+  async start() {
+    const refusal = await startRefusalGateway({ env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
+    return { ...refusal, collector: await startOtlpCollector(refusal.gateway) };
+  },
+  async stop({ collector, close }) {
+    await close();
+    await collector.close();
+  },
+  reset: ({ clear }) => clear(),
 });
-
-beforeEach(() => setup.clear());
-
-/** Polls until `read` passes (records and the key's spending settle after the response). */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 describe('a stream the client leaves while the serving model answers after a refusal', () => {
   it('charges the refused call at its prices and the serving call what its message_start announced, at its own', async () => {
@@ -94,7 +71,7 @@ describe('a JSON request whose next attempt after a refusal fails with a request
     const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
     setup.refusing.enqueue(refusalStep());
     setup.serving.enqueue(reply.error(400));
-    const client = new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: issued.key, apiKey: null, maxRetries: 0, timeout: 10_000 });
+    const client = keyClient(setup.gateway, issued.key);
     const failure = await client.beta.messages.create(fallbackRequest() as Parameters<typeof client.beta.messages.create>[0] & { stream?: false }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Anthropic.BadRequestError);
     const id = (failure as InstanceType<typeof Anthropic.BadRequestError>).headers?.get('x-generation-id') ?? '';
@@ -110,29 +87,11 @@ describe('a JSON request whose next attempt after a refusal fails with a request
   });
 });
 
-const spans = (): DecodedSpan[] => collector.requests.filter((request) => request.path === '/v1/traces').flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
-
-/** The CLIENT spans of generation `id`, in attempt order, once `count` of them arrived. */
-async function attemptSpans(id: string, count: number): Promise<DecodedSpan[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    await setup.gateway.server.flushRecords();
-    const all = spans();
-    const generation = all.find((span) => span.attributes['switchboard.generation.id'] === id);
-    if (generation) {
-      const traced = all.filter((span) => span.traceId === generation.traceId && span.kind === SPAN_KIND_CLIENT);
-      if (traced.length >= count) return traced.sort((a, b) => Number(a.attributes['switchboard.attempt.index']) - Number(b.attributes['switchboard.attempt.index']));
-    }
-    if (Date.now() > deadline) throw new Error(`no attempt spans of ${id} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe("a refused attempt's span", () => {
   it.each([false, true])('carries the usage its call reported, the serving one its own (stream: %s)', async (stream) => {
     setup.refusing.enqueue(refusalStep());
     setup.serving.enqueue(anthropicStep({ text: 'Port scanners probe hosts for open ports.', usage: { input: 60, output: 6 } }));
-    const client = new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: setup.gateway.api_key, apiKey: null, maxRetries: 0, timeout: 10_000 });
+    const client = keyClient(setup.gateway, setup.gateway.api_key);
     let id: string;
     if (stream) {
       const { data, response } = await client.beta.messages.create({ ...fallbackRequest(), stream: true } as Parameters<typeof client.beta.messages.create>[0] & { stream: true }).withResponse();
@@ -143,7 +102,7 @@ describe("a refused attempt's span", () => {
       id = response.headers.get('x-generation-id') ?? '';
     }
 
-    const [refused, served] = await attemptSpans(id, 2);
+    const [refused, served] = await attemptSpans(setup.gateway, setup.collector, id, 2);
     expect(refused?.attributes).toMatchObject({
       'switchboard.attempt.status': 'refusal',
       // Input counts cache reads too, as the conventions' input tokens do.
