@@ -2429,6 +2429,10 @@ export interface components {
          *     record, with `http_status` 200 (the status the upstream answered with); the client heard it as an
          *     in-stream `error` event. A stream that fails so before its first event reached the client records the same
          *     (its failure class as the vendor's error names it, `http_status` 200), and the next attempt is tried.
+         *     A stream the client leaves keeps its serving attempt's `success` (the generation's status says
+         *     `cancelled`), a server-side tool loop's step as a plain stream: the upstream read that stopped because the
+         *     client went away is not the endpoint's `timeout`, and does not count against it (circuit breaker,
+         *     endpoint statistics).
          * @example overloaded
          * @enum {string}
          */

@@ -11,7 +11,7 @@ import { peekEventPayload, sseEventName, type AdapterStream, type SseEvent } fro
 import { readyEventsOf, type EventStage, type ReadyEventIterator, type StreamEnd } from '#src/providers/event-stages.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
-import type { AttemptRecord, AttemptsRun } from '#src/messages/run-attempts.ts';
+import { clientLeft, type AttemptRecord, type AttemptsRun } from '#src/messages/run-attempts.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 
 /** A stream whose first event has arrived, so the attempt counts as answered. */
@@ -163,7 +163,8 @@ export function settleStream<T>(planner: RequestPlanner, plan: RequestPlan, cont
 /**
  * The stage that tells routing how a stream settled by `settleStream` ended: an upstream failure after the
  * first event is the served attempt's outcome (and its status in the generation's attempts, with the usage the
- * vendor reported it billed, when it did); a complete stream, or one the client left, is its success as before.
+ * vendor reported it billed, when it did); a complete stream, or one the client left (abandoned, or failed by
+ * the read the client's leaving aborted: a tool loop's step), is its success as before.
  * A stream that ends in a refusal is recorded as one (`refused`), as a JSON answer's refusal is: when the
  * request moved on to the next model (`movedOn`), routing hears the refusal as an attempt that did not serve
  * (no sticky pin, no latency sample: the endpoint's circuit hears it answered), and the served stream's own
@@ -218,7 +219,9 @@ export class StreamOutcome implements EventStage {
       this.#planner.recordOutcomes(this.#plan, [this.#record], null);
       return;
     }
-    if (how.kind === 'failed' && how.error instanceof UpstreamError) {
+    // A read stopped because the client left (its signal aborts the upstream call) is a stream left, as the
+    // route's writer takes it for a plain stream; a loop's step, read by the loop, hears it as a failure.
+    if (how.kind === 'failed' && how.error instanceof UpstreamError && !clientLeft(this.#context.signal)) {
       const { billedUsage } = how.error;
       const failed: AttemptRecord = billedUsage ? { ...this.#record, status: how.error.kind, billedUsage } : { ...this.#record, status: how.error.kind };
       this.#replace(failed);

@@ -60,6 +60,14 @@ export function isCancellation(signal: AbortSignal): boolean {
   return signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name !== 'TimeoutError';
 }
 
+/**
+ * Whether the signal was aborted because the client went away (src/http/request-signal.ts), not by the time
+ * budget or a shutdown: an upstream read that failed then is the client's leaving, not its endpoint's failure.
+ */
+export function clientLeft(signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name === 'AbortError';
+}
+
 /** How a run ended: the answer and the attempt that gave it, or the error to answer with; every attempt's record either way. */
 export type AttemptsRun<T> =
   | { ok: true; result: T; attempt: Attempt; index: number; records: AttemptRecord[] }

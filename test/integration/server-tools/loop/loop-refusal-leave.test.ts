@@ -93,6 +93,8 @@ describe('a streamed loop the client leaves while the model after a refusal answ
     expect(record.usage).toMatchObject(tokens);
     expect(record.tool_steps ?? []).toHaveLength(steps);
     expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toContain('test/main:refusal');
+    // The serving attempt the client left is recorded as a plain stream's: its success, not a timeout.
+    expect(record.attempts.at(-1)).toMatchObject({ model: 'test/backup', status: 'success' });
     expect(record.cost).toBeCloseTo(cost, 12);
     await eventually(
       () => listedKey(setup.gateway, issued.hash),

@@ -105,6 +105,8 @@ describe('a passed-through stream refused, left while the next model answers its
     );
     expect(record.usage).toMatchObject(tokens);
     expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toContain('test/claude:refusal');
+    // The serving attempt the client left is recorded as a plain stream's: its success, not a timeout.
+    expect(record.attempts.at(-1)).toMatchObject({ model: 'test/claude-b', status: 'success' });
     expect(record.cost).toBeCloseTo(cost, 12);
     await eventually(
       () => listedKey(gateway, issued.hash),
