@@ -10,13 +10,14 @@
  * sent whole when its input is complete (the Anthropic SDKs do not accumulate input deltas on that block).
  * Citations of the gateway's search results become `web_search_result_location`. Each step's
  * `message_delta` and `message_stop` are kept back; `finish` emits the loop's own, with the summed usage, the
- * last step's `stop_details` and the latest `container` a step named.
+ * last step's `stop_details` and the latest `container` a step named (built by loop-stream-events.ts).
  */
-import type { ContentBlockParam, GatewayMetadata, MessageResponse, MessageStreamEvent, ResponseContentBlock, StopReason, Usage } from '#src/api-types.ts';
+import type { ContentBlockParam, MessageResponse, MessageStreamEvent, ResponseContentBlock, StopReason, Usage } from '#src/api-types.ts';
 import { eventPayload, type SseEvent } from '#src/providers/provider-adapter.ts';
 import type { GatewayToolCall, GatewayToolOutcome } from '#src/server-tools/index.ts';
 import { fallbackBlock } from '#src/messages/refused-hops.ts';
 import { refusalCategoryOf } from '#src/messages/refusal-billing.ts';
+import { closingEvents, mergeReportedUsage, wholeBlockEvents, type LoopStreamEnd } from './loop-stream-events.ts';
 import { stepUsageOf, type StepUsage } from './loop-tally.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
 import { clientCitation, clientUseBlock, emptyReading, gatewayCallOf, modelTextBlock, parseToolInput, type StepReading } from './step-content.ts';
@@ -46,17 +47,6 @@ export interface StreamedStep {
   messageId: string | undefined;
 }
 
-/** The loop's closing: the response's stop reason, the summed usage with cost, and the metadata on opt-in. */
-export interface LoopStreamEnd {
-  stopReason: StopReason;
-  stopSequence: string | null;
-  /** The last step's, when the response ends as that step did. */
-  stopDetails?: MessageResponse['stop_details'];
-  usage: Usage;
-  isByok: boolean;
-  metadata?: GatewayMetadata;
-}
-
 /** Options of one loop's stream. */
 export interface LoopStreamStateOptions {
   setup: Pick<ToolLoopSetup, 'tools'>;
@@ -66,8 +56,6 @@ export interface LoopStreamStateOptions {
   model: string;
   provider: string;
 }
-
-const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const;
 
 /** Translates the loop's steps into one message's events; see the module comment. */
 export class LoopStreamState {
@@ -168,34 +156,7 @@ export class LoopStreamState {
   finish(end: LoopStreamEnd): MessageStreamEvent[] {
     if (this.finished) return [];
     this.finished = true;
-    const { usage } = end;
-    return [
-      {
-        type: 'message_delta',
-        delta: {
-          stop_reason: end.stopReason,
-          stop_sequence: end.stopSequence,
-          ...(end.stopDetails ? { stop_details: end.stopDetails } : {}),
-          ...(this.container ? { container: this.container } : {}),
-        },
-        usage: {
-          input_tokens: usage.input_tokens,
-          output_tokens: usage.output_tokens,
-          cache_creation_input_tokens: usage.cache_creation_input_tokens ?? null,
-          cache_read_input_tokens: usage.cache_read_input_tokens ?? null,
-          // The steps' cache writes by lifetime, summed as in the JSON answer: message_start had only the first step's.
-          ...(usage.cache_creation ? { cache_creation: usage.cache_creation } : {}),
-          // The steps' reasoning, as the JSON answer's usage and a plain translated stream give it.
-          ...(usage.output_tokens_details ? { output_tokens_details: usage.output_tokens_details } : {}),
-          ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
-          ...(usage.iterations ? { iterations: usage.iterations } : {}),
-          cost: usage.cost ?? 0,
-          is_byok: end.isByok,
-          ...(usage.estimated === true ? { estimated: true as const } : {}),
-        },
-      },
-      { type: 'message_stop', ...(end.metadata ? { gateway_metadata: end.metadata } : {}) },
-    ];
+    return closingEvents(end, this.container);
   }
 
   private messageStart(payload: Extract<MessageStreamEvent, { type: 'message_start' }>): SseEvent[] {
@@ -281,20 +242,10 @@ export class LoopStreamState {
   }
 
   private wholeBlock(block: ResponseContentBlock, index = this.nextIndex++): MessageStreamEvent[] {
-    return [{ type: 'content_block_start', index, content_block: block }, { type: 'content_block_stop', index }];
+    return wholeBlockEvents(block, index);
   }
 
   private mergeUsage(update: Partial<Usage> | undefined | null): void {
-    if (!update) return;
-    for (const field of USAGE_FIELDS) {
-      const value = update[field];
-      if (typeof value === 'number') this.usage[field] = value;
-    }
-    if (update.cache_creation) this.usage.cache_creation = update.cache_creation;
-    if (update.server_tool_use) this.usage.server_tool_use = update.server_tool_use;
-    // Compaction, advisor and fallback iterations are billed apart from the step's counts (see stepCost).
-    if (update.iterations) this.usage.iterations = update.iterations;
-    if (update.output_tokens_details) this.usage.output_tokens_details = update.output_tokens_details;
-    if (update.estimated === true) this.usage.estimated = true;
+    mergeReportedUsage(this.usage, update);
   }
 }
