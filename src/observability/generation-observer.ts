@@ -8,6 +8,7 @@
  */
 import type { ContentBlockDeltaEvent, ContentBlockStartEvent, MessageDeltaEvent, MessageRequest, MessageResponse, MessageStartEvent } from '#src/api-types.ts';
 import { servingStartedUsage } from '#src/messages/refusal-fallback-stream.ts';
+import { clientLeft } from '#src/messages/run-attempts.ts';
 import { eventPayload, isRawSseEvent, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
 import { GatewayError, UpstreamError } from '#src/errors.ts';
@@ -149,7 +150,7 @@ export class GenerationObserver {
   /** The request failed before an answer: records it and rethrows, for the error middleware. */
   failed(start: GenerationStart, error: unknown): never {
     const { signal } = start.context;
-    const cancelled = signal.aborted && (signal.reason as { name?: string } | undefined)?.name === 'AbortError';
+    const cancelled = clientLeft(signal);
     const rendered = toRenderedError(error);
     this.sink(
       outcomeOf(start, {

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
-import { waitForGeneration } from '#test/integration/observability/observability-support.ts';
+import { eventually, waitForGeneration } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
 import { earlyRefusalStep, fallbackRequest, micro, refusalStep, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
 
@@ -32,21 +32,6 @@ const STEP_1 = micro(30, 1) + micro(5, 2);
 const REFUSED = micro(40, 1) + micro(1, 2);
 // The serving call's message_start: 60 in, 1 out at $3/$4.
 const SERVING_STARTED = micro(60, 3) + micro(1, 4);
-
-/** Polls until `read` passes (the record and the key's spending settle after the client left). */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /** Streams the loop with `key` and leaves once the serving model's text follows the fallback block; its generation id. */
 async function leaveAfterFallback(key: string): Promise<string> {

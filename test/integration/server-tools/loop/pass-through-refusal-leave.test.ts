@@ -12,7 +12,7 @@ import { startFakeSearxng } from '#test/helpers/fake-tool-servers/fake-searxng.t
 import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-json-server.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { waitForGeneration } from '#test/integration/observability/observability-support.ts';
+import { eventually, waitForGeneration } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 import { earlyRefusalStep, micro, refusalStep } from '#test/integration/routing/refusal-support.ts';
@@ -47,21 +47,6 @@ beforeEach(() => {
   beta.clear();
   openai.clear();
 });
-
-/** Polls until `read` passes (the record and the key's spending settle after the client left). */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => void): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    try {
-      check(value);
-      return value;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /** Streams the request with `key` and leaves once the next model's text follows the fallback block; its generation id. */
 async function leaveAfterFallback(key: string): Promise<string> {
