@@ -9,7 +9,8 @@ import type { MessageRequest } from '#src/api-types.ts';
 import type { GenerationRow } from '#src/store/schema.ts';
 import type { AnswerUsage, GenerationOutcome } from '#src/observability/generation-outcome.ts';
 import { describeStep } from '#src/messages/tool-loop/loop-metadata.ts';
-import { stepCost, summedStepUsage, type StepRecord, type StepUnderWay } from '#src/messages/tool-loop/loop-tally.ts';
+import { summedStepUsage, type StepRecord, type StepUnderWay } from '#src/messages/tool-loop/loop-tally.ts';
+import { refusalCharge } from '#src/messages/refusal-charges.ts';
 import { describeScreening } from '#src/plugins/moderation/moderation-verdict.ts';
 import { generationIdTime } from '#src/http/generation-id.ts';
 import { computeAnthropicCost, type AnthropicUsageFields } from '#src/catalog/pricing.ts';
@@ -148,7 +149,10 @@ function refusedCalls(attempts: readonly AttemptRecord[], charged = 0): (AnswerU
  * when its upstream does not bill it), its tokens kept: answered before the step, they are owed however it ends.
  */
 function underWayRefusals(underWay: StepUnderWay): AnswerUsage[] {
-  return underWay.refused.map(({ attempt, usage, billed }) => ({ ...usage, cost: billed ? stepCost(usage, attempt) : 0 }));
+  return underWay.refused.map(({ attempt, usage, billed }) => {
+    const charge = refusalCharge(attempt, usage, billed);
+    return { ...charge.usage, cost: charge.cost };
+  });
 }
 
 /** Whether the vendor reported what `attempt`'s stream used when it failed part-way: then that is charged, not an estimate. */

@@ -15,7 +15,7 @@ import { streamEvents, streamMessageId, streamOutcomeStage, type StartedStream, 
 import { searchRunOf } from '#src/messages/anthropic-search-run.ts';
 import { amendStream, finalizeMessage } from '#src/messages/gateway-additions.ts';
 import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
-import { withRefusalCharges } from '#src/messages/refusal-charges.ts';
+import { refusalCharge, withRefusalCharges } from '#src/messages/refusal-charges.ts';
 import { spliceRefusalFallbacks, type NextModelStream, type StartNextModel, type StreamRefusal } from '#src/messages/refusal-fallback-stream.ts';
 import { withRefusedHops, type RefusedHop } from '#src/messages/refused-hops.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
@@ -55,7 +55,7 @@ export async function passedThroughMessage(run: LoopRun, step: AnsweredStep): Pr
   run.context.loopSteps = null;
   const finalized = finalizeMessage(message, answerAdditions(run.plan, attempt, () => records, run.context));
   // The upstreams bill the refusals moved on from: the answer is charged them, each at its own prices.
-  const charges = refused.map((refusal) => ({ ...refusal, cost: refusal.billed ? stepCost(refusal.usage, refusal.attempt) : 0 }));
+  const charges = refused.map((refusal) => refusalCharge(refusal.attempt, refusal.usage, refusal.billed));
   const served = charges.length > 0 ? { ...finalized, usage: withRefusalCharges(finalized.usage, attempt.model, charges) } : finalized;
   return { message: withRefusedHops(served, hops, attempt.model), attempt, headers: ownKeyRateLimitHeaders(attempt, result.upstreamHeaders) };
 }
