@@ -1282,7 +1282,9 @@ export interface components {
              *     `xhigh`, `max`; others are forwarded to Anthropic-format upstreams and answer 400 on translated vendors.
              *     Effort shapes how hard the model reasons (Gemini's thinking budget or level, OpenAI's
              *     `reasoning_effort`); on its own, without `thinking` `enabled` or `adaptive`, it asks for no thought
-             *     summaries, so the answer has no reasoning text.
+             *     summaries, so the answer has no reasoning text. Claude on Amazon Bedrock gets it as Anthropic's own
+             *     `output_config.effort` (in Converse's `additionalModelRequestFields`), with `thinking` only when the
+             *     request sets it: an effort alone changes only the effort there, as on Anthropic.
              * @example high
              */
             effort?: string | null;

@@ -91,6 +91,14 @@ export function vendorProfile(family: AiSdkFamily): AiSdkVendorProfile {
   return PROFILES[family];
 }
 
+/**
+ * Whether a call goes to Claude on Bedrock, by the model id as the Bedrock package itself tells: Claude reads
+ * Anthropic's own fields (`thinking`, `output_config`, `tool_choice`) from Converse's `additionalModelRequestFields`.
+ */
+export function isClaudeOnBedrock(profile: Pick<AiSdkVendorProfile, 'family'>, upstreamModel: string): boolean {
+  return profile.family === 'bedrock' && upstreamModel.includes('anthropic');
+}
+
 /** Whether a family is served through the AI SDK. */
 export function isAiSdkFamily(family: ApiFamily): family is AiSdkFamily {
   return family !== 'anthropic';

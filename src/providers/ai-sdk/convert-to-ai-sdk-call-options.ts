@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool, LanguageModelV4ToolChoice, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { CustomTool, MessageRequest, OutputConfig, ToolChoice } from '#src/api-types.ts';
-import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { isClaudeOnBedrock, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { checkTranslatableFields, unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import { planCacheBreakpoints, type CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
 import { lowerThinkingBudget, sentMaxTokens } from '#src/request/output-limit.ts';
@@ -43,7 +43,7 @@ export function convertToAiSdkCallOptions({
 }: {
   request: TranslatableRequest;
   profile: AiSdkVendorProfile;
-  /** The vendor's model id, for the one mapping that depends on it (Claude on Bedrock, below). */
+  /** The vendor's model id, for the mappings that depend on it (Claude on Bedrock, Gemini's thinking levels). */
   upstreamModel?: string;
   /** `speed: fast` on an endpoint with a fast variant: OpenAI's priority processing. */
   fast?: boolean;
@@ -61,7 +61,7 @@ export function convertToAiSdkCallOptions({
   const prompt = convertToAiSdkPrompt({ request, profile, cachePlan });
   warnings.push(...prompt.warnings);
   const maxOutputTokens = outputTokenLimit(request, profile, upstreamModel);
-  const mapped = convertToAiSdkReasoning({ request, profile });
+  const mapped = convertToAiSdkReasoning({ request, profile, upstreamModel });
   const reasoning = profile.reasoningStyle === 'google-thinking-config' ? fitGeminiThinkingBudget({ reasoning: mapped.value, modelId: upstreamModel, maxOutputTokens }) : mapped;
   warnings.push(...mapped.warnings, ...(reasoning === mapped ? [] : reasoning.warnings));
 
@@ -140,11 +140,6 @@ function outputTokenLimit(request: TranslatableRequest, profile: AiSdkVendorProf
   if (maxTokens === undefined || budget === undefined) return maxTokens;
   if (!isClaudeOnBedrock(profile, upstreamModel)) return maxTokens;
   return Math.max(1, maxTokens - budget);
-}
-
-/** Whether the call goes to Claude on Bedrock, by the model id as the Bedrock package itself tells. */
-function isClaudeOnBedrock(profile: AiSdkVendorProfile, upstreamModel: string): boolean {
-  return profile.family === 'bedrock' && upstreamModel.includes('anthropic');
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { MessageRequest, SystemMessageParam } from '#src/api-types.ts';
-import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
+import { isClaudeOnBedrock, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import { requestedEffort } from '#src/request/requested-effort.ts';
 
@@ -76,9 +76,12 @@ export function effectiveEffort(request: Pick<MessageRequest, 'output_config' | 
 export function convertToAiSdkReasoning({
   request,
   profile,
+  upstreamModel = '',
 }: {
   request: Pick<MessageRequest, 'thinking' | 'output_config' | 'messages'>;
   profile: AiSdkVendorProfile;
+  /** The vendor's model id: Claude on Bedrock takes an effort without thinking, other Bedrock models do not. */
+  upstreamModel?: string;
 }): { value: ReasoningOptions; warnings: string[] } {
   const warnings: string[] = [];
   const thinking = knownThinking(request.thinking, profile);
@@ -130,6 +133,10 @@ export function convertToAiSdkReasoning({
         const reasoningConfig = { type: 'adaptive', ...(effort ? { maxReasoningEffort: effort } : {}) };
         return { value: { providerOptions: { bedrock: { reasoningConfig } } }, warnings };
       }
+      // Claude takes Anthropic's effort on its own, as on Anthropic's API: the package turns an effort without
+      // a thinking type into `output_config.effort` only, where its portable `reasoning` would switch Claude's
+      // thinking on (adaptive, or a budget), which the client did not ask for and would pay for.
+      if (effort && isClaudeOnBedrock(profile, upstreamModel)) return { value: { providerOptions: { bedrock: { reasoningConfig: { maxReasoningEffort: effort } } } }, warnings };
       return { value: effort ? { reasoning: effort } : {}, warnings };
     }
     default: {

@@ -3,10 +3,12 @@
  * `thinking` (what Claude Code sends non-Claude models) still sets the vendor's reasoning effort, but asks
  * for no thought summaries (Gemini `includeThoughts`, OpenAI Responses `reasoning.summary`), so the client
  * gets no `thinking` block, as from Anthropic. With thinking enabled or adaptive the summaries are asked for,
- * adaptive thinking without an effort included (before, OpenAI Responses was then asked for none).
+ * adaptive thinking without an effort included (before, OpenAI Responses was then asked for none). Claude on
+ * Bedrock gets the effort as Anthropic's own `output_config.effort` and no `thinking` (before, the AI SDK's
+ * portable effort switched Claude's adaptive thinking on, which the client did not ask for and paid for).
  */
 import { describe, expect, it } from 'vitest';
-import { reply, startFakeGemini, startFakeOpenAiResponses } from '#test/helpers/fake-upstreams/index.ts';
+import { bedrockStep, reply, startFakeBedrock, startFakeGemini, startFakeOpenAiResponses } from '#test/helpers/fake-upstreams/index.ts';
 import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
 
 const PRICING = '{ input: 1, output: 10 }';
@@ -73,5 +75,42 @@ describe('OpenAI Responses, effort without thinking', () => {
     e2e.upstream.enqueue(reply.fixture('openai-phase.1'));
     await e2e.client.messages.create({ model: 'e2e/gpt-effort', max_tokens: 2048, messages: question });
     expect(sentReasoning()).toBeUndefined();
+  });
+});
+
+describe('Claude on Bedrock, effort without thinking', () => {
+  const e2e = useE2eTarget({
+    startUpstream: startFakeBedrock,
+    providerYaml: (fake) => `  bedrock: { base_url: "${fake.url}", api_key: "bedrock-effort-only-0001" }`,
+    model: { slug: 'e2e/claude-effort', provider: 'bedrock', upstreamModel: '"us.anthropic.claude-sonnet-5-5"', pricing: '{ input: 3, output: 15 }' },
+  });
+  type Converse = { additionalModelRequestFields?: Record<string, unknown>; inferenceConfig?: { maxTokens?: number } };
+  const sent = () => e2e.upstream.lastRequest()?.body as Converse;
+  const answer = () => bedrockStep({ text: 'Three.', usage: { input: 20, output: 2 } });
+
+  it.each([
+    ['JSON', false],
+    ['stream', true],
+  ])('sends output_config.effort and no thinking (%s); the answer has no thinking block', async (_name, stream) => {
+    e2e.upstream.enqueue(answer());
+    const body = { model: 'e2e/claude-effort', max_tokens: 1024, messages: question, output_config: { effort: 'low' } } as never;
+    const message = stream ? await e2e.client.messages.stream(body).finalMessage() : await e2e.client.messages.create(body);
+    expect(sent().additionalModelRequestFields).toEqual({ output_config: { effort: 'low' } });
+    // No thinking budget added on top of the client's limit either.
+    expect(sent().inferenceConfig?.maxTokens).toBe(1024);
+    expect(message.content.map((block) => block.type)).toEqual(['text']);
+  });
+
+  it('takes a system message\'s effort (Claude Code on the 5.5 models) the same way', async () => {
+    e2e.upstream.enqueue(answer());
+    const messages = [...question, { role: 'system', content: [], output_config: { effort: 'xhigh' } }];
+    await e2e.client.messages.create({ model: 'e2e/claude-effort', max_tokens: 1024, messages } as never);
+    expect(sent().additionalModelRequestFields).toEqual({ output_config: { effort: 'xhigh' } });
+  });
+
+  it('keeps thinking on where the client asked for it, beside the effort', async () => {
+    e2e.upstream.enqueue(answer());
+    await e2e.client.messages.create({ model: 'e2e/claude-effort', max_tokens: 1024, messages: question, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } } as never);
+    expect(sent().additionalModelRequestFields).toEqual({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } });
   });
 });

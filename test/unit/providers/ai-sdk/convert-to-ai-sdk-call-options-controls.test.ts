@@ -7,12 +7,15 @@ import type { MessageRequest } from '#src/api-types.ts';
 import { vendorProfile, type AiSdkFamily } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { convertToAiSdkCallOptions, safetyIdentifier } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 
-function convert(family: AiSdkFamily, request: Partial<MessageRequest>) {
+function convert(family: AiSdkFamily, request: Partial<MessageRequest>, upstreamModel?: string) {
   return convertToAiSdkCallOptions({
     request: { model: 'vendor/model', max_tokens: 512, messages: [{ role: 'user', content: 'Hi' }], ...request },
     profile: vendorProfile(family),
+    ...(upstreamModel ? { upstreamModel } : {}),
   });
 }
+
+const CLAUDE_ON_BEDROCK = 'us.anthropic.claude-sonnet-5-5';
 
 const hi = { role: 'user', content: 'Hi' } as const;
 const effortOnly = (effort: string) => ({ role: 'system', content: [], output_config: { effort } }) as const;
@@ -45,6 +48,20 @@ describe('reasoning, output and tool choice', () => {
     ['bedrock', { thinking: { type: 'adaptive' }, output_config: { effort: 'max' }, messages: [hi, effortOnly('low')] }, { providerOptions: { bedrock: { reasoningConfig: { type: 'adaptive', maxReasoningEffort: 'low' } } } }],
   ] as const)('maps reasoning controls for %s: %j', (family, request, expected) => {
     const { value } = convert(family, request as Partial<MessageRequest>);
+    expect({ reasoning: value.reasoning, providerOptions: value.providerOptions }).toEqual({ reasoning: undefined, providerOptions: undefined, ...expected });
+  });
+
+  // Claude on Bedrock takes Anthropic's effort without thinking (`reasoningConfig` without a type becomes
+  // `output_config.effort` only); the portable `reasoning` would switch its thinking on.
+  it.each([
+    [{ output_config: { effort: 'medium' } }, { providerOptions: { bedrock: { reasoningConfig: { maxReasoningEffort: 'medium' } } } }],
+    [{ output_config: { effort: 'xhigh' } }, { providerOptions: { bedrock: { reasoningConfig: { maxReasoningEffort: 'xhigh' } } } }],
+    [{ messages: [hi, effortOnly('low')] }, { providerOptions: { bedrock: { reasoningConfig: { maxReasoningEffort: 'low' } } } }],
+    [{ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'adaptive', maxReasoningEffort: 'low' } } } }],
+    [{ thinking: { type: 'disabled' }, output_config: { effort: 'low' } }, { reasoning: 'none' }],
+    [{}, {}],
+  ] as const)('maps reasoning controls for Claude on Bedrock: %j', (request, expected) => {
+    const { value } = convert('bedrock', request as Partial<MessageRequest>, CLAUDE_ON_BEDROCK);
     expect({ reasoning: value.reasoning, providerOptions: value.providerOptions }).toEqual({ reasoning: undefined, providerOptions: undefined, ...expected });
   });
 
