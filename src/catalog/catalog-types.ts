@@ -67,6 +67,12 @@ export interface ProviderQuirks {
    */
   toolTurnsNeedReasoning?: boolean;
   /**
+   * The vendor returns typed reasoning items beside the reasoning text (OpenRouter's `reasoning_details`, some
+   * encrypted) and wants them back unchanged on the assistant message of the next turn: they are read from
+   * the raw answer, carried in the thinking blocks' signatures and sent back (`reasoning-details.ts`).
+   */
+  reasoningDetails?: boolean;
+  /**
    * Longest tool-call id the vendor accepts (Mistral: exactly 9 letters and digits): every id of the
    * conversation is sent as that many letters and digits, mapped consistently, and given back as the client's.
    */

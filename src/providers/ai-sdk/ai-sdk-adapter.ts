@@ -21,6 +21,7 @@ import { mapToolNames, restoreStreamToolName, restoreToolNames } from '#src/prov
 import { placeToolResultFiles, readableFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 import { withoutBillingHeader } from '#src/providers/ai-sdk/drop-billing-header.ts';
+import { attachReasoningDetails, carryReasoningDetails, liftReasoningDetails, reasoningDetailsOfBody } from '#src/providers/ai-sdk/reasoning-details.ts';
 
 /** Which AI SDK family the adapter speaks; per-provider settings (quirks, AWS signing) arrive with each call. */
 export interface AiSdkAdapterOptions {
@@ -34,6 +35,8 @@ const NO_IDS: ReadonlyMap<string, string> = new Map();
 interface Prepared {
   callOptions: AiSdkCallOptions;
   warnings: string[];
+  /** Whether the vendor returns OpenRouter's reasoning items, read from the raw answer (`reasoning-details.ts`). */
+  reasoningDetails: boolean;
   model: ReturnType<typeof createLanguageModel>;
   toClient: ReadonlyMap<string, string>;
   namesToClient: ReadonlyMap<string, string>;
@@ -63,11 +66,14 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     const quirks = call.quirks ?? NO_QUIRKS;
     const converted = convert(call);
     const inputs = { images: call.imageInput !== false, pdfs: call.pdfInput !== false };
-    const prompt = placeToolResultFiles(converted.value.prompt, toolResultFilePlacement(options.family, quirks), readableFiles(options.family, inputs));
+    const placed = placeToolResultFiles(converted.value.prompt, toolResultFilePlacement(options.family, quirks), readableFiles(options.family, inputs));
+    // OpenRouter's reasoning items, carried in thinking signatures, go back on their assistant messages.
+    const prompt = quirks.reasoningDetails ? liftReasoningDetails(placed) : placed;
     const ids = quirks.toolCallIdMaxLength === undefined ? undefined : mapToolCallIds(prompt, quirks.toolCallIdMaxLength);
     // Names only a vendor stricter than Anthropic refuses (Claude Code's long MCP tool names) go as stand-ins.
     const names = mapToolNames({ ...converted.value, prompt: ids ? ids.prompt : prompt });
-    const { callOptions } = names;
+    // A stream's reasoning items come only in its raw chunks, which the package passes on when asked.
+    const callOptions = quirks.reasoningDetails ? { ...names.callOptions, includeRawChunks: true } : names.callOptions;
     try {
       const { awsCredentials } = call;
       const model = createLanguageModel({
@@ -80,7 +86,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         quirks,
         ...(awsCredentials ? { awsCredentials } : {}),
       });
-      return { callOptions, warnings: converted.warnings, model, toClient: ids?.toClient ?? NO_IDS, namesToClient: names.toClient };
+      return { callOptions, warnings: converted.warnings, reasoningDetails: quirks.reasoningDetails === true, model, toClient: ids?.toClient ?? NO_IDS, namesToClient: names.toClient };
     } catch (error) {
       throw mapAiSdkError(error, call.provider);
     }
@@ -105,7 +111,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
 
     async generate(sent: AttemptCall): Promise<AdapterMessage> {
       const call = forVendor(sent);
-      const { callOptions, warnings, model, toClient, namesToClient } = prepare(call);
+      const { callOptions, warnings, reasoningDetails, model, toClient, namesToClient } = prepare(call);
       let result: Awaited<ReturnType<typeof model.doGenerate>>;
       try {
         result = await model.doGenerate({ ...callOptions, abortSignal: call.signal });
@@ -113,7 +119,8 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         throw callError(error, call);
       }
       warnings.push(...result.warnings.map(formatWarning));
-      const content = restoreToolNames(restoreToolCallIds(result.content, toClient), namesToClient);
+      const answered = reasoningDetails ? attachReasoningDetails(result.content, reasoningDetailsOfBody(result.response?.body)) : result.content;
+      const content = restoreToolNames(restoreToolCallIds(answered, toClient), namesToClient);
       const converted = convertFromAiSdkResult({
         result: { ...result, content },
         profile,
@@ -127,7 +134,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
 
     async stream(sent: AttemptCall): Promise<AdapterStream> {
       const call = forVendor(sent);
-      const { callOptions, warnings, model, toClient, namesToClient } = prepare(call);
+      const { callOptions, warnings, reasoningDetails, model, toClient, namesToClient } = prepare(call);
       // Aborted by the client's signal or when the consumer stops reading early, so the upstream is let go.
       const reading = new AbortController();
       let stream: ReadableStream<LanguageModelV4StreamPart>;
@@ -141,6 +148,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         reading.abort();
         throw callError(error, call);
       }
+      if (reasoningDetails) stream = stream.pipeThrough(carryReasoningDetails());
       return { events: translateStream({ stream, profile, call, warnings, reading, toClient, namesToClient }), warnings };
     },
 

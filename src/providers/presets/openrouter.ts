@@ -10,6 +10,6 @@ export const openrouter: ProviderPreset = {
   auth: 'bearer',
   data_policy: { zdr: false, data_collection: 'allow' },
   prompt_caching: 'automatic',
-  quirks: { includeUsage: true, supportsStructuredOutputs: true, reasoningField: 'reasoning' },
+  quirks: { includeUsage: true, supportsStructuredOutputs: true, reasoningField: 'reasoning', reasoningDetails: true },
   docs: 'https://openrouter.ai/docs/api-reference/overview',
 };
