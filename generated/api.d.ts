@@ -2025,6 +2025,14 @@ export interface components {
          *     its own field (left out for Mistral, which takes none). A client that drops such blocks is still
          *     served: DeepSeek then gets the assistant messages of a tool-calling turn with `reasoning_content` empty,
          *     which it accepts.
+         *
+         *     OpenRouter also returns its models' reasoning as typed items (`reasoning_details`: Claude's signed
+         *     thinking, Gemini's thought signatures, OpenAI's encrypted reasoning) and asks for them back unchanged on
+         *     the assistant message of the next turn, or the model loses its reasoning state. They ride the signature
+         *     of the answer's thinking block; reasoning with no text to show (encrypted only) gets an empty thinking
+         *     block ahead of the text or tool call. Passed back, every thinking block's items of an assistant turn reach
+         *     OpenRouter, in order, as that message's `reasoning_details`. In a stream, items that come only after the
+         *     final text of an answer without tool calls are not kept (no tool loop needs them back).
          */
         ThinkingBlock: {
             /** @constant */
