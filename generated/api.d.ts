@@ -1284,7 +1284,7 @@ export interface components {
              *     `reasoning_effort`); on its own, without `thinking` `enabled` or `adaptive`, it asks for no thought
              *     summaries, so the answer has no reasoning text. Claude on Amazon Bedrock gets it as Anthropic's own
              *     `output_config.effort` (in Converse's `additionalModelRequestFields`), with `thinking` only when the
-             *     request sets it: an effort alone changes only the effort there, as on Anthropic.
+             *     request sets it (`disabled` included): an effort alone changes only the effort there, as on Anthropic.
              * @example high
              */
             effort?: string | null;

@@ -124,6 +124,13 @@ export function convertToAiSdkReasoning({
       return { value: { ...(effort ? { reasoning: effort } : {}), providerOptions: { google: { thinkingConfig } } }, warnings };
     }
     case 'bedrock-reasoning-config': {
+      const claude = isClaudeOnBedrock(profile, upstreamModel);
+      if (thinking?.type === 'disabled' && claude) {
+        // For Claude the package sends nothing for disabled reasoning, and drops the effort with it: the model's
+        // default (thinking, on the models that think by default) would apply. Anthropic's own switch goes as sent.
+        const reasoningConfig = effort ? { reasoningConfig: { maxReasoningEffort: effort } } : {};
+        return { value: { providerOptions: { bedrock: { additionalModelRequestFields: { thinking: { type: 'disabled' } }, ...reasoningConfig } } }, warnings };
+      }
       if (thinking?.type === 'disabled') return { value: { reasoning: 'none' }, warnings };
       if (thinking?.type === 'enabled') {
         const reasoningConfig = { type: 'enabled', budgetTokens: thinking.budget_tokens, ...(effort ? { maxReasoningEffort: effort } : {}) };
@@ -136,7 +143,7 @@ export function convertToAiSdkReasoning({
       // Claude takes Anthropic's effort on its own, as on Anthropic's API: the package turns an effort without
       // a thinking type into `output_config.effort` only, where its portable `reasoning` would switch Claude's
       // thinking on (adaptive, or a budget), which the client did not ask for and would pay for.
-      if (effort && isClaudeOnBedrock(profile, upstreamModel)) return { value: { providerOptions: { bedrock: { reasoningConfig: { maxReasoningEffort: effort } } } }, warnings };
+      if (effort && claude) return { value: { providerOptions: { bedrock: { reasoningConfig: { maxReasoningEffort: effort } } } }, warnings };
       return { value: effort ? { reasoning: effort } : {}, warnings };
     }
     default: {

@@ -108,6 +108,12 @@ describe('Claude on Bedrock, effort without thinking', () => {
     expect(sent().additionalModelRequestFields).toEqual({ output_config: { effort: 'xhigh' } });
   });
 
+  it('sends disabled thinking as Anthropic\'s own switch, beside the effort (before, neither reached Claude)', async () => {
+    e2e.upstream.enqueue(answer());
+    await e2e.client.messages.create({ model: 'e2e/claude-effort', max_tokens: 1024, messages: question, thinking: { type: 'disabled' }, output_config: { effort: 'low' } } as never);
+    expect(sent().additionalModelRequestFields).toEqual({ thinking: { type: 'disabled' }, output_config: { effort: 'low' } });
+  });
+
   it('keeps thinking on where the client asked for it, beside the effort', async () => {
     e2e.upstream.enqueue(answer());
     await e2e.client.messages.create({ model: 'e2e/claude-effort', max_tokens: 1024, messages: question, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } } as never);

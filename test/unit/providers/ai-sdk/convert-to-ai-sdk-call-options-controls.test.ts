@@ -58,7 +58,8 @@ describe('reasoning, output and tool choice', () => {
     [{ output_config: { effort: 'xhigh' } }, { providerOptions: { bedrock: { reasoningConfig: { maxReasoningEffort: 'xhigh' } } } }],
     [{ messages: [hi, effortOnly('low')] }, { providerOptions: { bedrock: { reasoningConfig: { maxReasoningEffort: 'low' } } } }],
     [{ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } }, { providerOptions: { bedrock: { reasoningConfig: { type: 'adaptive', maxReasoningEffort: 'low' } } } }],
-    [{ thinking: { type: 'disabled' }, output_config: { effort: 'low' } }, { reasoning: 'none' }],
+    [{ thinking: { type: 'disabled' }, output_config: { effort: 'low' } }, { providerOptions: { bedrock: { additionalModelRequestFields: { thinking: { type: 'disabled' } }, reasoningConfig: { maxReasoningEffort: 'low' } } } }],
+    [{ thinking: { type: 'disabled' } }, { providerOptions: { bedrock: { additionalModelRequestFields: { thinking: { type: 'disabled' } } } } }],
     [{}, {}],
   ] as const)('maps reasoning controls for Claude on Bedrock: %j', (request, expected) => {
     const { value } = convert('bedrock', request as Partial<MessageRequest>, CLAUDE_ON_BEDROCK);
