@@ -40,13 +40,13 @@ function jsonAnswer(details: Detail[], reasoning: string | null): FakeReply {
   });
 }
 
-/** An OpenRouter stream: each delta as given, then the tool call, the finish and the usage chunk. */
-function streamedAnswer(deltas: Array<Record<string, unknown>>): FakeReply {
+/** An OpenRouter stream: each delta as given, then the tool call (with `withCall` in its first chunk), the finish and the usage chunk. */
+function streamedAnswer(deltas: Array<Record<string, unknown>>, withCall: Record<string, unknown> = {}): FakeReply {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
   return reply.events([
     chunk({ role: 'assistant', content: '' }),
     ...deltas.map((delta) => chunk(delta)),
-    chunk({ tool_calls: [{ index: 0, ...call, function: { name: 'weather', arguments: '' } }] }),
+    chunk({ ...withCall, tool_calls: [{ index: 0, ...call, function: { name: 'weather', arguments: '' } }] }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: call.function.arguments } }] }),
     chunk({}, 'tool_calls'),
     { ...base, object: 'chat.completion.chunk', choices: [], usage },
@@ -102,6 +102,15 @@ describe('OpenRouter reasoning_details in a tool loop', () => {
     const merged = [{ type: 'reasoning.text', text: THOUGHT, format: 'anthropic-claude-v1', index: 0, signature }];
     expect(assistantOf(sent)).toMatchObject({ reasoning: THOUGHT, reasoning_details: merged });
     expect(raw).toContain(`"reasoning_details":${JSON.stringify(merged)}`);
+  });
+
+  it('hands back a stream\'s Gemini thought signature that comes with the call, after the reasoning text', async () => {
+    const thought = { type: 'reasoning.text', text: THOUGHT, format: 'google-gemini-v1', index: 0 };
+    const signature = { type: 'reasoning.encrypted', data: 'CiQB4/H/XsukhAuGPtUM2Ce9Y0dPYTHBvBWvEEIvTQ==', id: 'tool_weather_0', format: 'google-gemini-v1', index: 1 };
+    const { answer, sent } = await toolLoop(streamedAnswer([{ reasoning: THOUGHT, reasoning_details: [thought] }], { reasoning_details: [signature] }), true);
+
+    expect(answer.content.map((block) => block.type)).toEqual(['thinking', 'tool_use']);
+    expect(assistantOf(sent)?.reasoning_details).toEqual([thought, signature]);
   });
 
   it.each([
