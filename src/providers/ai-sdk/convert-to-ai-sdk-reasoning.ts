@@ -80,7 +80,7 @@ export function convertToAiSdkReasoning({
 }: {
   request: Pick<MessageRequest, 'thinking' | 'output_config' | 'messages'>;
   profile: AiSdkVendorProfile;
-  /** The vendor's model id: Claude on Bedrock takes an effort without thinking, other Bedrock models do not. */
+  /** The vendor's model id: Claude on Bedrock takes Anthropic's own thinking switch and effort, other Bedrock models do not. */
   upstreamModel?: string;
 }): { value: ReasoningOptions; warnings: string[] } {
   const warnings: string[] = [];
