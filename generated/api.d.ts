@@ -1831,13 +1831,15 @@ export interface components {
             /**
              * @description Maximum tokens to generate. `0` is Anthropic's prompt-cache pre-warming (the prompt is read and cached,
              *     nothing is generated): forwarded to Anthropic-format upstreams, a 400 naming it on translated vendors.
-             *     On a translated vendor, a value above the endpoint's output limit (its `max_output_tokens` in
-             *     `GET /models`) is lowered to that limit, which such vendors hold to with a 400 (Claude Code asks 32000
-             *     of every model it does not know); the answer then stops with `max_tokens` at the endpoint's limit.
+             *     A value above the endpoint's output limit (its `max_output_tokens` in `GET /models`) is lowered to
+             *     that limit, which every vendor holds to with a 400 (Anthropic's `max_tokens: 128000 > 64000, which is
+             *     the maximum allowed number of output tokens for …`); clients ask more than a model writes of a model id
+             *     they do not know, as every gateway slug is to them (Claude Code asks 32000, the AI SDK's Anthropic
+             *     provider 128000 of a `claude-` id); the answer then stops with `max_tokens` at the endpoint's limit.
              *     A `thinking.budget_tokens` not below the lowered limit is lowered with it, keeping the share of the
              *     output the request gave to thinking (`budget_tokens × limit / max_tokens`, rounded down, below the
              *     limit), so the budget the vendor is sent (or the effort it stands for) leaves room for the answer as
-             *     the request's did. Anthropic-format upstreams get both values as sent.
+             *     the request's did. Within the limit, both values are sent as they are.
              */
             max_tokens?: number;
             /** @description Sampling temperature. Anthropic accepts 0 to 1; other vendors up to 2. */

@@ -153,8 +153,8 @@ export function applyPluginsPerAttempt(request: MessageRequest, attempt: Attempt
   const compress = state.enabled['context-compression'] !== undefined;
   if (attempt.contextLength !== null || compress) {
     const tokens = estimateOf(state, prepared);
-    // A translated vendor is sent max_tokens lowered to its output limit (ai-sdk call options); Anthropic-format upstreams the client's.
-    const maxTokens = attempt.provider.family === 'anthropic' ? prepared.max_tokens : sentMaxTokens(prepared.max_tokens, attempt.maxOutputTokens);
+    // Every endpoint is sent max_tokens lowered to its output limit (src/request/output-limit.ts).
+    const maxTokens = sentMaxTokens(prepared.max_tokens, attempt.maxOutputTokens);
     const fit = fitToContext({ request: prepared, contextLength: attempt.contextLength, compress, estimatedTokens: tokens, maxTokens });
     if (fit.kind === 'too-long') {
       const where = `the context length of ${attempt.contextLength} tokens of ${attempt.model} on ${attempt.provider.displayName}`;

@@ -12,7 +12,7 @@ import type { CustomTool, MessageRequest, OutputConfig, ToolChoice } from '#src/
 import { isClaudeOnBedrock, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { checkTranslatableFields, unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import { planCacheBreakpoints, type CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
-import { lowerThinkingBudget, sentMaxTokens } from '#src/request/output-limit.ts';
+import { withinOutputLimit } from '#src/request/output-limit.ts';
 import { convertToAiSdkPrompt } from '#src/providers/ai-sdk/convert-to-ai-sdk-prompt.ts';
 import { convertToAiSdkReasoning } from '#src/providers/ai-sdk/convert-to-ai-sdk-reasoning.ts';
 import { fitGeminiThinkingBudget } from '#src/providers/ai-sdk/gemini-thinking-budget.ts';
@@ -56,7 +56,9 @@ export function convertToAiSdkCallOptions({
   warnings: string[];
 } {
   const warnings = checkTranslatableFields(asked, profile);
-  const request = withinOutputLimit(asked, outputLimit, warnings);
+  const limited = withinOutputLimit(asked, outputLimit);
+  warnings.push(...limited.warnings);
+  const request = limited.value;
   const cachePlan = planCacheBreakpoints(request);
   const prompt = convertToAiSdkPrompt({ request, profile, cachePlan });
   warnings.push(...prompt.warnings);
@@ -109,25 +111,6 @@ export function convertToAiSdkCallOptions({
   const providerOptions = mergeProviderOptions(reasoning.value.providerOptions, Object.keys(vendorOptions).length > 0 ? { [profile.namespace]: vendorOptions } : undefined, claudeOptions);
   if (providerOptions) value.providerOptions = providerOptions;
   return { value, warnings };
-}
-
-/**
- * The request with `max_tokens` and the thinking budget the vendor is sent. Translated vendors refuse a limit
- * above their model's (DeepSeek: `Invalid max_tokens value`, a 400 for every turn of a client that asks a fixed
- * 32000, as Claude Code does of unknown models), so it is lowered to the endpoint's; a budget left above it
- * would go to Gemini as a `thinkingBudget` the answer has no room after, or pick too high an effort.
- */
-function withinOutputLimit(request: TranslatableRequest, outputLimit: number | undefined, warnings: string[]): TranslatableRequest {
-  const asked = request.max_tokens;
-  if (asked === undefined || outputLimit === undefined || asked <= outputLimit) return request;
-  const maxTokens = sentMaxTokens(asked, outputLimit);
-  warnings.push(`max_tokens ${asked} lowered to ${maxTokens}: the endpoint's output limit`);
-  const thinking = request.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
-  if (thinking?.type !== 'enabled' || typeof thinking.budget_tokens !== 'number') return { ...request, max_tokens: maxTokens };
-  const budget = lowerThinkingBudget(thinking.budget_tokens, asked, maxTokens);
-  if (budget === thinking.budget_tokens) return { ...request, max_tokens: maxTokens };
-  warnings.push(`thinking.budget_tokens ${thinking.budget_tokens} lowered to ${budget} with max_tokens`);
-  return { ...request, max_tokens: maxTokens, thinking: { ...thinking, budget_tokens: budget } as TranslatableRequest['thinking'] };
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
- * The Anthropic-format adapter: a passthrough. The client's JSON goes upstream with only the model replaced
- * and gateway fields removed; the answer comes back as the upstream's own message or SSE events, which the
- * runner amends only with the gateway's additions (model slug, provider, cost).
+ * The Anthropic-format adapter: a passthrough. The client's JSON goes upstream with only the model replaced,
+ * gateway fields removed and a `max_tokens` above the endpoint's output limit lowered to it (Anthropic refuses
+ * it with a 400, and clients that do not know a gateway slug ask their largest); the answer comes back as the
+ * upstream's own message or SSE events, which the runner amends only with the gateway's additions (model
+ * slug, provider, cost).
  */
 import type { CountTokensResponse, MessageResponse } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
@@ -12,6 +14,7 @@ import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/provide
 import { threadRejectionOf } from '#src/thread-errors.ts';
 import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
 import { convertToAnthropicBody, convertToAnthropicCountTokensBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
+import { withinOutputLimit } from '#src/request/output-limit.ts';
 
 const DEFAULT_VERSION = '2023-06-01';
 
@@ -86,7 +89,8 @@ export const anthropicAdapter: ProviderAdapter = {
   family: 'anthropic',
 
   async generate(call): Promise<AdapterMessage> {
-    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, false, call.fast), jsonAnswerTimeout(call.request.max_tokens));
+    const { value: request, warnings } = withinOutputLimit(call.request, call.outputLimit);
+    const response = await send(call, '/v1/messages', convertToAnthropicBody(request, call.upstreamModel, false, call.fast), jsonAnswerTimeout(request.max_tokens));
     let message: MessageResponse;
     try {
       message = (await response.body.json()) as MessageResponse;
@@ -98,17 +102,18 @@ export const anthropicAdapter: ProviderAdapter = {
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} answered with something that is not a message` });
     }
     // The headers object as received, no copy: only a caller's own key's answer reads it (rate-limit headers).
-    return { message, warnings: [], upstreamHeaders: response.headers };
+    return { message, warnings, upstreamHeaders: response.headers };
   },
 
   async stream(call): Promise<AdapterStream> {
-    const response = await send(call, '/v1/messages', convertToAnthropicBody(call.request, call.upstreamModel, true, call.fast));
+    const { value: request, warnings } = withinOutputLimit(call.request, call.outputLimit);
+    const response = await send(call, '/v1/messages', convertToAnthropicBody(request, call.upstreamModel, true, call.fast));
     const contentType = String(response.headers['content-type'] ?? '');
     if (!contentType.includes('text/event-stream')) {
       response.body.discard();
       throw new UpstreamError({ provider: call.provider, kind: 'malformed_response', message: `Upstream ${call.provider} did not answer with an event stream` });
     }
-    return { events: new PassedEvents(call.provider, response.body), warnings: [], upstreamHeaders: response.headers };
+    return { events: new PassedEvents(call.provider, response.body), warnings, upstreamHeaders: response.headers };
   },
 
   // The answer is passed on whole, as a message is: with context editing it carries context_management too.

@@ -10,6 +10,11 @@ export interface FakeAnthropicOptions extends FakeUpstreamOptions {
   /** The whole body `POST /v1/messages/count_tokens` answers, read per request (wins over `countTokens`). */
   countTokensBody?: () => unknown;
   lineEnding?: SseLineEnding;
+  /**
+   * Output limits per model id: a message request whose `max_tokens` is above its model's gets Anthropic's 400
+   * (`max_tokens: N > L, which is the maximum allowed number of output tokens for <model>`), outside the script.
+   */
+  outputLimits?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -32,6 +37,14 @@ function requestId(): string {
   return `req_${randomBytes(12).toString('hex')}`;
 }
 
+/** Anthropic's refusal of a `max_tokens` above the model's output limit, or undefined when within it. */
+function outputLimitRefusal(body: unknown, limits: Readonly<Record<string, number>> | undefined): string | undefined {
+  const { model, max_tokens: maxTokens } = (body ?? {}) as { model?: unknown; max_tokens?: unknown };
+  const limit = typeof model === 'string' ? limits?.[model] : undefined;
+  if (limit === undefined || typeof maxTokens !== 'number' || maxTokens <= limit) return undefined;
+  return `max_tokens: ${maxTokens} > ${limit}, which is the maximum allowed number of output tokens for ${String(model)}`;
+}
+
 function errorPayload(status: number, message?: string): { type: 'error'; error: { type: string; message: string } } {
   const known = errorTypes[status] ?? { type: status >= 500 ? 'api_error' : 'invalid_request_error', message: 'Error' };
   return { type: 'error', error: { type: known.type, message: message ?? known.message } };
@@ -39,7 +52,7 @@ function errorPayload(status: number, message?: string): { type: 'error'; error:
 
 /** The Anthropic Messages wire format: `event: <type>` + `data:` SSE, `{type:"error"}` bodies. */
 export function anthropicMessagesFormat(
-  options: Pick<FakeAnthropicOptions, 'countTokens' | 'countTokensBody' | 'lineEnding'> = {},
+  options: Pick<FakeAnthropicOptions, 'countTokens' | 'countTokensBody' | 'lineEnding' | 'outputLimits'> = {},
 ): WireFormat {
   const lineEnding = options.lineEnding ?? '\n';
   return {
@@ -51,6 +64,12 @@ export function anthropicMessagesFormat(
       return undefined;
     },
     answerDirectly(request) {
+      if (request.operation === 'messages') {
+        const refusal = outputLimitRefusal(request.body, options.outputLimits);
+        if (refusal === undefined) return undefined;
+        const id = requestId();
+        return { status: 400, body: { ...errorPayload(400, refusal), request_id: id }, headers: { 'request-id': id } };
+      }
       if (request.operation !== 'count_tokens') return undefined;
       return { status: 200, body: options.countTokensBody?.() ?? { input_tokens: options.countTokens ?? 12 } };
     },
