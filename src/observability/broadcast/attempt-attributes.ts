@@ -3,8 +3,12 @@
  * carries what that call itself reported: its provider and models, the upstream's address, and where known
  * its own usage (`gen_ai.usage.*`, marked `switchboard.usage.estimated` when the gateway estimated it), finish
  * reason and response id, so a trace shows what each call used rather than only the generation's totals. A
- * tool-loop step's span carries none of these: its served attempt is that step's inference call. A failed
- * attempt carries `error.type`, how it failed, and no `switchboard.attempt.status`, which would say the same.
+ * tool-loop step's span carries none of these: its served attempt is that step's inference call. Each also
+ * carries what the request asked of every call (inference-request-attributes.ts: the conversation id, the
+ * stream flag, the sampling parameters, the reasoning level). A failed attempt carries `error.type`, how it
+ * failed, and no `switchboard.attempt.status`, which would say the same; its finish reason is `error`, as the
+ * conventions ask where one was expected but none came (the call failed, was cancelled, or its stream ended
+ * before the final event).
  * Nothing here is copied per attempt: the usage is the answer's, the step's or the failure's own object, read once.
  * @see https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/client-inference.md
  */
@@ -12,6 +16,7 @@ import { isByok } from '#src/routing/attempt.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import type { AnswerUsage } from '#src/observability/generation-outcome.ts';
 import { CHAT_OPERATION, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
+import { addInferenceRequestAttributes, type InferenceRequest } from '#src/observability/broadcast/inference-request-attributes.ts';
 
 /** Token counts as an answer, a tool-loop step or a failed call reported them (cache counts may be null). */
 export type ReportedUsage = Pick<AnswerUsage, 'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens' | 'output_tokens_details' | 'estimated'>;
@@ -22,6 +27,10 @@ export interface AttemptAnswer {
   finishReason: string | null | undefined;
   responseId?: string | null | undefined;
 }
+
+// One array each, shared by every span: the exporter only reads them.
+const ERROR_FINISH: string[] = ['error'];
+const REFUSAL_FINISH: string[] = ['refusal'];
 
 // A catalog has a handful of base URLs: each is parsed once.
 const servers = new Map<string, { address: string; port: number } | null>();
@@ -60,11 +69,11 @@ export function addUsageAttributes(attributes: GatewaySpanAttributes, usage: Rep
 }
 
 /**
- * The span attributes of `tried`, the `index`th attempt (0-based). `answer` is what its call answered when it
- * served the request or a tool-loop step; a failed attempt whose vendor reported what it billed carries that,
- * and a refusal the request moved on from what it reported.
+ * The span attributes of `tried`, the `index`th attempt (0-based), which sent the request `shared` describes.
+ * `answer` is what its call answered when it served the request or a tool-loop step; a failed attempt whose
+ * vendor reported what it billed carries that, and a refusal the request moved on from what it reported.
  */
-export function attemptSpanAttributes(tried: AttemptRecord, index: number, answer: AttemptAnswer | undefined): GatewaySpanAttributes {
+export function attemptSpanAttributes(tried: AttemptRecord, index: number, answer: AttemptAnswer | undefined, shared: InferenceRequest): GatewaySpanAttributes {
   const attributes: GatewaySpanAttributes = {
     'gen_ai.operation.name': CHAT_OPERATION,
     'gen_ai.provider.name': genAiProviderName(tried.attempt.provider.slug),
@@ -74,6 +83,7 @@ export function attemptSpanAttributes(tried: AttemptRecord, index: number, answe
     'switchboard.attempt.index': index + 1,
     'switchboard.is_byok': isByok(tried.attempt),
   };
+  addInferenceRequestAttributes(attributes, shared);
   const server = serverOf(tried.attempt.baseUrl);
   if (server) {
     attributes['server.address'] = server.address;
@@ -84,11 +94,16 @@ export function attemptSpanAttributes(tried: AttemptRecord, index: number, answe
   // What the vendor reported as the call failed is what it bills: that, rather than the counts heard before;
   // a refusal moved on from carries what it reported.
   addUsageAttributes(attributes, tried.billedUsage ?? tried.refusedUsage ?? answer?.usage);
-  if (answer?.finishReason) attributes['gen_ai.response.finish_reasons'] = [answer.finishReason];
   if (answer?.responseId) attributes['gen_ai.response.id'] = answer.responseId;
   // How a failed call failed is the conventions' `error.type`; the gateway's own name says only the rest.
-  if (isFailedAttempt(tried)) attributes['error.type'] = tried.status;
+  const failed = isFailedAttempt(tried);
+  if (failed) attributes['error.type'] = tried.status;
   else attributes['switchboard.attempt.status'] = tried.status;
+  // A reason the vendor gave stands (a stream may fail after its stop reason); a call that failed without one
+  // ended abnormally, and a refusal the request moved on from has no answer here, but refused.
+  if (answer?.finishReason) attributes['gen_ai.response.finish_reasons'] = [answer.finishReason];
+  else if (failed) attributes['gen_ai.response.finish_reasons'] = ERROR_FINISH;
+  else if (tried.status === 'refusal') attributes['gen_ai.response.finish_reasons'] = REFUSAL_FINISH;
   return attributes;
 }
 

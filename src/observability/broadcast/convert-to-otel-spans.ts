@@ -29,6 +29,7 @@ import { generationTimeline, stepWindows, type GenerationTimeline, type TimeWind
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { CHAT_OPERATION, chatSpanName, genAiProviderName, type GatewaySpanAttributes } from '#src/observability/broadcast/genai-attributes.ts';
 import { toGenAiMessages } from '#src/observability/broadcast/map-genai-messages.ts';
+import { addInferenceRequestAttributes, inferenceRequest, type InferenceRequest } from '#src/observability/broadcast/inference-request-attributes.ts';
 import { screeningSpanAttributes } from '#src/observability/broadcast/screening-observation.ts';
 import { generationResponseModel } from '#src/observability/broadcast/response-model.ts';
 import { attemptSpanAttributes, isFailedAttempt, type AttemptAnswer } from '#src/observability/broadcast/attempt-attributes.ts';
@@ -119,14 +120,15 @@ function toSpan(traceId: string, input: SpanInput, environment: SpanEnvironment)
   return new ExportedSpan(traceId, input, environment);
 }
 
-function generationAttributes(item: TracedItem, metadata: Record<string, unknown>, includeContent: boolean): Attributes {
+// One array, shared by every failed generation's span: the exporter only reads it.
+const ERROR_FINISH: string[] = ['error'];
+
+function generationAttributes(item: TracedItem, shared: InferenceRequest, metadata: Record<string, unknown>, includeContent: boolean): Attributes {
   const { record, outcome } = item;
-  const request = outcome.request as typeof outcome.request & Record<string, unknown>;
   // Literal keys, not `[GEN_AI.…]`: see GatewaySpanAttributes.
   const attributes: GatewaySpanAttributes = {
     'gen_ai.operation.name': CHAT_OPERATION,
     'gen_ai.request.model': record.requestedModel,
-    'gen_ai.request.max_tokens': request.max_tokens,
     'gen_ai.usage.input_tokens': record.inputTokens + record.cacheReadTokens + record.cacheWriteTokens,
     'gen_ai.usage.output_tokens': record.outputTokens,
     'gen_ai.usage.cache_read.input_tokens': record.cacheReadTokens,
@@ -137,8 +139,7 @@ function generationAttributes(item: TracedItem, metadata: Record<string, unknown
     'switchboard.is_byok': record.isByok,
     'http.response.status_code': record.httpStatus,
   };
-  // The conventions: set if and only if the request streamed (unset reads as not streaming).
-  if (record.stream) attributes['gen_ai.request.stream'] = true;
+  addInferenceRequestAttributes(attributes, shared);
   if (record.reasoningTokens > 0) attributes['gen_ai.usage.reasoning.output_tokens'] = record.reasoningTokens;
   // GenAI conventions have no name for counts the vendor did not report: without this they read as measured.
   if (record.usageEstimated) attributes['switchboard.usage.estimated'] = true;
@@ -149,15 +150,12 @@ function generationAttributes(item: TracedItem, metadata: Record<string, unknown
   if (responseModel) attributes['gen_ai.response.model'] = responseModel;
   if (record.model && record.model !== record.requestedModel) attributes['switchboard.model'] = record.model;
   if (record.stopReason) attributes['gen_ai.response.finish_reasons'] = [record.stopReason];
+  // No answer came, or it broke off before its stop reason: the conventions' `error` for the one expected.
+  else if (record.status === 'error' || record.status === 'cancelled') attributes['gen_ai.response.finish_reasons'] = ERROR_FINISH;
   if (outcome.responseId) attributes['gen_ai.response.id'] = outcome.responseId;
   if (record.stream && record.timeToFirstByteMs !== null) attributes['gen_ai.response.time_to_first_chunk'] = record.timeToFirstByteMs / 1000;
-  if (record.sessionId) attributes['gen_ai.conversation.id'] = record.sessionId;
   if (record.userId) attributes['user.id'] = record.userId;
   if (record.errorType) attributes['error.type'] = record.errorType;
-  if (typeof request.temperature === 'number') attributes['gen_ai.request.temperature'] = request.temperature;
-  if (typeof request.top_p === 'number') attributes['gen_ai.request.top_p'] = request.top_p;
-  if (typeof request.top_k === 'number') attributes['gen_ai.request.top_k'] = request.top_k;
-  if (Array.isArray(request.stop_sequences)) attributes['gen_ai.request.stop_sequences'] = request.stop_sequences.filter((entry): entry is string => typeof entry === 'string');
   for (const [key, value] of Object.entries(metadata)) attributes[`switchboard.metadata.${key}`] = attributeValue(value);
   if (includeContent) {
     const content = generationContent(outcome);
@@ -232,6 +230,8 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
   if (trace.traceName && !parent && trace.traceId === trace.own.traceId) wrap('trace', trace.traceName);
   if (trace.spanName) wrap('span', trace.spanName);
   const generationSpanId = ownSpanId(trace.own, SPAN_ROLE.generation);
+  // Read once: the generation span and every attempt's carry it.
+  const shared = inferenceRequest(item.outcome.request, record.stream, record.sessionId);
   spans.push(
     toSpan(
       trace.traceId,
@@ -242,7 +242,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
         // The gateway serving the caller's request; its attempts are the CLIENT inference calls.
         kind: SpanKind.SERVER,
         window: timeline.generation,
-        attributes: generationAttributes(item, trace.metadata, environment.includeContent),
+        attributes: generationAttributes(item, shared, trace.metadata, environment.includeContent),
         failed,
         statusMessage: record.errorMessage ?? undefined,
       },
@@ -252,7 +252,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
   const charge = item.outcome.screening;
   if (charge && timeline.screening) {
     // Answered (a charge exists only then), so never an error span, whatever the verdict.
-    const input = { name: chatSpanName(charge.attempt.upstreamModel), spanId: ownSpanId(trace.own, SPAN_ROLE.screening), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window: timeline.screening, attributes: screeningSpanAttributes(charge), failed: false };
+    const input = { name: chatSpanName(charge.attempt.upstreamModel), spanId: ownSpanId(trace.own, SPAN_ROLE.screening), parentSpanId: generationSpanId, kind: SpanKind.CLIENT, window: timeline.screening, attributes: screeningSpanAttributes(charge, record.sessionId), failed: false };
     spans.push(toSpan(trace.traceId, input, environment));
   }
   const parentOfAttempt = stepSpans(item, timeline, generationSpanId, spans, environment);
@@ -270,7 +270,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
     else if (step && step.served === tried) answer = { usage: step.step.usage, finishReason: step.step.stopReason };
     else if (underWay && !step && tried.attempt === underWay.attempt) answer = { usage: underWay.usage, finishReason: undefined };
     const window = timeline.attempts[index] ?? timeline.generation;
-    const input = { name: chatSpanName(tried.attempt.upstreamModel), spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: step?.spanId ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes: attemptSpanAttributes(tried, index, answer), failed: isFailedAttempt(tried) };
+    const input = { name: chatSpanName(tried.attempt.upstreamModel), spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: step?.spanId ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes: attemptSpanAttributes(tried, index, answer, shared), failed: isFailedAttempt(tried) };
     // `{operation} {gen_ai.request.model}`, as the conventions name an inference call.
     spans.push(toSpan(trace.traceId, input, environment));
   });

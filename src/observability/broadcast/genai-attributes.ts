@@ -3,8 +3,9 @@
  * imported from `@opentelemetry/semantic-conventions/incubating`, as that package advises for its incubating
  * entry point. The GenAI conventions have moved to their own repository (open-telemetry/semantic-conventions-genai,
  * `model/gen-ai/registry.yaml`), which renamed `gen_ai.usage.cache_creation.input_tokens` to
- * `gen_ai.usage.cache_write.input_tokens` (its PR 440) after the package's last GenAI constants: a unit test
- * checks every other name against the package and none against the deprecated ones.
+ * `gen_ai.usage.cache_write.input_tokens` (its PR 440) and added `gen_ai.request.reasoning.level` after the
+ * package's last GenAI constants: a unit test checks every other name against the package and none against
+ * the deprecated ones.
  * @see https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/client-inference.md
  */
 import type { AttributeValue } from '@opentelemetry/api';
@@ -20,6 +21,8 @@ export const GEN_AI = {
   requestTopK: 'gen_ai.request.top_k',
   requestStopSequences: 'gen_ai.request.stop_sequences',
   requestStream: 'gen_ai.request.stream',
+  requestReasoningLevel: 'gen_ai.request.reasoning.level',
+  outputType: 'gen_ai.output.type',
   responseId: 'gen_ai.response.id',
   responseModel: 'gen_ai.response.model',
   responseFinishReasons: 'gen_ai.response.finish_reasons',

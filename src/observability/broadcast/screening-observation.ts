@@ -29,14 +29,16 @@ export function screeningName(charge: ScreeningCharge): string {
 /**
  * The screening span's attributes, in the GenAI conventions the request's spans use: the vendor's model id
  * asked for and the model its answer named, the catalog slug (`switchboard.model`), the provider, the tokens
- * (input counts cached input, as on the generation span), and the gateway's own cost, BYOK flag and plugin.
+ * (input counts cached input, as on the generation span), the request's conversation id, and the gateway's
+ * own cost, BYOK flag and plugin. The screening's own request is the plugin's, not the client's: none of the
+ * client's request parameters applies to it.
  */
-export function screeningSpanAttributes(charge: ScreeningCharge): GatewaySpanAttributes {
+export function screeningSpanAttributes(charge: ScreeningCharge, conversationId: string | null): GatewaySpanAttributes {
   const { usage, attempt } = charge;
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const cacheWrite = usage.cache_creation_input_tokens ?? 0;
   // Literal keys, not `[GEN_AI.…]`: see GatewaySpanAttributes.
-  return {
+  const attributes: GatewaySpanAttributes = {
     'gen_ai.operation.name': CHAT_OPERATION,
     'gen_ai.provider.name': genAiProviderName(attempt.provider.slug),
     'gen_ai.request.model': attempt.upstreamModel,
@@ -50,6 +52,9 @@ export function screeningSpanAttributes(charge: ScreeningCharge): GatewaySpanAtt
     'switchboard.cost_usd': charge.cost,
     'switchboard.is_byok': isByok(attempt),
   };
+  // An inference call for the request's conversation: the conventions ask for its id where one is at hand.
+  if (conversationId) attributes['gen_ai.conversation.id'] = conversationId;
+  return attributes;
 }
 
 /**

@@ -47,6 +47,8 @@ describe('convertToOtelSpans', () => {
       'switchboard.plugin': 'moderation',
       'switchboard.cost_usd': SCREENING_COST,
       'switchboard.is_byok': false,
+      // An inference call for the request's conversation; none of the client's request parameters applies to it.
+      'gen_ai.conversation.id': 's1',
     });
     expect(windowOf(span)).toEqual([STARTED + 2, STARTED + 8]);
     // The generation span keeps the whole charge, the screening's included: it is the request's total.

@@ -8,8 +8,9 @@ import { CHAT_OPERATION, GEN_AI, genAiProviderName } from '#src/observability/br
 import { DEPRECATED_GEN_AI_NAMES } from '#test/helpers/genai-deprecated-names.ts';
 
 // The package's GenAI constants stop before the conventions moved to their own repository, which then renamed
-// the cache-write count (open-telemetry/semantic-conventions-genai, changelog.d/440.breaking.md).
-const PACKAGE_NAMES: Record<Exclude<keyof typeof GEN_AI, 'usageCacheWriteInputTokens'>, string> = {
+// the cache-write count (open-telemetry/semantic-conventions-genai, changelog.d/440.breaking.md) and added the
+// requested reasoning level (its model/gen-ai/registry.yaml and docs/gen-ai/client-inference.md).
+const PACKAGE_NAMES: Record<Exclude<keyof typeof GEN_AI, 'usageCacheWriteInputTokens' | 'requestReasoningLevel'>, string> = {
   operationName: semconv.ATTR_GEN_AI_OPERATION_NAME,
   providerName: semconv.ATTR_GEN_AI_PROVIDER_NAME,
   requestModel: semconv.ATTR_GEN_AI_REQUEST_MODEL,
@@ -19,6 +20,7 @@ const PACKAGE_NAMES: Record<Exclude<keyof typeof GEN_AI, 'usageCacheWriteInputTo
   requestTopK: semconv.ATTR_GEN_AI_REQUEST_TOP_K,
   requestStopSequences: semconv.ATTR_GEN_AI_REQUEST_STOP_SEQUENCES,
   requestStream: semconv.ATTR_GEN_AI_REQUEST_STREAM,
+  outputType: semconv.ATTR_GEN_AI_OUTPUT_TYPE,
   responseId: semconv.ATTR_GEN_AI_RESPONSE_ID,
   responseModel: semconv.ATTR_GEN_AI_RESPONSE_MODEL,
   responseFinishReasons: semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
@@ -42,6 +44,10 @@ describe('GenAI semantic conventions', () => {
     expect(GEN_AI.usageCacheWriteInputTokens).toBe('gen_ai.usage.cache_write.input_tokens');
     expect(DEPRECATED_GEN_AI_NAMES[semconv.ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS]).toBe(GEN_AI.usageCacheWriteInputTokens);
     expect(Object.values(GEN_AI).filter((name) => name in DEPRECATED_GEN_AI_NAMES)).toEqual([]);
+  });
+
+  it('writes the requested reasoning level under the name the GenAI repository gives it', () => {
+    expect(GEN_AI.requestReasoningLevel).toBe('gen_ai.request.reasoning.level');
   });
 
   it('names the chat operation and well-known providers as the conventions do', () => {
