@@ -1,8 +1,8 @@
 /**
  * Each attempt's CLIENT span is the inference call of the OpenTelemetry GenAI conventions and carries that
  * call's own `gen_ai.usage.*`, `gen_ai.response.model`, `gen_ai.response.finish_reasons` and
- * `gen_ai.response.id`, not only the generation span; a failed attempt carries `error.type` and an error
- * status, and no usage. The client is the Anthropic SDK; Alpha answers 529 and Beta the recorded Anthropic
+ * `gen_ai.response.id`, not only the generation span; a failed attempt carries `error.type`, an error
+ * status and the finish reason `error`, and no usage. The client is the Anthropic SDK; Alpha answers 529 and Beta the recorded Anthropic
  * answer (12 input tokens, 29 output as JSON and 30 streamed), and a tool
  * loop's two scripted steps each show their own usage and finish reason on the attempt that served them. The
  * OTLP/protobuf export is decoded as a collector would.
@@ -59,7 +59,9 @@ describe('usage on the attempt spans', () => {
     // `error.type` says how it failed; the gateway's own status would only repeat it.
     expect(failed?.attributes).not.toHaveProperty(['switchboard.attempt.status']);
     expect(failed?.status.code).toBe(STATUS_ERROR);
-    for (const key of [...USAGE_KEYS, 'gen_ai.response.finish_reasons', 'gen_ai.response.id', 'gen_ai.response.model']) expect(failed?.attributes).not.toHaveProperty([key]);
+    for (const key of [...USAGE_KEYS, 'gen_ai.response.id', 'gen_ai.response.model']) expect(failed?.attributes).not.toHaveProperty([key]);
+    // No finish reason came: the conventions' `error` (inference-span-conventions.test.ts).
+    expect(failed?.attributes['gen_ai.response.finish_reasons']).toEqual(['error']);
 
     expect(served?.attributes).toMatchObject({
       'gen_ai.request.model': 'up-primary-beta',
