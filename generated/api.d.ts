@@ -1693,19 +1693,25 @@ export interface components {
          *     `claude-sonnet-4-5-20250929`, and `switchboard.model` the catalog slug that served) with a child span per
          *     attempt (a CLIENT span, the inference call of the GenAI semantic conventions, named
          *     `chat <vendor model id>`, its `gen_ai.request.model` that vendor id, its `gen_ai.response.model` the model
-         *     the vendor's answer named, with the upstream's `server.address` and `server.port`). Each attempt that
+         *     the vendor's answer named, with the upstream's `server.address` and `server.port`). Every attempt, as the
+         *     generation span, carries what the request asked of each call: `gen_ai.conversation.id` (the session id),
+         *     `gen_ai.request.stream: true` on a stream, `gen_ai.request.max_tokens`, `temperature`, `top_p`, `top_k`,
+         *     `stop_sequences`, `gen_ai.request.reasoning.level` (the effort asked, as sent) and `gen_ai.output.type`
+         *     (`json` for a JSON schema format), each where the request has it. Each attempt that
          *     answered carries that call's own `gen_ai.usage.input_tokens` (cache reads and writes included, as on the
          *     generation span) and `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens` and
-         *     `gen_ai.usage.cache_creation.input_tokens`, `gen_ai.response.finish_reasons` and, outside a tool loop,
+         *     `gen_ai.usage.cache_write.input_tokens`, `gen_ai.response.finish_reasons` and, outside a tool loop,
          *     `gen_ai.response.id`, where the vendor reported them (an attempt that failed after its vendor reported
          *     its usage carries that usage); a failed attempt carries `error.type` (how it failed: `overloaded`,
-         *     `rate_limited`, ...) and an error status. With the server-side tool loop,
-         *     a child INTERNAL span per finished step (`step <n>`, the same model attributes and the step's usage), whose attempts are its
-         *     children. The `trace_name` and `span_name` spans are INTERNAL. A screening by the
+         *     `rate_limited`, ...), an error status and, without a finish reason from its vendor, the finish reason
+         *     `error` (so does the generation span of a request that failed). With the server-side tool loop,
+         *     a child INTERNAL span per finished step (`step <n>`: its number, tools and cost), whose attempts are its
+         *     children and carry its call's models, usage and finish reason. The `trace_name` and `span_name` spans are
+         *     INTERNAL. A screening by the
          *     `moderation` plugin's catalog model (`engine: model`) is a child span of the generation too
-         *     (a CLIENT span `moderation <model>`: its provider, its models as on an attempt (`gen_ai.request.model`
+         *     (a CLIENT span `chat <vendor model id>`: its provider, its models as on an attempt (`gen_ai.request.model`
          *     the vendor's id asked for, `gen_ai.response.model` the model the answer named, `switchboard.model` the
-         *     slug), tokens, cost, `is_byok` and `switchboard.plugin: moderation`,
+         *     slug), tokens, the request's `gen_ai.conversation.id`, cost, `is_byok` and `switchboard.plugin: moderation`,
          *     from when the screening call started to when it ended); the generation span's window holds it.
          *
          *     Joining the caller's trace: `trace_id` (32 hex; any other string is hashed into 32 hex, so requests
