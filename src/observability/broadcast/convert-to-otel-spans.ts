@@ -11,7 +11,10 @@
  * Span kinds: the generation span is SERVER, the gateway's handling of the caller's request (its parent is
  * the caller's span); each attempt and the screening are CLIENT, the inference calls the GenAI conventions
  * describe (`chat <vendor model id>`, `server.address`, and the call's own usage, finish reason and response
- * id where known: attempt-attributes.ts); steps and the `trace_name`/`span_name` spans are INTERNAL.
+ * id where known: attempt-attributes.ts); steps and the `trace_name`/`span_name` spans are INTERNAL. What the
+ * request asked of every call (conversation id, stream flag, sampling parameters, reasoning level, output
+ * type) is read once per generation and written on the generation span and each attempt's
+ * (inference-request-attributes.ts).
  * `gen_ai.request.model` is what was asked (the client's model on the generation, the vendor's id on an
  * attempt), `gen_ai.response.model` the model the vendor's answer named (response-model.ts), and
  * `switchboard.model` the catalog slug that served (on the generation only where it is not what was asked).
