@@ -1845,7 +1845,14 @@ export interface components {
              *     A `thinking.budget_tokens` not below the lowered limit is lowered with it, keeping the share of the
              *     output the request gave to thinking (`budget_tokens × limit / max_tokens`, rounded down, below the
              *     limit), so the budget the vendor is sent (or the effort it stands for) leaves room for the answer as
-             *     the request's did. Within the limit, both values are sent as they are.
+             *     the request's did. Within the limit, both values are sent as they are. Each attempt of a plan is held
+             *     to its own endpoint's limit from the value asked, so a fallback to an endpoint with a higher limit gets
+             *     more than the one before it did. A lowered value is named in the answer's `X-Switchboard-Max-Tokens`
+             *     header. Betas may raise a model's output limit (Anthropic's `output-128k-2025-02-19` for Claude Sonnet
+             *     3.7, `output-300k-2026-03-24` on its batch API): when `anthropic-beta` names any beta the gateway does
+             *     not know to leave the limit alone, Anthropic-format endpoints (which receive the header) are sent both
+             *     values as asked, and a value above what the upstream takes is its 400; translated vendors, which never
+             *     see the header, are still held to their limit.
              */
             max_tokens?: number;
             /** @description Sampling temperature. Anthropic accepts 0 to 1; other vendors up to 2. */
@@ -4769,6 +4776,17 @@ export interface components {
          */
         RequestId: string;
         /**
+         * @description The `max_tokens` the serving endpoint was sent, present only when the gateway lowered the request's to
+         *     the endpoint's output limit (its `max_output_tokens` in `GET /models`; see `max_tokens` of the request),
+         *     so an answer that stops with `max_tokens` before the value asked can be told apart. A thinking budget not
+         *     below it was lowered with it by the rule `max_tokens` describes. Absent when the value was sent as asked,
+         *     on a tool loop's answer, and on an Anthropic-format endpoint when the client's `anthropic-beta` names a beta
+         *     that may change the output limit (nothing is lowered there). On a stream it comes with the first event and
+         *     describes the attempt that started it.
+         * @example 64000
+         */
+        MaxTokensSent: string;
+        /**
          * @description A per-minute limit under the name Anthropic gives its own (`anthropic-ratelimit-requests-limit`,
          *     `anthropic-ratelimit-tokens-limit`), so clients that read them throttle on it. On a 429 for the key's
          *     `requests_per_minute` or `tokens_per_minute`: that limit. On a 200 of a key with such a limit: that limit,
@@ -4880,6 +4898,7 @@ export interface operations {
                 headers: {
                     "X-Generation-Id": components["headers"]["GenerationId"];
                     "request-id": components["headers"]["RequestId"];
+                    "X-Switchboard-Max-Tokens": components["headers"]["MaxTokensSent"];
                     "anthropic-ratelimit-requests-limit": components["headers"]["RateLimitLimit"];
                     "anthropic-ratelimit-requests-remaining": components["headers"]["RateLimitRemaining"];
                     "anthropic-ratelimit-requests-reset": components["headers"]["RateLimitReset"];

@@ -12,6 +12,7 @@ import { logWarnings, messageResponseModel, settle, settleStream, startStream, s
 import { staged } from '#src/providers/event-stages.ts';
 import { amendStream, finalizeMessage } from '#src/messages/gateway-additions.ts';
 import { answerAdditions } from '#src/messages/answer-additions.ts';
+import { withMaxTokensHeader } from '#src/messages/max-tokens-header.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import { checkSearchServable, withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
 import { hasAnthropicWebSearch } from '#src/server-tools/web-search/anthropic-web-search.ts';
@@ -170,7 +171,8 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     const charges = movedOn.map((refusal) => refusalCharge(refusal.attempt, refusal.answer.message.usage, refusalBilledOf(refusal.answer, refusal.attempt)));
     const served = charges.length > 0 ? { ...finalized, usage: withRefusalCharges(finalized.usage, attempt.model, charges) } : finalized;
     const message = applyPluginsToMessage(withRefusedHops(served, hops, attempt.model), state, attempt);
-    return { kind: 'message', message, headers: answerRateLimitHeaders(ownKeyRateLimitHeaders(attempt, result.upstreamHeaders), windowHeaders) };
+    const headers = answerRateLimitHeaders(ownKeyRateLimitHeaders(attempt, result.upstreamHeaders), windowHeaders);
+    return { kind: 'message', message, headers: withMaxTokensHeader(headers, plan.request.max_tokens, attempt) };
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
@@ -220,5 +222,6 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   const events = spliceRefusalFallbacks(current.events, first.attempt.model, startNext, (usage) => withRefusalCharges(usage, serving.model, charges));
   // The plugins report for the attempt that served the answer's end (per-attempt reports: file-parser, context-compression).
   // The headers go out with the first event, before any splice: the first attempt's.
-  return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving), headers: answerRateLimitHeaders(ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders), windowHeaders) };
+  const headers = answerRateLimitHeaders(ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders), windowHeaders);
+  return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving), headers: withMaxTokensHeader(headers, plan.request.max_tokens, first.attempt) };
 }

@@ -11,6 +11,7 @@ import type { DataRegion } from '#src/data-region.ts';
 import type { CatalogPlanEndpoint } from '#src/routing/catalog-plan-view.ts';
 import type { AttemptCredential, PlannedAttempt } from '#src/routing/plan-types.ts';
 import { attemptContextLength } from '#src/routing/long-context.ts';
+import { attemptOutputLimit } from '#src/routing/output-limit-betas.ts';
 
 /** One (model, endpoint, key) to try, ready to call. */
 export interface Attempt {
@@ -41,7 +42,10 @@ export interface Attempt {
   pdfInput: boolean;
   /** Whether the endpoint reads images (its `vision` capability). */
   imageInput: boolean;
-  /** The largest `max_tokens` the endpoint accepts; null when unknown (the client's is then sent as it is). */
+  /**
+   * The largest `max_tokens` the endpoint accepts; null when unknown, or when the client's `anthropic-beta` may
+   * change it on an Anthropic-format endpoint (the client's is then sent as it is).
+   */
   maxOutputTokens: number | null;
 }
 
@@ -54,9 +58,10 @@ export function isByok(attempt: Pick<Attempt, 'credential'>): boolean {
  * Turns a planned attempt into a callable one for the request's region: the endpoint's location for that
  * region, else (for a BYOK credential declaring the region) the provider's host for it. Throws
  * `EndpointLocationError` when neither exists, which the planner's region filter should have prevented.
- * `longContext`: the client opted into Anthropic's 1M-token window (src/routing/long-context.ts).
+ * `longContext`: the client opted into Anthropic's 1M-token window (src/routing/long-context.ts);
+ * `otherOutputLimit`: its `anthropic-beta` may change the output limit (src/routing/output-limit-betas.ts).
  */
-export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: DataRegion, longContext = false): Attempt {
+export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: DataRegion, longContext = false, otherOutputLimit = false): Attempt {
   const { endpoint } = planned;
   const declared = planned.credential.kind === 'byok' && region !== 'global' ? endpoint.declaredLocations[region] : undefined;
   const location = endpoint.locations[region] ?? declared;
@@ -77,7 +82,7 @@ export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: 
     contextLength: attemptContextLength(endpoint.catalog, longContext),
     pdfInput: endpoint.catalog.capabilities.pdf,
     imageInput: endpoint.catalog.capabilities.vision,
-    maxOutputTokens: endpoint.catalog.maxOutputTokens,
+    maxOutputTokens: attemptOutputLimit(endpoint.catalog, otherOutputLimit),
   };
 }
 

@@ -11,6 +11,7 @@ import { assertCacheBreakpointLimit, placeTopLevelCacheBreakpoint } from '#src/r
 import { knownStopConditions } from '#src/request/stop-conditions.ts';
 import { autoRouterSettings, chooseModel } from '#src/routing/auto-router/auto-router.ts';
 import { toAttempt, type Attempt, type AttemptOutcome } from '#src/routing/attempt.ts';
+import { requestsOtherOutputLimit } from '#src/routing/output-limit-betas.ts';
 import { requestsLongContext } from '#src/routing/long-context.ts';
 import type { CatalogPlanView } from '#src/routing/catalog-plan-view.ts';
 import type { EndpointStatsTracker } from '#src/routing/endpoint-stats.ts';
@@ -176,7 +177,8 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         random,
       });
       const longContext = requestsLongContext(context.forwardHeaders);
-      const attempts = routing.attempts.map((planned) => toAttempt(planned, context.region, longContext));
+      const otherOutputLimit = requestsOtherOutputLimit(context.forwardHeaders);
+      const attempts = routing.attempts.map((planned) => toAttempt(planned, context.region, longContext, otherOutputLimit));
       return {
         request,
         requested: original.model,
