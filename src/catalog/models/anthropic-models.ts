@@ -65,7 +65,13 @@ function claudeLongContext(input: number, output: number): Pricing['long_context
 // Claude Haiku 5.5's token prices: prompts over 100K tokens pay five times every rate, caches included.
 const HAIKU_5_5: Pricing = { ...claudePricing(0.1, 0.5), long_context: { threshold_tokens: 100_000, ...claudePricing(0.5, 2.5) } };
 
-/** The built-in Claude models. */
+/**
+ * The built-in Claude models. `max_output_tokens` is each model's "Max output" on its overview page
+ * (platform.claude.com/docs/en/models/<model>/overview, checked 2026-11-28: 32K Opus 4.1; 64K Sonnet 4, Sonnet
+ * 4.5, Opus 4.5, Haiku 4.5; 128K Opus 4.6 and the 5.5 models), the synchronous Messages API's limit, which the
+ * gateway lowers a larger `max_tokens` to. Larger limits come only with a beta (the Message Batches API's
+ * `output-300k-2026-03-24`), which leaves the client's value unlowered (src/routing/output-limit-betas.ts).
+ */
 export const ANTHROPIC_MODELS: ModelData[] = [
   {
     id: 'anthropic/claude-sonnet-4.5',

@@ -6,7 +6,8 @@
  * - a beta that may raise the output limit (`output-300k-2026-03-24`, `output-128k-2025-02-19`, or one the
  *   gateway does not know) leaves the value as the client wrote it, so what the upstream takes is served and
  *   what it does not is its own 400, never a silent cut; the betas known to leave the limit alone do not;
- * - each attempt of a fallback plan is held to its own endpoint's limit from the value the client asked.
+ * - each attempt of a fallback plan is held to its own endpoint's limit from the value the client asked;
+ * - count_tokens, which sends no `max_tokens`, is unaffected.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicStep, reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -143,5 +144,21 @@ describe('fallbacks hold each attempt to its own limit, from the value asked', (
     expect(call.status).toBe(200);
     expect([sentMaxTokens(0), sentMaxTokens(1)]).toEqual([64_000, 32_000]);
     expect(call.headers.get(HEADER)).toBe('32000');
+  });
+});
+
+describe('count_tokens', () => {
+  it('is unaffected: max_tokens (not Anthropic\'s to count) is not sent, the beta goes through, no header', async () => {
+    const response = await fetch(`${gateway.baseUrl}/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': gateway.api_key, 'content-type': 'application/json', 'anthropic-beta': 'output-128k-2025-02-19' },
+      body: JSON.stringify(messageBody('anthropic/claude-sonnet-4.5', { max_tokens: 128_000 })),
+    });
+
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ input_tokens: 12 });
+    expect(upstream.lastRequest().body).toEqual({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'Hello there' }] });
+    expect(String(upstream.lastRequest().headers['anthropic-beta'])).toBe('output-128k-2025-02-19');
+    expect(response.headers.get(HEADER)).toBeNull();
   });
 });
