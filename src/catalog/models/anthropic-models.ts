@@ -66,11 +66,13 @@ function claudeLongContext(input: number, output: number): Pricing['long_context
 const HAIKU_5_5: Pricing = { ...claudePricing(0.1, 0.5), long_context: { threshold_tokens: 100_000, ...claudePricing(0.5, 2.5) } };
 
 /**
- * The built-in Claude models. `max_output_tokens` is each model's "Max output" on its overview page
- * (platform.claude.com/docs/en/models/<model>/overview, checked 2026-11-28: 32K Opus 4.1; 64K Sonnet 4, Sonnet
- * 4.5, Opus 4.5, Haiku 4.5; 128K Opus 4.6 and the 5.5 models), the synchronous Messages API's limit, which the
- * gateway lowers a larger `max_tokens` to. Larger limits come only with a beta (the Message Batches API's
- * `output-300k-2026-03-24`), which leaves the client's value unlowered (src/routing/output-limit-betas.ts).
+ * The built-in Claude models. `max_output_tokens` is the synchronous Messages API's limit, which the gateway
+ * lowers a larger `max_tokens` to: each model's "Max output" on its overview page
+ * (platform.claude.com/docs/en/models/<model>/overview, checked 2026-11-28: 64K Sonnet 4.5, Opus 4.5 and
+ * Haiku 4.5; 128K Opus 4.6 and the 5.5 models). Sonnet 4 and Opus 4.1 have no page there any more: their 64K
+ * and 32K are the per-model limits of `@ai-sdk/anthropic` 4.0.68, which agree with the rest. Larger limits
+ * come only with a beta (the Message Batches API's `output-300k-2026-03-24`), which leaves the client's value
+ * unlowered (src/routing/output-limit-betas.ts).
  */
 export const ANTHROPIC_MODELS: ModelData[] = [
   {
