@@ -1967,7 +1967,9 @@ export interface components {
              */
             session_id?: string;
             /**
-             * @description `fast` uses the endpoint's higher-speed variant at its premium price.
+             * @description `fast` uses the endpoint's higher-speed variant (Anthropic's fast mode, OpenAI's priority processing) at
+             *     its premium price; a model none of whose endpoints has one runs at standard speed, with a warning. The
+             *     premium is charged unless the upstream reports it served the request at standard speed (`usage.speed`).
              * @default standard
              * @enum {string|null}
              */
@@ -2299,6 +2301,14 @@ export interface components {
             } | null;
             inference_geo?: string | null;
             /**
+             * @description The speed the upstream reports it served the request at (Anthropic's `usage.speed`, `fast` or
+             *     `standard`), passed on as sent; absent when the upstream reports none (translated vendors). A request
+             *     asking `speed: fast` on an endpoint with a fast variant is charged the fast prices unless its upstream
+             *     reports `standard` here, then the endpoint's standard ones, as the vendor bills it.
+             * @example fast
+             */
+            speed?: string | null;
+            /**
              * @description Anthropic's breakdown of `output_tokens`. An Anthropic-format upstream's is passed on as it sent it; a
              *     translated vendor's reasoning count (OpenAI's reasoning tokens, Gemini's thoughts) is given here as
              *     `thinking_tokens`, the name the Anthropic SDKs read.
@@ -2389,7 +2399,7 @@ export interface components {
             service_tier?: string | null;
             /**
              * @description Cost of this request in USD, from the endpoint's pricing (cache reads and writes priced separately,
-             *     `fast` at its premium): what the key is charged. It includes Anthropic's `compaction`, `advisor_message`
+             *     `fast` at its premium unless the upstream reports it served `standard`, see `speed`): what the key is charged. It includes Anthropic's `compaction`, `advisor_message`
              *     and `fallback_message` iterations (see `iterations`), each priced as a request of its own at its model's
              *     prices, in a tool loop's steps too, the calls whose model refused before another model answered (a
              *     plain request's hops under `fallbacks` and a tool loop's steps alike; each at its own endpoint's prices

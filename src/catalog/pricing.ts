@@ -105,6 +105,8 @@ export interface AnthropicUsageFields {
   server_tool_use?: { web_search_requests?: number | null } | null;
   /** A searching vendor's search context size for the request (Perplexity's), billed per request. */
   search_context_size?: string | null;
+  /** The speed Anthropic served at (`fast`, `standard`): it picks the prices (routing/attempt.ts servedPricing), not read here. */
+  speed?: string | null;
 }
 
 /** One entry of Anthropic's `usage.iterations`. */

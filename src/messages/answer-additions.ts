@@ -8,7 +8,7 @@ import type { AdditionsContext } from '#src/messages/gateway-additions.ts';
 import { buildGatewayMetadata } from '#src/messages/gateway-metadata.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
-import { isByok, type Attempt } from '#src/routing/attempt.ts';
+import { isByok, servedPricing, type Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan } from '#src/routing/plan-request.ts';
 
 /** The additions of `attempt`'s answer; `records`: the attempts the metadata lists, read when it is built. */
@@ -18,7 +18,8 @@ export function answerAdditions(plan: RequestPlan, attempt: Attempt, records: ()
     providerName: attempt.provider.displayName,
     isByok: isByok(attempt),
     // The key was charged the moderation screening too: the answer's cost is all it was charged.
-    priceUsage: (usage) => computeAnthropicCost(usage, attempt.pricing, attempt.modelPricing) + (context.screening?.cost ?? 0),
+    // At the standard prices when a fast attempt's upstream says it served standard speed (`usage.speed`).
+    priceUsage: (usage) => computeAnthropicCost(usage, servedPricing(attempt, usage.speed), attempt.modelPricing) + (context.screening?.cost ?? 0),
   };
   if (context.wantsMetadata) {
     additions.metadata = () => buildGatewayMetadata({ plan, served: attempt, records: records(), startedAt: context.startedAt });

@@ -9,7 +9,7 @@ import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provid
 import { staged, type EventStage } from '#src/providers/event-stages.ts';
 
 /** Normalized usage in Anthropic's convention, as the cost function reads it. */
-export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation' | 'iterations' | 'server_tool_use' | 'search_context_size'>;
+export type UsageForCost = Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'cache_creation' | 'iterations' | 'server_tool_use' | 'search_context_size' | 'speed'>;
 
 /** What the additions need to know about the attempt that answered. */
 export interface AdditionsContext {
@@ -47,6 +47,7 @@ interface StreamUsage {
   iterations?: Usage['iterations'];
   server_tool_use?: Usage['server_tool_use'];
   search_context_size?: Usage['search_context_size'];
+  speed?: Usage['speed'];
 }
 
 // Each count by name, not in a loop over the names: a store with a computed key goes through V8's generic
@@ -64,6 +65,8 @@ function merge(total: StreamUsage, update: StreamUsage | undefined): void {
   if (update.server_tool_use) total.server_tool_use = update.server_tool_use;
   // Perplexity's, in its final usage: its request fee is billed by it.
   if (update.search_context_size) total.search_context_size = update.search_context_size;
+  // Anthropic's, in message_start's usage: a fast attempt served at standard speed costs the standard prices.
+  if (update.speed) total.speed = update.speed;
 }
 
 /**
@@ -99,6 +102,7 @@ export function amendStage(context: AdditionsContext): EventStage {
           if (usage.iterations) priced.iterations = usage.iterations;
           if (usage.server_tool_use) priced.server_tool_use = usage.server_tool_use;
           if (usage.search_context_size) priced.search_context_size = usage.search_context_size;
+          if (usage.speed) priced.speed = usage.speed;
           amended.cost = context.priceUsage(priced);
           amended.is_byok = context.isByok;
           payload.usage = amended;

@@ -4,7 +4,7 @@
  */
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
 import { toGenerationAttempt } from '#src/messages/gateway-metadata.ts';
-import { isByok, type Attempt } from '#src/routing/attempt.ts';
+import { isByok, servedPricing, type Attempt } from '#src/routing/attempt.ts';
 import type { MessageRequest } from '#src/api-types.ts';
 import type { GenerationRow } from '#src/store/schema.ts';
 import type { AnswerUsage, GenerationOutcome } from '#src/observability/generation-outcome.ts';
@@ -80,7 +80,7 @@ function unfinishedStreamUsage(reported: AnswerUsage, served: Attempt, request: 
   }
   // The usage object is message_start's as sent (its `cache_creation` split included), read as Anthropic's.
   const fields = { ...usage, input_tokens: usage.input_tokens ?? 0, output_tokens: usage.output_tokens ?? 0 } as AnthropicUsageFields;
-  return { ...usage, cost: computeAnthropicCost(fields, served.pricing, served.modelPricing) };
+  return { ...usage, cost: computeAnthropicCost(fields, servedPricing(served, fields.speed), served.modelPricing) };
 }
 
 /**
@@ -115,7 +115,7 @@ function billedFailures(attempts: readonly AttemptRecord[]): (AnswerUsage & { co
   let billed: AnswerUsage | null = null;
   for (const record of attempts) {
     if (!record.billedUsage) continue;
-    const priced = { ...record.billedUsage, cost: computeAnthropicCost(record.billedUsage, record.attempt.pricing) };
+    const priced = { ...record.billedUsage, cost: computeAnthropicCost(record.billedUsage, servedPricing(record.attempt, record.billedUsage.speed)) };
     billed = billed ? addUsage(billed, priced) : priced;
   }
   return billed ? { ...billed, cost: billed.cost ?? 0 } : null;
@@ -138,7 +138,7 @@ function refusedCalls(attempts: readonly AttemptRecord[], charged = 0): (AnswerU
     }
     const fields = { ...reported, input_tokens: reported.input_tokens ?? 0, output_tokens: reported.output_tokens ?? 0 } as AnthropicUsageFields;
     // A refusal its upstream does not bill (one before any output) keeps its tokens, at no cost.
-    const priced: AnswerUsage = { ...fields, cost: record.refusalUnbilled ? 0 : computeAnthropicCost(fields, record.attempt.pricing, record.attempt.modelPricing) };
+    const priced: AnswerUsage = { ...fields, cost: record.refusalUnbilled ? 0 : computeAnthropicCost(fields, servedPricing(record.attempt, fields.speed), record.attempt.modelPricing) };
     refused = refused ? addUsage(refused, priced) : priced;
   }
   return refused ? { ...refused, cost: refused.cost ?? 0 } : null;

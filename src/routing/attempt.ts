@@ -28,6 +28,8 @@ export interface Attempt {
   baseUrl: string;
   /** List prices of what runs: the fast variant's under `speed: fast`, a regional model id's in its region. */
   pricing: Readonly<Pricing>;
+  /** The prices without the fast variant: what a fast attempt costs when its upstream served it at standard speed. */
+  standardPricing: Readonly<Pricing>;
   /** The provider's standard prices by upstream model id, for usage reported for another model (shared, never copied). */
   modelPricing: PricingByModel;
   /** Run the endpoint's fast variant. */
@@ -69,12 +71,14 @@ export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: 
   const fastPricing = planned.fast ? endpoint.catalog.fast?.pricing : undefined;
   // A regional model id (Bedrock's `us.`/`eu.` profiles) may cost more than the endpoint's own.
   const regionalPricing = region !== 'global' && location.upstreamModel === endpoint.catalog.regionalModels[region] ? endpoint.catalog.regionalPricing[region] : undefined;
+  const standardPricing = regionalPricing ?? endpoint.catalog.pricing;
   return {
     model: planned.model,
     provider: endpoint.catalog.provider,
     upstreamModel: location.upstreamModel,
     baseUrl: location.baseUrl,
-    pricing: fastPricing ?? regionalPricing ?? endpoint.catalog.pricing,
+    pricing: fastPricing ?? standardPricing,
+    standardPricing,
     modelPricing: endpoint.modelPricing,
     fast: planned.fast,
     credential: planned.credential,
@@ -84,6 +88,18 @@ export function toAttempt(planned: PlannedAttempt<CatalogPlanEndpoint>, region: 
     imageInput: endpoint.catalog.capabilities.vision,
     maxOutputTokens: attemptOutputLimit(endpoint.catalog, otherOutputLimit),
   };
+}
+
+/**
+ * The prices of what the upstream served: the attempt's own, except that a fast attempt whose upstream reports
+ * it ran at standard speed (Anthropic's `usage.speed: "standard"`, e.g. Claude Opus 4.6, which takes `speed:
+ * fast` and runs it at standard speed and rates) costs the standard prices. An upstream that reports no speed
+ * (translated vendors; Anthropic answers a fast request it cannot serve fast with an error, not a slower answer)
+ * is taken to have served what was asked.
+ * @see https://platform.claude.com/docs/en/build-with-claude/fast-mode (Checking which speed was used)
+ */
+export function servedPricing(attempt: Pick<Attempt, 'fast' | 'pricing' | 'standardPricing'>, speed: unknown): Readonly<Pricing> {
+  return attempt.fast && speed === 'standard' ? attempt.standardPricing : attempt.pricing;
 }
 
 /** How one attempt ended, as routing reads it back (sticky pins, endpoint statistics). */

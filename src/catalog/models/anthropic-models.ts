@@ -66,6 +66,14 @@ function claudeLongContext(input: number, output: number): Pricing['long_context
 const HAIKU_5_5: Pricing = { ...claudePricing(0.1, 0.5), long_context: { threshold_tokens: 100_000, ...claudePricing(0.5, 2.5) } };
 
 /**
+ * Claude Opus 5.5's fast mode (`speed: fast`) on Anthropic's API: $8 in, $40 out "across the full context
+ * window", prompt caching multipliers "on top of fast mode pricing" (its cache reads at 0.05x, so $0.40; writes
+ * 1.25x and 2x). Anthropic's pricing page (platform.claude.com/docs/en/about-claude/pricing, fast mode pricing;
+ * its copy fetched 2026-09-26). Fast mode is on Anthropic's own API only, so no Bedrock endpoint has one.
+ */
+const OPUS_5_5_FAST: Pricing = { ...WEB_SEARCH_FEE, ...claudePricing(8, 40), cache_read: 0.4 };
+
+/**
  * The built-in Claude models. `max_output_tokens` is the synchronous Messages API's limit, which the gateway
  * lowers a larger `max_tokens` to: each model's "Max output" on its overview page
  * (platform.claude.com/docs/en/models/<model>/overview, checked 2026-11-28: 64K Sonnet 4.5, Opus 4.5 and
@@ -131,15 +139,9 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         provider: 'anthropic',
         model: 'claude-opus-4-6',
         pricing: { ...WEB_SEARCH_FEE, ...claudePricing(5, 25), long_context: claudeLongContext(5, 25) },
-        // Fast mode (`speed: fast`, beta `fast-mode-2026-02-01`): 6x standard rates up to 200K prompt tokens,
-        // $60/$225 above; cache multipliers stack on the fast rates.
-        fast: {
-          pricing: {
-            ...WEB_SEARCH_FEE,
-            ...claudePricing(30, 150),
-            long_context: { threshold_tokens: 200_000, ...claudePricing(60, 225) },
-          },
-        },
+        // No fast variant: Anthropic's pricing page (2026-09-26 copy) says fast mode is not available on Opus 4.6,
+        // whose `speed: fast` requests "run at standard speed and are billed at standard rates" (the fast-mode
+        // page: `usage.speed` says `standard`). It was 6x ($30/$150) while fast mode was in preview there.
         max_output_tokens: 128_000,
       },
       // Profiles from Anthropic's Bedrock model table (platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock-legacy:
@@ -214,7 +216,13 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     capabilities: CLAUDE,
     // Cache reads are 0.05x input on this model ($0.20), not the usual 0.1x.
     endpoints: [
-      { provider: 'anthropic', model: 'claude-opus-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(4, 20), cache_read: 0.2 }, max_output_tokens: 128_000 },
+      {
+        provider: 'anthropic',
+        model: 'claude-opus-5-5',
+        pricing: { ...WEB_SEARCH_FEE, ...claudePricing(4, 20), cache_read: 0.2 },
+        fast: { pricing: OPUS_5_5_FAST },
+        max_output_tokens: 128_000,
+      },
       bedrockGlobal(
         'global.anthropic.claude-opus-5-5',
         { us: 'us.anthropic.claude-opus-5-5', europe: 'eu.anthropic.claude-opus-5-5' },

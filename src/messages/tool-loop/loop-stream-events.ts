@@ -74,5 +74,7 @@ export function mergeReportedUsage(usage: Partial<Usage>, update: Partial<Usage>
   // Compaction, advisor and fallback iterations are billed apart from the step's counts (see stepCost).
   if (update.iterations) usage.iterations = update.iterations;
   if (update.output_tokens_details) usage.output_tokens_details = update.output_tokens_details;
+  // Anthropic reports the speed it served at in message_start: it prices the step (see stepCost).
+  if (typeof update.speed === 'string') usage.speed = update.speed;
   if (update.estimated === true) usage.estimated = true;
 }

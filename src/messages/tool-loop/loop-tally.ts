@@ -7,7 +7,7 @@
 import type { MessageRequest, StopReason, Usage } from '#src/api-types.ts';
 import { computeAnthropicCost } from '#src/catalog/pricing.ts';
 import type { AttemptRecord } from '#src/messages/run-attempts.ts';
-import type { Attempt } from '#src/routing/attempt.ts';
+import { servedPricing, type Attempt } from '#src/routing/attempt.ts';
 import { addServerToolUsage, type GatewayToolOutcome, type ServerToolUsage } from '#src/server-tools/index.ts';
 import type { LoopProgress, StopCause } from './loop-limits.ts';
 import { loopIterations } from './loop-iterations.ts';
@@ -25,6 +25,8 @@ export interface StepUsage {
   /** Anthropic's usage per sampling iteration (a `compaction` one is billed apart from the counts above). */
   iterations?: Usage['iterations'];
   output_tokens_details?: Usage['output_tokens_details'];
+  /** The speed the upstream reports it served the step at (Anthropic's `usage.speed`): `standard` prices a fast attempt at its standard prices. */
+  speed?: Usage['speed'];
   /** The upstream reported no counts: they are the gateway's estimate. */
   estimated?: true;
 }
@@ -108,6 +110,7 @@ export function stepUsageOf(usage: Partial<Usage> | undefined): StepUsage {
     ...(usage?.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
     ...(usage?.iterations ? { iterations: usage.iterations } : {}),
     ...(usage?.output_tokens_details ? { output_tokens_details: usage.output_tokens_details } : {}),
+    ...(typeof usage?.speed === 'string' ? { speed: usage.speed } : {}),
     ...(usage?.estimated === true ? { estimated: true as const } : {}),
   };
 }
@@ -116,8 +119,8 @@ export function stepUsageOf(usage: Partial<Usage> | undefined): StepUsage {
  * The USD cost of a step's usage on the attempt that served it, priced as a plain answer is: its compaction,
  * advisor and fallback iterations and its upstream's web search fee included. The gateway's own tool calls are not in this usage.
  */
-export function stepCost(usage: StepUsage, attempt: Pick<Attempt, 'pricing' | 'modelPricing'>): number {
-  return computeAnthropicCost(usage, attempt.pricing, attempt.modelPricing);
+export function stepCost(usage: StepUsage, attempt: Pick<Attempt, 'fast' | 'pricing' | 'standardPricing' | 'modelPricing'>): number {
+  return computeAnthropicCost(usage, servedPricing(attempt, usage.speed), attempt.modelPricing);
 }
 
 /** Records the outcomes of a step's gateway calls: the calls run, their counters, the results to cite. */

@@ -87,3 +87,26 @@ describe('prices checked against vendor pages and LiteLLM', () => {
     expect(endpointOf(slug, 'openai').fast?.pricing).toMatchObject({ input, output, cache_read: read });
   });
 });
+
+// Anthropic's pricing page (fast mode pricing, its 2026-09-26 copy): Opus 5.5 fast at $8/$40 across the whole
+// context window with the caching multipliers on top; Opus 4.6 takes `speed: fast` but runs and bills it standard.
+describe("Anthropic's fast mode", () => {
+  it('prices Claude Opus 5.5 fast at $8/$40, cache reads 0.05x, writes 1.25x and 2x, the search fee kept, no long-context tier', () => {
+    expect(endpointOf('anthropic/claude-opus-5.5', 'anthropic').fast?.pricing).toEqual({
+      input: 8,
+      output: 40,
+      cache_read: 0.4,
+      cache_write: 10,
+      cache_write_1h: 16,
+      web_search_request: 0.01,
+    });
+  });
+
+  it.each([
+    ['anthropic/claude-opus-4.6', 'anthropic'],
+    ['anthropic/claude-opus-5.5', 'bedrock'],
+    ['anthropic/claude-sonnet-5.5', 'anthropic'],
+  ])('%s on %s has no fast variant', (slug, provider) => {
+    expect(endpointOf(slug, provider).fast).toBeNull();
+  });
+});

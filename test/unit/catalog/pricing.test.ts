@@ -104,15 +104,15 @@ describe('computeAnthropicCost', () => {
 
 describe('selectPricing', () => {
   const catalog = loadCatalog({ env: {} });
-  const opus = catalog.getEndpoint('anthropic/claude-opus-4.6@anthropic');
+  const opus = catalog.getEndpoint('anthropic/claude-opus-5.5@anthropic');
   const haiku = catalog.getEndpoint('anthropic/claude-haiku-4.5@anthropic');
   if (!opus || !haiku) throw new Error('built-in endpoints missing');
 
   it.each([
-    ['standard', 'standard', 5],
-    ['omitted', undefined, 5],
-    ['null', null, 5],
-    ['fast at its premium', 'fast', 30],
+    ['standard', 'standard', 4],
+    ['omitted', undefined, 4],
+    ['null', null, 4],
+    ['fast at its premium', 'fast', 8],
   ] as const)('speed %s', (_case, speed, input) => {
     expect(selectPricing(opus, speed)?.input).toBe(input);
   });
@@ -121,12 +121,13 @@ describe('selectPricing', () => {
     expect(selectPricing(haiku, 'fast')).toBeNull();
   });
 
-  it('prices a fast Opus 4.6 request at six times standard', () => {
+  it('prices a fast Opus 5.5 request at twice standard, its cache reads too (Anthropic: $8/$40, caching multipliers on top)', () => {
     const tokens = usage({ inputTokens: 10_000, outputTokens: 2_000, cacheReadTokens: 5_000 });
     const fast = selectPricing(opus, 'fast');
     if (!fast) throw new Error('no fast price');
-    expect(computeCost(tokens, fast)).toBeCloseTo(6 * computeCost(tokens, opus.pricing), 12);
-    expect(computeCost(tokens, fast)).toBeCloseTo(0.615, 12);
+    expect(computeCost(tokens, fast)).toBeCloseTo(2 * computeCost(tokens, opus.pricing), 12);
+    // 10,000 x $8 + 2,000 x $40 + 5,000 x $0.40, per million.
+    expect(computeCost(tokens, fast)).toBeCloseTo(0.162, 12);
   });
 });
 

@@ -26,15 +26,17 @@ export function provider(slug: string, overrides: Partial<CatalogProvider> = {})
   };
 }
 
-/** An attempt of `model` on a provider (by slug, or a record from {@link provider}), on the shared key unless given. */
+/** An attempt of `model` on a provider (by slug, or a record from {@link provider}), on the shared key unless given; its standard prices are its prices unless given. */
 export function attempt(model: string, on: string | CatalogProvider, overrides: Partial<Attempt> = {}): Attempt {
   const record = typeof on === 'string' ? provider(on) : on;
+  const pricing = overrides.pricing ?? { input: 1, output: 2, cache_read: null, cache_write: null };
   return {
     model,
     provider: record,
     upstreamModel: model.split('/')[1] ?? model,
     baseUrl: record.baseUrl ?? 'http://127.0.0.1:9',
-    pricing: { input: 1, output: 2, cache_read: null, cache_write: null },
+    pricing,
+    standardPricing: overrides.standardPricing ?? pricing,
     modelPricing: new Map(),
     fast: false,
     credential: { kind: 'shared' },

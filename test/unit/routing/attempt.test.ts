@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '#src/catalog/index.ts';
 import type { DataRegion } from '#src/data-region.ts';
 import { EndpointLocationError } from '#src/errors.ts';
-import { toAttempt } from '#src/routing/attempt.ts';
+import { servedPricing, toAttempt } from '#src/routing/attempt.ts';
 import { createCatalogPlanView, type CatalogPlanEndpoint } from '#src/routing/catalog-plan-view.ts';
 import type { AttemptCredential, PlannedAttempt } from '#src/routing/plan-types.ts';
 
@@ -36,10 +36,29 @@ describe('toAttempt', () => {
   });
 
   it('prices the fast variant when the attempt runs fast, the standard one otherwise', () => {
-    const endpoint = catalog.getEndpoint('anthropic/claude-opus-4.6@anthropic');
+    const endpoint = catalog.getEndpoint('anthropic/claude-opus-5.5@anthropic');
     expect(endpoint?.fast).not.toBeNull();
-    expect(toAttempt(planned('anthropic/claude-opus-4.6', 'anthropic', { fast: true }), 'global').pricing).toBe(endpoint?.fast?.pricing);
-    expect(toAttempt(planned('anthropic/claude-opus-4.6', 'anthropic'), 'global').pricing).toBe(endpoint?.pricing);
+    const fast = toAttempt(planned('anthropic/claude-opus-5.5', 'anthropic', { fast: true }), 'global');
+    expect(fast.pricing).toBe(endpoint?.fast?.pricing);
+    expect(fast.standardPricing).toBe(endpoint?.pricing);
+    const standard = toAttempt(planned('anthropic/claude-opus-5.5', 'anthropic'), 'global');
+    expect(standard.pricing).toBe(endpoint?.pricing);
+    expect(standard.standardPricing).toBe(endpoint?.pricing);
+  });
+
+  // The upstream's `usage.speed` decides: only a fast attempt it says it served at standard speed pays less.
+  it.each([
+    ['fast, served fast', true, 'fast', 'fast'],
+    ['fast, served at standard speed', true, 'standard', 'standard'],
+    ['fast, no speed reported (a translated vendor)', true, undefined, 'fast'],
+    ['fast, speed null', true, null, 'fast'],
+    ['fast, an unknown speed', true, 'turbo', 'fast'],
+    ['standard, served standard', false, 'standard', 'standard'],
+    ['standard, an upstream claiming fast', false, 'fast', 'standard'],
+  ] as const)('servedPricing: %s', (_case, fast, speed, expected) => {
+    const prices = { fast: { input: 8, output: 40, cache_read: 0.4, cache_write: 10 }, standard: { input: 4, output: 20, cache_read: 0.2, cache_write: 5 } };
+    const attempt = { fast, pricing: fast ? prices.fast : prices.standard, standardPricing: prices.standard };
+    expect(servedPricing(attempt, speed)).toBe(prices[expected]);
   });
 
   it('prices a regional model id at its regional prices (Bedrock geo profiles), the global profile at the list price', () => {
