@@ -41,6 +41,8 @@ export interface ScriptedStep {
    * `message_delta` usage, where Anthropic reports them.
    */
   moreUsage?: Record<string, unknown>;
+  /** Anthropic usage fields it reports once, in the message's usage or the stream's `message_start` (`speed`). */
+  startUsage?: Record<string, unknown>;
 }
 
 let counter = 0;
@@ -76,10 +78,10 @@ export function anthropicStep(step: ScriptedStep, delivery: ReplyDelivery = {}):
     stop_sequence: null,
     ...(step.stopDetails ? { stop_details: step.stopDetails } : {}),
     ...(step.container ? { container: step.container } : {}),
-    usage: { ...usage, output_tokens: step.usage.output, service_tier: 'standard', ...step.moreUsage },
+    usage: { ...usage, output_tokens: step.usage.output, service_tier: 'standard', ...step.startUsage, ...step.moreUsage },
   };
   const events: unknown[] = [
-    { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: 'claude-scripted', content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1, service_tier: 'standard' } } },
+    { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: 'claude-scripted', content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1, service_tier: 'standard', ...step.startUsage } } },
     { type: 'ping' },
   ];
   let index = 0;
