@@ -89,3 +89,25 @@ describe.each([false, true])('speed fast on Claude Opus 4.6, which has no fast m
     expect((await generationOf(gateway, answer.id)).cost as number).toBeCloseTo(OPUS_4_6_STANDARD, 12);
   });
 });
+
+describe.each([false, true])("a server-side tool loop's steps on Claude Opus 5.5 with speed fast (stream: %s)", (stream) => {
+  it('prices each step at the speed its upstream reports: the first served at standard speed, the second fast', async () => {
+    const step = { input: 1_000, output: 100 };
+    upstream.enqueue(
+      anthropicStep({ text: 'Checking.', calls: [{ name: 'datetime', input: { timezone: 'UTC' } }], usage: step, startUsage: { speed: 'standard' } }),
+      anthropicStep({ text: 'It is noon.', usage: step, startUsage: { speed: 'fast' } }),
+    );
+    const body = messageBody('anthropic/claude-opus-5.5', { speed: 'fast', tools: [{ type: 'gateway:datetime' }] });
+    const call = stream ? await streamMessage(gateway, body, { 'x-gateway-metadata': 'enabled' }) : await postMessage(gateway, body, { 'x-gateway-metadata': 'enabled' });
+    expect(call.status).toBe(200);
+    expect(upstream.requests.map((request) => (request.body as { speed?: string }).speed)).toEqual(['fast', 'fast']);
+    const usage =
+      'events' in call
+        ? (JSON.parse(call.events.filter((event) => event.event === 'message_delta').at(-1)?.data ?? '{}') as { usage: Record<string, unknown> }).usage
+        : (call.body.usage as Record<string, unknown>);
+    // 1,000 x $4 + 100 x $20, then 1,000 x $8 + 100 x $40, per million.
+    const expected = (1_000 * 4 + 100 * 20 + 1_000 * 8 + 100 * 40) / 1_000_000;
+    expect(usage.cost as number).toBeCloseTo(expected, 12);
+    expect((await generationOf(gateway, call.headers.get('request-id') ?? '')).cost as number).toBeCloseTo(expected, 12);
+  });
+});
