@@ -2,8 +2,11 @@
  * OpenAI models on OpenAI's API. Prices per million tokens from OpenAI's pricing page; `fast` is Priority
  * processing (`service_tier: priority`) at its published premium (openai.com/api-priority-processing, which
  * lists GPT-5, GPT-5 mini, GPT-4.1, GPT-4.1 mini, o3 and o4-mini at these rates; LiteLLM's price file agrees
- * for the GPT models). Priority there "excludes long context" (requests estimated at over 128K prompt tokens),
- * which the catalog does not model. OpenAI caches prompts automatically and has no
+ * for the GPT models). The page's current copy (openai.com/api-fast-mode: Priority processing renamed Fast mode
+ * on 2026-07-30, `service_tier: priority` still accepted) has one rate per model at every prompt length for
+ * these six, the rates below; its "excludes long context" mark (requests estimated at over 272K prompt tokens) is on
+ * GPT-5.4 and later only, none of them in this catalog, so there is no long-context priority rate to model.
+ * OpenAI caches prompts automatically and has no
  * cache-write price. The data-residency hosts serve these models at the same price (the 10% uplift applies only
  * to models released from March 2026).
  */

@@ -36,7 +36,9 @@ export const OTHER_MODELS: ModelData[] = [
         provider: 'mistral',
         model: 'mistral-small-2506',
         // Unresolved: LiteLLM's price file (2026-07-24 copy) lists `mistral-small-3-2-2506` at $0.06/$0.18, citing
-        // mistral.ai/pricing; other copies of Mistral's page give $0.10/$0.30. No primary copy is stored.
+        // mistral.ai/pricing; other copies of Mistral's page give $0.10/$0.30. No primary copy is stored: searched
+        // again 2026-11-28 (docs.mistral.ai's model pages and model selection guide are stored, but not the rows
+        // or the page that price Small 3.2), so the price stays as it was.
         pricing: { input: 0.1, output: 0.3, cache_read: null, cache_write: null },
       },
     ],
@@ -57,6 +59,8 @@ export const OTHER_MODELS: ModelData[] = [
           cache_write: null,
           // Prompts over 128K tokens cost double: $6/$30 (LiteLLM's price file, 2026-07-24 copy, `xai/grok-4-0709`).
           // Neither cache-read rate is in that file ($0.75 is Vercel's gateway listing); the long-context one is unverified.
+          // Searched again 2026-11-28: xAI's model pages are stored for later models (docs.x.ai/developers/models/...)
+          // but not for grok-4-0709, so neither cache-read rate is confirmed by xAI; they stay as they were.
           long_context: { threshold_tokens: 128_000, input: 6, output: 30, cache_read: 1.5, cache_write: null },
         },
       },

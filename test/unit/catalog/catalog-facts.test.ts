@@ -80,11 +80,18 @@ describe('prices checked against vendor pages and LiteLLM', () => {
     expect(pricing.search_request).toEqual(search);
   });
 
+  // openai.com/api-fast-mode (Priority processing renamed Fast mode): one rate at every prompt length for these.
   it.each([
+    { slug: 'openai/gpt-5', input: 2.5, output: 20, read: 0.25 },
+    { slug: 'openai/gpt-5-mini', input: 0.45, output: 3.6, read: 0.045 },
+    { slug: 'openai/gpt-4.1', input: 3.5, output: 14, read: 0.875 },
+    { slug: 'openai/gpt-4.1-mini', input: 0.7, output: 2.8, read: 0.175 },
     { slug: 'openai/o3', input: 3.5, output: 14, read: 0.875 },
     { slug: 'openai/o4-mini', input: 2, output: 8, read: 0.5 },
-  ])("$slug's priority processing (speed: fast) at OpenAI's published rates", ({ slug, input, output, read }) => {
-    expect(endpointOf(slug, 'openai').fast?.pricing).toMatchObject({ input, output, cache_read: read });
+  ])("$slug's priority processing (speed: fast) at OpenAI's published rates, no long-context tier", ({ slug, input, output, read }) => {
+    const fast = endpointOf(slug, 'openai').fast?.pricing;
+    expect(fast).toMatchObject({ input, output, cache_read: read });
+    expect(fast?.long_context ?? null).toBeNull();
   });
 });
 
