@@ -2301,10 +2301,13 @@ export interface components {
             } | null;
             inference_geo?: string | null;
             /**
-             * @description The speed the upstream reports it served the request at (Anthropic's `usage.speed`, `fast` or
-             *     `standard`), passed on as sent; absent when the upstream reports none (translated vendors). A request
+             * @description The speed the upstream reports it served the request at: Anthropic's `usage.speed` (`fast` or
+             *     `standard`), passed on as sent; for a `speed: fast` request to OpenAI's Responses API, the tier its
+             *     answer names in `service_tier` (`priority` is `fast`; `default`, standard processing after OpenAI's ramp
+             *     rate limit, is `standard`). Absent when the upstream reports none (other translated vendors). A request
              *     asking `speed: fast` on an endpoint with a fast variant is charged the fast prices unless its upstream
-             *     reports `standard` here, then the endpoint's standard ones, as the vendor bills it.
+             *     reports `standard` here, then the endpoint's standard ones, as the vendor bills it. In a stream, the
+             *     Anthropic value is in `message_start`'s usage, a translated vendor's in `message_delta`'s.
              * @example fast
              */
             speed?: string | null;
@@ -2857,6 +2860,17 @@ export interface components {
             mcp_requests?: number;
         } | null;
         /**
+         * @description The speed the upstream reports it served the request at: Anthropic's `usage.speed` (`fast` or
+         *     `standard`), passed on as sent; for a `speed: fast` request to OpenAI's Responses API, the tier its
+         *     answer names in `service_tier` (`priority` is `fast`; `default`, standard processing after OpenAI's ramp
+         *     rate limit, is `standard`). Absent when the upstream reports none (other translated vendors). A request
+         *     asking `speed: fast` on an endpoint with a fast variant is charged the fast prices unless its upstream
+         *     reports `standard` here, then the endpoint's standard ones, as the vendor bills it. In a stream, the
+         *     Anthropic value is in `message_start`'s usage, a translated vendor's in `message_delta`'s.
+         * @example fast
+         */
+        speed: string | null;
+        /**
          * @description Present when the upstream reported no token counts (an OpenAI-compatible server that ignores
          *     `stream_options.include_usage`, ends its stream or answer without usage, or sends a usage object whose
          *     counts are null, e.g. `{"prompt_tokens": null, "completion_tokens": null}`; Gemini without
@@ -2892,6 +2906,7 @@ export interface components {
                 cache_creation?: components["schemas"]["cache_creation"];
                 output_tokens_details?: components["schemas"]["output_tokens_details"];
                 server_tool_use?: components["schemas"]["server_tool_use"];
+                speed?: components["schemas"]["speed"];
                 cost?: number;
                 is_byok?: boolean;
                 estimated?: components["schemas"]["estimated"];

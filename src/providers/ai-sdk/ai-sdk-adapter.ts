@@ -8,6 +8,7 @@ import { apiKeyOf, type AdapterMessage, type AdapterStream, type AttemptCall, ty
 import { vendorProfile, type AiSdkFamily, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
 import { asksForThinking, convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
+import { withServedSpeed } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { convertToAiSdkCallOptions, type AiSdkCallOptions, type TranslatableRequest } from '#src/providers/ai-sdk/convert-to-ai-sdk-call-options.ts';
 import { createLanguageModel } from '#src/providers/ai-sdk/create-language-model.ts';
 import { estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
@@ -129,6 +130,8 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         estimateInput: () => estimateInputTokens(call.request),
         textSignatures: asksForThinking(call.request),
       });
+      // What OpenAI says ran a fast call (`service_tier`): a priority call it sent to standard processing costs the standard prices.
+      withServedSpeed(converted.value.usage, result.providerMetadata, profile.namespace, call.fast);
       return { message: converted.value, warnings: [...warnings, ...converted.warnings] };
     },
 
@@ -176,14 +179,14 @@ const FAILURE_USAGE_WAIT_MS = 200;
 async function* translateStream(options: {
   stream: ReadableStream<LanguageModelV4StreamPart>;
   profile: AiSdkVendorProfile;
-  call: Pick<AttemptCall, 'provider' | 'upstreamModel' | 'key' | 'request'>;
+  call: Pick<AttemptCall, 'provider' | 'upstreamModel' | 'key' | 'request' | 'fast'>;
   warnings: string[];
   reading: AbortController;
   toClient: ReadonlyMap<string, string>;
   namesToClient: ReadonlyMap<string, string>;
 }): AsyncGenerator<SseEvent> {
   const { stream, profile, call, warnings, reading, toClient, namesToClient } = options;
-  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request), key: apiKeyOf(call.key) });
+  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request), key: apiKeyOf(call.key), fast: call.fast === true });
   const reader = stream.getReader();
   let completed = false;
   // Set once a failure is held: resolves (with no part) when it has waited long enough for its usage.

@@ -16,7 +16,7 @@ import type { MessageResponse, MessageStreamEvent } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { formatWarning, newMessageId, signatureCarrierBlock, stopSequenceOf } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
-import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
+import { convertFromAiSdkUsage, withServedSpeed } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
 import { billedUsageOfFinish } from '#src/providers/ai-sdk/responses-billed-usage.ts';
@@ -34,6 +34,7 @@ export interface AiSdkStreamStateOptions {
   estimateInput: () => number;
   /** The call's provider key, removed from a vendor's error words (an in-stream 400 passes them on). */
   key?: string | undefined;
+  fast?: boolean;
 }
 
 /** Turns AI SDK stream parts into Anthropic SSE events; see the module comment for the block rules. */
@@ -158,7 +159,7 @@ export class AiSdkStreamState {
     }
     this.cutByLimit = finish.stopReason === 'max_tokens';
     this.drain(true);
-    const usage = convertFromAiSdkUsage(this.finish.usage, { inputTokens: this.options.estimateInput, outputCharacters: () => this.outputCharacters });
+    const usage = withServedSpeed(convertFromAiSdkUsage(this.finish.usage, { inputTokens: this.options.estimateInput, outputCharacters: () => this.outputCharacters }), this.finish.providerMetadata, this.options.profile.namespace, this.options.fast);
     const stopSequence = finish.stopReason === 'stop_sequence' ? (stopSequenceOf(this.finish.providerMetadata, this.options.profile) ?? null) : null;
     this.emit({
       type: 'message_delta',

@@ -7,7 +7,7 @@
  * answer as free. So is a count Gemini's `usageMetadata` leaves out (`promptTokenCount`, or
  * `candidatesTokenCount` of an answer that has content), which the AI SDK reads as 0 too.
  */
-import type { LanguageModelV4Usage } from '@ai-sdk/provider';
+import type { LanguageModelV4Usage, SharedV4ProviderMetadata } from '@ai-sdk/provider';
 import type { Usage } from '#src/api-types.ts';
 import { CHARACTERS_PER_TOKEN } from '#src/request/estimate-input-tokens.ts';
 
@@ -119,4 +119,28 @@ function estimatedUsage(usage: LanguageModelV4Usage, estimate: UsageEstimateSour
   if (noOutput) reported.output_tokens = Math.max(reported.output_tokens, Math.ceil(estimate.outputCharacters() / CHARACTERS_PER_TOKEN));
   reported.estimated = true;
   return reported;
+}
+
+/**
+ * The speed a translated vendor reports it served a fast call at, in Anthropic's words (`usage.speed`), so a
+ * fast call it ran at standard speed is charged the standard prices (routing/attempt.ts `servedPricing`); undefined
+ * unless the call asked for fast and the vendor named the tier it ran. OpenAI answers a priority (fast mode)
+ * request with that tier in `service_tier`, which the AI SDK's OpenAI Responses model passes on as
+ * `providerMetadata.openai.serviceTier`: `priority` (or `fast`, the name of later models) when it ran fast,
+ * `default` when OpenAI sent it to standard processing, "billed at standard rates" (its ramp rate limit). Any
+ * other value, or none (Chat Completions passes none on), says nothing: the call is charged as asked.
+ * @see https://openai.com/api-fast-mode/ (ramp rate limits)
+ */
+export function servedSpeedOf(providerMetadata: SharedV4ProviderMetadata | undefined, namespace: string, fast: boolean): Usage['speed'] | undefined {
+  if (!fast) return undefined;
+  const tier = providerMetadata?.[namespace]?.serviceTier;
+  if (tier === 'priority' || tier === 'fast') return 'fast';
+  return tier === 'default' ? 'standard' : undefined;
+}
+
+/** `usage` with its `speed` set to what the vendor reports it served a fast call at ({@link servedSpeedOf}), when it says; the same object. */
+export function withServedSpeed(usage: Usage, providerMetadata: SharedV4ProviderMetadata | undefined, namespace: string, fast: boolean | undefined): Usage {
+  const speed = servedSpeedOf(providerMetadata, namespace, fast === true);
+  if (speed) usage.speed = speed;
+  return usage;
 }
