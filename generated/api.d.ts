@@ -670,6 +670,38 @@ export interface components {
             type: "image";
         };
         /**
+         * @description A block type this gateway does not know yet (Anthropic adds block types often). Forwarded unchanged to
+         *     Anthropic-format upstreams; a translated vendor answers 400 naming the type, and the next endpoint of the
+         *     plan is tried.
+         */
+        UnknownContentBlockParam: {
+            /** @example future_block_20270101 */
+            type: string;
+        };
+        /**
+         * ContentDocumentSource
+         * @description A document given as its content: a string, or text and image blocks (Anthropic cites each block as one
+         *     chunk). Translated vendors get it as text: its title, its context, then its texts (a string, or the text
+         *     blocks joined by blank lines), with each image as an image at its place (an endpoint must read images for
+         *     that, as for an `image` block; inside a `tool_result`, images go as a tool result's images do). Every
+         *     endpoint reads a content document without images.
+         */
+        ContentDocumentSource: {
+            /** @constant */
+            type: "content";
+            content: string | (components["schemas"]["TextBlockParam"] | components["schemas"]["ImageBlockParam"] | components["schemas"]["UnknownContentBlockParam"])[];
+        } & {
+            /** @constant */
+            type: "content";
+        };
+        /**
+         * @description A document source type this gateway does not know (a Files API `file` source, say): forwarded to
+         *     Anthropic-format upstreams, a 400 naming it on translated vendors.
+         */
+        UnknownDocumentSource: {
+            type: string;
+        };
+        /**
          * @description A document. A PDF (base64 `application/pdf` or a URL) reaches only endpoints that read PDFs (`features.pdf`
          *     in `GET /models`): an endpoint without it is skipped as one whose vendor cannot express the request, and
          *     when no endpoint of the plan reads it, the answer is a 400 naming the block and the model. With the
@@ -712,8 +744,16 @@ export interface components {
             } & {
                 /** @constant */
                 type: "text";
-            }) | components["schemas"]["UnknownSource"];
+            }) | components["schemas"]["ContentDocumentSource"] | components["schemas"]["UnknownDocumentSource"];
+            /**
+             * @description The document's title. Translated vendors get it as the first line of a plain-text or content
+             *     document's text, and as the file name of a PDF.
+             */
             title?: string | null;
+            /**
+             * @description Text about the document that informs the model without being cited from. Translated vendors get it
+             *     after the title of a content document's text; on other documents they drop it with a logged warning.
+             */
             context?: string | null;
             /** @description Whether the model may cite the document; `null`, which Anthropic accepts, is the same as leaving it out. */
             citations?: {
@@ -747,10 +787,11 @@ export interface components {
             tool_use_id: string;
             /**
              * @description The tool's output, as a string or as blocks (text, image, document, search result, or Anthropic's
-             *     `tool_reference` from a tool search, which loads a deferred tool). Translated vendors take text, images
-             *     and PDFs; they are offered every tool at once, so a `tool_reference` naming one of the request's tools
-             *     becomes the text `Tool "<name>" is now available to call.` (a name the request does not define is a
-             *     400); other block types answer 400 there. Where a vendor's tool result holds no images or PDFs, they
+             *     `tool_reference` from a tool search, which loads a deferred tool). Translated vendors take text, images,
+             *     PDFs, plain-text and content documents, and search results (as text, see `SearchResultBlockParam`);
+             *     they are offered every tool at once, so a `tool_reference` naming one of the request's tools becomes
+             *     the text `Tool "<name>" is now available to call.` (a name the request does not define is a 400); other
+             *     block types answer 400 there. Where a vendor's tool result holds no images or PDFs, they
              *     go where the model can see them: OpenAI Chat Completions and Azure OpenAI (tool messages are text
              *     only) get the result's text with a line saying where its files went, and the files in a user message
              *     right after the tool messages; Gemini gets one function response per call (the texts joined, or a
@@ -824,6 +865,13 @@ export interface components {
         } & {
             type: unknown;
         };
+        /**
+         * @description A search result with its source, for the model to read and cite (top-level in a user message, or inside a
+         *     `tool_result`, Anthropic's pattern for RAG tools). Translated vendors get it as text: `Search result:
+         *     <title>`, `Source: <source>`, a blank line, then its text blocks joined by blank lines. Its
+         *     `cache_control` maps as a text block's does; `citations` has no counterpart there and is dropped with a
+         *     logged warning.
+         */
         SearchResultBlockParam: {
             /** @constant */
             type: "search_result";
@@ -838,15 +886,6 @@ export interface components {
         } & {
             /** @constant */
             type: "search_result";
-        };
-        /**
-         * @description A block type this gateway does not know yet (Anthropic adds block types often). Forwarded unchanged to
-         *     Anthropic-format upstreams; a translated vendor answers 400 naming the type, and the next endpoint of the
-         *     plan is tried.
-         */
-        UnknownContentBlockParam: {
-            /** @example future_block_20270101 */
-            type: string;
         };
         /** @description A user turn; tool results go here. */
         UserMessageParam: {

@@ -12,15 +12,15 @@ import type { MessageRequest } from '#src/api-types.ts';
 import { UnsupportedFeatureError } from '#src/errors.ts';
 import { contentBlocks } from '#src/request/message-content.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
-import { isPdf } from '#src/routing/request-parameters.ts';
+import { contentDocumentImages, isPdf } from '#src/routing/request-parameters.ts';
 
 /** What the check reads of an attempt: its endpoint's features and the names a client recognises. */
 export type MediaReader = Pick<Attempt, 'model' | 'imageInput' | 'pdfInput'> & { provider: Pick<Attempt['provider'], 'displayName' | 'family'> };
 
 /**
- * Throws `UnsupportedFeatureError` naming the first image or PDF block of a message that the attempt's
- * endpoint cannot read; the request as it will be sent (the `file-parser` plugin's text already in place of
- * PDFs) is the one to check.
+ * Throws `UnsupportedFeatureError` naming the first image or PDF block (or content document holding images)
+ * of a message that the attempt's endpoint cannot read; the request as it will be sent (the `file-parser`
+ * plugin's text already in place of PDFs) is the one to check.
  */
 export function checkReadableMedia(request: Pick<MessageRequest, 'messages'>, attempt: MediaReader): void {
   if ((attempt.imageInput && attempt.pdfInput) || attempt.provider.family === 'anthropic') return;
@@ -30,6 +30,9 @@ export function checkReadableMedia(request: Pick<MessageRequest, 'messages'>, at
       const path = `messages[${messageIndex}].content[${blockIndex}]`;
       if (block.type === 'image' && !attempt.imageInput) {
         throw new UnsupportedFeatureError(`${path} is an image, which ${where} cannot read (it has no vision input)`);
+      }
+      if (!attempt.imageInput && contentDocumentImages(block) > 0) {
+        throw new UnsupportedFeatureError(`${path} is a document holding images, which ${where} cannot read (it has no vision input)`);
       }
       if (isPdf(block) && !attempt.pdfInput) {
         throw new UnsupportedFeatureError(`${path} is a PDF document, which ${where} cannot read (it has no PDF input); the file-parser plugin reads PDFs into text for such models`);

@@ -38,9 +38,20 @@ export function isPdf(block: ContentBlockParam): boolean {
   return source.type === 'url' || source.media_type === 'application/pdf';
 }
 
+/** The images inside a content document (`source.type: content`), which go to the vendor as images; else 0. */
+export function contentDocumentImages(block: ContentBlockParam): number {
+  if (block.type !== 'document' || !('source' in block)) return 0;
+  const source = block.source as { type: string; content?: unknown };
+  if (source.type !== 'content' || !Array.isArray(source.content)) return 0;
+  let images = 0;
+  for (const item of source.content as { type?: unknown }[]) if (item?.type === 'image') images += 1;
+  return images;
+}
+
 function countBlock(media: RequestMedia, block: ContentBlockParam): void {
   if (block.type === 'image') media.images += 1;
   else if (isPdf(block)) media.pdfs += 1;
+  else media.images += contentDocumentImages(block);
 }
 
 /** Counts the images and PDF documents of a request. */

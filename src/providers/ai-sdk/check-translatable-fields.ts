@@ -85,6 +85,9 @@ export const PROPERTY_RULES: Readonly<Record<string, PropertyRule>> = {
   'block:text': { read: ['type', 'text', 'cache_control'], hints: CITATIONS },
   'block:image': { read: ['type', 'source', 'cache_control'] },
   'block:document': { read: ['type', 'source', 'title', 'cache_control'], hints: { ...CITATIONS, context: 'document context is Anthropic’s' } },
+  // A content document's context goes with its text (convert-to-ai-sdk-parts.ts).
+  'block:document:content': { read: ['type', 'source', 'title', 'context', 'cache_control'], hints: CITATIONS },
+  'block:search_result': { read: ['type', 'source', 'title', 'content', 'cache_control'], hints: CITATIONS },
   'block:tool_use': { read: ['type', 'id', 'name', 'input', 'cache_control'], hints: { caller: 'only Anthropic records who called a tool' } },
   'block:tool_result': { read: ['type', 'tool_use_id', 'content', 'is_error', 'cache_control'] },
   'block:thinking': { read: ['type', 'thinking', 'signature'] },
@@ -94,6 +97,7 @@ export const PROPERTY_RULES: Readonly<Record<string, PropertyRule>> = {
   'source:base64': { read: ['type', 'media_type', 'data'] },
   'source:url': { read: ['type', 'url'] },
   'source:text': { read: ['type', 'media_type', 'data'] },
+  'source:content': { read: ['type', 'content'] },
 };
 
 // A hint set to nothing (null, false, an empty list) drops nothing worth a warning.
@@ -136,14 +140,17 @@ function checkBlocks(blocks: readonly unknown[], path: string, profile: AiSdkVen
     if (typeof block !== 'object' || block === null) return;
     const where = `${path}[${index}]`;
     const type = typeOf(block);
-    checkObject(block, `block:${type}`, where, profile, warnings);
     const source = (block as { source?: unknown }).source;
+    const sourceType = typeof source === 'object' && source !== null ? typeOf(source) : '';
+    checkObject(block, type === 'document' && sourceType === 'content' ? 'block:document:content' : `block:${type}`, where, profile, warnings);
     if ((type === 'image' || type === 'document') && typeof source === 'object' && source !== null) {
-      checkObject(source, `source:${typeOf(source)}`, `${where}.source`, profile, warnings);
+      checkObject(source, `source:${sourceType}`, `${where}.source`, profile, warnings);
       checkSourceUrl(source, `${where}.source`);
+      const chunks = (source as { content?: unknown }).content;
+      if (sourceType === 'content' && Array.isArray(chunks)) checkBlocks(chunks, `${where}.source.content`, profile, warnings);
     }
     const nested = (block as { content?: unknown }).content;
-    if (type === 'tool_result' && Array.isArray(nested)) checkBlocks(nested, `${where}.content`, profile, warnings);
+    if ((type === 'tool_result' || type === 'search_result') && Array.isArray(nested)) checkBlocks(nested, `${where}.content`, profile, warnings);
   });
 }
 

@@ -1,6 +1,6 @@
 /**
- * Converts single Anthropic content blocks (images, documents, tool results, thinking) into AI SDK prompt
- * parts. What a vendor cannot take (a URL source it does not fetch, an unknown source type or media type) is
+ * Converts single Anthropic content blocks (images, documents, search results, tool results, thinking) into AI
+ * SDK prompt parts. What a vendor cannot take (a URL source it does not fetch, an unknown source type or media type) is
  * an `UnsupportedFeatureError` naming it; nothing is downloaded on the gateway's side.
  */
 import type {
@@ -14,6 +14,7 @@ import type {
   DocumentBlockParam,
   ImageBlockParam,
   RedactedThinkingBlockParam,
+  SearchResultBlockParam,
   TextBlockParam,
   ThinkingBlockParam,
   ToolResultBlockParam,
@@ -32,6 +33,7 @@ const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png
 type SourceOf<Block extends { source: unknown }> = Block['source'];
 type Base64Source = { type: 'base64'; media_type: string; data: string };
 type UrlSource = { type: 'url'; url: string };
+type ContentSource = { type: 'content'; content: string | readonly { type: string }[] };
 
 /** An image block as an AI SDK file part. */
 export function convertImageBlock(block: ImageBlockParam, profile: AiSdkVendorProfile): LanguageModelV4FilePart {
@@ -51,29 +53,73 @@ export function convertImageBlock(block: ImageBlockParam, profile: AiSdkVendorPr
 }
 
 /**
- * A document block as a file part (PDF) or a text part (plain text, which every vendor reads). `context`
- * and `citations` have no counterpart outside Anthropic; the field check drops them with a warning.
+ * A document block as AI SDK parts: a file part (PDF), a text part (plain text, which every vendor reads), or
+ * for a content source its texts and images in order. `citations` has no counterpart outside Anthropic, nor
+ * has `context` but on a content document; the field check drops them with a warning.
  */
-export function convertDocumentBlock(block: DocumentBlockParam, profile: AiSdkVendorProfile): UserPart {
+export function convertDocumentBlock(block: DocumentBlockParam, profile: AiSdkVendorProfile): UserPart[] {
   const filename = block.title ?? undefined;
   const source: SourceOf<DocumentBlockParam> = block.source;
   switch (source.type) {
     case 'base64': {
       const { media_type: mediaType, data } = source as Base64Source;
       if (mediaType !== 'application/pdf') throw unsupportedFeature(`document media_type ${mediaType}`, profile);
-      return { type: 'file', mediaType, data: { type: 'data', data }, ...(filename ? { filename } : {}) };
+      return [{ type: 'file', mediaType, data: { type: 'data', data }, ...(filename ? { filename } : {}) }];
     }
     case 'url':
       if (!profile.remoteUrls.pdf) throw unsupportedFeature('PDF URL sources (send the PDF as base64)', profile);
-      return { type: 'file', mediaType: 'application/pdf', data: { type: 'url', url: new URL((source as UrlSource).url) }, ...(filename ? { filename } : {}) };
+      return [{ type: 'file', mediaType: 'application/pdf', data: { type: 'url', url: new URL((source as UrlSource).url) }, ...(filename ? { filename } : {}) }];
     case 'text': {
       const { media_type: mediaType, data } = source as Base64Source;
       if (mediaType !== 'text/plain') throw unsupportedFeature(`document media_type ${mediaType}`, profile);
-      return { type: 'text', text: filename ? `${filename}\n\n${data}` : data };
+      return [{ type: 'text', text: filename ? `${filename}\n\n${data}` : data }];
     }
+    case 'content':
+      return convertContentDocument(block, source as ContentSource, profile);
     default:
       throw unsupportedFeature(`document source type ${source.type}`, profile);
   }
+}
+
+/**
+ * A content document (Anthropic's custom content, each block a chunk it may cite): its title, its context and
+ * its texts as one text, separated by blank lines, with each image a file part at its place.
+ */
+function convertContentDocument(block: DocumentBlockParam, source: ContentSource, profile: AiSdkVendorProfile): UserPart[] {
+  const items = typeof source.content === 'string' ? [{ type: 'text', text: source.content }] : source.content;
+  const parts: UserPart[] = [];
+  let texts = [block.title, block.context].filter((text): text is string => typeof text === 'string' && text !== '');
+  const flushTexts = (): void => {
+    if (texts.length > 0) parts.push({ type: 'text', text: texts.join('\n\n') });
+    texts = [];
+  };
+  for (const item of items) {
+    switch (item.type) {
+      case 'text': {
+        const text = (item as TextBlockParam).text;
+        if (text !== '') texts.push(text);
+        break;
+      }
+      case 'image':
+        flushTexts();
+        parts.push(convertImageBlock(item as ImageBlockParam, profile));
+        break;
+      default:
+        throw unsupportedFeature(`${item.type} blocks in document content`, profile);
+    }
+  }
+  flushTexts();
+  return parts;
+}
+
+/**
+ * A search result as the text a model reads: its title and source, then its texts, separated by blank lines.
+ * Its `citations` setting has no counterpart outside Anthropic; the field check drops it with a warning.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/search-results
+ */
+export function searchResultText(block: SearchResultBlockParam): string {
+  const texts = block.content.map((item) => item.text).filter((text) => text !== '');
+  return [`Search result: ${block.title}\nSource: ${block.source}`, ...texts].join('\n\n');
 }
 
 /**
@@ -86,8 +132,8 @@ export function toolReferenceText(toolName: string): string {
 }
 
 /**
- * A tool result's content as AI SDK tool output. Text-only results stay text (joined by newlines); results
- * with images or PDFs become `content`. `is_error` maps to `error-text`, which has no room for files: those
+ * A tool result's content as AI SDK tool output. Text-only results stay text (joined by newlines; search
+ * results and content documents are text too); results with images or PDFs become `content`. `is_error` maps to `error-text`, which has no room for files: those
  * are dropped with a warning. A `tool_reference` must name a tool of the request (`definedTools`).
  */
 export function convertToolResultOutput(
@@ -108,7 +154,10 @@ export function convertToolResultOutput(
         parts.push(convertImageBlock(item as ImageBlockParam, profile));
         break;
       case 'document':
-        parts.push(convertDocumentBlock(item as DocumentBlockParam, profile));
+        parts.push(...convertDocumentBlock(item as DocumentBlockParam, profile));
+        break;
+      case 'search_result':
+        parts.push({ type: 'text', text: searchResultText(item as SearchResultBlockParam) });
         break;
       case 'tool_reference': {
         const toolName = (item as { tool_name?: unknown }).tool_name;

@@ -22,6 +22,7 @@ import type {
   ImageBlockParam,
   MessageRequest,
   RedactedThinkingBlockParam,
+  SearchResultBlockParam,
   TextBlockParam,
   ThinkingBlockParam,
   ToolResultBlockParam,
@@ -40,6 +41,7 @@ import {
   convertRedactedThinkingBlock,
   convertThinkingBlock,
   convertToolResultOutput,
+  searchResultText,
   type UserPart,
 } from '#src/providers/ai-sdk/convert-to-ai-sdk-parts.ts';
 import { isSystemMessage, stringContent } from '#src/request/message-content.ts';
@@ -220,8 +222,15 @@ function convertUserMessage(message: UserMessageParam, path: string, context: Bl
       case 'image':
         userParts.push({ ...convertImageBlock(block as ImageBlockParam, profile), ...withCache(block) });
         break;
-      case 'document':
-        userParts.push({ ...convertDocumentBlock(block as DocumentBlockParam, profile), ...withCache(block) });
+      case 'document': {
+        // A content document may be several parts: its marker goes on the last, closing the cached prefix.
+        const parts = convertDocumentBlock(block as DocumentBlockParam, profile);
+        const last = parts.pop();
+        userParts.push(...parts, ...(last ? [{ ...last, ...withCache(block) }] : []));
+        break;
+      }
+      case 'search_result':
+        userParts.push({ type: 'text', text: searchResultText(block as SearchResultBlockParam), ...withCache(block) });
         break;
       default:
         throw unsupportedBlock(block.type, 'user', `${path}[${index}]`, profile);
