@@ -27,6 +27,8 @@ const searchResult = {
   citations: { enabled: true },
   cache_control: { type: 'ephemeral' as const, ttl: '1h' as const },
 };
+/** What a translated vendor reads for `searchResult`. */
+const searchResultText = 'Search result: Paris\nSource: https://example.com/paris\n\nParis is the capital of France.';
 const citations = [
   { type: 'char_location' as const, cited_text: 'Paris', document_index: 0, document_title: null, start_char_index: 0, end_char_index: 5 },
   { type: 'page_location' as const, cited_text: 'Paris', document_index: 0, document_title: 'Atlas', start_page_number: 1, end_page_number: 2 },
@@ -43,10 +45,14 @@ const anthropicTool = (tool: Tool & { type: string }, stable: boolean): RequestC
 });
 
 export const BLOCK_AND_TOOL_CASES: Record<string, RequestCase> = {
-  'a search_result block': { params: { messages: [{ role: 'user', content: [searchResult, { type: 'text', text: 'Capital?' }] }] }, translated: refuses('search_result blocks in user messages (messages[0].content[0])'), stable: true },
+  'a search_result block': {
+    params: { messages: [{ role: 'user', content: [searchResult, { type: 'text', text: 'Capital?' }] }] },
+    translated: { sends: { messages: [{ role: 'user', content: [{ type: 'text', text: searchResultText }, { type: 'text', text: 'Capital?' }] }] } },
+    stable: true,
+  },
   'a search_result in a tool result': {
     params: { tools: [weather], messages: [...toolTurn, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: [searchResult] }] }] },
-    translated: refuses('search_result blocks in tool_result content'),
+    translated: { sends: { messages: [...openAiToolTurn, { role: 'tool', tool_call_id: 'toolu_01', content: searchResultText }] } },
     stable: true,
   },
   'text citations passed back': {
@@ -61,7 +67,12 @@ export const BLOCK_AND_TOOL_CASES: Record<string, RequestCase> = {
   },
   'a document with a content source': {
     params: { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'content', content: [{ type: 'text', text: 'Chunk one' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }] } }] }] },
-    translated: refuses('document source type content'),
+    translated: { sends: { messages: [{ role: 'user', content: [{ type: 'text', text: 'Chunk one' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }] } },
+    stable: true,
+  },
+  'a document with a string content source, a title and context': {
+    params: { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'content', content: 'Paris is big.' }, title: 'Atlas', context: 'An atlas', citations: { enabled: true } }] }] },
+    translated: { sends: { messages: [{ role: 'user', content: 'Atlas\n\nAn atlas\n\nParis is big.' }] } },
     stable: true,
   },
   'a document with a file source': { params: { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: 'file_011' }, citations: null, title: null, context: null }] }] }, translated: refuses('document source type file') },
