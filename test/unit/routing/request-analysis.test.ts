@@ -8,6 +8,8 @@ import { request } from '#test/unit/routing/plan-fixtures.ts';
 const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'AAAA' } };
 const pdf = { type: 'document' as const, source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: 'AAAA' } };
 const textDocument = { type: 'document' as const, source: { type: 'text' as const, media_type: 'text/plain' as const, data: 'plain' } };
+const contentDocument = { type: 'document' as const, source: { type: 'content' as const, content: [{ type: 'text' as const, text: 'a' }, image, image] } };
+const textContentDocument = { type: 'document' as const, source: { type: 'content' as const, content: 'plain' } };
 
 describe('usedParameters', () => {
   it.each<[string, Partial<MessageRequest>, string[]]>([
@@ -22,6 +24,9 @@ describe('usedParameters', () => {
     ['an image inside a tool result', { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [image] }] }] }, ['images']],
     ['a PDF', { messages: [{ role: 'user', content: [pdf] }] }, ['pdf']],
     ['a plain-text document', { messages: [{ role: 'user', content: [textDocument] }] }, []],
+    ['a content document holding images', { messages: [{ role: 'user', content: [contentDocument] }] }, ['images']],
+    ['a content document holding images inside a tool result', { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [contentDocument] }] }] }, ['images']],
+    ['a content document of text', { messages: [{ role: 'user', content: [textContentDocument] }] }, []],
     ['structured output', { output_config: { format: { type: 'json_schema', schema: {} } } }, ['structured_output']],
     ['stop sequences', { stop_sequences: ['END'] }, ['stop_sequences']],
     ['sampling', { temperature: 0, top_p: 0.9, top_k: 5 }, ['temperature', 'top_p', 'top_k']],
@@ -31,7 +36,7 @@ describe('usedParameters', () => {
   });
 
   it('counts media', () => {
-    expect(requestMedia(request({ messages: [{ role: 'user', content: [image, image, pdf, textDocument] }] }))).toEqual({ images: 2, pdfs: 1 });
+    expect(requestMedia(request({ messages: [{ role: 'user', content: [image, image, pdf, textDocument, contentDocument] }] }))).toEqual({ images: 4, pdfs: 1 });
   });
 });
 
