@@ -49,7 +49,7 @@ describe('values the translators do not know', () => {
     ['a new image media type', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: PNG } }] }] }, 'image media_type image/bmp'],
     ['a new image source type', { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'file_011' } }] }] }, 'image source type file'],
     ['a new document media type', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'text/csv', data: 'YSxi' } }] }] }, 'document media_type text/csv'],
-    ['a new document source type', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'content', content: 'x' } }] }] }, 'document source type content'],
+    ['a new document source type', { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: 'file_011' } }] }] }, 'document source type file'],
     ['a new output format', { output_config: { format: { type: 'regex', pattern: '^a$' } } }, 'output_config.format type regex'],
     ['a new property of thinking', { thinking: { type: 'enabled', budget_tokens: 2048, turbo: true } }, 'thinking.turbo'],
     ['a new property of a text block', { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', priority: 'high' }] }] }, 'messages[0].content[0].priority'],
