@@ -9,7 +9,8 @@
  *   tool_result, search_result, server_tool_use and server tool results. Thinking and redacted thinking
  *   blocks cannot carry a marker; neither can a block type the gateway does not know (it may not take one).
  * - At most 4 breakpoints: markers on tools, system blocks, the blocks of every message (system messages and
- *   unknown roles included) and blocks inside tool results all count. A fifth is a 400.
+ *   unknown roles included) and blocks inside tool results, search results and content documents all count.
+ *   A fifth is a 400.
  * - The top-level `cache_control` is one breakpoint on the last cacheable block in prefix order (tools, then
  *   system, then messages), walking back past blocks that cannot carry one; string content (a message's, or a
  *   string `system`) becomes one marked text block. When that block already carries a marker of the same
@@ -29,8 +30,8 @@ export type CacheFields = Pick<MessageRequest, 'tools' | 'system' | 'messages'> 
 /** Where the breakpoints of a request fall, keyed by the request's own objects (never copies). */
 export interface CacheBreakpointPlan {
   /**
-   * Each anchor with its marker: a tool, a system or message block (a marker inside a tool result anchors on
-   * the tool result, where vendors put their cache point), a string-content message, or the request itself
+   * Each anchor with its marker: a tool, a system or message block (a marker inside a tool result, a search
+   * result or a content document anchors on that block, where vendors put their cache point), a string-content message, or the request itself
    * for a string `system`, where the top-level marker lands.
    */
   breakpoints: Map<object, CacheControl>;
@@ -57,6 +58,31 @@ function markerOf(value: unknown): CacheControl | undefined {
   return (value as { cache_control?: CacheControl | null }).cache_control ?? undefined;
 }
 
+/**
+ * The blocks a block holds: a tool result's content, a search result's texts, a content document's blocks.
+ * Their markers count, and anchor on the message's block, where the translators' parts end.
+ */
+function nestedBlocks(block: object): readonly unknown[] {
+  const type = (block as { type?: unknown }).type;
+  if (type === 'tool_result' || type === 'search_result') {
+    const content = (block as { content?: unknown }).content;
+    return Array.isArray(content) ? content : [];
+  }
+  const source = type === 'document' ? (block as { source?: unknown }).source : undefined;
+  const content = typeof source === 'object' && source !== null && (source as { type?: unknown }).type === 'content' ? (source as { content?: unknown }).content : undefined;
+  return Array.isArray(content) ? content : [];
+}
+
+/** Visits every marker inside `block`, at any depth, with `anchor`. */
+function forEachNestedMarker(block: object, anchor: object, visit: (anchor: object, marker: CacheControl) => void): void {
+  for (const inner of nestedBlocks(block)) {
+    if (typeof inner !== 'object' || inner === null) continue;
+    const marker = markerOf(inner);
+    if (marker) visit(anchor, marker);
+    forEachNestedMarker(inner, anchor, visit);
+  }
+}
+
 /** Visits every explicit marker of a request with the object it anchors on. */
 function forEachMarker(request: CacheFields, visit: (anchor: object, marker: CacheControl) => void): void {
   const visitOne = (anchor: object): void => {
@@ -68,12 +94,7 @@ function forEachMarker(request: CacheFields, visit: (anchor: object, marker: Cac
   for (const message of request.messages) {
     for (const block of contentBlocks(message)) {
       visitOne(block);
-      const nested = block.type === 'tool_result' ? (block as { content?: unknown }).content : undefined;
-      if (!Array.isArray(nested)) continue;
-      for (const inner of nested) {
-        const marker = markerOf(inner);
-        if (marker) visit(block, marker);
-      }
+      forEachNestedMarker(block, block, visit);
     }
   }
 }

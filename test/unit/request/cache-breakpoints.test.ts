@@ -243,6 +243,22 @@ describe('countCacheBreakpoints', () => {
     ['a null marker', { messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: null }] }] }, 0],
     ['tools, system and message blocks', { tools: [{ name: 't', input_schema: {}, cache_control: marker }], system: [marked('s')], messages: [{ role: 'user', content: [marked('Hi')] }] }, 3],
     ['tool result blocks and their content', { messages: [{ role: 'user', content: [{ ...toolResultWithMarkers(2), cache_control: marker }] }] }, 3],
+    [
+      'blocks inside search results and content documents, in a tool result too',
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'search_result', source: 's', title: 't', content: [marked('a')], cache_control: marker },
+              { type: 'document', source: { type: 'content', content: [marked('b'), { type: 'image', source: {}, cache_control: marker }] } },
+              { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'search_result', source: 's', title: 't', content: [marked('c')] }] },
+            ],
+          },
+        ],
+      },
+      5,
+    ],
     ['system messages inside the conversation', { messages: [{ role: 'user', content: 'Hi' }, { role: 'system', content: [marked('a'), marked('b')] }] }, 2],
     ['blocks of unknown types and roles', { messages: [{ role: 'user', content: [{ type: 'future_block_20270101', cache_control: marker }] }, { role: 'critic_20270101', content: [marked('c'), 'not a block'] }] }, 2],
     ['not the top-level marker', { cache_control: marker, messages: [{ role: 'user', content: 'Hi' }] }, 0],
@@ -266,6 +282,18 @@ describe('planCacheBreakpoints: the anchors the translators read', () => {
       [last, marker],
     ]);
     expect(plan.breakpoints.get(last)).toBe(marker);
+  });
+
+  it('anchors markers inside a search result or a content document on that block, and inside a tool result on the tool result', () => {
+    const searchResult = { type: 'search_result', source: 's', title: 't', content: [marked('a', hourMarker)] };
+    const document = { type: 'document', source: { type: 'content', content: [marked('b')] } };
+    const result = { type: 'tool_result', tool_use_id: 't1', content: [{ ...searchResult, content: [marked('c')] }] };
+    const plan = planCacheBreakpoints(request({ messages: [{ role: 'user', content: [searchResult, document, result] }] }));
+    expect([...plan.breakpoints.entries()]).toEqual([
+      [searchResult, hourMarker],
+      [document, marker],
+      [result, marker],
+    ]);
   });
 
   it('anchors a top-level marker on a string system prompt to the request', () => {

@@ -50,6 +50,24 @@ describe.each(FAMILIES)('on %s', (family) => {
     expect(warnings).toEqual(['messages[0].content[0].citations dropped: citations are Anthropic’s', ...cacheWarning(family)]);
   });
 
+  it('a marker on a text inside a search_result or a content document is that block’s', () => {
+    const markedText = { type: 'text' as const, text: 'Paris is the capital of France.', cache_control: { type: 'ephemeral' as const } };
+    const { value, warnings } = convert(family, [
+      { role: 'user', content: [{ ...searchResult, content: [markedText] }, { type: 'document', source: { type: 'content', content: [markedText] } }, { type: 'text', text: 'Capital?' }] },
+    ]);
+    expect(value.prompt).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Search result: Paris\nSource: https://kb.example.com/paris\n\nParis is the capital of France.', ...cache },
+          { type: 'text', text: 'Paris is the capital of France.', ...cache },
+          { type: 'text', text: 'Capital?' },
+        ],
+      },
+    ]);
+    expect(warnings).toEqual(['messages[0].content[0].citations dropped: citations are Anthropic’s', ...cacheWarning(family)]);
+  });
+
   it('a search_result in a tool result is the result’s text', () => {
     const { value, warnings } = convert(family, [
       { role: 'user', content: 'Paris?' },
