@@ -1,14 +1,14 @@
 /**
  * Anthropic's `search_result` blocks (top-level, and inside a `tool_result`: its documented RAG pattern) and
- * documents with a `content` source, sent by the real Anthropic SDK to models served on OpenAI Chat and on
- * Gemini: the vendor reads them as text (a search result's title, source and texts; a content document's
+ * documents with a `content` source, sent by the real Anthropic SDK to models served on OpenAI Chat, Gemini and
+ * Bedrock (a cache marker as its cache point): the vendor reads them as text (a search result's title, source and texts; a content document's
  * title, context and texts) with a content document's images as images, and the client gets its 200. Before,
  * each was a 400 "not supported", so a RAG client could not fall back from Anthropic. Citations have no
  * counterpart there: dropped with a logged warning.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { geminiStep, openAiChatStep, startFakeGemini, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { bedrockStep, geminiStep, openAiChatStep, startFakeBedrock, startFakeGemini, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicClient, catalogYaml } from '#test/integration/routing/routing-support.ts';
 
@@ -44,28 +44,33 @@ const atlas: Anthropic.DocumentBlockParam = {
 
 let openai: FakeUpstream;
 let gemini: FakeUpstream;
+let bedrock: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
   openai = await startFakeOpenAiChat();
   gemini = await startFakeGemini();
+  bedrock = await startFakeBedrock();
   const providers = [
+    `  bedrock: { base_url: "${bedrock.url}", aws: { region: us-east-1, access_key_id: "AKIASEARCHRESULTS001", secret_access_key: "search/results/secret/key/0000000000000001" } }`,
     `  oai: { family: openai-chat, base_url: "${openai.baseURL}", api_key: "sk-oai-search-results-0001" }`,
     `  gem: { family: google, base_url: "${gemini.baseURL}", api_key: "gem-key-search-results-0001" }`,
   ];
   const model = (slug: string, provider: string, upstream: string) =>
     [`  ${slug}:`, '    capabilities: { tools: true, vision: true }', `    endpoints: [{ provider: ${provider}, model: ${upstream}, pricing: { input: 1, output: 2 } }]`].join('\n');
   const textOnly = ['  test/text-only:', '    capabilities: { tools: true }', '    endpoints: [{ provider: oai, model: gpt-text, pricing: { input: 1, output: 2 } }]'].join('\n');
-  gateway = await startTestGateway({ catalogYaml: catalogYaml(providers, [model('test/gpt', 'oai', 'gpt-4.1-mini'), model('test/gemini', 'gem', 'gemini-2.5-flash'), textOnly]) });
+  gateway = await startTestGateway({ catalogYaml: catalogYaml(providers, [model('test/gpt', 'oai', 'gpt-4.1-mini'), model('test/gemini', 'gem', 'gemini-2.5-flash'), model('test/bedrock', 'bedrock', 'anthropic.claude-kb-v1:0'), textOnly]) });
 });
 afterAll(async () => {
   await gateway?.close();
   await openai?.close();
   await gemini?.close();
+  await bedrock?.close();
 });
 beforeEach(() => {
   openai.clear();
   gemini.clear();
+  bedrock.clear();
 });
 
 type Vendor = 'openai' | 'gemini';
@@ -109,6 +114,17 @@ describe('a search_result block on a translated vendor', () => {
     const { text, sent } = await ask('gemini', lookupTurn);
     expect(text).toBe('About 2.1 million.');
     expect((sent.contents as unknown[]).at(-1)).toEqual({ role: 'user', parts: [{ functionResponse: { id: 'toolu_kb1', name: 'lookup', response: { name: 'lookup', content: PARIS_TEXT } } }] });
+  });
+
+  it('reaches Bedrock with its cache marker as a cache point right after its text, as a text block’s', async () => {
+    bedrock.enqueue(bedrockStep({ text: 'About 2.1 million.', usage: USAGE }));
+    const client = anthropicClient(gateway);
+    const marked = { ...paris, cache_control: { type: 'ephemeral' as const } };
+    const answer = await client.messages.create({ model: 'test/bedrock', max_tokens: 128, messages: [{ role: 'user', content: [marked, { type: 'text', text: 'How many?' }] }] });
+    expect(answer.content).toEqual([expect.objectContaining({ type: 'text', text: 'About 2.1 million.' })]);
+    expect((bedrock.lastRequest().body as { messages: unknown[] }).messages).toEqual([
+      { role: 'user', content: [{ text: PARIS_TEXT }, { cachePoint: { type: 'default' } }, { text: 'How many?' }] },
+    ]);
   });
 
   it('has its citations dropped with a logged warning, never silently', async () => {
