@@ -1,10 +1,10 @@
 /**
  * Anthropic's `search_result` blocks (top-level, and inside a `tool_result`: its documented RAG pattern) and
- * documents with a `content` source, sent by the real Anthropic SDK to models served on OpenAI Chat, Gemini and
- * Bedrock (a cache marker as its cache point): the vendor reads them as text (a search result's title, source and texts; a content document's
- * title, context and texts) with a content document's images as images, and the client gets its 200. Before,
- * each was a 400 "not supported", so a RAG client could not fall back from Anthropic. Citations have no
- * counterpart there: dropped with a logged warning.
+ * documents with a `content` source, sent by the real Anthropic SDK to models served on OpenAI Chat, Gemini
+ * and Bedrock: the vendor reads them as text (a search result's title, source and texts; a content document's
+ * title, context and texts) with a content document's images as images, a cache marker as a text block's,
+ * and the client gets its 200. Before, each was a 400 "not supported", so a RAG client could not fall back
+ * from Anthropic. Citations have no counterpart there: dropped with a logged warning.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
