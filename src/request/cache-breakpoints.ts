@@ -62,20 +62,23 @@ function markerOf(value: unknown): CacheControl | undefined {
  * The blocks a block holds: a tool result's content, a search result's texts, a content document's blocks.
  * Their markers count, and anchor on the message's block, where the translators' parts end.
  */
-function nestedBlocks(block: object): readonly unknown[] {
+function nestedBlocks(block: object): readonly unknown[] | undefined {
   const type = (block as { type?: unknown }).type;
-  if (type === 'tool_result' || type === 'search_result') {
-    const content = (block as { content?: unknown }).content;
-    return Array.isArray(content) ? content : [];
+  let content: unknown;
+  if (type === 'tool_result' || type === 'search_result') content = (block as { content?: unknown }).content;
+  else if (type === 'document') {
+    const source = (block as { source?: unknown }).source;
+    if (typeof source === 'object' && source !== null && (source as { type?: unknown }).type === 'content') content = (source as { content?: unknown }).content;
   }
-  const source = type === 'document' ? (block as { source?: unknown }).source : undefined;
-  const content = typeof source === 'object' && source !== null && (source as { type?: unknown }).type === 'content' ? (source as { content?: unknown }).content : undefined;
-  return Array.isArray(content) ? content : [];
+  return Array.isArray(content) ? content : undefined;
 }
 
 /** Visits every marker inside `block`, at any depth, with `anchor`. */
 function forEachNestedMarker(block: object, anchor: object, visit: (anchor: object, marker: CacheControl) => void): void {
-  for (const inner of nestedBlocks(block)) {
+  // Every block of every request passes here: most hold nothing, and cost no allocation.
+  const nested = nestedBlocks(block);
+  if (nested === undefined) return;
+  for (const inner of nested) {
     if (typeof inner !== 'object' || inner === null) continue;
     const marker = markerOf(inner);
     if (marker) visit(anchor, marker);
