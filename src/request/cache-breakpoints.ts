@@ -31,8 +31,8 @@ export type CacheFields = Pick<MessageRequest, 'tools' | 'system' | 'messages'> 
 export interface CacheBreakpointPlan {
   /**
    * Each anchor with its marker: a tool, a system or message block (a marker inside a tool result, a search
-   * result or a content document anchors on that block, where vendors put their cache point), a string-content message, or the request itself
-   * for a string `system`, where the top-level marker lands.
+   * result or a content document anchors on that block, where vendors put their cache point), a
+   * string-content message, or the request itself for a string `system`, where the top-level marker lands.
    */
   breakpoints: Map<object, CacheControl>;
 }

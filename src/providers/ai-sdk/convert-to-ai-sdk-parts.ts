@@ -1,7 +1,7 @@
 /**
  * Converts single Anthropic content blocks (images, documents, search results, tool results, thinking) into AI
- * SDK prompt parts. What a vendor cannot take (a URL source it does not fetch, an unknown source type or media type) is
- * an `UnsupportedFeatureError` naming it; nothing is downloaded on the gateway's side.
+ * SDK prompt parts. What a vendor cannot take (a URL source it does not fetch, an unknown source type or media
+ * type) is an `UnsupportedFeatureError` naming it; nothing is downloaded on the gateway's side.
  */
 import type {
   LanguageModelV4FilePart,
@@ -54,8 +54,8 @@ export function convertImageBlock(block: ImageBlockParam, profile: AiSdkVendorPr
 
 /**
  * A document block as AI SDK parts: a file part (PDF), a text part (plain text, which every vendor reads), or
- * for a content source its texts and images in order. `citations` has no counterpart outside Anthropic, nor
- * has `context` but on a content document; the field check drops them with a warning.
+ * for a content source its texts and images in order. `citations` has no counterpart outside Anthropic, and
+ * `context` none outside a content document; the field check drops them with a warning.
  */
 export function convertDocumentBlock(block: DocumentBlockParam, profile: AiSdkVendorProfile): UserPart[] {
   const filename = block.title ?? undefined;
@@ -133,8 +133,9 @@ export function toolReferenceText(toolName: string): string {
 
 /**
  * A tool result's content as AI SDK tool output. Text-only results stay text (joined by newlines; search
- * results and content documents are text too); results with images or PDFs become `content`. `is_error` maps to `error-text`, which has no room for files: those
- * are dropped with a warning. A `tool_reference` must name a tool of the request (`definedTools`).
+ * results and content documents without images are text too); results with images or PDFs become `content`.
+ * `is_error` maps to `error-text`, which has no room for files: those are dropped with a warning. A
+ * `tool_reference` must name a tool of the request (`definedTools`).
  */
 export function convertToolResultOutput(
   block: ToolResultBlockParam,
