@@ -11,6 +11,7 @@
 import type { NextFunction, Request, RequestHandler } from 'express';
 import express from 'express';
 import { bodyDepthError } from '#src/http/body-depth.ts';
+import { noteEmptyBody, verifyBodyLength } from '#src/http/empty-body.ts';
 
 const JSON_MEDIA_TYPE = 'application/json';
 const BYTE_ORDER_MARK = 0xfeff;
@@ -99,6 +100,7 @@ function onEnd(this: ReadingRequest): void {
   const bytes = read.chunks.length === 1 ? (read.chunks[0] as Buffer) : Buffer.concat(read.chunks, read.received);
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === BYTE_ORDER_MARK) text = text.slice(1);
+  if (text.length === 0) noteEmptyBody(this);
   try {
     this.body = parseStrictJson(text);
   } catch (error) {
@@ -113,7 +115,7 @@ function onEnd(this: ReadingRequest): void {
  * it after the body limit (src/http/body-limit.ts), which refuses a body over the limit before either reads it.
  */
 export function createJsonBodyParser(options: { limitBytes: number; url: string }): RequestHandler {
-  const fallback = express.json({ limit: options.limitBytes });
+  const fallback = express.json({ limit: options.limitBytes, verify: verifyBodyLength });
   return (req: ReadingRequest, res, next) => {
     if (!readsHere(req, options.url)) {
       fallback(req, res, (error?: unknown) => next(error ?? bodyDepthError(req.body)));

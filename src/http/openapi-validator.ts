@@ -11,6 +11,7 @@ import { createSecurityHandlers, preferAuthenticationFailure } from '#src/http/a
 import { BUNDLED_SPEC_PATH, readSpec } from '#src/http/bundled-spec.ts';
 import { loadSecurityModel } from '#src/http/security-model.ts';
 import { createValidatedFastPath } from '#src/http/validated-fast-path.ts';
+import { rejectEmptyBody } from '#src/http/empty-body.ts';
 
 type OpenApiDocument = Exclude<Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], string>;
 type PathToRegexp = (path: unknown, options?: object) => unknown;
@@ -78,6 +79,8 @@ export function createOpenApiValidator(options: ValidatorOptions): RequestHandle
     validateSecurity: { handlers: createSecurityHandlers(options.authenticate, security) },
     validateFormats: true,
   }) as RequestHandler[];
+  // After the security step (a 401 comes first), before the body is validated.
+  validator.splice(validator.indexOf(validatorStep(validator, 'requestMiddleware')), 0, rejectEmptyBody);
   const chain = Router();
   if (!options.fastPath) {
     chain.use(validator, preferAuthenticationFailure as ErrorRequestHandler);
