@@ -123,7 +123,7 @@ export interface paths {
          * @description Stores a provider API key of the caller's account. The key is encrypted at rest (AES-256-GCM envelope)
          *     and never returned; the response carries its masked `label`. The rules of `PATCH /byok/{id}` apply to
          *     the new credential: `is_fallback` with `is_byok_only`, or `is_required` with `is_fallback`, answer 400, as
-         *     do a `declared_region` the provider does not accept, a `key` that is not a string (a JSON object included),
+         *     do a `declared_region` the provider does not accept, a `key` that is not a string (a JSON object included) or is blank,
          *     a region-bound key (`{"api_key": …, "region": …}` JSON text) for a provider other than `openai` or
          *     `fireworks` or one that is malformed, a hash in `allowed_api_key_hashes` that is not a live key of the
          *     caller's account, a `workspace_id` of another account, and a `provider` the gateway does not route to
@@ -176,7 +176,7 @@ export interface paths {
          *     The rules are checked on the credential as it would be after the change. A violation answers 400
          *     `Invalid request parameters: <reason>` and changes nothing: `is_fallback` with `is_byok_only`;
          *     `is_required` on a fallback credential; a `declared_region` the provider does not accept or that does not
-         *     match the key's region; a `key` that is not a string (a JSON object included); a region-bound key for a
+         *     match the key's region; a `key` that is not a string (a JSON object included) or is blank; a region-bound key for a
          *     provider other than `openai` or `fireworks`, or a malformed one; a hash in `allowed_api_key_hashes` that
          *     is not a live key of the caller's account.
          *
@@ -3230,7 +3230,9 @@ export interface components {
          *     documents), except the JSON text of an object with exactly `api_key` and `region`, which answers 400: such
          *     keys only exist for `openai` and `fireworks`.
          *
-         *     A JSON object in place of the string answers 400 naming the expected form.
+         *     A JSON object in place of the string answers 400 naming the expected form. A key of only white space
+         *     (spaces, tabs), or a region-bound key whose `api_key` is, answers 400 `key is blank`: no provider issues
+         *     such a key, and every request with it would fail upstream.
          *
          *     Some keys are recognisably of another kind than the provider takes, and answer 400 saying so, without
          *     repeating the key, on create and on rotation (every request with them would fail upstream): for `google`,
@@ -4512,10 +4514,10 @@ export interface components {
             };
         };
         /**
-         * @description Invalid body or parameters (including text holding the NUL character, U+0000). `details` says which and why;
-         *     the message names the first of them, `Invalid request parameters: <place>: <problem>` (`kind: is required`,
-         *     `query parameter limit: must be integer`, `path parameter hash: must match pattern …`), or the reason a
-         *     rule gave.
+         * @description Invalid body or parameters (including text holding the NUL character, U+0000, or a lone surrogate).
+         *     `details` says which and why; the message names the first of them, `Invalid request parameters: <place>:
+         *     <problem>` (`kind: is required`, `query parameter limit: must be integer`, `path parameter hash: must
+         *     match pattern …`), or the reason a rule gave.
          */
         BadRequest: {
             headers: {

@@ -16,6 +16,9 @@ export const REGION_BOUND_KEY_FORM = '{"api_key": "…", "region": "us"|"europe"
 /** Why a JSON object in place of the key string is refused (the request validator's complaint, made precise). */
 export const KEY_MUST_BE_STRING = `key must be a string; for ${[...REGIONAL_KEY_PROVIDERS].join(' and ')} a region-bound key is the JSON text ${REGION_BOUND_KEY_FORM}`;
 
+/** Why a key of only white space is refused. */
+export const BLANK_KEY = 'key is blank (only white space): send the provider key itself';
+
 /** The object a string holds when it is the JSON text of one; null for anything else (invalid JSON included). */
 function jsonObjectOf(text: string): Record<string, unknown> | null {
   let parsed: unknown;
@@ -49,7 +52,7 @@ function regionBoundKey(provider: string, value: Record<string, unknown> | null)
   const form = `a region-bound ${provider} key is the JSON text ${REGION_BOUND_KEY_FORM}`;
   if (value === null) throw new RuleViolation(`key starts with "{" but is not a JSON object: ${form}`);
   const { api_key: apiKey, region } = value;
-  if (typeof apiKey !== 'string' || apiKey.length === 0) throw new RuleViolation(`key has no api_key (a non-empty string): ${form}`);
+  if (typeof apiKey !== 'string' || apiKey.trim().length === 0) throw new RuleViolation(`key has no api_key (a non-empty string): ${form}`);
   if (!isResidencyRegion(region)) throw new RuleViolation(`key has no valid region ("us" or "europe"): ${form}`);
   if (!hasRegionBoundShape(value)) throw new RuleViolation(`key has properties other than api_key and region: ${form}`);
   checkHeaderSafe(apiKey, "key's api_key");
@@ -61,10 +64,12 @@ function regionBoundKey(provider: string, value: Record<string, unknown> | null)
  * must be a region-bound key; anything else is a plain key. For other providers every string is a plain key
  * (some providers' keys are JSON documents) except the JSON text of exactly `{api_key, region}`, a form only
  * openai and fireworks have, which is refused rather than stored as a key that would never work. A plain key,
- * a region-bound key's `api_key` and a JSON document key (sent whole) must be text a header can carry. A key of
- * the wrong kind for its provider (a Google service-account file, an AWS access key id) is refused first.
+ * a region-bound key's `api_key` and a JSON document key (sent whole) must be text a header can carry, and not
+ * blank. A key of the wrong kind for its provider (a Google service-account file, an AWS access key id) is refused first.
  */
 export function parseProviderKey(provider: string, key: string): ProviderKeyMaterial {
+  // White space alone passed every check (it is header-safe) and was stored: every request then failed upstream.
+  if (key.trim().length === 0) throw new RuleViolation(BLANK_KEY);
   if (!key.trimStart().startsWith('{')) {
     checkKeyShape(provider, key, null);
     checkHeaderSafe(key, 'key');

@@ -15,6 +15,8 @@ const OBJECT_REFUSED = `Invalid request parameters: key must be a string; for op
 const NOT_HEADER_TEXT = (field: string) =>
   `${field} must be text an HTTP header can carry (it is sent to the provider as one): tabs, printable ASCII and Latin-1, no line breaks or other control characters`;
 
+const BLANK = 'key is blank (only white space): send the provider key itself';
+
 type Answer = { data: ByokCredential; error: { code: number; message: string; details?: unknown } };
 
 describe.each(testDrivers())('the BYOK key form on %s', (driver) => {
@@ -81,6 +83,10 @@ describe.each(testDrivers())('the BYOK key form on %s', (driver) => {
       ['a bad region', 'openai', (apiKey) => JSON.stringify({ api_key: apiKey, region: 'asia' }), `key has no valid region ("us" or "europe"): a region-bound openai key is the JSON text ${FORM}`],
       ['another property', 'openai', (apiKey) => JSON.stringify({ api_key: apiKey, region: 'us', org: 'o' }), `key has properties other than api_key and region: a region-bound openai key is the JSON text ${FORM}`],
       ['a region-bound key for anthropic', 'anthropic', (apiKey) => regionBoundKey(apiKey, 'us'), `a region-bound key ${FORM} is only accepted for openai and fireworks (for anthropic, send the key itself)`],
+      // Stored, such a key failed every request upstream.
+      ['a key of spaces only', 'anthropic', () => '   ', BLANK],
+      ['a key of a tab and spaces', 'openai', () => ' \t ', BLANK],
+      ['a region-bound key whose api_key is spaces', 'openai', () => JSON.stringify({ api_key: '  ', region: 'europe' }), `key has no api_key (a non-empty string): a region-bound openai key is the JSON text ${FORM}`],
       // Stored, such a key failed every request before it reached the provider, as a 502 "connection".
       ['a key pasted with its newline', 'anthropic', (apiKey) => `${apiKey}\n`, NOT_HEADER_TEXT('key')],
       ['a control character in a key', 'openai', (apiKey) => `${apiKey.slice(0, 10)}\u0007${apiKey.slice(10)}`, NOT_HEADER_TEXT('key')],
@@ -132,6 +138,7 @@ describe.each(testDrivers())('the BYOK key form on %s', (driver) => {
       ['an empty api_key', () => JSON.stringify({ api_key: '', region: 'us' }), `Invalid request parameters: key has no api_key (a non-empty string): a region-bound openai key is the JSON text ${FORM}`],
       ['a bad region', (apiKey) => JSON.stringify({ api_key: apiKey, region: null }), `Invalid request parameters: key has no valid region ("us" or "europe"): a region-bound openai key is the JSON text ${FORM}`],
       ['a key pasted with its newline', (apiKey) => `${apiKey}\r\n`, `Invalid request parameters: ${NOT_HEADER_TEXT('key')}`],
+      ['a key of spaces only', () => '    ', `Invalid request parameters: ${BLANK}`],
     ])('refuses %s and leaves the credential as it was', async (_name, key, message) => {
       const created = await context.create({ provider: 'openai', key: regionBoundKey(distinctiveKey('sk-'), 'us') });
       const before = await context.row(created.id);

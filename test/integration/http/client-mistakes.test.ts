@@ -1,7 +1,8 @@
 /**
  * Client mistakes a fuzzer of the spec finds, over HTTP against the real gateway: each answers a 4xx in the
  * operation's error shape with a message naming what was wrong, never a 500, and stores nothing: an `offset`
- * past what the database can skip, text holding the NUL character (U+0000), which PostgreSQL cannot store, an
+ * past what the database can skip, text holding the NUL character (U+0000) or a lone surrogate, which
+ * PostgreSQL cannot store, an
  * OTLP header value that Node's HTTP client cannot send or a Content-Length header that misstates each export.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +106,14 @@ describe('the NUL character in management text', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(400);
     expect(checkResponse({ path: '/generations', method: 'get', status: 400, contentType: 'application/json', body: response.body }).errors).toEqual([]);
     expect(response.body.error.message).toBe(`Invalid request parameters: query parameter ${parameter} ${NUL_COMPLAINT}`);
+  });
+
+  it('a lone surrogate, which is not Unicode and was stored altered to U+FFFD: 400 naming it, nothing stored', async () => {
+    const before = await storedState();
+    const complaint = 'must be well-formed Unicode: it holds a lone surrogate (a \\ud800 to \\udfff escape without its pair)';
+    const response = await callApi(gateway.baseUrl, 'PATCH', `/byok/${credentialId}`, { key: gateway.management_key, rawBody: '{"allowed_user_ids":["ok","a\\udc00b"]}' });
+    expect(response.body).toEqual({ error: { code: 400, message: `Invalid request parameters: allowed_user_ids[1] ${complaint}`, details: [{ path: '/body/allowed_user_ids/1', message: complaint }] } });
+    expect(await storedState()).toEqual(before);
   });
 
   it('still stores the same text without the NUL', async () => {

@@ -12,8 +12,10 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 
-type Schema = Record<string, any>;
-const spec = parse(readFileSync(fileURLToPath(new URL('../../../generated/openapi.yaml', import.meta.url)), 'utf8')) as Schema;
+/** A schema or any other node of the spec. */
+export type Schema = Record<string, any>;
+/** The bundled spec. */
+export const spec = parse(readFileSync(fileURLToPath(new URL('../../../generated/openapi.yaml', import.meta.url)), 'utf8')) as Schema;
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
 (addFormatsModule as unknown as (instance: Ajv2020) => void)(ajv);
 ajv.addSchema({ ...spec, $id: 'spec' });
@@ -38,7 +40,8 @@ export interface FuzzCase {
   statuses: number[];
 }
 
-function resolve(schema: Schema | undefined): Schema {
+/** A schema with its `$ref` chain followed. */
+export function resolve(schema: Schema | undefined): Schema {
   let current = schema ?? {};
   while (typeof current.$ref === 'string') {
     current = current.$ref.slice(2).split('/').reduce((node: Schema, key: string) => node[key.replaceAll('~1', '/').replaceAll('~0', '~')], spec);
@@ -47,7 +50,7 @@ function resolve(schema: Schema | undefined): Schema {
 }
 
 /** An object schema's properties, required names and closedness, `allOf` parts merged. */
-function objectShape(schema: Schema): { properties: Record<string, Schema>; required: string[]; closed: boolean } {
+export function objectShape(schema: Schema): { properties: Record<string, Schema>; required: string[]; closed: boolean } {
   const resolved = resolve(schema);
   const shape = { properties: { ...(resolved.properties ?? {}) }, required: [...(resolved.required ?? [])], closed: resolved.additionalProperties === false || resolved.unevaluatedProperties === false };
   for (const part of resolved.allOf ?? []) {
@@ -68,7 +71,8 @@ function anchored(node: unknown): unknown {
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `spec${value}` : anchored(value)]));
 }
 
-function isValid(schema: Schema, value: unknown): boolean {
+/** Whether the spec's schema accepts a value (its references resolved in the spec). */
+export function isValid(schema: Schema, value: unknown): boolean {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
@@ -77,7 +81,6 @@ function isValid(schema: Schema, value: unknown): boolean {
   }
   return validate(value) as boolean;
 }
-const refOf = (schema: Schema) => schema;
 
 /** Values of each JSON type, and the values that break the usual limits, tried in this order. */
 const WRONG_TYPES: unknown[] = ['text', 12, 1.5, true, null, {}, [], -1, 1e308, 'x'.repeat(100_001)];
@@ -109,10 +112,10 @@ function wrongValues(propertySchema: Schema, isAccepted: (value: unknown) => boo
   return found;
 }
 
-function bodyCases(base: Omit<FuzzCase, 'mistake' | 'names' | 'statuses'>, bodySchema: Schema, example: Record<string, unknown>): FuzzCase[] {
+function bodyCases(base: Omit<FuzzCase, 'mistake' | 'names' | 'statuses'>, bodySchema: Schema, example: Record<string, unknown>, storesText: boolean): FuzzCase[] {
   const out: FuzzCase[] = [];
   const json = (mistake: string, value: unknown, names?: string) => {
-    if (isValid(refOf(bodySchema), value)) return;
+    if (isValid(bodySchema, value)) return;
     out.push({ ...base, mistake, body: JSON.stringify(value), statuses: [400], ...(names !== undefined ? { names } : {}) });
   };
   for (const [mistake, raw] of [['body not JSON', '{"model": '], ['body a JSON array', '[]'], ['body a JSON string', '"text"'], ['body a JSON number', '42'], ['body JSON null', 'null'], ['body of two JSON values', '{} {}']] as const) {
@@ -131,7 +134,7 @@ function bodyCases(base: Omit<FuzzCase, 'mistake' | 'names' | 'statuses'>, bodyS
   }
   if (shape.closed) json('an unknown property', { ...example, no_such_field: 1 }, 'no_such_field');
   for (const [name, propertySchema] of Object.entries(shape.properties)) {
-    for (const { label, value } of wrongValues(propertySchema, (candidate) => isValid(refOf(bodySchema), { ...example, [name]: candidate }))) {
+    for (const { label, value } of wrongValues(propertySchema, (candidate) => isValid(bodySchema, { ...example, [name]: candidate }))) {
       json(`${name} ${label}`, { ...example, [name]: value }, name);
     }
     // One level down: the properties of an object-valued property, inside an otherwise valid object.
@@ -139,18 +142,49 @@ function bodyCases(base: Omit<FuzzCase, 'mistake' | 'names' | 'statuses'>, bodyS
     const innerKeys = Object.keys(inner.properties);
     if (innerKeys.length === 0) continue;
     const seed = Object.fromEntries(inner.required.map((key) => [key, exampleOf(inner.properties[key]!)]));
-    if (!isValid(refOf(bodySchema), { ...example, [name]: seed })) continue;
+    if (!isValid(bodySchema, { ...example, [name]: seed })) continue;
     if (inner.closed) json(`${name} with an unknown property`, { ...example, [name]: { ...seed, no_such_field: 1 } }, `${name}.no_such_field`);
     for (const key of innerKeys) {
-      for (const { label, value } of wrongValues(inner.properties[key]!, (candidate) => isValid(refOf(bodySchema), { ...example, [name]: { ...seed, [key]: candidate } }))) {
+      for (const { label, value } of wrongValues(inner.properties[key]!, (candidate) => isValid(bodySchema, { ...example, [name]: { ...seed, [key]: candidate } }))) {
         json(`${name}.${key} ${label}`, { ...example, [name]: { ...seed, [key]: value } }, `${name}.${key}`);
       }
+    }
+  }
+  if (storesText) out.push(...unstorableTextCases(base, bodySchema, example));
+  return out;
+}
+
+/** Whether a schema takes free text: a string without an enum, a format or a pattern. */
+function isFreeText(schema: Schema): boolean {
+  const resolved = resolve(schema);
+  return [resolved.type ?? []].flat().includes('string') && !resolved.enum && !resolved.format && !resolved.pattern;
+}
+
+/**
+ * Text the spec's schema accepts but a PostgreSQL text column cannot store as sent (the NUL character, a lone
+ * surrogate), in each free-text property of a management body, top level and one down: a 400 naming it.
+ */
+function unstorableTextCases(base: Omit<FuzzCase, 'mistake' | 'names' | 'statuses'>, bodySchema: Schema, example: Record<string, unknown>): FuzzCase[] {
+  const out: FuzzCase[] = [];
+  const add = (name: string, value: Record<string, unknown>) => {
+    for (const [label, text] of [['the NUL character', 'a\u0000b'], ['a lone surrogate', 'a\ud800b']] as const) {
+      const body = JSON.parse(JSON.stringify(value).replace('"@@@"', JSON.stringify(text))) as unknown;
+      if (isValid(bodySchema, body)) out.push({ ...base, mistake: `${name} holding ${label}`, body: JSON.stringify(body), names: name, statuses: [400] });
+    }
+  };
+  for (const [name, propertySchema] of Object.entries(objectShape(bodySchema).properties)) {
+    if (isFreeText(propertySchema)) add(name, { ...example, [name]: '@@@' });
+    const inner = objectShape(propertySchema);
+    const seed = Object.fromEntries(inner.required.map((key) => [key, exampleOf(inner.properties[key]!)]));
+    for (const [key, innerSchema] of Object.entries(inner.properties)) {
+      if (isFreeText(innerSchema)) add(`${name}.${key}`, { ...example, [name]: { ...seed, [key]: '@@@' } });
     }
   }
   return out;
 }
 
-function exampleOf(schema: Schema): unknown {
+/** A value the schema gives as its example, or the simplest of its type. */
+export function exampleOf(schema: Schema): unknown {
   const resolved = resolve(schema);
   if (resolved.examples?.[0] !== undefined) return resolved.examples[0];
   if (resolved.example !== undefined) return resolved.example;
@@ -209,7 +243,7 @@ export function generateFuzzCases(): FuzzCase[] {
           cases.push({ ...base, mistake: `header ${parameter.name} ${label}`, headers: { ...base.headers, [parameter.name]: value as string }, names: parameter.name.toLowerCase(), statuses: [400] });
         }
       }
-      if (media) cases.push(...bodyCases(base, media.schema, example));
+      if (media) cases.push(...bodyCases(base, media.schema, example, !template.startsWith('/messages')));
     }
   }
   return cases;
@@ -220,78 +254,4 @@ export function keyKindOf(method: string, template: string): 'inference' | 'mana
   const operation = spec.paths[template]?.[method.toLowerCase()] as Schema | undefined;
   if (Array.isArray(operation?.security) && operation.security.length === 0) return 'none';
   return operation?.['x-switchboard-key-kind'] === 'management' ? 'management' : 'inference';
-}
-
-/** A value the spec accepts at the edge of what it allows, sent in one operation's body or query. */
-export interface ExtremeCase {
-  operation: string;
-  method: string;
-  template: string;
-  /** Where the value goes: `name`, `object.name` in the body, or `?name` in the query. */
-  property: string;
-  label: string;
-  body?: Record<string, unknown>;
-  /** The query string without `?`, empty for none. */
-  query: string;
-}
-
-/** `unbounded`: the length of a string the schema does not bound (a query's must fit node's 16 kB header limit). */
-function extremesOf(propertySchema: Schema, unbounded = 10_000): { label: string; value: unknown }[] {
-  const resolved = resolve(propertySchema);
-  const types = new Set<string>([resolved.type ?? []].flat());
-  const values: { label: string; value: unknown }[] = [];
-  if (types.has('integer') || types.has('number')) {
-    const integer = types.has('integer');
-    values.push({ label: 'its maximum', value: resolved.maximum ?? (integer ? Number.MAX_SAFE_INTEGER : 1e308) });
-    values.push({ label: 'its minimum', value: resolved.minimum ?? (integer ? -Number.MAX_SAFE_INTEGER : -1e308) });
-    if (!integer) values.push({ label: 'a tiny fraction', value: (resolved.minimum ?? 0) + 1e-300 });
-  }
-  if (types.has('string') && !resolved.enum && !resolved.format && !resolved.pattern) {
-    const length = resolved.maxLength ?? unbounded;
-    values.push({ label: `${length} characters`, value: 'x'.repeat(length) });
-    values.push({ label: `${length} emoji (astral characters)`, value: '\u{1F600}'.repeat(length) });
-  }
-  return values;
-}
-
-function bodyExtremes(base: Omit<ExtremeCase, 'property' | 'label' | 'body'>, bodySchema: Schema, example: Record<string, unknown>): ExtremeCase[] {
-  const cases: ExtremeCase[] = [];
-  const add = (property: string, label: string, body: Record<string, unknown>) => {
-    if (isValid(bodySchema, body)) cases.push({ ...base, property, label, body });
-  };
-  for (const [name, propertySchema] of Object.entries(objectShape(bodySchema).properties)) {
-    for (const { label, value } of extremesOf(propertySchema)) add(name, label, { ...example, [name]: value });
-    // One level down, inside the smallest object the schema accepts there.
-    const inner = objectShape(propertySchema);
-    const seed = Object.fromEntries(inner.required.map((key) => [key, exampleOf(inner.properties[key]!)]));
-    for (const [key, innerSchema] of Object.entries(inner.properties)) {
-      for (const { label, value } of extremesOf(innerSchema)) add(`${name}.${key}`, label, { ...example, [name]: { ...seed, [key]: value } });
-    }
-  }
-  return cases;
-}
-
-/** Every operation with one body property (top level or one down) or query parameter at an edge the spec allows. */
-export function generateExtremeCases(): ExtremeCase[] {
-  const cases: ExtremeCase[] = [];
-  for (const [template, item] of Object.entries(spec.paths as Record<string, Schema>)) {
-    for (const method of ['get', 'post', 'put', 'patch']) {
-      const operation = item[method] as Schema | undefined;
-      if (!operation) continue;
-      const base = { operation: `${method.toUpperCase()} ${template}`, method: method.toUpperCase(), template, query: '' };
-      const media = operation.requestBody?.content?.['application/json'];
-      // A change touches one field; a creation starts from the spec's example.
-      const example = method === 'patch' ? {} : (((Object.values(media?.examples ?? {})[0] as Schema | undefined)?.value ?? media?.example ?? {}) as Record<string, unknown>);
-      if (media) cases.push(...bodyExtremes(base, media.schema, example));
-      for (const parameter of [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(resolve).filter((candidate) => candidate.in === 'query')) {
-        const schema = resolve(parameter.schema);
-        for (const { label, value } of extremesOf(schema, 1000)) {
-          if (!isValid(schema, value) || (typeof value === 'number' && !Number.isSafeInteger(value) && schema.type === 'integer')) continue;
-          const query = `${parameter.name}=${encodeURIComponent(String(value))}`;
-          cases.push({ ...base, property: `?${parameter.name}`, label, query, ...(media ? { body: example } : {}) });
-        }
-      }
-    }
-  }
-  return cases;
 }

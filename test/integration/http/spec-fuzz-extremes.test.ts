@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkResponse } from '#test/helpers/spec-validator.ts';
-import { generateExtremeCases, keyKindOf } from '#test/integration/http/spec-fuzz-cases.ts';
+import { keyKindOf } from '#test/integration/http/spec-fuzz-cases.ts';
+import { generateExtremeCases } from '#test/integration/http/spec-fuzz-extreme-cases.ts';
 import { useFuzzSetup } from '#test/integration/http/spec-fuzz-support.ts';
 
 const setup = useFuzzSetup();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KEY_MUST_BE_STRING, parseProviderKey } from '#src/byok/parse-provider-key.ts';
+import { BLANK_KEY, KEY_MUST_BE_STRING, parseProviderKey } from '#src/byok/parse-provider-key.ts';
 import { RuleViolation } from '#src/byok/rules.ts';
 import type { ProviderKeyMaterial } from '#src/byok/key-vault.ts';
 
@@ -33,6 +33,10 @@ describe('parseProviderKey', () => {
     ['truncated JSON', 'fireworks', `{"api_key": "${SECRET}"`, `key starts with "{" but is not a JSON object: a region-bound fireworks key is the JSON text ${FORM}`],
     ['api_key missing', 'openai', regionBound({ region: 'us' }), `key has no api_key (a non-empty string): a region-bound openai key is the JSON text ${FORM}`],
     ['api_key empty', 'openai', regionBound({ api_key: '', region: 'us' }), `key has no api_key (a non-empty string): a region-bound openai key is the JSON text ${FORM}`],
+    ['api_key only white space', 'openai', regionBound({ api_key: ' \t ', region: 'us' }), `key has no api_key (a non-empty string): a region-bound openai key is the JSON text ${FORM}`],
+    ['only spaces', 'anthropic', '   ', BLANK_KEY],
+    ['only a tab and a space, openai', 'openai', '\t ', BLANK_KEY],
+    ['only a no-break space', 'mistral', '\u00a0', BLANK_KEY],
     ['api_key not a string', 'openai', regionBound({ api_key: 42, region: 'us' }), `key has no api_key (a non-empty string): a region-bound openai key is the JSON text ${FORM}`],
     ['region missing', 'openai', regionBound({ api_key: SECRET }), `key has no valid region ("us" or "europe"): a region-bound openai key is the JSON text ${FORM}`],
     ['region global', 'openai', regionBound({ api_key: SECRET, region: 'global' }), `key has no valid region ("us" or "europe"): a region-bound openai key is the JSON text ${FORM}`],
