@@ -2,8 +2,8 @@
  * Client mistakes a fuzzer of the spec finds, over HTTP against the real gateway: each answers a 4xx in the
  * operation's error shape with a message naming what was wrong, never a 500, and stores nothing: an `offset`
  * past what the database can skip, text holding the NUL character (U+0000) or a lone surrogate, which
- * PostgreSQL cannot store, an
- * OTLP header value that Node's HTTP client cannot send or a Content-Length header that misstates each export.
+ * PostgreSQL cannot store, an OTLP header value that Node's HTTP client cannot send or a Content-Length header
+ * that misstates each export.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
