@@ -4176,7 +4176,7 @@ export interface components {
         /**
          * @description A new destination. Kind-specific fields: `protocol` and `headers` for `otlp`; `public_key` and
          *     `secret_key` (both required) for `langfuse`; `signing_secret` (required) for `webhook`. A field of
-         *     another kind is a 400 naming it.
+         *     another kind is a 400 naming it, and so is a credential of only white space (`… is blank`).
          */
         ObservabilityDestinationCreate: {
             name: string;

@@ -34,11 +34,13 @@ const FIELD_REASONS: readonly FieldReason[] = [
 const PLUGIN_ID_PATH = /^\/body\/plugins\/(\d+)\/id$/;
 
 // Complaints about the spec's patterns that say only the pattern: gateway text kept in generation records
-// (`user`, `session_id`), which PostgreSQL cannot store with a NUL in it, and an OTLP destination's header
-// values, which Node's HTTP client sends only within these characters.
+// (`user`, `session_id`), which PostgreSQL cannot store with a NUL in it, an OTLP destination's header
+// values, which Node's HTTP client sends only within these characters, and a destination's credentials, which
+// must not be blank.
 const PATTERN_REASONS: ReadonlyMap<string, string> = new Map([
   ['must match pattern "^[^\\u0000]*$"', NUL_COMPLAINT],
   ['must match pattern "^[\\t\\x20-\\x7E\\x80-\\xFF]+$"', 'must be text an HTTP header can carry: tabs, printable ASCII and Latin-1, no line breaks or other control characters'],
+  ['must match pattern "\\S"', 'is blank (only white space): send the credential itself'],
 ]);
 
 /** A body path as a client writes it: `/body/a/0/b` is `a[0].b`. */

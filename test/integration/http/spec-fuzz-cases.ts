@@ -103,7 +103,10 @@ function wrongValues(propertySchema: Schema, isAccepted: (value: unknown) => boo
   if (typeof resolved.maximum === 'number') add(`maximum ${resolved.maximum}: 1e308`, 1e308);
   if (typeof resolved.minimum === 'number') add(`minimum ${resolved.minimum}: -1e308`, -1e308);
   if (resolved.type === 'integer' || (Array.isArray(resolved.type) && resolved.type.includes('integer'))) add('integer: 2^53 + 2', 9007199254740994 * 1000);
-  if (resolved.format || resolved.pattern) add(`${resolved.format ?? 'pattern'}: a value that does not match`, 'not-a-match');
+  if (resolved.format || resolved.pattern) {
+    const unmatched = ['not-a-match', '   '].find((candidate) => !isAccepted(candidate));
+    if (unmatched !== undefined) add(`${resolved.format ?? 'pattern'}: a value that does not match`, unmatched);
+  }
   if (resolved.items) {
     add('an item of the wrong type', [12]);
     add('an item that is an object', [{}]);

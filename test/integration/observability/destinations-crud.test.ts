@@ -97,10 +97,16 @@ describe('/observability/destinations', () => {
     [{ name: 'x', kind: 'otlp', endpoint: 'https://h.example.com', signing_secret: 'whsec_0123456789abcdef' }, 'signing_secret applies to webhook destinations, not otlp'],
     [{ name: 'x', kind: 'webhook', endpoint: 'https://h.example.com', signing_secret: 'whsec_0123456789abcdef', protocol: 'http/json' }, 'protocol applies to otlp destinations, not webhook'],
     [{ name: 'x', kind: 'otlp', endpoint: 'https://h.example.com', headers: { 'X-A': '1', 'x-a': '2' } }, 'headers names x-a twice'],
+    // Blank credentials were stored, and every export with them failed.
+    [{ name: 'x', kind: 'langfuse', endpoint: 'https://h.example.com', public_key: '  ', secret_key: 'sk-lf-1' }, 'public_key is blank (only white space): send the credential itself'],
+    [{ name: 'x', kind: 'langfuse', endpoint: 'https://h.example.com', public_key: 'pk-lf-1', secret_key: ' \t ' }, 'secret_key is blank (only white space): send the credential itself'],
+    [{ name: 'x', kind: 'webhook', endpoint: 'https://h.example.com', signing_secret: ' '.repeat(16) }, 'signing_secret is blank (only white space): send the credential itself'],
   ])('answers 400 naming the rule: %j', async (body, reason) => {
+    const before = (await api('GET', '/observability/destinations?limit=100')).body;
     const response = await api('POST', '/observability/destinations', body);
     expect(response.status).toBe(400);
     expect(response.body.error.message).toBe(`Invalid request parameters: ${reason}`);
+    expect((await api('GET', '/observability/destinations?limit=100')).body).toEqual(before);
   });
 
   it.each([

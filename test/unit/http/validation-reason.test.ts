@@ -12,6 +12,7 @@ describe('validationReason', () => {
     ['a NUL in user', [{ path: '/body/user', message: 'must match pattern "^[^\\u0000]*$"' }], 'user must not contain the NUL character (U+0000)'],
     ['a NUL in a nested field', [{ path: '/body/a/0/b', message: 'must match pattern "^[^\\u0000]*$"' }], 'a[0].b must not contain the NUL character (U+0000)'],
     ['a header value Node cannot send', [{ path: '/body/headers/X-Tenant', message: 'must match pattern "^[\\t\\x20-\\x7E\\x80-\\xFF]+$"' }], 'headers.X-Tenant must be text an HTTP header can carry: tabs, printable ASCII and Latin-1, no line breaks or other control characters'],
+    ['a blank destination credential', [{ path: '/body/secret_key', message: 'must match pattern "\\S"' }], 'secret_key is blank (only white space): send the credential itself'],
     ['another pattern', [{ path: '/body/user', message: 'must match pattern "^[a-z]+$"' }], null],
     ['no complaint', [], null],
   ])('%s', (_name, details, reason) => {
