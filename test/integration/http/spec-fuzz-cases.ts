@@ -82,8 +82,8 @@ export function isValid(schema: Schema, value: unknown): boolean {
   return validate(value) as boolean;
 }
 
-/** Values of each JSON type, and the values that break the usual limits, tried in this order. */
-const WRONG_TYPES: unknown[] = ['text', 12, 1.5, true, null, {}, [], -1, 1e308, 'x'.repeat(100_001)];
+/** A value of each JSON type, tried in this order for one the schema refuses. */
+const WRONG_TYPES: unknown[] = ['text', 12, 1.5, true, null, {}, []];
 
 function wrongValues(propertySchema: Schema, isAccepted: (value: unknown) => boolean): { label: string; value: unknown }[] {
   const resolved = resolve(propertySchema);
@@ -94,15 +94,18 @@ function wrongValues(propertySchema: Schema, isAccepted: (value: unknown) => boo
     seen.add(label);
     found.push({ label, value });
   };
-  const typeLabel = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'string' && value.length > 1000 ? 'a 100,001-character string' : `${typeof value} ${JSON.stringify(value)}`);
+  const typeLabel = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `${typeof value} ${JSON.stringify(value)}`);
   // One value of a wrong JSON type, then one over each limit the schema sets.
-  const wrongType = WRONG_TYPES.slice(0, 7).find((value) => !isAccepted(value));
-  if (wrongType !== undefined || !isAccepted(undefined)) if (wrongType !== undefined) add(`type: ${typeLabel(wrongType)}`, wrongType);
+  const wrongType = WRONG_TYPES.find((value) => !isAccepted(value));
+  if (wrongType !== undefined) add(`type: ${typeLabel(wrongType)}`, wrongType);
   if (resolved.enum || resolved.const !== undefined) add('enum: a value not listed', 'no-such-value');
   if (typeof resolved.maxLength === 'number') add(`maxLength ${resolved.maxLength}: one character more`, 'x'.repeat(resolved.maxLength + 1));
   if (typeof resolved.maximum === 'number') add(`maximum ${resolved.maximum}: 1e308`, 1e308);
   if (typeof resolved.minimum === 'number') add(`minimum ${resolved.minimum}: -1e308`, -1e308);
-  if (resolved.type === 'integer' || (Array.isArray(resolved.type) && resolved.type.includes('integer'))) add('integer: 2^53 + 2', 9007199254740994 * 1000);
+  if ([resolved.type ?? []].flat().includes('integer')) {
+    add('integer: a fraction', 1.5);
+    add('integer: 2^64', 2 ** 64);
+  }
   if (resolved.format || resolved.pattern) {
     const unmatched = ['not-a-match', '   '].find((candidate) => !isAccepted(candidate));
     if (unmatched !== undefined) add(`${resolved.format ?? 'pattern'}: a value that does not match`, unmatched);
