@@ -584,14 +584,17 @@ export interface components {
          *     with explicit caching (Anthropic, Bedrock cache points) it is converted to the native form; elsewhere it is
          *     dropped (those vendors cache automatically or not at all). A request may carry at most 4 markers (400
          *     otherwise, before any provider is called). Known `type`: `ephemeral`; known `ttl`: `5m` (default), `1h`.
-         *     Other values and properties are forwarded to Anthropic-format upstreams; a translated vendor drops a marker
-         *     it cannot read with a logged warning (a marker never changes the answer, only its cost).
+         *     Other values and properties are forwarded to Anthropic-format upstreams as sent. A translated vendor with
+         *     explicit caching takes a `ttl` it does not know in the shape `CacheLifetime` describes as the nearest
+         *     lifetime it knows (see there), and drops any other marker it cannot read with a logged warning (a marker
+         *     never changes the answer, only its cost).
          */
         CacheControl: {
             /** @example ephemeral */
             type: string;
             /**
-             * @description Cache lifetime. Known values `5m` (default) and `1h`.
+             * @description Cache lifetime. Known values `5m` (default) and `1h`; any other string is Anthropic's to judge (see
+             *     `CacheLifetime` for how the gateway reads and prices one).
              * @example 5m
              */
             ttl?: string;
@@ -1297,6 +1300,24 @@ export interface components {
             type: string;
         };
         /**
+         * @description A prompt-cache lifetime in the shape of Anthropic's own (`5m`, `1h`): a whole number and a unit (`s`, `m`,
+         *     `h`, `d`). Anthropic documents `5m` (the default) and `1h`; a lifetime it adds later (`24h`, say) is
+         *     accepted and sent to Anthropic-format upstreams as it came, so the gateway never refuses what Anthropic
+         *     would take.
+         *     - **Pricing.** A cache write is priced by the lifetime the answer reports it under
+         *       (`usage.cache_creation`): `ephemeral_5m_input_tokens` at the endpoint's `cache_write`,
+         *       `ephemeral_1h_input_tokens` at its `cache_write_1h`. Written tokens the answer puts under neither (a
+         *       lifetime the catalog has no price for) are priced at the dearest write price the endpoint has (the
+         *       larger of `cache_write` and `cache_write_1h`): a key's spending limits are then never under-charged
+         *       for a lifetime the gateway cannot price, at the risk of charging such a write above its real price.
+         *     - **Translated vendors.** A vendor with explicit caching (Bedrock's cache points) is given the nearest
+         *       lifetime it knows, by ratio: up to about 17 minutes (the geometric mean of 5 minutes and an hour)
+         *       `5m`, above it `1h` (so `24h` is sent as `1h`, `10m` as `5m`), with a logged warning.
+         * @example 5m
+         * @example 1h
+         */
+        CacheLifetime: string;
+        /**
          * @description The gateway's own top-level `cache_control`, with Anthropic's automatic-caching rule: the gateway places one
          *     cache breakpoint on the last cacheable block of the request and removes the field. Prefix order is tools,
          *     system, messages; blocks that cannot carry a marker (thinking, redacted thinking, empty text, types the
@@ -1309,10 +1330,11 @@ export interface components {
             /** @constant */
             type: "ephemeral";
             /**
-             * @description Cache lifetime. Default `5m`.
-             * @enum {string}
+             * @description Cache lifetime. Default `5m`. Known values `5m` and `1h`; any lifetime of Anthropic's shape (a whole
+             *     number and `s`, `m`, `h` or `d`) is accepted, read and priced as `CacheLifetime` says. A `ttl` that is
+             *     not a string of that shape is a 400.
              */
-            ttl?: "5m" | "1h";
+            ttl?: components["schemas"]["CacheLifetime"];
         };
         /** @description Controls output behaviour. */
         OutputConfig: {
@@ -1844,7 +1866,8 @@ export interface components {
          *       answer, which are dropped with a logged warning: `thinking.display`, a tool's `defer_loading` (the tool
          *       is offered at once), `eager_input_streaming` and `allowed_callers`, a `tool_use` block's `caller`,
          *       `citations` of text and document blocks, `context` of documents, every property of `metadata` but
-         *       `user_id`, and unknown `cache_control` types, lifetimes and properties (the marker is dropped); a
+         *       `user_id`, and unknown `cache_control` types and properties, and lifetimes not of `CacheLifetime`'s
+         *       shape (the marker is dropped; a lifetime of that shape goes as the nearest one the vendor knows); a
          *       marker on a block inside a `tool_result` (a `tool_reference` included) is that tool result's breakpoint;
          *     - a field or property set to `null` is the same as leaving it out, as Anthropic reads it (the Anthropic
          *       SDKs type most optional fields `| null`): `container: null`, `inference_geo: null`, `diagnostics: null`,

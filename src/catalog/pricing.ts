@@ -25,6 +25,11 @@ export interface TokenUsage {
   cacheWriteTokens: number;
   /** The part of `cacheWriteTokens` written with a one-hour lifetime (priced at `cache_write_1h`). */
   cacheWrite1hTokens?: number;
+  /**
+   * The part of `cacheWriteTokens` written with a lifetime the prices do not name (one Anthropic added after
+   * `5m` and `1h`): priced at the dearest write price, so a key's limits are never under-charged.
+   */
+  cacheWriteUnknownTokens?: number;
 }
 
 /** `speed` of a message request. */
@@ -68,11 +73,13 @@ function ratesFor(pricing: Pricing, promptTokens: number): Pricing | LongContext
 
 /**
  * Cost in USD. A cache price that is null costs the input price (the vendor bills those tokens as plain input);
- * a missing one-hour write price costs the default write price.
+ * a missing one-hour write price costs the default write price; a write of a lifetime the prices do not name
+ * costs the dearer of the two write prices.
  */
 export function computeCost(usage: TokenUsage, pricing: Pricing): number {
   const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = usage;
   const cacheWrite1hTokens = usage.cacheWrite1hTokens ?? 0;
+  const cacheWriteUnknownTokens = usage.cacheWriteUnknownTokens ?? 0;
   // Five calls rather than a loop over `Object.entries({ … })`: that is a runtime call and an array per count,
   // twice per request (callgrind).
   checkCount('inputTokens', inputTokens);
@@ -80,15 +87,18 @@ export function computeCost(usage: TokenUsage, pricing: Pricing): number {
   checkCount('cacheReadTokens', cacheReadTokens);
   checkCount('cacheWriteTokens', cacheWriteTokens);
   checkCount('cacheWrite1hTokens', cacheWrite1hTokens);
-  if (cacheWrite1hTokens > cacheWriteTokens) throw new RangeError('cacheWrite1hTokens cannot exceed cacheWriteTokens');
+  if (cacheWriteUnknownTokens !== 0) checkCount('cacheWriteUnknownTokens', cacheWriteUnknownTokens);
+  if (cacheWrite1hTokens + cacheWriteUnknownTokens > cacheWriteTokens) throw new RangeError('cacheWrite1hTokens and cacheWriteUnknownTokens cannot exceed cacheWriteTokens');
   const rates = ratesFor(pricing, inputTokens + cacheReadTokens + cacheWriteTokens);
   const cacheWriteRate = rates.cache_write ?? rates.input;
+  const cacheWrite1hRate = rates.cache_write_1h ?? cacheWriteRate;
   const microDollars =
     inputTokens * rates.input +
     outputTokens * rates.output +
     cacheReadTokens * (rates.cache_read ?? rates.input) +
-    (cacheWriteTokens - cacheWrite1hTokens) * cacheWriteRate +
-    cacheWrite1hTokens * (rates.cache_write_1h ?? cacheWriteRate);
+    (cacheWriteTokens - cacheWrite1hTokens - cacheWriteUnknownTokens) * cacheWriteRate +
+    cacheWrite1hTokens * cacheWrite1hRate +
+    cacheWriteUnknownTokens * Math.max(cacheWriteRate, cacheWrite1hRate);
   return microDollars / 1_000_000;
 }
 
@@ -98,7 +108,7 @@ export interface AnthropicUsageFields {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
-  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
+  cache_creation?: CacheCreation | null;
   /** Usage per sampling iteration, when Anthropic ran more than the answer (compaction, an advisor, a fallback). */
   iterations?: readonly AnthropicIterationUsage[] | null;
   /** Calls of Anthropic's own server tools; `web_search_requests` is billed per search. */
@@ -118,7 +128,27 @@ export interface AnthropicIterationUsage {
   output_tokens?: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
-  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
+  cache_creation?: CacheCreation | null;
+}
+
+/**
+ * Anthropic's cache writes by lifetime (`usage.cache_creation`). A lifetime Anthropic adds would come under a
+ * key of its own; the gateway reads it as the written tokens neither known key holds.
+ */
+export interface CacheCreation {
+  ephemeral_5m_input_tokens?: number;
+  ephemeral_1h_input_tokens?: number;
+}
+
+/**
+ * The written tokens `cache_creation` puts under no known lifetime: what is left of `written` past its
+ * five-minute and one-hour counts, when it gives a five-minute count (an answer without the split, or with
+ * only the one-hour count, is read as five-minute writes besides the one-hour ones, as before).
+ */
+function unknownLifetimeWrites(creation: CacheCreation | null | undefined, written: number, oneHour: number): number {
+  const fiveMinutes = creation?.ephemeral_5m_input_tokens;
+  if (typeof fiveMinutes !== 'number') return 0;
+  return Math.max(0, written - count(fiveMinutes) - oneHour);
 }
 
 /**
@@ -185,12 +215,14 @@ function pricingOf(model: unknown, pricing: Pricing, byModel: PricingByModel | u
 
 function iterationUsage(iteration: AnthropicIterationUsage): TokenUsage {
   const cacheWriteTokens = count(iteration.cache_creation_input_tokens);
+  const cacheWrite1hTokens = Math.min(count(iteration.cache_creation?.ephemeral_1h_input_tokens), cacheWriteTokens);
   return {
     inputTokens: count(iteration.input_tokens),
     outputTokens: count(iteration.output_tokens),
     cacheReadTokens: count(iteration.cache_read_input_tokens),
     cacheWriteTokens,
-    cacheWrite1hTokens: Math.min(count(iteration.cache_creation?.ephemeral_1h_input_tokens), cacheWriteTokens),
+    cacheWrite1hTokens,
+    cacheWriteUnknownTokens: unknownLifetimeWrites(iteration.cache_creation, cacheWriteTokens, cacheWrite1hTokens),
   };
 }
 
@@ -202,13 +234,20 @@ function count(value: unknown): number {
 /** Normalizes Anthropic's usage (already in the right convention; this only fills the cache fields). */
 export function usageFromAnthropic(usage: AnthropicUsageFields): TokenUsage {
   const cacheWriteTokens = usage.cache_creation_input_tokens ?? 0;
-  return {
+  const cacheWrite1hTokens = Math.min(usage.cache_creation?.ephemeral_1h_input_tokens ?? 0, cacheWriteTokens);
+  const usageOfAnswer: TokenUsage = {
     inputTokens: usage.input_tokens,
     outputTokens: usage.output_tokens,
     cacheReadTokens: usage.cache_read_input_tokens ?? 0,
     cacheWriteTokens,
-    cacheWrite1hTokens: Math.min(usage.cache_creation?.ephemeral_1h_input_tokens ?? 0, cacheWriteTokens),
+    cacheWrite1hTokens,
   };
+  // Only when something was written: the usual answer pays one comparison.
+  if (cacheWriteTokens > 0) {
+    const unknown = unknownLifetimeWrites(usage.cache_creation, cacheWriteTokens, cacheWrite1hTokens);
+    if (unknown > 0) usageOfAnswer.cacheWriteUnknownTokens = unknown;
+  }
+  return usageOfAnswer;
 }
 
 /**

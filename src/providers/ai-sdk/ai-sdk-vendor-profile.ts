@@ -6,6 +6,7 @@
 import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { CacheControl } from '#src/api-types.ts';
 import type { ApiFamily } from '#src/providers/provider-adapter.ts';
+import { nearestKnownCacheLifetime } from '#src/request/cache-lifetime.ts';
 
 /** The families served through the Vercel AI SDK (every family but Anthropic's passthrough). */
 export type AiSdkFamily = Exclude<ApiFamily, 'anthropic'>;
@@ -81,8 +82,9 @@ const PROFILES: Record<AiSdkFamily, AiSdkVendorProfile> = {
     laterSystemMessages: 'user-text',
     stopSequences: true,
     remoteUrls: { image: false, pdf: false },
-    // Converse cache points; Bedrock's default lifetime is Anthropic's 5 minutes, `1h` is sent as its ttl.
-    cacheMarker: (control) => ({ bedrock: { cachePoint: control.ttl === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } }),
+    // Converse cache points; Bedrock's default lifetime is Anthropic's 5 minutes, `1h` is sent as its ttl (a
+    // lifetime Anthropic adds later as the nearer of the two: cache-lifetime.ts).
+    cacheMarker: (control) => ({ bedrock: { cachePoint: nearestKnownCacheLifetime(control.ttl) === '1h' ? { type: 'default', ttl: '1h' } : { type: 'default' } } }),
   },
 };
 

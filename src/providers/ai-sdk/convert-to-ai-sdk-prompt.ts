@@ -33,6 +33,7 @@ import { BadRequestError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import type { CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
+import { nearestKnownCacheLifetime } from '#src/request/cache-lifetime.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
 import { convertSystemContent, type WithCache } from '#src/providers/ai-sdk/convert-to-ai-sdk-system.ts';
 import {
@@ -55,9 +56,10 @@ export interface ConvertToAiSdkPromptOptions {
   cachePlan: CacheBreakpointPlan;
 }
 
-// A cache marker a vendor with explicit caching can read: Anthropic's `ephemeral`, with a lifetime it knows.
+// A cache marker a vendor with explicit caching can read: Anthropic's `ephemeral`, with a lifetime of Anthropic's
+// shape (one it does not know goes as the nearest it does).
 function isReadableMarker(control: CacheControl): boolean {
-  const known = control.type === 'ephemeral' && (control.ttl === undefined || control.ttl === '5m' || control.ttl === '1h');
+  const known = control.type === 'ephemeral' && nearestKnownCacheLifetime(control.ttl) !== undefined;
   return known && Object.keys(control).every((name) => name === 'type' || name === 'ttl');
 }
 
@@ -77,6 +79,8 @@ export function convertToAiSdkPrompt({ request, profile, cachePlan }: ConvertToA
       noteOnce(warnings, `cache_control ${JSON.stringify(control)} dropped: not a marker ${profile.label} can read`);
       return {};
     }
+    const lifetime = nearestKnownCacheLifetime(control.ttl);
+    if (control.ttl !== undefined && control.ttl !== lifetime) noteOnce(warnings, `cache_control ttl ${control.ttl} sent to ${profile.label} as ${lifetime}: the nearest lifetime it knows`);
     return { providerOptions: marker };
   };
 

@@ -41,6 +41,10 @@ describe('computeCost', () => {
     ['a prompt at the long-context threshold stays at base rates', SONNET, usage({ inputTokens: 150_000, cacheReadTokens: 50_000, outputTokens: 1_000 }), 0.48],
     ['a prompt over the threshold pays long-context rates on every token', SONNET, usage({ inputTokens: 150_000, cacheReadTokens: 50_001, outputTokens: 1_000 }), 0.9525006],
     ['cache writes count towards the threshold', SONNET, usage({ inputTokens: 1, cacheWriteTokens: 200_000 }), 1.500006],
+    // 10,000 five-minute writes at $3.75 and 10,000 of an unknown lifetime at the dearer $6.
+    ['writes of an unknown lifetime at the dearest write price', SONNET, usage({ cacheWriteTokens: 20_000, cacheWriteUnknownTokens: 10_000 }), 0.0975],
+    ['the dearest write price is the default one when the one-hour price is lower', { ...SONNET, cache_write_1h: 1 }, usage({ cacheWriteTokens: 1_000, cacheWriteUnknownTokens: 1_000 }), 0.00375],
+    ['without a one-hour price, unknown lifetimes cost the default write price', GPT5, usage({ cacheWriteTokens: 1_000, cacheWriteUnknownTokens: 1_000 }), 0.00125],
   ])('%s', (_case, pricing, tokens, expected) => {
     expect(computeCost(tokens, pricing)).toBeCloseTo(expected, 12);
   });
@@ -53,6 +57,8 @@ describe('computeCost', () => {
     ['negative', usage({ inputTokens: -1 })],
     ['not finite', usage({ outputTokens: Number.NaN })],
     ['more 1-hour writes than writes', usage({ cacheWriteTokens: 1, cacheWrite1hTokens: 2 })],
+    ['more 1-hour and unknown-lifetime writes than writes', usage({ cacheWriteTokens: 2, cacheWrite1hTokens: 1, cacheWriteUnknownTokens: 2 })],
+    ['negative unknown-lifetime writes', usage({ cacheWriteTokens: 2, cacheWriteUnknownTokens: -1 })],
   ])('rejects usage that is %s', (_case, tokens) => {
     expect(() => computeCost(tokens, SONNET)).toThrow(RangeError);
   });
@@ -69,6 +75,10 @@ describe('computeAnthropicCost', () => {
     ['each iteration at its own tier', { ...answer, iterations: [compaction({ input_tokens: 250_000, output_tokens: 1_000 })] }, 0.0105 + 1.5 + 0.0225],
     ['its cache reads and one-hour writes at their prices', { ...answer, iterations: [compaction({ cache_read_input_tokens: 10_000, cache_creation_input_tokens: 2_000, cache_creation: { ephemeral_1h_input_tokens: 1_000 } })] }, 0.0105 + 0.003 + 0.00375 + 0.006],
     ['malformed counts are read as none', { ...answer, iterations: [compaction({ input_tokens: -5, output_tokens: 'many' }), null] }, 0.0105],
+    // A lifetime Anthropic adds comes under a key of its own: what neither known key holds costs $6, not $3.75.
+    ['writes under an unknown lifetime at the dearest write price', { ...answer, cache_creation_input_tokens: 3_000, cache_creation: { ephemeral_5m_input_tokens: 1_000, ephemeral_1h_input_tokens: 1_000, ephemeral_24h_input_tokens: 1_000 } }, 0.0105 + 0.00375 + 0.006 + 0.006],
+    ['an iteration\'s unknown-lifetime writes too', { ...answer, iterations: [compaction({ cache_creation_input_tokens: 2_000, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } })] }, 0.0105 + 0.012],
+    ['without a five-minute count, the rest are five-minute writes', { ...answer, cache_creation_input_tokens: 2_000, cache_creation: { ephemeral_1h_input_tokens: 1_000 } }, 0.0105 + 0.00375 + 0.006],
   ])('%s', (_name, fields, expected) => {
     expect(computeAnthropicCost(fields as Parameters<typeof computeAnthropicCost>[0], SONNET)).toBeCloseTo(expected, 12);
   });
