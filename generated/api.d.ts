@@ -1822,7 +1822,8 @@ export interface components {
          *       sequences); `service_tier` `auto` and `standard_only` are accepted and have no effect there;
          *       `context_management` is dropped with a logged warning (context editing is Anthropic's), as are
          *       `diagnostics` (Anthropic's prompt-cache diagnostics: the answer carries none) and `fallback_credit_token`
-         *       (a refusal's cache credit, redeemable on Anthropic only), which cannot change the answer. Any other
+         *       (a refusal's cache credit, redeemable on Anthropic only), which cannot change the answer; the answer's
+         *       `X-Switchboard-Dropped-Fields` header names every field so dropped (this one and the hints below). Any other
          *       top-level field (`mcp_servers`, `container`, `inference_geo`, `output_format`, `compaction`,
          *       `billing_policy`, one Anthropic adds tomorrow) is a 400 naming it; `thread` (Anthropic's message threads, which only Anthropic stores) is that 400 with
          *       `error.details.error_code` `thread_unsupported_request`, the code on which Anthropic SDKs (the tool
@@ -1863,8 +1864,9 @@ export interface components {
          *     - an unknown `type` (block, source, tool, `thinking`, `tool_choice`, `output_config.format`), role, media
          *       type or enum value (`service_tier`, `output_config.effort`) is a 400 naming it;
          *     - an unknown property inside a known object is a 400 naming it, except hints whose loss cannot change the
-         *       answer, which are dropped with a logged warning: `thinking.display`, a tool's `defer_loading` (the tool
-         *       is offered at once), `eager_input_streaming` and `allowed_callers`, a `tool_use` block's `caller`,
+         *       answer, which are dropped with a logged warning and, but for cache markers, named in
+         *       `X-Switchboard-Dropped-Fields`: `thinking.display`, a tool's `defer_loading` (the tool is offered at
+         *       once), `eager_input_streaming` and `allowed_callers`, a `tool_use` block's `caller`,
          *       `citations` of text and document blocks, `context` of documents, every property of `metadata` but
          *       `user_id`, and unknown `cache_control` types and properties, and lifetimes not of `CacheLifetime`'s
          *       shape (the marker is dropped; a lifetime of that shape goes as the nearest one the vendor knows); a
@@ -4876,6 +4878,24 @@ export interface components {
          */
         MaxTokensSent: string;
         /**
+         * @description The request's fields the serving vendor was not sent, because it has no counterpart for them: the fields a
+         *     translated vendor (OpenAI, Azure, OpenAI-compatible, Gemini, Bedrock) drops with a logged warning (see
+         *     `MessageRequest`), which cannot change the answer, only what Anthropic would add around it: top-level
+         *     `context_management`, `diagnostics` and `fallback_credit_token`, `metadata` properties but `user_id`
+         *     (named as sent when a plain name of letters, digits, `_`, `.` and `-` up to 64 characters, else
+         *     `metadata.*`), `thinking.display`, a tool's `defer_loading`, `eager_input_streaming` and
+         *     `allowed_callers`, a `tool_use` block's `caller`, `citations` of text and document blocks, `context` of
+         *     documents, and `tool_choice.disable_parallel_tool_use` where the vendor has no such switch (Gemini, Bedrock
+         *     but Claude on it). Field paths only, never values: array indexes are written `[]`
+         *     (`messages[].content[].citations`), each path once, sorted, comma-separated. Cache markers are not listed
+         *     (a vendor without explicit breakpoints caches on its own), nor are values the gateway fits to the vendor
+         *     (`max_tokens` lowered to its limit). Present on a JSON answer and on a stream (with its first event) only
+         *     when something was dropped, for the attempt that served it (a stream's first); never on an answer of an
+         *     Anthropic-format upstream, which is sent every field.
+         * @example context_management, diagnostics, messages[].content[].citations
+         */
+        DroppedFields: string;
+        /**
          * @description A per-minute limit under the name Anthropic gives its own (`anthropic-ratelimit-requests-limit`,
          *     `anthropic-ratelimit-tokens-limit`), so clients that read them throttle on it. On a 429 for the key's
          *     `requests_per_minute` or `tokens_per_minute`: that limit. On a 200 of a key with such a limit: that limit,
@@ -4988,6 +5008,7 @@ export interface operations {
                     "X-Generation-Id": components["headers"]["GenerationId"];
                     "request-id": components["headers"]["RequestId"];
                     "X-Switchboard-Max-Tokens": components["headers"]["MaxTokensSent"];
+                    "X-Switchboard-Dropped-Fields": components["headers"]["DroppedFields"];
                     "anthropic-ratelimit-requests-limit": components["headers"]["RateLimitLimit"];
                     "anthropic-ratelimit-requests-remaining": components["headers"]["RateLimitRemaining"];
                     "anthropic-ratelimit-requests-reset": components["headers"]["RateLimitReset"];

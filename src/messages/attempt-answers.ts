@@ -20,6 +20,7 @@ export interface StartedStream {
   rest: AsyncIterator<SseEvent>;
   warnings: string[];
   upstreamHeaders?: AdapterStream['upstreamHeaders'];
+  droppedFields?: AdapterStream['droppedFields'];
 }
 
 /** The id of a started stream's message, from its first event (`message_start`), or undefined. */
@@ -65,7 +66,10 @@ export async function startStream(attempt: Attempt, stream: AdapterStream): Prom
   if (first.done) {
     throw new UpstreamError({ provider: attempt.provider.slug, kind: 'malformed_response', upstreamStatus: 200, message: `Upstream ${attempt.provider.slug} sent an empty stream` });
   }
-  return stream.upstreamHeaders ? { first: first.value, rest, warnings: stream.warnings, upstreamHeaders: stream.upstreamHeaders } : { first: first.value, rest, warnings: stream.warnings };
+  const started: StartedStream = stream.upstreamHeaders ? { first: first.value, rest, warnings: stream.warnings, upstreamHeaders: stream.upstreamHeaders } : { first: first.value, rest, warnings: stream.warnings };
+  // Only a translated vendor's stream that dropped something pays for the list.
+  if (stream.droppedFields) started.droppedFields = stream.droppedFields;
+  return started;
 }
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };

@@ -13,6 +13,7 @@ import { staged } from '#src/providers/event-stages.ts';
 import { amendStream, finalizeMessage } from '#src/messages/gateway-additions.ts';
 import { answerAdditions } from '#src/messages/answer-additions.ts';
 import { withMaxTokensHeader } from '#src/messages/max-tokens-header.ts';
+import { withDroppedFieldsHeader } from '#src/messages/dropped-fields-header.ts';
 import { withGatewayBlocksAsText } from '#src/messages/passed-back-gateway-blocks.ts';
 import { checkSearchServable, withSearchRunByGateway } from '#src/messages/anthropic-search-run.ts';
 import { hasAnthropicWebSearch } from '#src/server-tools/web-search/anthropic-web-search.ts';
@@ -172,7 +173,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     const served = charges.length > 0 ? { ...finalized, usage: withRefusalCharges(finalized.usage, attempt.model, charges) } : finalized;
     const message = applyPluginsToMessage(withRefusedHops(served, hops, attempt.model), state, attempt);
     const headers = answerRateLimitHeaders(ownKeyRateLimitHeaders(attempt, result.upstreamHeaders), windowHeaders);
-    return { kind: 'message', message, headers: withMaxTokensHeader(headers, plan.request.max_tokens, attempt) };
+    return { kind: 'message', message, headers: withDroppedFieldsHeader(withMaxTokensHeader(headers, plan.request.max_tokens, attempt), result.droppedFields) };
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
@@ -223,5 +224,6 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   // The plugins report for the attempt that served the answer's end (per-attempt reports: file-parser, context-compression).
   // The headers go out with the first event, before any splice: the first attempt's.
   const headers = answerRateLimitHeaders(ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders), windowHeaders);
-  return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving), headers: withMaxTokensHeader(headers, plan.request.max_tokens, first.attempt) };
+  const firstHeaders = withDroppedFieldsHeader(withMaxTokensHeader(headers, plan.request.max_tokens, first.attempt), first.result.droppedFields);
+  return { kind: 'stream', events: applyPluginsToStream(events, state, () => serving), headers: firstHeaders };
 }

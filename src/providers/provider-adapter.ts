@@ -118,6 +118,11 @@ export function sseEventName(event: SseEvent): string {
 export interface AdapterMessage {
   message: MessageResponse;
   warnings: string[];
+  /**
+   * Field paths of the request a translated vendor was not sent, having no counterpart (sorted, distinct,
+   * array indexes as `[]`); absent when none were, and always on Anthropic-format adapters.
+   */
+  droppedFields?: readonly string[];
   /** The upstream's response headers as received (Anthropic-format adapters): read only for a caller's own key. */
   upstreamHeaders?: UpstreamHeaders;
 }
@@ -132,6 +137,8 @@ export type UpstreamHeaders = Readonly<Record<string, string | string[] | undefi
 export interface AdapterStream {
   events: AsyncIterable<SseEvent>;
   warnings: string[];
+  /** As AdapterMessage's. */
+  droppedFields?: readonly string[];
   /** As AdapterMessage's. */
   upstreamHeaders?: UpstreamHeaders;
 }

@@ -38,6 +38,8 @@ interface Prepared {
   warnings: string[];
   /** Whether the vendor returns OpenRouter's reasoning items, read from the raw answer (`reasoning-details.ts`). */
   reasoningDetails: boolean;
+  /** The request's fields the vendor is not sent (empty when none). */
+  dropped: string[];
   model: ReturnType<typeof createLanguageModel>;
   toClient: ReadonlyMap<string, string>;
   namesToClient: ReadonlyMap<string, string>;
@@ -87,7 +89,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         quirks,
         ...(awsCredentials ? { awsCredentials } : {}),
       });
-      return { callOptions, warnings: converted.warnings, reasoningDetails: quirks.reasoningDetails === true, model, toClient: ids?.toClient ?? NO_IDS, namesToClient: names.toClient };
+      return { callOptions, warnings: converted.warnings, dropped: converted.dropped, reasoningDetails: quirks.reasoningDetails === true, model, toClient: ids?.toClient ?? NO_IDS, namesToClient: names.toClient };
     } catch (error) {
       throw mapAiSdkError(error, call.provider);
     }
@@ -112,7 +114,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
 
     async generate(sent: AttemptCall): Promise<AdapterMessage> {
       const call = forVendor(sent);
-      const { callOptions, warnings, reasoningDetails, model, toClient, namesToClient } = prepare(call);
+      const { callOptions, warnings, dropped, reasoningDetails, model, toClient, namesToClient } = prepare(call);
       let result: Awaited<ReturnType<typeof model.doGenerate>>;
       try {
         result = await model.doGenerate({ ...callOptions, abortSignal: call.signal });
@@ -132,12 +134,14 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
       });
       // What OpenAI says ran a fast call (`service_tier`): a priority call it sent to standard processing costs the standard prices.
       withServedSpeed(converted.value.usage, result.providerMetadata, profile.namespace, call.fast);
-      return { message: converted.value, warnings: [...warnings, ...converted.warnings] };
+      const answer: AdapterMessage = { message: converted.value, warnings: [...warnings, ...converted.warnings] };
+      if (dropped.length > 0) answer.droppedFields = dropped;
+      return answer;
     },
 
     async stream(sent: AttemptCall): Promise<AdapterStream> {
       const call = forVendor(sent);
-      const { callOptions, warnings, reasoningDetails, model, toClient, namesToClient } = prepare(call);
+      const { callOptions, warnings, dropped, reasoningDetails, model, toClient, namesToClient } = prepare(call);
       // Aborted by the client's signal or when the consumer stops reading early, so the upstream is let go.
       const reading = new AbortController();
       let stream: ReadableStream<LanguageModelV4StreamPart>;
@@ -152,7 +156,9 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         throw callError(error, call);
       }
       if (reasoningDetails) stream = stream.pipeThrough(carryReasoningDetails());
-      return { events: translateStream({ stream, profile, call, warnings, reading, toClient, namesToClient }), warnings };
+      const answer: AdapterStream = { events: translateStream({ stream, profile, call, warnings, reading, toClient, namesToClient }), warnings };
+      if (dropped.length > 0) answer.droppedFields = dropped;
+      return answer;
     },
 
     async countTokens(sent) {

@@ -2,7 +2,8 @@
  * What a translated vendor can be sent, field by field, before any conversion: the spec lets through anything
  * Anthropic may add, so the translators must know every field and property they read or deliberately drop.
  * A top-level field they do not know, or an unknown property inside a known object, is an
- * `UnsupportedFeatureError` naming it; hints whose loss cannot change the answer are dropped with a warning.
+ * `UnsupportedFeatureError` naming it; hints whose loss cannot change the answer are dropped with a warning,
+ * and their field paths are listed for the client (`X-Switchboard-Dropped-Fields`).
  * A field or property set to null is one left out, as Anthropic reads it.
  * Unknown `type` values, roles and enum values are refused by the converters that read them.
  */
@@ -110,8 +111,37 @@ function typeOf(value: object): string {
   return typeof type === 'string' ? type : '';
 }
 
+/** What a check drops: a warning per field for the log, and the fields' paths for the client. */
+export interface DroppedFields {
+  warnings: string[];
+  /** Field paths, array indexes as `[]` (`messages[].content[].citations`): never values. */
+  dropped: string[];
+}
+
+// A field path without its array indexes: one entry per kind of field, however long the conversation.
+function withoutIndexes(path: string): string {
+  return path.includes('[') ? path.replace(/\[\d+\]/g, '[]') : path;
+}
+
+function drop(drops: DroppedFields, path: string, reason: string): void {
+  drops.warnings.push(`${path} dropped: ${reason}`);
+  drops.dropped.push(withoutIndexes(path));
+}
+
+// A `metadata` key is the client's own name: listed as it is only when it is a plain identifier, so the
+// list stays a valid header value and one name cannot read as two.
+const PLAIN_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * The distinct field paths a check dropped, sorted: what `X-Switchboard-Dropped-Fields` lists. Sorted so the
+ * list reads the same whatever order the client wrote its fields in.
+ */
+export function droppedFieldList(dropped: readonly string[]): string[] {
+  return [...new Set(dropped)].sort();
+}
+
 /** Checks one object against its rule; objects of a kind without a rule are left to their converter. */
-function checkObject(value: unknown, kind: string, path: string, profile: AiSdkVendorProfile, warnings: string[]): void {
+function checkObject(value: unknown, kind: string, path: string, profile: AiSdkVendorProfile, drops: DroppedFields): void {
   const rule = PROPERTY_RULES[kind];
   if (!rule || typeof value !== 'object' || value === null) return;
   for (const [name, property] of Object.entries(value)) {
@@ -120,7 +150,7 @@ function checkObject(value: unknown, kind: string, path: string, profile: AiSdkV
     // Own keys only: a property named `constructor` or `toString` is no hint.
     const reason = rule.hints && Object.hasOwn(rule.hints, name) ? rule.hints[name] : undefined;
     if (reason === undefined) throw unsupportedFeature(`${path}.${name}`, profile);
-    if (isSet(property)) warnings.push(`${path}.${name} dropped: ${reason}`);
+    if (isSet(property)) drop(drops, `${path}.${name}`, reason);
   }
 }
 
@@ -135,31 +165,31 @@ function checkSourceUrl(source: object, path: string): void {
   if (typeof url !== 'string' || !URL.canParse(url)) throw new BadRequestError(`${path}.url is not a valid URL`);
 }
 
-function checkBlocks(blocks: readonly unknown[], path: string, profile: AiSdkVendorProfile, warnings: string[]): void {
+function checkBlocks(blocks: readonly unknown[], path: string, profile: AiSdkVendorProfile, drops: DroppedFields): void {
   blocks.forEach((block, index) => {
     if (typeof block !== 'object' || block === null) return;
     const where = `${path}[${index}]`;
     const type = typeOf(block);
     const source = (block as { source?: unknown }).source;
     const sourceType = typeof source === 'object' && source !== null ? typeOf(source) : '';
-    checkObject(block, type === 'document' && sourceType === 'content' ? 'block:document:content' : `block:${type}`, where, profile, warnings);
+    checkObject(block, type === 'document' && sourceType === 'content' ? 'block:document:content' : `block:${type}`, where, profile, drops);
     if ((type === 'image' || type === 'document') && typeof source === 'object' && source !== null) {
-      checkObject(source, `source:${sourceType}`, `${where}.source`, profile, warnings);
+      checkObject(source, `source:${sourceType}`, `${where}.source`, profile, drops);
       checkSourceUrl(source, `${where}.source`);
       const chunks = (source as { content?: unknown }).content;
-      if (sourceType === 'content' && Array.isArray(chunks)) checkBlocks(chunks, `${where}.source.content`, profile, warnings);
+      if (sourceType === 'content' && Array.isArray(chunks)) checkBlocks(chunks, `${where}.source.content`, profile, drops);
     }
     const nested = (block as { content?: unknown }).content;
-    if ((type === 'tool_result' || type === 'search_result') && Array.isArray(nested)) checkBlocks(nested, `${where}.content`, profile, warnings);
+    if ((type === 'tool_result' || type === 'search_result') && Array.isArray(nested)) checkBlocks(nested, `${where}.content`, profile, drops);
   });
 }
 
 /**
- * Checks every field and property of a request a translated vendor would receive; returns the warnings for
- * what it drops and throws `UnsupportedFeatureError` for the first thing it cannot express.
+ * Checks every field and property of a request a translated vendor would receive; returns the warnings and
+ * field paths of what it drops and throws `UnsupportedFeatureError` for the first thing it cannot express.
  */
-export function checkTranslatableFields(request: Omit<MessageRequest, 'max_tokens'> & { max_tokens?: number }, profile: AiSdkVendorProfile): string[] {
-  const warnings: string[] = [];
+export function checkTranslatableFields(request: Omit<MessageRequest, 'max_tokens'> & { max_tokens?: number }, profile: AiSdkVendorProfile): DroppedFields {
+  const drops: DroppedFields = { warnings: [], dropped: [] };
   // Its own code: Anthropic SDKs (the tool runner threads by default) then send the whole conversation instead.
   if ('thread' in request && request.thread !== undefined && request.thread !== null) {
     throw new ThreadUnsupportedError(`field thread is not supported by ${profile.label}`);
@@ -170,35 +200,37 @@ export function checkTranslatableFields(request: Omit<MessageRequest, 'max_token
     if (TRANSLATED_FIELDS.has(name) || fields[name] === null) continue;
     const dropped = DROPPED_FIELDS.get(name);
     if (dropped === undefined) throw unsupportedFeature(`field ${name}`, profile);
-    if (isSet(fields[name])) warnings.push(`${name} dropped: ${dropped}`);
+    if (isSet(fields[name])) drop(drops, name, dropped);
   }
   // Anthropic's cache pre-warming: other vendors either refuse a zero limit or would generate anyway.
   if (request.max_tokens === 0) throw unsupportedFeature('max_tokens 0 (prompt cache pre-warming)', profile);
   // Dropped, they would let the model write past the client's stop: the answer would change.
   if (request.stop_sequences?.length && !profile.stopSequences) throw unsupportedFeature('stop_sequences', profile);
   if (request.service_tier !== undefined && !SERVICE_TIERS.has(request.service_tier)) throw unsupportedFeature(`service_tier ${request.service_tier}`, profile);
-  if (request.context_management) warnings.push('context_management dropped: Anthropic context editing has no counterpart');
+  if (request.context_management) drop(drops, 'context_management', 'Anthropic context editing has no counterpart');
   for (const [name, value] of Object.entries(request.metadata ?? {})) {
-    if (name !== 'user_id' && isSet(value)) warnings.push(`metadata.${name} dropped: only user_id is forwarded`);
+    if (name === 'user_id' || !isSet(value)) continue;
+    drops.warnings.push(`metadata.${name} dropped: only user_id is forwarded`);
+    drops.dropped.push(PLAIN_NAME.test(name) ? `metadata.${name}` : 'metadata.*');
   }
-  if (request.thinking) checkObject(request.thinking, `thinking:${request.thinking.type}`, 'thinking', profile, warnings);
-  if (request.tool_choice) checkObject(request.tool_choice, `tool_choice:${request.tool_choice.type}`, 'tool_choice', profile, warnings);
+  if (request.thinking) checkObject(request.thinking, `thinking:${request.thinking.type}`, 'thinking', profile, drops);
+  if (request.tool_choice) checkObject(request.tool_choice, `tool_choice:${request.tool_choice.type}`, 'tool_choice', profile, drops);
   if (request.output_config) {
-    checkObject(request.output_config, 'output_config', 'output_config', profile, warnings);
+    checkObject(request.output_config, 'output_config', 'output_config', profile, drops);
     const format = request.output_config.format;
-    if (format) checkObject(format, `format:${format.type}`, 'output_config.format', profile, warnings);
+    if (format) checkObject(format, `format:${format.type}`, 'output_config.format', profile, drops);
   }
   (request.tools ?? []).forEach((tool, index) => {
     const type = ('type' in tool ? tool.type : undefined) ?? undefined;
-    if (type === undefined || type === 'custom') checkObject(tool, 'tool', `tools[${index}]`, profile, warnings);
+    if (type === undefined || type === 'custom') checkObject(tool, 'tool', `tools[${index}]`, profile, drops);
   });
-  if (Array.isArray(request.system)) checkBlocks(request.system, 'system', profile, warnings);
+  if (Array.isArray(request.system)) checkBlocks(request.system, 'system', profile, drops);
   request.messages.forEach((message, index) => {
     if (!isKnownRole(message)) return;
     const system = message.role === 'system';
-    checkObject(message, system ? 'message:system' : 'message', `messages[${index}]`, profile, warnings);
-    if (system && message.output_config) checkObject(message.output_config, 'message:output_config', `messages[${index}].output_config`, profile, warnings);
-    checkBlocks(contentBlocks(message), `messages[${index}].content`, profile, warnings);
+    checkObject(message, system ? 'message:system' : 'message', `messages[${index}]`, profile, drops);
+    if (system && message.output_config) checkObject(message.output_config, 'message:output_config', `messages[${index}].output_config`, profile, drops);
+    checkBlocks(contentBlocks(message), `messages[${index}].content`, profile, drops);
   });
-  return warnings;
+  return drops;
 }

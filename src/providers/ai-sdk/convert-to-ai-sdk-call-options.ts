@@ -10,7 +10,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool, LanguageModelV4ToolChoice, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { CustomTool, MessageRequest, OutputConfig, ToolChoice } from '#src/api-types.ts';
 import { isClaudeOnBedrock, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { checkTranslatableFields, unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
+import { checkTranslatableFields, droppedFieldList, unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import { planCacheBreakpoints, type CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
 import { withinOutputLimit } from '#src/request/output-limit.ts';
 import { convertToAiSdkPrompt } from '#src/providers/ai-sdk/convert-to-ai-sdk-prompt.ts';
@@ -54,8 +54,10 @@ export function convertToAiSdkCallOptions({
 }): {
   value: AiSdkCallOptions;
   warnings: string[];
+  /** The request's fields the vendor is not sent, as `droppedFieldList` gives them (empty when none). */
+  dropped: string[];
 } {
-  const warnings = checkTranslatableFields(asked, profile);
+  const { warnings, dropped } = checkTranslatableFields(asked, profile);
   const limited = withinOutputLimit(asked, outputLimit);
   warnings.push(...limited.warnings);
   const request = limited.value;
@@ -77,7 +79,10 @@ export function convertToAiSdkCallOptions({
     // Converse has no such switch, but Claude on Bedrock reads Anthropic's own `tool_choice`, which the
     // Bedrock package builds from its `anthropic` options.
     if (isClaudeOnBedrock(profile, upstreamModel)) claudeOptions = { anthropic: { disableParallelToolUse: true } };
-    else if (profile.family === 'bedrock' || profile.family === 'google') warnings.push(`disable_parallel_tool_use dropped: not supported by ${profile.label}`);
+    else if (profile.family === 'bedrock' || profile.family === 'google') {
+      warnings.push(`disable_parallel_tool_use dropped: not supported by ${profile.label}`);
+      dropped.push('tool_choice.disable_parallel_tool_use');
+    }
     // Unknown keys of the compatible namespace go into the body as they are: use the wire name there.
     else if (profile.family === 'openai-compatible') vendorOptions.parallel_tool_calls = false;
     else vendorOptions.parallelToolCalls = false;
@@ -110,7 +115,7 @@ export function convertToAiSdkCallOptions({
   };
   const providerOptions = mergeProviderOptions(reasoning.value.providerOptions, Object.keys(vendorOptions).length > 0 ? { [profile.namespace]: vendorOptions } : undefined, claudeOptions);
   if (providerOptions) value.providerOptions = providerOptions;
-  return { value, warnings };
+  return { value, warnings, dropped: dropped.length > 0 ? droppedFieldList(dropped) : dropped };
 }
 
 /**

@@ -129,22 +129,35 @@ describe('stop_sequences', () => {
 
 describe('hints whose loss cannot change the answer', () => {
   it.each([
-    ['thinking.display', { thinking: { type: 'enabled', budget_tokens: 2048, display: 'updates' } }, 'thinking.display dropped'],
-    ['thinking.display on adaptive thinking', { thinking: { type: 'adaptive', display: 'summarized' } }, 'thinking.display dropped'],
-    ['a deferred tool', { tools: [{ ...tool, defer_loading: true }] }, 'tools[0].defer_loading dropped: the tool is offered at once'],
-    ['eager input streaming', { tools: [{ ...tool, eager_input_streaming: true }] }, 'tools[0].eager_input_streaming dropped'],
-    ['metadata beyond user_id', { metadata: { user_id: 'u-1', tenant: 'acme' } }, 'metadata.tenant dropped: only user_id is forwarded'],
-    ['context_management', { context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } }, 'context_management dropped'],
-    ['cache diagnostics', { diagnostics: { previous_message_id: 'msg_011' } }, 'diagnostics dropped: Anthropic’s prompt-cache diagnostics have no counterpart'],
-    ['a refusal’s cache credit', { fallback_credit_token: 'fct_011' }, 'fallback_credit_token dropped: a refusal’s cache credit is redeemable on Anthropic only'],
-    ['the caller of an earlier tool call', { messages: [hello, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {}, caller: { type: 'direct' } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }], tools: [tool] }, 'messages[1].content[0].caller dropped'],
-    ['citations of an earlier answer', { messages: [hello, { role: 'assistant', content: [{ type: 'text', text: 'Yes.', citations: [{ type: 'char_location', cited_text: 'y' }] }] }, hello] }, 'messages[1].content[0].citations dropped'],
-  ])('%s reaches Anthropic unchanged and is dropped elsewhere with a warning', (_name, fields, warning) => {
+    ['thinking.display', { thinking: { type: 'enabled', budget_tokens: 2048, display: 'updates' } }, 'thinking.display dropped', 'thinking.display'],
+    ['thinking.display on adaptive thinking', { thinking: { type: 'adaptive', display: 'summarized' } }, 'thinking.display dropped', 'thinking.display'],
+    ['a deferred tool', { tools: [{ ...tool, defer_loading: true }] }, 'tools[0].defer_loading dropped: the tool is offered at once', 'tools[].defer_loading'],
+    ['eager input streaming', { tools: [{ ...tool, eager_input_streaming: true }] }, 'tools[0].eager_input_streaming dropped', 'tools[].eager_input_streaming'],
+    ['metadata beyond user_id', { metadata: { user_id: 'u-1', tenant: 'acme' } }, 'metadata.tenant dropped: only user_id is forwarded', 'metadata.tenant'],
+    ['context_management', { context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] } }, 'context_management dropped', 'context_management'],
+    ['cache diagnostics', { diagnostics: { previous_message_id: 'msg_011' } }, 'diagnostics dropped: Anthropic’s prompt-cache diagnostics have no counterpart', 'diagnostics'],
+    ['a refusal’s cache credit', { fallback_credit_token: 'fct_011' }, 'fallback_credit_token dropped: a refusal’s cache credit is redeemable on Anthropic only', 'fallback_credit_token'],
+    ['the caller of an earlier tool call', { messages: [hello, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {}, caller: { type: 'direct' } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }], tools: [tool] }, 'messages[1].content[0].caller dropped', 'messages[].content[].caller'],
+    ['citations of an earlier answer', { messages: [hello, { role: 'assistant', content: [{ type: 'text', text: 'Yes.', citations: [{ type: 'char_location', cited_text: 'y' }] }] }, hello] }, 'messages[1].content[0].citations dropped', 'messages[].content[].citations'],
+  ])('%s reaches Anthropic unchanged and is dropped elsewhere with a warning, its path listed', (_name, fields, warning, path) => {
     const request = body(fields);
     expect(messageRequestErrors(request)).toEqual([]);
     expectForwardedUnchanged(request);
-    const { warnings } = translate('openai-chat', request);
+    const { warnings, dropped } = translate('openai-chat', request);
     expect(warnings).toEqual(expect.arrayContaining([expect.stringContaining(warning)]));
+    expect(dropped).toEqual([path]);
+  });
+
+  it.each([
+    ['nothing dropped', 'openai-chat', {}, []],
+    ['null fields ask for nothing', 'openai-chat', { diagnostics: null, context_management: null, metadata: { user_id: 'u-1', tenant: null } }, []],
+    ['sorted and each path once', 'openai-chat', { tools: [{ ...tool, defer_loading: true }, { ...tool, name: 'write', defer_loading: true }], diagnostics: { previous_message_id: 'msg_011' } }, ['diagnostics', 'tools[].defer_loading']],
+    ['a metadata key that is no plain name', 'openai-chat', { metadata: { 'a, b': 1, 'kéy': 2, plain: 3 } }, ['metadata.*', 'metadata.plain']],
+    ['parallel tool use on Gemini, which has no such switch', 'google', { tools: [tool], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }, ['tool_choice.disable_parallel_tool_use']],
+    ['parallel tool use on OpenAI, which has one', 'openai-chat', { tools: [tool], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }, []],
+    ['cache markers are not listed', 'openai-chat', { system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }] }, []],
+  ] as const)('dropped fields: %s', (_name, family, fields, dropped) => {
+    expect(translate(family, body(fields)).dropped).toEqual(dropped);
   });
 
   it('offers a deferred tool at once, and passes strict and input examples on', () => {
