@@ -2780,6 +2780,11 @@ export interface components {
                  *     for an attempt that answered with an answer naming one; `model` is the catalog slug.
                  */
                 response_model?: string;
+                /**
+                 * @description The request's fields this attempt's translated vendor was not sent (the answer's
+                 *     `X-Switchboard-Dropped-Fields` list), for an attempt that answered; absent when none were.
+                 */
+                dropped_fields?: string[];
                 /** @description The tool-loop step the attempt was made for (present only with gateway tools). */
                 step?: number;
             }[];
@@ -3918,6 +3923,18 @@ export interface components {
              *     answer naming one. Records written before the gateway stored it have none.
              */
             response_model?: string;
+            /**
+             * @description The request's fields this attempt's vendor was not sent, having no counterpart for them: the list the
+             *     answer's `X-Switchboard-Dropped-Fields` header gives (field paths, never values; array indexes as
+             *     `[]`; sorted, each once). Present only for an attempt that answered (`success` or `refusal`) on a
+             *     translated vendor that dropped something; never for an Anthropic-format upstream, which is sent every
+             *     field. Records written before the gateway stored it have none.
+             * @example [
+             *       "context_management",
+             *       "diagnostics"
+             *     ]
+             */
+            dropped_fields?: string[];
         };
         /**
          * @description The record of one `POST /messages` request. Records are written in batches shortly after the answer

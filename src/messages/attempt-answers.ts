@@ -7,7 +7,7 @@
 import type { Usage } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
-import { peekEventPayload, sseEventName, type AdapterStream, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { peekEventPayload, sseEventName, type AdapterMessage, type AdapterStream, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { readyEventsOf, type EventStage, type ReadyEventIterator, type StreamEnd } from '#src/providers/event-stages.ts';
 import type { Attempt } from '#src/routing/attempt.ts';
 import type { RequestPlan, RequestPlanner } from '#src/routing/plan-request.ts';
@@ -40,6 +40,16 @@ export function streamStartedUsage(started: StartedStream): Partial<Usage> | und
 export function messageResponseModel(answer: { message: { model?: unknown } }): string | undefined {
   const { model } = answer.message;
   return typeof model === 'string' && model !== '' ? model : undefined;
+}
+
+/** The request's fields a JSON answer's vendor was not sent, when there are any. */
+export function messageDroppedFields(answer: AdapterMessage): readonly string[] | undefined {
+  return answer.droppedFields;
+}
+
+/** The request's fields a started stream's vendor was not sent, when there are any. */
+export function streamDroppedFields(started: StartedStream): readonly string[] | undefined {
+  return started.droppedFields;
 }
 
 /** The model a started stream names: its first event's (`message_start`) `message.model`, before the gateway's slug. */

@@ -53,6 +53,11 @@ export interface AttemptRecord extends AttemptOutcome {
    * from the id asked for (`attempt.upstreamModel`), e.g. a dated snapshot of an alias.
    */
   responseModel?: string;
+  /**
+   * The request's fields the attempt's translated vendor was not sent (`X-Switchboard-Dropped-Fields`), for an
+   * attempt that answered; absent when none were.
+   */
+  droppedFields?: readonly string[];
 }
 
 /** Whether the signal was aborted by a cancellation rather than by the request's time budget. */
@@ -85,6 +90,8 @@ export interface RunAttemptsOptions<T> {
   refusalBilled?(result: T, attempt: Attempt): boolean;
   /** The model an answer says generated it (its `model`), kept in the attempt's record. */
   responseModel?(result: T): string | undefined;
+  /** The request's fields the answer's vendor was not sent, kept in the attempt's record when there are any. */
+  droppedFields?(result: T): readonly string[] | undefined;
   /**
    * The index of the attempt to try first, the others following in plan order if it fails: a tool loop's later
    * steps pass the index that served its first step, so they stay on that provider and key.
@@ -146,6 +153,8 @@ export async function runAttempts<T>(
       const responseModel = options.responseModel?.(result);
       const durationMs = Math.round(performance.now() - started);
       records.push(responseModel ? { attempt, index, status, httpStatus: 200, durationMs, responseModel } : { attempt, index, status, httpStatus: 200, durationMs });
+      const dropped = options.droppedFields?.(result);
+      if (dropped) (records[records.length - 1] as AttemptRecord).droppedFields = dropped;
     };
     try {
       const result = await execute(attempt);

@@ -9,7 +9,7 @@
  */
 import type { MessageRequest, MessageResponse, ResponseContentBlock } from '#src/api-types.ts';
 import type { AdapterMessage } from '#src/providers/provider-adapter.ts';
-import { logWarnings, messageResponseModel, settle } from '#src/messages/attempt-answers.ts';
+import { logWarnings, messageDroppedFields, messageResponseModel, settle } from '#src/messages/attempt-answers.ts';
 import type { CreateMessageOutcome, MessagesDeps } from '#src/messages/create-message.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { refusedHopBlocks, refusedHopOf } from '#src/messages/refused-hops.ts';
@@ -72,6 +72,7 @@ async function generateStep(run: LoopRun) {
         reportedUsage: (result) => result.message.usage,
         refusalBilled: (result, attempt) => answerRefusalBilled(attempt.provider.family, result.message),
         responseModel: messageResponseModel,
+        droppedFields: messageDroppedFields,
         ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
         skip: stepSkips(run),
       }),

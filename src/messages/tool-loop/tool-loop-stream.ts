@@ -8,7 +8,7 @@
  * or the request's time budget running out (loop-timeout.ts), ends the stream with an in-band `error` event
  * (thrown to the route's stream writer).
  */
-import { logWarnings, settleStream, startStream, streamEvents, streamMessageId, streamOutcomeStage, streamResponseModel, type StartedStream, type StreamOutcome } from '#src/messages/attempt-answers.ts';
+import { logWarnings, streamDroppedFields, settleStream, startStream, streamEvents, streamMessageId, streamOutcomeStage, streamResponseModel, type StartedStream, type StreamOutcome } from '#src/messages/attempt-answers.ts';
 import type { NextModelStream, StreamRefusal } from '#src/messages/refusal-fallback-stream.ts';
 import { runAttempts, type AttemptRecord, type AttemptsRun } from '#src/messages/run-attempts.ts';
 import { refusalBilled } from '#src/messages/refusal-billing.ts';
@@ -46,7 +46,7 @@ async function startStep(run: LoopRun, after?: { refused: StartedStep; skip: (at
   };
   const holdId = after ? after.refused.holdId : await admitStep(run);
   const order = after ? { skip: after.skip } : { ...(run.startWith !== undefined ? { startWith: run.startWith } : {}), skip: stepSkips(run) };
-  const tried = await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, ...order });
+  const tried = await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, droppedFields: streamDroppedFields, ...order });
   let started: Extract<AttemptsRun<StartedStream>, { ok: true }>;
   try {
     started = settleStream(deps.planner, plan, context, tried);

@@ -2,12 +2,14 @@
  * `X-Switchboard-Dropped-Fields` over HTTP: fields a translated vendor (OpenAI Chat here) has no counterpart
  * for are dropped, and the answer names them (paths, never values), JSON and stream alike; an answer that
  * dropped nothing has no such header, and neither has an Anthropic-format upstream's, which gets every field.
- * Before, the drop was only logged: the client could not see it.
+ * The serving attempt of `gateway_metadata` and of the generation record lists them too. Before, the drop was
+ * only logged: the client could not see it.
  */
 import { describe, expect, it } from 'vitest';
 import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import type { TestGateway } from '#test/helpers/start-gateway.ts';
-import { postMessage, streamMessage } from './routing-support.ts';
+import { generationOf } from '#test/integration/observability/observability-support.ts';
+import { metadataOf, postMessage, streamMessage, WITH_METADATA } from './routing-support.ts';
 import { useMixedVendorGateway } from './mixed-vendor-gateway.ts';
 
 let openai: FakeUpstream;
@@ -36,12 +38,16 @@ function body(model: string, fields: Record<string, unknown> = {}): Record<strin
 }
 
 describe('a translated vendor that drops fields', () => {
-  it('names them in the JSON answer, paths only', async () => {
+  it('names them in the JSON answer, its metadata and its generation record, paths only', async () => {
     openai.enqueue(reply.fixture('openai-text'));
-    const call = await postMessage(gateway, body('test/openai', DROPPING));
+    const call = await postMessage(gateway, body('test/openai', DROPPING), WITH_METADATA);
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     expect(call.headers.get(HEADER)).toBe(LISTED);
+    expect(metadataOf(call).attempts).toEqual([expect.objectContaining({ provider: 'OpenAI', status: 'success', dropped_fields: LISTED.split(', ') })]);
+    const record = await generationOf(gateway, call.headers.get('x-generation-id') ?? '');
+    expect(record.attempts).toEqual([expect.objectContaining({ provider: 'OpenAI', status: 'success', dropped_fields: LISTED.split(', ') })]);
+    expect(JSON.stringify(record.attempts)).not.toMatch(/fct_01|tag-secret|msg_01Previous/);
     expect(call.headers.get(HEADER)).not.toMatch(/fct_01|tag-secret|msg_01Previous/);
     const sent = openai.lastRequest().rawBody;
     expect(sent).not.toContain('fct_01SecretCreditToken');
@@ -55,6 +61,8 @@ describe('a translated vendor that drops fields', () => {
     expect(call.status).toBe(200);
     expect(call.headers.get(HEADER)).toBe(LISTED);
     expect(call.events.map((event) => event.event)).toContain('message_stop');
+    const record = await generationOf(gateway, call.headers.get('x-generation-id') ?? '');
+    expect(record.attempts[0].dropped_fields).toEqual(LISTED.split(', '));
   });
 
   it('names one field once however often the conversation has it, and a hint of a tool', async () => {
@@ -74,6 +82,8 @@ describe('an answer without the header', () => {
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     expect(call.headers.has(HEADER)).toBe(false);
+    const record = await generationOf(gateway, call.headers.get('x-generation-id') ?? '');
+    expect(record.attempts[0]).not.toHaveProperty('dropped_fields');
   });
 
   it('from a translated vendor that dropped nothing, streamed', async () => {
@@ -91,6 +101,8 @@ describe('an answer without the header', () => {
 
     expect(call.status).toBe(200);
     expect(call.headers.has(HEADER)).toBe(false);
+    const record = await generationOf(gateway, call.headers.get('x-generation-id') ?? '');
+    expect(record.attempts).toEqual([expect.not.objectContaining({ dropped_fields: expect.anything() })]);
     expect(alpha.lastRequest().body).toMatchObject({ diagnostics: DROPPING.diagnostics, context_management: DROPPING.context_management, fallback_credit_token: DROPPING.fallback_credit_token });
   });
 });
