@@ -57,7 +57,8 @@ export function worstCase(request: WorstCaseRequest, pricings: readonly Readonly
   let cost = 0;
   for (const pricing of pricings) {
     const plain = computeCost({ inputTokens: input, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0 }, pricing);
-    const written = computeCost({ inputTokens: 0, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: input, cacheWrite1hTokens: input }, pricing);
+    // Every input token written at the dearest write price: what a write of a lifetime no price names costs.
+    const written = computeCost({ inputTokens: 0, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: input, cacheWriteUnknownTokens: input }, pricing);
     // A searching vendor's per-request fee at its dearest search context size (the answer reports which).
     const requestFee = pricing.search_request?.high ?? 0;
     cost = Math.max(cost, Math.max(plain, written) + searches * (pricing.web_search_request ?? 0) + requestFee);

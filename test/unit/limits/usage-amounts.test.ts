@@ -14,6 +14,8 @@ describe('worstCase', () => {
     ['the dearest of the plan', [price(3, 15), price(10, 30)], (3 * 10 + 100 * 30) / 1e6],
     ['input at the one-hour cache write price when it is dearer', [{ ...price(3, 15), cache_write: 3.75, cache_write_1h: 6 }], (3 * 6 + 100 * 15) / 1e6],
     ['input at the cache write price without a one-hour price', [{ ...price(3, 15), cache_write: 3.75 }], (3 * 3.75 + 100 * 15) / 1e6],
+    // A write of a lifetime no price names costs the dearest write price, whichever of the two that is.
+    ['input at the default write price when it is dearer than the one-hour one', [{ ...price(3, 15), cache_write: 7, cache_write_1h: 6 }], (3 * 7 + 100 * 15) / 1e6],
     // Perplexity bills each request by the search context size the answer reports: the dearest is reserved.
     ['a per-request search fee at its high tier', [{ ...price(1, 1), search_request: { low: 0.005, medium: 0.008, high: 0.012 } }], (3 + 100) / 1e6 + 0.012],
   ])('%s', (_name, pricings, cost) => {
