@@ -4908,7 +4908,9 @@ export interface components {
          *     (a vendor without explicit breakpoints caches on its own), nor are values the gateway fits to the vendor
          *     (`max_tokens` lowered to its limit). Present on a JSON answer and on a stream (with its first event) only
          *     when something was dropped, for the attempt that served it (a stream's first); never on an answer of an
-         *     Anthropic-format upstream, which is sent every field.
+         *     Anthropic-format upstream, which is sent every field. A server-side tool loop's answer (gateway tools)
+         *     does not carry it: each step's attempt lists its own in `dropped_fields` of `gateway_metadata.attempts`
+         *     and of the generation record.
          * @example context_management, diagnostics, messages[].content[].citations
          */
         DroppedFields: string;
