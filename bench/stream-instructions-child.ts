@@ -16,6 +16,8 @@ import { DrainTracker } from '#src/lifecycle/drain-tracker.ts';
 import { createLogger } from '#src/logger.ts';
 import { startStream, streamEvents as startedEvents } from '#src/messages/attempt-answers.ts';
 import { amendStream } from '#src/messages/gateway-additions.ts';
+import { spliceRefusalFallbacks } from '#src/messages/refusal-fallback-stream.ts';
+import { staged, type EventStage } from '#src/providers/event-stages.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { GenerationObserver } from '#src/observability/generation-observer.ts';
 import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
@@ -83,6 +85,9 @@ const drain = new DrainTracker({ healthPath: '/health' });
 const logger = createLogger({ level: 'error', sink: () => undefined });
 const attempt = { provider: { slug: 'anthropic' } } as Attempt;
 const request = { model: 'anthropic/claude-sonnet-4.5', stream: true, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] } as MessageRequest;
+// Stands for the attempt's outcome stage (streamOutcomeStage, src/messages/attempt-answers.ts), which reports to routing at the end.
+const outcomeStage = (): EventStage => ({ event: (event) => event, end: () => undefined });
+const noNextModel = () => Promise.resolve(null);
 const additions = { model: 'anthropic/claude-sonnet-4.5', providerName: 'Anthropic', isByok: true, priceUsage: () => 0.000186 };
 
 /** One streamed answer, from the passthrough to the response's end. */
@@ -99,7 +104,9 @@ async function streamOnce(): Promise<number> {
   const res = new CountingResponse();
   const writer = createSseWriter(res as unknown as Response);
   writer.open({});
-  await streamToClient(writer, observer.observeStream(observed, drain.guardStream(amendStream(startedEvents(started), additions))), logger);
+  const amended = amendStream(staged(startedEvents(started), outcomeStage()), additions);
+  const events = spliceRefusalFallbacks(amended, 'anthropic/claude-sonnet-4.5', noNextModel);
+  await streamToClient(writer, observer.observeStream(observed, drain.guardStream(events)), logger);
   return res.bytes;
 }
 

@@ -10,6 +10,7 @@
  */
 import type { Usage } from '#src/api-types.ts';
 import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { readyEventsOf, type ReadyEventIterator } from '#src/providers/event-stages.ts';
 import { fallbackBlock } from '#src/messages/refused-hops.ts';
 import { refusalCategoryOf } from '#src/messages/refusal-billing.ts';
 
@@ -66,72 +67,227 @@ function withStartedCounts(usage: Partial<Usage> | undefined, started: Partial<U
   return filled;
 }
 
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+// What `#pass` makes of one event: the event to hand out, nothing (dropped), or the refusal to move on from.
+interface Refused {
+  refusal: DeltaPayload;
+  event: SseEvent;
+}
+
+/**
+ * The splice as a plain iterator rather than an async generator: every stream passes it and almost none refuses,
+ * so an event the current model's stream holds already (the rest of an upstream packet) is passed on without a
+ * promise to a reader that asks `nextReady` (src/http/stream-to-client.ts), where a generator's `yield` cost
+ * promises and microtask turns per event. Only a refusal waits, in `next`. Read by one reader, one `next()` at a
+ * time; its events, failures, ends and the closing of each model's stream are those a `for await` loop over
+ * each model's events, breaking out at a refusal, gives.
+ */
+class RefusalSplice implements AsyncIterableIterator<SseEvent>, ReadyEventIterator {
+  readonly #startNext: StartNextModel;
+  readonly #charge: ChargeRefusals | undefined;
+  /** The model whose stream goes on now, and its events once read. */
+  #hop: NextModelStream;
+  #events: AsyncIterator<SseEvent> | undefined;
+  #ready: ReadyEventIterator | undefined;
+  /** The refused stream, closed when the fallback block's two events have been read. */
+  #refused: AsyncIterator<SseEvent> | undefined;
+  /** The fallback block's events, handed out before the next model's. */
+  #queued: SseEvent[] = [];
+  #offset = 0;
+  #nextIndex = 0;
+  #started: Partial<Usage> | undefined;
+  /** Whether this model's stream started a block of its own before it said how it ended. */
+  #outputBegan = false;
+  /** A refusal, or the error of an event, that `nextReady` met: `next` deals with it. */
+  #held: { refused: Refused } | { error: unknown } | undefined;
+  #done = false;
+
+  constructor(first: AsyncIterable<SseEvent>, model: string, startNext: StartNextModel, charge: ChargeRefusals | undefined) {
+    this.#hop = { model, events: first };
+    this.#startNext = startNext;
+    this.#charge = charge;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<SseEvent> {
+    return this;
+  }
+
+  nextReady(): SseEvent | undefined {
+    if (this.#done || this.#held || this.#refused) return this.#queued.shift();
+    this.#open();
+    const ready = this.#ready;
+    if (!ready) return undefined;
+    for (;;) {
+      let event: SseEvent | undefined;
+      try {
+        event = ready.nextReady();
+      } catch (error) {
+        this.#done = true;
+        throw error;
+      }
+      if (event === undefined) return undefined;
+      let passed: SseEvent | Refused | undefined;
+      try {
+        passed = this.#pass(event);
+      } catch (error) {
+        this.#held = { error };
+        return undefined;
+      }
+      if (passed === undefined) continue;
+      if ('refusal' in passed) {
+        this.#held = { refused: passed };
+        return undefined;
+      }
+      return passed;
+    }
+  }
+
+  async next(): Promise<IteratorResult<SseEvent>> {
+    for (;;) {
+      const queued = this.#queued.shift();
+      if (queued) return { done: false, value: queued };
+      if (this.#done) return DONE;
+      const refused = this.#refused;
+      if (refused) {
+        // Leaving the refused stream stops it: its message_stop is not the client's.
+        this.#refused = undefined;
+        try {
+          await refused.return?.();
+        } catch (error) {
+          this.#done = true;
+          throw error;
+        }
+        continue;
+      }
+      const held = this.#held;
+      this.#held = undefined;
+      const events = this.#open();
+      let passed: SseEvent | Refused | undefined;
+      if (held && 'error' in held) return this.#failWith(events, held.error);
+      if (held) passed = held.refused;
+      else {
+        let read: IteratorResult<SseEvent>;
+        try {
+          read = await events.next();
+        } catch (error) {
+          this.#done = true;
+          throw error;
+        }
+        if (read.done) {
+          this.#done = true;
+          return DONE;
+        }
+        try {
+          passed = this.#pass(read.value);
+        } catch (error) {
+          return this.#failWith(events, error);
+        }
+      }
+      if (passed === undefined) continue;
+      if (!('refusal' in passed)) return { done: false, value: passed };
+      try {
+        const next = await this.#moveOn(passed);
+        if (next) return { done: false, value: next };
+      } catch (error) {
+        return this.#failWith(events, error);
+      }
+    }
+  }
+
+  /** The reader stopped early: the stream read now is closed (nothing when none was read or it is over). */
+  async return(): Promise<IteratorResult<SseEvent>> {
+    const open = this.#refused ?? this.#events;
+    const done = this.#done;
+    this.#done = true;
+    this.#queued = [];
+    if (!done && open) await open.return?.();
+    return DONE;
+  }
+
+  // The current model's events, asked for at its first read as a for-await loop asks for them.
+  #open(): AsyncIterator<SseEvent> {
+    if (this.#events) return this.#events;
+    const events = this.#hop.events[Symbol.asyncIterator]();
+    this.#events = events;
+    this.#ready = readyEventsOf(events);
+    return events;
+  }
+
+  // A failure of the splice's own (an event that does not parse, a next model that throws) closes the stream read.
+  async #failWith(events: AsyncIterator<SseEvent>, error: unknown): Promise<never> {
+    this.#done = true;
+    try {
+      await events.return?.();
+    } catch {
+      // The failure stands.
+    }
+    throw error;
+  }
+
+  /** One event of the current model: what goes on, undefined when it is dropped, or the refusal met. */
+  #pass(event: SseEvent): SseEvent | Refused | undefined {
+    const spliced = this.#offset > 0;
+    const name = sseEventName(event);
+    if (name === 'content_block_start') this.#outputBegan = true;
+    if (name === 'message_start') {
+      // Read once per model: what a refusal's message_delta leaves out, and (spliced) the next model's.
+      this.#started = eventPayload<{ message?: { usage?: Partial<Usage> } }>(event).message?.usage;
+      if (spliced) return undefined;
+    }
+    if (name === 'content_block_start' || name === 'content_block_delta' || name === 'content_block_stop') {
+      // Before any splice only a block's start is read (for the index a fallback block takes): a passthrough
+      // stream's deltas go on as the bytes that came, unparsed.
+      if (!spliced) {
+        if (name === 'content_block_start') this.#nextIndex = Math.max(this.#nextIndex, eventPayload<IndexedPayload>(event).index + 1);
+        return event;
+      }
+      const payload = eventPayload<IndexedPayload>(event);
+      payload.index += this.#offset;
+      if (name === 'content_block_start') this.#nextIndex = Math.max(this.#nextIndex, payload.index + 1);
+      return payload as unknown as SseEvent;
+    }
+    if (name !== 'message_delta') return event;
+    // A raw message_delta that names no refusal and needs no counts filled in is passed on unparsed.
+    if (!spliced && 'data' in event && !event.data.includes('"refusal"')) return event;
+    const payload = eventPayload<DeltaPayload>(event);
+    if (payload.delta?.stop_reason === 'refusal') return { refusal: payload, event };
+    return this.#closing(payload, event);
+  }
+
+  // A message_delta that goes on: a spliced model's with its counts filled in and the refusals' charges.
+  #closing(payload: DeltaPayload, event: SseEvent): SseEvent {
+    if (this.#offset === 0) return event;
+    const usage = withStartedCounts(payload.usage, this.#started) as Usage;
+    payload.usage = this.#charge ? this.#charge(usage) : usage;
+    return payload as unknown as SseEvent;
+  }
+
+  /** Starts the next model after a refusal: the fallback block's start (its stop queued), or the refusal goes on as the answer. */
+  async #moveOn({ refusal, event }: Refused): Promise<SseEvent> {
+    const hop = this.#hop;
+    const category = refusalCategoryOf(refusal.delta?.stop_details);
+    const next = await this.#startNext({ model: hop.model, usage: withStartedCounts(refusal.usage, this.#started), category, outputBegan: this.#outputBegan });
+    if (!next) return this.#closing(refusal, event);
+    const block = fallbackBlock(hop.model, next.model, category);
+    const index = this.#nextIndex;
+    const start = { type: 'content_block_start', index, content_block: block, [SERVING_STARTED]: next.started ?? {} };
+    this.#queued.push({ type: 'content_block_stop', index } as SseEvent);
+    this.#nextIndex = index + 1;
+    this.#offset = this.#nextIndex;
+    this.#refused = this.#events;
+    this.#hop = next;
+    this.#events = undefined;
+    this.#ready = undefined;
+    this.#outputBegan = false;
+    return start as unknown as SseEvent;
+  }
+}
+
 /**
  * The events of `first` (whose model is `model`), with each refusal followed by the next model that answers;
  * `charge` amends the closing usage of a model that answered after a refusal.
  */
-export async function* spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, model: string, startNext: StartNextModel, charge?: ChargeRefusals): AsyncGenerator<SseEvent> {
-  let current: NextModelStream | null = { model, events: first };
-  let offset = 0;
-  let nextIndex = 0;
-  let started: Partial<Usage> | undefined;
-  while (current) {
-    const spliced = offset > 0;
-    const hop: NextModelStream = current;
-    current = null;
-    // Whether this model's stream started a block of its own before it said how it ended.
-    let outputBegan = false;
-    for await (const event of hop.events) {
-      const name = sseEventName(event);
-      if (name === 'content_block_start') outputBegan = true;
-      if (name === 'message_start') {
-        // Read once per model: what a refusal's message_delta leaves out, and (spliced) the next model's.
-        started = eventPayload<{ message?: { usage?: Partial<Usage> } }>(event).message?.usage;
-        if (spliced) continue;
-      }
-      if (name === 'content_block_start' || name === 'content_block_delta' || name === 'content_block_stop') {
-        // Before any splice only a block's start is read (for the index a fallback block takes): a passthrough
-        // stream's deltas go on as the bytes that came, unparsed.
-        if (!spliced) {
-          if (name === 'content_block_start') nextIndex = Math.max(nextIndex, eventPayload<IndexedPayload>(event).index + 1);
-          yield event;
-          continue;
-        }
-        const payload = eventPayload<IndexedPayload>(event);
-        payload.index += offset;
-        if (name === 'content_block_start') nextIndex = Math.max(nextIndex, payload.index + 1);
-        yield payload as unknown as SseEvent;
-        continue;
-      }
-      // A raw message_delta that names no refusal and needs no counts filled in is passed on unparsed.
-      if (name === 'message_delta' && !spliced && 'data' in event && !event.data.includes('"refusal"')) {
-        yield event;
-        continue;
-      }
-      if (name === 'message_delta') {
-        const payload = eventPayload<DeltaPayload>(event);
-        if (payload.delta?.stop_reason === 'refusal') {
-          const category = refusalCategoryOf(payload.delta.stop_details);
-          current = await startNext({ model: hop.model, usage: withStartedCounts(payload.usage, started), category, outputBegan });
-          if (current) {
-            // Leaving the loop stops the refused stream: its message_stop is not the client's.
-            const block = fallbackBlock(hop.model, current.model, category);
-            const start = { type: 'content_block_start', index: nextIndex, content_block: block, [SERVING_STARTED]: current.started ?? {} };
-            yield start as unknown as SseEvent;
-            yield { type: 'content_block_stop', index: nextIndex } as SseEvent;
-            nextIndex += 1;
-            offset = nextIndex;
-            break;
-          }
-        }
-        if (spliced) {
-          const usage = withStartedCounts(payload.usage, started) as Usage;
-          payload.usage = charge ? charge(usage) : usage;
-          yield payload as unknown as SseEvent;
-          continue;
-        }
-      }
-      yield event;
-    }
-  }
+export function spliceRefusalFallbacks(first: AsyncIterable<SseEvent>, model: string, startNext: StartNextModel, charge?: ChargeRefusals): AsyncIterableIterator<SseEvent> {
+  return new RefusalSplice(first, model, startNext, charge);
 }

@@ -122,6 +122,119 @@ export async function* withStages(events: AsyncIterable<SseEvent>, stages: reado
   }
 }
 
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+// Closing a source after a stage threw: the stage's error is what the reader hears, as a for-await loop's.
+async function closeQuietly(source: AsyncIterator<SseEvent>): Promise<void> {
+  try {
+    await source.return?.();
+  } catch {
+    // The stage's error stands.
+  }
+}
+
+/**
+ * A `StagedEvents` read as `withStages` reads it (the same events, failures, ends, and the source closed when a
+ * stage throws), and as a `ReadyEventIterator`: what its source holds already passes the stages and is handed
+ * out without a promise, where a generator's `yield` cost promises and microtask turns per event on every
+ * stream that a reader (the refusal splice) iterates rather than runs. One reader, one `next()` at a time.
+ */
+class StagedIterator implements AsyncIterableIterator<SseEvent>, ReadyEventIterator {
+  readonly #events: StagedEvents;
+  #source: AsyncIterator<SseEvent> | undefined;
+  #ready: ReadyEventIterator | undefined;
+  #run: StageRun | undefined;
+  #done = false;
+  // A stage threw on an event `nextReady` passed: `next` closes the source and throws it.
+  #thrown: { error: unknown } | undefined;
+
+  constructor(events: StagedEvents) {
+    this.#events = events;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<SseEvent> {
+    return this;
+  }
+
+  nextReady(): SseEvent | undefined {
+    if (this.#done || this.#thrown) return undefined;
+    const ready = this.#start() && this.#ready;
+    if (!ready) return undefined;
+    const run = this.#run!;
+    let event: SseEvent | undefined;
+    try {
+      event = ready.nextReady();
+    } catch (error) {
+      this.#done = true;
+      throw run.fail(error);
+    }
+    if (event === undefined) return undefined;
+    try {
+      return run.pass(event);
+    } catch (error) {
+      this.#thrown = { error };
+      return undefined;
+    }
+  }
+
+  async next(): Promise<IteratorResult<SseEvent>> {
+    if (this.#thrown) return this.#throwStageError(this.#thrown.error);
+    if (this.#done) return DONE;
+    const source = this.#start();
+    const run = this.#run!;
+    let read: IteratorResult<SseEvent>;
+    try {
+      read = await source.next();
+    } catch (error) {
+      this.#done = true;
+      throw run.fail(error);
+    }
+    if (read.done) {
+      this.#done = true;
+      run.complete();
+      return DONE;
+    }
+    try {
+      return { done: false, value: run.pass(read.value) };
+    } catch (error) {
+      return this.#throwStageError(error);
+    }
+  }
+
+  /** The reader stopped early: the source is closed and the stages hear it (nothing when it never started or is over). */
+  async return(): Promise<IteratorResult<SseEvent>> {
+    const source = this.#source;
+    if (this.#done || !source) {
+      this.#done = true;
+      return DONE;
+    }
+    this.#done = true;
+    try {
+      await source.return?.();
+    } finally {
+      this.#run!.abandon();
+    }
+    return DONE;
+  }
+
+  // The source's iterator, asked for at the first read as a for-await loop asks for it.
+  #start(): AsyncIterator<SseEvent> {
+    if (this.#source) return this.#source;
+    const source = this.#events.source[Symbol.asyncIterator]();
+    this.#source = source;
+    this.#ready = readyEventsOf(source);
+    this.#run = new StageRun(this.#events.stages);
+    return source;
+  }
+
+  async #throwStageError(error: unknown): Promise<never> {
+    this.#thrown = undefined;
+    this.#done = true;
+    await closeQuietly(this.#source!);
+    throw error;
+  }
+}
+
 /**
  * A stream's source and the stages its events still go through, in order: plain data that a reader runs in its
  * own loop (`source`, then `StageRun`), or iterates as it would any stream.
@@ -136,7 +249,7 @@ export class StagedEvents implements AsyncIterable<SseEvent> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<SseEvent> {
-    return withStages(this.source, this.stages);
+    return new StagedIterator(this);
   }
 }
 
