@@ -3,9 +3,11 @@
  * request, later valid requests compile no schema, skip the validator's per-request chain (route lookup,
  * security alternatives, query re-parsing), walk no express router (src/http/direct-dispatch.ts) and parse
  * their JSON body exactly once; a streamed pass-through answer's message_start and message_delta are parsed
- * once each and serialised once each, and no other event of it is serialised. A refused request still goes
- * through the whole chain, and still compiles nothing.
+ * once each and serialised once each, and no other event of it is serialised, and the events of one upstream
+ * packet reach the client without a promise per event. A refused request still goes through the whole chain,
+ * and still compiles nothing.
  */
+import { createHook } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +47,39 @@ async function post(body: unknown, headers: Record<string, string> = { authoriza
   const response = await fetch(`${gateway.baseUrl}/messages${query}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   await response.arrayBuffer();
   return response.status;
+}
+
+/** An Anthropic stream of `deltas` text deltas, as one string the fake upstream writes in one packet. */
+function streamText(deltas: number): string {
+  const frame = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const usage = { input_tokens: 5, output_tokens: 1 };
+  return [
+    frame('message_start', { message: { id: 'msg_guard', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage } }),
+    frame('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    ...Array.from({ length: deltas }, () => frame('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'a' } })),
+    frame('content_block_stop', { index: 0 }),
+    frame('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: deltas } }),
+    frame('message_stop', {}),
+  ].join('');
+}
+
+/** The promises this process creates (gateway, upstream and client alike) per streamed request of `deltas` deltas in one packet. */
+async function promisesPerStream(deltas: number, requests: number): Promise<number> {
+  let promises = 0;
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'PROMISE') promises += 1;
+    },
+  }).enable();
+  try {
+    for (let index = 0; index < requests; index += 1) {
+      upstream.enqueue(reply.sse([streamText(deltas)]));
+      expect(await post({ ...MESSAGE, stream: true })).toBe(200);
+    }
+  } finally {
+    hook.disable();
+  }
+  return promises / requests;
 }
 
 beforeAll(async () => {
@@ -122,6 +157,17 @@ describe('the /messages hot path', () => {
     });
     for (let index = 0; index < REQUESTS; index += 1) expect(await post({ ...MESSAGE, stream: true })).toBe(200);
     expect(Object.fromEntries(serialised)).toEqual({ message_start: REQUESTS, message_delta: REQUESTS });
+  });
+
+  it('hands the events of one upstream packet to the client without a promise per event', async () => {
+    // Every layer the events pass (the started stream, the stages, the refusal splice, the writer's loop) takes
+    // what the packet holds synchronously (`nextReady`); an async generator in the chain cost promises and
+    // microtask turns per event on every stream (bench/JOURNAL.md, 2026-11-28). Twenty more deltas in the same
+    // packet cost the same promises: allow a few for the longer bodies' reads.
+    await promisesPerStream(1, 3);
+    const few = await promisesPerStream(1, 6);
+    const many = await promisesPerStream(21, 6);
+    expect(many - few).toBeLessThan(5);
   });
 
   it('sends refusals through the whole validator chain, without compiling anything', async () => {
