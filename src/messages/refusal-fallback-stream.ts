@@ -9,7 +9,7 @@
  * @see src/messages/refused-hops.ts (the same answer as a JSON body)
  */
 import type { Usage } from '#src/api-types.ts';
-import { eventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { eventPayload, peekEventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { readyEventsOf, type ReadyEventIterator } from '#src/providers/event-stages.ts';
 import { fallbackBlock } from '#src/messages/refused-hops.ts';
 import { refusalCategoryOf } from '#src/messages/refusal-billing.ts';
@@ -96,6 +96,8 @@ class RefusalSplice implements AsyncIterableIterator<SseEvent>, ReadyEventIterat
   #queued: SseEvent[] = [];
   #offset = 0;
   #nextIndex = 0;
+  /** The first model's block starts, read only at a refusal (for the index a fallback block takes). */
+  #unreadStarts: SseEvent[] = [];
   #started: Partial<Usage> | undefined;
   /** Whether this model's stream started a block of its own before it said how it ended. */
   #outputBegan = false;
@@ -236,10 +238,10 @@ class RefusalSplice implements AsyncIterableIterator<SseEvent>, ReadyEventIterat
       if (spliced) return undefined;
     }
     if (name === 'content_block_start' || name === 'content_block_delta' || name === 'content_block_stop') {
-      // Before any splice only a block's start is read (for the index a fallback block takes): a passthrough
-      // stream's deltas go on as the bytes that came, unparsed.
+      // Before any splice nothing is parsed: a passthrough stream's blocks go on as the bytes that came, and their
+      // starts are read for the index a fallback block takes only if a refusal comes.
       if (!spliced) {
-        if (name === 'content_block_start') this.#nextIndex = Math.max(this.#nextIndex, eventPayload<IndexedPayload>(event).index + 1);
+        if (name === 'content_block_start') this.#unreadStarts.push(event);
         return event;
       }
       const payload = eventPayload<IndexedPayload>(event);
@@ -270,6 +272,8 @@ class RefusalSplice implements AsyncIterableIterator<SseEvent>, ReadyEventIterat
     const next = await this.#startNext({ model: hop.model, usage: withStartedCounts(refusal.usage, this.#started), category, outputBegan: this.#outputBegan });
     if (!next) return this.#closing(refusal, event);
     const block = fallbackBlock(hop.model, next.model, category);
+    for (const started of this.#unreadStarts) this.#nextIndex = Math.max(this.#nextIndex, peekEventPayload<IndexedPayload>(started).index + 1);
+    this.#unreadStarts = [];
     const index = this.#nextIndex;
     const start = { type: 'content_block_start', index, content_block: block, [SERVING_STARTED]: next.started ?? {} };
     this.#queued.push({ type: 'content_block_stop', index } as SseEvent);
