@@ -81,3 +81,54 @@ describe('withStages', () => {
     expect(heard).toEqual(['a fail cut', 'a end failed mapped']);
   });
 });
+
+/** A source whose events are all ready at once (one upstream packet), as `nextReady` hands them out. */
+function readySource(count: number): AsyncIterable<SseEvent> & { closed: number } {
+  const events = Array.from({ length: count }, (_, index) => ping(String(index)));
+  const source = {
+    closed: 0,
+    [Symbol.asyncIterator]() {
+      return {
+        nextReady: () => events.shift(),
+        next: () => Promise.resolve(events.length > 0 ? { done: false as const, value: events.shift()! } : { done: true as const, value: undefined }),
+        return: () => {
+          source.closed += 1;
+          return Promise.resolve({ done: true as const, value: undefined });
+        },
+      };
+    },
+  };
+  return source;
+}
+
+describe('a StagedEvents iterator', () => {
+  it('hands out what its source holds through the stages without a promise, then ends as complete', async () => {
+    const heard: string[] = [];
+    const iterator = staged(readySource(2), tagging('a', heard))[Symbol.asyncIterator]() as AsyncIterator<SseEvent> & { nextReady(): SseEvent | undefined };
+    expect([iterator.nextReady(), iterator.nextReady(), iterator.nextReady()]).toEqual([ping('0a'), ping('1a'), undefined]);
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    expect(heard).toEqual(['a end complete']);
+  });
+
+  it("fails as withStages does when a stage throws on a ready event: the source closed, the stage's error thrown by next", async () => {
+    const heard: string[] = [];
+    const source = readySource(2);
+    const iterator = staged(source, tagging('a', heard, { throwAt: '1' }))[Symbol.asyncIterator]() as AsyncIterator<SseEvent> & { nextReady(): SseEvent | undefined };
+    expect(iterator.nextReady()).toEqual(ping('0a'));
+    expect(iterator.nextReady()).toBeUndefined();
+    await expect(iterator.next()).rejects.toThrow('a refused 1');
+    expect(source.closed).toBe(1);
+    expect(heard).toEqual(['a end failed a refused 1']);
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('closes its source and ends the stages as abandoned when the reader stops early', async () => {
+    const heard: string[] = [];
+    const source = readySource(3);
+    const iterator = staged(source, tagging('a', heard))[Symbol.asyncIterator]() as AsyncIterator<SseEvent> & { nextReady(): SseEvent | undefined };
+    iterator.nextReady();
+    await iterator.return?.();
+    expect(source.closed).toBe(1);
+    expect(heard).toEqual(['a end abandoned']);
+  });
+});
