@@ -5,7 +5,7 @@
  */
 import type { Capabilities, EndpointData, ModelData, Pricing } from '#src/catalog/catalog-types.ts';
 
-const CLAUDE: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
+export const CLAUDE: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
 
 // Bedrock's Converse API has no structured-output format for Claude.
 // Its cache points take Anthropic's one-hour lifetime (`cachePoint.ttl: "1h"`, written tokens reported by
@@ -46,7 +46,7 @@ function bedrockGlobal(global: string, regional: Partial<Record<'us' | 'europe',
 }
 
 /** Anthropic-style pricing from the input and output rates, with the standard cache multipliers. */
-function claudePricing(input: number, output: number): Pricing {
+export function claudePricing(input: number, output: number): Pricing {
   return { input, output, cache_read: input / 10, cache_write: input * 1.25, cache_write_1h: input * 2 };
 }
 
@@ -55,7 +55,7 @@ function claudePricing(input: number, output: number): Pricing {
  * prompt length (platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool). Not set on Bedrock's
  * endpoints: no per-search fee of Anthropic's web search is documented there.
  */
-const WEB_SEARCH_FEE = { web_search_request: 0.01 } as const;
+export const WEB_SEARCH_FEE = { web_search_request: 0.01 } as const;
 
 /** Long-context (over 200K prompt tokens) pricing: input doubled, output 1.5x, caches scaled alike. */
 function claudeLongContext(input: number, output: number): Pricing['long_context'] {

@@ -117,3 +117,49 @@ describe("Anthropic's fast mode", () => {
     expect(endpointOf(slug, provider).fast).toBeNull();
   });
 });
+
+// The Claude models served from Anthropic's API only (src/catalog/models/anthropic-api-only-models.ts): the
+// overview pages' ids, 1M context and 128K output, the pricing page's token and cache prices, the $10 per
+// 1,000 web searches, and no Bedrock endpoint (their Bedrock ids are on its Messages-API endpoint, not Converse).
+describe("Claude models on Anthropic's API only", () => {
+  it.each([
+    { slug: 'anthropic/claude-fable-5.2', model: 'claude-fable-5-2', input: 8, output: 40, read: 0.2, write: 10, write1h: 16 },
+    { slug: 'anthropic/claude-fable-5.1', model: 'claude-fable-5-1', input: 10, output: 50, read: 0.25, write: 12.5, write1h: 20 },
+    { slug: 'anthropic/claude-fable-5', model: 'claude-fable-5', input: 10, output: 50, read: 1, write: 12.5, write1h: 20 },
+    { slug: 'anthropic/claude-opus-5', model: 'claude-opus-5', input: 5, output: 25, read: 0.5, write: 6.25, write1h: 10 },
+    { slug: 'anthropic/claude-opus-4.8', model: 'claude-opus-4-8', input: 5, output: 25, read: 0.5, write: 6.25, write1h: 10 },
+    { slug: 'anthropic/claude-opus-4.7', model: 'claude-opus-4-7', input: 5, output: 25, read: 0.5, write: 6.25, write1h: 10 },
+    { slug: 'anthropic/claude-sonnet-5', model: 'claude-sonnet-5', input: 2, output: 10, read: 0.2, write: 2.5, write1h: 4 },
+    { slug: 'anthropic/claude-sonnet-4.6', model: 'claude-sonnet-4-6', input: 3, output: 15, read: 0.3, write: 3.75, write1h: 6 },
+  ])('$slug: $model, 1M context, 128K output, $input/$output, read $read, writes $write and $write1h', ({ slug, model, input, output, read, write, write1h }) => {
+    const found = catalog.getModel(slug);
+    expect(found?.contextLength).toBe(1_000_000);
+    expect(found?.endpoints.map((endpoint) => endpoint.provider.slug)).toEqual(['anthropic']);
+    const endpoint = endpointOf(slug, 'anthropic');
+    expect([endpoint.upstreamModel, endpoint.maxOutputTokens]).toEqual([model, 128_000]);
+    const { pricing } = endpoint;
+    expect([pricing.input, pricing.output, pricing.web_search_request]).toEqual([input, output, 0.01]);
+    expect(pricing.cache_read).toBeCloseTo(read, 12);
+    expect(pricing.cache_write).toBeCloseTo(write, 12);
+    expect(pricing.cache_write_1h).toBeCloseTo(write1h, 12);
+    expect(pricing.long_context ?? null).toBeNull();
+  });
+
+  it.each([
+    { slug: 'anthropic/claude-fable-5.2', input: 16, output: 80, read: 0.4, write: 20, write1h: 32 },
+    { slug: 'anthropic/claude-opus-5', input: 10, output: 50, read: 1, write: 12.5, write1h: 20 },
+  ])('$slug has fast mode at $input/$output, the caching multipliers on top', ({ slug, input, output, read, write, write1h }) => {
+    const fast = endpointOf(slug, 'anthropic').fast?.pricing;
+    expect(fast).toMatchObject({ input, output, web_search_request: 0.01 });
+    expect(fast?.cache_read).toBeCloseTo(read, 12);
+    expect(fast?.cache_write).toBeCloseTo(write, 12);
+    expect(fast?.cache_write_1h).toBeCloseTo(write1h, 12);
+  });
+
+  it.each(['anthropic/claude-fable-5.1', 'anthropic/claude-fable-5', 'anthropic/claude-opus-4.8', 'anthropic/claude-opus-4.7', 'anthropic/claude-sonnet-5', 'anthropic/claude-sonnet-4.6'])(
+    '%s has no fast variant',
+    (slug) => {
+      expect(endpointOf(slug, 'anthropic').fast).toBeNull();
+    },
+  );
+});

@@ -1,0 +1,69 @@
+/**
+ * Claude models the catalog serves from Anthropic's own API only: Sonnet 4.6, Opus 4.7, Opus 4.8, Opus 5,
+ * Sonnet 5, and Fable 5, 5.1 and 5.2. Every one is on Anthropic's models overview or its own overview page
+ * (platform.claude.com/docs/en/models/<model>/overview) as available, checked 2026-11-28: Fable 5.2 "latest"
+ * (released 2026-11-09), the others "legacy" (still available, with a newer model recommended). None is
+ * deprecated or retired there.
+ *
+ * No Bedrock endpoint: Anthropic lists the models after Opus 4.6 on Bedrock's Messages-API endpoint
+ * (`/anthropic/v1/messages`, platform.claude.com/docs/en/build-with-claude/claude-in-amazon-bedrock), not on the
+ * Converse API the gateway's Bedrock provider speaks (its legacy page covers "Opus 4.6 and earlier"); no source
+ * found gives their Converse inference-profile ids.
+ *
+ * Context 1M and output 128K natively on every one (each overview page; Opus 4.7 also AWS's and Google Cloud's
+ * model cards), one rate across the whole window: no long-context tier is documented for them, unlike Sonnet 4.5.
+ */
+import type { ModelData, Pricing } from '#src/catalog/catalog-types.ts';
+import { CLAUDE, claudePricing, WEB_SEARCH_FEE } from './anthropic-models.ts';
+
+/** One model on Anthropic's API with its 1M context and 128K output, and its fast mode's prices where it has one. */
+function anthropicOnly(slug: string, name: string, model: string, pricing: Pricing, fast?: Pricing): ModelData {
+  return {
+    id: slug,
+    name,
+    context_length: 1_000_000,
+    capabilities: CLAUDE,
+    endpoints: [
+      {
+        provider: 'anthropic',
+        model,
+        pricing: { ...WEB_SEARCH_FEE, ...pricing },
+        ...(fast ? { fast: { pricing: { ...WEB_SEARCH_FEE, ...fast } } } : {}),
+        max_output_tokens: 128_000,
+      },
+    ],
+  };
+}
+
+/**
+ * The models. Prices per million tokens from Anthropic's pricing page (platform.claude.com/docs/en/about-claude/pricing,
+ * "Model pricing" table: base input, 5-minute and 1-hour cache writes, cache hits, output) unless said otherwise.
+ *
+ * Fast mode (`speed: fast`): Anthropic's fast-mode page (platform.claude.com/docs/en/build-with-claude/fast-mode,
+ * 2026-11 copy) has it "available on Claude Fable 5.2 ... and Claude Opus 5.5", "in research preview on Claude
+ * Opus 5 and deprecated on Claude Opus 4.8"; Claude Code's fast-mode page: Opus 4.8's is removed on 2026-11-30 and
+ * Opus 4.7's was removed on 2026-07-24, Sonnet models have none. Fast rates are twice the standard ones with the
+ * caching multipliers on top, as for Opus 5.5: Fable 5.2 $16/$80 (a 2026-11-12 guide quoting Anthropic's pages),
+ * Opus 5 $10/$50 (ccsidekick 1.6.4 reading the pricing page: "a fast-mode multiplier of 2"; Vercel's and
+ * OpenRouter's Opus 5 Fast pages). Opus 4.8's deprecated fast mode is left out: it ends in two days.
+ */
+export const ANTHROPIC_API_ONLY_MODELS: ModelData[] = [
+  // Fable 5.2: $8/$40 (models overview, 2026-11 copy; "20% below Fable 5.1"). Its cache prices are not in the
+  // stored copy of Anthropic's pricing page; $0.20 reads (0.025x input, Fable 5.1's ratio), $10 5-minute and $16
+  // one-hour writes are from price lists that say they match it (rightsize v0.10.2 release notes reading "the
+  // Fable 5.2 row" of the pricing page; LaoZhang's Fable 5.2 note: read $0.2, write $10).
+  anthropicOnly('anthropic/claude-fable-5.2', 'Claude Fable 5.2', 'claude-fable-5-2', { ...claudePricing(8, 40), cache_read: 0.2 }, { ...claudePricing(16, 80), cache_read: 0.4 }),
+  // Fable 5.1: cache hits $0.25 (0.025x input, the pricing page's footnoted rate), writes $12.50 and $20.
+  anthropicOnly('anthropic/claude-fable-5.1', 'Claude Fable 5.1', 'claude-fable-5-1', { ...claudePricing(10, 50), cache_read: 0.25 }),
+  // Fable 5: $10/$50, cache hits $1 (the standard 0.1x), writes $12.50 and $20.
+  anthropicOnly('anthropic/claude-fable-5', 'Claude Fable 5', 'claude-fable-5', claudePricing(10, 50)),
+  // Opus 5, 4.8 and 4.7: $5/$25, writes $6.25 and $10, hits $0.50 (the pricing page; Opus 5's overview page too).
+  anthropicOnly('anthropic/claude-opus-5', 'Claude Opus 5', 'claude-opus-5', claudePricing(5, 25), claudePricing(10, 50)),
+  anthropicOnly('anthropic/claude-opus-4.8', 'Claude Opus 4.8', 'claude-opus-4-8', claudePricing(5, 25)),
+  anthropicOnly('anthropic/claude-opus-4.7', 'Claude Opus 4.7', 'claude-opus-4-7', claudePricing(5, 25)),
+  // Sonnet 5: $2/$10, writes $2.50 and $4, hits $0.20 (its overview page). Sonnet 4.6: $3/$15 (its overview page);
+  // the stored pricing-page copy is cut before its row, so its cache prices follow the page's standard multipliers
+  // (writes 1.25x and 2x, hits 0.1x input: $3.75, $6, $0.30).
+  anthropicOnly('anthropic/claude-sonnet-5', 'Claude Sonnet 5', 'claude-sonnet-5', claudePricing(2, 10)),
+  anthropicOnly('anthropic/claude-sonnet-4.6', 'Claude Sonnet 4.6', 'claude-sonnet-4-6', claudePricing(3, 15)),
+];
