@@ -1,16 +1,19 @@
 /**
  * Claude models the catalog serves from Anthropic's own API only: Sonnet 4.6, Opus 4.7, Opus 4.8, Opus 5,
- * Sonnet 5, and Fable 5, 5.1 and 5.2. Every one is on Anthropic's models overview or its own overview page
- * (platform.claude.com/docs/en/models/<model>/overview) as available, checked 2026-11-28: Fable 5.2 "latest"
- * (released 2026-11-09), the others "legacy" (still available, with a newer model recommended). None is
- * deprecated or retired there.
+ * Sonnet 5, and Fable 5, 5.1 and 5.2, each still available on Anthropic's API (stored copies checked 2026-11-28):
+ * Fable 5.2 is on the models overview's current lineup (released 2026-11-09); Fable 5, Opus 4.8, Opus 5, Sonnet 5
+ * and Sonnet 4.6 have overview pages (platform.claude.com/docs/en/models/<model>/overview) marked "Legacy" ("still
+ * available", a newer model recommended), Fable 5.1's last stored page says "Latest" (it predates 5.2); Opus 4.7
+ * has no stored Anthropic overview page: the pricing page lists it without the "retired" mark it gives Opus 4.1,
+ * and AWS's and Google Cloud's model cards say active, retiring no sooner than 2027-04-16. None is deprecated.
+ * Left out: the Mythos models (5, 5.1 and 5.2), offered to verified organisations only.
  *
  * No Bedrock endpoint: Anthropic lists the models after Opus 4.6 on Bedrock's Messages-API endpoint
  * (`/anthropic/v1/messages`, platform.claude.com/docs/en/build-with-claude/claude-in-amazon-bedrock), not on the
  * Converse API the gateway's Bedrock provider speaks (its legacy page covers "Opus 4.6 and earlier"); no source
  * found gives their Converse inference-profile ids.
  *
- * Context 1M and output 128K natively on every one (each overview page; Opus 4.7 also AWS's and Google Cloud's
+ * Context 1M and output 128K natively on every one (the overview pages; for Opus 4.7, AWS's and Google Cloud's
  * model cards), one rate across the whole window: no long-context tier is documented for them, unlike Sonnet 4.5.
  */
 import type { ModelData, Pricing } from '#src/catalog/catalog-types.ts';
