@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { endpointKey } from '#src/routing/circuit-breaker/circuit-rules.ts';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
 import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
-import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
+import { breakerCatalogYaml, type GatewayHandle, messageBody, metadataOf, postMessage, resetFakes, startBreakerUpstreams, WITH_METADATA } from './routing-support.ts';
 
 // Long enough for a few requests on a loaded machine while the circuit is open, short enough to wait out twice.
 const COOLDOWN_MS = 5_000;
@@ -29,19 +29,11 @@ let alpha: FakeUpstream;
 let beta: FakeUpstream;
 
 function catalog(): string {
-  return catalogYaml(
-    [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
-    [
-      modelYaml(MODEL, [
-        { provider: 'alpha', model: 'up-half-open-alpha', price: [0.001, 0.001] },
-        { provider: 'beta', model: 'up-half-open-beta', price: [50, 50] },
-      ]),
-    ],
-  );
+  return breakerCatalogYaml(alpha, beta, [MODEL]);
 }
 
 beforeAll(async () => {
-  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
+  ({ alpha, beta } = await startBreakerUpstreams());
 });
 afterAll(async () => {
   await Promise.all([alpha?.close(), beta?.close()]);

@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { callApi } from '#test/helpers/management-api.ts';
-import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, WITH_METADATA } from './routing-support.ts';
+import { breakerCatalogYaml, messageBody, metadataOf, postMessage, resetFakes, startBreakerUpstreams, WITH_METADATA } from './routing-support.ts';
 
 const FAILURES = 3;
 const MODELS = ['test/cancelled', 'test/rejected-400', 'test/rejected-413', 'test/rejected-422', 'test/failing'];
@@ -21,18 +21,9 @@ describe('circuit breaker: cancellations and client mistakes are not endpoint fa
   let gateway: TestGateway;
 
   beforeAll(async () => {
-    [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
-    const catalog = catalogYaml(
-      [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
-      // One model per test: a circuit is per endpoint (model and provider), so no test sees another's.
-      MODELS.map((model) =>
-        modelYaml(model, [
-          { provider: 'alpha', model: 'up-breaker-alpha', price: [0.001, 0.001] },
-          { provider: 'beta', model: 'up-breaker-beta', price: [50, 50] },
-        ]),
-      ),
-    );
-    gateway = await startTestGateway({ catalogYaml: catalog, env: BREAKER_ENV });
+    ({ alpha, beta } = await startBreakerUpstreams());
+    // One model per test: a circuit is per endpoint (model and provider), so no test sees another's.
+    gateway = await startTestGateway({ catalogYaml: breakerCatalogYaml(alpha, beta, MODELS), env: BREAKER_ENV });
   });
   afterAll(async () => {
     await gateway?.close();

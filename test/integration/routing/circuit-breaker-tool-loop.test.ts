@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, streamMessage, WITH_METADATA } from './routing-support.ts';
+import { breakerCatalogYaml, messageBody, metadataOf, postMessage, resetFakes, startBreakerUpstreams, streamMessage, WITH_METADATA } from './routing-support.ts';
 
 const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '3', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: '20000' };
 const DATETIME = { type: 'gateway:datetime', timezone: 'Europe/Paris' };
@@ -18,17 +18,8 @@ let beta: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
-  const catalog = catalogYaml(
-    [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
-    [
-      modelYaml('test/loop-breaker', [
-        { provider: 'alpha', model: 'up-loop-breaker-alpha', price: [0.001, 0.001] },
-        { provider: 'beta', model: 'up-loop-breaker-beta', price: [50, 50] },
-      ]),
-    ],
-  );
-  gateway = await startTestGateway({ catalogYaml: catalog, env: BREAKER_ENV });
+  ({ alpha, beta } = await startBreakerUpstreams());
+  gateway = await startTestGateway({ catalogYaml: breakerCatalogYaml(alpha, beta, ['test/loop-breaker']), env: BREAKER_ENV });
 });
 afterAll(async () => {
   await gateway?.close();

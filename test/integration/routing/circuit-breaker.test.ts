@@ -8,12 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { endpointKey } from '#src/routing/circuit-breaker/circuit-rules.ts';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
 import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
-import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, streamMessage, WITH_METADATA, type GatewayHandle } from './routing-support.ts';
+import { breakerCatalogYaml, type GatewayHandle, messageBody, metadataOf, postMessage, resetFakes, startBreakerUpstreams, streamMessage, WITH_METADATA } from './routing-support.ts';
 
 // Long enough for two requests on a loaded machine while the circuit is open; its end is the gateway's retry_at.
 const COOLDOWN_MS = 4_000;
@@ -25,19 +25,11 @@ let alpha: FakeUpstream;
 let beta: FakeUpstream;
 
 function catalog(): string {
-  return catalogYaml(
-    [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
-    [
-      modelYaml('test/breaker', [
-        { provider: 'alpha', model: 'up-breaker-alpha', price: [0.001, 0.001] },
-        { provider: 'beta', model: 'up-breaker-beta', price: [50, 50] },
-      ]),
-    ],
-  );
+  return breakerCatalogYaml(alpha, beta, ['test/breaker']);
 }
 
 beforeAll(async () => {
-  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
+  ({ alpha, beta } = await startBreakerUpstreams());
 });
 afterAll(async () => {
   await Promise.all([alpha?.close(), beta?.close()]);

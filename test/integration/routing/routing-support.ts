@@ -6,7 +6,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { FakeUpstream, RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
-import { startFakeAnthropic } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, startFakeAnthropic } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
@@ -256,4 +256,27 @@ export async function startAlphaBetaGateway(): Promise<AlphaBetaGateway> {
       await Promise.all([alpha.close(), beta.close()]);
     },
   };
+}
+
+/**
+ * The circuit-breaker suites' two endpoints: Alpha, cheap, answers what a test queues; Beta, dear, answers a
+ * text whenever nothing is queued. The price puts Alpha first, so a request reaches Beta only after Alpha
+ * failed or while Alpha's circuit is open.
+ */
+export async function startBreakerUpstreams(): Promise<{ alpha: FakeUpstream; beta: FakeUpstream }> {
+  const [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
+  return { alpha, beta };
+}
+
+/** A catalog where each of `models` is served by Alpha (cheap) and Beta (dear): a circuit per model and provider. */
+export function breakerCatalogYaml(alpha: FakeUpstream, beta: FakeUpstream, models: readonly string[]): string {
+  return catalogYaml(
+    [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
+    models.map((model) =>
+      modelYaml(model, [
+        { provider: 'alpha', model: 'up-breaker-alpha', price: [0.001, 0.001] },
+        { provider: 'beta', model: 'up-breaker-beta', price: [50, 50] },
+      ]),
+    ),
+  );
 }

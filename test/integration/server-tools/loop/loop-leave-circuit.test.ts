@@ -7,11 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicStep, reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicStep, reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { waitForGeneration } from '#test/integration/observability/observability-support.ts';
-import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, WITH_METADATA } from '#test/integration/routing/routing-support.ts';
+import { breakerCatalogYaml, messageBody, metadataOf, postMessage, resetFakes, startBreakerUpstreams, WITH_METADATA } from '#test/integration/routing/routing-support.ts';
 
 // One failure opens the circuit: a leave counted as Alpha's timeout would send the next request to Beta.
 const BREAKER_ENV = { SWITCHBOARD_CIRCUIT_FAILURES: '1', SWITCHBOARD_CIRCUIT_COOLDOWN_MS: '20000', SWITCHBOARD_RECORD_FLUSH_MS: '50' };
@@ -22,17 +22,8 @@ let beta: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') })]);
-  const catalog = catalogYaml(
-    [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)],
-    [
-      modelYaml('test/loop-leave', [
-        { provider: 'alpha', model: 'up-loop-leave-alpha', price: [0.001, 0.001] },
-        { provider: 'beta', model: 'up-loop-leave-beta', price: [50, 50] },
-      ]),
-    ],
-  );
-  gateway = await startTestGateway({ catalogYaml: catalog, env: BREAKER_ENV });
+  ({ alpha, beta } = await startBreakerUpstreams());
+  gateway = await startTestGateway({ catalogYaml: breakerCatalogYaml(alpha, beta, ['test/loop-leave']), env: BREAKER_ENV });
 }, 60_000);
 
 afterAll(async () => {
