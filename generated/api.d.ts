@@ -3126,7 +3126,7 @@ export interface components {
             } | null;
         };
         /**
-         * @description A provider slug, lowercase: `openai`, `anthropic`, `azure`, `fireworks`, `google`, `amazon-bedrock`, ...
+         * @description A provider slug, lowercase: `openai`, `anthropic`, `azure`, `fireworks`, `google`, `bedrock`, ...
          * @example openai
          */
         ProviderSlug: string;
