@@ -2112,8 +2112,11 @@ export interface components {
          *     the assistant message of the next turn, or the model loses its reasoning state. They ride the signature
          *     of the answer's thinking block; reasoning with no text to show (encrypted only) gets an empty thinking
          *     block ahead of the text or tool call. Passed back, every thinking block's items of an assistant turn reach
-         *     OpenRouter, in order, as that message's `reasoning_details`. In a stream, items that come only after the
-         *     final text of an answer without tool calls are not kept (no tool loop needs them back).
+         *     OpenRouter, in order, as that message's `reasoning_details`, when the request goes to the provider and
+         *     model that produced them: like Anthropic's thinking signatures they are one model's own state, so after a
+         *     fallback or a routing change between turns another model gets the reasoning text without them (it would
+         *     reject a signature it cannot verify, or misread another vendor's format). In a stream, items that come
+         *     only after the final text of an answer without tool calls are not kept (no tool loop needs them back).
          */
         ThinkingBlock: {
             /** @constant */

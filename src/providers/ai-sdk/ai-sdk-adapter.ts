@@ -71,7 +71,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
     const inputs = { images: call.imageInput !== false, pdfs: call.pdfInput !== false };
     const placed = placeToolResultFiles(converted.value.prompt, toolResultFilePlacement(options.family, quirks), readableFiles(options.family, inputs));
     // OpenRouter's reasoning items, carried in thinking signatures, go back on their assistant messages.
-    const prompt = quirks.reasoningDetails ? liftReasoningDetails(placed) : placed;
+    const prompt = quirks.reasoningDetails ? liftReasoningDetails(placed, call) : placed;
     const ids = quirks.toolCallIdMaxLength === undefined ? undefined : mapToolCallIds(prompt, quirks.toolCallIdMaxLength);
     // Names only a vendor stricter than Anthropic refuses (Claude Code's long MCP tool names) go as stand-ins.
     const names = mapToolNames({ ...converted.value, prompt: ids ? ids.prompt : prompt });
@@ -122,7 +122,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         throw callError(error, call);
       }
       warnings.push(...result.warnings.map(formatWarning));
-      const answered = reasoningDetails ? attachReasoningDetails(result.content, reasoningDetailsOfBody(result.response?.body)) : result.content;
+      const answered = reasoningDetails ? attachReasoningDetails(result.content, reasoningDetailsOfBody(result.response?.body), call) : result.content;
       const content = restoreToolNames(restoreToolCallIds(answered, toClient), namesToClient);
       const converted = convertFromAiSdkResult({
         result: { ...result, content },
@@ -155,7 +155,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
         reading.abort();
         throw callError(error, call);
       }
-      if (reasoningDetails) stream = stream.pipeThrough(carryReasoningDetails());
+      if (reasoningDetails) stream = stream.pipeThrough(carryReasoningDetails(call));
       const answer: AdapterStream = { events: translateStream({ stream, profile, call, warnings, reading, toClient, namesToClient }), warnings };
       if (dropped.length > 0) answer.droppedFields = dropped;
       return answer;

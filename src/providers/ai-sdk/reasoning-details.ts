@@ -5,7 +5,11 @@
  * their reasoning state. The OpenAI-compatible package reads none of them, so the gateway does, for a provider
  * with the `reasoningDetails` quirk: a JSON answer's from its raw body, a stream's from its raw chunks (merged
  * as OpenRouter streams them). They travel in a thinking block's signature envelope (`reasoning-signature.ts`),
- * and on replay every thinking block's items go back, in order, as the assistant message's `reasoning_details`.
+ * stamped with the provider and model that produced them, and on replay the items go back, in order, as the
+ * assistant message's `reasoning_details` only when the call is to that same provider and model. Like
+ * Anthropic's thinking signatures, they are one model's own state: after a fallback or a routing change
+ * between turns, another model would reject them (a signature it cannot verify) or misread them (another
+ * vendor's format), so it gets the reasoning text alone.
  * @see https://openrouter.ai/docs/use-cases/reasoning-tokens#preserving-reasoning-blocks
  */
 import type { JSONObject, JSONValue, LanguageModelV4Content, LanguageModelV4Prompt, LanguageModelV4StreamPart, SharedV4ProviderMetadata } from '@ai-sdk/provider';
@@ -13,8 +17,22 @@ import type { JSONObject, JSONValue, LanguageModelV4Content, LanguageModelV4Prom
 /** The key of the items in the OpenAI-compatible namespace of a reasoning part's metadata (and of its envelope). */
 export const REASONING_DETAILS_KEY = 'reasoningDetails';
 
+/** The key, beside the items, of the provider and model that produced them (`provider/upstream-model`). */
+export const REASONING_DETAILS_ORIGIN_KEY = 'reasoningDetailsFrom';
+
 /** The AI SDK namespace of the OpenAI-compatible package (its provider options and metadata). */
 const NAMESPACE = 'openaiCompatible';
+
+/** The call that produced (or will be sent) reasoning items: the catalog's provider slug and the vendor's model id. */
+export interface ReasoningDetailsOrigin {
+  provider: string;
+  upstreamModel: string;
+}
+
+/** An origin as the one string it is stamped and compared as. */
+function originStamp(origin: ReasoningDetailsOrigin): string {
+  return `${origin.provider}/${origin.upstreamModel}`;
+}
 
 function isObject(value: unknown): value is JSONObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -62,9 +80,9 @@ export function mergeReasoningDetails(received: JSONObject[], chunkItems: readon
   }
 }
 
-/** A part's provider metadata with the items added in the OpenAI-compatible namespace. */
-function withItems(metadata: SharedV4ProviderMetadata | undefined, items: JSONObject[]): SharedV4ProviderMetadata {
-  return { ...metadata, [NAMESPACE]: { ...metadata?.[NAMESPACE], [REASONING_DETAILS_KEY]: items } };
+/** A part's provider metadata with the items, and where they came from, added in the OpenAI-compatible namespace. */
+function withItems(metadata: SharedV4ProviderMetadata | undefined, items: JSONObject[], origin: ReasoningDetailsOrigin): SharedV4ProviderMetadata {
+  return { ...metadata, [NAMESPACE]: { ...metadata?.[NAMESPACE], [REASONING_DETAILS_KEY]: items, [REASONING_DETAILS_ORIGIN_KEY]: originStamp(origin) } };
 }
 
 /**
@@ -72,11 +90,11 @@ function withItems(metadata: SharedV4ProviderMetadata | undefined, items: JSONOb
  * reasoning is encrypted only), on an empty reasoning part ahead of everything (a thinking block with the
  * items in its signature, as Anthropic's thinking comes first).
  */
-export function attachReasoningDetails(content: readonly LanguageModelV4Content[], items: JSONObject[]): LanguageModelV4Content[] {
+export function attachReasoningDetails(content: readonly LanguageModelV4Content[], items: JSONObject[], origin: ReasoningDetailsOrigin): LanguageModelV4Content[] {
   if (items.length === 0) return [...content];
   const first = content.findIndex((part) => part.type === 'reasoning');
-  if (first === -1) return [{ type: 'reasoning', text: '', providerMetadata: withItems(undefined, items) }, ...content];
-  return content.map((part, index) => (index === first && part.type === 'reasoning' ? { ...part, providerMetadata: withItems(part.providerMetadata, items) } : part));
+  if (first === -1) return [{ type: 'reasoning', text: '', providerMetadata: withItems(undefined, items, origin) }, ...content];
+  return content.map((part, index) => (index === first && part.type === 'reasoning' ? { ...part, providerMetadata: withItems(part.providerMetadata, items, origin) } : part));
 }
 
 /**
@@ -87,7 +105,7 @@ export function attachReasoningDetails(content: readonly LanguageModelV4Content[
  * tool-calling turn, which must hand them back; after a final text they are not kept (a thinking block after
  * the text would hide it from clients that print the last block, and no tool loop needs them).
  */
-export function carryReasoningDetails(): TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart> {
+export function carryReasoningDetails(origin: ReasoningDetailsOrigin): TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart> {
   let received: JSONObject[] = [];
   let carriers = 0;
   let calledTools = false;
@@ -101,7 +119,7 @@ export function carryReasoningDetails(): TransformStream<LanguageModelV4StreamPa
   const carrier = (controller: TransformStreamDefaultController<LanguageModelV4StreamPart>): void => {
     const id = `reasoning-details-${++carriers}`;
     controller.enqueue({ type: 'reasoning-start', id });
-    controller.enqueue({ type: 'reasoning-end', id, providerMetadata: withItems(undefined, take()) });
+    controller.enqueue({ type: 'reasoning-end', id, providerMetadata: withItems(undefined, take(), origin) });
   };
   return new TransformStream({
     transform(part, controller) {
@@ -111,7 +129,7 @@ export function carryReasoningDetails(): TransformStream<LanguageModelV4StreamPa
           return;
         case 'reasoning-end':
           if (received.length > 0) {
-            controller.enqueue({ ...part, providerMetadata: withItems(part.providerMetadata, take()) });
+            controller.enqueue({ ...part, providerMetadata: withItems(part.providerMetadata, take(), origin) });
             return;
           }
           break;
@@ -139,15 +157,27 @@ export function carryReasoningDetails(): TransformStream<LanguageModelV4StreamPa
 }
 
 /**
+ * Whether a reasoning part's items may go to the call: made by its provider and model. Items stamped by
+ * another are left out; unstamped ones (carried before the stamp existed) go as they always did.
+ */
+function madeFor(options: JSONObject | undefined, to: string): boolean {
+  const from = options?.[REASONING_DETAILS_ORIGIN_KEY];
+  return typeof from !== 'string' || from === to;
+}
+
+/**
  * The prompt with each assistant message's items, gathered from its reasoning parts in order, as that
  * message's `reasoning_details` (the package writes an assistant message's OpenAI-compatible options into it).
+ * Only the items `origin` (the provider and model called) produced go; another model's are left out.
  */
-export function liftReasoningDetails(prompt: LanguageModelV4Prompt): LanguageModelV4Prompt {
+export function liftReasoningDetails(prompt: LanguageModelV4Prompt, origin: ReasoningDetailsOrigin): LanguageModelV4Prompt {
+  const to = originStamp(origin);
   return prompt.map((message) => {
     if (message.role !== 'assistant') return message;
     const items: JSONValue[] = [];
     for (const part of message.content) {
-      if (part.type === 'reasoning') items.push(...itemsOf(part.providerOptions?.[NAMESPACE]?.[REASONING_DETAILS_KEY]));
+      const options = part.type === 'reasoning' ? part.providerOptions?.[NAMESPACE] : undefined;
+      if (madeFor(options, to)) items.push(...itemsOf(options?.[REASONING_DETAILS_KEY]));
     }
     if (items.length === 0) return message;
     const options = message.providerOptions;

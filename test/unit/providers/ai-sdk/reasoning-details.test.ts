@@ -52,21 +52,25 @@ describe('reading the items', () => {
   });
 });
 
+// The call that produced the items, and where they are stamped as coming from.
+const ORIGIN = { provider: 'openrouter', upstreamModel: 'anthropic/claude-sonnet-4.5' };
+const FROM = 'openrouter/anthropic/claude-sonnet-4.5';
+
 describe('attachReasoningDetails', () => {
   const call: LanguageModelV4Content = { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: '{}' };
   const items = [encrypted('x')];
 
   it('puts the items on the first reasoning part', () => {
     const content: LanguageModelV4Content[] = [{ type: 'reasoning', text: 'Hmm.' }, call];
-    expect(attachReasoningDetails(content, items)).toEqual([{ type: 'reasoning', text: 'Hmm.', providerMetadata: { openaiCompatible: { reasoningDetails: items } } }, call]);
+    expect(attachReasoningDetails(content, items, ORIGIN)).toEqual([{ type: 'reasoning', text: 'Hmm.', providerMetadata: { openaiCompatible: { reasoningDetails: items, reasoningDetailsFrom: FROM } } }, call]);
   });
 
   it('puts them on an empty reasoning part first when there is none', () => {
-    expect(attachReasoningDetails([call], items)).toEqual([{ type: 'reasoning', text: '', providerMetadata: { openaiCompatible: { reasoningDetails: items } } }, call]);
+    expect(attachReasoningDetails([call], items, ORIGIN)).toEqual([{ type: 'reasoning', text: '', providerMetadata: { openaiCompatible: { reasoningDetails: items, reasoningDetailsFrom: FROM } } }, call]);
   });
 
   it('changes nothing without items', () => {
-    expect(attachReasoningDetails([call], [])).toEqual([call]);
+    expect(attachReasoningDetails([call], [], ORIGIN)).toEqual([call]);
   });
 });
 
@@ -78,14 +82,14 @@ async function carried(parts: LanguageModelV4StreamPart[]): Promise<LanguageMode
       for (const part of parts) controller.enqueue(part);
       controller.close();
     },
-  }).pipeThrough(carryReasoningDetails());
+  }).pipeThrough(carryReasoningDetails(ORIGIN));
   for await (const part of stream) out.push(part);
   return out;
 }
 
 const raw = (items: JSONObject[]): LanguageModelV4StreamPart => ({ type: 'raw', rawValue: chunk(items) });
 const finish: LanguageModelV4StreamPart = { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } };
-const withItems = (items: JSONObject[]) => ({ openaiCompatible: { reasoningDetails: items } });
+const withItems = (items: JSONObject[], from: string | undefined = FROM) => ({ openaiCompatible: { reasoningDetails: items, ...(from === undefined ? {} : { reasoningDetailsFrom: from }) } });
 const carrier = (n: number, items: JSONObject[]): LanguageModelV4StreamPart[] => [
   { type: 'reasoning-start', id: `reasoning-details-${n}` },
   { type: 'reasoning-end', id: `reasoning-details-${n}`, providerMetadata: withItems(items) },
@@ -132,14 +136,14 @@ describe('carryReasoningDetails', () => {
 });
 
 describe('liftReasoningDetails', () => {
-  const reasoning = (items: JSONObject[] | undefined, words = '') => ({ type: 'reasoning' as const, text: words, ...(items ? { providerOptions: withItems(items) } : {}) });
+  const reasoning = (items: JSONObject[] | undefined, words = '', from: string | undefined = FROM) => ({ type: 'reasoning' as const, text: words, ...(items ? { providerOptions: withItems(items, from) } : {}) });
 
   it('gathers an assistant message\'s items, in order, as its reasoning_details', () => {
     const prompt: LanguageModelV4Prompt = [
       { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
       { role: 'assistant', content: [reasoning([text('a')], 'a'), reasoning([encrypted('x', 1)]), { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: {} }] },
     ];
-    const lifted = liftReasoningDetails(prompt);
+    const lifted = liftReasoningDetails(prompt, ORIGIN);
     expect(lifted[0]).toBe(prompt[0]);
     expect(lifted[1]?.providerOptions).toEqual({ openaiCompatible: { reasoning_details: [text('a'), encrypted('x', 1)] } });
   });
@@ -149,11 +153,30 @@ describe('liftReasoningDetails', () => {
     ['reasoning without items (another vendor\'s, or the text only)', [reasoning(undefined, 'a')]],
   ])('leaves an assistant message with %s alone', (_name, content) => {
     const message = { role: 'assistant' as const, content };
-    expect(liftReasoningDetails([message])[0]).toBe(message);
+    expect(liftReasoningDetails([message], ORIGIN)[0]).toBe(message);
+  });
+
+  it.each([
+    ['another model of the same provider (a fallback)', { provider: 'openrouter', upstreamModel: 'google/gemini-3-pro-preview' }],
+    ['the same model on another provider', { provider: 'openrouter-eu', upstreamModel: 'anthropic/claude-sonnet-4.5' }],
+  ])('sends no items to %s', (_name, origin) => {
+    const message = { role: 'assistant' as const, content: [reasoning([text('a')], 'a')] };
+    expect(liftReasoningDetails([message], origin)[0]).toBe(message);
+  });
+
+  it('sends only the items of the model called when a conversation holds two models\' turns', () => {
+    const mine = text('mine');
+    const content = [reasoning([text('theirs')], 'theirs', 'openrouter/google/gemini-3-pro-preview'), reasoning([mine], 'mine')];
+    expect(liftReasoningDetails([{ role: 'assistant', content }], ORIGIN)[0]?.providerOptions).toEqual({ openaiCompatible: { reasoning_details: [mine] } });
+  });
+
+  it('sends unstamped items (carried before the stamp existed) as before', () => {
+    const content = [reasoning([encrypted('x')], '', undefined)];
+    expect(liftReasoningDetails([{ role: 'assistant', content }], ORIGIN)[0]?.providerOptions).toEqual({ openaiCompatible: { reasoning_details: [encrypted('x')] } });
   });
 
   it('keeps objects only from what a signature carried', () => {
     const forged = { type: 'reasoning' as const, text: '', providerOptions: { openaiCompatible: { reasoningDetails: ['text', 3, encrypted('x')] } } };
-    expect(liftReasoningDetails([{ role: 'assistant', content: [forged] }])[0]?.providerOptions).toEqual({ openaiCompatible: { reasoning_details: [encrypted('x')] } });
+    expect(liftReasoningDetails([{ role: 'assistant', content: [forged] }], ORIGIN)[0]?.providerOptions).toEqual({ openaiCompatible: { reasoning_details: [encrypted('x')] } });
   });
 });
