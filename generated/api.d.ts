@@ -2788,6 +2788,11 @@ export interface components {
                  *     `X-Switchboard-Dropped-Fields` list), for an attempt that answered; absent when none were.
                  */
                 dropped_fields?: string[];
+                /**
+                 * @description The `max_tokens` this attempt's endpoint was sent when the gateway lowered the request's to the
+                 *     endpoint's output limit (each step's own in a tool loop); absent when it went as asked.
+                 */
+                max_tokens_sent?: number;
                 /** @description The tool-loop step the attempt was made for (present only with gateway tools). */
                 step?: number;
             }[];
@@ -3938,6 +3943,17 @@ export interface components {
              *     ]
              */
             dropped_fields?: string[];
+            /**
+             * @description The `max_tokens` this attempt's endpoint was sent, present only when the gateway lowered the request's
+             *     to the endpoint's output limit (its `max_output_tokens` in `GET /models`; see `max_tokens` of the
+             *     request): the value the answer's `X-Switchboard-Max-Tokens` gives for the attempt that served it. Each
+             *     attempt of each step of a server-side tool loop carries its own (a later step may fall over to an
+             *     endpoint with a lower limit, which no header could say). Absent for an attempt whose vendor could not
+             *     express the request, or whose BYOK credential was gone (nothing was sent). Records written before the
+             *     gateway stored it have none.
+             * @example 64000
+             */
+            max_tokens_sent?: number;
         };
         /**
          * @description The record of one `POST /messages` request. Records are written in batches shortly after the answer
@@ -4891,9 +4907,13 @@ export interface components {
          *     the endpoint's output limit (its `max_output_tokens` in `GET /models`; see `max_tokens` of the request),
          *     so an answer that stops with `max_tokens` before the value asked can be told apart. A thinking budget not
          *     below it was lowered with it by the rule `max_tokens` describes. Absent when the value was sent as asked,
-         *     on a tool loop's answer, and on an Anthropic-format endpoint when the client's `anthropic-beta` names a beta
-         *     that may change the output limit (nothing is lowered there). On a stream it comes with the first event and
-         *     describes the attempt that started it.
+         *     and on an Anthropic-format endpoint when the client's `anthropic-beta` names a beta that may change the
+         *     output limit (nothing is lowered there). On a stream it comes with the first event and describes the
+         *     attempt that started it. On a server-side tool loop's answer (gateway tools) it describes the attempt that
+         *     served the first step, JSON and stream alike, since a stream's headers go out before later steps run; every
+         *     attempt of every step, lowered or not by its own endpoint's limit, says its value in `max_tokens_sent` of
+         *     `gateway_metadata.attempts` and of the generation record, and its trace span's `gen_ai.request.max_tokens`
+         *     is the value it was sent.
          * @example 64000
          */
         MaxTokensSent: string;

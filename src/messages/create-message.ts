@@ -161,7 +161,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
       if (isRefusalAnswer(answer)) refusals.push({ attempt, answer });
       return answer;
     };
-    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, reportedUsage: reportedUsageOf, refusalBilled: refusalBilledOf, responseModel: messageResponseModel, droppedFields: messageDroppedFields });
+    const run = await runAttempts<AdapterMessage>(plan.attempts, generate, { signal: context.signal, isRefusal: isRefusalAnswer, reportedUsage: reportedUsageOf, refusalBilled: refusalBilledOf, responseModel: messageResponseModel, droppedFields: messageDroppedFields, maxTokens: plan.request.max_tokens });
     const { result, attempt, records } = settle(deps.planner, plan, context, run, outputTokensOf, messageIdOf);
     logWarnings(deps.logger, attempt, result.warnings, context.generationId);
     const finalized = finalizeMessage(result.message, answerAdditions(plan, attempt, () => records, context));
@@ -177,7 +177,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
   }
 
   const start = async (attempt: Attempt) => startStream(attempt, await deps.adapterFor(attempt.provider.family).stream(await call(attempt)));
-  const first = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, droppedFields: streamDroppedFields }));
+  const first = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, droppedFields: streamDroppedFields, maxTokens: plan.request.max_tokens }));
   // The attempt whose stream goes on now, and the stage that reports its outcome to routing.
   let serving = first.attempt;
   let lastIndex = first.index;
@@ -206,7 +206,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
     if (!plan.attempts.some((attempt, index) => !skip(attempt, index))) return null;
     let run: typeof first;
     try {
-      run = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, droppedFields: streamDroppedFields, skip }));
+      run = settleStream(deps.planner, plan, context, await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, droppedFields: streamDroppedFields, maxTokens: plan.request.max_tokens, skip }));
     } catch {
       // No later model answered: the refusal is the answer, its failures are in the trail.
       return null;

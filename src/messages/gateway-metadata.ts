@@ -54,6 +54,7 @@ export function toGenerationAttempt(record: AttemptRecord): GenerationAttempt {
   // The vendor's name for the model that answered, beside the catalog slug; absent for an attempt that did not answer.
   if (record.responseModel !== undefined) attempt.response_model = record.responseModel;
   if (record.droppedFields !== undefined) attempt.dropped_fields = [...record.droppedFields];
+  if (record.maxTokensSent !== undefined) attempt.max_tokens_sent = record.maxTokensSent;
   return attempt;
 }
 

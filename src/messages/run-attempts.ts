@@ -19,6 +19,7 @@ import {
 } from '#src/errors.ts';
 import { isByok, type Attempt, type AttemptOutcome } from '#src/routing/attempt.ts';
 import { ownKeyRateLimitHeadersOfFailures, type RateLimitedAttempt } from '#src/messages/own-key-rate-limits.ts';
+import { loweredMaxTokens } from '#src/messages/max-tokens-header.ts';
 
 /** How one attempt ended: reported in `gateway_metadata.attempts`, and fed back to sticky pins and endpoint statistics. */
 export interface AttemptRecord extends AttemptOutcome {
@@ -58,6 +59,11 @@ export interface AttemptRecord extends AttemptOutcome {
    * attempt that answered; absent when none were.
    */
   droppedFields?: readonly string[];
+  /**
+   * The `max_tokens` the attempt's endpoint was sent when the gateway lowered the request's to the endpoint's
+   * output limit (src/request/output-limit.ts); absent when it went as asked, or nothing was sent.
+   */
+  maxTokensSent?: number;
 }
 
 /** Whether the signal was aborted by a cancellation rather than by the request's time budget. */
@@ -93,6 +99,11 @@ export interface RunAttemptsOptions<T> {
   /** The request's fields the answer's vendor was not sent, kept in the attempt's record when there are any. */
   droppedFields?(result: T): readonly string[] | undefined;
   /**
+   * The request's `max_tokens`: each attempt sent a lower value (its endpoint's output limit) keeps that in
+   * its record, as a tool loop's later steps give no header to say it.
+   */
+  maxTokens?: number;
+  /**
    * The index of the attempt to try first, the others following in plan order if it fails: a tool loop's later
    * steps pass the index that served its first step, so they stay on that provider and key.
    */
@@ -122,6 +133,13 @@ function skippedStatus(error: unknown): AttemptStatus | null {
   return null;
 }
 
+/** Marks the last record with the `max_tokens` its attempt was sent, when below the request's `asked`. */
+function withMaxTokensSent(records: AttemptRecord[], asked: number | undefined): void {
+  const last = records[records.length - 1] as AttemptRecord;
+  const sent = asked === undefined ? undefined : loweredMaxTokens(asked, last.attempt);
+  if (sent !== undefined) last.maxTokensSent = sent;
+}
+
 /** Runs the attempts until one answers; `execute` makes one attempt's call. */
 export async function runAttempts<T>(
   attempts: readonly Attempt[],
@@ -147,6 +165,7 @@ export async function runAttempts<T>(
     const started = performance.now();
     const record = (status: AttemptStatus, httpStatus: number | null): void => {
       records.push({ attempt, index, status, httpStatus, durationMs: Math.round(performance.now() - started) });
+      if (status !== 'unsupported' && status !== 'credential_unavailable') withMaxTokensSent(records, options.maxTokens);
     };
     // An answer's record, with the model it names when it names one.
     const answered = (status: 'success' | 'refusal', result: T): void => {
@@ -155,6 +174,7 @@ export async function runAttempts<T>(
       records.push(responseModel ? { attempt, index, status, httpStatus: 200, durationMs, responseModel } : { attempt, index, status, httpStatus: 200, durationMs });
       const dropped = options.droppedFields?.(result);
       if (dropped) (records[records.length - 1] as AttemptRecord).droppedFields = dropped;
+      withMaxTokensSent(records, options.maxTokens);
     };
     try {
       const result = await execute(attempt);

@@ -15,6 +15,7 @@ import { streamEvents, streamMessageId, streamOutcomeStage, type StartedStream, 
 import { searchRunOf } from '#src/messages/anthropic-search-run.ts';
 import { amendStream, finalizeMessage } from '#src/messages/gateway-additions.ts';
 import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
+import { withMaxTokensHeader } from '#src/messages/max-tokens-header.ts';
 import { refusalCharge, withRefusalCharges } from '#src/messages/refusal-charges.ts';
 import { spliceRefusalFallbacks, type NextModelStream, type StartNextModel, type StreamRefusal } from '#src/messages/refusal-fallback-stream.ts';
 import { withRefusedHops, type RefusedHop } from '#src/messages/refused-hops.ts';
@@ -57,7 +58,7 @@ export async function passedThroughMessage(run: LoopRun, step: AnsweredStep): Pr
   // The upstreams bill the refusals moved on from: the answer is charged them, each at its own prices.
   const charges = refused.map((refusal) => refusalCharge(refusal.attempt, refusal.usage, refusal.billed));
   const served = charges.length > 0 ? { ...finalized, usage: withRefusalCharges(finalized.usage, attempt.model, charges) } : finalized;
-  return { message: withRefusedHops(served, hops, attempt.model), attempt, headers: ownKeyRateLimitHeaders(attempt, result.upstreamHeaders) };
+  return { message: withRefusedHops(served, hops, attempt.model), attempt, headers: withMaxTokensHeader(ownKeyRateLimitHeaders(attempt, result.upstreamHeaders), run.original.max_tokens, attempt) };
 }
 
 /** A stream step as the loop started it. */

@@ -14,6 +14,7 @@ import type { CreateMessageOutcome, MessagesDeps } from '#src/messages/create-me
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
 import { refusedHopBlocks, refusedHopOf } from '#src/messages/refused-hops.ts';
 import { answerRefusalBilled } from '#src/messages/refusal-billing.ts';
+import { withMaxTokensHeader } from '#src/messages/max-tokens-header.ts';
 import { runAttempts } from '#src/messages/run-attempts.ts';
 import { applyPluginsToMessage, routedBy, type PluginState } from '#src/plugins/plugin-pipeline.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
@@ -73,6 +74,7 @@ async function generateStep(run: LoopRun) {
         refusalBilled: (result, attempt) => answerRefusalBilled(attempt.provider.family, result.message),
         responseModel: messageResponseModel,
         droppedFields: messageDroppedFields,
+        maxTokens: run.original.max_tokens,
         ...(run.startWith !== undefined ? { startWith: run.startWith } : {}),
         skip: stepSkips(run),
       }),
@@ -125,6 +127,7 @@ async function runJsonLoop(run: LoopRun): Promise<{ message: MessageResponse; at
       usage: { ...summedUsage(run.tally, run.context.screening?.cost ?? 0), service_tier: first.message.usage.service_tier ?? 'standard', is_byok: isByok(first.attempt) },
     };
     if (run.context.wantsMetadata) response.gateway_metadata = buildLoopMetadata(run.plan, run.tally, run.context.startedAt);
-    return { message: response, attempt };
+    // The header says the first step's value, as a stream's (sent before later steps); each step's attempts keep their own.
+    return { message: response, attempt, headers: withMaxTokensHeader(undefined, run.original.max_tokens, first.attempt) };
   }
 }

@@ -22,6 +22,7 @@ import { admitStep, finishStep, settleStepHold, stepCall, stepSkips, type LoopRu
 import { LoopStreamState } from './loop-stream-state.ts';
 import { passedThroughStream, passesThrough, type LoopAfterRefusal } from './pass-through-step.ts';
 import { ownKeyRateLimitHeaders } from '#src/messages/own-key-rate-limits.ts';
+import { withMaxTokensHeader } from '#src/messages/max-tokens-header.ts';
 import { DEFAULT_TOOL_LOOP_PING_MS, pingsWhile } from './pings-while.ts';
 import { stepUsageOf, summedUsage, type RefusedCall, type StepUnderWay } from './loop-tally.ts';
 import { loopTimeout } from './loop-timeout.ts';
@@ -46,7 +47,7 @@ async function startStep(run: LoopRun, after?: { refused: StartedStep; skip: (at
   };
   const holdId = after ? after.refused.holdId : await admitStep(run);
   const order = after ? { skip: after.skip } : { ...(run.startWith !== undefined ? { startWith: run.startWith } : {}), skip: stepSkips(run) };
-  const tried = await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, droppedFields: streamDroppedFields, ...order });
+  const tried = await runAttempts(plan.attempts, start, { signal: context.signal, responseModel: streamResponseModel, droppedFields: streamDroppedFields, maxTokens: run.original.max_tokens, ...order });
   let started: Extract<AttemptsRun<StartedStream>, { ok: true }>;
   try {
     started = settleStream(deps.planner, plan, context, tried);
@@ -184,13 +185,15 @@ export async function streamToolLoop(run: LoopRun): Promise<{ events: AsyncItera
   const first = await startStep(run);
   // The plugins report for the attempt that served the last step (a later step may have fallen over).
   const lastServed = () => run.plan.attempts[run.startWith ?? first.index] ?? first.attempt;
+  // The headers go out with the first step's first event: they describe its attempt (a lowered max_tokens).
+  const lowered = withMaxTokensHeader(undefined, run.original.max_tokens, first.attempt);
   if (passesThrough(run, first.attempt)) {
     // A caller's own key: its upstream's rate-limit headers, as a plain stream's answer carries them.
-    const headers = ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders);
+    const headers = withMaxTokensHeader(ownKeyRateLimitHeaders(first.attempt, first.result.upstreamHeaders), run.original.max_tokens, first.attempt);
     const afterRefusal: LoopAfterRefusal = (outcome, refusal) => loopAfterRefusal(run, first, outcome, refusal);
     return { events: applyPluginsToStream(passedThroughStream(run, first, afterRefusal), run.plugins, lastServed), headers };
   }
-  return { events: applyPluginsToStream(loopEvents(run, first), run.plugins, lastServed) };
+  return { events: applyPluginsToStream(loopEvents(run, first), run.plugins, lastServed), ...(lowered ? { headers: lowered } : {}) };
 }
 
 /**

@@ -84,6 +84,8 @@ export function attemptSpanAttributes(tried: AttemptRecord, index: number, answe
     'switchboard.is_byok': isByok(tried.attempt),
   };
   addInferenceRequestAttributes(attributes, shared);
+  // What this call was sent: the request's max_tokens lowered to its endpoint's output limit, where it was.
+  if (tried.maxTokensSent !== undefined) attributes['gen_ai.request.max_tokens'] = tried.maxTokensSent;
   const server = serverOf(tried.attempt.baseUrl);
   if (server) {
     attributes['server.address'] = server.address;
