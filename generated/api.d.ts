@@ -1977,7 +1977,8 @@ export interface components {
              *     first model, as Anthropic's stream does (its message id is the one a thread's `continue` names: the
              *     gateway resumes from the serving model's answer, in its account). The refused attempt is charged, as its
              *     upstream bills it (nothing for an Anthropic-format endpoint's refusal before any output in a category
-             *     Anthropic does not bill, see `Usage.iterations`; its tokens still count): what it reported (a JSON answer's `usage`; a stream's `message_delta`, its
+             *     Anthropic does not bill, nor for a prompt Bedrock's guardrail blocked, see `Usage.iterations`; its
+             *     tokens still count): what it reported (a JSON answer's `usage`; a stream's `message_delta`, its
              *     `message_start` filling the counts the delta leaves out) at its own endpoint's prices joins the answer's
              *     `cost` (JSON and the closing `message_delta` alike), the generation record's tokens and cost and the
              *     key's spending, also when what follows is no answer (a request error of the next attempt, a client that
@@ -2437,9 +2438,13 @@ export interface components {
              *     refused calls are charged as their upstream bills them: in `cost`, the generation record's cost and the
              *     key's spending. An entry is listed with its counts whether or not it was billed: a refusal before any
              *     output (no content block; in a stream, none started) on an Anthropic-format endpoint in a category
-             *     Anthropic does not bill (any but `bio`, `frontier_llm` and `reasoning_extraction`, or none) costs 0, as
-             *     Anthropic's "How refusals are billed" says, its tokens still on the generation record; one after output
-             *     began, or from a translated vendor (no source says it is free), is charged what it reported.
+             *     Anthropic does not bill (any but `bio`, `frontier_llm` and `reasoning_extraction`, or none: its table as
+             *     read in September 2026) costs 0, as Anthropic's "How refusals are billed" says, its tokens still on the
+             *     generation record; so does an Amazon Bedrock call whose guardrail blocked the prompt before the model
+             *     ran (`guardrail_intervened` with no output tokens, its blocked message as the text), which AWS bills no
+             *     model inference for. One after output began, a Bedrock guardrail that blocked the model's response,
+             *     Claude's own refusal on Bedrock's Converse API (which names no category to tell an unbilled one by)
+             *     and any other translated vendor's content filter are charged what they reported.
              */
             iterations?: {
                 /**
@@ -2474,8 +2479,9 @@ export interface components {
              *     prices, in a tool loop's steps too, the calls whose model refused before another model answered (a
              *     plain request's hops under `fallbacks` and a tool loop's steps alike; each at its own endpoint's prices
              *     as its upstream bills it: an Anthropic-format endpoint's refusal before any output, in a category
-             *     Anthropic does not bill (any but `bio`, `frontier_llm` and `reasoning_extraction`, or none), adds 0; a
-             *     refusal after output began, or from a translated vendor, adds what it reported; its tokens are in
+             *     Anthropic does not bill (any but `bio`, `frontier_llm` and `reasoning_extraction`, or none), and an
+             *     Amazon Bedrock call whose guardrail blocked the prompt, add 0; a refusal after output began, or from
+             *     another translated vendor's filter, adds what it reported (see `iterations`); its tokens are in
              *     `iterations` either way, and in the counts above only in a tool loop, whose counts sum its calls), the vendor's fee for the searches its own web search
              *     tool ran (`server_tool_use.web_search_requests` as the upstream reported them, at the endpoint's
              *     `pricing.web_search_request`; in a tool loop, each step's at its own endpoint's price; the gateway's
@@ -2567,7 +2573,7 @@ export interface components {
              * @description The step's cost in USD on the endpoint that served it, priced as a plain answer: its Anthropic
              *     `compaction` iterations and its vendor web search fee included (see `Usage.cost`); plus each refused
              *     call of the step, at its own endpoint's prices (nothing for one its upstream does not bill: a refusal
-             *     before any output in an unbilled category, see `Usage.iterations`).
+             *     before any output in an unbilled category, a prompt Bedrock's guardrail blocked, see `Usage.iterations`).
              */
             cost: number;
             /**
@@ -4038,8 +4044,9 @@ export interface components {
              *     prices, not an estimate and not nothing, in `usage` and `cost`, also when a later attempt answered (the
              *     answer's own `usage.cost` is then its part alone). A call that refused before the request moved on to
              *     the next model (`fallbacks`) is charged what it reported at its endpoint's prices (nothing, its tokens
-             *     kept in `usage`, when it refused before any output in a category its upstream does not bill, see the
-             *     answer's `Usage.iterations`) whatever followed: an
+             *     kept in `usage`, when its upstream does not bill it: a refusal before any output in a category Anthropic
+             *     does not bill, a prompt Bedrock's guardrail blocked before the model ran, see the answer's
+             *     `Usage.iterations`) whatever followed: an
              *     answer (its `usage.cost` has it), a request error of the next attempt, a stream the client left (the
              *     serving model then charged what its `message_start` announced). An answer that ends `incomplete` is an answer (stop
              *     reason `max_tokens`, or `refusal` for its content filter) with its reported usage.

@@ -212,7 +212,7 @@ export async function createMessage(deps: MessagesDeps, sent: MessageRequest, co
       return null;
     }
     // The refused stream is left: routing hears it as a refusal that did not serve (no pin, no latency sample).
-    const billed = refusalBilled({ family: refusedAttempt.provider.family, category: refused.category, outputBegan: refused.outputBegan });
+    const billed = refusalBilled({ family: refusedAttempt.provider.family, ...refused });
     current.outcome.movedOn(refused.usage, billed);
     charges.push(refusalCharge(refusedAttempt, refused.usage, billed));
     lastIndex = run.index;

@@ -1,20 +1,40 @@
 /**
- * Whether the upstream bills a refused call, Anthropic's rule ("How refusals are billed", which its page says
- * applies on every platform serving Claude): a refusal after output began bills the input and the output
- * already produced; one before any output is billed only in the categories Anthropic names as billed
- * (`bio`, `frontier_llm`, `reasoning_extraction` as of September 2026), and in any other category, or with a
- * null one, its token counts appear in `usage` but are not charged. The rule is read only where the gateway
- * gets Anthropic's own refusal: an Anthropic-format endpoint (`anthropic` family), whose `stop_details` names
- * the category. A translated vendor's refusal (a content filter mapped to `refusal`, Bedrock's Converse
- * included, which reports no Anthropic category) has no source saying it is free, so it stays charged.
- * Pure functions.
- * @see https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback (How refusals are billed)
+ * Whether the upstream bills a refused call, by the rule of the vendor that refused it. Pure functions.
+ *
+ * - Anthropic's own refusal (an Anthropic-format endpoint, whose `stop_details` names the category): a refusal
+ *   after output began bills the input and the output already produced; one before any output is billed only
+ *   in the categories Anthropic names as billed (`ANTHROPIC_REFUSAL_BILLING`, its source and date there), and
+ *   in any other category, or with a null one, its token counts appear in `usage` but are not charged.
+ * - A vendor's filter that refused the prompt before its model ran: Amazon Bedrock's guardrail on the input,
+ *   which AWS does not bill as model inference (the translator marks it: src/providers/refusal-before-model.ts,
+ *   src/providers/ai-sdk/bedrock-guardrail-billing.ts). Not charged, output or not (the answer's text is the
+ *   guardrail's blocked message, not the model's).
+ * - Any other translated vendor's refusal stays charged: a content filter mapped to `refusal` (OpenAI's,
+ *   Gemini's), a Bedrock guardrail that blocked the model's response (AWS bills the inference), and Claude's
+ *   own refusal on Bedrock's Converse API (`content_filtered`). Anthropic's rule applies to Claude there too,
+ *   but Converse reports no category, so an unbilled refusal cannot be told from a billed one, and the
+ *   gateway does not charge less than the upstream may bill.
  */
 import type { ResponseContentBlock } from '#src/api-types.ts';
 import type { ApiFamily } from '#src/providers/provider-adapter.ts';
+import { blockedBeforeModel } from '#src/providers/refusal-before-model.ts';
 
-/** The categories whose refusals before any output Anthropic bills (its table's "Billed before any output" column). */
-export const BILLED_BEFORE_OUTPUT: ReadonlySet<string> = new Set(['bio', 'frontier_llm', 'reasoning_extraction']);
+/**
+ * Anthropic's refusal billing, with where and when it was read. `billedBeforeOutput`: the categories of its
+ * table whose refusals before any output are billed ("How refusals are billed", the "Billed before any output"
+ * column), as the page stood when `readOn`. `checkedOn`: the last look for a newer table (the stored copies
+ * of the page found then were no newer; the categories it names, `cyber`, `bio`, `frontier_llm`,
+ * `reasoning_extraction` and `general_harms`, are those of Anthropic's SDK's `RefusalStopDetails.category`).
+ * A category added since is unbilled before output until this table says otherwise, as Anthropic's rule
+ * bills only those its table names.
+ */
+export const ANTHROPIC_REFUSAL_BILLING = {
+  source: 'https://platform.claude.com/docs/en/build-with-claude/refusals-and-fallback',
+  section: 'How refusals are billed',
+  readOn: '2026-09',
+  checkedOn: '2026-11-28',
+  billedBeforeOutput: new Set(['bio', 'frontier_llm', 'reasoning_extraction']) as ReadonlySet<string>,
+} as const;
 
 /** What decides whether a refused call is billed. */
 export interface RefusalBillingInput {
@@ -24,12 +44,18 @@ export interface RefusalBillingInput {
   category: string | null;
   /** The refused call produced output before refusing (a content block of its own; a stream's block started). */
   outputBegan: boolean;
+  /** The vendor's filter refused the prompt before its model ran (its `stop_details` marked: `blockedBeforeModel`). */
+  blockedBeforeModel?: boolean;
 }
 
-/** Whether the upstream bills the refused call: false only for Anthropic's refusal before any output in an unbilled category. */
-export function refusalBilled({ family, category, outputBegan }: RefusalBillingInput): boolean {
+/**
+ * Whether the upstream bills the refused call: false for a prompt refused before the model ran, and for
+ * Anthropic's refusal before any output in a category it does not bill.
+ */
+export function refusalBilled({ family, category, outputBegan, blockedBeforeModel: blocked = false }: RefusalBillingInput): boolean {
+  if (blocked) return false;
   if (outputBegan || family !== 'anthropic') return true;
-  return category !== null && BILLED_BEFORE_OUTPUT.has(category);
+  return category !== null && ANTHROPIC_REFUSAL_BILLING.billedBeforeOutput.has(category);
 }
 
 /**
@@ -47,7 +73,12 @@ export function refusalCategoryOf(stopDetails: { category?: unknown } | null | u
   return typeof category === 'string' ? category : null;
 }
 
+/** What a refusal's `stop_details` say of its billing: its category, and whether the prompt was refused before the model ran. */
+export function refusalOf(stopDetails: { category?: unknown } | null | undefined): { category: string | null; blockedBeforeModel: boolean } {
+  return { category: refusalCategoryOf(stopDetails), blockedBeforeModel: blockedBeforeModel(stopDetails) };
+}
+
 /** Whether a refused JSON answer from `family` is billed, read from its content and `stop_details`. */
 export function answerRefusalBilled(family: ApiFamily, message: { content: readonly Pick<ResponseContentBlock, 'type'>[]; stop_details?: { category?: unknown } | null }): boolean {
-  return refusalBilled({ family, category: refusalCategoryOf(message.stop_details), outputBegan: contentHasOutput(message.content) });
+  return refusalBilled({ family, ...refusalOf(message.stop_details), outputBegan: contentHasOutput(message.content) });
 }

@@ -12,7 +12,7 @@ import type { Usage } from '#src/api-types.ts';
 import { eventPayload, peekEventPayload, sseEventName, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { readyEventsOf, type ReadyEventIterator } from '#src/providers/event-stages.ts';
 import { fallbackBlock } from '#src/messages/refused-hops.ts';
-import { refusalCategoryOf } from '#src/messages/refusal-billing.ts';
+import { refusalOf } from '#src/messages/refusal-billing.ts';
 
 /** The next model's stream, started and amended with its own attempt's fields (model, cost). */
 export interface NextModelStream {
@@ -40,6 +40,8 @@ export interface StreamRefusal {
   category: string | null;
   /** A block started before the refusal: output began, which its upstream bills (src/messages/refusal-billing.ts). */
   outputBegan: boolean;
+  /** The vendor's filter refused the prompt before its model ran, which it does not bill (src/messages/refusal-billing.ts). */
+  blockedBeforeModel: boolean;
 }
 
 /** Starts the next model after a stream's refusal; null when none answers (the refusal is then the answer). */
@@ -268,8 +270,8 @@ class RefusalSplice implements AsyncIterableIterator<SseEvent>, ReadyEventIterat
   /** Starts the next model after a refusal: the fallback block's start (its stop queued), or the refusal goes on as the answer. */
   async #moveOn({ refusal, event }: Refused): Promise<SseEvent> {
     const hop = this.#hop;
-    const category = refusalCategoryOf(refusal.delta?.stop_details);
-    const next = await this.#startNext({ model: hop.model, usage: withStartedCounts(refusal.usage, this.#started), category, outputBegan: this.#outputBegan });
+    const { category, blockedBeforeModel } = refusalOf(refusal.delta?.stop_details);
+    const next = await this.#startNext({ model: hop.model, usage: withStartedCounts(refusal.usage, this.#started), category, outputBegan: this.#outputBegan, blockedBeforeModel });
     if (!next) return this.#closing(refusal, event);
     const block = fallbackBlock(hop.model, next.model, category);
     for (const started of this.#unreadStarts) this.#nextIndex = Math.max(this.#nextIndex, peekEventPayload<IndexedPayload>(started).index + 1);

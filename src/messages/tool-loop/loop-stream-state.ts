@@ -16,7 +16,7 @@ import type { ContentBlockParam, MessageResponse, MessageStreamEvent, ResponseCo
 import { eventPayload, type SseEvent } from '#src/providers/provider-adapter.ts';
 import type { GatewayToolCall, GatewayToolOutcome } from '#src/server-tools/index.ts';
 import { fallbackBlock } from '#src/messages/refused-hops.ts';
-import { refusalCategoryOf } from '#src/messages/refusal-billing.ts';
+import { refusalCategoryOf, refusalOf } from '#src/messages/refusal-billing.ts';
 import { closingEvents, mergeReportedUsage, wholeBlockEvents, type LoopStreamEnd } from './loop-stream-events.ts';
 import { stepUsageOf, type StepUsage } from './loop-tally.ts';
 import type { ToolLoopSetup } from './prepare-tool-loop.ts';
@@ -114,9 +114,12 @@ export class LoopStreamState {
     return this.stopReason !== null;
   }
 
-  /** The current step's refusal (its `message_delta` said so): its category, and whether a block of its had started (output began); null for any other end. */
-  get stepRefusal(): { category: string | null; outputBegan: boolean } | null {
-    return this.stopReason === 'refusal' ? { category: refusalCategoryOf(this.stopDetails), outputBegan: this.blockStarted } : null;
+  /**
+   * The current step's refusal (its `message_delta` said so): its category, whether a block of its had started
+   * (output began) and whether the prompt was refused before the model ran; null for any other end.
+   */
+  get stepRefusal(): { category: string | null; outputBegan: boolean; blockedBeforeModel: boolean } | null {
+    return this.stopReason === 'refusal' ? { ...refusalOf(this.stopDetails), outputBegan: this.blockStarted } : null;
   }
 
   /**

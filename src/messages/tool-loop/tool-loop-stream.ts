@@ -202,7 +202,7 @@ export async function streamToolLoop(run: LoopRun): Promise<{ events: AsyncItera
  */
 async function loopAfterRefusal(run: LoopRun, refused: StartedStep, outcome: StreamOutcome, refusal: StreamRefusal): Promise<NextModelStream | null> {
   const refusedModels = new Set<string>();
-  const billed = refusalBilled({ family: refused.attempt.provider.family, category: refusal.category, outputBegan: refusal.outputBegan });
+  const billed = refusalBilled({ family: refused.attempt.provider.family, ...refusal });
   const next = await nextModelStep(run, refused, outcome, refusedModels, refusal.usage, billed);
   if (!next) return null;
   const from: MovedOnFrom = { refusedModels, refused: [{ attempt: refused.attempt, usage: stepUsageOf(refusal.usage), billed }], clientMessageId: streamMessageId(refused.result) };

@@ -15,7 +15,7 @@ import type { LanguageModelV4FinishReason, LanguageModelV4StreamPart, LanguageMo
 import type { MessageResponse, MessageStreamEvent } from '#src/api-types.ts';
 import { UpstreamError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { formatWarning, newMessageId, signatureCarrierBlock, stopSequenceOf } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
+import { formatWarning, newMessageId, refusalDetails, signatureCarrierBlock, stopSequenceOf } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
 import { convertFromAiSdkUsage, withServedSpeed } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
 import { mapAiSdkError } from '#src/providers/ai-sdk/map-ai-sdk-error.ts';
@@ -163,7 +163,7 @@ export class AiSdkStreamState {
     const stopSequence = finish.stopReason === 'stop_sequence' ? (stopSequenceOf(this.finish.providerMetadata, this.options.profile) ?? null) : null;
     this.emit({
       type: 'message_delta',
-      delta: { stop_reason: finish.stopReason, stop_sequence: stopSequence, ...(finish.refusal ? { stop_details: finish.refusal } : {}) },
+      delta: { stop_reason: finish.stopReason, stop_sequence: stopSequence, ...(finish.refusal ? { stop_details: refusalDetails(finish.refusal, this.finish) } : {}) },
       usage,
     });
     this.emit({ type: 'message_stop' });

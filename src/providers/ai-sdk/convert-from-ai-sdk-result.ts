@@ -10,6 +10,8 @@ import { UpstreamError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { convertFromAiSdkUsage } from '#src/providers/ai-sdk/convert-from-ai-sdk-usage.ts';
 import { mapAiSdkFinishReason } from '#src/providers/ai-sdk/map-ai-sdk-finish-reason.ts';
+import { guardrailBlockedPrompt, type GuardrailFinish } from '#src/providers/ai-sdk/bedrock-guardrail-billing.ts';
+import { markedBlockedBeforeModel } from '#src/providers/refusal-before-model.ts';
 import { encodeReasoningSignature, isRedactedReasoning, metadataFor, partSignature, type SignatureTarget } from '#src/providers/ai-sdk/reasoning-signature.ts';
 
 /** Arguments of `convertFromAiSdkResult`. */
@@ -97,6 +99,14 @@ export function cutToolInput(input: string, provider: string): JSONObject {
   }
 }
 
+/**
+ * A refusal's details, marked when the vendor's guardrail refused the prompt before its model ran (Bedrock),
+ * which it does not bill as inference (src/providers/refusal-before-model.ts). A JSON answer and a stream both.
+ */
+export function refusalDetails<T extends object>(details: T, finish: GuardrailFinish): T {
+  return guardrailBlockedPrompt(finish) ? markedBlockedBeforeModel(details) : details;
+}
+
 /** Builds the Anthropic message; an `error` or `interrupted` finish is thrown as an `UpstreamError`. */
 export function convertFromAiSdkResult({ result, profile, provider, upstreamModel, estimateInput, textSignatures = false }: ConvertFromAiSdkResultOptions): {
   value: MessageResponse;
@@ -128,7 +138,7 @@ export function convertFromAiSdkResult({ result, profile, provider, upstreamMode
     stop_sequence: finish.stopReason === 'stop_sequence' ? (stopSequence ?? null) : null,
     usage: convertFromAiSdkUsage(result.usage, { inputTokens: estimateInput, outputCharacters: () => contentCharacters(result.content) }),
   };
-  if (finish.refusal) message.stop_details = finish.refusal;
+  if (finish.refusal) message.stop_details = refusalDetails(finish.refusal, { finishReason: result.finishReason, usage: result.usage, providerMetadata: result.providerMetadata });
   return { value: message, warnings };
 }
 

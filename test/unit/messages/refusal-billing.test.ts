@@ -1,6 +1,10 @@
-/** Whether the upstream bills a refused call: Anthropic's "How refusals are billed", read where its refusal reaches the gateway. */
+/**
+ * Whether the upstream bills a refused call: Anthropic's "How refusals are billed", read where its refusal
+ * reaches the gateway, and a prompt a vendor's filter refused before its model ran (Bedrock's guardrail).
+ */
 import { describe, expect, it } from 'vitest';
-import { answerRefusalBilled, contentHasOutput, refusalBilled, refusalCategoryOf, type RefusalBillingInput } from '#src/messages/refusal-billing.ts';
+import { ANTHROPIC_REFUSAL_BILLING, answerRefusalBilled, contentHasOutput, refusalBilled, refusalCategoryOf, type RefusalBillingInput } from '#src/messages/refusal-billing.ts';
+import { markedBlockedBeforeModel } from '#src/providers/refusal-before-model.ts';
 import type { ResponseContentBlock } from '#src/api-types.ts';
 
 describe('refusalBilled', () => {
@@ -15,6 +19,8 @@ describe('refusalBilled', () => {
     ['Anthropic, after output began, cyber', { family: 'anthropic', category: 'cyber', outputBegan: true }, true],
     ['Anthropic, after output began, no category', { family: 'anthropic', category: null, outputBegan: true }, true],
     ['Bedrock (Converse: no Anthropic category), before any output', { family: 'bedrock', category: null, outputBegan: false }, true],
+    ['Bedrock, its guardrail refused the prompt (its blocked message is the text)', { family: 'bedrock', category: null, outputBegan: true, blockedBeforeModel: true }, false],
+    ['Bedrock, not marked as refused before the model ran', { family: 'bedrock', category: null, outputBegan: true, blockedBeforeModel: false }, true],
     ['Google, before any output', { family: 'google', category: null, outputBegan: false }, true],
     ['OpenAI chat, before any output, cyber', { family: 'openai-chat', category: 'cyber', outputBegan: false }, true],
     ['Azure, after output began', { family: 'azure', category: null, outputBegan: true }, true],
@@ -55,5 +61,22 @@ describe('answerRefusalBilled', () => {
     expect(answerRefusalBilled('anthropic', { content: [], stop_details: details })).toBe(false);
     expect(answerRefusalBilled('anthropic', { content: [{ type: 'text' }], stop_details: details })).toBe(true);
     expect(answerRefusalBilled('openai-compatible', { content: [], stop_details: details })).toBe(true);
+  });
+});
+
+describe('the sources', () => {
+  it('says where and when Anthropic\'s table was read, in checkable forms', () => {
+    expect(ANTHROPIC_REFUSAL_BILLING.source).toMatch(/^https:\/\/platform\.claude\.com\/docs\//);
+    expect(ANTHROPIC_REFUSAL_BILLING.readOn).toMatch(/^\d{4}-\d{2}$/);
+    expect(ANTHROPIC_REFUSAL_BILLING.checkedOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(ANTHROPIC_REFUSAL_BILLING.checkedOn >= ANTHROPIC_REFUSAL_BILLING.readOn).toBe(true);
+  });
+});
+
+describe('a marked refusal in a JSON answer', () => {
+  it('is not billed, though its content shows the guardrail\'s text; JSON leaves the mark out', () => {
+    const details = markedBlockedBeforeModel({ type: 'refusal' as const, category: null, explanation: 'Amazon Bedrock stopped the answer with its content filter (guardrail_intervened).' });
+    expect(answerRefusalBilled('bedrock', { content: [{ type: 'text' }], stop_details: details })).toBe(false);
+    expect(JSON.parse(JSON.stringify(details))).toEqual({ type: 'refusal', category: null, explanation: details.explanation });
   });
 });

@@ -62,7 +62,7 @@ describe('spliceRefusalFallbacks', () => {
       ['content_block_start', 4],
       ['content_block_stop', 4],
     ]);
-    expect(refusals).toEqual([{ model: 'a/first', usage: { output_tokens: 2, input_tokens: 5 }, category: null, outputBegan: true }]);
+    expect(refusals).toEqual([{ model: 'a/first', usage: { output_tokens: 2, input_tokens: 5 }, category: null, outputBegan: true, blockedBeforeModel: false }]);
     expect(seen.at(-1)).toEqual(raw('message_stop', {}));
   });
 });
