@@ -7,30 +7,29 @@
  * format). Before, the gateway sent every thinking block's items to whichever model the turn went to.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAiChatStep, reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { openAiChatStep, reply, startFakeOpenAiChat } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway } from '#test/helpers/start-gateway.ts';
+import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
 import { WEATHER_TOOL } from '#test/integration/providers-e2e/e2e-support.ts';
 import { anthropicClient, modelYaml } from '#test/integration/providers-e2e/e2e-target.ts';
 
 const CLAUDE = { slug: 'e2e/or-claude', upstream: 'anthropic/claude-sonnet-4.5' };
 const GEMINI = { slug: 'e2e/or-gemini', upstream: 'google/gemini-3-pro-preview' };
 
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-let client: Anthropic;
-
-beforeAll(async () => {
-  upstream = await startFakeOpenAiChat();
-  const models = [CLAUDE, GEMINI].map((model) => modelYaml({ slug: model.slug, provider: 'openrouter', upstreamModel: model.upstream, pricing: '{ input: 3, output: 15 }' }));
-  const catalogYaml = ['providers:', `  openrouter: { base_url: "${upstream.baseURL}", api_key: "sk-or-v1-fallback-0001" }`, 'models:', ...models, ''].join('\n');
-  gateway = await startTestGateway({ catalogYaml });
-  client = anthropicClient(gateway);
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
+const setup = useSuiteSetup({
+  async start() {
+    const upstream = await startFakeOpenAiChat();
+    const models = [CLAUDE, GEMINI].map((model) => modelYaml({ slug: model.slug, provider: 'openrouter', upstreamModel: model.upstream, pricing: '{ input: 3, output: 15 }' }));
+    const catalogYaml = ['providers:', `  openrouter: { base_url: "${upstream.baseURL}", api_key: "sk-or-v1-fallback-0001" }`, 'models:', ...models, ''].join('\n');
+    const gateway = await startTestGateway({ catalogYaml });
+    return { upstream, gateway, client: anthropicClient(gateway) };
+  },
+  async stop({ upstream, gateway }) {
+    await gateway.close();
+    await upstream.close();
+  },
+  reset: ({ upstream }) => upstream.clear(),
 });
 
 type ChatMessage = { role: string; reasoning?: string; reasoning_details?: unknown[] };
@@ -60,9 +59,9 @@ const claudeTurn = reply.json({
 
 /** Claude's first turn as the client holds it, and the next request's messages handing the tool's result back. */
 async function firstTurn(): Promise<Anthropic.MessageParam[]> {
-  upstream.clear();
-  upstream.enqueue(claudeTurn);
-  const answer = await client.messages.create({ model: CLAUDE.slug, max_tokens: 1024, tools: [WEATHER_TOOL], messages: [question] });
+  setup.upstream.clear();
+  setup.upstream.enqueue(claudeTurn);
+  const answer = await setup.client.messages.create({ model: CLAUDE.slug, max_tokens: 1024, tools: [WEATHER_TOOL], messages: [question] });
   const toolUse = answer.content.find((block) => block.type === 'tool_use') as Anthropic.ToolUseBlock;
   return [question, { role: 'assistant', content: answer.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'Sunny, 21°C' }] }];
 }
@@ -72,29 +71,29 @@ const assistantOf = (body: SentBody) => body.messages.find((message) => message.
 describe('OpenRouter reasoning_details after a change of model', () => {
   it('sends Claude\'s items to Claude, and not to Gemini when Claude fails over to it', async () => {
     const messages = await firstTurn();
-    upstream.clear();
-    upstream.enqueue(reply.error(503), openAiChatStep({ text: 'Sunny, 21°C.', usage: { input: 200, output: 6 } }));
+    setup.upstream.clear();
+    setup.upstream.enqueue(reply.error(503), openAiChatStep({ text: 'Sunny, 21°C.', usage: { input: 200, output: 6 } }));
     const request = { model: CLAUDE.slug, max_tokens: 1024, tools: [WEATHER_TOOL], messages, fallbacks: [{ model: GEMINI.slug }] };
-    const final = await client.messages.create(request as Anthropic.MessageCreateParamsNonStreaming);
+    const final = await setup.client.messages.create(request as Anthropic.MessageCreateParamsNonStreaming);
 
     expect(final.model).toBe(GEMINI.slug);
-    const [tried, served] = upstream.requests.map((sent) => sent.body as SentBody);
+    const [tried, served] = setup.upstream.requests.map((sent) => sent.body as SentBody);
     // The attempt on Claude carried its own items back; the fallback to Gemini got the reasoning text alone.
     expect(tried?.model).toBe(CLAUDE.upstream);
     expect(assistantOf(tried as SentBody)?.reasoning_details).toEqual(CLAUDE_DETAILS);
     expect(served?.model).toBe(GEMINI.upstream);
     expect(assistantOf(served as SentBody)).toMatchObject({ reasoning: THOUGHT });
     expect(assistantOf(served as SentBody)).not.toHaveProperty('reasoning_details');
-    expect(String(upstream.requests[1]?.rawBody)).not.toContain('reasoning_details');
+    expect(String(setup.upstream.requests[1]?.rawBody)).not.toContain('reasoning_details');
   });
 
   it('sends Claude\'s items to no other model the next turn is routed to', async () => {
     const messages = await firstTurn();
-    upstream.clear();
-    upstream.enqueue(openAiChatStep({ text: 'Sunny, 21°C.', usage: { input: 200, output: 6 } }));
-    await client.messages.create({ model: GEMINI.slug, max_tokens: 1024, tools: [WEATHER_TOOL], messages });
+    setup.upstream.clear();
+    setup.upstream.enqueue(openAiChatStep({ text: 'Sunny, 21°C.', usage: { input: 200, output: 6 } }));
+    await setup.client.messages.create({ model: GEMINI.slug, max_tokens: 1024, tools: [WEATHER_TOOL], messages });
 
-    const sent = upstream.requests[0]?.body as SentBody;
+    const sent = setup.upstream.requests[0]?.body as SentBody;
     expect(sent.model).toBe(GEMINI.upstream);
     expect(assistantOf(sent)).not.toHaveProperty('reasoning_details');
   });

@@ -9,10 +9,10 @@
  * without a limit, Beta with one of 200 tokens; the request asks 300.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicStep, reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import type { CaptureServer } from '#test/helpers/capture-server.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { startTestGateway } from '#test/helpers/start-gateway.ts';
+import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
 import { attemptSpans, generationOf, startOtlpCollector } from '#test/integration/observability/observability-support.ts';
 import { anthropicClient, anthropicProviderYaml, catalogYaml, modelYaml, resetFakes, WITH_METADATA } from '#test/integration/routing/routing-support.ts';
 
@@ -20,31 +20,25 @@ const HEADER = 'x-switchboard-max-tokens';
 const ASKED = 300;
 const LIMIT = 200;
 
-let alpha: FakeUpstream;
-let beta: FakeUpstream;
-let gateway: TestGateway;
-let client: Anthropic;
-let collector: CaptureServer;
-
-beforeAll(async () => {
-  [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ outputLimits: { 'up-limited-beta': LIMIT } })]);
-  const models = [
-    modelYaml('test/limited', [
-      { provider: 'alpha', model: 'up-limited-alpha', price: [1, 2] },
-      { provider: 'beta', model: 'up-limited-beta', price: [1, 2], extra: `max_output_tokens: ${LIMIT}` },
-    ]),
-  ];
-  gateway = await startTestGateway({ catalogYaml: catalogYaml([anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)], models), env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
-  client = anthropicClient(gateway, WITH_METADATA);
-  collector = await startOtlpCollector(gateway);
-}, 60_000);
-
-afterAll(async () => {
-  await gateway?.close();
-  await Promise.all([alpha?.close(), beta?.close(), collector?.close()]);
+const setup = useSuiteSetup({
+  async start() {
+    const [alpha, beta] = await Promise.all([startFakeAnthropic(), startFakeAnthropic({ outputLimits: { 'up-limited-beta': LIMIT } })]);
+    const models = [
+      modelYaml('test/limited', [
+        { provider: 'alpha', model: 'up-limited-alpha', price: [1, 2] },
+        { provider: 'beta', model: 'up-limited-beta', price: [1, 2], extra: `max_output_tokens: ${LIMIT}` },
+      ]),
+    ];
+    const providers = [anthropicProviderYaml('alpha', alpha), anthropicProviderYaml('beta', beta)];
+    const gateway = await startTestGateway({ catalogYaml: catalogYaml(providers, models), env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
+    return { alpha, beta, gateway, client: anthropicClient(gateway, WITH_METADATA), collector: await startOtlpCollector(gateway) };
+  },
+  async stop({ alpha, beta, gateway, collector }) {
+    await gateway.close();
+    await Promise.all([alpha.close(), beta.close(), collector.close()]);
+  },
+  reset: ({ alpha, beta }) => resetFakes(alpha, beta),
 });
-
-beforeEach(() => resetFakes(alpha, beta));
 
 type Attempts = Array<Record<string, unknown>>;
 type Metadata = { attempts: Attempts };
@@ -70,11 +64,11 @@ const sentOf = (upstream: FakeUpstream) => upstream.requests.map((request) => (r
  */
 async function ask(request: Anthropic.MessageCreateParamsNonStreaming, stream: boolean): Promise<{ headers: Headers; attempts: Attempts | undefined; id: string }> {
   if (stream) {
-    const { data, response } = await client.messages.stream(request).withResponse();
+    const { data, response } = await setup.client.messages.stream(request).withResponse();
     await data.finalMessage();
     return { headers: response.headers, attempts: undefined, id: response.headers.get('x-generation-id') ?? '' };
   }
-  const { data, response } = await client.messages.create(request).withResponse();
+  const { data, response } = await setup.client.messages.create(request).withResponse();
   return { headers: response.headers, attempts: (data as unknown as { gateway_metadata: Metadata }).gateway_metadata.attempts, id: response.headers.get('x-generation-id') ?? '' };
 }
 
@@ -84,34 +78,34 @@ const BETA = 'Beta Cloud';
 
 describe.each([false, true])('a tool loop (stream: %s)', (stream) => {
   it('a later step that falls over to a lower limit says the value it was sent, in its attempt and its span', async () => {
-    alpha.enqueue(CALL(), reply.error(529));
-    beta.enqueue(ANSWER());
+    setup.alpha.enqueue(CALL(), reply.error(529));
+    setup.beta.enqueue(ANSWER());
     const { headers, attempts, id } = await ask(loopRequest(['alpha', 'beta']), stream);
 
-    expect(sentOf(alpha)).toEqual([ASKED, ASKED]);
-    expect(sentOf(beta)).toEqual([LIMIT]);
+    expect(sentOf(setup.alpha)).toEqual([ASKED, ASKED]);
+    expect(sentOf(setup.beta)).toEqual([LIMIT]);
     // The first step went as asked: the header, sent with its first event, has nothing to say.
     expect(headers.get(HEADER)).toBeNull();
     if (attempts) expect(attempts.map(({ provider, status, max_tokens_sent }) => [provider, status, max_tokens_sent])).toEqual([[ALPHA, 'success', undefined], [ALPHA, 'overloaded', undefined], [BETA, 'success', LIMIT]]);
 
-    const record = await generationOf(gateway, id);
+    const record = await generationOf(setup.gateway, id);
     expect(record.attempts.map(({ provider, status, max_tokens_sent }: Record<string, unknown>) => [provider, status, max_tokens_sent])).toEqual([
       [ALPHA, 'success', undefined],
       [ALPHA, 'overloaded', undefined],
       [BETA, 'success', LIMIT],
     ]);
-    const spans = await attemptSpans(gateway, collector, id, 3);
+    const spans = await attemptSpans(setup.gateway, setup.collector, id, 3);
     expect(spans.map((span) => span.attributes['gen_ai.request.max_tokens'])).toEqual([ASKED, ASKED, LIMIT]);
   });
 
   it('a loop whose first step was lowered names the value in the header, and each step\'s attempt lists it', async () => {
-    beta.enqueue(CALL(), ANSWER());
+    setup.beta.enqueue(CALL(), ANSWER());
     const { headers, attempts, id } = await ask(loopRequest(['beta', 'alpha']), stream);
 
-    expect(sentOf(beta)).toEqual([LIMIT, LIMIT]);
+    expect(sentOf(setup.beta)).toEqual([LIMIT, LIMIT]);
     expect(headers.get(HEADER)).toBe(String(LIMIT));
     if (attempts) expect(attempts.map((attempt) => attempt.max_tokens_sent)).toEqual([LIMIT, LIMIT]);
-    const record = await generationOf(gateway, id);
+    const record = await generationOf(setup.gateway, id);
     expect(record.attempts.map((attempt: Record<string, unknown>) => attempt.max_tokens_sent)).toEqual([LIMIT, LIMIT]);
   });
 });
