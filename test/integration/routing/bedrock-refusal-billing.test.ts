@@ -12,7 +12,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { anthropicStep, reply, startFakeBedrock, type FakeReply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicStep, bedrockStep, reply, startFakeBedrock, type FakeReply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { askWithCost, fallbackRequest, micro, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
@@ -84,5 +84,22 @@ describe.each([false, true])('a Bedrock refusal (stream: %s)', (stream) => {
     const record = await generationOf(setup.gateway, requestId);
     expect(record).toMatchObject({ status: 'success', model: 'test/backup', usage: { input_tokens: 60 + usage.input, output_tokens: 6 + usage.output } });
     expect(record.cost).toBeCloseTo(SERVED + charge, 12);
+  });
+});
+
+describe.each([false, true])('a tool-loop step whose prompt Bedrock\'s guardrail blocked (stream: %s)', (stream) => {
+  it('charges the finished step and the serving call, not the blocked one', async () => {
+    setup.bedrock.enqueue(bedrockStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } }), refusedConverse('guardrail_intervened', BLOCKED_MESSAGE, { input: 40, output: 0 }));
+    setup.serving.enqueue(anthropicStep({ text: 'It is noon in Paris.', usage: { input: 60, output: 6 } }));
+    const client = new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: setup.gateway.api_key, apiKey: null, maxRetries: 0, timeout: 10_000 });
+    const request = fallbackRequest({ model: GUARDED, messages: [{ role: 'user' as const, content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] });
+    const { message, cost, requestId } = await askWithCost(client, request, stream);
+
+    const STEP_1 = micro(30, 1) + micro(5, 2);
+    expect(message.usage.iterations?.[1]).toMatchObject({ type: 'message', model: GUARDED, input_tokens: 40, output_tokens: 0 });
+    expect(cost).toBeCloseTo(STEP_1 + SERVED, 12);
+    const record = await generationOf(setup.gateway, requestId);
+    expect(record.cost).toBeCloseTo(STEP_1 + SERVED, 12);
+    expect(record.tool_steps[1].cost).toBeCloseTo(SERVED, 12);
   });
 });
