@@ -22,7 +22,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { median, proxyStamps } from './timeline-stamps.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -71,22 +72,6 @@ async function sequential(target: Target, firstSequence: number): Promise<Map<nu
     await pool.close();
   }
   return stamps;
-}
-
-function median(values: number[]): number {
-  const sorted = values.sort((a, b) => a - b);
-  return sorted[sorted.length >> 1] ?? Number.NaN;
-}
-
-/** The proxy's stamps by sequence, from the file bench/latency-marks.ts wrote. */
-function proxyStamps(file: string): Map<number, bigint[]> {
-  const rows = new Map<number, bigint[]>();
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line) continue;
-    const [sequence, ...times] = line.split(' ');
-    rows.set(Number(sequence), times.map(BigInt));
-  }
-  return rows;
 }
 
 function report(name: string, round: number, client: Map<number, ClientStamps>, proxy: Map<number, bigint[]>): void {
