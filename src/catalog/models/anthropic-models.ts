@@ -1,7 +1,8 @@
 /**
  * Claude models on Anthropic's API and on Amazon Bedrock. Prices are Anthropic's list prices per million tokens
  * (platform.claude.com/docs/en/about-claude/pricing): 5-minute cache writes cost 1.25x input, 1-hour writes 2x,
- * cache reads 0.1x. Prompts over 200K tokens (1M-context beta) pay the long-context rates on every token.
+ * cache reads 0.1x. On Sonnet 4.5 and Sonnet 4, prompts over 200K tokens (the 1M-context beta) pay the
+ * long-context rates on every token; Opus 4.6 and the later models have 1M natively at one rate.
  */
 import type { Capabilities, EndpointData, ModelData, Pricing } from '#src/catalog/catalog-types.ts';
 
@@ -129,23 +130,31 @@ export const ANTHROPIC_MODELS: ModelData[] = [
       },
     ],
   },
+  // Claude Opus 4.6: a 1M-token context window and 128K output by default, one rate across the whole window.
+  // Its overview page (platform.claude.com/docs/en/models/opus-4-6/overview, checked 2026-11-28): "Context
+  // window: 1M tokens · Max output: 128K tokens · Input pricing: $5 / MTok"; the 1M window became generally
+  // available on 2026-03-13 without the `context-1m-2025-08-07` beta and without the long-context premium
+  // (which Sonnet 4.5 and Sonnet 4 keep, below). AWS's model card for Bedrock says the same: "Context window: 1M
+  // tokens", "Max output tokens: 128K", lifecycle Active, "EOL no sooner than: Feb 5, 2027"
+  // (docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-opus-4-6.html).
   {
     id: 'anthropic/claude-opus-4.6',
     name: 'Claude Opus 4.6',
-    context_length: 200_000,
+    context_length: 1_000_000,
     capabilities: CLAUDE,
     endpoints: [
       {
         provider: 'anthropic',
         model: 'claude-opus-4-6',
-        pricing: { ...WEB_SEARCH_FEE, ...claudePricing(5, 25), long_context: claudeLongContext(5, 25) },
+        pricing: { ...WEB_SEARCH_FEE, ...claudePricing(5, 25) },
         // No fast variant: Anthropic's pricing page (2026-09-26 copy) says fast mode is not available on Opus 4.6,
         // whose `speed: fast` requests "run at standard speed and are billed at standard rates" (the fast-mode
         // page: `usage.speed` says `standard`). It was 6x ($30/$150) while fast mode was in preview there.
         max_output_tokens: 128_000,
       },
       // Profiles from Anthropic's Bedrock model table (platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock-legacy:
-      // `anthropic.claude-opus-4-6-v1`, global, us and eu profiles). No fast mode and no 1M-context tier there.
+      // `anthropic.claude-opus-4-6-v1`, global, us and eu profiles). No fast mode there; its 1M window at the
+      // same rates (AWS's model card, above).
       bedrockGlobal('global.anthropic.claude-opus-4-6-v1', { us: 'us.anthropic.claude-opus-4-6-v1', europe: 'eu.anthropic.claude-opus-4-6-v1' }, claudePricing(5, 25), 128_000),
     ],
   },
