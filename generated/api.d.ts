@@ -3595,6 +3595,16 @@ export interface components {
             data: components["schemas"]["ApiKey"];
         };
         /**
+         * @description Anthropic's ModelInfo `lifecycle`, for the gateway's model or one endpoint of it. An endpoint is
+         *     `deprecated` once its provider has scheduled its retirement (`retires_at` in the future) and `retired`
+         *     from `retires_at` on: retired endpoints are listed, as the record of where the model was served, but
+         *     never routed to. A model is `active` while some endpoint is active, `deprecated` while it is served only
+         *     by deprecated endpoints, and `retired` when every endpoint is: a request for it is then a 404 naming the
+         *     retirement. Evaluated when the list is requested.
+         * @enum {string}
+         */
+        ModelLifecycle: "active" | "deprecated" | "retired";
+        /**
          * @description What the gateway can send to a model (or to one endpoint of it); a request using a feature its endpoint
          *     lacks skips that endpoint when `provider.require_parameters` is set. The catalog file writes it
          *     `capabilities:`.
@@ -3757,6 +3767,23 @@ export interface components {
              */
             max_output_tokens: number | null;
             features: components["schemas"]["ModelFeatures"];
+            lifecycle: components["schemas"]["ModelLifecycle"];
+            /**
+             * Format: date-time
+             * @description When the provider announced this model id's retirement on its service; null while the endpoint is
+             *     `active`, or when the catalog does not record the announcement's date.
+             * @example 2026-04-14T00:00:00Z
+             */
+            deprecated_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the provider stops serving this model id (its own schedule: Anthropic's API and Amazon Bedrock
+             *     retire a Claude model on different dates). From then on the endpoint is `retired`: no request is sent
+             *     to it, and a request that only it could serve is a 404 naming the retirement. Null while no retirement
+             *     is scheduled.
+             * @example 2026-06-15T00:00:00Z
+             */
+            retires_at: string | null;
         };
         /**
          * @description One model and every provider endpoint that serves it, with the fields of Anthropic's ModelInfo (`id`,
@@ -3821,23 +3848,32 @@ export interface components {
              *     gateway does not claim it. What the gateway can send to the model is `features`.
              */
             capabilities: null;
+            lifecycle: components["schemas"]["ModelLifecycle"];
             /**
-             * @description Anthropic's ModelInfo `lifecycle`. Always `active`: the catalog lists only models it routes; one that is
-             *     removed from it is no longer listed, and a request naming it is a 404.
-             * @constant
-             */
-            lifecycle: "active";
-            /**
-             * @description Anthropic's ModelInfo `line`, the Claude line the model belongs to (`opus` for Claude Opus 4.5 and 4.6);
-             *     null for every other vendor's model.
+             * @description Anthropic's ModelInfo `line`, the Claude line the model belongs to (`opus` for Claude Opus 4.5 and 4.6,
+             *     `fable` for the Claude Fable models), with the values of Anthropic's `ModelLine`; null for every other
+             *     vendor's model. Clients group or pick models by it (the newest `sonnet`, say) without parsing ids,
+             *     which Anthropic's SDKs advise against.
              * @example sonnet
              * @enum {string|null}
              */
-            line: "haiku" | "sonnet" | "opus" | null;
-            /** @description Anthropic's ModelInfo `deprecated_at`; null, as for every `active` model. */
-            deprecated_at: null;
-            /** @description Anthropic's ModelInfo `retires_at`; null, as the catalog records no retirement dates. */
-            retires_at: null;
+            line: "haiku" | "sonnet" | "opus" | "fable" | "mythos" | null;
+            /**
+             * Format: date-time
+             * @description Anthropic's ModelInfo `deprecated_at`: set when `lifecycle` is `deprecated` or `retired`, the latest
+             *     `deprecated_at` among the endpoints that decide it (those not yet retired; all of them for a
+             *     `retired` model); null while the model is `active`, or when no such endpoint records when its
+             *     provider announced the retirement.
+             * @example null
+             */
+            deprecated_at: string | null;
+            /**
+             * Format: date-time
+             * @description Anthropic's ModelInfo `retires_at`: when the gateway stops serving the model, the latest `retires_at`
+             *     of the endpoints that decide `lifecycle` (as for `deprecated_at`); null while the model is `active`.
+             * @example null
+             */
+            retires_at: string | null;
             features: components["schemas"]["ModelFeatures"];
             endpoints: components["schemas"]["ModelEndpoint"][];
         };
@@ -4421,7 +4457,10 @@ export interface components {
             };
         };
         /**
-         * @description The model is unknown to the catalog, or no endpoint may serve it under the request's preferences; or an
+         * @description The model is unknown to the catalog, or no endpoint may serve it under the request's preferences; an
+         *     endpoint whose provider has retired the model (`retires_at` in `GET /models`) is never sent a request, and
+         *     when that leaves none the message names the provider and the date (`was retired on anthropic on
+         *     2026-06-15`), with the providers that still serve it when `provider` preferences excluded them; or an
          *     Anthropic-format upstream holds no thread for the request's `thread.previous_message_id` (`details`
          *     `error_code` `thread_not_found`, the upstream's message), or the account that holds it is not in the
          *     request's plan (the same code, from the gateway), on which Anthropic SDKs replay the conversation under a

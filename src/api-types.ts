@@ -99,6 +99,7 @@ export type ModelFeatures = Schemas['ModelFeatures'];
 export type ModelPricing = Schemas['ModelPricing'];
 export type ModelLongContextPricing = Schemas['LongContextPricing'];
 export type ModelDataPolicy = Schemas['DataPolicy'];
+export type Lifecycle = Schemas['ModelLifecycle'];
 
 export type ByokCredential = Schemas['ByokCredential'];
 export type ByokCredentialCreate = Schemas['ByokCredentialCreate'];

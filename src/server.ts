@@ -57,6 +57,11 @@ export interface StartServerOptions {
   /** How broadcast destinations' host names are resolved (tests); the system resolver otherwise. */
   resolveHost?: LookupAll;
   /**
+   * The clock (epoch milliseconds) that endpoints' retirements are read against, in routing and `GET /models`
+   * (tests place the gateway on a date); `Date.now` otherwise.
+   */
+  now?: () => number;
+  /**
    * A worker of `SWITCHBOARD_WORKERS`: its metrics are reported to the primary, `GET /metrics` answers with
    * every worker's, and the metrics listener is the primary's.
    */
@@ -172,6 +177,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       drain: drainTracker,
       catalog,
       modelSlug,
+      ...(options.now ? { now: options.now } : {}),
       byok: stack.byok,
       keys: createKeyService(database, createKeyUsageReader({ ledger, store: () => limiter.currentStore(), shared: () => redis?.available() ?? false }), stack.cursors),
       cursors: stack.cursors,
@@ -182,6 +188,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
             credentials: stack.routingCredentials,
             sessions: new StickySessions({ store: pins, threadStore: threadPins, ttlMs: config.stickySessionTtlMs, threadTtlMs: config.threadPinTtlMs, logger }),
             stats,
+            ...(options.now ? { now: options.now } : {}),
           }),
           breaker,
         ),

@@ -1,6 +1,7 @@
 /**
  * Turns merged provider and model data into the immutable, pre-indexed catalog the hot path reads: every lookup
- * is one Map access, every record is frozen, and the `GET /models` body is built once here.
+ * is one Map access, every record is frozen, and the `GET /models` body is built here, once per stretch of time
+ * between two endpoint retirements.
  */
 import type {
   AwsSettings,
@@ -15,6 +16,7 @@ import type {
 import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderDraft } from './merge-config.ts';
 import { toModelList, type ModelListBody } from './models-view.ts';
+import { lifecycleChanges, lifecycleEpoch } from './lifecycle.ts';
 import { SecretValue } from './secret-value.ts';
 import { scalePricing } from './pricing.ts';
 import { DEFAULT_SERVER_TOOLS_CONFIG, type ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
@@ -37,8 +39,12 @@ export interface Catalog {
   modelsOfVendor(vendor: string): readonly CatalogModel[];
   /** Every endpoint served by the provider, across models. */
   endpointsOfProvider(slug: string): readonly CatalogEndpoint[];
-  /** The `GET /models` response body, built once; it carries no keys. */
-  readonly modelList: ModelListBody;
+  /**
+   * The `GET /models` response body as of `now` (epoch milliseconds): built once for each stretch of time
+   * between two retirements of the catalog (the same frozen object within one), so a caller may cache what
+   * it derives from it by identity. It carries no keys.
+   */
+  modelListAt(now: number): ModelListBody;
   /** The configuration file the catalog was built with, if any. */
   readonly sourceFile: string | null;
   /** The configuration of the gateway's own tools (its `server_tools:` section, with defaults). */
@@ -121,7 +127,21 @@ function freezeEndpoint(model: ModelData, data: EndpointData, provider: CatalogP
     contextLength: data.context_length ?? model.context_length,
     maxOutputTokens: data.max_output_tokens ?? null,
     capabilities,
+    deprecatedAt: data.deprecated_at ?? null,
+    retiresAt: data.retires_at ?? null,
   });
+}
+
+// The models list by lifecycle epoch: it changes only when an endpoint retires.
+function modelListCache(models: readonly CatalogModel[]): (now: number) => ModelListBody {
+  const changes = lifecycleChanges(models.flatMap((model) => model.endpoints));
+  const lists = new Map<number, ModelListBody>();
+  return (now) => {
+    const epoch = lifecycleEpoch(changes, now);
+    let list = lists.get(epoch);
+    if (list === undefined) lists.set(epoch, (list = deepFreeze(toModelList(models, now))));
+    return list;
+  };
 }
 
 /** The configuration file's sections besides providers and models, each with its defaults when absent. */
@@ -171,7 +191,7 @@ export function buildCatalog(
 
   const none: readonly never[] = Object.freeze([]);
   for (const list of [...byVendor.values(), ...byProvider.values()]) Object.freeze(list);
-  const modelList = deepFreeze(toModelList([...models.values()]));
+  const modelList = modelListCache([...models.values()]);
   return Object.freeze({
     models: Object.freeze([...models.values()]),
     providers: Object.freeze([...providers.values()]),
@@ -180,7 +200,7 @@ export function buildCatalog(
     getEndpoint: (id: string) => endpoints.get(id),
     modelsOfVendor: (vendor: string) => byVendor.get(vendor) ?? none,
     endpointsOfProvider: (slug: string) => byProvider.get(slug) ?? none,
-    modelList,
+    modelListAt: modelList,
     sourceFile,
     serverTools,
     fileDestinations: Object.freeze([...fileDestinations]),

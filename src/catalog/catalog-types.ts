@@ -125,6 +125,13 @@ export interface EndpointData {
   max_output_tokens?: number | null;
   /** Capabilities this endpoint lacks compared with the model's (`false` entries only matter). */
   capabilities?: Partial<Capabilities>;
+  /**
+   * When the provider announced this model id's retirement (RFC 3339, UTC); absent or null when none was, or
+   * when its date is not recorded. @see src/catalog/lifecycle.ts
+   */
+  deprecated_at?: string | null;
+  /** When the provider stops serving this model id (RFC 3339, UTC): from then on it is never routed to. */
+  retires_at?: string | null;
 }
 
 /** A model as written in built-in data. */
@@ -189,6 +196,10 @@ export interface CatalogEndpoint {
   readonly maxOutputTokens: number | null;
   /** The model's capabilities narrowed by the endpoint's own. */
   readonly capabilities: Readonly<Capabilities>;
+  /** When the provider announced the retirement (RFC 3339); null when it did not, or the date is not recorded. */
+  readonly deprecatedAt: string | null;
+  /** When the provider stops serving the model id (RFC 3339); null while no retirement is scheduled. */
+  readonly retiresAt: string | null;
 }
 
 /** One model as the gateway runs it. Frozen. */

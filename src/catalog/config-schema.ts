@@ -69,6 +69,10 @@ const pricing = record({
   long_context: nullable(longContextPricing),
 });
 
+// An RFC 3339 date-time, as `GET /models` gives `deprecated_at` and `retires_at`.
+const dateTime = () =>
+  string({ pattern: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/, expected: 'an RFC 3339 date-time such as 2026-11-30T00:00:00Z' });
+
 const endpoint = record(
   {
     provider: string({ pattern: PROVIDER_SLUG, expected: 'a provider slug (lowercase letters, digits, dashes)' }),
@@ -83,6 +87,9 @@ const endpoint = record(
     context_length: tokenCount(),
     max_output_tokens: nullable(tokenCount()),
     capabilities,
+    // The provider's retirement of this model id (src/catalog/lifecycle.ts); null clears a built-in one.
+    deprecated_at: nullable(dateTime()),
+    retires_at: nullable(dateTime()),
   },
   ['provider'],
 );

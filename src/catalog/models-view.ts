@@ -7,6 +7,7 @@ import type { Model, ModelEndpoint, ModelList } from '#src/api-types.ts';
 import type { CatalogEndpoint, CatalogModel, Pricing } from './catalog-types.ts';
 import type { ResidencyRegion } from '#src/data-region.ts';
 import { modelsEnvelope } from './models-page.ts';
+import { endpointLifecycle, modelLifecycle } from './lifecycle.ts';
 
 /** One endpoint in `GET /models`. */
 export type ModelEndpointView = ModelEndpoint;
@@ -41,49 +42,62 @@ function largestOutputLimit(model: CatalogModel): number | null {
   return limits.length === 0 ? null : Math.max(...limits);
 }
 
-// Anthropic's ModelInfo `line` of a Claude model, read off the catalog's slug; other vendors' models have none.
-const CLAUDE_LINE = /^anthropic\/claude-(haiku|sonnet|opus)-/;
+// Anthropic's ModelInfo `line` of a Claude model (its `ModelLine` values: haiku, sonnet, opus, fable, mythos),
+// read off the catalog's slug; other vendors' models have none.
+// @see ModelLine in @anthropic-ai/sdk resources/models.d.ts (1.14.0)
+const CLAUDE_LINE = /^anthropic\/claude-(haiku|sonnet|opus|fable|mythos)-/;
 
 function claudeLine(slug: string): ModelView['line'] {
   return (CLAUDE_LINE.exec(slug)?.[1] as ModelView['line'] | undefined) ?? null;
 }
 
-/** The `GET /models` body for these models, in the given order: the whole catalog as one page. */
-export function toModelList(models: readonly CatalogModel[]): ModelListBody {
+/** One endpoint in `GET /models`, its lifecycle as of `now` (epoch milliseconds). */
+function endpointView(endpoint: CatalogEndpoint, now: number): ModelEndpointView {
+  return {
+    provider: endpoint.provider.slug,
+    provider_name: endpoint.provider.displayName,
+    model: endpoint.upstreamModel,
+    pricing: pricingView(endpoint.pricing),
+    ...regionalPricingView(endpoint),
+    fast: endpoint.fast ? { pricing: pricingView(endpoint.fast.pricing) } : null,
+    data_policy: { ...endpoint.dataPolicy },
+    regions: [...endpoint.regions],
+    quantization: endpoint.quantization,
+    context_length: endpoint.contextLength,
+    max_output_tokens: endpoint.maxOutputTokens,
+    features: { ...endpoint.capabilities },
+    ...endpointLifecycle(endpoint, now),
+  };
+}
+
+/**
+ * The `GET /models` body for these models, in the given order: the whole catalog as one page, each model's
+ * and endpoint's lifecycle as of `now` (epoch milliseconds).
+ */
+export function toModelList(models: readonly CatalogModel[], now: number): ModelListBody {
   return modelsEnvelope(
-    models.map((model) => ({
-      id: model.slug,
-      type: 'model',
-      name: model.name,
-      // Anthropic's ModelInfo name for it, which the Anthropic SDKs' `models.list()` types and applications read.
-      display_name: model.name,
-      created_at: UNKNOWN_RELEASE,
-      context_length: model.contextLength,
-      // Anthropic's ModelInfo names for the context window and the `max_tokens` ceiling.
-      max_input_tokens: model.contextLength,
-      max_tokens: largestOutputLimit(model),
-      // Anthropic's capability matrix is not the catalog's to claim (see the spec); `features` is what it knows.
-      capabilities: null,
-      lifecycle: 'active',
-      line: claudeLine(model.slug),
-      deprecated_at: null,
-      retires_at: null,
-      features: { ...model.capabilities },
-      endpoints: model.endpoints.map((endpoint) => ({
-        provider: endpoint.provider.slug,
-        provider_name: endpoint.provider.displayName,
-        model: endpoint.upstreamModel,
-        pricing: pricingView(endpoint.pricing),
-        ...regionalPricingView(endpoint),
-        fast: endpoint.fast ? { pricing: pricingView(endpoint.fast.pricing) } : null,
-        data_policy: { ...endpoint.dataPolicy },
-        regions: [...endpoint.regions],
-        quantization: endpoint.quantization,
-        context_length: endpoint.contextLength,
-        max_output_tokens: endpoint.maxOutputTokens,
-        features: { ...endpoint.capabilities },
-      })),
-    })),
+    models.map((model) => {
+      const endpoints = model.endpoints.map((endpoint) => endpointView(endpoint, now));
+      return {
+        id: model.slug,
+        type: 'model',
+        name: model.name,
+        // Anthropic's ModelInfo name for it, which the Anthropic SDKs' `models.list()` types and applications read.
+        display_name: model.name,
+        created_at: UNKNOWN_RELEASE,
+        context_length: model.contextLength,
+        // Anthropic's ModelInfo names for the context window and the `max_tokens` ceiling.
+        max_input_tokens: model.contextLength,
+        max_tokens: largestOutputLimit(model),
+        // Anthropic's capability matrix is not the catalog's to claim (see the spec); `features` is what it knows.
+        capabilities: null,
+        // The model lives while some endpoint serves it (src/catalog/lifecycle.ts).
+        ...modelLifecycle(endpoints),
+        line: claudeLine(model.slug),
+        features: { ...model.capabilities },
+        endpoints,
+      };
+    }),
     false,
   );
 }

@@ -101,6 +101,7 @@ function toPlanEndpoint(model: CatalogModel, endpoint: CatalogEndpoint, modelPri
     regions: endpoint.regions,
     supportedParameters: supportedParameters(endpoint),
     contextLength: endpoint.contextLength,
+    retiresAt: endpoint.retiresAt === null ? null : Date.parse(endpoint.retiresAt),
     ...(crossRegionProfile ? { regionalExclusions: { crossRegionProfile } } : {}),
     catalog: endpoint,
     modelPricing,

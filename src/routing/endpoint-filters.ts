@@ -14,6 +14,7 @@ import {
   type SharedRemoval,
 } from '#src/routing/byok-selection.ts';
 import { groupPricing, type EndpointGroup } from '#src/routing/endpoint-sort.ts';
+import { isRetired } from '#src/catalog/lifecycle.ts';
 import { describeMaxPrice, namesProvider, withinMaxPrice, type NormalizedPreferences } from '#src/routing/provider-preferences.ts';
 
 /** What the filters need besides the model. */
@@ -25,6 +26,8 @@ export interface FilterContext {
   credentials: readonly PlanCredential[];
   caller: CallerIdentity;
   sharedProviders: ReadonlySet<string>;
+  /** The time of the request (epoch milliseconds): endpoints retired by then are not planned. */
+  now: number;
 }
 
 /** The endpoints of one model that survived, or why none did. */
@@ -52,7 +55,25 @@ function describeSharedRemoval(removal: SharedRemoval, provider: string, model: 
   }
 }
 
-/** Filters one model's endpoints by every hard rule of the request, in a fixed order. */
+// "anthropic/claude-sonnet-4 was retired on anthropic on 2026-06-15": the providers that no longer serve the model.
+function describeRetirement(slug: string, retired: readonly PlanEndpoint[]): string {
+  const dates = retired.map((endpoint) => `${endpoint.provider} on ${new Date(endpoint.retiresAt ?? 0).toISOString().slice(0, 10)}`);
+  return `${slug} was retired on ${dates.join(' and on ')}`;
+}
+
+// What a provider preference that removed the last endpoint adds when retirements had removed others first:
+// the client asked for a provider that no longer serves the model, and learns which ones still do.
+function retiredNote<E extends PlanEndpoint>(slug: string, retired: readonly PlanEndpoint[], serving: readonly EndpointGroup<E>[]): string {
+  if (retired.length === 0) return '';
+  const providers = [...new Set(serving.map((group) => group.endpoint.provider))];
+  return ` still serving it (${describeRetirement(slug, retired)}; still served by ${providers.join(', ')})`;
+}
+
+/**
+ * Filters one model's endpoints by every hard rule of the request, in a fixed order. The first removes the
+ * endpoints whose provider has retired the model (`retiresAt`): no request is sent to a model id its
+ * provider no longer serves, whatever the preferences say.
+ */
 export function filterModel<E extends PlanEndpoint>(model: PlanModel<E>, modelIndex: number, context: FilterContext): FilteredModel<E> {
   const { preferences } = context;
   const slug = model.slug;
@@ -74,10 +95,16 @@ export function filterModel<E extends PlanEndpoint>(model: PlanModel<E>, modelIn
     if (groups.length === 0) emptiedBy = reason();
   };
 
+  const retired = model.endpoints.filter((endpoint) => isRetired(endpoint.retiresAt ?? null, context.now));
+  if (retired.length > 0) stage((group) => !retired.includes(group.endpoint), () => describeRetirement(slug, retired));
+  const serving = groups;
+
   const only = preferences.only;
-  if (only !== null) stage((group) => namesProvider(only, group.endpoint), () => `provider.only excludes every endpoint of ${slug}`);
+  if (only !== null) {
+    stage((group) => namesProvider(only, group.endpoint), () => `provider.only excludes every endpoint of ${slug}${retiredNote(slug, retired, serving)}`);
+  }
   if (preferences.ignore.length > 0) {
-    stage((group) => !namesProvider(preferences.ignore, group.endpoint), () => `provider.ignore excludes every endpoint of ${slug}`);
+    stage((group) => !namesProvider(preferences.ignore, group.endpoint), () => `provider.ignore excludes every endpoint of ${slug}${retiredNote(slug, retired, serving)}`);
   }
   if (preferences.requireParameters && context.usedParameters.length > 0) {
     const wanted = context.usedParameters;

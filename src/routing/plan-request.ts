@@ -35,6 +35,8 @@ export interface RequestPlannerDeps {
   sessions: StickySessions;
   stats: EndpointStatsTracker;
   random?: () => number;
+  /** The clock (epoch milliseconds) that endpoints' retirements are read against; default `Date.now`. */
+  now?: () => number;
 }
 
 /** What the planner reads of a request besides its body (part of the messages request context). */
@@ -126,10 +128,11 @@ function autoRoute(
   credentials: readonly PlanCredential[],
   pinnedModel: string | undefined,
   context: PlanContext,
+  now: number,
 ): AutoRouterReport | undefined {
   const settings = autoRouterSettings(request);
   if (!settings) return undefined;
-  const filters = filterContextOf({ request, callerKeyHash: context.caller.keyHash, region: context.region, credentials, sharedProviders: view.sharedProviders });
+  const filters = filterContextOf({ request, callerKeyHash: context.caller.keyHash, region: context.region, credentials, sharedProviders: view.sharedProviders, now });
   return chooseModel({
     request,
     settings,
@@ -145,6 +148,7 @@ function autoRoute(
 /** Creates the request planner. */
 export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
   const random = deps.random ?? Math.random;
+  const clock = deps.now ?? Date.now;
   return {
     async plan(original, context) {
       // A request error every endpoint would answer alike is refused here, before any provider is called.
@@ -157,7 +161,8 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         deps.sessions.lookup(sticky.key),
         continued === undefined ? null : deps.sessions.lookupThread(threadPinKey(context.caller, continued)),
       ]);
-      const chosen = autoRoute(deps.view, original, credentials, pin?.model, context);
+      const now = clock();
+      const chosen = autoRoute(deps.view, original, credentials, pin?.model, context, now);
       // A continue of a tool loop's answer resumes where the upstream holds the thread: the loop's last step.
       // ...with the results of the gateway calls that step left unanswered first, or the upstream refuses it.
       const request = answeringPendingCalls(resumedAtPinnedAnswer(placeTopLevelCacheBreakpoint(original), threadPin), threadPin);
@@ -175,6 +180,7 @@ export function createRequestPlanner(deps: RequestPlannerDeps): RequestPlanner {
         stickyPin: pin,
         stickyKind: sticky.source === 'content' ? 'content' : 'session',
         random,
+        now,
       });
       const longContext = requestsLongContext(context.forwardHeaders);
       const otherOutputLimit = requestsOtherOutputLimit(context.forwardHeaders);

@@ -45,6 +45,11 @@ export interface PlanEndpoint {
   supportedParameters: readonly string[];
   /** Tokens; null when unknown (a configured model without one), which no filter excludes. */
   contextLength: number | null;
+  /**
+   * When the provider retired (or will retire) the model id, epoch milliseconds; null or absent while none is
+   * scheduled. From then on the endpoint is never planned.
+   */
+  retiresAt?: number | null;
 }
 
 /**
@@ -139,6 +144,8 @@ export interface PlanInput<E extends PlanEndpoint = PlanEndpoint> {
   stickyKind?: StickyKind;
   /** A source of numbers in [0, 1), injected so that the price-weighted spread is deterministic in tests. */
   random: () => number;
+  /** The time of the request, epoch milliseconds, against which endpoints' `retiresAt` is read; default now. */
+  now?: number;
 }
 
 /** Which key an attempt uses. */

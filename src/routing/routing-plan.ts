@@ -106,7 +106,7 @@ function indexAvailable(attempts: readonly PlannedAttempt[]): AvailableEndpoint[
 }
 
 /** What the plan's filters read of its input: the request's preferences and parameters, the caller and its keys. */
-export type FilterInput = Pick<PlanInput, 'request' | 'callerKeyHash' | 'region' | 'credentials' | 'sharedProviders'>;
+export type FilterInput = Pick<PlanInput, 'request' | 'callerKeyHash' | 'region' | 'credentials' | 'sharedProviders' | 'now'>;
 
 /** The filter context of a plan: made once per plan, or once per auto-routed request for its candidates. */
 export function filterContextOf(input: FilterInput): FilterContext {
@@ -120,6 +120,7 @@ export function filterContextOf(input: FilterInput): FilterContext {
     credentials: input.credentials,
     caller: { keyHash: input.callerKeyHash, user: request.user },
     sharedProviders: input.sharedProviders,
+    now: input.now ?? Date.now(),
   };
 }
 

@@ -35,7 +35,17 @@ export interface TestGatewayOptions {
   env?: Record<string, string>;
   /** How destination host names resolve (a test maps a name to 127.0.0.1 without any DNS). */
   resolveHost?: LookupAll;
+  /**
+   * The gateway's clock for model retirements (epoch milliseconds): places it on a date. Default: always
+   * {@link TEST_GATEWAY_DATE}, so that a suite's routing does not change on the day a built-in endpoint
+   * retires (Sonnet 4.5 on Anthropic's API, 2026-11-30).
+   */
+  now?: () => number;
 }
+
+/** The date a test gateway's catalog lifecycle is read at unless a test gives its own clock. */
+export const TEST_GATEWAY_DATE = '2026-11-28T12:00:00Z';
+const TEST_GATEWAY_TIME = Date.parse(TEST_GATEWAY_DATE);
 
 /** Starts a gateway; call `close()` in `afterAll`. */
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -55,7 +65,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
   const database = await openTestDatabase(options.driver ?? 'pglite');
-  const server = await startServer({ config, logger, database: database.database, env, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
+  const server = await startServer({ config, logger, database: database.database, env, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}), now: options.now ?? (() => TEST_GATEWAY_TIME) });
   const account = await initAccount(database.database, { name: 'contract' });
   return {
     ...account,

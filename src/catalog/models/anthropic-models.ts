@@ -3,6 +3,12 @@
  * (platform.claude.com/docs/en/about-claude/pricing): 5-minute cache writes cost 1.25x input, 1-hour writes 2x,
  * cache reads 0.1x. On Sonnet 4.5 and Sonnet 4, prompts over 200K tokens (the 1M-context beta) pay the
  * long-context rates on every token; Opus 4.6 and the later models have 1M natively at one rate.
+ *
+ * Retirements: Anthropic's dates "apply to Anthropic-operated platforms" and Amazon Bedrock "set[s] its own
+ * retirement schedule" (platform.claude.com/docs/en/about-claude/model-deprecations), so they are written on the
+ * Anthropic endpoints only (`retires_at`, src/catalog/lifecycle.ts): the retired ones stay listed but are never
+ * routed to, and the Bedrock endpoints keep serving the model. No stored AWS source gives a Bedrock end-of-life
+ * date for Sonnet 4, Opus 4.1 or Sonnet 4.5, so none is recorded for them.
  */
 import type { Capabilities, EndpointData, ModelData, Pricing } from '#src/catalog/catalog-types.ts';
 
@@ -95,6 +101,10 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         model: 'claude-sonnet-4-5',
         pricing: { ...WEB_SEARCH_FEE, ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
         max_output_tokens: 64_000,
+        // Deprecated on Anthropic's API: "retires on November 30, 2026" (its overview page,
+        // platform.claude.com/docs/en/models/sonnet-4-5/overview, checked 2026-11-28). No stored copy gives the
+        // day the deprecation was announced, so `deprecated_at` stays unrecorded.
+        retires_at: '2026-11-30T00:00:00Z',
       },
       bedrockGlobal(
         'global.anthropic.claude-sonnet-4-5-20250929-v1:0',
@@ -115,6 +125,12 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         model: 'claude-sonnet-4-20250514',
         pricing: { ...WEB_SEARCH_FEE, ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
         max_output_tokens: 64_000,
+        // Retired on Anthropic's API: its release notes (platform.claude.com/docs/en/release-notes/overview)
+        // announced the deprecation of `claude-sonnet-4-20250514` "with retirement on the Claude API scheduled for
+        // June 15, 2026"; the deprecations page's entry for it is anchored `2026-04-14-claude-sonnet-4-and-claude-
+        // opus-4-models` (as linked by Deepgram's 2026-07-01 changelog).
+        deprecated_at: '2026-04-14T00:00:00Z',
+        retires_at: '2026-06-15T00:00:00Z',
       },
       {
         // Anthropic's Bedrock model table lists Sonnet 4 with global, us, eu and apac profiles (no jp); the EU one serves
@@ -179,7 +195,17 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     context_length: 200_000,
     capabilities: CLAUDE,
     endpoints: [
-      { provider: 'anthropic', model: 'claude-opus-4-1', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(15, 75) }, max_output_tokens: 32_000 },
+      {
+        provider: 'anthropic',
+        model: 'claude-opus-4-1',
+        pricing: { ...WEB_SEARCH_FEE, ...claudePricing(15, 75) },
+        max_output_tokens: 32_000,
+        // Retired on Anthropic's API on 2026-08-05. No stored copy of Anthropic's deprecations page reaches its
+        // row; the date is from migration guides that quote it (Totalum's of 2026-06-15: "its retirement date is
+        // August 5, 2026"; multidotdev cli 0.0.135: "retired by Anthropic on August 5, 2026"), and the pricing
+        // page marks Opus 4.1 retired (see anthropic-api-only-models.ts). The announcement's day is unrecorded.
+        retires_at: '2026-08-05T00:00:00Z',
+      },
       {
         // Anthropic's Bedrock model table: Opus 4.1 has a `us.` profile only (no global, eu, jp or apac one).
         provider: 'bedrock',

@@ -67,6 +67,13 @@ describe('client.models.list()', () => {
     expect(byId.get('anthropic/claude-sonnet-4.5')?.line).toBe('sonnet');
     expect(byId.get('anthropic/claude-opus-4.6')?.line).toBe('opus');
     expect(byId.get('anthropic/claude-haiku-4.5')?.line).toBe('haiku');
+    // Anthropic's `ModelLine` has `fable` (and `mythos`): the Fable models name it, as Anthropic's API does.
+    const fableLines = [...byId.values()].filter((model) => model.id.startsWith('anthropic/claude-fable-')).map((model) => [model.id, model.line]);
+    expect(fableLines).toEqual([
+      ['anthropic/claude-fable-5.2', 'fable'],
+      ['anthropic/claude-fable-5.1', 'fable'],
+      ['anthropic/claude-fable-5', 'fable'],
+    ]);
     expect(byId.get('openai/gpt-5')?.line).toBeNull();
     // What the gateway can send to a model stays in its own field.
     expect(byId.get('anthropic/claude-sonnet-4.5')).toMatchObject({ features: { tools: true, vision: true, pdf: true, thinking: true } });

@@ -15,7 +15,7 @@ import { anthropicStep, reply, startFakeAnthropic, type FakeUpstream } from '#te
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 
 // Anthropic's documented output limits of the two upstream models, which the catalog holds too.
-const OUTPUT_LIMITS = { 'claude-sonnet-4-5': 64_000, 'claude-opus-4-1': 32_000 };
+const OUTPUT_LIMITS = { 'claude-sonnet-4-5': 64_000, 'claude-opus-4-5': 64_000 };
 // What the AI SDK asks of a `claude-` model id it does not know.
 const UNKNOWN_CLAUDE_MAX_TOKENS = 128_000;
 
@@ -70,9 +70,9 @@ describe('the AI SDK Anthropic provider with default settings on a gateway slug'
 
   it('a budget above the limit is lowered with it, keeping its share, below max_tokens as Anthropic requires', async () => {
     upstream.enqueue(anthropicStep({ text: 'Opus answers.', usage: { input: 12, output: 5 } }));
-    const budget = 40_000;
+    const budget = 80_000;
     const result = await generateText({
-      model: gatewayModel('anthropic/claude-opus-4.1'),
+      model: gatewayModel('anthropic/claude-opus-4.5'),
       prompt: 'Think hard.',
       maxRetries: 0,
       include: { requestBody: true },
@@ -82,7 +82,7 @@ describe('the AI SDK Anthropic provider with default settings on a gateway slug'
     const asked = UNKNOWN_CLAUDE_MAX_TOKENS + budget;
     expect(result.request.body).toMatchObject({ max_tokens: asked, thinking: { budget_tokens: budget } });
     expect(result.text).toBe('Opus answers.');
-    expect(sentBody()).toMatchObject({ max_tokens: 32_000, thinking: { type: 'enabled', budget_tokens: Math.floor((budget * 32_000) / asked) } });
+    expect(sentBody()).toMatchObject({ max_tokens: 64_000, thinking: { type: 'enabled', budget_tokens: Math.floor((budget * 64_000) / asked) } });
   });
 
   it('an explicit maxOutputTokens within the limit is sent as it is', async () => {

@@ -16,8 +16,9 @@ import { errorMessage, messageBody, postMessage, resetFakes, streamMessage } fro
 
 const HEADER = 'x-switchboard-max-tokens';
 // Anthropic's limits of the catalog's models (each model's overview page), held by the fake. Opus 4.6 is left
-// out: the fake takes any value for it, as Anthropic takes more than 128K with the batch output beta.
-const OUTPUT_LIMITS = { 'claude-sonnet-4-5': 64_000, 'claude-opus-4-1': 32_000 };
+// out: the fake takes any value for it, as Anthropic takes more than 128K with the batch output beta. (Opus 4.1,
+// 32K, is retired on Anthropic's API: the gateway no longer sends it there.)
+const OUTPUT_LIMITS = { 'claude-sonnet-4-5': 64_000, 'claude-opus-4-5': 64_000 };
 
 let upstream: FakeUpstream;
 let gateway: TestGateway;
@@ -116,12 +117,12 @@ describe('fallbacks hold each attempt to its own limit, from the value asked', (
   it('a fallback to a model with a higher limit is sent the client\'s value, not the lowered one', async () => {
     upstream.enqueue(reply.error(529));
     upstream.enqueue(TEXT());
-    const call = await postMessage(gateway, messageBody('anthropic/claude-opus-4.1', { max_tokens: 100_000, fallbacks: [{ model: 'anthropic/claude-opus-4.6' }] }));
+    const call = await postMessage(gateway, messageBody('anthropic/claude-opus-4.5', { max_tokens: 100_000, fallbacks: [{ model: 'anthropic/claude-opus-4.6' }] }));
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     expect(call.body.model).toBe('anthropic/claude-opus-4.6');
-    expect(upstream.requests.map((request) => (request.body as { model?: unknown }).model)).toEqual(['claude-opus-4-1', 'claude-opus-4-6']);
-    expect([sentMaxTokens(0), sentMaxTokens(1)]).toEqual([32_000, 100_000]);
+    expect(upstream.requests.map((request) => (request.body as { model?: unknown }).model)).toEqual(['claude-opus-4-5', 'claude-opus-4-6']);
+    expect([sentMaxTokens(0), sentMaxTokens(1)]).toEqual([64_000, 100_000]);
     expect(call.headers.get(HEADER)).toBeNull();
   });
 
@@ -139,11 +140,11 @@ describe('fallbacks hold each attempt to its own limit, from the value asked', (
   it('a stream that fails over names the limit of the attempt that started it', async () => {
     upstream.enqueue(reply.error(529));
     upstream.enqueue(TEXT());
-    const call = await streamMessage(gateway, messageBody('anthropic/claude-sonnet-4.5', { max_tokens: 100_000, fallbacks: [{ model: 'anthropic/claude-opus-4.1' }] }));
+    const call = await streamMessage(gateway, messageBody('anthropic/claude-opus-4.6', { max_tokens: 200_000, fallbacks: [{ model: 'anthropic/claude-sonnet-4.5' }] }));
 
     expect(call.status).toBe(200);
-    expect([sentMaxTokens(0), sentMaxTokens(1)]).toEqual([64_000, 32_000]);
-    expect(call.headers.get(HEADER)).toBe('32000');
+    expect([sentMaxTokens(0), sentMaxTokens(1)]).toEqual([128_000, 64_000]);
+    expect(call.headers.get(HEADER)).toBe('64000');
   });
 });
 

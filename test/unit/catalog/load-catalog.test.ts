@@ -33,7 +33,7 @@ describe('loadCatalog with the documented example file', () => {
   });
 
   it('never shows the shared key: not in GET /models, not in logs, not in JSON', () => {
-    const everything = [JSON.stringify(catalog.modelList), JSON.stringify(catalog.providers), inspect(catalog.providers, { depth: 10 }), String(catalog.getProvider('anthropic')?.sharedKey)];
+    const everything = [JSON.stringify(catalog.modelListAt(Date.now())), JSON.stringify(catalog.providers), inspect(catalog.providers, { depth: 10 }), String(catalog.getProvider('anthropic')?.sharedKey)];
     for (const text of everything) expect(text).not.toContain('sk-ant-test-secret');
     expect(inspect(catalog.getProvider('anthropic')?.sharedKey)).toBe('SecretValue([redacted])');
   });
@@ -41,7 +41,7 @@ describe('loadCatalog with the documented example file', () => {
   it('serves lookups from frozen indexes', () => {
     expect(Object.isFrozen(catalog.models)).toBe(true);
     expect(Object.isFrozen(catalog.getModel('openai/gpt-5')?.endpoints[0]?.pricing)).toBe(true);
-    expect(Object.isFrozen(catalog.modelList.data[0]?.endpoints[0]?.pricing)).toBe(true);
+    expect(Object.isFrozen(catalog.modelListAt(Date.now()).data[0]?.endpoints[0]?.pricing)).toBe(true);
     expect(catalog.getModel('no/such-model')).toBeUndefined();
     expect(catalog.modelsOfVendor('anthropic').map((model) => model.slug)).toContain('anthropic/claude-haiku-4.5');
     expect(catalog.endpointsOfProvider('groq').every((endpoint) => endpoint.provider.slug === 'groq')).toBe(true);

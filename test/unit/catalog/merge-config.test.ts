@@ -43,7 +43,22 @@ models:
 `);
     expect(catalog.getModel('local/m')).toMatchObject({ name: 'local/m', contextLength: null, endpoints: [{ contextLength: null }] });
     expect(catalog.getModel('local/n')).toMatchObject({ contextLength: null, endpoints: [{ contextLength: 8192 }] });
-    expect(catalog.modelList.data.find((model) => model.id === 'local/m')).toMatchObject({ context_length: null, endpoints: [{ context_length: null }] });
+    expect(catalog.modelListAt(Date.now()).data.find((model) => model.id === 'local/m')).toMatchObject({ context_length: null, endpoints: [{ context_length: null }] });
+  });
+
+  it('takes an endpoint\'s retirement, or clears a built-in one with null, and refuses a date that is not RFC 3339', () => {
+    const catalog = load(`
+models:
+  anthropic/claude-sonnet-4.5:
+    endpoints:
+      - { provider: anthropic, retires_at: null }
+      - { provider: bedrock, deprecated_at: '2026-12-01T00:00:00Z', retires_at: '2027-06-01T00:00:00Z' }
+`);
+    const [anthropic, bedrock] = catalog.getModel('anthropic/claude-sonnet-4.5')?.endpoints ?? [];
+    expect([anthropic?.retiresAt, bedrock?.deprecatedAt, bedrock?.retiresAt]).toEqual([null, '2026-12-01T00:00:00Z', '2027-06-01T00:00:00Z']);
+    expect(() => load('models:\n  anthropic/claude-sonnet-4.5:\n    endpoints:\n      - { provider: bedrock, retires_at: 2027-06-01 }\n')).toThrow(
+      /retires_at: must be an RFC 3339 date-time such as 2026-11-30T00:00:00Z/,
+    );
   });
 
   it('keeps the built-in context length when an override does not give one', () => {
@@ -83,7 +98,7 @@ providers:
     expect(catalog.getProvider('deepseek')).toBeUndefined();
     expect(catalog.getModel('deepseek/deepseek-v3.2')).toBeUndefined();
     expect(catalog.getModel('anthropic/claude-opus-4.5')?.endpoints.map((endpoint) => endpoint.provider.slug)).toEqual(['anthropic']);
-    expect(catalog.modelList.data.some((model) => model.endpoints.some((endpoint) => endpoint.provider === 'bedrock'))).toBe(false);
+    expect(catalog.modelListAt(Date.now()).data.some((model) => model.endpoints.some((endpoint) => endpoint.provider === 'bedrock'))).toBe(false);
   });
 
   it('keeps AWS and Azure settings, secrets wrapped', () => {
