@@ -46,15 +46,20 @@ function anthropicOnly(slug: string, name: string, model: string, pricing: Prici
  * 2026-11 copy) has it "available on Claude Fable 5.2 ... and Claude Opus 5.5", "in research preview on Claude
  * Opus 5 and deprecated on Claude Opus 4.8"; Claude Code's fast-mode page: Opus 4.8's is removed on 2026-11-30 and
  * Opus 4.7's was removed on 2026-07-24, Sonnet models have none. Fast rates are twice the standard ones with the
- * caching multipliers on top, as for Opus 5.5: Fable 5.2 $16/$80 (a 2026-11-12 guide quoting Anthropic's pages),
- * Opus 5 $10/$50 (ccsidekick 1.6.4 reading the pricing page: "a fast-mode multiplier of 2"; Vercel's and
- * OpenRouter's Opus 5 Fast pages). Opus 4.8's deprecated fast mode is left out: it ends in two days.
+ * caching multipliers on top, as for Opus 5.5. Opus 5 $10/$50: verified against a transcript of the pricing page
+ * ("source: platform.claude.com/docs/en/about-claude/pricing / last verified: 2026-08-07", kept in a public
+ * repository): "Fast mode pricing | Claude Opus 5 / Claude Opus 4.8 | $10 / MTok | $50 / MTok", which "stacks
+ * with prompt caching" (so reads $1, writes $12.50 and $20). Fable 5.2 $16/$80 stays UNVERIFIED: no Anthropic
+ * page stored in the corpora gives it (searched 2026-11-28); it is from a 2026-11-12 guide quoting Anthropic's
+ * pages (qiita kai_kou: "標準 $8/$40・高速 $16/$80"). Opus 4.8's deprecated fast mode is left out: it ends in two days.
  */
 export const ANTHROPIC_API_ONLY_MODELS: ModelData[] = [
-  // Fable 5.2: $8/$40 (models overview, 2026-11 copy; "20% below Fable 5.1"). Its cache prices are not in the
-  // stored copy of Anthropic's pricing page; $0.20 reads (0.025x input, Fable 5.1's ratio), $10 5-minute and $16
-  // one-hour writes are from price lists that say they match it (rightsize v0.10.2 release notes reading "the
-  // Fable 5.2 row" of the pricing page; LaoZhang's Fable 5.2 note: read $0.2, write $10).
+  // Fable 5.2: $8/$40 (models overview, 2026-11 copy; "20% below Fable 5.1"). Its cache prices stay UNVERIFIED:
+  // no stored copy of Anthropic's pricing page or of a Fable 5.2 overview page gives them (searched again
+  // 2026-11-28; the newest pricing-page transcript, of 2026-08-07, predates the model). $0.20 reads (0.025x
+  // input, Fable 5.1's ratio), $10 5-minute and $16 one-hour writes are from price lists that say they match it
+  // (rightsize v0.10.2 release notes reading "the Fable 5.2 row" of the pricing page; LaoZhang's Fable 5.2 note:
+  // read $0.2, write $10), and follow the page's multipliers (1.25x and 2x input) with Fable 5.1's read ratio.
   anthropicOnly('anthropic/claude-fable-5.2', 'Claude Fable 5.2', 'claude-fable-5-2', { ...claudePricing(8, 40), cache_read: 0.2 }, { ...claudePricing(16, 80), cache_read: 0.4 }),
   // Fable 5.1: cache hits $0.25 (0.025x input, the pricing page's footnoted rate), writes $12.50 and $20.
   anthropicOnly('anthropic/claude-fable-5.1', 'Claude Fable 5.1', 'claude-fable-5-1', { ...claudePricing(10, 50), cache_read: 0.25 }),
@@ -64,9 +69,10 @@ export const ANTHROPIC_API_ONLY_MODELS: ModelData[] = [
   anthropicOnly('anthropic/claude-opus-5', 'Claude Opus 5', 'claude-opus-5', claudePricing(5, 25), claudePricing(10, 50)),
   anthropicOnly('anthropic/claude-opus-4.8', 'Claude Opus 4.8', 'claude-opus-4-8', claudePricing(5, 25)),
   anthropicOnly('anthropic/claude-opus-4.7', 'Claude Opus 4.7', 'claude-opus-4-7', claudePricing(5, 25)),
-  // Sonnet 5: $2/$10, writes $2.50 and $4, hits $0.20 (its overview page). Sonnet 4.6: $3/$15 (its overview page);
-  // the stored pricing-page copy is cut before its row, so its cache prices follow the page's standard multipliers
-  // (writes 1.25x and 2x, hits 0.1x input: $3.75, $6, $0.30).
+  // Sonnet 5: $2/$10, writes $2.50 and $4, hits $0.20 (its overview page). Sonnet 4.6: $3/$15 (its overview page),
+  // writes $3.75 and $6, hits $0.30: the pricing page's row "Claude Sonnet 4.6 | $3 / MTok | $3.75 / MTok | $6 /
+  // MTok | $0.30 / MTok | $15 / MTok", in the 2026-08-07 transcript above (Anthropic's own stored copy is cut
+  // before the row); the standard multipliers give the same.
   anthropicOnly('anthropic/claude-sonnet-5', 'Claude Sonnet 5', 'claude-sonnet-5', claudePricing(2, 10)),
   anthropicOnly('anthropic/claude-sonnet-4.6', 'Claude Sonnet 4.6', 'claude-sonnet-4-6', claudePricing(3, 15)),
 ];

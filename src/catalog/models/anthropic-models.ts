@@ -202,8 +202,9 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         max_output_tokens: 32_000,
         // Retired on Anthropic's API on 2026-08-05. No stored copy of Anthropic's deprecations page reaches its
         // row; the date is from migration guides that quote it (Totalum's of 2026-06-15: "its retirement date is
-        // August 5, 2026"; multidotdev cli 0.0.135: "retired by Anthropic on August 5, 2026"), and the pricing
-        // page marks Opus 4.1 retired (see anthropic-api-only-models.ts). The announcement's day is unrecorded.
+        // August 5, 2026"; multidotdev cli 0.0.135: "retired by Anthropic on August 5, 2026"), and a transcript of
+        // the pricing page verified 2026-08-07 lists "Claude Opus 4.1 (retired, except on Bedrock and Google
+        // Cloud)", as it does Sonnet 4. The announcement's day is unrecorded.
         retires_at: '2026-08-05T00:00:00Z',
       },
       {

@@ -38,7 +38,9 @@ export const OTHER_MODELS: ModelData[] = [
         // Unresolved: LiteLLM's price file (2026-07-24 copy) lists `mistral-small-3-2-2506` at $0.06/$0.18, citing
         // mistral.ai/pricing; other copies of Mistral's page give $0.10/$0.30. No primary copy is stored: searched
         // again 2026-11-28 (docs.mistral.ai's model pages and model selection guide are stored, but not the rows
-        // or the page that price Small 3.2), so the price stays as it was.
+        // or the page that price Small 3.2), so the price stays as it was. `cache_read: null` (cached tokens billed
+        // as input) is UNVERIFIED too: no first-party source in the corpora says whether or at what rate Mistral
+        // discounts cached input for Small 3.2 (searched again 2026-11-28).
         pricing: { input: 0.1, output: 0.3, cache_read: null, cache_write: null },
       },
     ],
@@ -60,7 +62,8 @@ export const OTHER_MODELS: ModelData[] = [
           // Prompts over 128K tokens cost double: $6/$30 (LiteLLM's price file, 2026-07-24 copy, `xai/grok-4-0709`).
           // Neither cache-read rate is in that file ($0.75 is Vercel's gateway listing); the long-context one is unverified.
           // Searched again 2026-11-28: xAI's model pages are stored for later models (docs.x.ai/developers/models/...)
-          // but not for grok-4-0709, so neither cache-read rate is confirmed by xAI; they stay as they were.
+          // but not for grok-4-0709, so neither cache-read rate is confirmed by xAI; they stay as they were, UNVERIFIED
+          // (a second search the same day found $0.75 only in third-party guides, e.g. Apidog's Grok 4 API guide).
           long_context: { threshold_tokens: 128_000, input: 6, output: 30, cache_read: 1.5, cache_write: null },
         },
       },
