@@ -11,7 +11,11 @@
  * No Bedrock endpoint: Anthropic lists the models after Opus 4.6 on Bedrock's Messages-API endpoint
  * (`/anthropic/v1/messages`, platform.claude.com/docs/en/build-with-claude/claude-in-amazon-bedrock), not on the
  * Converse API the gateway's Bedrock provider speaks (its legacy page covers "Opus 4.6 and earlier"); no source
- * found gives their Converse inference-profile ids.
+ * found gives their Converse inference-profile ids. Checked again 2026-11-28 for AWS sources: the stored AWS
+ * model card for Opus 4.7 (docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-opus-4-7.html:
+ * 1M context, 128K output, lifecycle Active, "EOL no sooner than: Apr 16, 2027") ends before its model ids, and
+ * none is stored for the other seven. Ids such as `us.anthropic.claude-opus-4-7` and `anthropic.claude-sonnet-4-6`
+ * appear only in third-party code, so no Bedrock endpoint is added.
  *
  * Context 1M and output 128K natively on every one (the overview pages; for Opus 4.7, AWS's and Google Cloud's
  * model cards), one rate across the whole window: no long-context tier is documented for them, unlike Sonnet 4.5.
