@@ -37,7 +37,9 @@ function catalogYaml(upstreamOrigin: string): string {
     'models:',
     `  ${BENCH_MODEL}:`,
     '    endpoints:',
-    `      - { provider: anthropic, model: claude-sonnet-4-5, pricing: ${pricing} }`,
+    // `retires_at: null`: the built-in Anthropic endpoint of Sonnet 4.5 retires on 2026-11-30, after which the
+    // gateway would no longer route the bench's requests to it; runs before and after must measure the same path.
+    `      - { provider: anthropic, model: claude-sonnet-4-5, pricing: ${pricing}, retires_at: null }`,
     `  ${BENCH_SLOW_MODEL}:`,
     '    endpoints:',
     `      - { provider: anthropic, model: ${SLOW_MODEL}, pricing: ${pricing} }`,
