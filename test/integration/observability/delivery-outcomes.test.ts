@@ -10,25 +10,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
-import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import { ALPHA_FIRST, messageBody, postMessage } from '#test/integration/routing/routing-support.ts';
 import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { createDestination as createDestinationOn, deleteDestination as deleteDestinationOn } from './destination-receivers.ts';
 
 const SIGNING_SECRET = 'whsec_retries_0123456789';
 let setup: RecordsGateway;
 let refusing: CaptureServer;
 let lfRefusing: CaptureServer;
 
-async function createDestination(body: Record<string, unknown>): Promise<string> {
-  const response = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data.id as string;
-}
+const createDestination = (body: Record<string, unknown>) => createDestinationOn(setup.gateway, body);
 
-async function deleteDestination(id: string): Promise<void> {
-  await callApi(setup.gateway.baseUrl, 'DELETE', `/observability/destinations/${id}`, { key: setup.gateway.management_key });
-}
+const deleteDestination = (id: string) => deleteDestinationOn(setup.gateway, id);
 
 async function generation(): Promise<string> {
   setup.alpha.enqueue(reply.fixture('anthropic-text'));

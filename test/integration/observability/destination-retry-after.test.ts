@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
-import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer, type CapturedRequest } from '#test/helpers/capture-server.ts';
 import { decodeTraceExport } from '#test/helpers/otlp-decode.ts';
 import { ALPHA_FIRST, messageBody, postMessage } from '#test/integration/routing/routing-support.ts';
 import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { createDestination as createDestinationOn, deleteDestination } from './destination-receivers.ts';
 
 let setup: RecordsGateway;
 let slow: CaptureServer;
@@ -21,13 +21,11 @@ let collector: CaptureServer;
 const destinations: string[] = [];
 
 async function createDestination(body: Record<string, unknown>): Promise<void> {
-  const response = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  destinations.push(response.body.data.id as string);
+  destinations.push(await createDestinationOn(setup.gateway, body));
 }
 
 async function removeDestinations(): Promise<void> {
-  for (const id of destinations.splice(0)) await callApi(setup.gateway.baseUrl, 'DELETE', `/observability/destinations/${id}`, { key: setup.gateway.management_key });
+  for (const id of destinations.splice(0)) await deleteDestination(setup.gateway, id);
 }
 
 /** Sends one request; returns its generation id and how long the answer took. */

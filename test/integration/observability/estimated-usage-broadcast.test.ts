@@ -11,11 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAiChatStep, reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import type { EitherReply, JsonReply } from '#test/helpers/fake-upstreams/fake-reply.ts';
 import type { ScriptedStep } from '#test/helpers/fake-upstreams/tool-steps.ts';
-import { callApi } from '#test/helpers/management-api.ts';
-import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
-import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import type { CaptureServer } from '#test/helpers/capture-server.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+import { arrived, createDestination, ingestedEvents, INGESTION_PATH, receivedSpans, startTraceReceivers, TRACES_PATH } from './destination-receivers.ts';
 
 const REQUEST = { model: 'test/compat', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] };
 const ANSWER = {
@@ -38,11 +37,6 @@ function stepWithoutUsage(step: Omit<ScriptedStep, 'usage'>): EitherReply | Json
   return reply.json({ ...(json.body as object), usage: null });
 }
 
-async function createDestination(body: Record<string, unknown>): Promise<void> {
-  const response = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', { key: gateway.management_key, body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-}
-
 async function post(body: Record<string, unknown>): Promise<string> {
   const response = await fetch(`${gateway.baseUrl}/messages`, { method: 'POST', headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const answer = (await response.json()) as { usage: { estimated?: boolean } };
@@ -52,28 +46,16 @@ async function post(body: Record<string, unknown>): Promise<string> {
   return response.headers.get('x-generation-id') ?? '';
 }
 
-/** Polls `read` until it finds something for the generation. */
-async function arrived<T>(what: string, read: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const found = read();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`no ${what} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-type LangfuseEvent = { id: string; type: string; body: Record<string, any> };
-const langfuseEvents = (): LangfuseEvent[] => langfuse.requests.filter((request) => request.path === '/api/public/ingestion').flatMap((request) => JSON.parse(request.body.toString()).batch);
-const spans = (): DecodedSpan[] => receiver.requests.filter((request) => request.path === '/v1/traces').flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
+const langfuseEvents = () => ingestedEvents(langfuse, INGESTION_PATH);
+const spans = () => receivedSpans(receiver, TRACES_PATH);
 
 beforeAll(async () => {
-  [upstream, receiver, langfuse] = await Promise.all([startFakeOpenAiChat(), startCaptureServer({ status: 200, body: {} }), startCaptureServer({ status: 207, body: { successes: [], errors: [] } })]);
+  [upstream, { collector: receiver, langfuse }] = await Promise.all([startFakeOpenAiChat(), startTraceReceivers()]);
   const provider = `  compat: { family: openai-compatible, display_name: "Compat Cloud", base_url: "${upstream.baseURL}", api_key: "sk-compat-estimated-0001" }`;
   gateway = await startTestGateway({ catalogYaml: catalogYaml([provider], [modelYaml('test/compat', [{ provider: 'compat', model: 'compat-model', price: [1, 2] }])]), env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
-  await createDestination({ name: 'hook', kind: 'webhook', endpoint: `${receiver.url}/hook`, signing_secret: 'whsec_0123456789abcdef0123' });
-  await createDestination({ name: 'otlp', kind: 'otlp', endpoint: `${receiver.url}/v1/traces`, protocol: 'http/json' });
-  await createDestination({ name: 'lf', kind: 'langfuse', endpoint: langfuse.url, public_key: 'pk-lf-test', secret_key: 'sk-lf-secret-9999' });
+  await createDestination(gateway, { name: 'hook', kind: 'webhook', endpoint: `${receiver.url}/hook`, signing_secret: 'whsec_0123456789abcdef0123' });
+  await createDestination(gateway, { name: 'otlp', kind: 'otlp', endpoint: `${receiver.url}/v1/traces`, protocol: 'http/json' });
+  await createDestination(gateway, { name: 'lf', kind: 'langfuse', endpoint: langfuse.url, public_key: 'pk-lf-test', secret_key: 'sk-lf-secret-9999' });
 });
 afterAll(async () => {
   await gateway?.close();

@@ -12,10 +12,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
 import type { CaptureServer } from '#test/helpers/capture-server.ts';
-import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import type { DecodedSpan } from '#test/helpers/otlp-decode.ts';
 import { deprecatedGenAiAttributes } from '#test/helpers/genai-deprecated-names.ts';
 import { ALPHA_FIRST } from '#test/integration/routing/routing-support.ts';
 import { attemptSpans, startOtlpCollector, startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { receivedSpans } from './destination-receivers.ts';
 
 let setup: RecordsGateway;
 let client: Anthropic;
@@ -49,7 +50,7 @@ type Params = Anthropic.MessageCreateParamsNonStreaming;
 /** The generation's span and its attempts' spans, once the attempts have arrived. */
 async function spansOf(id: string, attempts: number): Promise<{ generation: DecodedSpan; calls: DecodedSpan[]; all: DecodedSpan[] }> {
   const calls = await attemptSpans(setup.gateway, collector, id, attempts);
-  const all = collector.requests.flatMap((request) => decodeTraceExport(request.body, request.headers['content-type'])).filter((span) => span.traceId === calls[0]!.traceId);
+  const all = receivedSpans(collector).filter((span) => span.traceId === calls[0]!.traceId);
   const generation = all.find((span) => span.attributes['switchboard.generation.id'] === id);
   expect(generation).toBeDefined();
   return { generation: generation!, calls, all };

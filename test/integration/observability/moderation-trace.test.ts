@@ -10,11 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
-import { callApi } from '#test/helpers/management-api.ts';
-import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
-import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import type { CaptureServer } from '#test/helpers/capture-server.ts';
 import { ALPHA_FIRST, messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
 import { costOf, generationOf, startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { arrived, createDestination, ingestedEvents, startTraceReceivers, traceOf as traceOfGeneration, type IngestionEvent } from './destination-receivers.ts';
 
 const SPAN_KIND_CLIENT = 3;
 const SCREENING = costOf(90, 12);
@@ -33,42 +32,25 @@ function enqueue(options: { screened: boolean; delayMs?: number }): void {
 }
 
 /** The spans of the trace holding generation `id`, once the collector got its generation span. */
-async function traceOf(id: string): Promise<{ spans: DecodedSpan[]; generation: DecodedSpan }> {
-  await setup.gateway.server.flushRecords();
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const spans = collector.requests.flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
-    const generation = spans.find((span) => span.attributes['switchboard.generation.id'] === id);
-    if (generation) return { spans: spans.filter((span) => span.traceId === generation.traceId), generation };
-    if (Date.now() > deadline) throw new Error(`no span of ${id} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-type LangfuseEvent = { id: string; type: string; timestamp: string; body: Record<string, any> };
+const traceOf = (id: string) => traceOfGeneration(setup.gateway, collector, id);
 
 /** The Langfuse events of generation `id`, once its request's observation arrived. */
-async function langfuseEventsOf(id: string): Promise<LangfuseEvent[]> {
+async function langfuseEventsOf(id: string): Promise<IngestionEvent[]> {
   await setup.gateway.server.flushRecords();
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const batch: LangfuseEvent[] = langfuse.requests.flatMap((request) => JSON.parse(request.body.toString()).batch);
-    if (batch.some((event) => event.id === `${id}-generation`)) return batch.filter((event) => event.id.startsWith(id));
-    if (Date.now() > deadline) throw new Error(`no Langfuse event of ${id} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return arrived(`Langfuse event of ${id}`, () => {
+    const batch = ingestedEvents(langfuse);
+    return batch.some((event) => event.id === `${id}-generation`) ? batch.filter((event) => event.id.startsWith(id)) : undefined;
+  });
 }
 
 beforeAll(async () => {
-  [collector, langfuse] = await Promise.all([startCaptureServer({ status: 200, body: {} }), startCaptureServer({ status: 207, body: { successes: [], errors: [] } })]);
+  ({ collector, langfuse } = await startTraceReceivers());
   setup = await startRecordsGateway({ extraYaml: 'plugins:\n  moderation: { engine: model, model: test/other }\n' });
   for (const body of [
     { name: 'collector', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' },
     { name: 'lf', kind: 'langfuse', endpoint: langfuse.url, public_key: 'pk-lf-test', secret_key: 'sk-lf-secret-9999' },
-  ]) {
-    const response = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
-    expect(response.status, JSON.stringify(response.body)).toBe(201);
-  }
+  ])
+    await createDestination(setup.gateway, body);
 });
 afterAll(async () => {
   await setup?.close();

@@ -8,7 +8,8 @@ import { startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstre
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '#test/helpers/start-gateway.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
-import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import type { DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import { createDestination, receivedSpans, TRACES_PATH } from './destination-receivers.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 
 /** USD per million tokens of `test/primary` on both providers: input, output. */
@@ -85,8 +86,7 @@ const SPAN_KIND_CLIENT = 3;
 /** A capture server that `gateway` exports its traces to (an OTLP/protobuf destination created over the API). */
 export async function startOtlpCollector(gateway: TestGateway): Promise<CaptureServer> {
   const collector = await startCaptureServer({ status: 200, body: {} });
-  const created = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', { key: gateway.management_key, body: { name: 'otlp', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' } });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  await createDestination(gateway, { name: 'otlp', kind: 'otlp', endpoint: `${collector.url}${TRACES_PATH}`, protocol: 'http/protobuf' });
   return collector;
 }
 
@@ -95,7 +95,7 @@ export async function attemptSpans(gateway: TestGateway, collector: CaptureServe
   const deadline = Date.now() + 15_000;
   for (;;) {
     await gateway.server.flushRecords();
-    const all = collector.requests.filter((request) => request.path === '/v1/traces').flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
+    const all = receivedSpans(collector, TRACES_PATH);
     const generation = all.find((span) => span.attributes['switchboard.generation.id'] === id);
     if (generation) {
       const traced = all.filter((span) => span.traceId === generation.traceId && span.kind === SPAN_KIND_CLIENT);

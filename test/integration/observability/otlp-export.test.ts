@@ -9,12 +9,12 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
-import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
-import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import type { DecodedSpan } from '#test/helpers/otlp-decode.ts';
 import { deprecatedGenAiAttributes } from '#test/helpers/genai-deprecated-names.ts';
 import { ALPHA_FIRST, eventPayload, messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
 import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { createDestination as createDestinationOn, receivedSpans, traceOf } from './destination-receivers.ts';
 
 let setup: RecordsGateway;
 let collector: CaptureServer;
@@ -27,23 +27,11 @@ const SPAN_KIND_CLIENT = 3;
 const FIXTURE_MODEL = 'claude-sonnet-4-5-20250929';
 const STATUS_ERROR = 2;
 
-async function createDestination(body: Record<string, unknown>): Promise<string> {
-  const response = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data.id as string;
-}
+const createDestination = (body: Record<string, unknown>) => createDestinationOn(setup.gateway, body);
 
 /** The spans the collector received at `path` for one generation id. */
 async function spansOf(path: string, generationId: string): Promise<DecodedSpan[]> {
-  await setup.gateway.server.flushRecords();
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const spans = collector.requests.filter((request) => request.path === path).flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
-    const generation = spans.find((span) => span.attributes['switchboard.generation.id'] === generationId);
-    if (generation) return spans.filter((span) => span.traceId === generation.traceId);
-    if (Date.now() > deadline) throw new Error(`no span of ${generationId} arrived at ${path}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return (await traceOf(setup.gateway, collector, generationId, path)).spans;
 }
 
 function treeOf(spans: DecodedSpan[], generationId: string) {
@@ -244,7 +232,7 @@ describe('OTLP/HTTP trace export', () => {
 
   it('sends no span under a deprecated or renamed GenAI name, in either encoding', async () => {
     // Every export of the tests above: streamed and not, failed attempts and answers, content and none.
-    const spans = collector.requests.flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
+    const spans = receivedSpans(collector);
     expect(new Set(spans.map((span) => span.name)).size).toBeGreaterThan(3);
     expect(deprecatedGenAiAttributes(spans)).toEqual([]);
     // The renamed count is still sent, under its current name.

@@ -8,11 +8,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAiChatStep, reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { callApi } from '#test/helpers/management-api.ts';
-import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
-import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import type { CaptureServer } from '#test/helpers/capture-server.ts';
+import type { DecodedSpan } from '#test/helpers/otlp-decode.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+import { arrived, createDestination, ingestedEvents, INGESTION_PATH, receivedSpans, startTraceReceivers, TRACES_PATH } from './destination-receivers.ts';
 
 const REQUEST = { model: 'test/compat', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] };
 // What the recorded OpenAI answer names: a dated snapshot, not the id the gateway asked for.
@@ -25,11 +25,6 @@ let gateway: TestGateway;
 let collector: CaptureServer;
 let langfuse: CaptureServer;
 
-async function createDestination(body: Record<string, unknown>): Promise<void> {
-  const response = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', { key: gateway.management_key, body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-}
-
 /** Posts the request; returns the generation id and the model the client saw. */
 async function post(body: Record<string, unknown>): Promise<{ id: string; model: string }> {
   const response = await fetch(`${gateway.baseUrl}/messages`, { method: 'POST', headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -40,20 +35,8 @@ async function post(body: Record<string, unknown>): Promise<{ id: string; model:
   return { id: response.headers.get('x-generation-id') ?? '', model };
 }
 
-/** Polls `read` until it finds something. */
-async function arrived<T>(what: string, read: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const found = read();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`no ${what} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-type LangfuseEvent = { id: string; type: string; body: Record<string, any> };
-const langfuseEvents = (): LangfuseEvent[] => langfuse.requests.filter((request) => request.path === '/api/public/ingestion').flatMap((request) => JSON.parse(request.body.toString()).batch);
-const spans = (): DecodedSpan[] => collector.requests.filter((request) => request.path === '/v1/traces').flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
+const langfuseEvents = () => ingestedEvents(langfuse, INGESTION_PATH);
+const spans = () => receivedSpans(collector, TRACES_PATH);
 
 /** The generation span of `id` and its children. */
 async function treeOf(id: string): Promise<{ generation: DecodedSpan; children: DecodedSpan[] }> {
@@ -62,11 +45,11 @@ async function treeOf(id: string): Promise<{ generation: DecodedSpan; children: 
 }
 
 beforeAll(async () => {
-  [upstream, collector, langfuse] = await Promise.all([startFakeOpenAiChat(), startCaptureServer({ status: 200, body: {} }), startCaptureServer({ status: 207, body: { successes: [], errors: [] } })]);
+  [upstream, { collector, langfuse }] = await Promise.all([startFakeOpenAiChat(), startTraceReceivers()]);
   const provider = `  compat: { family: openai-compatible, display_name: "Compat Cloud", base_url: "${upstream.baseURL}", api_key: "sk-compat-response-model-0001" }`;
   gateway = await startTestGateway({ catalogYaml: catalogYaml([provider], [modelYaml('test/compat', [{ provider: 'compat', model: 'compat-model', price: [1, 2] }])]), env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' } });
-  await createDestination({ name: 'otlp', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' });
-  await createDestination({ name: 'lf', kind: 'langfuse', endpoint: langfuse.url, public_key: 'pk-lf-test', secret_key: 'sk-lf-secret-9999' });
+  await createDestination(gateway, { name: 'otlp', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' });
+  await createDestination(gateway, { name: 'lf', kind: 'langfuse', endpoint: langfuse.url, public_key: 'pk-lf-test', secret_key: 'sk-lf-secret-9999' });
 });
 afterAll(async () => {
   await gateway?.close();

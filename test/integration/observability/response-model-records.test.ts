@@ -14,6 +14,7 @@ import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-se
 import { checkComponentSchema } from '#test/helpers/spec-validator.ts';
 import { ALPHA_FIRST } from '#test/integration/routing/routing-support.ts';
 import { generationOf, startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { arrived, createDestination as createDestinationOn, ingestedEvents, INGESTION_PATH } from './destination-receivers.ts';
 
 // What the recorded Anthropic answer names: a dated snapshot, not the catalog's slug.
 const VENDOR_MODEL = 'claude-sonnet-4-5-20250929';
@@ -27,10 +28,7 @@ let client: Anthropic;
 let hooks: CaptureServer;
 let langfuse: CaptureServer;
 
-async function createDestination(body: Record<string, unknown>): Promise<void> {
-  const response = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-}
+const createDestination = (body: Record<string, unknown>) => createDestinationOn(setup.gateway, body);
 
 /** Alpha overloaded, Beta answering; returns the generation id and the model the client saw. */
 async function failoverCall(stream: boolean): Promise<{ id: string; model: string }> {
@@ -46,17 +44,6 @@ async function failoverCall(stream: boolean): Promise<{ id: string; model: strin
   let model = '';
   for await (const event of data) if (event.type === 'message_start') model = event.message.model;
   return { id: response.headers.get('x-generation-id') ?? '', model };
-}
-
-/** Polls `read` until it finds something. */
-async function arrived<T>(what: string, read: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const found = read();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`no ${what} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 beforeAll(async () => {
@@ -113,13 +100,7 @@ describe("the vendor's response model in generation records", () => {
     expect(checkComponentSchema('GenerationWebhookEvent', event).errors).toEqual([]);
     expect(event.data).toMatchObject({ id, model: 'test/primary', response_model: VENDOR_MODEL, attempts: FAILED_THEN_SERVED });
 
-    type LangfuseEvent = { type: string; body: Record<string, any> };
-    const created = await arrived('Langfuse generation', () =>
-      langfuse.requests
-        .filter((request) => request.path === '/api/public/ingestion')
-        .flatMap((request) => JSON.parse(request.body.toString()).batch as LangfuseEvent[])
-        .find((entry) => entry.type === 'generation-create' && entry.body.id === id),
-    );
+    const created = await arrived('Langfuse generation', () => ingestedEvents(langfuse, INGESTION_PATH).find((entry) => entry.type === 'generation-create' && entry.body.id === id));
     expect(created.body).toMatchObject({ model: VENDOR_MODEL, metadata: { gateway_model: 'test/primary', attempts: FAILED_THEN_SERVED } });
   });
 });

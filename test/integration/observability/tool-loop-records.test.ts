@@ -9,12 +9,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi } from '#test/helpers/management-api.ts';
-import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
-import { decodeTraceExport, type DecodedSpan } from '#test/helpers/otlp-decode.ts';
+import type { CaptureServer } from '#test/helpers/capture-server.ts';
+import type { DecodedSpan } from '#test/helpers/otlp-decode.ts';
 import { deprecatedGenAiAttributes } from '#test/helpers/genai-deprecated-names.ts';
 import { anthropicStep, reply, type ScriptedStep } from '#test/helpers/fake-upstreams/index.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { generationOf } from './observability-support.ts';
+import { arrived, createDestination, ingestedEvents, INGESTION_PATH, startTraceReceivers, traceOf, type IngestionEvent } from './destination-receivers.ts';
 import { loopBody, useLoopGateway } from '#test/integration/server-tools/loop/loop-support.ts';
 
 const setup = useLoopGateway();
@@ -22,15 +23,12 @@ let collector: CaptureServer;
 let langfuse: CaptureServer;
 
 beforeAll(async () => {
-  [collector, langfuse] = await Promise.all([startCaptureServer({ status: 200, body: {} }), startCaptureServer({ status: 207, body: { successes: [], errors: [] } })]);
+  ({ collector, langfuse } = await startTraceReceivers());
   const destinations = [
     { name: 'traces', kind: 'otlp', endpoint: `${collector.url}/v1/traces`, protocol: 'http/protobuf' },
     { name: 'lf', kind: 'langfuse', endpoint: langfuse.url, public_key: 'pk-lf-loop', secret_key: 'sk-lf-loop-secret', include_content: true },
   ];
-  for (const body of destinations) {
-    const created = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-  }
+  for (const body of destinations) await createDestination(setup.gateway, body);
 });
 afterAll(async () => {
   await Promise.all([collector?.close(), langfuse?.close()]);
@@ -38,34 +36,16 @@ afterAll(async () => {
 
 /** The spans of one generation's trace, once the collector has them. */
 async function spansOf(generationId: string): Promise<DecodedSpan[]> {
-  await setup.gateway.server.flushRecords();
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const spans = collector.requests.flatMap((request) => decodeTraceExport(request.body, request.headers['content-type']));
-    const generation = spans.find((span) => span.attributes['switchboard.generation.id'] === generationId);
-    if (generation) return spans.filter((span) => span.traceId === generation.traceId);
-    if (Date.now() > deadline) throw new Error(`no span of ${generationId} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-/** A Langfuse ingestion event as the receiver got it. */
-interface IngestionEvent {
-  id: string;
-  type: string;
-  body: Record<string, any>;
+  return (await traceOf(setup.gateway, collector, generationId)).spans;
 }
 
 /** The Langfuse events of one generation, once the receiver has its request's observation (a generation's events travel in one batch). */
 async function langfuseEventsOf(generationId: string): Promise<IngestionEvent[]> {
   await setup.gateway.server.flushRecords();
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const batch = langfuse.requests.filter((request) => request.path === '/api/public/ingestion').flatMap((request) => JSON.parse(request.body.toString()).batch as IngestionEvent[]);
-    const events = batch.filter((event) => event.id.startsWith(generationId));
-    if (events.some((event) => event.body.id === generationId)) return events;
-    if (Date.now() > deadline) throw new Error(`no Langfuse events of ${generationId} arrived`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return arrived(`Langfuse events of ${generationId}`, () => {
+    const events = ingestedEvents(langfuse, INGESTION_PATH).filter((event) => event.id.startsWith(generationId));
+    return events.some((event) => event.body.id === generationId) ? events : undefined;
+  });
 }
 
 /** The answer's `usage.cost`: the JSON body's, or a stream's `message_delta`'s. */

@@ -8,11 +8,11 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
-import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import { checkComponentSchema } from '#test/helpers/spec-validator.ts';
 import { ALPHA_FIRST, messageBody, postMessage } from '#test/integration/routing/routing-support.ts';
 import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { createDestination as createDestinationOn, deleteDestination } from './destination-receivers.ts';
 
 const SIGNING_SECRET = 'whsec_0123456789abcdef0123';
 let setup: RecordsGateway;
@@ -20,11 +20,7 @@ let hooks: CaptureServer;
 let langfuse: CaptureServer;
 let flaky: CaptureServer;
 
-async function createDestination(body: Record<string, unknown>): Promise<string> {
-  const response = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body.data.id as string;
-}
+const createDestination = (body: Record<string, unknown>) => createDestinationOn(setup.gateway, body);
 
 /** What a webhook receiver does: recompute the signature over `<t>.<raw body>` and compare. */
 function verify(header: string | undefined, body: string): boolean {
@@ -94,7 +90,7 @@ describe('webhook destination', () => {
     expect(flaky.requests.length).toBe(before + 4);
     const metrics = await (await fetch(`${setup.gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${setup.gateway.management_key}` } })).text();
     expect(metrics).toMatch(/switchboard_broadcast_dropped_total\{kind="webhook",reason="failed"\} [1-9]/);
-    await callApi(setup.gateway.baseUrl, 'DELETE', `/observability/destinations/${destination}`, { key: setup.gateway.management_key });
+    await deleteDestination(setup.gateway, destination);
   });
 });
 
@@ -157,7 +153,7 @@ describe('sampling', () => {
       expect(absent.length).toBeGreaterThan(0);
       expect(hooks.requests.some((request) => request.path === '/none')).toBe(false);
     } finally {
-      for (const id of [sampled, none]) await callApi(setup.gateway.baseUrl, 'DELETE', `/observability/destinations/${id}`, { key: setup.gateway.management_key });
+      for (const id of [sampled, none]) await deleteDestination(setup.gateway, id);
     }
   });
 });
