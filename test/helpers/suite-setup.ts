@@ -12,6 +12,8 @@ export interface SuiteSetupHooks<T extends object> {
   stop(setup: T): Promise<void>;
   /** Runs before each test: forget what the previous one left (recorded requests, unused replies). */
   reset?(setup: T): void;
+  /** How long `start` may take; the configured hook timeout when not given. */
+  timeoutMs?: number;
 }
 
 /**
@@ -26,7 +28,7 @@ export function useSuiteSetup<T extends object>(hooks: SuiteSetupHooks<T>): T {
   };
   beforeAll(async () => {
     started = await hooks.start();
-  });
+  }, hooks.timeoutMs);
   afterAll(async () => {
     if (started !== undefined) await hooks.stop(started);
   });

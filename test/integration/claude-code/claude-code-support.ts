@@ -12,6 +12,7 @@ import { reply, type FakeReply, type FakeUpstream, type RecordedRequest } from '
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { startLoopbackProxy, type LoopbackProxy, type ProxiedRequest } from '#test/helpers/claude-code/loopback-proxy.ts';
 import { runClaudeCode, type ClaudeCodeOutcome, type ClaudeCodeRun, type ClaudeKeyVariable } from '#test/helpers/claude-code/run-claude-code.ts';
+import { builtInCatalogYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 // A CLI run starts a Node process that loads a large bundle: on a loaded machine a first run took over 20 s
 // (the CLI's own limit below) and was killed. These suites wait for the program, not a clock.
@@ -46,8 +47,7 @@ export async function startClaudeCodeTarget(options: {
   extraCatalogLines?: readonly string[];
 }): Promise<ClaudeCodeTarget> {
   const upstream = await options.startUpstream();
-  const lines = ['providers:', '  ollama: { enabled: false }', options.providerYaml(upstream), ...(options.extraCatalogLines ?? []), ''];
-  const gateway = await startTestGateway({ catalogYaml: lines.join('\n') });
+  const gateway = await startTestGateway({ catalogYaml: builtInCatalogYaml(options.providerYaml(upstream), ...(options.extraCatalogLines ?? [])) });
   const proxy = await startLoopbackProxy({ allowedOrigin: gateway.origin });
   return {
     upstream,

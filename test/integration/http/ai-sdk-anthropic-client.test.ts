@@ -18,6 +18,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicStep, geminiStep, startFakeAnthropic, startFakeGemini, startFakeOpenAiResponses, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { responsesReadCall, responsesText, tinyPng } from '#test/integration/claude-code/vendor-read-calls.ts';
+import { builtInCatalogYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 const GENERATION_ID = /^gen_[A-Za-z0-9_-]{24}$/;
 const USAGE = { input: 40, output: 6 };
@@ -34,7 +35,7 @@ beforeAll(async () => {
     `  google: { base_url: "${gemini.baseURL}", api_key: "gemini-shared-ai-sdk-client-0001" }`,
     `  openai: { base_url: "${responses.baseURL}", api_key: "sk-openai-shared-ai-sdk-client-0001" }`,
   ];
-  gateway = await startTestGateway({ catalogYaml: ['providers:', '  ollama: { enabled: false }', ...providers, ''].join('\n') });
+  gateway = await startTestGateway({ catalogYaml: builtInCatalogYaml(...providers) });
 });
 afterAll(async () => {
   await gateway?.close();

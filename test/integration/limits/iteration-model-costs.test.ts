@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicStep, reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
-import { generationOf } from '#test/integration/observability/observability-support.ts';
-import { issueLimitedKey, listedKey, type IssuedKey } from '#test/integration/limits/limits-support.ts';
+import { issueLimitedKey } from '#test/integration/limits/limits-support.ts';
+import { expectCharged, postForCost } from './cost-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 
 let upstream: FakeUpstream;
 let gateway: TestGateway;
@@ -22,7 +22,6 @@ const SONNET = [3, 15] as const;
 const OPUS_ADVISOR = [5, 25] as const;
 const FABLE = [10, 50] as const;
 const OPUS_FALLBACK = [6, 30] as const;
-const priced = (price: readonly [number, number], input: number, output: number) => (input * price[0] + output * price[1]) / 1_000_000;
 
 beforeAll(async () => {
   upstream = await startFakeAnthropic();
@@ -40,61 +39,24 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-interface Answer {
-  id: string;
-  usage: Record<string, any>;
-  steps?: Array<{ cost: number }>;
-}
-
-/** Posts as a client of `key` would and reads the answer to its end (a stream's usage is its last message_delta's). */
-async function post(key: string, body: Record<string, unknown>): Promise<Answer> {
-  const response = await fetch(`${gateway.baseUrl}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-gateway-metadata': 'enabled' },
-    body: JSON.stringify(body),
-  });
-  const id = response.headers.get('request-id') ?? '';
-  if (body.stream !== true) {
-    const message = (await response.json()) as Record<string, any>;
-    expect(response.status, JSON.stringify(message)).toBe(200);
-    return { id, usage: message.usage, steps: message.gateway_metadata?.steps };
-  }
-  expect(response.status).toBe(200);
-  let usage: Record<string, any> = {};
-  let steps: Answer['steps'];
-  for await (const event of readSseEvents(response.body as ReadableStream<Uint8Array>)) {
-    if (event.event === 'message_delta') usage = (JSON.parse(event.data) as { usage: Record<string, any> }).usage;
-    if (event.event === 'message_stop') steps = (JSON.parse(event.data) as { gateway_metadata?: { steps?: Answer['steps'] } }).gateway_metadata?.steps;
-  }
-  return { id, usage, steps };
-}
-
-async function expectCharged(issued: IssuedKey, answer: Answer, expected: number): Promise<void> {
-  const record = await generationOf(gateway, answer.id);
-  const key = (await listedKey(gateway, issued.hash)).usage.cost as number;
-  expect(answer.usage.cost).toBeCloseTo(expected, 12);
-  expect(record.cost).toBeCloseTo(expected, 12);
-  expect(key).toBeCloseTo(expected, 12);
-}
-
 const ask = (model: string, extra: Record<string, unknown> = {}) => ({ model, max_tokens: 4096, messages: [{ role: 'user', content: 'Build a worker pool in Go.' }], ...extra });
 
 describe("the advisor tool's iteration, at the advisor model's prices", () => {
   it('JSON: the executor counts at its prices, the advisor_message iteration at claude-opus-4-7 prices', async () => {
     const issued = await issueLimitedKey(gateway, { limit: 10 });
     upstream.enqueue(reply.fixture('anthropic-advisor-20260301.1.json'));
-    const answer = await post(issued.key, ask('test/sonnet'));
+    const answer = await postForCost(gateway, issued.key, ask('test/sonnet'));
     expect(answer.usage).toMatchObject({ input_tokens: 2414, output_tokens: 3200 });
     // Executor 2414 in, 3200 out at Sonnet's; advisor 2728 in, 874 out at Opus 4.7's.
-    await expectCharged(issued, answer, priced(SONNET, 2414, 3200) + priced(OPUS_ADVISOR, 2728, 874));
+    await expectCharged(gateway, issued, answer, priceOf(2414, 3200, SONNET) + priceOf(2728, 874, OPUS_ADVISOR));
   });
 
   it("stream: the advisor iteration the message_delta lists", async () => {
     const issued = await issueLimitedKey(gateway, { limit: 10 });
     upstream.enqueue(reply.fixture('anthropic-advisor-20260301.1.chunks.txt'));
-    const answer = await post(issued.key, ask('test/sonnet', { stream: true }));
+    const answer = await postForCost(gateway, issued.key, ask('test/sonnet', { stream: true }));
     expect(answer.usage).toMatchObject({ input_tokens: 4727, output_tokens: 3391 });
-    await expectCharged(issued, answer, priced(SONNET, 4727, 3391) + priced(OPUS_ADVISOR, 2728, 3880));
+    await expectCharged(gateway, issued, answer, priceOf(4727, 3391, SONNET) + priceOf(2728, 3880, OPUS_ADVISOR));
   });
 
   it.each([false, true])('a tool-loop step with an advisor iteration (stream: %s)', async (stream) => {
@@ -108,16 +70,16 @@ describe("the advisor tool's iteration, at the advisor model's prices", () => {
         moreUsage: { iterations: [{ type: 'message', input_tokens: 600, output_tokens: 5 }, advisor, { type: 'message', input_tokens: 600, output_tokens: 5 }] },
       }),
     );
-    const answer = await post(issued.key, { ...ask('test/sonnet'), tools: [{ type: 'gateway:datetime' }], stream });
-    const second = priced(SONNET, 1200, 10) + priced(OPUS_ADVISOR, 3000, 800);
+    const answer = await postForCost(gateway, issued.key, { ...ask('test/sonnet'), tools: [{ type: 'gateway:datetime' }], stream });
+    const second = priceOf(1200, 10, SONNET) + priceOf(3000, 800, OPUS_ADVISOR);
     expect(answer.steps?.[1]?.cost).toBeCloseTo(second, 12);
-    await expectCharged(issued, answer, priced(SONNET, 1000, 100) + second);
+    await expectCharged(gateway, issued, answer, priceOf(1000, 100, SONNET) + second);
   });
 });
 
 describe("Anthropic's server-side fallback, each iteration at its model's prices", () => {
   // The refused claude-fable-5 iteration (408 in, 0 out) and the serving claude-opus-4-8 one (412 in, 264 out).
-  const EXPECTED = priced(FABLE, 408, 0) + priced(OPUS_FALLBACK, 412, 264);
+  const EXPECTED = priceOf(408, 0, FABLE) + priceOf(412, 264, OPUS_FALLBACK);
 
   it.each([
     ['JSON', 'anthropic-fallback.json', false],
@@ -125,8 +87,8 @@ describe("Anthropic's server-side fallback, each iteration at its model's prices
   ])('%s', async (_form, fixture, stream) => {
     const issued = await issueLimitedKey(gateway, { limit: 10 });
     upstream.enqueue(reply.fixture(fixture));
-    const answer = await post(issued.key, ask('test/fable', { stream }));
+    const answer = await postForCost(gateway, issued.key, ask('test/fable', { stream }));
     expect(answer.usage).toMatchObject({ input_tokens: 412, output_tokens: 264 });
-    await expectCharged(issued, answer, EXPECTED);
+    await expectCharged(gateway, issued, answer, EXPECTED);
   });
 });

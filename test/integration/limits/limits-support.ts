@@ -10,6 +10,7 @@ import { callApi } from '#test/helpers/management-api.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 
 /** What the helpers need of a gateway (in process or a process of its own). */
 export interface GatewayHandle {
@@ -23,8 +24,13 @@ export const LIMITED_PRICES = { input: 1_000, output: 2_000 } as const;
 /** The request every limit test sends: "Hello there" is estimated at 3 input tokens, and 64 may come out. */
 export const LIMITED_REQUEST = { model: 'test/limited', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] } as const;
 
+/** USD of `input` and `output` tokens at LIMITED_PRICES. */
+export function limitedCost(input: number, output: number): number {
+  return priceOf(input, output, [LIMITED_PRICES.input, LIMITED_PRICES.output]);
+}
+
 /** The worst case `LIMITED_REQUEST` reserves: 3 input tokens and 64 output tokens at LIMITED_PRICES. */
-export const WORST_CASE_USD = (3 * LIMITED_PRICES.input + 64 * LIMITED_PRICES.output) / 1_000_000;
+export const WORST_CASE_USD = limitedCost(3, 64);
 
 /** The catalog: `test/limited` on one Anthropic-format fake. */
 export function limitsCatalog(upstream: FakeUpstream): string {

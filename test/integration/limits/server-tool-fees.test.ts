@@ -12,14 +12,14 @@ import { anthropicStep, reply, startFakeAnthropic, type FakeUpstream, type Scrip
 import { startFakeSearxng, searxngAnswer, searxngResult } from '#test/helpers/fake-tool-servers/fake-searxng.ts';
 import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-json-server.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { anthropicProviderYaml, catalogYaml } from '#test/integration/routing/routing-support.ts';
-import { generationOf } from '#test/integration/observability/observability-support.ts';
-import { issueLimitedKey, listedKey, type IssuedKey } from '#test/integration/limits/limits-support.ts';
+import { issueLimitedKey } from '#test/integration/limits/limits-support.ts';
+import { expectCharged, postForCost } from './cost-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 
 /** `test/searching`: USD 1 per million input tokens, 2 per million output, 0.01 per web search. */
 const PER_SEARCH = 0.01;
-const tokens = (input: number, output: number) => (input * 1 + output * 2) / 1_000_000;
+const tokens = (input: number, output: number) => priceOf(input, output, [1, 2]);
 
 let upstream: FakeUpstream;
 let searxng: ScriptedServer;
@@ -50,66 +50,23 @@ const WEB_SEARCH_REQUEST = {
   tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }],
 };
 
-interface Answer {
-  id: string;
-  /** The answer's usage: the JSON body's, or the stream's last `message_delta`'s. */
-  usage: Record<string, any>;
-  steps?: Array<{ cost: number }>;
-}
-
-/** Posts as a client of `key` would and reads the answer to its end. */
-async function post(key: string, body: Record<string, unknown>): Promise<Answer> {
-  const response = await fetch(`${gateway.baseUrl}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-gateway-metadata': 'enabled' },
-    body: JSON.stringify(body),
-  });
-  const id = response.headers.get('request-id') ?? '';
-  if (body.stream !== true) {
-    const message = (await response.json()) as Record<string, any>;
-    expect(response.status, JSON.stringify(message)).toBe(200);
-    return { id, usage: message.usage, steps: message.gateway_metadata?.steps };
-  }
-  expect(response.status).toBe(200);
-  let usage: Record<string, any> = {};
-  let steps: Answer['steps'];
-  for await (const event of readSseEvents(response.body as ReadableStream<Uint8Array>)) {
-    if (event.event === 'message_delta') usage = (JSON.parse(event.data) as { usage: Record<string, any> }).usage;
-    if (event.event === 'message_stop') steps = (JSON.parse(event.data) as { gateway_metadata?: { steps?: Answer['steps'] } }).gateway_metadata?.steps;
-  }
-  return { id, usage, steps };
-}
-
-/** The answer's cost, its record's and the key's spending, once the record is in. */
-async function charged(issued: IssuedKey, answer: Answer): Promise<{ answer: number; record: number; key: number }> {
-  const record = await generationOf(gateway, answer.id);
-  const key = (await listedKey(gateway, issued.hash)).usage.cost as number;
-  return { answer: answer.usage.cost as number, record: record.cost as number, key };
-}
-
-function expectAllCharged(costs: { answer: number; record: number; key: number }, expected: number): void {
-  expect(costs.answer).toBeCloseTo(expected, 12);
-  expect(costs.record).toBeCloseTo(expected, 12);
-  expect(costs.key).toBeCloseTo(expected, 12);
-}
-
 describe("Anthropic's web search fee", () => {
   it('charges each search the JSON answer reports on top of its tokens', async () => {
     const issued = await issueLimitedKey(gateway, { limit: 10 });
     upstream.enqueue(reply.fixture('anthropic-web-search-tool.1.json'));
-    const answer = await post(issued.key, WEB_SEARCH_REQUEST);
+    const answer = await postForCost(gateway, issued.key, WEB_SEARCH_REQUEST);
     expect(answer.usage).toMatchObject({ input_tokens: 27118, output_tokens: 600, server_tool_use: { web_search_requests: 2 } });
     // 27118 in x $1/M + 600 out x $2/M = $0.028318, plus 2 searches x $0.01.
-    expectAllCharged(await charged(issued, answer), tokens(27118, 600) + 2 * PER_SEARCH);
+    await expectCharged(gateway, issued, answer, tokens(27118, 600) + 2 * PER_SEARCH);
   });
 
   it("charges the search a stream's message_delta reports", async () => {
     const issued = await issueLimitedKey(gateway, { limit: 10 });
     upstream.enqueue(reply.fixture('anthropic-web-search-tool.1.chunks.txt'));
-    const answer = await post(issued.key, { ...WEB_SEARCH_REQUEST, stream: true });
+    const answer = await postForCost(gateway, issued.key, { ...WEB_SEARCH_REQUEST, stream: true });
     expect(answer.usage).toMatchObject({ input_tokens: 15665, output_tokens: 795, server_tool_use: { web_search_requests: 1 } });
     // 15665 in x $1/M + 795 out x $2/M = $0.017255, plus 1 search x $0.01.
-    expectAllCharged(await charged(issued, answer), tokens(15665, 795) + PER_SEARCH);
+    await expectCharged(gateway, issued, answer, tokens(15665, 795) + PER_SEARCH);
   });
 });
 
@@ -139,20 +96,20 @@ describe.each([false, true])('a server-side tool loop step is charged as a plain
     const issued = await issueLimitedKey(gateway, { limit: 10 });
     upstream.enqueue(anthropicStep(TOOL_STEP), anthropicStep(ANSWER));
     const body = { model: 'test/searching', max_tokens: 256, messages: [{ role: 'user', content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }], stream };
-    const answer = await post(issued.key, body);
+    const answer = await postForCost(gateway, issued.key, body);
     expect(answer.steps).toHaveLength(2);
     expect(answer.steps?.[0]?.cost).toBeCloseTo(FIRST, 12);
     expect(answer.steps?.[1]?.cost).toBeCloseTo(SECOND, 12);
-    expectAllCharged(await charged(issued, answer), FIRST + SECOND);
+    await expectCharged(gateway, issued, answer, FIRST + SECOND);
   });
   it("charges no fee for the gateway's own searches, which Anthropic did not run", async () => {
     const issued = await issueLimitedKey(gateway, { limit: 10 });
     searxng.enqueue(searxngAnswer('paris time', [searxngResult({ url: 'https://clock.example.org/', title: 'World clock', content: 'Noon in Paris.' })]));
     upstream.enqueue(anthropicStep({ text: 'Searching.', calls: [{ name: 'web_search', input: { query: 'paris time' } }], usage: { input: 1000, output: 100 } }), anthropicStep({ text: 'It is noon.', usage: { input: 1200, output: 10 } }));
     const body = { model: 'test/searching', max_tokens: 256, messages: [{ role: 'user', content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:web_search' }], stream };
-    const answer = await post(issued.key, body);
+    const answer = await postForCost(gateway, issued.key, body);
     // The gateway's search is counted for the client, not billed as Anthropic's.
     expect(answer.usage.server_tool_use).toMatchObject({ web_search_requests: 1 });
-    expectAllCharged(await charged(issued, answer), tokens(1000, 100) + tokens(1200, 10));
+    await expectCharged(gateway, issued, answer, tokens(1000, 100) + tokens(1200, 10));
   });
 });

@@ -10,13 +10,12 @@ import { anthropicStep, startFakeAnthropic, type FakeUpstream } from '#test/help
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
-import { issueLimitedKey, LIMITED_PRICES, limitsCatalog, listedKey, recordedCost } from './limits-support.ts';
+import { issueLimitedKey, limitedCost, limitsCatalog, listedKey, recordedCost } from './limits-support.ts';
 
 const DATETIME = { type: 'gateway:datetime', timezone: 'Europe/Paris' };
 const LOOP_REQUEST = { model: 'test/limited', max_tokens: 64, messages: [{ role: 'user', content: 'What time is it?' }], tools: [DATETIME] };
 
 /** USD of a step's tokens at `test/limited`'s prices. */
-const costOf = (input: number, output: number) => (input * LIMITED_PRICES.input + output * LIMITED_PRICES.output) / 1_000_000;
 
 /** A step asking for the clock, with its usage. */
 const clockStep = (input: number, output: number) => anthropicStep({ text: 'Checking the clock.', calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input, output } });
@@ -57,7 +56,7 @@ describe('key limits across the steps of a tool loop', () => {
     expect(call.body?.error.message).toMatch(/credit limit/i);
     expect(upstream.requests).toHaveLength(1);
     const listed = await listedKey(gateway, issued.hash);
-    expect(listed.usage.cost).toBeCloseTo(costOf(20, 20), 9);
+    expect(listed.usage.cost).toBeCloseTo(limitedCost(20, 20), 9);
   });
 
   it('counts every step as a request against requests per minute: the third step of a loop is refused with 429', async () => {
@@ -93,7 +92,7 @@ describe('key limits across the steps of a tool loop', () => {
       expect(call.status, JSON.stringify(call.body)).toBe(200);
       expect(upstream.requests).toHaveLength(stream ? 4 : 2);
     }
-    const expected = 2 * (costOf(40, 10) + costOf(60, 8));
+    const expected = 2 * (limitedCost(40, 10) + limitedCost(60, 8));
     expect(await recordedCost(gateway, issued.hash, 2, 'success')).toBeCloseTo(expected, 9);
     const listed = await listedKey(gateway, issued.hash);
     expect(listed.usage.cost).toBeCloseTo(expected, 9);

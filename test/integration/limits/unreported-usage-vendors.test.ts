@@ -13,12 +13,11 @@ import { anthropicClient, catalogYaml, modelYaml } from '#test/integration/routi
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
-import { issueLimitedKey, LIMITED_PRICES, LIMITED_REQUEST, listedKey } from './limits-support.ts';
+import { issueLimitedKey, LIMITED_PRICES, LIMITED_REQUEST, limitedCost, listedKey } from './limits-support.ts';
 
 const ANSWER = 'Hello! How can I help?';
 // "Hello there" is 11 characters: 3 tokens at 4 characters a token; the answer's 22 characters are 6.
 const ESTIMATED = { input: 3, output: 6 };
-const costOf = (input: number, output: number) => (input * LIMITED_PRICES.input + output * LIMITED_PRICES.output) / 1_000_000;
 
 /** A Gemini answer with `usageMetadata` as given (absent when undefined). */
 function geminiJson(usageMetadata: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -167,7 +166,7 @@ describe.each(CASES)('$name', (testCase) => {
     testCase.upstream().enqueue(testCase.reply(stream));
     const answer = await ask(testCase.model, issued.key, stream);
     expect(answer.text).toBe(ANSWER);
-    const cost = costOf(testCase.expected.input, testCase.expected.output);
+    const cost = limitedCost(testCase.expected.input, testCase.expected.output);
     expect(answer.usage).toMatchObject({ input_tokens: testCase.expected.input, output_tokens: testCase.expected.output, estimated: true });
     expect(answer.usage.cost).toBeCloseTo(cost, 12);
 

@@ -12,12 +12,12 @@ import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.
 import { catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 import { generationOf, waitForGeneration } from '#test/integration/observability/observability-support.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
-import { issueLimitedKey, LIMITED_PRICES, LIMITED_REQUEST, listedKey, postWithKey, streamWithKey } from './limits-support.ts';
+import { issueLimitedKey, LIMITED_PRICES, LIMITED_REQUEST, limitedCost, listedKey, postWithKey, streamWithKey } from './limits-support.ts';
 
 const ANSWER = 'Hello! How can I help?';
 // "Hello there" is 11 characters: 3 tokens at 4 characters a token; the answer's 22 characters are 6.
 const ESTIMATED = { input: 3, output: 6 };
-const ESTIMATED_COST = (ESTIMATED.input * LIMITED_PRICES.input + ESTIMATED.output * LIMITED_PRICES.output) / 1_000_000;
+const ESTIMATED_COST = limitedCost(ESTIMATED.input, ESTIMATED.output);
 
 const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
   id: 'chatcmpl-nousage',
@@ -199,7 +199,7 @@ describe('an upstream that reports no usage', () => {
     const output = record.usage.output_tokens as number;
     expect(output).toBeGreaterThanOrEqual(Math.ceil(seen.length / 4));
     expect(output).toBeLessThanOrEqual(Math.ceil(words.length * 'word10 '.length) / 4);
-    const cost = (ESTIMATED.input * LIMITED_PRICES.input + output * LIMITED_PRICES.output) / 1_000_000;
+    const cost = limitedCost(ESTIMATED.input, output);
     expect(record).toMatchObject({ status: 'cancelled', usage_estimated: true, usage: { input_tokens: ESTIMATED.input } });
     expect(record.cost).toBeCloseTo(cost, 12);
     expect(await spentBy(issued.hash, cost)).toBeCloseTo(cost, 12);

@@ -10,6 +10,7 @@ import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import type { DecodedSpan } from '#test/helpers/otlp-decode.ts';
 import { createDestination, receivedSpans, TRACES_PATH } from './destination-receivers.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 
 /** USD per million tokens of `test/primary` on both providers: input, output. */
@@ -77,7 +78,7 @@ export async function startRecordsGateway(options: TestGatewayOptions & { extraY
 
 /** USD of `input` and `output` tokens at PRICES, as the gateway computes it. */
 export function costOf(input: number, output: number): number {
-  return (input * PRICES.input + output * PRICES.output) / 1_000_000;
+  return priceOf(input, output, [PRICES.input, PRICES.output]);
 }
 
 /** OTLP's span kind of an outgoing call: each attempt's span. */

@@ -14,15 +14,15 @@ import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
-import { issueLimitedKey, LIMITED_PRICES, listedKey } from '#test/integration/limits/limits-support.ts';
+import { issueLimitedKey, LIMITED_PRICES, limitedCost, listedKey } from '#test/integration/limits/limits-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
 import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { untilRedisUp } from '#test/helpers/prometheus-scrape.ts';
 
 /** USD per million tokens of the moderation model `test/guard`: input, output. */
 const GUARD_PRICES = { input: 500, output: 1_000 } as const;
-const guardCost = (input: number, output: number) => (input * GUARD_PRICES.input + output * GUARD_PRICES.output) / 1_000_000;
-const modelCost = (input: number, output: number) => (input * LIMITED_PRICES.input + output * LIMITED_PRICES.output) / 1_000_000;
+const guardCost = (input: number, output: number) => priceOf(input, output, [GUARD_PRICES.input, GUARD_PRICES.output]);
 
 /** The screening's answer: a verdict, with its tokens. */
 const verdict = (flagged: boolean, usage = { input: 90, output: 12 }) =>
@@ -31,7 +31,7 @@ const verdict = (flagged: boolean, usage = { input: 90, output: 12 }) =>
 const answer = (usage = { input: 20, output: 10 }) => anthropicStep({ text: 'Knead, rise, bake.', usage });
 
 const SCREENING = guardCost(90, 12);
-const MODEL = modelCost(20, 10);
+const MODEL = limitedCost(20, 10);
 
 const redisUrl = redisUrlForTests();
 const MODES = redisUrl ? ['in process', 'redis'] : ['in process'];

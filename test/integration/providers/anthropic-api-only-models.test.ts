@@ -7,11 +7,11 @@
  * (`speed: fast`) on Fable 5.2 costs its fast rates when Anthropic reports it served fast. `GET /models` lists
  * them with their 1M context and 128K output.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ModelList } from '#src/api-types.ts';
-import { anthropicStep, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { anthropicStep, startFakeAnthropic } from '#test/helpers/fake-upstreams/index.ts';
 import { messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
+import { useVendorGateway } from './vendor-gateway-support.ts';
 
 // 10,000 uncached input, 2,000 output, 5,000 cache-read tokens, and 4,000 cache-written, 1,000 of them for an hour.
 const USAGE = { input: 10_000, output: 2_000, cacheRead: 5_000, cacheWrite: 4_000, cacheWrite1h: 1_000 };
@@ -25,31 +25,22 @@ interface Rates {
 const costOf = (rates: Rates) =>
   (USAGE.input * rates.input + USAGE.output * rates.output + USAGE.cacheRead * rates.read + 3_000 * rates.write + 1_000 * rates.write1h) / 1_000_000;
 
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  upstream = await startFakeAnthropic();
-  gateway = await startTestGateway({
-    catalogYaml: ['providers:', '  ollama: { enabled: false }', `  anthropic: { base_url: "${upstream.url}", api_key: "sk-ant-api-only-0001" }`, ''].join('\n'),
-  });
-}, 120_000);
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
+const setup = useVendorGateway({
+  startUpstream: startFakeAnthropic,
+  providerYaml: (upstream) => `  anthropic: { base_url: "${upstream.url}", api_key: "sk-ant-api-only-0001" }`,
+  startTimeoutMs: 120_000,
 });
-beforeEach(() => upstream.clear());
 
 /** The answer's usage after one request for `model`, sent as JSON or streamed. */
 async function usageOf(model: string, stream: boolean, extra: Record<string, unknown> = {}, reportedSpeed?: string): Promise<Record<string, unknown>> {
-  upstream.enqueue(anthropicStep({ text: 'Done.', usage: USAGE, ...(reportedSpeed ? { startUsage: { speed: reportedSpeed } } : {}) }));
+  setup.upstream.enqueue(anthropicStep({ text: 'Done.', usage: USAGE, ...(reportedSpeed ? { startUsage: { speed: reportedSpeed } } : {}) }));
   const body = messageBody(model, extra);
   if (!stream) {
-    const call = await postMessage(gateway, body);
+    const call = await postMessage(setup.gateway, body);
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     return call.body.usage as Record<string, unknown>;
   }
-  const call = await streamMessage(gateway, body);
+  const call = await streamMessage(setup.gateway, body);
   expect(call.status).toBe(200);
   const last = call.events.filter((event) => event.event === 'message_delta').at(-1);
   return (JSON.parse(last?.data ?? '{}') as { usage: Record<string, unknown> }).usage;
@@ -69,7 +60,7 @@ const MODELS = [
 describe.each([false, true])('a request for each model (stream: %s)', (stream) => {
   it.each(MODELS)('$asked goes to Anthropic as $sent and costs its published prices', async ({ asked, sent, rates }) => {
     const usage = await usageOf(asked, stream);
-    expect((upstream.lastRequest()?.body as { model: string }).model).toBe(sent);
+    expect((setup.upstream.lastRequest()?.body as { model: string }).model).toBe(sent);
     expect(usage.cost as number).toBeCloseTo(costOf(rates), 12);
   });
 });
@@ -77,20 +68,20 @@ describe.each([false, true])('a request for each model (stream: %s)', (stream) =
 describe.each([false, true])('fast mode on Claude Fable 5.2 (stream: %s)', (stream) => {
   it('sends speed fast and charges $16/$80 with the caching multipliers on top when Anthropic served it fast', async () => {
     const usage = await usageOf('anthropic/claude-fable-5.2', stream, { speed: 'fast' }, 'fast');
-    expect(upstream.lastRequest()?.body).toMatchObject({ model: 'claude-fable-5-2', speed: 'fast' });
+    expect(setup.upstream.lastRequest()?.body).toMatchObject({ model: 'claude-fable-5-2', speed: 'fast' });
     expect(usage.cost as number).toBeCloseTo(costOf({ input: 16, output: 80, read: 0.4, write: 20, write1h: 32 }), 12);
   });
 
   it('sends no speed for Claude Opus 4.8, whose fast mode the catalog leaves out, and charges the standard prices', async () => {
     const usage = await usageOf('anthropic/claude-opus-4.8', stream, { speed: 'fast' }, 'standard');
-    expect(upstream.lastRequest()?.body).not.toHaveProperty('speed');
+    expect(setup.upstream.lastRequest()?.body).not.toHaveProperty('speed');
     expect(usage.cost as number).toBeCloseTo(costOf({ input: 5, output: 25, read: 0.5, write: 6.25, write1h: 10 }), 12);
   });
 });
 
 describe('GET /models', () => {
   it('lists each model with its 1M context, 128K output and Anthropic endpoint', async () => {
-    const response = await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${gateway.api_key}` } });
+    const response = await fetch(`${setup.gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${setup.gateway.api_key}` } });
     expect(response.status).toBe(200);
     const listed = new Map(((await response.json()) as ModelList).data.map((model) => [model.id, model]));
     for (const slug of ['claude-fable-5.2', 'claude-fable-5.1', 'claude-fable-5', 'claude-opus-5', 'claude-opus-4.8', 'claude-opus-4.7', 'claude-sonnet-5', 'claude-sonnet-4.6']) {

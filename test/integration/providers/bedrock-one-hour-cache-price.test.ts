@@ -5,26 +5,16 @@
  * charged at the one-hour rate, twice the input price as on Anthropic's API. Before, the catalog's Bedrock
  * endpoints had no one-hour price, so such a write was charged as a five-minute one (1.25x input).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { reply, startFakeBedrock } from '#test/helpers/fake-upstreams/index.ts';
 import { postMessage } from '#test/integration/routing/routing-support.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
+import { useVendorGateway } from './vendor-gateway-support.ts';
 
-let bedrock: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  bedrock = await startFakeBedrock();
-  const provider = `  bedrock: { base_url: "${bedrock.url}", aws: { region: us-east-1, access_key_id: "AKIAONEHOURCACHE0001", secret_access_key: "one/hour/cache/secret/key/000000000000001" } }`;
-  // The built-in models only; the local ollama preset is off, so nothing but the fake can be chosen.
-  gateway = await startTestGateway({ catalogYaml: ['providers:', '  ollama: { enabled: false }', provider, ''].join('\n') });
+const setup = useVendorGateway({
+  startUpstream: startFakeBedrock,
+  providerYaml: (bedrock) => `  bedrock: { base_url: "${bedrock.url}", aws: { region: us-east-1, access_key_id: "AKIAONEHOURCACHE0001", secret_access_key: "one/hour/cache/secret/key/000000000000001" } }`,
 });
-afterAll(async () => {
-  await gateway?.close();
-  await bedrock?.close();
-});
-beforeEach(() => bedrock.clear());
 
 // Bedrock's inputTokens excludes cache reads and writes, as Anthropic's input_tokens does.
 const USAGE = { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 0, cacheWriteInputTokens: 4000, totalTokens: 4110, cacheDetails: [{ inputTokens: 4000, ttl: '1h' }] };
@@ -37,17 +27,17 @@ describe('a one-hour cache write on Claude on Bedrock', () => {
     { model: 'anthropic/claude-opus-4.5', input: 5, output: 25 },
     { model: 'anthropic/claude-haiku-4.5', input: 1, output: 5 },
   ])('$model: sends ttl 1h and charges the write at twice the input price', async ({ model, input, output }) => {
-    bedrock.enqueue(reply.json({ output: { message: { role: 'assistant', content: [{ text: 'Ready.' }] } }, stopReason: 'end_turn', usage: USAGE, metrics: { latencyMs: 80 } }));
-    const call = await postMessage(gateway, { model, max_tokens: 64, system: SYSTEM, messages: [{ role: 'user', content: 'Review this diff.' }], provider: { only: ['bedrock'] } });
+    setup.upstream.enqueue(reply.json({ output: { message: { role: 'assistant', content: [{ text: 'Ready.' }] } }, stopReason: 'end_turn', usage: USAGE, metrics: { latencyMs: 80 } }));
+    const call = await postMessage(setup.gateway, { model, max_tokens: 64, system: SYSTEM, messages: [{ role: 'user', content: 'Review this diff.' }], provider: { only: ['bedrock'] } });
 
     expect(call.status, JSON.stringify(call.body)).toBe(200);
-    const sent = bedrock.lastRequest().body as { system: Record<string, unknown>[] };
+    const sent = setup.upstream.lastRequest().body as { system: Record<string, unknown>[] };
     expect(sent.system).toEqual([{ text: SYSTEM[0]?.text }, { cachePoint: { type: 'default', ttl: '1h' } }]);
     const cost = (100 * input + 10 * output + 4000 * input * 2) / 1_000_000;
     const usage = call.body.usage as { cost: number; cache_creation: unknown };
     expect(usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 4000 });
     expect(usage.cost).toBeCloseTo(cost, 12);
-    const record = await generationOf(gateway, call.headers.get('x-generation-id') ?? '');
+    const record = await generationOf(setup.gateway, call.headers.get('x-generation-id') ?? '');
     expect(record.cost).toBeCloseTo(cost, 12);
   });
 });

@@ -7,32 +7,23 @@
  * (JSON, and the stream's `message_delta`) and the generation record say the same. The fake replays the
  * `openai-phase.1` recording of OpenAI's Responses API with only its `service_tier` changed.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readChunks, readFixture, reply, startFakeOpenAiResponses, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { describe, expect, it } from 'vitest';
+import { readChunks, readFixture, reply, startFakeOpenAiResponses } from '#test/helpers/fake-upstreams/index.ts';
 import { messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
+import { useVendorGateway } from './vendor-gateway-support.ts';
 
 // The recording's counts: the JSON answer read 7,243 prompt tokens (3,072 cached) and wrote 423; the stream 7,112 (3,072) and 463.
 const COUNTS = { json: { input: 7_243 - 3_072, cached: 3_072, output: 423 }, stream: { input: 7_112 - 3_072, cached: 3_072, output: 463 } };
 const RATES = { fast: { input: 2.5, cached: 0.25, output: 20 }, standard: { input: 1.25, cached: 0.125, output: 10 } };
 const costOf = (counts: (typeof COUNTS)['json'], rates: (typeof RATES)['fast']) => (counts.input * rates.input + counts.cached * rates.cached + counts.output * rates.output) / 1_000_000;
 
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  upstream = await startFakeOpenAiResponses();
-  gateway = await startTestGateway({
-    catalogYaml: ['providers:', '  ollama: { enabled: false }', `  openai: { base_url: "${upstream.baseURL}", api_key: "sk-openai-priority-0001" }`, ''].join('\n'),
-    env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' },
-  });
-}, 120_000);
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
+const setup = useVendorGateway({
+  startUpstream: startFakeOpenAiResponses,
+  providerYaml: (upstream) => `  openai: { base_url: "${upstream.baseURL}", api_key: "sk-openai-priority-0001" }`,
+  env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' },
+  startTimeoutMs: 120_000,
 });
-beforeEach(() => upstream.clear());
 
 /** The recording with OpenAI's answer naming `tier` (the JSON body, or the stream's `response.completed`). */
 function recordedAnswer(stream: boolean, tier: string) {
@@ -46,25 +37,25 @@ describe.each([false, true])('speed fast on GPT-5 (stream: %s)', (stream) => {
     ['priority', 'fast'],
     ['default', 'standard'],
   ] as const)('an answer OpenAI ran at the %s tier is charged the %s rates', async (tier, speed) => {
-    upstream.enqueue(recordedAnswer(stream, tier));
+    setup.upstream.enqueue(recordedAnswer(stream, tier));
     const body = messageBody('openai/gpt-5', { speed: 'fast' });
     let usage: Record<string, unknown>;
     let id: string;
     if (stream) {
-      const call = await streamMessage(gateway, body);
+      const call = await streamMessage(setup.gateway, body);
       expect(call.status).toBe(200);
       usage = (JSON.parse(call.events.filter((event) => event.event === 'message_delta').at(-1)?.data ?? '{}') as { usage: Record<string, unknown> }).usage;
       id = call.headers.get('request-id') ?? '';
     } else {
-      const call = await postMessage(gateway, body);
+      const call = await postMessage(setup.gateway, body);
       expect(call.status, JSON.stringify(call.body)).toBe(200);
       usage = call.body.usage as Record<string, unknown>;
       id = call.headers.get('request-id') ?? '';
     }
-    expect(upstream.lastRequest()?.body).toMatchObject({ model: 'gpt-5', service_tier: 'priority' });
+    expect(setup.upstream.lastRequest()?.body).toMatchObject({ model: 'gpt-5', service_tier: 'priority' });
     expect(usage.speed).toBe(speed);
     const expected = costOf(stream ? COUNTS.stream : COUNTS.json, RATES[speed]);
     expect(usage.cost as number).toBeCloseTo(expected, 12);
-    expect((await generationOf(gateway, id)).cost as number).toBeCloseTo(expected, 12);
+    expect((await generationOf(setup.gateway, id)).cost as number).toBeCloseTo(expected, 12);
   });
 });

@@ -6,11 +6,11 @@
  * `high` fee, so a second request waits while the first is in progress. The fake speaks Perplexity's
  * OpenAI-compatible Chat Completions format with its own usage fields.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeOpenAiChat, type FakeUpstream, type ReplyDelivery } from '#test/helpers/fake-upstreams/index.ts';
+import { describe, expect, it } from 'vitest';
+import { reply, startFakeOpenAiChat, type ReplyDelivery } from '#test/helpers/fake-upstreams/index.ts';
 import { issueLimitedKey, postWithKey } from '#test/integration/limits/limits-support.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { messageBody, postMessage, streamMessage } from '#test/integration/routing/routing-support.ts';
+import { useVendorGateway } from './vendor-gateway-support.ts';
 
 const MODEL = 'perplexity/sonar';
 const ANSWER = 'The tallest mountain is Mount Everest [1].';
@@ -42,24 +42,14 @@ function sonarAnswer(size: keyof typeof FEES | null, delivery: ReplyDelivery = {
   return reply.either(reply.json(json, delivery), reply.events(events, delivery));
 }
 
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  upstream = await startFakeOpenAiChat();
-  gateway = await startTestGateway({
-    catalogYaml: ['providers:', '  ollama: { enabled: false }', `  perplexity: { base_url: "${upstream.url}", api_key: "pplx-shared-fee-0001" }`, ''].join('\n'),
-  });
+const setup = useVendorGateway({
+  startUpstream: startFakeOpenAiChat,
+  providerYaml: (upstream) => `  perplexity: { base_url: "${upstream.url}", api_key: "pplx-shared-fee-0001" }`,
 });
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-beforeEach(() => upstream.clear());
 
 async function lastRecordCost(): Promise<number> {
   for (let waited = 0; waited < 100; waited += 1) {
-    const response = await fetch(`${gateway.baseUrl}/generations?limit=1`, { headers: { authorization: `Bearer ${gateway.management_key}` } });
+    const response = await fetch(`${setup.gateway.baseUrl}/generations?limit=1`, { headers: { authorization: `Bearer ${setup.gateway.management_key}` } });
     const [record] = ((await response.json()) as { data: { id: string; cost: number }[] }).data;
     if (record && record.id !== seen) {
       seen = record.id;
@@ -79,8 +69,8 @@ describe('Perplexity Sonar request fee', () => {
     // No size reported: Perplexity's default, low.
     { size: null, fee: FEES.low },
   ] as const)('a JSON answer with search context $size costs its tokens plus $fee', async ({ size, fee }) => {
-    upstream.enqueue(sonarAnswer(size));
-    const call = await postMessage(gateway, messageBody(MODEL));
+    setup.upstream.enqueue(sonarAnswer(size));
+    const call = await postMessage(setup.gateway, messageBody(MODEL));
     expect(call.status, JSON.stringify(call.body)).toBe(200);
     const usage = call.body.usage as { input_tokens: number; output_tokens: number; cost: number; search_context_size?: string };
     expect([usage.input_tokens, usage.output_tokens, usage.search_context_size]).toEqual([TOKENS.prompt, TOKENS.completion, size ?? undefined]);
@@ -89,8 +79,8 @@ describe('Perplexity Sonar request fee', () => {
   });
 
   it('a streamed answer reports the fee in its final usage and its record', async () => {
-    upstream.enqueue(sonarAnswer('medium'));
-    const call = await streamMessage(gateway, messageBody(MODEL, { stream: true }));
+    setup.upstream.enqueue(sonarAnswer('medium'));
+    const call = await streamMessage(setup.gateway, messageBody(MODEL, { stream: true }));
     const delta = call.events.filter((event) => event.event === 'message_delta').at(-1);
     const usage = (JSON.parse(delta?.data ?? '{}') as { usage?: { cost?: number; search_context_size?: string } }).usage;
     expect(usage?.search_context_size).toBe('medium');
@@ -102,13 +92,13 @@ describe('Perplexity Sonar request fee', () => {
 describe('the worst case a Sonar request reserves', () => {
   // Tokens cost well under a cent; the high fee alone ($0.012) is over the key's $0.01 of credit.
   it('includes the high request fee: a second request of the key waits while the first holds its reservation', async () => {
-    const issued = await issueLimitedKey(gateway, { limit: 0.01 });
+    const issued = await issueLimitedKey(setup.gateway, { limit: 0.01 });
     let release!: () => void;
-    upstream.enqueue(sonarAnswer('low', { until: new Promise<void>((resolve) => (release = resolve)) }), sonarAnswer('low'));
-    const first = postWithKey(gateway, issued.key, messageBody(MODEL));
+    setup.upstream.enqueue(sonarAnswer('low', { until: new Promise<void>((resolve) => (release = resolve)) }), sonarAnswer('low'));
+    const first = postWithKey(setup.gateway, issued.key, messageBody(MODEL));
     try {
-      await expect.poll(() => upstream.requests.length, { timeout: 20_000 }).toBe(1);
-      const second = await postWithKey(gateway, issued.key, messageBody(MODEL));
+      await expect.poll(() => setup.upstream.requests.length, { timeout: 20_000 }).toBe(1);
+      const second = await postWithKey(setup.gateway, issued.key, messageBody(MODEL));
       expect(second.status, JSON.stringify(second.body)).toBe(429);
       expect(second.body.error.message).toMatch(/^Credit limit nearly reached for this key: 0 of 0\.01 USD spent in total and 0\.012[0-9]* reserved by requests in progress; retry in 1 s$/);
     } finally {

@@ -5,9 +5,9 @@
  */
 import { expect } from 'vitest';
 import { bedrockStep, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import { messageBody, postMessage, type MessageCall } from '#test/integration/routing/routing-support.ts';
+import { useVendorGateway } from '#test/integration/providers/vendor-gateway-support.ts';
 
 /** What the fake reports for every call: 1,000 tokens in, 100 out. */
 export const USAGE = { input: 1000, output: 100 } as const;
@@ -23,18 +23,9 @@ export interface BedrockOnlySetup {
  * cleared before each test. The handle reads the running setup, so use it inside tests only.
  */
 export function useBedrockOnlyGateway(): BedrockOnlySetup {
-  return useSuiteSetup<BedrockOnlySetup>({
-    async start() {
-      const upstream = await startFakeBedrock();
-      const url = upstream.url;
-      const catalogYaml = ['providers:', '  ollama: { enabled: false }', `  bedrock: { base_url: "${url}", regional_base_urls: { us: "${url}", europe: "${url}" }, api_key: "bedrock-shared-region-0001" }`, ''].join('\n');
-      return { upstream, gateway: await startTestGateway({ catalogYaml }) };
-    },
-    async stop({ upstream, gateway }) {
-      await gateway.close();
-      await upstream.close();
-    },
-    reset: ({ upstream }) => upstream.clear(),
+  return useVendorGateway({
+    startUpstream: startFakeBedrock,
+    providerYaml: ({ url }) => `  bedrock: { base_url: "${url}", regional_base_urls: { us: "${url}", europe: "${url}" }, api_key: "bedrock-shared-region-0001" }`,
   });
 }
 

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { anthropicStep, openAiChatStep, reply, type ByteSplit } from '#test/helpers/fake-upstreams/index.ts';
 import { eventPayload, metadataOf, postMessage, streamMessage, WITH_METADATA, type RoutingMetadata } from '#test/integration/routing/routing-support.ts';
 import { expectCost } from '#test/integration/providers-e2e/e2e-support.ts';
-import { bodyOf, loopBody, messagesOf, PRICES, priceOf, toolNamesOf, useLoopGateway } from './loop-support.ts';
+import { bodyOf, loopBody, messagesOf, PRICES, toolNamesOf, useLoopGateway } from './loop-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 
 const setup = useLoopGateway();
 const ALPHA_FIRST = { provider: { order: ['alpha', 'beta'] } };

@@ -10,7 +10,8 @@ import { anthropicStep, geminiStep, openAiChatStep } from '#test/helpers/fake-up
 import { searxngAnswer, searxngResult } from '#test/helpers/fake-tool-servers/fake-searxng.ts';
 import { expectSpecBlock } from '#test/helpers/spec-blocks.ts';
 import { anthropicClient } from '#test/integration/routing/routing-support.ts';
-import { bodyOf, loopBody, PRICES, priceOf, runLoop, useLoopGateway } from './loop-support.ts';
+import { bodyOf, loopBody, PRICES, runLoop, useLoopGateway } from './loop-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 
 const setup = useLoopGateway();
 const FORECAST = 'https://meteo.example.org/paris';

@@ -12,7 +12,8 @@ import type { Route } from '#test/helpers/fake-tool-servers/fake-web-server.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { askingToRead, loopBody, PRICES, priceOf, useLoopGateway } from './loop-support.ts';
+import { askingToRead, loopBody, PRICES, useLoopGateway } from './loop-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 
 /** A page that never answers; resolves `arrived` when a request reaches it. */
 function slowPage(): { route: Route; arrived(): Promise<void> } {

@@ -139,11 +139,6 @@ export function askingToRead(url: string): { messages: { role: 'user'; content: 
   return { messages: [{ role: 'user', content: `What does ${url} say?` }] };
 }
 
-/** USD for token counts at a price pair (per million). */
-export function priceOf(input: number, output: number, price: readonly [number, number]): number {
-  return (input * price[0] + output * price[1]) / 1e6;
-}
-
 /** What a client reads of one loop, JSON or stream, through the official SDK (metadata asked for). */
 export interface LoopAnswer {
   message: Message;

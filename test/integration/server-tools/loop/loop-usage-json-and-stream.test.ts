@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicStep, geminiStep } from '#test/helpers/fake-upstreams/index.ts';
 import { expectCost } from '#test/integration/providers-e2e/e2e-support.ts';
-import { loopBody, PRICES, priceOf, runLoop, useLoopGateway } from './loop-support.ts';
+import { loopBody, PRICES, runLoop, useLoopGateway } from './loop-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 
 const setup = useLoopGateway();
 

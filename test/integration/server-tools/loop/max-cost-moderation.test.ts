@@ -11,6 +11,7 @@ import { anthropicStep, startFakeAnthropic, type FakeUpstream } from '#test/help
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml, postMessage } from '#test/integration/routing/routing-support.ts';
 import { bodyOf } from './loop-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 
 // USD per million tokens, input and output.
 const CLAUDE_PRICES = [3, 15] as const;
@@ -18,9 +19,9 @@ const GUARD_PRICES = [50, 100] as const;
 // The first step: 1000 x 3 + 100 x 15 = 4500 micro-dollars. The screening: 90 x 50 + 12 x 100 = 5700.
 const TOOL_STEP = { text: 'Checking.', calls: [{ name: 'datetime', input: { timezone: 'UTC' } }], usage: { input: 1000, output: 100 } };
 const ANSWER = { text: 'It is noon.', usage: { input: 1200, output: 10 } };
-const STEP_COST = (1000 * CLAUDE_PRICES[0] + 100 * CLAUDE_PRICES[1]) / 1_000_000;
-const SCREENING_COST = (90 * GUARD_PRICES[0] + 12 * GUARD_PRICES[1]) / 1_000_000;
-const ANSWER_COST = (1200 * CLAUDE_PRICES[0] + 10 * CLAUDE_PRICES[1]) / 1_000_000;
+const STEP_COST = priceOf(1000, 100, CLAUDE_PRICES);
+const SCREENING_COST = priceOf(90, 12, GUARD_PRICES);
+const ANSWER_COST = priceOf(1200, 10, CLAUDE_PRICES);
 // Past the first step's cost, short of the step and the screening together.
 const LIMIT = { type: 'max_cost', max_cost_in_dollars: 0.006 };
 

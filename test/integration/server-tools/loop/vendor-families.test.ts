@@ -11,7 +11,8 @@ import { bedrockStep, geminiStep, openAiChatStep } from '#test/helpers/fake-upst
 import { searxngAnswer, searxngResult } from '#test/helpers/fake-tool-servers/fake-searxng.ts';
 import { anthropicClient } from '#test/integration/routing/routing-support.ts';
 import { expectCost, expectWellFormed, finalStreamUsage, gatewayUsage, type GatewayUsage } from '#test/integration/providers-e2e/e2e-support.ts';
-import { bodyOf, loopBody, PRICES, priceOf, useLoopGateway } from './loop-support.ts';
+import { bodyOf, loopBody, PRICES, useLoopGateway } from './loop-support.ts';
+import { priceOf } from '#test/helpers/token-price.ts';
 
 const setup = useLoopGateway();
 const SEARCH = { type: 'gateway:web_search' };
