@@ -10,16 +10,14 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { askWithCost, earlyRefusalStep, fallbackRequest, keyClient, micro, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
+import { askWithCost, earlyRefusalStep, fallbackRequest, keyClient, micro, SERVED_COST, servingStep, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
 
 const setup = useRefusalGateway();
 
 // Refused before any output on test/main (40 in, 8 read from cache, 0 out at $1/$2), answered on test/backup (60 in, 6 out at $3/$4).
 const REFUSED = micro(40, 1) + micro(8, 1);
-const SERVED = micro(60, 3) + micro(6, 4);
 const ITERATIONS = [
   { type: 'message', model: 'test/main', input_tokens: 40, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 8 },
   { type: 'fallback_message', model: 'test/backup', input_tokens: 60, output_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
@@ -36,20 +34,20 @@ describe.each([false, true])('a plain request refused before any output (stream:
     const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
     const client = keyClient(setup.gateway, issued.key);
     setup.refusing.enqueue(earlyRefusalStep(category));
-    setup.serving.enqueue(anthropicStep({ text: 'Port scanners probe hosts for open ports.', usage: { input: 60, output: 6 } }));
+    setup.serving.enqueue(servingStep());
     const { message, cost, requestId } = await ask(client, stream);
 
     expect(message.content.map((block) => block.type)).toEqual(['fallback', 'text']);
     expect(message.usage).toMatchObject({ input_tokens: 60, output_tokens: 6 });
     // Listed with its counts whether billed or not: they are what the upstream reported.
     expect(message.usage.iterations).toEqual(ITERATIONS);
-    expect(cost).toBeCloseTo(SERVED + refusedCharge, 12);
+    expect(cost).toBeCloseTo(SERVED_COST + refusedCharge, 12);
 
     // The record keeps the refused call's tokens as reported, at no cost when it is not billed.
     const record = await generationOf(setup.gateway, requestId);
     expect(record).toMatchObject({ status: 'success', model: 'test/backup', usage: { input_tokens: 100, output_tokens: 6, cache_read_input_tokens: 8 } });
-    expect(record.cost).toBeCloseTo(SERVED + refusedCharge, 12);
+    expect(record.cost).toBeCloseTo(SERVED_COST + refusedCharge, 12);
 
-    expect((await listedKey(setup.gateway, issued.hash)).usage.cost).toBeCloseTo(SERVED + refusedCharge, 12);
+    expect((await listedKey(setup.gateway, issued.hash)).usage.cost).toBeCloseTo(SERVED_COST + refusedCharge, 12);
   });
 });

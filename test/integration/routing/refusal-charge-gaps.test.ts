@@ -8,11 +8,11 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
+import { reply } from '#test/helpers/fake-upstreams/index.ts';
 import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
 import { attemptSpans, eventually, generationOf, startOtlpCollector, waitForGeneration } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { fallbackRequest, keyClient, micro, REFUSED_COST, refusalStep, startRefusalGateway } from '#test/integration/routing/refusal-support.ts';
+import { attemptTrail, fallbackRequest, keyClient, micro, refusalStep, REFUSED_COST, servingStep, startRefusalGateway } from '#test/integration/routing/refusal-support.ts';
 
 /** The refusal setup, its gateway exporting traces to an OTLP collector. */
 const setup = useSuiteSetup({
@@ -32,7 +32,7 @@ describe('a stream the client leaves while the serving model answers after a ref
     const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
     setup.refusing.enqueue(refusalStep());
     // message_start (60 in, 1 out), ping, the text block's start and first delta, then nothing more.
-    setup.serving.enqueue(anthropicStep({ text: 'Port scanners probe hosts for open ports.', usage: { input: 60, output: 6 } }, { stallAfterEvents: 4 }));
+    setup.serving.enqueue(servingStep({ stallAfterEvents: 4 }));
     const aborter = new AbortController();
     const response = await fetch(`${setup.gateway.origin}/api/v1/messages`, {
       method: 'POST',
@@ -79,7 +79,7 @@ describe('a JSON request whose next attempt after a refusal fails with a request
     const record = await generationOf(setup.gateway, id);
     expect(record).toMatchObject({ status: 'error', usage: { input_tokens: 40, output_tokens: 1, cache_read_input_tokens: 8 } });
     expect(record.cost).toBeCloseTo(REFUSED_COST, 12);
-    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/main:refusal', 'test/backup:invalid_request']);
+    expect(attemptTrail(record)).toEqual(['test/main:refusal', 'test/backup:invalid_request']);
     await eventually(
       () => listedKey(setup.gateway, issued.hash),
       (key) => expect(key.usage.cost).toBeCloseTo(REFUSED_COST, 12),
@@ -90,7 +90,7 @@ describe('a JSON request whose next attempt after a refusal fails with a request
 describe("a refused attempt's span", () => {
   it.each([false, true])('carries the usage its call reported, the serving one its own (stream: %s)', async (stream) => {
     setup.refusing.enqueue(refusalStep());
-    setup.serving.enqueue(anthropicStep({ text: 'Port scanners probe hosts for open ports.', usage: { input: 60, output: 6 } }));
+    setup.serving.enqueue(servingStep());
     const client = keyClient(setup.gateway, setup.gateway.api_key);
     let id: string;
     if (stream) {

@@ -12,14 +12,13 @@ import { describe, expect, it } from 'vitest';
 import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { askWithCost, fallbackRequest, keyClient, micro, REFUSED_COST, refusalStep, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
+import { askWithCost, attemptTrail, fallbackRequest, keyClient, micro, refusalStep, REFUSED_COST, SERVED_COST, servingStep, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
 
 const setup = useRefusalGateway();
 
 // Refused on test/main (40 in, 8 read from cache at the input price, 1 out at $1/$2), answered on test/backup
 // (60 in, 6 out at $3/$4).
 const REFUSED = REFUSED_COST;
-const SERVED = micro(60, 3) + micro(6, 4);
 const ITERATIONS = [
   { type: 'message', model: 'test/main', input_tokens: 40, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 8 },
   { type: 'fallback_message', model: 'test/backup', input_tokens: 60, output_tokens: 6, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
@@ -33,23 +32,23 @@ describe.each([false, true])('a plain request refused before the next model answ
     const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
     const client = keyClient(setup.gateway, issued.key);
     setup.refusing.enqueue(refusalStep());
-    setup.serving.enqueue(anthropicStep({ text: 'Port scanners probe hosts for open ports.', usage: { input: 60, output: 6 } }));
+    setup.serving.enqueue(servingStep());
     const { message, cost, requestId } = await ask(client, stream);
 
     expect(message.content.map((block) => block.type)).toEqual(['text', 'fallback', 'text']);
     // The top-level counts are the serving call's alone (Anthropic never sums tokens of different models).
     expect(message.usage).toMatchObject({ input_tokens: 60, output_tokens: 6, cache_read_input_tokens: 0 });
-    expect(cost).toBeCloseTo(REFUSED + SERVED, 12);
+    expect(cost).toBeCloseTo(REFUSED + SERVED_COST, 12);
     // The SDK's own type reads what the gateway listed: the refused call, then the one that served.
     expect(message.usage.iterations).toEqual(ITERATIONS);
 
     // The record counts every billed call: the refused one's tokens too.
     const record = await generationOf(setup.gateway, requestId);
     expect(record).toMatchObject({ status: 'success', model: 'test/backup', usage: { input_tokens: 100, output_tokens: 7, cache_read_input_tokens: 8 } });
-    expect(record.cost).toBeCloseTo(REFUSED + SERVED, 12);
-    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/main:refusal', 'test/backup:success']);
+    expect(record.cost).toBeCloseTo(REFUSED + SERVED_COST, 12);
+    expect(attemptTrail(record)).toEqual(['test/main:refusal', 'test/backup:success']);
 
-    expect((await listedKey(setup.gateway, issued.hash)).usage.cost).toBeCloseTo(REFUSED + SERVED, 12);
+    expect((await listedKey(setup.gateway, issued.hash)).usage.cost).toBeCloseTo(REFUSED + SERVED_COST, 12);
   });
 });
 

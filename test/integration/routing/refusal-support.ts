@@ -9,6 +9,7 @@ import { anthropicStep, startFakeAnthropic, type FakeUpstream, type ReplyDeliver
 import { useSuiteSetup } from '#test/helpers/suite-setup.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '#test/helpers/start-gateway.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+import type { GenerationBody } from '#test/integration/observability/observability-support.ts';
 
 /** The refusing model and the one named as its fallback. */
 export const REFUSING_MODEL = 'test/main';
@@ -106,6 +107,16 @@ export async function askWithCost(client: Anthropic, request: object, stream: bo
   return { message, cost, requestId: events.request_id ?? '' };
 }
 
+/** What the serving model answers after a refusal: 60 in, 6 out. */
+export const SERVING_USAGE = { input: 60, output: 6 } as const;
+/** Its cost on the serving endpoint. */
+export const SERVED_COST = micro(60, 3) + micro(6, 4);
+
+/** The serving model's answer (JSON or stream, as asked) reporting SERVING_USAGE, delivered as given. */
+export function servingStep(delivery: ReplyDelivery = {}) {
+  return anthropicStep({ text: 'Port scanners probe hosts for open ports.', usage: SERVING_USAGE }, delivery);
+}
+
 /** A refusal (JSON or stream, as asked) with Anthropic's `stop_details`, reporting `usage`. */
 export function refusalStep(usage: ScriptedStep['usage'] = REFUSAL_USAGE, delivery: ReplyDelivery = {}) {
   return anthropicStep({ text: 'I', stopReason: 'refusal', stopDetails: { type: 'refusal', category: 'cyber', explanation: 'Not this one.' }, usage }, delivery);
@@ -117,6 +128,11 @@ export const EARLY_REFUSAL_USAGE = { input: 40, output: 0, cacheRead: 8 } as con
 /** A refusal before any output (no content block), in `category`, as Anthropic's classifier declines a request. */
 export function earlyRefusalStep(category: string | null = 'cyber', usage: ScriptedStep['usage'] = EARLY_REFUSAL_USAGE, delivery: ReplyDelivery = {}) {
   return anthropicStep({ stopReason: 'refusal', stopDetails: { type: 'refusal', category, explanation: 'Not this one.' }, usage }, delivery);
+}
+
+/** The record's attempts as `model:status`, in order. */
+export function attemptTrail(record: GenerationBody): string[] {
+  return record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`);
 }
 
 /**

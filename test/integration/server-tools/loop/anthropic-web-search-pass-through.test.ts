@@ -15,7 +15,7 @@ import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.
 import { callApi } from '#test/helpers/management-api.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
 import { anthropicProviderYaml, catalogYaml, WITH_METADATA } from '#test/integration/routing/routing-support.ts';
-import { earlyRefusalStep } from '#test/integration/routing/refusal-support.ts';
+import { attemptTrail, earlyRefusalStep } from '#test/integration/routing/refusal-support.ts';
 
 const FIXTURE = 'anthropic-web-search-tool.1';
 const WEB_SEARCH = { type: 'web_search_20250305', name: 'web_search', max_uses: 3 };
@@ -146,7 +146,7 @@ describe('web_search_20250305 on a mixed plan, the Anthropic model refusing befo
     expect(record.cost).toBeCloseTo(served, 12);
     expect(record.usage).toMatchObject({ input_tokens: 340, output_tokens: 6 });
     expect(record.tool_steps).toBeNull();
-    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/claude:refusal', 'test/claude-b:success']);
+    expect(attemptTrail(record)).toEqual(['test/claude:refusal', 'test/claude-b:success']);
   });
 });
 
@@ -238,7 +238,7 @@ describe('web_search_20250305 on a mixed plan, the Anthropic stream refusing', (
     expect(record.cost).toBeCloseTo(refused + served, 12);
     // The loop's counts already hold the refused call's: the record sums nothing twice.
     expect(record.usage).toMatchObject({ input_tokens: 390, output_tokens: 17 });
-    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/claude:refusal', 'test/gpt:success', 'test/gpt:success']);
+    expect(attemptTrail(record)).toEqual(['test/claude:refusal', 'test/gpt:success', 'test/gpt:success']);
     expect(record.tool_steps).toHaveLength(2);
     expect(record.tool_steps[0]).toMatchObject({ model: 'test/gpt', usage: { input_tokens: 90, output_tokens: 11 } });
     expect(record.tool_steps[0].cost).toBeCloseTo(refused + (50 * 1 + 10 * 4) / 1e6, 12);
@@ -274,7 +274,7 @@ describe('web_search_20250305 on a mixed plan, the Anthropic stream refusing', (
     const record = await recordOf('refused-alone');
     expect(record.cost).toBeCloseTo(cost, 12);
     expect(record.tool_steps).toBeNull();
-    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/claude:refusal', 'test/gpt:server_error']);
+    expect(attemptTrail(record)).toEqual(['test/claude:refusal', 'test/gpt:server_error']);
     expect((await listedKey(gateway, issued.hash)).usage.cost).toBeCloseTo(cost, 12);
   });
 });

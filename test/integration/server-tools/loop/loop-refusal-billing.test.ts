@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { askWithCost, earlyRefusalStep, fallbackRequest, keyClient, micro, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
+import { askWithCost, earlyRefusalStep, fallbackRequest, keyClient, micro, SERVED_COST, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
 
 const setup = useRefusalGateway();
 
@@ -20,7 +20,6 @@ const EARLY_REFUSAL = { input: 40, output: 0 } as const;
 // Step 1 on test/main (30 in, 5 out at $1/$2); step 2 refused before any output on test/main (40 in, not
 // billed), then answered on test/backup (60 in, 6 out at $3/$4).
 const STEP_1 = micro(30, 1) + micro(5, 2);
-const SERVED = micro(60, 3) + micro(6, 4);
 const REFUSED_ITERATION = { type: 'message', model: 'test/main', input_tokens: 40, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 
 function loopRequest() {
@@ -44,13 +43,13 @@ describe.each([false, true])('a loop step refused before any output in an unbill
     expect(message.usage).toMatchObject({ input_tokens: 130, output_tokens: 11 });
     expect(message.usage.iterations?.[1]).toEqual(REFUSED_ITERATION);
     expect(message.usage.iterations).toHaveLength(3);
-    expect(cost).toBeCloseTo(STEP_1 + SERVED, 12);
+    expect(cost).toBeCloseTo(STEP_1 + SERVED_COST, 12);
 
     const record = await generationOf(setup.gateway, requestId);
     expect(record).toMatchObject({ status: 'success', usage: { input_tokens: 130, output_tokens: 11 } });
-    expect(record.cost).toBeCloseTo(STEP_1 + SERVED, 12);
-    expect(record.tool_steps[1].cost).toBeCloseTo(SERVED, 12);
-    expect((await listedKey(setup.gateway, issued.hash)).usage.cost).toBeCloseTo(STEP_1 + SERVED, 12);
+    expect(record.cost).toBeCloseTo(STEP_1 + SERVED_COST, 12);
+    expect(record.tool_steps[1].cost).toBeCloseTo(SERVED_COST, 12);
+    expect((await listedKey(setup.gateway, issued.hash)).usage.cost).toBeCloseTo(STEP_1 + SERVED_COST, 12);
   });
 });
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
-import { askWithCost, fallbackRequest, keyClient, micro, refusalStep, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
+import { askWithCost, attemptTrail, fallbackRequest, keyClient, micro, refusalStep, SERVED_COST, useRefusalGateway, type CostedAnswer } from '#test/integration/routing/refusal-support.ts';
 
 const setup = useRefusalGateway();
 
@@ -21,8 +21,7 @@ const REFUSAL_USAGE = { input: 40, output: 1 } as const;
 // answered on test/backup (60 in, 6 out at $3/$4).
 const STEP_1 = micro(30, 1) + micro(5, 2);
 const REFUSED = micro(40, 1) + micro(1, 2);
-const SERVED = micro(60, 3) + micro(6, 4);
-const TOTAL = STEP_1 + REFUSED + SERVED;
+const TOTAL = STEP_1 + REFUSED + SERVED_COST;
 const ITERATIONS = [
   { type: 'message', model: 'test/main', input_tokens: 30, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
   { type: 'message', model: 'test/main', input_tokens: 40, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
@@ -52,12 +51,12 @@ describe.each([false, true])('a loop step refused before the next model answered
     const record = await generationOf(setup.gateway, requestId);
     expect(record).toMatchObject({ status: 'success', usage: { input_tokens: 130, output_tokens: 12 } });
     expect(record.cost).toBeCloseTo(TOTAL, 12);
-    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toEqual(['test/main:success', 'test/main:refusal', 'test/backup:success']);
+    expect(attemptTrail(record)).toEqual(['test/main:success', 'test/main:refusal', 'test/backup:success']);
     expect(record.tool_steps).toHaveLength(2);
     expect(record.tool_steps[0]).toMatchObject({ model: 'test/main', usage: { input_tokens: 30, output_tokens: 5 } });
     expect(record.tool_steps[0].cost).toBeCloseTo(STEP_1, 12);
     expect(record.tool_steps[1]).toMatchObject({ model: 'test/backup', usage: { input_tokens: 100, output_tokens: 7 } });
-    expect(record.tool_steps[1].cost).toBeCloseTo(REFUSED + SERVED, 12);
+    expect(record.tool_steps[1].cost).toBeCloseTo(REFUSED + SERVED_COST, 12);
 
     expect((await listedKey(setup.gateway, issued.hash)).usage.cost).toBeCloseTo(TOTAL, 12);
   });

@@ -9,9 +9,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
-import { readSseEvents } from '#src/providers/sse-reader.ts';
-import { eventually, waitForGeneration } from '#test/integration/observability/observability-support.ts';
-import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
+import { issueLimitedKey } from '#test/integration/limits/limits-support.ts';
+import { expectLeftStreamCharged, leaveAfterFallback } from '#test/integration/routing/refusal-leave-support.ts';
 import { earlyRefusalStep, fallbackRequest, micro, refusalStep, startRefusalGateway, type RefusalGateway } from '#test/integration/routing/refusal-support.ts';
 
 let setup: RefusalGateway;
@@ -33,26 +32,8 @@ const REFUSED = micro(40, 1) + micro(1, 2);
 // The serving call's message_start: 60 in, 1 out at $3/$4.
 const SERVING_STARTED = micro(60, 3) + micro(1, 4);
 
-/** Streams the loop with `key` and leaves once the serving model's text follows the fallback block; its generation id. */
-async function leaveAfterFallback(key: string): Promise<string> {
-  const aborter = new AbortController();
-  const body = fallbackRequest({ stream: true, messages: [{ role: 'user', content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] });
-  const response = await fetch(`${setup.gateway.origin}/api/v1/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: aborter.signal,
-  });
-  expect(response.status).toBe(200);
-  let fellBack = false;
-  for await (const event of readSseEvents(response.body as ReadableStream<Uint8Array>)) {
-    if (event.event === 'content_block_start' && event.data.includes('"fallback"')) fellBack = true;
-    else if (fellBack && event.event === 'content_block_delta') break;
-  }
-  expect(fellBack).toBe(true);
-  aborter.abort();
-  return response.headers.get('x-generation-id') ?? '';
-}
+/** The loop, streamed: its first step asks for the time. */
+const loopRequest = () => fallbackRequest({ stream: true, messages: [{ role: 'user', content: 'What time is it in Paris?' }], tools: [{ type: 'gateway:datetime' }] });
 
 const stallingAnswer = () => anthropicStep({ text: 'It is noon in Paris, and a long answer follows.', usage: { input: 60, output: 6 } }, { stallAfterEvents: 4 });
 const toolStep = () => anthropicStep({ calls: [{ name: 'datetime', input: { timezone: 'Europe/Paris' } }], usage: { input: 30, output: 5 } });
@@ -69,21 +50,8 @@ describe('a streamed loop the client leaves while the model after a refusal answ
     const issued = await issueLimitedKey(setup.gateway, { limit: 10 });
     setup.refusing.enqueue(...before, refusal());
     setup.serving.enqueue(stallingAnswer());
-    const id = await leaveAfterFallback(issued.key);
+    const id = await leaveAfterFallback(setup.gateway, issued.key, loopRequest());
 
-    const record = await eventually(
-      () => waitForGeneration(setup.gateway, id),
-      (found) => expect(found.status).toBe('cancelled'),
-    );
-    expect(record.usage).toMatchObject(tokens);
-    expect(record.tool_steps ?? []).toHaveLength(steps);
-    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toContain('test/main:refusal');
-    // The serving attempt the client left is recorded as a plain stream's: its success, not a timeout.
-    expect(record.attempts.at(-1)).toMatchObject({ model: 'test/backup', status: 'success' });
-    expect(record.cost).toBeCloseTo(cost, 12);
-    await eventually(
-      () => listedKey(setup.gateway, issued.hash),
-      (key) => expect(key.usage.cost).toBeCloseTo(cost, 12),
-    );
+    await expectLeftStreamCharged(setup.gateway, issued, id, { refused: 'test/main', serving: 'test/backup', tokens, cost, steps });
   });
 });

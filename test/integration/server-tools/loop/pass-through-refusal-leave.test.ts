@@ -10,10 +10,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicStep, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startFakeSearxng } from '#test/helpers/fake-tool-servers/fake-searxng.ts';
 import type { ScriptedServer } from '#test/helpers/fake-tool-servers/scripted-json-server.ts';
-import { readSseEvents } from '#src/providers/sse-reader.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { eventually, waitForGeneration } from '#test/integration/observability/observability-support.ts';
-import { issueLimitedKey, listedKey } from '#test/integration/limits/limits-support.ts';
+import { issueLimitedKey } from '#test/integration/limits/limits-support.ts';
+import { expectLeftStreamCharged, leaveAfterFallback } from '#test/integration/routing/refusal-leave-support.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 import { earlyRefusalStep, micro, refusalStep } from '#test/integration/routing/refusal-support.ts';
 
@@ -48,26 +47,8 @@ beforeEach(() => {
   openai.clear();
 });
 
-/** Streams the request with `key` and leaves once the next model's text follows the fallback block; its generation id. */
-async function leaveAfterFallback(key: string): Promise<string> {
-  const aborter = new AbortController();
-  const body = { model: 'test/claude', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'What is in the tech news today?' }], tools: [WEB_SEARCH], fallbacks: [{ model: 'test/claude-b' }, { model: 'test/gpt' }] };
-  const response = await fetch(`${gateway.baseUrl}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
-    body: JSON.stringify(body),
-    signal: aborter.signal,
-  });
-  expect(response.status).toBe(200);
-  let fellBack = false;
-  for await (const event of readSseEvents(response.body as ReadableStream<Uint8Array>)) {
-    if (event.event === 'content_block_start' && event.data.includes('"fallback"')) fellBack = true;
-    else if (fellBack && event.event === 'content_block_delta') break;
-  }
-  expect(fellBack).toBe(true);
-  aborter.abort();
-  return response.headers.get('x-generation-id') ?? '';
-}
+/** The passed-through web search, streamed, with the next models named. */
+const REQUEST = { model: 'test/claude', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'What is in the tech news today?' }], tools: [WEB_SEARCH], fallbacks: [{ model: 'test/claude-b' }, { model: 'test/gpt' }] };
 
 // The next model's message_start: 60 in, 1 out at $5/$25.
 const SERVING_STARTED = micro(60, 5) + micro(1, 25);
@@ -82,21 +63,9 @@ describe('a passed-through stream refused, left while the next model answers its
     const issued = await issueLimitedKey(gateway, { limit: 10 });
     alpha.enqueue(refusal());
     beta.enqueue(anthropicStep({ text: 'Chips are in the news, and a long answer follows.', usage: { input: 60, output: 6 } }, { stallAfterEvents: 4 }));
-    const id = await leaveAfterFallback(issued.key);
+    const id = await leaveAfterFallback(gateway, issued.key, REQUEST, { 'anthropic-version': '2023-06-01' });
 
-    const record = await eventually(
-      () => waitForGeneration(gateway, id),
-      (found) => expect(found.status).toBe('cancelled'),
-    );
-    expect(record.usage).toMatchObject(tokens);
-    expect(record.attempts.map((attempt: { model: string; status: string }) => `${attempt.model}:${attempt.status}`)).toContain('test/claude:refusal');
-    // The serving attempt the client left is recorded as a plain stream's: its success, not a timeout.
-    expect(record.attempts.at(-1)).toMatchObject({ model: 'test/claude-b', status: 'success' });
-    expect(record.cost).toBeCloseTo(cost, 12);
-    await eventually(
-      () => listedKey(gateway, issued.hash),
-      (key) => expect(key.usage.cost).toBeCloseTo(cost, 12),
-    );
+    await expectLeftStreamCharged(gateway, issued, id, { refused: 'test/claude', serving: 'test/claude-b', tokens, cost });
     expect(openai.requests).toHaveLength(0);
   });
 });
