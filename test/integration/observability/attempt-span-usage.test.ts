@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicStep, reply } from '#test/helpers/fake-upstreams/index.ts';
 import type { CaptureServer } from '#test/helpers/capture-server.ts';
 import { ALPHA_FIRST } from '#test/integration/routing/routing-support.ts';
-import { attemptSpans, startOtlpCollector, startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { attemptSpans, startTracedGateway, type RecordsGateway } from './observability-support.ts';
 
 const VENDOR_MODEL = 'claude-sonnet-4-5-20250929';
 const STATUS_ERROR = 2;
@@ -25,9 +25,7 @@ let collector: CaptureServer;
 const body = { model: 'test/primary', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Hello there' }], ...ALPHA_FIRST };
 
 beforeAll(async () => {
-  setup = await startRecordsGateway();
-  client = new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: setup.gateway.api_key, apiKey: null, maxRetries: 0 });
-  collector = await startOtlpCollector(setup.gateway);
+  ({ setup, client, collector } = await startTracedGateway());
 }, 60_000);
 afterAll(async () => {
   await setup?.close();

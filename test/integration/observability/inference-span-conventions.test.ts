@@ -15,7 +15,7 @@ import type { CaptureServer } from '#test/helpers/capture-server.ts';
 import type { DecodedSpan } from '#test/helpers/otlp-decode.ts';
 import { deprecatedGenAiAttributes } from '#test/helpers/genai-deprecated-names.ts';
 import { ALPHA_FIRST } from '#test/integration/routing/routing-support.ts';
-import { attemptSpans, startOtlpCollector, startRecordsGateway, type RecordsGateway } from './observability-support.ts';
+import { attemptSpans, startTracedGateway, type RecordsGateway } from './observability-support.ts';
 import { receivedSpans } from './destination-receivers.ts';
 
 let setup: RecordsGateway;
@@ -57,9 +57,7 @@ async function spansOf(id: string, attempts: number): Promise<{ generation: Deco
 }
 
 beforeAll(async () => {
-  setup = await startRecordsGateway();
-  client = new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: setup.gateway.api_key, apiKey: null, maxRetries: 0 });
-  collector = await startOtlpCollector(setup.gateway);
+  ({ setup, client, collector } = await startTracedGateway());
 }, 60_000);
 afterAll(async () => {
   await setup?.close();

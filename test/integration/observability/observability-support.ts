@@ -3,6 +3,7 @@
  * (after the gateway wrote its queue, or by polling as a client would), and a gateway on two Anthropic-format
  * fakes whose one model has known prices, so every cost can be checked by hand.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import { expect } from 'vitest';
 import { startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '#test/helpers/start-gateway.ts';
@@ -105,6 +106,20 @@ export async function attemptSpans(gateway: TestGateway, collector: CaptureServe
     if (Date.now() > deadline) throw new Error(`no attempt spans of ${id} arrived`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A records gateway exporting its traces to an OTLP collector, and the Anthropic SDK as its client. */
+export interface TracedGateway {
+  setup: RecordsGateway;
+  client: Anthropic;
+  collector: CaptureServer;
+}
+
+/** Starts a records gateway, the collector it exports to (OTLP/protobuf) and an SDK client on its inference key. */
+export async function startTracedGateway(): Promise<TracedGateway> {
+  const setup = await startRecordsGateway();
+  const client = new Anthropic({ baseURL: `${setup.gateway.origin}/api`, authToken: setup.gateway.api_key, apiKey: null, maxRetries: 0 });
+  return { setup, client, collector: await startOtlpCollector(setup.gateway) };
 }
 
 /** Polls `read` until its value passes `check` (records and a key's spending settle after the response), for 15 s. */
