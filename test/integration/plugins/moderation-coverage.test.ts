@@ -7,36 +7,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { moderationResult, openAiModerationsFormat, reply, startFakeAnthropic, startFakeUpstream, type FakeUpstream, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { anthropicProviderYaml, catalogYaml, modelYaml, postMessage } from '#test/integration/routing/routing-support.ts';
+import { reply, type FakeUpstream, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { postMessage } from '#test/integration/routing/routing-support.ts';
+import { inputsOf, MARKER, markerResults, startOpenAiModerationGateway } from './moderation-support.ts';
 
-const MARKER = 'ZORBLAX';
 let moderations: FakeUpstream;
 let model: FakeUpstream;
 let gateway: TestGateway;
 
 /** One result per input, flagged (violence) when the input holds the marker: a classifier that reads what it is given. */
 function flagMarker(request: RecordedRequest) {
-  const input = (request.body as { input?: unknown }).input;
-  const inputs = Array.isArray(input) ? input.map(String) : [String(input)];
-  const results = inputs.map((text) => (text.includes(MARKER) ? moderationResult({ violence: 0.9 }) : moderationResult()));
-  return { status: 200, body: { id: 'modr-marker', model: 'omni-moderation-latest', results } };
+  return { status: 200, body: { id: 'modr-marker', model: 'omni-moderation-latest', results: markerResults(inputsOf(request)) } };
 }
 
 beforeAll(async () => {
-  [moderations, model] = await Promise.all([startFakeUpstream({ ...openAiModerationsFormat(), answerDirectly: flagMarker }, {}, '/v1'), startFakeAnthropic()]);
-  gateway = await startTestGateway({
-    catalogYaml: [
-      catalogYaml(
-        [anthropicProviderYaml('alpha', model), `  moderator: { family: openai-chat, base_url: "${moderations.baseURL}", api_key: "sk-moderator-0001" }`],
-        [modelYaml('test/chat', [{ provider: 'alpha', model: 'claude-chat', price: [1, 2] }])],
-      ),
-      'plugins:',
-      '  moderation: { engine: openai, provider: moderator, model: omni-moderation-latest }',
-      '',
-    ].join('\n'),
-  });
+  ({ moderations, model, gateway } = await startOpenAiModerationGateway(flagMarker));
 });
 afterAll(async () => {
   await gateway?.close();

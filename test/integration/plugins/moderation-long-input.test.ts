@@ -7,45 +7,28 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { moderationResult, openAiModerationsFormat, reply, startFakeAnthropic, startFakeUpstream, type FakeUpstream, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
+import { reply, type FakeUpstream, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import { openAiErrorObject } from '#test/helpers/fake-upstreams/openai-error.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { WITH_METADATA, anthropicProviderYaml, catalogYaml, metadataOf, modelYaml, postMessage } from '#test/integration/routing/routing-support.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { WITH_METADATA, metadataOf, postMessage } from '#test/integration/routing/routing-support.ts';
+import { inputsOf, longText, MARKER, markerResults, readCall, readingBody as body, readResult, startOpenAiModerationGateway } from './moderation-support.ts';
 
-const MARKER = 'ZORBLAX';
 const INPUT_CHARACTERS = 10_000;
 const INPUTS_PER_CALL = 32;
 let moderations: FakeUpstream;
 let model: FakeUpstream;
 let gateway: TestGateway;
 
-function inputsOf(request: RecordedRequest): string[] {
-  const input = (request.body as { input?: unknown }).input;
-  return Array.isArray(input) ? input.map(String) : [String(input)];
-}
-
 /** OpenAI's endpoint, with its limits: a 400 for an input or a list too long, else one result per input. */
 function moderate(request: RecordedRequest) {
   const inputs = inputsOf(request);
   if (inputs.length > INPUTS_PER_CALL) return { status: 400, body: { error: openAiErrorObject(400, `Too many inputs: ${inputs.length} > ${INPUTS_PER_CALL}.`) } };
   if (inputs.some((text) => text.length > INPUT_CHARACTERS)) return { status: 400, body: { error: openAiErrorObject(400, 'Input is too long for the moderation model.') } };
-  const results = inputs.map((text) => (text.includes(MARKER) ? moderationResult({ violence: 0.9 }) : moderationResult()));
-  return { status: 200, body: { id: 'modr-limits', model: 'omni-moderation-latest', results } };
+  return { status: 200, body: { id: 'modr-limits', model: 'omni-moderation-latest', results: markerResults(inputs) } };
 }
 
 beforeAll(async () => {
-  [moderations, model] = await Promise.all([startFakeUpstream({ ...openAiModerationsFormat(), answerDirectly: moderate }, {}, '/v1'), startFakeAnthropic()]);
-  gateway = await startTestGateway({
-    catalogYaml: [
-      catalogYaml(
-        [anthropicProviderYaml('alpha', model), `  moderator: { family: openai-chat, base_url: "${moderations.baseURL}", api_key: "sk-moderator-0001" }`],
-        [modelYaml('test/chat', [{ provider: 'alpha', model: 'claude-chat', price: [1, 2] }])],
-      ),
-      'plugins:',
-      '  moderation: { engine: openai, provider: moderator, model: omni-moderation-latest }',
-      '',
-    ].join('\n'),
-  });
+  ({ moderations, model, gateway } = await startOpenAiModerationGateway(moderate));
 });
 afterAll(async () => {
   await gateway?.close();
@@ -56,31 +39,6 @@ beforeEach(() => {
   model.clear();
 });
 
-/** `characters` of text in lines of 80, each line unique to this call (nothing passed before). */
-function longText(characters: number): string {
-  const nonce = randomUUID();
-  const lines: string[] = [];
-  for (let length = 0, line = 0; length < characters; line += 1) {
-    const text = `${nonce} line ${line}: ${'x'.repeat(40)}`.padEnd(79, '.');
-    lines.push(text);
-    length += text.length + 1;
-  }
-  return lines.join('\n').slice(0, characters);
-}
-
-const TOOLS = [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { file_path: { type: 'string' } } } }];
-
-function readCall(id: string) {
-  return { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${id}.ts` } }] };
-}
-
-function readResult(id: string, content: string) {
-  return { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] };
-}
-
-function body(system: string, messages: unknown[]): Record<string, unknown> {
-  return { model: 'test/chat', max_tokens: 64, session_id: randomUUID(), tools: TOOLS, plugins: [{ id: 'moderation' }], system, messages };
-}
 
 const allInputs = () => moderations.requests.flatMap(inputsOf);
 

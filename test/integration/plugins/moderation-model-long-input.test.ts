@@ -10,9 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicMessagesFormat, anthropicStep, reply, startFakeAnthropic, startFakeUpstream, type FakeUpstream, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { WITH_METADATA, anthropicProviderYaml, catalogYaml, metadataOf, modelYaml, postMessage } from '#test/integration/routing/routing-support.ts';
+import { WITH_METADATA, anthropicProviderYaml, metadataOf, modelYaml, postMessage } from '#test/integration/routing/routing-support.ts';
+import { longText, MARKER, moderationCatalogYaml, readCall, readingBody as body, readResult } from './moderation-support.ts';
 
-const MARKER = 'ZORBLAX';
 const CONTEXT_TOKENS = 3_000;
 /** The input the fake model reads before it answers that the prompt is too long. */
 const INPUT_CHARACTERS = 6_000;
@@ -47,19 +47,9 @@ beforeAll(async () => {
     startFakeUpstream({ ...format, answerDirectly: screen }, { whenEmpty: anthropicStep({ text: verdict(false), usage: { input: 90, output: 12 } }, { delayMs: ANSWER_MS }) }),
     startFakeAnthropic(),
   ]);
+  const guardModel = modelYaml('test/guard', [{ provider: 'beta', model: 'claude-guard', price: [1, 1] }]).replace('context_length: 200000', `context_length: ${CONTEXT_TOKENS}`);
   gateway = await startTestGateway({
-    catalogYaml: [
-      catalogYaml(
-        [anthropicProviderYaml('alpha', model), anthropicProviderYaml('beta', guard)],
-        [
-          modelYaml('test/chat', [{ provider: 'alpha', model: 'claude-chat', price: [1, 2] }]),
-          modelYaml('test/guard', [{ provider: 'beta', model: 'claude-guard', price: [1, 1] }]).replace('context_length: 200000', `context_length: ${CONTEXT_TOKENS}`),
-        ],
-      ),
-      'plugins:',
-      '  moderation: { engine: model, model: test/guard, timeout_ms: 20000 }',
-      '',
-    ].join('\n'),
+    catalogYaml: moderationCatalogYaml(model, '{ engine: model, model: test/guard, timeout_ms: 20000 }', { providers: [anthropicProviderYaml('beta', guard)], models: [guardModel] }),
   });
 });
 afterAll(async () => {
@@ -71,26 +61,6 @@ beforeEach(() => {
   model.clear();
   arrivals = [];
 });
-
-/** `characters` of text in lines of 80, each line unique to this call (nothing passed before). */
-function longText(characters: number): string {
-  const nonce = randomUUID();
-  const lines: string[] = [];
-  for (let length = 0, line = 0; length < characters; line += 1) {
-    const text = `${nonce} line ${line}: ${'x'.repeat(40)}`.padEnd(79, '.');
-    lines.push(text);
-    length += text.length + 1;
-  }
-  return lines.join('\n').slice(0, characters);
-}
-
-const TOOLS = [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { file_path: { type: 'string' } } } }];
-const readCall = (id: string) => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${id}.ts` } }] });
-const readResult = (id: string, content: string) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] });
-
-function body(system: string, messages: unknown[]): Record<string, unknown> {
-  return { model: 'test/chat', max_tokens: 64, session_id: randomUUID(), tools: TOOLS, plugins: [{ id: 'moderation' }], system, messages };
-}
 
 const screenedPieces = () => guard.requests.flatMap(piecesOf);
 
