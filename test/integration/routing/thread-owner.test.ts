@@ -20,11 +20,12 @@ import { workspaces } from '#src/store/schema.ts';
 import { STICKY_KEY_PREFIX } from '#src/routing/sticky/redis-pin-store.ts';
 import { budgetedPinPrefix } from '#src/routing/sticky/redis-pin-budget.ts';
 import { threadPinKey } from '#src/routing/sticky/thread-pins.ts';
-import { anthropicMessagesFormat, anthropicStep, startFakeUpstream, type FakeUpstream, type RecordedRequest, type ScriptedStep, type WireFormat } from '#test/helpers/fake-upstreams/index.ts';
+import type { RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import { PATIENT_REDIS_ENV } from '#test/helpers/test-gateway-env.ts';
 import { redisUrlForTests } from '#test/helpers/gateway-process.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { startGatewayPair, type GatewayPair } from './gateway-pair.ts';
+import { startThreadingUpstream, threadLost, type ThreadBody, type ThreadingUpstream } from './threading-upstream.ts';
 import {
   anthropicClient,
   anthropicProviderYaml,
@@ -42,48 +43,7 @@ const BYOK_KEY = 'sk-alpha-tenant-b-own-key-51c9';
 const THREADS_BETA = 'message-threads-2026-08-12';
 const DATETIME = { type: 'gateway:datetime', timezone: 'Europe/Paris' };
 const USAGE = { input: 20, output: 5 };
-const LOST = { type: 'error', error: { type: 'not_found_error', message: 'No thread found for previous_message_id.', details: { error_code: 'thread_not_found' } }, request_id: 'req_011OwnerLost' };
-
-interface ThreadBody {
-  thread?: { type: string; previous_message_id?: string };
-  messages: { role: string; content: unknown }[];
-}
-
-/** A fake Anthropic upstream whose threads live with the key (account) that answered them. */
-interface ThreadingUpstream {
-  upstream: FakeUpstream;
-  /** Scripts the next answer, given to the account of `key`; returns its id. */
-  answer(step: ScriptedStep, key: string): string;
-  /** A thread `key`'s account holds without the gateway having seen it (made with the key elsewhere). */
-  hold(id: string, key: string): void;
-}
-
-async function startThreadingUpstream(): Promise<ThreadingUpstream> {
-  const holder = new Map<string, unknown>();
-  const base = anthropicMessagesFormat();
-  const format: WireFormat = {
-    ...base,
-    answerDirectly(request: RecordedRequest) {
-      const thread = (request.body as ThreadBody | undefined)?.thread;
-      if (request.operation === 'messages' && thread?.type === 'continue' && holder.get(thread.previous_message_id ?? '') !== apiKeyOf(request)) return { status: 404, body: LOST };
-      return base.answerDirectly?.(request);
-    },
-  };
-  const upstream = await startFakeUpstream(format, {});
-  return {
-    upstream,
-    answer(step, key) {
-      const scripted = anthropicStep(step, {});
-      const id = (scripted.json as { body: { id: string } }).body.id;
-      holder.set(id, key);
-      upstream.enqueue(scripted);
-      return id;
-    },
-    hold(id, key) {
-      holder.set(id, key);
-    },
-  };
-}
+const LOST = threadLost('req_011OwnerLost');
 
 const redisUrl = redisUrlForTests();
 let alpha: ThreadingUpstream;
@@ -95,7 +55,7 @@ let teamA: GatewayHandle;
 let credentialId: string | undefined;
 
 beforeAll(async () => {
-  alpha = await startThreadingUpstream();
+  alpha = await startThreadingUpstream(LOST);
   gateway = await startTestGateway({
     catalogYaml: catalogYaml([anthropicProviderYaml('alpha', alpha.upstream)], [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude-alpha', price: [3, 15] }])]),
     env: { SWITCHBOARD_STICKY_TTL_MS: String(STICKY_TTL_MS) },

@@ -10,60 +10,16 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  anthropicMessagesFormat,
-  anthropicStep,
-  reply,
-  startFakeUpstream,
-  type FakeUpstream,
-  type RecordedRequest,
-  type ScriptedStep,
-  type WireFormat,
-} from '#test/helpers/fake-upstreams/index.ts';
+import { reply, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicClient, anthropicProviderYaml, apiKeyOf, catalogYaml, createCredential, deleteCredential, modelYaml, SHARED_KEYS } from '#test/integration/routing/routing-support.ts';
+import { startThreadingUpstream, threadLost, type ThreadBody, type ThreadingUpstream } from '#test/integration/routing/threading-upstream.ts';
 
 const BYOK_KEY = 'sk-alpha-customer-thread-key-7f3a';
 const THREADS_BETA = 'message-threads-2026-08-12';
 const DATETIME = { type: 'gateway:datetime', timezone: 'Europe/Paris' };
 const USAGE = { input: 100, output: 10 };
-const LOST = { type: 'error', error: { type: 'not_found_error', message: 'No thread found for previous_message_id.', details: { error_code: 'thread_not_found' } }, request_id: 'req_011LoopLost' };
-
-interface ThreadBody {
-  thread?: { type: string; previous_message_id?: string };
-  messages: { role: string; content: unknown }[];
-}
-
-/** One fake Anthropic upstream whose threads live with the key that answered them. */
-interface ThreadingUpstream {
-  upstream: FakeUpstream;
-  /** Scripts the next answer, given to the account of `key`, which may then continue from it; returns its id. */
-  answer(step: ScriptedStep, key: string): string;
-}
-
-async function startThreadingUpstream(): Promise<ThreadingUpstream> {
-  const holder = new Map<string, unknown>();
-  const base = anthropicMessagesFormat();
-  const format: WireFormat = {
-    ...base,
-    answerDirectly(request: RecordedRequest) {
-      const thread = (request.body as ThreadBody | undefined)?.thread;
-      if (request.operation === 'messages' && thread?.type === 'continue' && holder.get(thread.previous_message_id ?? '') !== apiKeyOf(request)) return { status: 404, body: LOST };
-      return base.answerDirectly?.(request);
-    },
-  };
-  const upstream = await startFakeUpstream(format, {});
-  return {
-    upstream,
-    answer(step, key) {
-      const scripted = anthropicStep(step, {});
-      const id = (scripted.json as { body: { id: string } }).body.id;
-      holder.set(id, key);
-      upstream.enqueue(scripted);
-      return id;
-    },
-  };
-}
+const LOST = threadLost('req_011LoopLost');
 
 let alpha: ThreadingUpstream;
 let gateway: TestGateway;
@@ -71,7 +27,7 @@ let client: Anthropic;
 let credentialId: string | undefined;
 
 beforeAll(async () => {
-  alpha = await startThreadingUpstream();
+  alpha = await startThreadingUpstream(LOST);
   const providers = [anthropicProviderYaml('alpha', alpha.upstream)];
   const models = [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude-alpha', price: [3, 15] }])];
   gateway = await startTestGateway({ catalogYaml: catalogYaml(providers, models) });
