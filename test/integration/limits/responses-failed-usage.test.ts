@@ -13,6 +13,7 @@ import { generationOf } from '#test/integration/observability/observability-supp
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { issueLimitedKey, LIMITED_PRICES, LIMITED_REQUEST, listedKey } from './limits-support.ts';
+import { responsesProviderYaml } from '#test/integration/routing/responses-gateway-support.ts';
 
 /** USD per million cache-read tokens. */
 const CACHE_READ_PRICE = 100;
@@ -77,7 +78,7 @@ beforeAll(async () => {
   upstream = await startFakeOpenAiResponses();
   gateway = await startTestGateway({
     catalogYaml: catalogYaml(
-      [`  up-responses: { family: openai-responses, display_name: "Responses Test", base_url: "${upstream.baseURL}", api_key: "sk-responses-failedusage-0001" }`],
+      [responsesProviderYaml(upstream, 'sk-responses-failedusage-0001')],
       [
         [
           '  test/responses:',

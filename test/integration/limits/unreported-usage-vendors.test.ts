@@ -14,6 +14,7 @@ import { generationOf } from '#test/integration/observability/observability-supp
 import { readSseEvents } from '#src/providers/sse-reader.ts';
 import type { RawSseEvent } from '#src/providers/provider-adapter.ts';
 import { issueLimitedKey, LIMITED_PRICES, LIMITED_REQUEST, limitedCost, listedKey } from './limits-support.ts';
+import { responsesProviderYaml } from '#test/integration/routing/responses-gateway-support.ts';
 
 const ANSWER = 'Hello! How can I help?';
 // "Hello there" is 11 characters: 3 tokens at 4 characters a token; the answer's 22 characters are 6.
@@ -70,7 +71,7 @@ beforeAll(async () => {
     catalogYaml: catalogYaml(
       [
         `  up-gemini: { family: google, display_name: "Gemini Test", base_url: "${gemini.baseURL}", api_key: "gemini-nousage-key-0001" }`,
-        `  up-responses: { family: openai-responses, display_name: "Responses Test", base_url: "${responses.baseURL}", api_key: "sk-responses-nousage-0001" }`,
+        responsesProviderYaml(responses, 'sk-responses-nousage-0001'),
       ],
       [
         modelYaml('test/gemini', [{ provider: 'up-gemini', model: 'gemini-test', price: [LIMITED_PRICES.input, LIMITED_PRICES.output] }]),

@@ -13,6 +13,7 @@ import { reply, startFakeAnthropic, startFakeOpenAiChat, startFakeOpenAiResponse
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
 import { anthropicClient, anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
+import { responsesProviderYaml } from '#test/integration/routing/responses-gateway-support.ts';
 
 const USAGE = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 12 };
 const SERVER_ERROR = { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' };
@@ -43,7 +44,7 @@ beforeAll(async () => {
   gateway = await startTestGateway({
     catalogYaml: catalogYaml(
       [
-        `  up-responses: { family: openai-responses, display_name: "Responses Test", base_url: "${responses.baseURL}", api_key: "sk-records-responses-0001" }`,
+        responsesProviderYaml(responses, 'sk-records-responses-0001'),
         `  up-chat: { family: openai-chat, display_name: "Chat Test", base_url: "${chat.baseURL}", api_key: "sk-records-chat-0001" }`,
         anthropicProviderYaml('alpha', alpha),
       ],

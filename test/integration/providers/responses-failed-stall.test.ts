@@ -10,10 +10,11 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, startFakeOpenAiResponses, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
 import { generationOf } from '#test/integration/observability/observability-support.ts';
-import { anthropicClient, anthropicProviderYaml, catalogYaml, modelYaml, resetFakes } from '#test/integration/routing/routing-support.ts';
+import { anthropicClient, resetFakes } from '#test/integration/routing/routing-support.ts';
+import { startResponsesOrClaudeGateway } from '#test/integration/routing/responses-gateway-support.ts';
 
 const USAGE = { input_tokens: 21, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 25 };
 const SERVER_ERROR = { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' };
@@ -49,20 +50,7 @@ let alpha: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  [openai, alpha] = await Promise.all([startFakeOpenAiResponses(), startFakeAnthropic()]);
-  gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [`  up-responses: { family: openai-responses, display_name: "Responses Test", base_url: "${openai.baseURL}", api_key: "sk-responses-stalled-0001" }`, anthropicProviderYaml('alpha', alpha)],
-      [
-        modelYaml('test/gpt', [{ provider: 'up-responses', model: 'gpt-test', price: [1, 2] }]),
-        modelYaml('test/gpt-or-claude', [
-          { provider: 'up-responses', model: 'gpt-test', price: [1, 2] },
-          { provider: 'alpha', model: 'up-claude-alpha', price: [1, 2] },
-        ]),
-      ],
-    ),
-    env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' },
-  });
+  ({ openai, alpha, gateway } = await startResponsesOrClaudeGateway('sk-responses-stalled-0001'));
 }, 120_000);
 
 afterAll(async () => {
