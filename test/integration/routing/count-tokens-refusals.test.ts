@@ -7,38 +7,18 @@
  * `models`. A body both answer is counted without any upstream call (the gateway's estimate).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { catalogYaml, modelYaml, postMessage, resetFakes, type MessageCall } from '#test/integration/routing/routing-support.ts';
+import { reply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { postMessage, resetFakes, type MessageCall } from '#test/integration/routing/routing-support.ts';
+import { IMAGE, PDF, startVisionEndpointsGateway, TEXT_FIRST } from './vision-endpoints-support.ts';
 
 let textUpstream: FakeUpstream;
 let visionUpstream: FakeUpstream;
 let gateway: TestGateway;
 
-const TEXT_ONLY = 'capabilities: { tools: true, vision: false, pdf: false, thinking: false, caching: false, structured_output: true }';
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-const IMAGE = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } };
-const PDF = { type: 'document', source: { type: 'url', url: 'https://example.invalid/invoice.pdf' } };
-const TEXT_FIRST = { provider: { order: ['groq', 'house-vision'] } };
 
 beforeAll(async () => {
-  textUpstream = await startFakeOpenAiChat();
-  visionUpstream = await startFakeOpenAiChat();
-  gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [
-        `  groq: { base_url: "${textUpstream.baseURL}", api_key: "gsk-count-refusals-0001" }`,
-        `  house-vision: { family: openai-compatible, display_name: House Vision, base_url: "${visionUpstream.baseURL}", api_key: "sk-house-vision-0002" }`,
-      ],
-      [
-        modelYaml('test/mixed', [
-          { provider: 'groq', model: 'qwen/qwen3-32b', price: [1, 2], extra: TEXT_ONLY },
-          { provider: 'house-vision', model: 'house-vl', price: [3, 4] },
-        ]),
-        modelYaml('test/text-only', [{ provider: 'groq', model: 'qwen/qwen3-32b', price: [1, 2] }]).replace('vision: true, pdf: true', 'vision: false, pdf: false'),
-      ],
-    ),
-  });
+  ({ textUpstream, visionUpstream, gateway } = await startVisionEndpointsGateway({ groq: 'gsk-count-refusals-0001', vision: 'sk-house-vision-0002' }));
 });
 
 afterAll(async () => {
