@@ -7,24 +7,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { anthropicProviderYaml, catalogYaml, messageBody, metadataOf, modelYaml, postMessage, resetFakes, upstreamModelOf, WITH_METADATA } from './routing-support.ts';
+import type { FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { TestGateway } from '#test/helpers/start-gateway.ts';
+import { messageBody, metadataOf, postMessage, resetFakes, upstreamModelOf, WITH_METADATA } from './routing-support.ts';
+import { startAutoRouterGateway } from './auto-router-support.ts';
 
 let alpha: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  alpha = await startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') });
-  gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [anthropicProviderYaml('alpha', alpha)],
-      [
-        modelYaml('test/cheap', [{ provider: 'alpha', model: 'up-cheap', price: [0.5, 1] }]),
-        modelYaml('test/pricey', [{ provider: 'alpha', model: 'up-pricey', price: [5, 25] }]),
-      ],
-    ),
-  });
+  ({ alpha, gateway } = await startAutoRouterGateway());
 });
 
 afterAll(async () => {

@@ -5,7 +5,7 @@
  * `GET /models`, as a user would check it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import type { FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import {
   anthropicProviderYaml,
@@ -13,12 +13,12 @@ import {
   errorMessage,
   messageBody,
   metadataOf,
-  modelYaml,
   postMessage,
   resetFakes,
   upstreamModelOf,
   WITH_METADATA,
 } from './routing-support.ts';
+import { CANDIDATES_YAML, startAnsweringAlpha } from './auto-router-support.ts';
 
 interface ListedModel {
   id: string;
@@ -31,18 +31,9 @@ let gateway: TestGateway;
 let models: Map<string, ListedModel>;
 
 beforeAll(async () => {
-  [anthropic, alpha] = await Promise.all([
-    startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') }),
-    startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') }),
-  ]);
+  [anthropic, alpha] = await Promise.all([startAnsweringAlpha(), startAnsweringAlpha()]);
   gateway = await startTestGateway({
-    catalogYaml: catalogYaml(
-      [`  anthropic: { base_url: "${anthropic.url}", api_key: "sk-ant-shared-auto-0001" }`, anthropicProviderYaml('alpha', alpha)],
-      [
-        modelYaml('test/cheap', [{ provider: 'alpha', model: 'up-cheap', price: [0.5, 1] }]),
-        modelYaml('test/pricey', [{ provider: 'alpha', model: 'up-pricey', price: [5, 25] }]),
-      ],
-    ),
+    catalogYaml: catalogYaml([`  anthropic: { base_url: "${anthropic.url}", api_key: "sk-ant-shared-auto-0001" }`, anthropicProviderYaml('alpha', alpha)], CANDIDATES_YAML),
   });
   const response = await fetch(`${gateway.baseUrl}/models`, { headers: { authorization: `Bearer ${gateway.api_key}` } });
   expect(response.status).toBe(200);
