@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { issueLimitedKey, LIMITED_REQUEST, limitsCatalog } from './limits-support.ts';
-import { apiKeyOf, createCredential, deleteCredential } from '#test/integration/routing/routing-support.ts';
+import { apiKeyOf, createCredential, deleteCredential, rejection } from '#test/integration/routing/routing-support.ts';
 
 // What Anthropic would tell the gateway about its own organisation's capacity.
 const UPSTREAM_LIMITS = {
@@ -28,15 +28,6 @@ const UPSTREAM_LIMITS = {
 
 function client(gateway: TestGateway, key: string, maxRetries = 0): Anthropic {
   return new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: key, apiKey: null, maxRetries, timeout: 15_000 });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
-  const caught = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(caught).toBeInstanceOf(Anthropic.APIError);
-  return caught as InstanceType<typeof Anthropic.APIError>;
 }
 
 describe('rate-limit headers through the Anthropic SDK', () => {

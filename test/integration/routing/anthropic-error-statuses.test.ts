@@ -9,19 +9,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
-import { ALPHA_FIRST, WITH_METADATA, anthropicClient, errorMessage, messageBody, metadataOf, postMessage, useAlphaBetaGateway } from './routing-support.ts';
+import { ALPHA_FIRST, WITH_METADATA, anthropicClient, errorMessage, messageBody, metadataOf, postMessage, rejection, useAlphaBetaGateway } from './routing-support.ts';
 
 const setup = useAlphaBetaGateway();
 const REQUEST = messageBody('test/primary', ALPHA_FIRST) as unknown as Anthropic.MessageCreateParamsNonStreaming;
-
-async function rejection(promise: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
-  const caught = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(caught).toBeInstanceOf(Anthropic.APIError);
-  return caught as InstanceType<typeof Anthropic.APIError>;
-}
 
 describe('every upstream overloaded', () => {
   it('answers 529 overloaded_error, as Anthropic does, with the soonest retry-after', async () => {

@@ -184,6 +184,16 @@ export function upstreamModelOf(request: RecordedRequest): unknown {
   return (request.body as { model?: unknown } | undefined)?.model;
 }
 
+/** The SDK's error that `promise` rejects with; fails the test when it resolves or rejects with anything else. */
+export async function rejection(promise: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
+  const caught = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(caught).toBeInstanceOf(Anthropic.APIError);
+  return caught as InstanceType<typeof Anthropic.APIError>;
+}
+
 /** The official SDK pointed at the gateway, as a user configures it. */
 export function anthropicClient(gateway: GatewayHandle, headers: Record<string, string> = {}): Anthropic {
   return new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: gateway.api_key, apiKey: null, maxRetries: 0, timeout: 10_000, defaultHeaders: headers });
