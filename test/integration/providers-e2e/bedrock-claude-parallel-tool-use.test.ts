@@ -8,17 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { reply, startFakeBedrock } from '#test/helpers/fake-upstreams/index.ts';
 import { WEATHER_TOOL } from '#test/integration/providers-e2e/e2e-support.ts';
 import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
+import { bedrockProviderYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 const MODEL = 'e2e/claude-on-bedrock';
 
 const e2e = useE2eTarget({
   startUpstream: startFakeBedrock,
-  providerYaml: (fake) =>
-    [
-      '  bedrock:',
-      `    base_url: "${fake.url}"`,
-      '    aws: { region: us-east-1, access_key_id: "AKIAE2EPARALLEL00001", secret_access_key: "e2e/secret/parallel/tool/use/000000000001" }',
-    ].join('\n'),
+  providerYaml: (fake) => bedrockProviderYaml(fake, 'AKIAE2EPARALLEL00001', 'e2e/secret/parallel/tool/use/000000000001'),
   model: { slug: MODEL, provider: 'bedrock', upstreamModel: '"us.anthropic.claude-sonnet-4-5-20250929-v1:0"', pricing: '{ input: 3, output: 15 }' },
 });
 

@@ -9,17 +9,13 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { reply, startFakeBedrock } from '#test/helpers/fake-upstreams/index.ts';
 import { WEATHER_TOOL } from '#test/integration/providers-e2e/e2e-support.ts';
 import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
+import { bedrockProviderYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 const MODEL = 'e2e/nova-tool-history';
 
 const e2e = useE2eTarget({
   startUpstream: startFakeBedrock,
-  providerYaml: (fake) =>
-    [
-      '  bedrock:',
-      `    base_url: "${fake.url}"`,
-      '    aws: { region: us-east-1, access_key_id: "AKIAE2ETOOLHISTORY01", secret_access_key: "e2e/secret/tool/history/as/text/00000000001" }',
-    ].join('\n'),
+  providerYaml: (fake) => bedrockProviderYaml(fake, 'AKIAE2ETOOLHISTORY01', 'e2e/secret/tool/history/as/text/00000000001'),
   model: { slug: MODEL, provider: 'bedrock', upstreamModel: 'amazon.nova-pro-v1:0', pricing: '{ input: 0.8, output: 3.2 }' },
 });
 

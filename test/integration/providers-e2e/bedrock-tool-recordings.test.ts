@@ -8,13 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { reply, startFakeBedrock } from '#test/helpers/fake-upstreams/index.ts';
 import { expectCost, expectWellFormed, finalStreamUsage, gatewayUsage, streamThrough } from '#test/integration/providers-e2e/e2e-support.ts';
 import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
+import { bedrockProviderYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 const MODEL = 'e2e/claude-on-bedrock-tools';
 // Prices per million tokens: input 3, output 15.
 const e2e = useE2eTarget({
   startUpstream: startFakeBedrock,
   providerYaml: (fake) =>
-    ['  bedrock:', `    base_url: "${fake.url}"`, '    aws: { region: us-east-1, access_key_id: "AKIAE2ETESTTOOLS0001", secret_access_key: "e2e/secret/bedrock/tools/0001" }'].join('\n'),
+    bedrockProviderYaml(fake, 'AKIAE2ETESTTOOLS0001', 'e2e/secret/bedrock/tools/0001'),
   model: { slug: MODEL, provider: 'bedrock', upstreamModel: '"us.anthropic.claude-sonnet-4-5-20250929-v1:0"', pricing: '{ input: 3, output: 15 }' },
 });
 

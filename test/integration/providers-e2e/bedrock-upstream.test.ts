@@ -11,6 +11,7 @@ import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signat
 import { expectCost, expectWellFormed, finalStreamUsage, gatewayUsage, providerOf, streamThrough } from '#test/integration/providers-e2e/e2e-support.ts';
 import { useE2eTarget } from '#test/integration/providers-e2e/e2e-target.ts';
 import { describeBrokenAnswers, describeByokCredential } from '#test/integration/providers-e2e/e2e-scenarios.ts';
+import { bedrockProviderYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 const ACCESS_KEY_ID = 'AKIAE2ETESTSHARED001';
 const SECRET_ACCESS_KEY = 'e2e/secret+access+key/shared/bedrock/00001';
@@ -22,12 +23,7 @@ const PRICING = '{ input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 }';
 
 const e2e = useE2eTarget({
   startUpstream: startFakeBedrock,
-  providerYaml: (fake) =>
-    [
-      '  bedrock:',
-      `    base_url: "${fake.url}"`,
-      `    aws: { region: us-east-1, access_key_id: "${ACCESS_KEY_ID}", secret_access_key: "${SECRET_ACCESS_KEY}" }`,
-    ].join('\n'),
+  providerYaml: (fake) => bedrockProviderYaml(fake, ACCESS_KEY_ID, SECRET_ACCESS_KEY),
   model: { slug: MODEL, provider: 'bedrock', upstreamModel: `"${UPSTREAM_MODEL}"`, pricing: PRICING },
 });
 

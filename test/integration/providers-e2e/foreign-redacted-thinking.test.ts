@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { anthropicClient, modelYaml } from '#test/integration/providers-e2e/e2e-target.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { bedrockProviderYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 const BEDROCK_MODEL = 'e2e/nova-redacted';
 const CLAUDE_MODEL = 'e2e/claude-after-bedrock';
@@ -24,9 +25,7 @@ beforeAll(async () => {
   anthropic = await startFakeAnthropic();
   const catalogYaml = [
     'providers:',
-    '  bedrock:',
-    `    base_url: "${bedrock.url}"`,
-    '    aws: { region: us-east-1, access_key_id: "AKIAE2EREDACTED00001", secret_access_key: "e2e/secret/redacted/bedrock/000001" }',
+    bedrockProviderYaml(bedrock, 'AKIAE2EREDACTED00001', 'e2e/secret/redacted/bedrock/000001'),
     `  anthropic: { base_url: "${anthropic.url}", api_key: "sk-ant-e2e-redacted-0001" }`,
     'models:',
     modelYaml({ slug: BEDROCK_MODEL, provider: 'bedrock', upstreamModel: 'amazon.nova-pro-v1:0', pricing: '{ input: 0.8, output: 3.2 }' }),

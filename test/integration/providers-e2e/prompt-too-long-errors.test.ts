@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeBedrock, startFakeGemini, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicClient, modelYaml } from '#test/integration/providers-e2e/e2e-target.ts';
+import { bedrockProviderYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 const PRICING = '{ input: 1, output: 2 }';
 let openai: FakeUpstream;
@@ -22,9 +23,7 @@ beforeAll(async () => {
     'providers:',
     `  openai: { base_url: "${openai.baseURL}", api_key: "sk-openai-length-0001", family: openai-chat }`,
     `  google: { base_url: "${gemini.baseURL}", api_key: "AIzaSy-length-0001" }`,
-    '  bedrock:',
-    `    base_url: "${bedrock.url}"`,
-    '    aws: { region: us-east-1, access_key_id: "AKIALENGTHTEST000001", secret_access_key: "length/secret/key/0001" }',
+    bedrockProviderYaml(bedrock, 'AKIALENGTHTEST000001', 'length/secret/key/0001'),
     'models:',
     modelYaml({ slug: 'e2e/gpt', provider: 'openai', upstreamModel: 'gpt-4.1-nano', pricing: PRICING }),
     modelYaml({ slug: 'e2e/gemini', provider: 'google', upstreamModel: 'gemini-2.5-flash', pricing: PRICING }),

@@ -15,6 +15,11 @@ export function builtInCatalogYaml(...providers: string[]): string {
   return ['providers:', '  ollama: { enabled: false }', ...providers, ''].join('\n');
 }
 
+/** The built-in `bedrock` provider pointed at a fake Bedrock, signing with the given AWS key pair in us-east-1. */
+export function bedrockProviderYaml(upstream: Pick<FakeUpstream, 'url'>, accessKeyId: string, secretAccessKey: string): string {
+  return ['  bedrock:', `    base_url: "${upstream.url}"`, `    aws: { region: us-east-1, access_key_id: "${accessKeyId}", secret_access_key: "${secretAccessKey}" }`].join('\n');
+}
+
 /** The fake vendor and the gateway in front of it. */
 export interface VendorGateway<U extends FakeUpstream> {
   upstream: U;

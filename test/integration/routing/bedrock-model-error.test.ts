@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, startFakeBedrock, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicClient, anthropicProviderYaml, catalogYaml, modelYaml, resetFakes } from './routing-support.ts';
+import { bedrockProviderYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 const BEDROCK_FIRST = { provider: { order: ['bedrock', 'alpha'] } };
 let bedrock: FakeUpstream;
@@ -16,11 +17,7 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   [bedrock, alpha] = await Promise.all([startFakeBedrock(), startFakeAnthropic()]);
-  const bedrockYaml = [
-    '  bedrock:',
-    `    base_url: "${bedrock.url}"`,
-    '    aws: { region: us-east-1, access_key_id: "AKIAMODELERRORTEST01", secret_access_key: "model/error/secret/0001" }',
-  ].join('\n');
+  const bedrockYaml = bedrockProviderYaml(bedrock, 'AKIAMODELERRORTEST01', 'model/error/secret/0001');
   gateway = await startTestGateway({
     catalogYaml: catalogYaml(
       [bedrockYaml, anthropicProviderYaml('alpha', alpha)],

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, startFakeBedrock, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicClient, anthropicProviderYaml, catalogYaml, modelYaml, resetFakes } from './routing-support.ts';
+import { bedrockProviderYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
 let bedrock: FakeUpstream;
 let groq: FakeUpstream;
@@ -17,11 +18,7 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   [bedrock, groq, alpha] = await Promise.all([startFakeBedrock(), startFakeOpenAiChat(), startFakeAnthropic()]);
-  const bedrockYaml = [
-    '  bedrock:',
-    `    base_url: "${bedrock.url}"`,
-    '    aws: { region: us-east-1, access_key_id: "AKIAQUOTAEXCEEDED001", secret_access_key: "quota/exceeded/secret/0001" }',
-  ].join('\n');
+  const bedrockYaml = bedrockProviderYaml(bedrock, 'AKIAQUOTAEXCEEDED001', 'quota/exceeded/secret/0001');
   gateway = await startTestGateway({
     catalogYaml: catalogYaml(
       [bedrockYaml, `  groq: { base_url: "${groq.baseURL}", api_key: "gsk-groq-capacity-0001" }`, anthropicProviderYaml('alpha', alpha)],
