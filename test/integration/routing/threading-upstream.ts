@@ -17,6 +17,15 @@ export function threadLost(requestId: string) {
   return { type: 'error', error: { type: 'not_found_error', message: 'No thread found for previous_message_id.', details: { error_code: 'thread_not_found' } }, request_id: requestId };
 }
 
+/** What a scripted answer said, as far as a continue from it depends on it. */
+export interface HeldAnswer {
+  id: string;
+  content: { type: string; id?: string }[];
+}
+
+/** A suite's own rule for a continue the account holds, checked before the scripted answer is given. */
+export type ContinueCheck = (body: ThreadBody, previous: HeldAnswer) => { status: number; body: unknown } | undefined;
+
 /** The fake and how to script it. */
 export interface ThreadingUpstream {
   upstream: FakeUpstream;
@@ -26,15 +35,22 @@ export interface ThreadingUpstream {
   hold(id: string, key: string): void;
 }
 
-/** Starts the fake; a lost thread is answered 404 with `lost`. */
-export async function startThreadingUpstream(lost: unknown): Promise<ThreadingUpstream> {
+/** Starts the fake; a lost thread is answered 404 with `lost`, a held one as `checkContinue` says first. */
+export async function startThreadingUpstream(lost: unknown, checkContinue?: ContinueCheck): Promise<ThreadingUpstream> {
   const holder = new Map<string, unknown>();
+  const answers = new Map<string, HeldAnswer>();
   const base = anthropicMessagesFormat();
   const format: WireFormat = {
     ...base,
     answerDirectly(request: RecordedRequest) {
-      const thread = (request.body as ThreadBody | undefined)?.thread;
-      if (request.operation === 'messages' && thread?.type === 'continue' && holder.get(thread.previous_message_id ?? '') !== apiKeyOf(request)) return { status: 404, body: lost };
+      const body = request.body as ThreadBody | undefined;
+      const thread = body?.thread;
+      if (request.operation === 'messages' && body !== undefined && thread?.type === 'continue') {
+        const previous = thread.previous_message_id ?? '';
+        if (holder.get(previous) !== apiKeyOf(request)) return { status: 404, body: lost };
+        const early = checkContinue?.(body, answers.get(previous) ?? { id: previous, content: [] });
+        if (early) return early;
+      }
       return base.answerDirectly?.(request);
     },
   };
@@ -43,10 +59,11 @@ export async function startThreadingUpstream(lost: unknown): Promise<ThreadingUp
     upstream,
     answer(step, key) {
       const scripted = anthropicStep(step, {});
-      const id = (scripted.json as { body: { id: string } }).body.id;
-      holder.set(id, key);
+      const answer = (scripted.json as { body: HeldAnswer }).body;
+      holder.set(answer.id, key);
+      answers.set(answer.id, answer);
       upstream.enqueue(scripted);
-      return id;
+      return answer.id;
     },
     hold(id, key) {
       holder.set(id, key);

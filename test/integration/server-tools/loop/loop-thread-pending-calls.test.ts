@@ -11,9 +11,10 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicMessagesFormat, anthropicStep, startFakeUpstream, type FakeUpstream, type RecordedRequest, type ScriptedStep, type WireFormat } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import type { RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import { anthropicClient, anthropicProviderYaml, apiKeyOf, catalogYaml, modelYaml, SHARED_KEYS } from '#test/integration/routing/routing-support.ts';
+import { startThreadingUpstream, type HeldAnswer, type ThreadBody as HeldThreadBody, type ThreadingUpstream } from '#test/integration/routing/threading-upstream.ts';
 
 const THREADS_BETA = 'message-threads-2026-08-12';
 const DATETIME = { type: 'gateway:datetime', timezone: 'Europe/Paris' };
@@ -46,50 +47,17 @@ function unansweredCalls(body: ThreadBody, calls: readonly string[]): string[] {
   return calls.filter((id) => !leading.includes(id));
 }
 
-/** A fake Anthropic upstream whose threads live with the key that answered them and remember their calls. */
-interface ThreadingUpstream {
-  upstream: FakeUpstream;
-  /** Scripts the next answer, given to the account of `key`; returns its id. */
-  answer(step: ScriptedStep, key: string): string;
-}
+// Anthropic's 404 for a continue naming a thread the account does not hold.
+const LOST = { type: 'error', error: { type: 'not_found_error', message: 'No thread found for previous_message_id.', details: { error_code: 'thread_not_found' } } };
 
-async function startThreadingUpstream(): Promise<ThreadingUpstream> {
-  const holder = new Map<string, unknown>();
-  const callsOf = new Map<string, string[]>();
-  const base = anthropicMessagesFormat();
-  const format: WireFormat = {
-    ...base,
-    answerDirectly(request: RecordedRequest) {
-      const body = request.body as ThreadBody | undefined;
-      const previous = body?.thread?.type === 'continue' ? (body.thread.previous_message_id ?? '') : undefined;
-      if (request.operation !== 'messages' || body === undefined || previous === undefined) return base.answerDirectly?.(request);
-      if (holder.get(previous) !== apiKeyOf(request)) {
-        return { status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'No thread found for previous_message_id.', details: { error_code: 'thread_not_found' } } } };
-      }
-      const missing = unansweredCalls(body, callsOf.get(previous) ?? []);
-      if (missing.length > 0) {
-        return invalid(
-          `messages.0: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
-        );
-      }
-      return base.answerDirectly?.(request);
-    },
-  };
-  const upstream = await startFakeUpstream(format, {});
-  return {
-    upstream,
-    answer(step, key) {
-      const scripted = anthropicStep(step, {});
-      const body = (scripted.json as { body: { id: string; content: { type: string; id?: string }[] } }).body;
-      holder.set(body.id, key);
-      callsOf.set(
-        body.id,
-        body.content.filter((block) => block.type === 'tool_use').map((block) => block.id ?? ''),
-      );
-      upstream.enqueue(scripted);
-      return body.id;
-    },
-  };
+/** Anthropic's 400 for a continue whose first turn leaves a call of the answer it continues without a result. */
+function pendingCalls(body: HeldThreadBody, previous: HeldAnswer) {
+  const calls = previous.content.filter((block) => block.type === 'tool_use').map((block) => block.id ?? '');
+  const missing = unansweredCalls(body as ThreadBody, calls);
+  if (missing.length === 0) return undefined;
+  return invalid(
+    `messages.0: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+  );
 }
 
 let alpha: ThreadingUpstream;
@@ -97,7 +65,7 @@ let gateway: TestGateway;
 let client: Anthropic;
 
 beforeAll(async () => {
-  alpha = await startThreadingUpstream();
+  alpha = await startThreadingUpstream(LOST, pendingCalls);
   const providers = [anthropicProviderYaml('alpha', alpha.upstream)];
   const models = [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude-alpha', price: [3, 15] }])];
   gateway = await startTestGateway({ catalogYaml: catalogYaml(providers, models) });
