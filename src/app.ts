@@ -12,6 +12,7 @@ import { BUNDLED_SPEC_PATH } from '#src/http/bundled-spec.ts';
 import { createModelSlugPath } from '#src/http/model-slug-path.ts';
 import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
 import { createMethodSemantics } from '#src/http/method-semantics.ts';
+import { createExactPaths } from '#src/http/exact-paths.ts';
 import { createErrorMiddleware, unknownPath, useAnthropicErrorShape, useMessagesErrorShape } from '#src/http/error-middleware.ts';
 import { assignGenerationId } from '#src/http/generation-id.ts';
 import { canonicalJsonContentType } from '#src/http/canonical-content-type.ts';
@@ -47,6 +48,9 @@ export interface GatewayApp {
 export function createApp(deps: AppDeps): GatewayApp {
   const app = express();
   app.disable('x-powered-by');
+  // Paths match exactly, as on Anthropic's API: a near miss is a 404 naming the path meant (src/http/exact-paths.ts).
+  app.enable('case sensitive routing');
+  app.enable('strict routing');
   // Also what lets src/http/send-json.ts write a JSON answer without res.json.
   app.set('etag', false);
   // The steps `POST /messages` runs, in the order mounted here.
@@ -58,8 +62,8 @@ export function createApp(deps: AppDeps): GatewayApp {
     if (options.messages) messagesChain.push({ handle, mountPath: options.mountPath });
   };
 
-  // Claude Code probes its base URL (`ANTHROPIC_BASE_URL=…/api`) with HEAD before its first request.
-  app.head(['/api', '/api/v1'], (_req, res) => {
+  // Claude Code probes its base URL (`ANTHROPIC_BASE_URL=…/api`, or `…/api/`) with HEAD before its first request.
+  app.head(['/api', '/api/', '/api/v1', '/api/v1/'], (_req, res) => {
     res.status(200).end();
   });
 
@@ -74,6 +78,8 @@ export function createApp(deps: AppDeps): GatewayApp {
   use(canonicalJsonContentType, { messages: true });
   // Before everything that matches paths: a model slug's `/` may come unencoded. Never `POST /messages`.
   use(createModelSlugPath(API_PREFIX), { messages: false });
+  // Before authentication: a documented path in another case or with a trailing slash is a 404 naming it.
+  use(createExactPaths(BUNDLED_SPEC_PATH, API_PREFIX), { messages: false });
   // HEAD where GET is, OPTIONS answered with Allow: before the validator, which knows neither. It passes
   // any other method on untouched, so `POST /messages` skips it.
   use(createMethodSemantics(BUNDLED_SPEC_PATH, API_PREFIX), { messages: false });
@@ -87,7 +93,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   );
   use(rejectNulCharacters, { messages: false });
 
-  const router: Router = express.Router();
+  const router: Router = express.Router({ caseSensitive: true, strict: true });
   const routes = bindAllRoutes(router, deps);
   app.use(API_PREFIX, router);
   messagesChain.push({ handle: routes.postMessages, mountPath: API_PREFIX });

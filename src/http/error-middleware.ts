@@ -17,6 +17,7 @@ import { chosenBranchReason, chosenBranches } from '#src/http/chosen-branch.ts';
 import { firstProblem } from '#src/http/validation-problem.ts';
 import { fromBodyParserError, isBodyParserError, unsupportedMediaTypeMessage, type BodyRequestContext } from '#src/http/body-errors.ts';
 import { withImpliedMethods } from '#src/http/method-semantics.ts';
+import { unknownPathMessage } from '#src/http/exact-paths.ts';
 
 /** What a client is shown for one failure. */
 export interface RenderedError {
@@ -32,6 +33,8 @@ export interface RenderedError {
 /** The parts of the failed request a message may name (its method, its Content-Type, the matched operation). */
 export interface FailedRequestContext extends BodyRequestContext {
   method: string;
+  /** The path requested, without the query (named by a 404 for a path the spec does not have). */
+  path?: string;
   /** The parsed body, when there is one (a message may name a value the client sent). */
   body?: unknown;
 }
@@ -81,7 +84,8 @@ function fromValidatorError(error: ValidatorError, request: FailedRequestContext
     case 403:
       return { status: 403, message: error.message ?? STANDARD_MESSAGES[403] };
     case 404:
-      return { status: 404, message: STANDARD_MESSAGES[404] };
+      // The validator's only 404 is a path the spec does not have.
+      return { status: 404, message: request?.path === undefined ? STANDARD_MESSAGES[404] : unknownPathMessage(request.method, request.path) };
     case 405: {
       // The validator lists the methods the spec gives the path; HEAD (where GET is) and OPTIONS are allowed too.
       const allow = withImpliedMethods(error.headers?.Allow ?? '');
@@ -118,9 +122,9 @@ export const useAnthropicErrorShape: RequestHandler = (_req, res, next) => {
  * The 404 of a path the spec does not have, in Anthropic's shape (a superset of `ErrorBody`): Anthropic SDKs
  * call endpoints of Anthropic's API the gateway does not serve (files, skills) and read the error's type.
  */
-export const unknownPath: RequestHandler = (_req, res, next) => {
+export const unknownPath: RequestHandler = (req, res, next) => {
   res.locals.anthropicErrorShape = true;
-  next(new NotFoundError());
+  next(new NotFoundError(unknownPathMessage(req.method, req.path)));
 };
 
 /**

@@ -36,8 +36,14 @@ export function withImpliedMethods(allow: string): string {
   return methods.length === 0 ? '' : allowedMethods(methods).join(', ');
 }
 
-interface PathEntry {
+/** One path of the spec. */
+export interface PathEntry {
+  /** The documented path with the prefix, its parameters as `{name}` (`/api/v1/byok/{id}`). */
+  template: string;
+  /** The path exactly: case-sensitive, no trailing slash, a `{parameter}` one non-empty segment. */
   pattern: RegExp;
+  /** The path as express matches by default (any case, a trailing slash allowed): what a near miss matches. */
+  loosePattern: RegExp;
   allow: string;
   hasGet: boolean;
 }
@@ -55,8 +61,14 @@ export function readPathTable(specPath: string, prefix: string): PathEntry[] {
       .split(/\{[^}]+\}/)
       .map(escapeRegExp)
       .join('[^/]+');
-    // Express matches paths case-insensitively and with or without a trailing slash: so does this.
-    return { pattern: new RegExp(`^${escapeRegExp(prefix)}${source}/?$`, 'i'), allow: allowedMethods(methods).join(', '), hasGet: methods.includes('get') };
+    // The application routes paths exactly (src/http/exact-paths.ts): another case or a trailing slash is a 404.
+    return {
+      template: `${prefix}${template}`,
+      pattern: new RegExp(`^${escapeRegExp(prefix)}${source}$`),
+      loosePattern: new RegExp(`^${escapeRegExp(prefix)}${source}/?$`, 'i'),
+      allow: allowedMethods(methods).join(', '),
+      hasGet: methods.includes('get'),
+    };
   });
 }
 

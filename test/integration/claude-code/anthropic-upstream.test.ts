@@ -138,6 +138,14 @@ describe.each(KEY_VARIABLES)('Claude Code with %s, Anthropic-format upstream', (
   });
 });
 
+describe('Claude Code with a base URL ending in a slash', () => {
+  // The gateway matches paths exactly (a trailing slash is a 404): the CLI must still reach `/api/v1/messages`.
+  it('runs the same Read round trip with ANTHROPIC_BASE_URL=<origin>/api/', async () => {
+    const { second } = await readRoundTrip('ANTHROPIC_AUTH_TOKEN', { ANTHROPIC_BASE_URL: `${target.gateway.origin}/api/` });
+    expect(roles(second)).toEqual(['user', 'assistant', 'user']);
+  });
+});
+
 describe('Claude Code system turns, Anthropic-format upstream', () => {
   it('keeps each system message where the CLI put it, cache marker included', async () => {
     // The server-side flag that makes the CLI send system turns to Claude models, forced on (as Anthropic does
@@ -175,8 +183,8 @@ describe.each(KEY_VARIABLES)('Claude Code /context with %s, Anthropic-format ups
 describe('older Claude Code versions', () => {
   // Claude Code 2.1.197 sent `HEAD <ANTHROPIC_BASE_URL>` before its first call (verified 2026-11-22, the
   // project's toolchain notes); 2.1.330 sends no HEAD to the gateway in this setup, so no run above covers it.
-  it('answers the HEAD probe on the base URL', async () => {
-    const response = await fetch(`${target.gateway.origin}/api`, { method: 'HEAD' });
+  it.each(['/api', '/api/'])('answers the HEAD probe on the base URL %s', async (path) => {
+    const response = await fetch(`${target.gateway.origin}${path}`, { method: 'HEAD' });
     expect(response.status).toBe(200);
   });
 });

@@ -38,7 +38,7 @@ function expectAnthropicNotFound(error: unknown): void {
   const apiError = error as NotFound;
   expect(apiError.status).toBe(404);
   expect(apiError.type).toBe('not_found_error');
-  expect(apiError.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', code: 404, message: 'Resource not found' } });
+  expect(apiError.error).toMatchObject({ type: 'error', error: { type: 'not_found_error', code: 404, message: expect.stringMatching(/^Not found: [A-Z]+ \/\S+ is not a path of this API$/) } });
 }
 
 describe('an Anthropic endpoint the gateway does not serve', () => {
