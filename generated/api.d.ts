@@ -4623,8 +4623,10 @@ export interface components {
         /**
          * @description Invalid body or parameters (including text holding the NUL character, U+0000, or a lone surrogate).
          *     `details` says which and why; the message names the first of them, `Invalid request parameters: <place>:
-         *     <problem>` (`kind: is required`, `query parameter limit: must be integer`, `path parameter hash: must
-         *     match pattern …`), or the reason a rule gave.
+         *     <problem>` (`kind: is required`, `query parameter limit: must be integer`, `query parameter colour: is not
+         *     a parameter of this operation (remove it)`, `path parameter hash: must match pattern …`), or the reason a
+         *     rule gave. A query string with a parameter without a name (`?=value`) says so: `the query string has a
+         *     parameter without a name …`.
          */
         BadRequest: {
             headers: {

@@ -19,6 +19,9 @@ const EXTRA = /^must NOT have (additional|unevaluated) properties$/;
 const TYPES = /^must be [a-z]+(,[a-z]+)+$/;
 const ENUM = /^must be equal to one of the allowed values: /;
 const DEPENDENT = /^must have property (\S+) when property (\S+) is present$/;
+const UNKNOWN_QUERY = /^Unknown query parameter '.*'$/s;
+// A query string holding `=` with no name before it (`?=x`, `?a=1&=`): the validator names it ''.
+const EMPTY_QUERY_NAME = '/query/';
 
 /** The place a detail's path names: `max_tokens`, `plugins[0].id`, `query parameter limit`, `the body`. */
 export function placeName(path: string): string {
@@ -32,6 +35,7 @@ export function placeName(path: string): string {
 function problem(message: string): string {
   if (REQUIRED.test(message)) return 'is required';
   if (EXTRA.test(message)) return 'is not a known property here (remove it)';
+  if (UNKNOWN_QUERY.test(message)) return 'is not a parameter of this operation (remove it)';
   const dependent = DEPENDENT.exec(message);
   if (dependent) return `is required when ${dependent[2]} is present`;
   // A nullable type (`must be string,null`) and a nullable enum, whose null ajv lists as nothing.
@@ -48,6 +52,7 @@ export function firstProblem(details: readonly ErrorDetail[]): string | null {
   const first = details[0];
   if (!first) return null;
   const path = first.path ?? '';
+  if (path === EMPTY_QUERY_NAME) return 'the query string has a parameter without a name (`=` with nothing before it, as in `?=value`): name it or remove it';
   const types = details.filter((detail) => (detail.path ?? '') === path && /^must be [a-z]+$/.test(detail.message)).map((detail) => detail.message.slice(8));
   const said = /^must be [a-z]+$/.test(first.message) && types.length > 1 ? `must be ${[...new Set(types)].join(' or ')}` : problem(first.message);
   return `${placeName(path)}: ${said}`;

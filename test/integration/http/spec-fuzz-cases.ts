@@ -241,7 +241,8 @@ export function generateFuzzCases(): FuzzCase[] {
       // Mistakes outside the body come with a body the spec accepts, so that each case has one mistake only.
       const validBody = media ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(example) } : { headers: {} as Record<string, string> };
       const base = { operation: `${method.toUpperCase()} ${template}`, method: method.toUpperCase(), template, path: template, query: '', ...validBody };
-      cases.push({ ...base, mistake: 'an unknown query parameter', query: 'no_such_parameter=1', names: 'no_such_parameter', statuses: [400] });
+      cases.push({ ...base, mistake: 'an unknown query parameter', query: 'no_such_parameter=1', names: 'query parameter no_such_parameter: is not a parameter of this operation', statuses: [400] });
+      for (const query of ['=', '=1']) cases.push({ ...base, mistake: `a query parameter without a name (?${query})`, query, names: 'a parameter without a name', statuses: [400] });
       for (const parameter of parameters.filter((candidate) => candidate.in === 'query' && candidate.name !== 'beta')) cases.push(...queryCases(base, parameter));
       for (const parameter of parameters.filter((candidate) => candidate.in === 'path')) cases.push(...pathCases(base, parameter));
       for (const parameter of parameters.filter((candidate) => candidate.in === 'header')) {

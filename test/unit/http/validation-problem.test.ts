@@ -24,6 +24,8 @@ describe('firstProblem', () => {
     ['const', [{ path: '/body/type', message: 'must be equal to constant' }], 'type: must be equal to constant'],
     ['nullable type', [{ path: '/body/name', message: 'must be string,null' }], 'name: must be string or null'],
     ['nullable enum', [{ path: '/body/speed', message: 'must be equal to one of the allowed values: fast, standard, ' }], 'speed: must be equal to one of the allowed values: fast, standard, null'],
+    ['unknown query parameter', [{ path: '/query/colour', message: "Unknown query parameter 'colour'" }], 'query parameter colour: is not a parameter of this operation (remove it)'],
+    ['query parameter without a name', [{ path: '/query/', message: "Unknown query parameter ''" }], 'the query string has a parameter without a name (`=` with nothing before it, as in `?=value`): name it or remove it'],
     [
       'two types at one path',
       [
