@@ -654,7 +654,14 @@ export interface components {
                  * @example image/png
                  */
                 media_type: string;
-                /** @description Base64-encoded image bytes. */
+                /**
+                 * @description Base64-encoded image bytes. Text no vendor decodes is a 400 naming the field before any upstream is
+                 *     called (`messages[0].content[1].source.data is not base64: it holds "!" (character 11), which
+                 *     base64 does not use`): a character outside the standard and URL-safe base64 alphabets and white
+                 *     space, `=` anywhere but at the end (or more than two), a length no bytes encode, an empty text,
+                 *     or a whole `data:` URL. Line breaks, missing padding and the URL-safe alphabet are the upstream's
+                 *     to judge.
+                 */
                 data: string;
             } & {
                 /** @constant */
@@ -723,7 +730,14 @@ export interface components {
                  * @example application/pdf
                  */
                 media_type: string;
-                /** @description Base64-encoded document bytes. */
+                /**
+                 * @description Base64-encoded document bytes. Text no vendor decodes is a 400 naming the field before any upstream is
+                 *     called (`messages[0].content[1].source.data is not base64: it holds "!" (character 11), which
+                 *     base64 does not use`): a character outside the standard and URL-safe base64 alphabets and white
+                 *     space, `=` anywhere but at the end (or more than two), a length no bytes encode, an empty text,
+                 *     or a whole `data:` URL. Line breaks, missing padding and the URL-safe alphabet are the upstream's
+                 *     to judge.
+                 */
                 data: string;
             } & {
                 /** @constant */
@@ -1248,6 +1262,14 @@ export interface components {
         /**
          * @description How the model uses tools. Known types `auto`, `any`, `none` and `tool` (with `name`); other types are
          *     forwarded to Anthropic-format upstreams and answer 400 on translated vendors.
+         *
+         *     A `tool` choice must name a tool the request offers (by `name`; a `gateway:<tool>` entry without one by its
+         *     default name; a `gateway:mcp` entry's tools as `<prefix>__<tool>`): otherwise it is a 400 on
+         *     `tool_choice.name`, before any upstream is called, listing the request's tools
+         *     (`tool_choice.name: no tool of the request is named "get_time" (the request's tools are get_weather)`),
+         *     as every vendor refuses a forced call to a tool it was not given. Where the request may offer names the
+         *     gateway cannot see (Anthropic's `mcp_servers`, or a tool entry without `name` of a type the gateway does
+         *     not know, such as `mcp_toolset`), the choice is left to the upstream.
          */
         ToolChoice: {
             /** @enum {string} */

@@ -23,6 +23,8 @@ import { parsePdfs } from '#src/plugins/file-parser.ts';
 import { applyPluginsPerAttempt } from '#src/plugins/plugin-pipeline.ts';
 import { effectivePluginList, enabledPlugins } from '#src/plugins/plugin-list.ts';
 import { newPluginState, type PluginState } from '#src/plugins/plugin-state.ts';
+import { checkToolChoiceTarget } from '#src/request/tool-choice-target.ts';
+import { checkBase64Sources } from '#src/request/base64-sources.ts';
 
 /** The request as the model would read it on an attempt's family. */
 function countedRequest(request: CountTokensRequest, setup: ToolLoopSetup | undefined, attempt: Attempt): CountTokensRequest {
@@ -67,6 +69,9 @@ function pluginRequest(prepared: { request: MessageRequest; state: PluginState }
 export async function countTokens(deps: MessagesDeps, sent: CountTokensRequest, context: MessagesRequestContext): Promise<CountTokensResponse> {
   // The planner takes a message request; max_tokens plays no part in routing.
   const sentAsMessage = { max_tokens: 1, ...sent } as MessageRequest;
+  // Client mistakes every vendor refuses, answered before any upstream call in one wording for all of them.
+  checkToolChoiceTarget(sentAsMessage);
+  checkBase64Sources(sentAsMessage);
   // Anthropic's web search on a plan with translated endpoints is counted as the gateway runs it (a gateway
   // tool), on each attempt as that attempt would be sent it.
   const asMessage = hasAnthropicWebSearch(sent.tools) ? await withSearchRunByGateway(sentAsMessage, deps, context) : sentAsMessage;

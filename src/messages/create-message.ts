@@ -34,6 +34,8 @@ import { screeningReservation } from '#src/plugins/moderation/model-moderation.t
 import { applyPluginsBeforeRouting, applyPluginsPerAttempt, applyPluginsToMessage, applyPluginsToStream, preparePlugins, routedBy, type PreparedPlugins } from '#src/plugins/plugin-pipeline.ts';
 import type { ScreeningAdmission } from '#src/plugins/plugin-deps.ts';
 import { hasGatewayTools } from '#src/server-tools/index.ts';
+import { checkToolChoiceTarget } from '#src/request/tool-choice-target.ts';
+import { checkBase64Sources } from '#src/request/base64-sources.ts';
 
 /** What the messages service needs. */
 export interface MessagesDeps {
@@ -117,6 +119,9 @@ async function planAndAdmit(deps: MessagesDeps, prepared: PreparedPlugins, conte
 
 /** Creates one message through the gateway's routing; a request naming a gateway tool runs the tool loop. */
 export async function createMessage(deps: MessagesDeps, sent: MessageRequest, context: MessagesRequestContext): Promise<CreateMessageOutcome> {
+  // Client mistakes every vendor refuses, answered before any upstream call in one wording for all of them.
+  checkToolChoiceTarget(sent);
+  checkBase64Sources(sent);
   // Anthropic's web search on a plan with translated endpoints: run by the gateway for them, as a gateway
   // tool (one check of `tools` for any other request).
   const request = hasAnthropicWebSearch(sent.tools) ? await withSearchRunByGateway(sent, deps, context) : sent;
