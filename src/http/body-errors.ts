@@ -21,6 +21,8 @@ export interface BodyParserError {
   expose?: boolean;
   charset?: string;
   encoding?: string;
+  /** The decoded body text, on a parse failure. */
+  body?: unknown;
   /** zlib's, on a body that does not decompress. */
   errno?: number;
   code?: string;
@@ -59,12 +61,31 @@ function isDecompressionError(error: BodyParserError): boolean {
   return error.type === undefined && error.status === 400 && typeof error.errno === 'number' && typeof error.code === 'string';
 }
 
+/**
+ * What a body the strict parse refused holds when it is JSON after all, but not an object or array (`null`, a
+ * string, a number, `true`): the parser calls it a syntax error, the client deserves to hear what it sent.
+ */
+function jsonValueKind(body: unknown): string | undefined {
+  if (typeof body !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body);
+  } catch {
+    return undefined;
+  }
+  if (value === null) return 'null';
+  if (typeof value === 'object') return undefined;
+  return typeof value === 'string' ? 'a string' : typeof value === 'number' ? 'a number' : `${String(value)}`;
+}
+
 /** The status and message of a body parser failure. */
 export function fromBodyParserError(error: BodyParserError): { status: number; message: string } {
   if (isDecompressionError(error)) return { status: 400, message: `${STANDARD_MESSAGES[400]}: the body is not valid for its Content-Encoding` };
   switch (error.type) {
-    case 'entity.parse.failed':
-      return { status: 400, message: `${STANDARD_MESSAGES[400]}: the body is not valid JSON` };
+    case 'entity.parse.failed': {
+      const value = jsonValueKind(error.body);
+      return { status: 400, message: `${STANDARD_MESSAGES[400]}: ${value ? `the body must be a JSON object, got ${value}` : 'the body is not valid JSON'}` };
+    }
     case 'entity.too.large':
       return { status: 413, message: STANDARD_MESSAGES[413] };
     case 'charset.unsupported':

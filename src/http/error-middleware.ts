@@ -37,6 +37,8 @@ export interface FailedRequestContext extends BodyRequestContext {
   path?: string;
   /** The parsed body, when there is one (a message may name a value the client sent). */
   body?: unknown;
+  /** The parsed query string (a parameter given twice is a list). */
+  query?: unknown;
 }
 
 interface ValidatorError {
@@ -72,7 +74,7 @@ function fromValidatorError(error: ValidatorError, request: FailedRequestContext
       const chosen = chosenBranches(reported, request?.body, request?.openapi?.schema?.operationId);
       const details = pruneAlternatives(reported, chosen);
       // Every refusal names its first problem in the message, for clients that show only the message.
-      const known = validationReason(details, request?.body) ?? chosenBranchReason(chosen) ?? firstProblem(details);
+      const known = validationReason(details, request?.body) ?? chosenBranchReason(chosen) ?? firstProblem(details, request?.query);
       return { status: 400, message: known ? `${STANDARD_MESSAGES[400]}: ${known}` : STANDARD_MESSAGES[400], details };
     }
     case 415:

@@ -20,6 +20,10 @@ const TYPES = /^must be [a-z]+(,[a-z]+)+$/;
 const ENUM = /^must be equal to one of the allowed values: /;
 const DEPENDENT = /^must have property (\S+) when property (\S+) is present$/;
 const UNKNOWN_QUERY = /^Unknown query parameter '.*'$/s;
+const EMPTY_QUERY_VALUE = /^Empty value found for query parameter '.*'$/s;
+const RESERVED_CHARACTERS = /^Parameter '.*' must be url encoded\. Its value may not contain reserved characters\.$/s;
+// The validator's words for a path whose percent-encoding does not decode (`%`, `%E0%A4%A`); its detail's path is the URL path.
+const MALFORMED_PATH = "malformed uri'";
 // A query string holding `=` with no name before it (`?=x`, `?a=1&=`): the validator names it ''.
 const EMPTY_QUERY_NAME = '/query/';
 
@@ -36,6 +40,8 @@ function problem(message: string): string {
   if (REQUIRED.test(message)) return 'is required';
   if (EXTRA.test(message)) return 'is not a known property here (remove it)';
   if (UNKNOWN_QUERY.test(message)) return 'is not a parameter of this operation (remove it)';
+  if (EMPTY_QUERY_VALUE.test(message)) return 'is empty: give it a value or leave it out';
+  if (RESERVED_CHARACTERS.test(message)) return 'holds a reserved character (such as `+`, `&` or `#`) unencoded: percent-encode it (`+` is `%2B`)';
   const dependent = DEPENDENT.exec(message);
   if (dependent) return `is required when ${dependent[2]} is present`;
   // A nullable type (`must be string,null`) and a nullable enum, whose null ajv lists as nothing.
@@ -45,15 +51,36 @@ function problem(message: string): string {
 }
 
 /**
+ * A refused query value holding a space: most often a `+` sent unencoded (a time zone offset such as
+ * `+01:00`), which a query string reads as a space. Said, since the client never wrote the space.
+ */
+function plusAsSpaceHint(path: string, query: unknown): string {
+  if (!path.startsWith('/query/') || typeof query !== 'object' || query === null) return '';
+  const value = (query as Record<string, unknown>)[path.slice('/query/'.length)];
+  return typeof value === 'string' && value.includes(' ') ? ' (a `+` in a query string reads as a space: write it `%2B`)' : '';
+}
+
+/** Whether the detail's place is a query parameter the query string gives more than once (the parser's list). */
+function isRepeatedQueryParameter(path: string, query: unknown): boolean {
+  if (!path.startsWith('/query/') || typeof query !== 'object' || query === null) return false;
+  const name = path.slice('/query/'.length);
+  return Object.hasOwn(query, name) && Array.isArray((query as Record<string, unknown>)[name]);
+}
+
+/**
  * `<place>: <problem>` for the first of the details, or null when there is none. Every wrong type at that
  * place is named at once (`must be string or array`), as a value of neither type gets one complaint per type.
  */
-export function firstProblem(details: readonly ErrorDetail[]): string | null {
+export function firstProblem(details: readonly ErrorDetail[], query?: unknown): string | null {
   const first = details[0];
   if (!first) return null;
   const path = first.path ?? '';
+  if (first.message === MALFORMED_PATH) return `the path ${path} is not valid percent-encoding: each \`%\` must begin a UTF-8 byte written \`%XX\` (\`%25\` is \`%\` itself)`;
+  if (isRepeatedQueryParameter(path, query)) return `${placeName(path)}: is given more than once (give it once)`;
   if (path === EMPTY_QUERY_NAME) return 'the query string has a parameter without a name (`=` with nothing before it, as in `?=value`): name it or remove it';
   const types = details.filter((detail) => (detail.path ?? '') === path && /^must be [a-z]+$/.test(detail.message)).map((detail) => detail.message.slice(8));
   const said = /^must be [a-z]+$/.test(first.message) && types.length > 1 ? `must be ${[...new Set(types)].join(' or ')}` : problem(first.message);
-  return `${placeName(path)}: ${said}`;
+  // The reserved-character complaint says the same of the `+` already.
+  const hint = RESERVED_CHARACTERS.test(first.message) ? '' : plusAsSpaceHint(path, query);
+  return `${placeName(path)}: ${said}${hint}`;
 }

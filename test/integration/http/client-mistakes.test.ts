@@ -211,6 +211,17 @@ describe('GET /generations time filters', () => {
   });
 });
 
+describe('GET /generations with a time zone offset whose + is not encoded', () => {
+  it('says the + was read as a space, which the client never wrote', async () => {
+    const response = await callApi(gateway.baseUrl, 'GET', '/generations?from=2025-01-01T00:00:00+01:00', { key: gateway.management_key });
+    expect(response.status).toBe(400);
+    expect(checkResponse({ path: '/generations', method: 'get', status: 400, contentType: 'application/json', body: response.body }).errors).toEqual([]);
+    expect(response.body.error.message).toBe('Invalid request parameters: query parameter from: must match format "date-time" (a `+` in a query string reads as a space: write it `%2B`)');
+    const encoded = await callApi(gateway.baseUrl, 'GET', '/generations?from=2025-01-01T00:00:00%2B01:00', { key: gateway.management_key });
+    expect(encoded.status, JSON.stringify(encoded.body)).toBe(200);
+  });
+});
+
 describe('GET /generations times a date cannot hold', () => {
   it.each([
     ['from', '0000-01-01T00:00:00Z', 'year 0000'],

@@ -124,9 +124,17 @@ function bodyCases(base: Omit<FuzzCase, 'mistake' | 'names' | 'statuses'>, bodyS
     if (isValid(bodySchema, value)) return;
     out.push({ ...base, mistake, body: JSON.stringify(value), statuses: [400], ...(names !== undefined ? { names } : {}) });
   };
-  for (const [mistake, raw] of [['body not JSON', '{"model": '], ['body a JSON array', '[]'], ['body a JSON string', '"text"'], ['body a JSON number', '42'], ['body JSON null', 'null'], ['body of two JSON values', '{} {}']] as const) {
-    out.push({ ...base, mistake, body: raw, statuses: [400] });
-  }
+  const notJson = 'the body is not valid JSON';
+  const bodies = [
+    ['body not JSON', '{"model": ', notJson],
+    ['body a JSON array', '[]', 'the body: must be object'],
+    ['body a JSON string', '"text"', 'the body must be a JSON object, got a string'],
+    ['body a JSON number', '42', 'the body must be a JSON object, got a number'],
+    ['body JSON null', 'null', 'the body must be a JSON object, got null'],
+    ['body JSON true', 'true', 'the body must be a JSON object, got true'],
+    ['body of two JSON values', '{} {}', notJson],
+  ] as const;
+  for (const [mistake, raw, names] of bodies) out.push({ ...base, mistake, body: raw, names, statuses: [400] });
   for (const [mistake, raw] of [['empty body', ''], ['body only a byte-order mark', '\uFEFF']] as const) {
     out.push({ ...base, mistake, body: raw, names: 'the body is empty', statuses: [400] });
   }
@@ -211,7 +219,10 @@ function queryCases(base: Omit<FuzzCase, 'mistake' | 'names' | 'statuses'>, para
     cases.push({ ...base, mistake: `query ${parameter.name}=${raw.length > 40 ? `${raw.length} characters` : raw}`, query: `${parameter.name}=${raw.includes('%') ? raw : encodeURIComponent(raw)}`, names: parameter.name, statuses: [400] });
   }
   const valid = exampleOf(parameter.schema);
-  cases.push({ ...base, mistake: `query ${parameter.name} given twice`, query: `${parameter.name}=${encodeURIComponent(String(valid))}&${parameter.name}=${encodeURIComponent(String(valid))}`, names: parameter.name, statuses: [400] });
+  const twice = `${parameter.name}=${encodeURIComponent(String(valid))}&${parameter.name}=${encodeURIComponent(String(valid))}`;
+  cases.push({ ...base, mistake: `query ${parameter.name} given twice`, query: twice, names: `query parameter ${parameter.name}: is given more than once`, statuses: [400] });
+  if (!parameter.allowEmptyValue) cases.push({ ...base, mistake: `query ${parameter.name} empty`, query: `${parameter.name}=`, names: `query parameter ${parameter.name}: is empty`, statuses: [400] });
+  if (!parameter.allowReserved) cases.push({ ...base, mistake: `query ${parameter.name} with an unencoded +`, query: `${parameter.name}=+1`, names: `query parameter ${parameter.name}: holds a reserved character`, statuses: [400] });
   return cases;
 }
 
@@ -221,9 +232,12 @@ function pathCases(base: Omit<FuzzCase, 'mistake' | 'names' | 'statuses'>, param
   const placeholder = `{${parameter.name}}`;
   const absent = schema.format === 'uuid' ? '00000000-0000-4000-8000-000000000000' : schema.pattern?.includes('gen_') ? 'gen_0mwwoigezQm9vYmFyYmF6cXV' : schema.pattern ? 'f'.repeat(64) : 'nobody/no-such-model';
   const cases: FuzzCase[] = [{ ...base, mistake: `${parameter.name} that names nothing`, path: base.path.replace(placeholder, absent), statuses: [404] }];
-  for (const raw of ['not-an-id', '%E0%A4%A', '%00', '..%2Fkeys', 'x'.repeat(2000), '%F0%9F%98%80']) {
+  for (const raw of ['not-an-id', '%00', '..%2Fkeys', 'x'.repeat(2000), '%F0%9F%98%80']) {
     const label = raw.length > 40 ? `${raw.length} characters` : raw;
     cases.push({ ...base, mistake: `${parameter.name} ${label}`, path: base.path.replace(placeholder, raw), statuses: schema.format || schema.pattern ? [400, 404] : [400, 404] });
+  }
+  for (const raw of ['%E0%A4%A', '%', '%ZZ']) {
+    cases.push({ ...base, mistake: `${parameter.name} ${raw} (broken percent-encoding)`, path: base.path.replace(placeholder, raw), names: 'is not valid percent-encoding', statuses: [400] });
   }
   return cases;
 }

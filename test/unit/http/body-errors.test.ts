@@ -27,6 +27,12 @@ describe('unsupportedMediaTypeMessage', () => {
 describe('fromBodyParserError', () => {
   it.each([
     [{ type: 'entity.parse.failed', status: 400, expose: true }, 400, 'Invalid request parameters: the body is not valid JSON'],
+    [{ type: 'entity.parse.failed', status: 400, expose: true, body: '{"model": ' }, 400, 'Invalid request parameters: the body is not valid JSON'],
+    [{ type: 'entity.parse.failed', status: 400, expose: true, body: ' null ' }, 400, 'Invalid request parameters: the body must be a JSON object, got null'],
+    [{ type: 'entity.parse.failed', status: 400, expose: true, body: '"text"' }, 400, 'Invalid request parameters: the body must be a JSON object, got a string'],
+    [{ type: 'entity.parse.failed', status: 400, expose: true, body: '\uFEFF42' }, 400, 'Invalid request parameters: the body must be a JSON object, got a number'],
+    [{ type: 'entity.parse.failed', status: 400, expose: true, body: 'false' }, 400, 'Invalid request parameters: the body must be a JSON object, got false'],
+    [{ type: 'entity.parse.failed', status: 400, expose: true, body: '{} {}' }, 400, 'Invalid request parameters: the body is not valid JSON'],
     [{ type: 'entity.too.large', status: 413, expose: true }, 413, 'Request body too large'],
     [{ type: 'charset.unsupported', status: 415, expose: true, charset: 'koi8-r' }, 415, 'Unsupported Media Type: the body must be UTF-8, got charset koi8-r'],
     [{ type: 'encoding.unsupported', status: 415, expose: true, encoding: 'x-squash' }, 415, 'Unsupported Media Type: Content-Encoding x-squash is not supported'],

@@ -42,4 +42,30 @@ describe('firstProblem', () => {
   it('is null without details', () => {
     expect(firstProblem([])).toBeNull();
   });
+
+  it.each([
+    ['an empty value', [{ path: '/query/limit', message: "Empty value found for query parameter 'limit'" }], { limit: '' }, 'query parameter limit: is empty: give it a value or leave it out'],
+    [
+      'a reserved character',
+      [{ path: '/query/limit', message: "Parameter 'limit' must be url encoded. Its value may not contain reserved characters." }],
+      { limit: ' 1' },
+      'query parameter limit: holds a reserved character (such as `+`, `&` or `#`) unencoded: percent-encode it (`+` is `%2B`)',
+    ],
+    ['a parameter given twice', [{ path: '/query/limit', message: 'must be integer' }], { limit: ['1', '2'] }, 'query parameter limit: is given more than once (give it once)'],
+    [
+      'a + read as a space',
+      [{ path: '/query/from', message: 'must match format "date-time"' }],
+      { from: '2025-01-01T00:00:00 01:00' },
+      'query parameter from: must match format "date-time" (a `+` in a query string reads as a space: write it `%2B`)',
+    ],
+    ['a value without a space', [{ path: '/query/from', message: 'must match format "date-time"' }], { from: 'yesterday' }, 'query parameter from: must match format "date-time"'],
+    [
+      'a path whose percent-encoding does not decode',
+      [{ path: '/api/v1/byok/%E0%A4%A', message: "malformed uri'" }],
+      {},
+      'the path /api/v1/byok/%E0%A4%A is not valid percent-encoding: each `%` must begin a UTF-8 byte written `%XX` (`%25` is `%` itself)',
+    ],
+  ])('reads the query: %s', (_label, details, query, expected) => {
+    expect(firstProblem(details, query)).toBe(expected);
+  });
 });
