@@ -10,7 +10,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, startFakeBedrock, startFakeGemini, startFakeOpenAiChat, startFakeOpenAiResponses, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { catalogYaml } from '#test/integration/routing/routing-support.ts';
+import { catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 
 const VENDORS = [
   { slug: 'anthropic', start: () => startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') }), yaml: (upstream: FakeUpstream) => `family: anthropic, base_url: "${upstream.url}", api_key: "sk-ant-mistakes-0001"` },
@@ -34,15 +34,7 @@ beforeAll(async () => {
   gateway = await startTestGateway({
     catalogYaml: catalogYaml(
       VENDORS.map((vendor) => `  up-${vendor.slug}: { ${vendor.yaml(upstreams.get(vendor.slug) as FakeUpstream)}, display_name: "${vendor.slug}" }`),
-      VENDORS.map((vendor) =>
-        [
-          `  test/${vendor.slug}:`,
-          `    name: test/${vendor.slug}`,
-          '    context_length: 200000',
-          '    capabilities: { tools: true, vision: true, pdf: true }',
-          `    endpoints: [{ provider: up-${vendor.slug}, model: up-${vendor.slug}, pricing: { input: 1, output: 1 } }]`,
-        ].join('\n'),
-      ),
+      VENDORS.map((vendor) => modelYaml(`test/${vendor.slug}`, [{ provider: `up-${vendor.slug}`, model: `up-${vendor.slug}`, price: [1, 1] }])),
     ),
   });
   client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: gateway.api_key, maxRetries: 0 });
