@@ -1267,7 +1267,8 @@ export interface components {
          *     default name; a `gateway:mcp` entry's tools as `<prefix>__<tool>`): otherwise it is a 400 on
          *     `tool_choice.name`, before any upstream is called, listing the request's tools
          *     (`tool_choice.name: no tool of the request is named "get_time" (the request's tools are get_weather)`),
-         *     as every vendor refuses a forced call to a tool it was not given. Where the request may offer names the
+         *     as every vendor refuses a forced call to a tool it was not given. Likewise `any` (a call to some tool) in a
+         *     request with no tools at all is a 400 on `tool_choice.type`. Where the request may offer names the
          *     gateway cannot see (Anthropic's `mcp_servers`, or a tool entry without `name` of a type the gateway does
          *     not know, such as `mcp_toolset`), the choice is left to the upstream.
          */

@@ -2,7 +2,8 @@
  * A `tool_choice` of type `tool` must name a tool the request offers. Every vendor refuses a forced call to a
  * tool it was not given (Anthropic's API and OpenAI's with a 400, Gemini's and Bedrock's too), except where the
  * AI SDK drops `tool_choice` with no tools at all, which silently answers without the forced call. So the
- * gateway answers the mistake itself, before any upstream call, in one wording for every provider.
+ * gateway answers the mistake itself, before any upstream call, in one wording for every provider; so too
+ * `any` (a call to some tool) with no tools at all, which Anthropic and OpenAI refuse and the AI SDK drops.
  *
  * Checked strictly only where the gateway knows every name the request offers: a client or Anthropic tool's
  * `name`, a built-in gateway tool's name (its default when it sets none), and `<prefix>__<tool>` of a
@@ -60,10 +61,17 @@ function listed(names: readonly string[]): string {
  */
 export function checkToolChoiceTarget(request: Pick<MessageRequest, 'tools' | 'tool_choice'>): void {
   const choice = request.tool_choice as { type?: unknown; name?: unknown } | undefined;
-  if (choice?.type !== 'tool' || typeof choice.name !== 'string') return;
+  if (choice?.type !== 'tool' && choice?.type !== 'any') return;
   if ((request as { mcp_servers?: unknown }).mcp_servers !== undefined) return;
+  const tools = (request.tools ?? []) as readonly ToolEntry[];
+  if (choice.type === 'any') {
+    if (tools.length > 0) return;
+    const problem = 'is any, which forces a tool call, but the request offers no tools (add tools, or leave tool_choice out)';
+    throw new BadRequestError(`tool_choice.type ${problem}`, { details: [{ path: '/body/tool_choice/type', message: problem }] });
+  }
+  if (typeof choice.name !== 'string') return;
   const name = choice.name;
-  const offered = offeredNames((request.tools ?? []) as readonly ToolEntry[]);
+  const offered = offeredNames(tools);
   if (offered.open || offered.names.includes(name) || offered.mcpPrefixes.some((prefix) => name.startsWith(`${prefix}__`))) return;
   const names = [...offered.names, ...offered.mcpPrefixes.map((prefix) => `${prefix}__<tool>`)];
   const problem = `no tool of the request is named ${JSON.stringify(name)} (${listed(names)})`;

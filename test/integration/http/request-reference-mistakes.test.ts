@@ -83,6 +83,12 @@ describe('tool_choice forcing a tool the request does not offer', () => {
     expect(upstreamCalls).toBe(0);
   });
 
+  it.each(SLUGS)('test/%s, any with no tools: 400 naming tool_choice.type, no upstream call', async (slug) => {
+    const { error, upstreamCalls } = await refusal(() => client.messages.create({ model: `test/${slug}`, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }], tool_choice: { type: 'any' } }));
+    expectBadRequest(error, 'tool_choice.type is any, which forces a tool call, but the request offers no tools (add tools, or leave tool_choice out)', '/body/tool_choice/type');
+    expect(upstreamCalls).toBe(0);
+  });
+
   it('count_tokens answers the same 400', async () => {
     const { error, upstreamCalls } = await refusal(() =>
       client.messages.countTokens({ model: 'test/anthropic', messages: [{ role: 'user', content: 'Hi' }], tools: [WEATHER], tool_choice: { type: 'tool', name: 'get_time' } }),

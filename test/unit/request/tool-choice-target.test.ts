@@ -17,7 +17,9 @@ const message = (request: Request): string | undefined => {
 describe('checkToolChoiceTarget', () => {
   it.each<[string, Request]>([
     ['no tool_choice', {}],
-    ['auto, any and none name no tool', { tool_choice: { type: 'any' } }],
+    ['auto and none with no tools', { tool_choice: { type: 'none' } }],
+    ['any with tools', { tool_choice: { type: 'any' }, tools: [custom('a')] as unknown as MessageRequest['tools'] }],
+    ["any with Anthropic's mcp_servers", { tool_choice: { type: 'any' }, mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'docs' }] }],
     ['a client tool by its name', forcing('a', [custom('b'), custom('a')])],
     ["an Anthropic server tool's name", forcing('web_search', [{ type: 'web_search_20250305', name: 'web_search' }])],
     ["a gateway tool's default name", forcing('datetime', [{ type: 'gateway:datetime' }])],
@@ -44,5 +46,12 @@ describe('checkToolChoiceTarget', () => {
     ],
   ])('refuses %s', (_label, request, problem) => {
     expect(message(request)).toBe(`Invalid request parameters: tool_choice.name: ${problem}`);
+  });
+
+  it.each<[string, Request]>([
+    ['no tools', { tool_choice: { type: 'any' } }],
+    ['an empty tools list', { tool_choice: { type: 'any' }, tools: [] }],
+  ])('refuses any with %s', (_label, request) => {
+    expect(message(request)).toBe('Invalid request parameters: tool_choice.type is any, which forces a tool call, but the request offers no tools (add tools, or leave tool_choice out)');
   });
 });
