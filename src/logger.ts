@@ -19,12 +19,13 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-// Gateway keys (sb-…), OpenAI/Anthropic-style keys (sk-…), Google keys (AIza…), AWS access key ids, bearer tokens.
+// Gateway keys (sb-…), OpenAI/Anthropic-style keys (sk-…), Google keys (AIza…), AWS access key ids (long-term
+// AKIA, temporary ASIA), bearer tokens.
 const SECRET_PATTERNS = [
   /\bsb-[A-Za-z0-9_-]{16,}/g,
   /\bsk-[A-Za-z0-9_-]{8,}/g,
   /\bAIza[0-9A-Za-z_-]{20,}/g,
-  /\bAKIA[0-9A-Z]{12,}/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{12,}/g,
   /(Bearer\s+)[^\s"']+/gi,
 ];
 const SECRET_FIELD = /^(authorization|api[_-]?key|x-api-key|key|secret|password|token|master[_-]?key|raw[_-]?key)$/i;

@@ -6,6 +6,7 @@
  */
 import { GatewayError, UnsupportedFeatureError } from '#src/errors.ts';
 import { redact } from '#src/logger.ts';
+import { withoutSecrets } from '#src/providers/call-secrets.ts';
 
 /** Anthropic's codes for a thread turn that cannot be served as sent. */
 export type ThreadErrorCode = 'thread_unsupported_request' | 'thread_not_found' | 'thread_already_continued' | 'thread_continue_in_flight' | 'thread_fingerprint_mismatch';
@@ -47,9 +48,9 @@ export function threadErrorCodeOf(error: unknown): ThreadErrorCode | undefined {
 /**
  * The thread rejection in an Anthropic-format upstream's error answer (`error.details.error_code` one of the
  * thread codes, a 4xx), or undefined for any other answer. `message` is the upstream's own line, bounded and
- * redacted, without `key` (the provider key of the call) should the upstream echo it.
+ * redacted, without `secrets` (what the call was made with, `callSecrets`) should the upstream echo them.
  */
-export function threadRejectionOf(provider: string, status: number, body: string, key?: string): ThreadRejectedError | undefined {
+export function threadRejectionOf(provider: string, status: number, body: string, secrets: readonly string[] = []): ThreadRejectedError | undefined {
   if (status < 400 || status >= 500) return undefined;
   let parsed: { error?: { message?: unknown; details?: { error_code?: unknown } } };
   try {
@@ -60,6 +61,6 @@ export function threadRejectionOf(provider: string, status: number, body: string
   const code = parsed?.error?.details?.error_code;
   if (typeof code !== 'string' || !THREAD_ERROR_CODES.has(code)) return undefined;
   const message = typeof parsed.error?.message === 'string' ? parsed.error.message : '';
-  const said = redact(key ? message.replaceAll(key, '[REDACTED]') : message).slice(0, 500);
+  const said = redact(withoutSecrets(message, secrets)).slice(0, 500);
   return new ThreadRejectedError({ provider, status, errorCode: code as ThreadErrorCode, message: said || `${provider} refused the thread turn: ${code}` });
 }

@@ -6,6 +6,7 @@ import { UpstreamError } from '#src/errors.ts';
 import { kindForStatus, kindForVendorErrorCode } from '#src/error-vocabulary.ts';
 import { redact } from '#src/logger.ts';
 import { promptTooLongWords } from '#src/providers/map-context-length-message.ts';
+import { withoutSecrets } from '#src/providers/call-secrets.ts';
 
 // Anthropic answers an exhausted account with a 400 "Your credit balance is too low…": a fault of the key,
 // not of the request, so the next key or provider should be tried.
@@ -15,11 +16,6 @@ const OUT_OF_CREDIT = /credit balance is too low|insufficient[_ ]quota|exceeded 
 const ANTHROPIC_TOO_LONG = /^prompt is too long/i;
 const GOOGLE_RATE_LIMIT = /RESOURCE_EXHAUSTED/;
 const GOOGLE_RETRY_DELAY = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/;
-
-// A vendor may echo the key it rejected; a BYOK key need not match the logger's patterns, so remove it by value.
-function withoutKey(text: string, key: string | undefined): string {
-  return key ? text.replaceAll(key, '[REDACTED]') : text;
-}
 
 // A wait only means something where the same request may succeed later.
 const WAITING_KINDS = new Set(['rate_limited', 'overloaded']);
@@ -40,15 +36,15 @@ export function retryAfterSeconds(value: string | string[] | undefined, now = Da
 /**
  * An `UpstreamError` for a non-2xx answer. For a request the vendor rejected as invalid, the vendor's own
  * one-line message (redacted, bounded) is kept, after Anthropic's words when it refuses the prompt's length:
- * clients such as Claude Code act on texts like "prompt is too long". The body itself is kept for logs only. `key`, the provider key the call was made
- * with, is removed from both.
+ * clients such as Claude Code act on texts like "prompt is too long". The body itself is kept for logs only.
+ * `secrets`, what the call was made with (`callSecrets`), are removed from both in any form the vendor quotes.
  */
 export function upstreamErrorFromResponse(options: {
   provider: string;
   status: number;
   body: string;
   vendorMessage?: string;
-  key?: string | undefined;
+  secrets?: readonly string[];
   /** The answer's `retry-after` header, as received. */
   retryAfter?: string | string[] | undefined;
   /** The vendor's error class or code (Bedrock's exception name, OpenAI-style `error.code`), when it sent one. */
@@ -59,7 +55,7 @@ export function upstreamErrorFromResponse(options: {
    */
   answeredStatus?: number;
 }): UpstreamError {
-  const vendorMessage = options.vendorMessage === undefined ? undefined : withoutKey(options.vendorMessage, options.key);
+  const vendorMessage = options.vendorMessage === undefined ? undefined : withoutSecrets(options.vendorMessage, options.secrets ?? []);
   const outOfCredit = (OUT_OF_CREDIT.test(vendorMessage ?? '') || options.errorCode === 'insufficient_quota') && !GOOGLE_RATE_LIMIT.test(options.body);
   const kind = outOfCredit ? 'authentication' : (kindForVendorErrorCode(options.errorCode) ?? kindForStatus(options.status));
   const detail = kind === 'invalid_request' && vendorMessage ? `: ${redact(vendorMessage).slice(0, 500)}` : '';
@@ -71,7 +67,8 @@ export function upstreamErrorFromResponse(options: {
     provider: options.provider,
     kind,
     upstreamStatus: options.answeredStatus ?? options.status,
-    rawBody: withoutKey(options.body, options.key).slice(0, 4096),
+    // Cut well past the kept length before the search, so a key across the final cut is still found whole.
+    rawBody: withoutSecrets(options.body.slice(0, 16_384), options.secrets ?? []).slice(0, 4096),
     ...(kind === 'invalid_request' ? { message: `Invalid request parameters: ${tooLong ? `${tooLong}; ` : ''}${options.provider} rejected the request${detail}` } : {}),
     ...(wait === undefined ? {} : { retryAfterSeconds: wait }),
   });

@@ -34,7 +34,7 @@ describe('threadRejectionOf', () => {
   });
 
   it('removes the provider key from the message and names the code when there is no message', () => {
-    const echoed = threadRejectionOf('anthropic', 404, anthropicError('not_found_error', 'No thread for key sk-ant-echo-123', { error_code: 'thread_not_found' }), 'sk-ant-echo-123');
+    const echoed = threadRejectionOf('anthropic', 404, anthropicError('not_found_error', 'No thread for key sk-ant-echo-123', { error_code: 'thread_not_found' }), ['sk-ant-echo-123']);
     expect(echoed?.publicMessage).not.toContain('sk-ant-echo-123');
     const silent = threadRejectionOf('anthropic', 404, JSON.stringify({ error: { details: { error_code: 'thread_not_found' } } }));
     expect(silent?.publicMessage).toBe('anthropic refused the thread turn: thread_not_found');

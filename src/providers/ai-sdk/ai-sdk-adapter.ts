@@ -4,7 +4,7 @@
  * loop: retries and fallbacks belong to the attempt runner), and translate the answer back.
  */
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { apiKeyOf, type AdapterMessage, type AdapterStream, type AttemptCall, type ProviderAdapter, type SseEvent } from '#src/providers/provider-adapter.ts';
+import { type AdapterMessage, type AdapterStream, type AttemptCall, type ProviderAdapter, type SseEvent } from '#src/providers/provider-adapter.ts';
 import { vendorProfile, type AiSdkFamily, type AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { AiSdkStreamState } from '#src/providers/ai-sdk/ai-sdk-stream-state.ts';
 import { asksForThinking, convertFromAiSdkResult, formatWarning } from '#src/providers/ai-sdk/convert-from-ai-sdk-result.ts';
@@ -22,6 +22,7 @@ import { mapToolNames, restoreStreamToolName, restoreToolNames } from '#src/prov
 import { placeToolResultFiles, readableFiles, toolResultFilePlacement } from '#src/providers/ai-sdk/place-tool-result-files.ts';
 import type { ProviderQuirks } from '#src/catalog/catalog-types.ts';
 import { withoutBillingHeader } from '#src/providers/ai-sdk/drop-billing-header.ts';
+import { callSecrets } from '#src/providers/call-secrets.ts';
 import { attachReasoningDetails, carryReasoningDetails, liftReasoningDetails, reasoningDetailsOfBody } from '#src/providers/ai-sdk/reasoning-details.ts';
 
 /** Which AI SDK family the adapter speaks; per-provider settings (quirks, AWS signing) arrive with each call. */
@@ -101,10 +102,10 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ProviderAdapte
    * reported: the vendor bills it, so the attempt is charged for it.
    */
   function callError(error: unknown, call: AttemptCall): GatewayError {
-    const key = apiKeyOf(call.key);
-    if (options.family !== 'openai-responses') return mapAiSdkError(error, call.provider, key);
+    const secrets = callSecrets(call);
+    if (options.family !== 'openai-responses') return mapAiSdkError(error, call.provider, secrets);
     // A failed answer fails as its `error.code` says, not as the SDK's schema check or made-up status does.
-    const mapped = upstreamErrorOfFailedResponse(error, call.provider, key) ?? mapAiSdkError(error, call.provider, key);
+    const mapped = upstreamErrorOfFailedResponse(error, call.provider, secrets) ?? mapAiSdkError(error, call.provider, secrets);
     if (mapped instanceof UpstreamError) mapped.billedUsage ??= billedUsageOfResponsesError(error);
     return mapped;
   }
@@ -185,14 +186,14 @@ const FAILURE_USAGE_WAIT_MS = 200;
 async function* translateStream(options: {
   stream: ReadableStream<LanguageModelV4StreamPart>;
   profile: AiSdkVendorProfile;
-  call: Pick<AttemptCall, 'provider' | 'upstreamModel' | 'key' | 'request' | 'fast'>;
+  call: Pick<AttemptCall, 'provider' | 'upstreamModel' | 'key' | 'awsCredentials' | 'request' | 'fast'>;
   warnings: string[];
   reading: AbortController;
   toClient: ReadonlyMap<string, string>;
   namesToClient: ReadonlyMap<string, string>;
 }): AsyncGenerator<SseEvent> {
   const { stream, profile, call, warnings, reading, toClient, namesToClient } = options;
-  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request), key: apiKeyOf(call.key), fast: call.fast === true });
+  const state = new AiSdkStreamState({ profile, provider: call.provider, upstreamModel: call.upstreamModel, estimateInput: () => estimateInputTokens(call.request), secrets: callSecrets(call), fast: call.fast === true });
   const reader = stream.getReader();
   let completed = false;
   // Set once a failure is held: resolves (with no part) when it has waited long enough for its usage.
@@ -211,7 +212,7 @@ async function* translateStream(options: {
         }
       } catch (error) {
         // A connection cut after the vendor said why it failed: its reason is the failure.
-        throw state.heldFailure ?? mapAiSdkError(error, call.provider, apiKeyOf(call.key));
+        throw state.heldFailure ?? mapAiSdkError(error, call.provider, callSecrets(call));
       }
       if (next === undefined) throw state.heldFailure as UpstreamError;
       if (next.done) break;

@@ -32,8 +32,8 @@ export interface AiSdkStreamStateOptions {
   upstreamModel: string;
   /** The request's estimated input tokens, asked only when the vendor reported none. */
   estimateInput: () => number;
-  /** The call's provider key, removed from a vendor's error words (an in-stream 400 passes them on). */
-  key?: string | undefined;
+  /** The call's secrets (`callSecrets`), removed from a vendor's error words (an in-stream 400 passes them on). */
+  secrets?: readonly string[];
   fast?: boolean;
 }
 
@@ -112,10 +112,10 @@ export class AiSdkStreamState {
         this.finish = { usage: part.usage, finishReason: part.finishReason, ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}) };
         break;
       case 'error': {
-        const { provider, key } = this.options;
-        if (this.options.profile.family !== 'openai-responses') throw mapAiSdkError(part.error, provider, key);
+        const { provider, secrets } = this.options;
+        if (this.options.profile.family !== 'openai-responses') throw mapAiSdkError(part.error, provider, secrets);
         // A `response.failed` after output fails as its code says, as the same failure before output or in JSON.
-        const error = upstreamErrorOfFailedResponse(part.error, provider, key) ?? mapAiSdkError(part.error, provider, key);
+        const error = upstreamErrorOfFailedResponse(part.error, provider, secrets) ?? mapAiSdkError(part.error, provider, secrets);
         if (!(error instanceof UpstreamError)) throw error;
         this.heldFailure = error;
         return NO_EVENTS;

@@ -20,8 +20,8 @@ import { GatewayError, UnsupportedFeatureError, UpstreamError } from '#src/error
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 import { upstreamErrorOfStreamError } from '#src/providers/ai-sdk/map-stream-error.ts';
 
-/** The gateway error for one AI SDK failure; `key`, the provider key of the call, never appears in it. */
-export function mapAiSdkError(error: unknown, provider: string, key?: string): GatewayError {
+/** The gateway error for one AI SDK failure; `secrets`, what the call was made with (`callSecrets`), never appear in it. */
+export function mapAiSdkError(error: unknown, provider: string, secrets: readonly string[] = []): GatewayError {
   if (error instanceof GatewayError) return error;
   if (APICallError.isInstance(error)) {
     // A failure while reading a successful answer carries the answer's 2xx status: that is no HTTP error.
@@ -31,7 +31,7 @@ export function mapAiSdkError(error: unknown, provider: string, key?: string): G
         status: error.statusCode,
         body: error.responseBody ?? '',
         ...vendorMessageOf(error.data),
-        key,
+        secrets,
         retryAfter: error.responseHeaders?.['retry-after'],
         errorCode: vendorErrorCodeOf(error.responseHeaders, error.data),
         // OpenAI's stream that fails before its output is thrown with the status its error frame stands for,
@@ -59,7 +59,7 @@ export function mapAiSdkError(error: unknown, provider: string, key?: string): G
   ) {
     return new UpstreamError({ provider, kind: 'malformed_response', cause: error, rawBody: rawTextOf(error) });
   }
-  if (isVendorErrorObject(error)) return upstreamErrorOfStreamError(error, provider, key);
+  if (isVendorErrorObject(error)) return upstreamErrorOfStreamError(error, provider, secrets);
   return upstreamErrorFromThrown(provider, error);
 }
 

@@ -13,6 +13,7 @@
  */
 import { UpstreamError } from '#src/errors.ts';
 import { upstreamErrorFromResponse } from '#src/providers/map-upstream-failure.ts';
+import { withoutSecrets } from '#src/providers/call-secrets.ts';
 
 /** The status an Anthropic error type (a vendor relaying Anthropic's `error` event) is answered with. */
 const STATUS_BY_ANTHROPIC_TYPE: Readonly<Record<string, number>> = {
@@ -78,14 +79,14 @@ const REFUSAL_WORDS = /content_filter|safety|refus/;
 /**
  * The gateway error of a vendor's in-stream error object. One that names no status is a server error
  * (retryable, as a 5xx would be), unless its words say the vendor's filter stopped the answer: a refusal.
- * `key`, the provider key of the call, never appears in it.
+ * `secrets`, what the call was made with (`callSecrets`), never appear in it.
  */
-export function upstreamErrorOfStreamError(error: Record<string, unknown>, provider: string, key?: string): UpstreamError {
+export function upstreamErrorOfStreamError(error: Record<string, unknown>, provider: string, secrets: readonly string[] = []): UpstreamError {
   const fields = isRecord(error.error) ? error.error : error;
   const status = statusOfStreamError(error);
   const body = JSON.stringify(error);
   if (status === undefined && REFUSAL_WORDS.test(wordsOf(fields))) {
-    return new UpstreamError({ provider, kind: 'refusal', upstreamStatus: 200, rawBody: (key ? body.replaceAll(key, '[REDACTED]') : body).slice(0, 4096) });
+    return new UpstreamError({ provider, kind: 'refusal', upstreamStatus: 200, rawBody: withoutSecrets(body.slice(0, 16_384), secrets).slice(0, 4096) });
   }
   const code = typeof fields.code === 'string' ? fields.code : typeof fields.type === 'string' ? fields.type : undefined;
   return upstreamErrorFromResponse({
@@ -94,7 +95,7 @@ export function upstreamErrorOfStreamError(error: Record<string, unknown>, provi
     answeredStatus: 200,
     body,
     ...(typeof fields.message === 'string' ? { vendorMessage: fields.message } : {}),
-    key,
+    secrets,
     ...(code === undefined ? {} : { errorCode: code }),
   });
 }

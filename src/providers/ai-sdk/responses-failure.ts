@@ -54,9 +54,9 @@ export function statusOfFailureCode(code: string | number | undefined): number {
 /**
  * The gateway error of a Responses call that ended `failed` (a JSON body or a stream's `response.failed`,
  * before or after output), classified from the vendor's code and worded with its message; undefined for any other
- * error. `key`, the provider key of the call, never appears in it.
+ * error. `secrets`, what the call was made with (`callSecrets`), never appear in it.
  */
-export function upstreamErrorOfFailedResponse(error: unknown, provider: string, key?: string): UpstreamError | undefined {
+export function upstreamErrorOfFailedResponse(error: unknown, provider: string, secrets: readonly string[] = []): UpstreamError | undefined {
   let carrier: unknown;
   let status: number | undefined;
   const { data, statusCode } = (typeof error === 'object' && error !== null ? error : {}) as { data?: unknown; statusCode?: unknown };
@@ -76,7 +76,7 @@ export function upstreamErrorOfFailedResponse(error: unknown, provider: string, 
     answeredStatus: 200,
     body: typeof carrier === 'string' ? carrier : JSON.stringify(carrier),
     ...(failure.message === undefined ? {} : { vendorMessage: failure.message }),
-    key,
+    secrets,
     ...(typeof failure.code === 'string' ? { errorCode: failure.code } : {}),
   });
 }

@@ -12,6 +12,7 @@ import { exchangeUpstream, type UpstreamResponse } from '#src/providers/upstream
 import { upstreamHeadersTimeoutMs } from '#src/providers/http-client.ts';
 import { upstreamErrorFromResponse, upstreamErrorFromThrown } from '#src/providers/map-upstream-failure.ts';
 import { threadRejectionOf } from '#src/thread-errors.ts';
+import { callSecrets } from '#src/providers/call-secrets.ts';
 import { PassedEvents } from '#src/providers/anthropic/passed-events.ts';
 import { convertToAnthropicBody, convertToAnthropicCountTokensBody } from '#src/providers/anthropic/convert-to-anthropic-body.ts';
 import { withinOutputLimit } from '#src/request/output-limit.ts';
@@ -49,7 +50,7 @@ function jsonAnswerTimeout(maxTokens: number | undefined): number | undefined {
   return configured > 0 && needed > configured ? needed : undefined;
 }
 
-async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'forwardHeaders' | 'providerHeaders' | 'fast'>, path: string, body: string, headersTimeout?: number): Promise<UpstreamResponse> {
+async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 'key' | 'awsCredentials' | 'forwardHeaders' | 'providerHeaders' | 'fast'>, path: string, body: string, headersTimeout?: number): Promise<UpstreamResponse> {
   let response: UpstreamResponse;
   try {
     const options = { method: 'POST' as const, headers: headersFor(call), body, signal: call.signal };
@@ -60,14 +61,14 @@ async function send(call: Pick<AttemptCall, 'provider' | 'baseUrl' | 'signal' | 
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   const text = await response.body.text().catch(() => '');
   // Its SDK recovers from a thread refusal by its code: answered as it is, not tried elsewhere.
-  const threadRejection = threadRejectionOf(call.provider, response.statusCode, text, apiKeyOf(call.key));
+  const threadRejection = threadRejectionOf(call.provider, response.statusCode, text, callSecrets(call));
   if (threadRejection) throw threadRejection;
   const failure = upstreamErrorFromResponse({
     provider: call.provider,
     status: response.statusCode,
     body: text,
     vendorMessage: vendorMessageOf(text),
-    key: apiKeyOf(call.key),
+    secrets: callSecrets(call),
     retryAfter: response.headers['retry-after'],
   });
   // As received, no copy: only a rate-limited attempt of the caller's own key reads them (its rate-limit headers).

@@ -106,7 +106,7 @@ describe('upstreamErrorFromResponse', () => {
   it('removes the call\'s own key, whatever it looks like, from the vendor message and the kept body', () => {
     const key = 'gsk_7Qx9customerKeyWithoutAKnownPrefix';
     const echoed = `Invalid API key: ${key}`;
-    const error = upstreamErrorFromResponse({ provider: 'groq', status: 400, body: JSON.stringify({ error: { message: echoed } }), vendorMessage: echoed, key });
+    const error = upstreamErrorFromResponse({ provider: 'groq', status: 400, body: JSON.stringify({ error: { message: echoed } }), vendorMessage: echoed, secrets: [key] });
     expect(error.publicMessage).toBe('Invalid request parameters: groq rejected the request: Invalid API key: [REDACTED]');
     expect(error.rawBody).not.toContain(key);
   });

@@ -53,7 +53,7 @@ describe('upstreamErrorOfStreamError', () => {
 
   it('removes the call key from the words and the body it keeps', () => {
     const key = 'byok-key-without-a-known-shape-0001';
-    const mapped = upstreamErrorOfStreamError({ message: `Key ${key} may not use this parameter.`, type: 'invalid_request_error', statusCode: 400 }, 'compat', key);
+    const mapped = upstreamErrorOfStreamError({ message: `Key ${key} may not use this parameter.`, type: 'invalid_request_error', statusCode: 400 }, 'compat', [key]);
     expect(mapped.publicMessage).not.toContain(key);
     expect(mapped.rawBody).not.toContain(key);
   });

@@ -1,0 +1,145 @@
+/**
+ * Vendors do not always quote a rejected key as it was sent: OpenAI masks its middle, a URL-carrying message
+ * percent-encodes it, a "Basic" header or a debugging dump base64-encodes it, and Bedrock quotes the parts of
+ * the AWS key pair it was signed with. Whichever way a fake upstream echoes the key (the operator's key from
+ * the configuration or a customer's BYOK key), neither the
+ * client's answer, nor the generation record, nor the webhook export, nor `/metrics`, nor a log line may hold
+ * any of those forms (or a run of the key longer than the four characters its masked label shows).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { reply, startFakeBedrock, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { distinctiveKey } from '#test/helpers/credential-gateway.ts';
+import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
+import { callApi } from '#test/helpers/management-api.ts';
+import { generationOf } from '#test/integration/observability/observability-support.ts';
+import { catalogYaml, createCredential, deleteCredential, messageBody, modelYaml } from '#test/integration/routing/routing-support.ts';
+
+// Characters that percent-encoding and base64 both change, as AWS secret keys have them.
+const OPERATOR_KEY = `${distinctiveKey('operatorkey')}/+Zq`;
+const AWS_ACCESS_KEY_ID = 'ASIAECHOTEST00000001';
+const AWS_SECRET = `echo/secret+access/${distinctiveKey('awssecret')}`;
+const AWS_SESSION_TOKEN = `IQoJb3JpZ2luX2VjE${distinctiveKey('sessiontoken')}/+==`;
+
+/** Every way a vendor was seen to quote a key, and the forms a test looks for afterwards. */
+const ECHOES: readonly [string, (key: string) => string][] = [
+  ['whole', (key) => key],
+  ['masked in the middle', (key) => `${key.slice(0, 14)}${'*'.repeat(20)}${key.slice(-4)}`],
+  ['percent-encoded in a URL', (key) => `https://api.example.test/v1/chat?key=${encodeURIComponent(key)}`],
+  ['base64 in a Basic header', (key) => `Basic ${Buffer.from(`user:${key}`).toString('base64')}`],
+  ['base64url', (key) => Buffer.from(key).toString('base64url')],
+];
+
+/** The forms no output may hold: the key's runs longer than its label's four characters, and its encodings. */
+function leakedForms(key: string): string[] {
+  const runs: string[] = [];
+  for (let start = 0; start + 12 <= key.length; start += 1) runs.push(key.slice(start, start + 12));
+  const encoded = [encodeURIComponent(key), Buffer.from(`user:${key}`).toString('base64').slice(8, -4), Buffer.from(key).toString('base64url').slice(0, -4)];
+  return [...runs, ...encoded.filter((form) => form.length >= 12)];
+}
+
+function expectNoKey(text: string, key: string, where: string): void {
+  for (const form of leakedForms(key)) expect(text.includes(form), `${where} holds ${form}`).toBe(false);
+}
+
+let gateway: TestGateway;
+let hooks: CaptureServer;
+let chat: FakeUpstream;
+let bedrock: FakeUpstream;
+
+beforeAll(async () => {
+  chat = await startFakeOpenAiChat();
+  bedrock = await startFakeBedrock();
+  const aws = `aws: { region: us-east-1, access_key_id: "${AWS_ACCESS_KEY_ID}", secret_access_key: "${AWS_SECRET}", session_token: "${AWS_SESSION_TOKEN}" }`;
+  gateway = await startTestGateway({
+    catalogYaml: catalogYaml(
+      [
+        `  echo-operator: { family: openai-chat, base_url: "${chat.baseURL}", display_name: "echo-operator", api_key: "${OPERATOR_KEY}" }`,
+        `  echo-byok: { family: openai-chat, base_url: "${chat.baseURL}", display_name: "echo-byok", api_key: "" }`,
+        `  echo-bedrock: { family: bedrock, base_url: "${bedrock.url}", display_name: "echo-bedrock", ${aws} }`,
+      ],
+      [
+        modelYaml('test/echo-operator', [{ provider: 'echo-operator', model: 'up-operator', price: [1, 2] }]),
+        modelYaml('test/echo-byok', [{ provider: 'echo-byok', model: 'up-byok', price: [1, 2] }]),
+        modelYaml('test/echo-bedrock', [{ provider: 'echo-bedrock', model: 'up-bedrock', price: [1, 2] }]),
+      ],
+    ),
+    env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' },
+  });
+  hooks = await startCaptureServer();
+  const destination = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', {
+    key: gateway.management_key,
+    body: { name: 'hook', kind: 'webhook', endpoint: `${hooks.url}/hook`, signing_secret: 'whsec_0123456789abcdef0123' },
+  });
+  expect(destination.status, JSON.stringify(destination.body)).toBe(201);
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([chat, bedrock, hooks].map((server) => server?.close()));
+});
+
+beforeEach(() => {
+  chat.clear();
+  bedrock.clear();
+});
+
+async function waitForDelivery(generationId: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const found = hooks.requests.map((request) => request.body.toString('utf8')).find((body) => body.includes(generationId));
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`no webhook delivery of ${generationId}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Sends one request that the upstream refuses with `said`, and checks every output for each key. */
+async function expectEchoHidden(model: string, keys: readonly string[], options: { stream: boolean }): Promise<void> {
+  const logsBefore = gateway.logs.length;
+  // Read as text: a stream that fails after its first byte ends in an `error` event, not a JSON body.
+  const response = await fetch(`${gateway.baseUrl}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(messageBody(model, { stream: options.stream })),
+  });
+  const answer = await response.text();
+  // The vendor's own words still arrive, so the key had a way out.
+  expect(answer).toContain('is not valid');
+  const generationId = response.headers.get('x-generation-id') ?? '';
+  const record = JSON.stringify(await generationOf(gateway, generationId));
+  const delivered = await waitForDelivery(generationId);
+  const metrics = await (await fetch(`${gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${gateway.management_key}` } })).text();
+  const logs = gateway.logs.slice(logsBefore).join('\n');
+  for (const key of keys) {
+    expectNoKey(answer, key, 'the answer');
+    expectNoKey(record, key, 'the generation record');
+    expectNoKey(delivered, key, 'the webhook delivery');
+    expectNoKey(metrics, key, '/metrics');
+    expectNoKey(logs, key, 'the log lines');
+  }
+}
+
+describe.each(ECHOES)('a vendor quoting the key %s', (_name, echo) => {
+  it.each([[false], [true]])('hides the operator key of an OpenAI-format provider (stream %s)', async (stream) => {
+    chat.enqueue(reply.error(400, { message: `The API key ${echo(OPERATOR_KEY)} is not valid for this project` }));
+    await expectEchoHidden('test/echo-operator', [OPERATOR_KEY], { stream });
+  });
+
+  it.each([[false], [true]])('hides a customer\'s BYOK key (stream %s)', async (stream) => {
+    const key = `${distinctiveKey('byokkey')}+/x`;
+    const id = await createCredential(gateway, { provider: 'echo-byok', key });
+    try {
+      chat.enqueue(reply.error(400, { message: `The API key ${echo(key)} is not valid` }));
+      await expectEchoHidden('test/echo-byok', [key], { stream });
+    } finally {
+      await deleteCredential(gateway, id);
+    }
+  });
+
+  it('hides every part of the AWS key pair Bedrock was signed with', async () => {
+    const said = `The security token ${echo(AWS_SESSION_TOKEN)} of ${echo(AWS_ACCESS_KEY_ID)} signed with ${echo(AWS_SECRET)} is not valid`;
+    bedrock.enqueue(reply.error(400, { message: said }));
+    await expectEchoHidden('test/echo-bedrock', [AWS_ACCESS_KEY_ID, AWS_SECRET, AWS_SESSION_TOKEN], { stream: false });
+  });
+});
