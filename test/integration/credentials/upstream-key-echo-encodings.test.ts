@@ -2,7 +2,7 @@
  * Vendors do not always quote a rejected key as it was sent: OpenAI masks its middle, a URL-carrying message
  * percent-encodes it, a "Basic" header or a debugging dump base64-encodes it, and Bedrock quotes the parts of
  * the AWS key pair it was signed with. Whichever way a fake upstream echoes the key (the operator's key from
- * the configuration or a customer's BYOK key), neither the
+ * the configuration or a customer's BYOK key), in a JSON error or in an error event inside a stream, neither the
  * client's answer, nor the generation record, nor the webhook export, nor `/metrics`, nor a log line may hold
  * any of those forms (or a run of the key longer than the four characters its masked label shows).
  */
@@ -135,6 +135,23 @@ describe.each(ECHOES)('a vendor quoting the key %s', (_name, echo) => {
     } finally {
       await deleteCredential(gateway, id);
     }
+  });
+
+  it('hides a BYOK key quoted in an error event after the stream has sent text', async () => {
+    const key = `${distinctiveKey('byokkey')}+/x`;
+    const id = await createCredential(gateway, { provider: 'echo-byok', key });
+    try {
+      chat.enqueue(reply.fixture('openai-text.chunks.txt', { streamError: { afterEvents: 4, status: 400, message: `The API key ${echo(key)} is not valid` } }));
+      await expectEchoHidden('test/echo-byok', [key], { stream: true });
+    } finally {
+      await deleteCredential(gateway, id);
+    }
+  });
+
+  it('hides the AWS key pair quoted in an exception inside a Bedrock stream', async () => {
+    const said = `The security token ${echo(AWS_SESSION_TOKEN)} signed with ${echo(AWS_SECRET)} is not valid`;
+    bedrock.enqueue(reply.fixture('amazon-bedrock-text.chunks.txt', { streamError: { afterEvents: 4, status: 400, message: said } }));
+    await expectEchoHidden('test/echo-bedrock', [AWS_ACCESS_KEY_ID, AWS_SECRET, AWS_SESSION_TOKEN], { stream: true });
   });
 
   it('hides every part of the AWS key pair Bedrock was signed with', async () => {
