@@ -3,8 +3,8 @@
  * percent-encodes it, a "Basic" header or a debugging dump base64-encodes it, and Bedrock quotes the parts of
  * the AWS key pair it was signed with. Whichever way a fake upstream echoes the key (the operator's key from
  * the configuration or a customer's BYOK key), in a JSON error or in an error event inside a stream, neither the
- * client's answer, nor the generation record, nor the webhook export, nor `/metrics`, nor a log line may hold
- * any of those forms (or a run of the key longer than the four characters its masked label shows).
+ * client's answer, nor the generation record, nor the webhook, OTLP or Langfuse export, nor `/metrics`, nor a
+ * log line may hold any of those forms (or a run of the key longer than the four characters its masked label shows).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeBedrock, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -67,11 +67,14 @@ beforeAll(async () => {
     env: { SWITCHBOARD_RECORD_FLUSH_MS: '50' },
   });
   hooks = await startCaptureServer();
-  const destination = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', {
-    key: gateway.management_key,
-    body: { name: 'hook', kind: 'webhook', endpoint: `${hooks.url}/hook`, signing_secret: 'whsec_0123456789abcdef0123' },
-  });
-  expect(destination.status, JSON.stringify(destination.body)).toBe(201);
+  for (const body of [
+    { name: 'hook', kind: 'webhook', endpoint: `${hooks.url}/hook`, signing_secret: 'whsec_0123456789abcdef0123' },
+    { name: 'traces', kind: 'otlp', endpoint: `${hooks.url}/v1/traces`, protocol: 'http/json' },
+    { name: 'langfuse', kind: 'langfuse', endpoint: `${hooks.url}/langfuse`, public_key: 'pk-lf-echo', secret_key: 'sk-lf-echo-0000' },
+  ]) {
+    const destination = await callApi(gateway.baseUrl, 'POST', '/observability/destinations', { key: gateway.management_key, body });
+    expect(destination.status, JSON.stringify(destination.body)).toBe(201);
+  }
 });
 
 afterAll(async () => {
@@ -84,12 +87,19 @@ beforeEach(() => {
   bedrock.clear();
 });
 
-async function waitForDelivery(generationId: string): Promise<string> {
+/** What the webhook, the OTLP collector and Langfuse received about a generation, once each received it. */
+async function waitForDeliveries(generationId: string): Promise<string> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const found = hooks.requests.map((request) => request.body.toString('utf8')).find((body) => body.includes(generationId));
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`no webhook delivery of ${generationId}`);
+    await gateway.server.flushRecords();
+    const received = hooks.requests.filter((request) => request.body.toString('utf8').includes(generationId));
+    const paths = new Set(received.map((request) => request.path.split('/')[1]));
+    if (paths.has('hook') && paths.has('v1') && paths.has('langfuse')) {
+      // Each export carries the vendor's words, so each had a way to carry the key.
+      for (const path of paths) expect(received.filter((request) => request.path.split('/')[1] === path).map((request) => request.body.toString('utf8')).join(), path).toContain('is not valid');
+      return received.map((request) => request.body.toString('utf8')).join('\n');
+    }
+    if (Date.now() > deadline) throw new Error(`not every destination received ${generationId}: ${[...paths].join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -108,13 +118,13 @@ async function expectEchoHidden(model: string, keys: readonly string[], options:
   expect(answer).toContain('is not valid');
   const generationId = response.headers.get('x-generation-id') ?? '';
   const record = JSON.stringify(await generationOf(gateway, generationId));
-  const delivered = await waitForDelivery(generationId);
+  const delivered = await waitForDeliveries(generationId);
   const metrics = await (await fetch(`${gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${gateway.management_key}` } })).text();
   const logs = gateway.logs.slice(logsBefore).join('\n');
   for (const key of keys) {
     expectNoKey(answer, key, 'the answer');
     expectNoKey(record, key, 'the generation record');
-    expectNoKey(delivered, key, 'the webhook delivery');
+    expectNoKey(delivered, key, 'the webhook, OTLP and Langfuse exports');
     expectNoKey(metrics, key, '/metrics');
     expectNoKey(logs, key, 'the log lines');
   }
