@@ -9,6 +9,10 @@ import type { UpstreamHeaders } from '#src/providers/provider-adapter.ts';
 import { isByok, type Attempt } from '#src/routing/attempt.ts';
 
 const PREFIX = 'anthropic-ratelimit-';
+// What a limit is told in: a count or fraction, an RFC 3339 time, or a lowercase word (`allowed_warning`,
+// `five_hour`). Anything else is not passed on: a vendor or proxy quoting the key it was sent in one of these
+// headers would otherwise hand the key to every holder of the account's inference keys.
+const LIMIT_VALUE = /^(?:\d{1,20}(?:\.\d{1,20})?|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})|[a-z_]{1,32})$/;
 
 /** The rate-limit headers the client sees for an answer `attempt` served, or undefined when there are none to pass on. */
 export function ownKeyRateLimitHeaders(attempt: Pick<Attempt, 'credential'>, headers: UpstreamHeaders | undefined): Record<string, string> | undefined {
@@ -17,7 +21,7 @@ export function ownKeyRateLimitHeaders(attempt: Pick<Attempt, 'credential'>, hea
   for (const name in headers) {
     const value = headers[name];
     // undici gives names in lower case; a repeated header is not one a limit is told in.
-    if (!name.startsWith(PREFIX) || typeof value !== 'string') continue;
+    if (!name.startsWith(PREFIX) || typeof value !== 'string' || !LIMIT_VALUE.test(value)) continue;
     (picked ??= {})[name] = value;
   }
   return picked;

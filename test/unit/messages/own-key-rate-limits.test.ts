@@ -24,6 +24,20 @@ describe('ownKeyRateLimitHeaders', () => {
     ['a shared key: none', SHARED, UPSTREAM, undefined],
     ['the caller’s own key without such headers: none', OWN, { 'content-type': 'application/json' }, undefined],
     ['an adapter that gives no headers: none', OWN, undefined, undefined],
+    ['counts, fractions, times and words pass; a quoted key or a value of another shape does not', OWN, {
+      'anthropic-ratelimit-tokens-reset': '2026-11-27T20:00:11.200Z',
+      'anthropic-ratelimit-unified-reset': '1764273600',
+      'anthropic-ratelimit-unified-fallback-percentage': '0.5',
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+      'anthropic-ratelimit-requests-remaining': 'sk-ant-api03-quotedKey0123456789',
+      'anthropic-ratelimit-tokens-remaining': '49 (key sk-ant-quoted)',
+      'anthropic-ratelimit-unified-status': 'Bearer abc',
+    }, {
+      'anthropic-ratelimit-tokens-reset': '2026-11-27T20:00:11.200Z',
+      'anthropic-ratelimit-unified-reset': '1764273600',
+      'anthropic-ratelimit-unified-fallback-percentage': '0.5',
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    }],
   ] as const)('%s', (_name, attempt, headers, expected) => {
     expect(ownKeyRateLimitHeaders(attempt, headers)).toEqual(expected);
   });
