@@ -1,6 +1,8 @@
 /**
  * A small structured logger: one JSON line per event. Anything that looks like key material is redacted
  * before it is written, as a last line of defence; callers should never pass secrets in the first place.
+ * `withoutSecrets` removes known secrets by value from text a service sent back (a vendor's error, a
+ * destination's refusal) before it is kept, shown or logged.
  */
 
 /** Severity of a log line. */
@@ -35,6 +37,76 @@ export function redact(text: string): string {
   let result = text;
   for (const pattern of SECRET_PATTERNS) {
     result = result.replace(pattern, (match, prefix: unknown) => (typeof prefix === 'string' ? `${prefix}[REDACTED]` : '[REDACTED]'));
+  }
+  return result;
+}
+
+// Removal by value: a secret the gateway holds (a BYOK key, a destination's secret) need not look like any pattern above, and a
+// service that refuses it may quote it in any form: every run of it (or of one of its encodings) longer than
+// the four characters a masked label shows is removed by value.
+
+/** How a removed run reads. */
+const REDACTED = '[REDACTED]';
+
+/**
+ * The shortest run of a secret that is removed. A masked label shows four characters; twelve leaves no
+ * chance that an ordinary word matches while any fragment long enough to narrow a search goes.
+ */
+const RUN = 12;
+
+/**
+ * The base64 text that only the secret's own bytes decide, at each of the three alignments it can have inside
+ * longer encoded data (`user:<key>` in a Basic header starts it mid-group); the ragged ends are left out.
+ */
+function base64Cores(secret: string): string[] {
+  const cores: string[] = [];
+  for (let offset = 0; offset < 3; offset += 1) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), Buffer.from(secret)]).toString('base64').replace(/=+$/, '');
+    const core = encoded.slice(offset === 0 ? 0 : offset + 1, -2);
+    cores.push(core, core.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return cores;
+}
+
+/** The texts a secret may be quoted as. */
+function quotedForms(secret: string): string[] {
+  return [secret, encodeURIComponent(secret), Buffer.from(secret).toString('hex'), ...base64Cores(secret)];
+}
+
+/**
+ * `text` with every run of at least twelve characters of any secret, or of its percent-encoded, hex or base64
+ * form, replaced by `[REDACTED]`; a secret shorter than twelve characters is removed whole.
+ */
+export function withoutSecrets(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0 || text.length === 0) return text;
+  const runs = new Set<string>();
+  let result = text;
+  for (const secret of secrets) {
+    for (const form of quotedForms(secret)) {
+      if (form.length < RUN) {
+        if (form.length > 0) result = result.replaceAll(form, REDACTED);
+        continue;
+      }
+      for (let start = 0; start + RUN <= form.length; start += 1) runs.add(form.slice(start, start + RUN));
+    }
+  }
+  return runs.size === 0 ? result : replaceRuns(result, runs);
+}
+
+// Marks every position a known run covers, then replaces each covered stretch once.
+function replaceRuns(text: string, runs: ReadonlySet<string>): string {
+  const covered = new Uint8Array(text.length);
+  let found = false;
+  for (let start = 0; start + RUN <= text.length; start += 1) {
+    if (!runs.has(text.slice(start, start + RUN))) continue;
+    covered.fill(1, start, start + RUN);
+    found = true;
+  }
+  if (!found) return text;
+  let result = '';
+  for (let index = 0; index < text.length; index += 1) {
+    if (covered[index] === 0) result += text[index];
+    else if (index === 0 || covered[index - 1] === 0) result += REDACTED;
   }
   return result;
 }

@@ -5,8 +5,7 @@
  * Kept apart from errors.ts, whose classes these extend.
  */
 import { GatewayError, UnsupportedFeatureError } from '#src/errors.ts';
-import { redact } from '#src/logger.ts';
-import { withoutSecrets } from '#src/providers/call-secrets.ts';
+import { redact, withoutSecrets } from '#src/logger.ts';
 
 /** Anthropic's codes for a thread turn that cannot be served as sent. */
 export type ThreadErrorCode = 'thread_unsupported_request' | 'thread_not_found' | 'thread_already_continued' | 'thread_continue_in_flight' | 'thread_fingerprint_mismatch';

@@ -4,9 +4,8 @@
  */
 import { UpstreamError } from '#src/errors.ts';
 import { kindForStatus, kindForVendorErrorCode } from '#src/error-vocabulary.ts';
-import { redact } from '#src/logger.ts';
 import { promptTooLongWords } from '#src/providers/map-context-length-message.ts';
-import { withoutSecrets } from '#src/providers/call-secrets.ts';
+import { redact, withoutSecrets } from '#src/logger.ts';
 
 // Anthropic answers an exhausted account with a 400 "Your credit balance is too low…": a fault of the key,
 // not of the request, so the next key or provider should be tried.

@@ -5,8 +5,8 @@
  * (the destination deleted, disabled or changed, or shutdown) stops the
  * sender's retries and counts every item once. Nothing here is ever awaited by a request.
  */
-import type { Logger } from '#src/logger.ts';
-import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
+import { withoutSecrets, type Logger } from '#src/logger.ts';
+import { destinationSecretValues, type ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import type { BroadcastHooks, TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import type { Sender, SendResult } from '#src/observability/broadcast/sender.ts';
 
@@ -104,6 +104,8 @@ export class DeliveryChannel {
     const now = Date.now();
     if (this.closed || now - this.lastFailureLog < 10_000) return;
     this.lastFailureLog = now;
-    this.logger.warn(message, { destination_id: this.destination.id, kind: this.destination.kind, items, reason });
+    // A refusal's words may quote what the destination was sent (a header, the endpoint's query token).
+    const said = withoutSecrets(reason, destinationSecretValues(this.destination));
+    this.logger.warn(message, { destination_id: this.destination.id, kind: this.destination.kind, items, reason: said });
   }
 }

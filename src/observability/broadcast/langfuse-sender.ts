@@ -4,8 +4,8 @@
  * per-event errors for events it refused: a generation with a refused event is counted as dropped
  * (`rejected`) and logged with Langfuse's message, not resent (the same events would be refused again).
  */
-import type { Logger } from '#src/logger.ts';
-import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
+import { withoutSecrets, type Logger } from '#src/logger.ts';
+import { destinationSecretValues, type ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import type { BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
 import { convertToLangfuseEvents, type LangfuseEvent } from '#src/observability/broadcast/convert-to-langfuse-batch.ts';
 import { deliverWithRetries, postJsonReading } from '#src/observability/broadcast/post-json.ts';
@@ -27,7 +27,7 @@ interface RefusedEvent {
 }
 
 /** The refused events of an ingestion answer (`{successes, errors}`); none when the answer is not one. */
-function refusedEvents(answer: string): RefusedEvent[] {
+function refusedEvents(answer: string, secrets: readonly string[]): RefusedEvent[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(answer);
@@ -39,7 +39,8 @@ function refusedEvents(answer: string): RefusedEvent[] {
   return errors.flatMap((entry: unknown) => {
     const { id, status, message } = (entry ?? {}) as { id?: unknown; status?: unknown; message?: unknown };
     if (typeof id !== 'string') return [];
-    return [{ id, status: typeof status === 'number' ? status : 0, message: typeof message === 'string' ? message.slice(0, 200) : 'refused' }];
+    // Langfuse may quote the Basic header it refused, which holds the secret key: removed before it is logged.
+    return [{ id, status: typeof status === 'number' ? status : 0, message: typeof message === 'string' ? withoutSecrets(message.slice(0, 2_000), secrets).slice(0, 200) : 'refused' }];
   });
 }
 
@@ -73,7 +74,7 @@ export function createLangfuseSender(destination: ActiveDestination, settings: B
         stop,
       );
       if (!result.ok) throw new DeliveryFailedError(`langfuse delivery failed after ${result.attempts} attempts (${result.last})`);
-      const refused = refusedEvents(answer);
+      const refused = refusedEvents(answer, destinationSecretValues(destination));
       if (refused.length === 0) return;
       const rejected = new Set(refused.map((error) => itemOfEvent.get(error.id)).filter((index) => index !== undefined));
       const first = refused[0]!;

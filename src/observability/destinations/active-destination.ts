@@ -30,3 +30,18 @@ export interface ActiveDestination {
   /** Changes whenever anything about the destination changes; its delivery channel is rebuilt then. */
   revision: string;
 }
+
+// A query value this short is no token, and removing it whole would garble the text it is removed from.
+const SHORTEST_QUERY_SECRET = 8;
+
+/**
+ * Every secret a destination's deliveries carry, revealed, for removal by value (`withoutSecrets`) from what
+ * a refusing destination says back: its headers' values, its secret key or signing secret, and the values
+ * of its endpoint's query (a token a collector takes there is a secret).
+ */
+export function destinationSecretValues(destination: Pick<ActiveDestination, 'endpoint' | 'secrets'>): string[] {
+  const { headers, secretKey, signingSecret } = destination.secrets;
+  const values = [...Object.values(headers), secretKey, signingSecret].flatMap((secret) => (secret ? [secret.reveal()] : []));
+  for (const value of new URL(destination.endpoint).searchParams.values()) if (value.length >= SHORTEST_QUERY_SECRET) values.push(value);
+  return values.filter((value) => value.length > 0);
+}

@@ -13,7 +13,7 @@
  */
 import { UpstreamError } from '#src/errors.ts';
 import { upstreamErrorFromResponse } from '#src/providers/map-upstream-failure.ts';
-import { withoutSecrets } from '#src/providers/call-secrets.ts';
+import { withoutSecrets } from '#src/logger.ts';
 
 /** The status an Anthropic error type (a vendor relaying Anthropic's `error` event) is answered with. */
 const STATUS_BY_ANTHROPIC_TYPE: Readonly<Record<string, number>> = {
