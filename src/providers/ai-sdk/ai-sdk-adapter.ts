@@ -186,7 +186,7 @@ const FAILURE_USAGE_WAIT_MS = 200;
 async function* translateStream(options: {
   stream: ReadableStream<LanguageModelV4StreamPart>;
   profile: AiSdkVendorProfile;
-  call: Pick<AttemptCall, 'provider' | 'upstreamModel' | 'key' | 'awsCredentials' | 'request' | 'fast'>;
+  call: Pick<AttemptCall, 'provider' | 'upstreamModel' | 'key' | 'awsCredentials' | 'providerHeaders' | 'request' | 'fast'>;
   warnings: string[];
   reading: AbortController;
   toClient: ReadonlyMap<string, string>;

@@ -1,8 +1,8 @@
 /**
  * Vendors do not always quote a rejected key as it was sent: OpenAI masks its middle, a URL-carrying message
  * percent-encodes it, a "Basic" header or a debugging dump base64-encodes it, and Bedrock quotes the parts of
- * the AWS key pair it was signed with. Whichever way a fake upstream echoes the key (the operator's key from
- * the configuration or a customer's BYOK key), in a JSON error or in an error event inside a stream, neither the
+ * the AWS key pair it was signed with. Whichever way a fake upstream echoes the key (the operator's key or a
+ * header token from the configuration, or a customer's BYOK key), in a JSON error or in an error event inside a stream, neither the
  * client's answer, nor the generation record, nor the webhook, OTLP or Langfuse export, nor `/metrics`, nor a
  * log line may hold any of those forms (or a run of the key longer than the four characters its masked label shows).
  */
@@ -17,6 +17,7 @@ import { catalogYaml, createCredential, deleteCredential, messageBody, modelYaml
 
 // Characters that percent-encoding and base64 both change, as AWS secret keys have them.
 const OPERATOR_KEY = `${distinctiveKey('operatorkey')}/+Zq`;
+const PROXY_TOKEN = `${distinctiveKey('proxytoken')}+/=`;
 const AWS_ACCESS_KEY_ID = 'ASIAECHOTEST00000001';
 const AWS_SECRET = `echo/secret+access/${distinctiveKey('awssecret')}`;
 const AWS_SESSION_TOKEN = `IQoJb3JpZ2luX2VjE${distinctiveKey('sessiontoken')}/+==`;
@@ -55,11 +56,13 @@ beforeAll(async () => {
     catalogYaml: catalogYaml(
       [
         `  echo-operator: { family: openai-chat, base_url: "${chat.baseURL}", display_name: "echo-operator", api_key: "${OPERATOR_KEY}" }`,
+        `  echo-proxied: { family: openai-compatible, base_url: "${chat.baseURL}", display_name: "echo-proxied", api_key: "sk-proxied-0000000001", headers: { X-Proxy-Token: "${PROXY_TOKEN}" } }`,
         `  echo-byok: { family: openai-chat, base_url: "${chat.baseURL}", display_name: "echo-byok", api_key: "" }`,
         `  echo-bedrock: { family: bedrock, base_url: "${bedrock.url}", display_name: "echo-bedrock", ${aws} }`,
       ],
       [
         modelYaml('test/echo-operator', [{ provider: 'echo-operator', model: 'up-operator', price: [1, 2] }]),
+        modelYaml('test/echo-proxied', [{ provider: 'echo-proxied', model: 'up-proxied', price: [1, 2] }]),
         modelYaml('test/echo-byok', [{ provider: 'echo-byok', model: 'up-byok', price: [1, 2] }]),
         modelYaml('test/echo-bedrock', [{ provider: 'echo-bedrock', model: 'up-bedrock', price: [1, 2] }]),
       ],
@@ -134,6 +137,11 @@ describe.each(ECHOES)('a vendor quoting the key %s', (_name, echo) => {
   it.each([[false], [true]])('hides the operator key of an OpenAI-format provider (stream %s)', async (stream) => {
     chat.enqueue(reply.error(400, { message: `The API key ${echo(OPERATOR_KEY)} is not valid for this project` }));
     await expectEchoHidden('test/echo-operator', [OPERATOR_KEY], { stream });
+  });
+
+  it('hides the token of a configured provider header', async () => {
+    chat.enqueue(reply.error(400, { message: `The proxy token ${echo(PROXY_TOKEN)} is not valid` }));
+    await expectEchoHidden('test/echo-proxied', [PROXY_TOKEN], { stream: false });
   });
 
   it.each([[false], [true]])('hides a customer\'s BYOK key (stream %s)', async (stream) => {

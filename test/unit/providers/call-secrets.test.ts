@@ -12,4 +12,8 @@ describe('callSecrets', () => {
     const awsCredentials = { accessKeyId: 'ASIAEXAMPLE000000001', secretAccessKey: 'secret/key+value', sessionToken: 'token==' };
     expect(callSecrets({ key: undefined, awsCredentials })).toEqual(['ASIAEXAMPLE000000001', 'secret/key+value', 'token==']);
   });
+
+  it('lists the values of configured headers long enough to be credentials', () => {
+    expect(callSecrets({ key: 'sk-plain', providerHeaders: { 'X-Proxy-Token': 'proxy-token-0123456789', 'X-Flag': '1', 'anthropic-beta': 'x' } })).toEqual(['sk-plain', 'proxy-token-0123456789']);
+  });
 });
