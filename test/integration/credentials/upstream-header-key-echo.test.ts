@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeReply, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { distinctiveKey } from '#test/helpers/credential-gateway.ts';
+import { secretFormsIn } from '#test/helpers/secret-forms.ts';
 import { catalogYaml, createCredential, deleteCredential, messageBody, modelYaml } from '#test/integration/routing/routing-support.ts';
 
 const OPERATOR_KEY = `sk-ant-${distinctiveKey('operatorheader')}`;
@@ -47,11 +48,6 @@ afterAll(async () => {
 
 beforeEach(() => upstream.clear());
 
-/** Every form of `key` a header could carry. */
-function forms(key: string): string[] {
-  return [key, encodeURIComponent(key), Buffer.from(key).toString('base64').slice(0, -4), key.slice(-16)];
-}
-
 const REPLIES: readonly [string, (key: string) => FakeReply][] = [
   ['an answer', (key) => reply.fixture('anthropic-text', { headers: echoingHeaders(key) })],
   ['a rate limit', (key) => reply.error(429, { headers: echoingHeaders(key) })],
@@ -72,10 +68,7 @@ describe.each(REPLIES)('response headers of %s quoting the key', (_name, answer)
         });
         const body = await response.text();
         const headers = [...response.headers].map(([name, value]) => `${name}: ${value}`).join('\n');
-        for (const form of forms(key)) {
-          expect(headers.includes(form), `${model}: a header holds ${form}\n${headers}`).toBe(false);
-          expect(body.includes(form), `${model}: the body holds ${form}`).toBe(false);
-        }
+        expect([...secretFormsIn(headers, [key], `${model}: a header`), ...secretFormsIn(body, [key], `${model}: the body`)]).toEqual([]);
       }
       expect(upstream.requests).toHaveLength(2);
     } finally {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { reply } from '#test/helpers/fake-upstreams/index.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { distinctiveKey } from '#test/helpers/credential-gateway.ts';
+import { secretFormsIn } from '#test/helpers/secret-forms.ts';
 import { ALPHA_FIRST, messageBody, postMessage } from '#test/integration/routing/routing-support.ts';
 import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
 
@@ -38,13 +39,6 @@ function answer(req: IncomingMessage, body: string): { status: number; json: unk
     return { status: 207, json: { successes: [], errors: batch.map((event) => ({ id: event.id, status: 401, message: words, error: words })) } };
   }
   return { status: 401, json: { error: words, message: words } };
-}
-
-/** Every form a secret could be logged in: as it is, percent-encoded, base64 (alone or after `pk:`), runs. */
-function forms(secret: string): string[] {
-  const runs: string[] = [];
-  for (let start = 0; start + 12 <= secret.length; start += 1) runs.push(secret.slice(start, start + 12));
-  return [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64').slice(0, -4), Buffer.from(`pk-lf-echo:${secret}`).toString('base64').slice(16, -4), ...runs];
 }
 
 beforeAll(async () => {
@@ -91,13 +85,5 @@ it('logs why each destination refused a delivery without any of its secrets', as
   expect(logs).toContain('refused: authorization=');
   const metrics = await (await fetch(`${setup.gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${setup.gateway.management_key}` } })).text();
   const listed = JSON.stringify((await callApi(setup.gateway.baseUrl, 'GET', '/observability/destinations', { key: setup.gateway.management_key })).body);
-  const found: string[] = [];
-  for (const secret of SECRETS) {
-    for (const form of forms(secret)) {
-      if (logs.includes(form)) found.push(`a log line holds ${form}`);
-      if (metrics.includes(form)) found.push(`/metrics holds ${form}`);
-      if (listed.includes(form)) found.push(`the destination list holds ${form}`);
-    }
-  }
-  expect(found).toEqual([]);
+  expect([...secretFormsIn(logs, SECRETS, 'a log line'), ...secretFormsIn(metrics, SECRETS, '/metrics'), ...secretFormsIn(listed, SECRETS, 'the destination list')]).toEqual([]);
 });
