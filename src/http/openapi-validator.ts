@@ -12,6 +12,7 @@ import { BUNDLED_SPEC_PATH, readSpec } from '#src/http/bundled-spec.ts';
 import { loadSecurityModel } from '#src/http/security-model.ts';
 import { createValidatedFastPath } from '#src/http/validated-fast-path.ts';
 import { rejectEmptyBody } from '#src/http/empty-body.ts';
+import { withStrictQuery } from '#src/http/strict-query.ts';
 
 type OpenApiDocument = Exclude<Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'], string>;
 type PathToRegexp = (path: unknown, options?: object) => unknown;
@@ -79,8 +80,11 @@ export function createOpenApiValidator(options: ValidatorOptions): RequestHandle
     validateSecurity: { handlers: createSecurityHandlers(options.authenticate, security) },
     validateFormats: true,
   }) as RequestHandler[];
+  // Query values read as written (src/http/strict-query.ts), on the full chain and the fast path alike.
+  const requestValidation = withStrictQuery(validatorStep(validator, 'requestMiddleware'));
+  const requestStep = validator.indexOf(validatorStep(validator, 'requestMiddleware'));
   // After the security step (a 401 comes first), before the body is validated.
-  validator.splice(validator.indexOf(validatorStep(validator, 'requestMiddleware')), 0, rejectEmptyBody);
+  validator.splice(requestStep, 1, rejectEmptyBody, requestValidation);
   const chain = Router();
   if (!options.fastPath) {
     chain.use(validator, preferAuthenticationFailure as ErrorRequestHandler);
@@ -90,7 +94,7 @@ export function createOpenApiValidator(options: ValidatorOptions): RequestHandle
     ...options.fastPath,
     authenticate: options.authenticate,
     security,
-    requestValidation: validatorStep(validator, 'requestMiddleware'),
+    requestValidation,
     responseValidation: options.validateResponses ? validatorStep(validator, 'responseMiddleware') : undefined,
     chain,
   });
