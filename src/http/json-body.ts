@@ -6,12 +6,13 @@
  * charset lookup and streaming decoder (bench/ profile: about 5% of a request). Its failures carry the body
  * parser's own `type`, `status` and `expose`, so src/http/body-errors.ts renders them alike. Every other
  * request, and every other operation, goes to express.json. Either way a body nested too deeply is refused
- * (src/http/body-depth.ts).
+ * (src/http/body-depth.ts), and a charset other than UTF-8 (or US-ASCII) is refused (src/http/json-charset.ts).
  */
 import type { NextFunction, Request, RequestHandler } from 'express';
 import express from 'express';
 import { bodyDepthError } from '#src/http/body-depth.ts';
 import { noteEmptyBody, verifyBodyLength } from '#src/http/empty-body.ts';
+import { jsonCharset, unsupportedCharsetError } from '#src/http/json-charset.ts';
 
 const JSON_MEDIA_TYPE = 'application/json';
 const BYTE_ORDER_MARK = 0xfeff;
@@ -36,6 +37,11 @@ export function parseStrictJson(text: string): unknown {
   } catch (error) {
     throw bodyError(error instanceof Error ? error : new SyntaxError(String(error)), 'entity.parse.failed', { body: text });
   }
+}
+
+/** Whether a request has a body, as express.json asks it (a GET with a JSON Content-Type and no body has none). */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 }
 
 /** Whether the request's body is read here rather than by express.json. */
@@ -118,6 +124,14 @@ export function createJsonBodyParser(options: { limitBytes: number; url: string 
   const fallback = express.json({ limit: options.limitBytes, verify: verifyBodyLength });
   return (req: ReadingRequest, res, next) => {
     if (!readsHere(req, options.url)) {
+      // JSON is UTF-8: a body labelled with another charset is refused before it is read (json-charset.ts).
+      const charset = hasBody(req) ? jsonCharset(req.headers['content-type']) : undefined;
+      if (charset?.kind === 'refused') {
+        next(unsupportedCharsetError(charset.charset));
+        return;
+      }
+      // A UTF-8-compatible label express.json does not know is read as the UTF-8 it is.
+      if (charset?.kind === 'utf-8') req.headers['content-type'] = JSON_MEDIA_TYPE;
       fallback(req, res, (error?: unknown) => next(error ?? bodyDepthError(req.body)));
       return;
     }

@@ -1,0 +1,40 @@
+/**
+ * The charset of a JSON body. JSON exchanged between systems is UTF-8 (RFC 8259 §8.1), which is all
+ * Anthropic's API documents (`content-type: application/json`); US-ASCII is a subset of it. express.json
+ * decoded any `utf-*` charset it was told (a UTF-16 body was read, and a UTF-8 body labelled
+ * `charset=utf-16` became a "not valid JSON" 400 that said nothing of the label), refused `us-ascii`, and
+ * answered 415 for the rest. Now the label decides before the body is read: UTF-8 (also spelled `utf8`) or
+ * US-ASCII is read as UTF-8, any other charset is a 415 naming it, whatever the bytes.
+ */
+
+const JSON_MEDIA_TYPE = 'application/json';
+const READ_AS_UTF8 = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+
+/** What the charset of a `Content-Type` means for a JSON body. */
+export type JsonCharset =
+  /** Not a JSON media type, or no charset: the body parser decides as before. */
+  | { kind: 'as-is' }
+  /** A UTF-8-compatible label the body parser does not take as written (`us-ascii`, `utf8`): read as UTF-8. */
+  | { kind: 'utf-8' }
+  /** Any other charset: refused. */
+  | { kind: 'refused'; charset: string };
+
+/** Reads the `charset` parameter of a JSON `Content-Type` header. Pure. */
+export function jsonCharset(header: string | undefined): JsonCharset {
+  if (header === undefined) return { kind: 'as-is' };
+  const [mediaType, ...parameters] = header.split(';');
+  if (mediaType?.trim().toLowerCase() !== JSON_MEDIA_TYPE) return { kind: 'as-is' };
+  for (const parameter of parameters) {
+    const equals = parameter.indexOf('=');
+    if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
+    const charset = parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (charset === 'utf-8') return { kind: 'as-is' };
+    return READ_AS_UTF8.has(charset) ? { kind: 'utf-8' } : { kind: 'refused', charset };
+  }
+  return { kind: 'as-is' };
+}
+
+/** The body parser's own failure for a charset it does not decode (src/http/body-errors.ts renders it). */
+export function unsupportedCharsetError(charset: string): Error {
+  return Object.assign(new Error(`unsupported charset "${charset}"`), { status: 415, statusCode: 415, expose: true, type: 'charset.unsupported', charset });
+}
