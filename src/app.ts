@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   // Before everything that matches paths: a model slug's `/` may come unencoded. Never `POST /messages`.
   use(createModelSlugPath(API_PREFIX), { messages: false });
   // Before authentication: a documented path in another case or with a trailing slash is a 404 naming it.
-  use(createExactPaths(BUNDLED_SPEC_PATH, API_PREFIX), { messages: false });
+  use(createExactPaths(BUNDLED_SPEC_PATH, API_PREFIX, MESSAGES_PATH), { messages: false });
   // HEAD where GET is, OPTIONS answered with Allow: before the validator, which knows neither. It passes
   // any other method on untouched, so `POST /messages` skips it.
   use(createMethodSemantics(BUNDLED_SPEC_PATH, API_PREFIX), { messages: false });

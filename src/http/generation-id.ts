@@ -3,7 +3,7 @@
  * and in `request-id`, the header the Anthropic SDKs read into `request_id`.
  */
 import { randomFillSync } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 
 const PREFIX = 'gen_';
 // 12 random bytes give 16 base64url characters; an id takes the first 15 (90 random bits).
@@ -69,11 +69,17 @@ export function generationIdBound(epochMs: number): string {
   return `${PREFIX}${Math.max(0, Math.floor(epochMs)).toString(36).padStart(TIME_CHARACTERS, '0')}`;
 }
 
-/** Middleware setting `X-Generation-Id`, `request-id` and `res.locals.generationId`. */
-export const assignGenerationId: RequestHandler = (_req, res, next) => {
+/** Gives a response its generation id (`X-Generation-Id`, `request-id`, `res.locals.generationId`) unless it has one. */
+export function giveGenerationId(res: Response): void {
+  if (typeof res.locals.generationId === 'string') return;
   const id = newGenerationId();
   res.locals.generationId = id;
   res.setHeader('X-Generation-Id', id);
   res.setHeader('request-id', id);
+}
+
+/** Middleware setting `X-Generation-Id`, `request-id` and `res.locals.generationId`. */
+export const assignGenerationId: RequestHandler = (_req, res, next) => {
+  giveGenerationId(res);
   next();
 };

@@ -55,6 +55,40 @@ describe('a documented path in another case or with a trailing slash', () => {
     });
   });
 
+  // A /messages answer carries its generation id, errors included; a near miss of a /messages path carried one
+  // only when it began with the exact `/api/v1/messages` (the id's middleware is mounted on that prefix).
+  it.each(NEAR_MISSES.filter(({ meant, method }) => meant.startsWith('/api/v1/messages') && method !== 'HEAD'))(
+    '$method $path carries the request_id of a /messages answer, in its body and headers',
+    async ({ method, path }) => {
+      const response = await fetch(`${gateway.origin}${path}`, { method, headers: { 'x-api-key': gateway.api_key, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: JSON.stringify(MESSAGE) } : {}) });
+      expect(response.status).toBe(404);
+      const body = (await response.json()) as { request_id?: string };
+      expect(body.request_id).toMatch(/^gen_[0-9a-z]{9}[A-Za-z0-9_-]{15}$/);
+      expect(response.headers.get('request-id')).toBe(body.request_id);
+      expect(response.headers.get('x-generation-id')).toBe(body.request_id);
+    },
+  );
+
+  it.each(NEAR_MISSES.filter(({ meant, method }) => !meant.startsWith('/api/v1/messages') && method !== 'HEAD'))(
+    '$method $path, like the other errors of its operation, has no request_id',
+    async ({ method, path }) => {
+      const response = await fetch(`${gateway.origin}${path}`, { method, headers: { authorization: `Bearer ${gateway.management_key}` } });
+      expect(response.status).toBe(404);
+      expect(await response.json()).not.toHaveProperty('request_id');
+      expect(response.headers.get('request-id')).toBeNull();
+    },
+  );
+
+  it('through the Anthropic SDK: a base URL typed in another case gets a NotFoundError with its request_id', async () => {
+    const client = new Anthropic({ baseURL: `${gateway.origin}/API`, apiKey: gateway.api_key, maxRetries: 0 });
+    const error = await client.messages.create(MESSAGE).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Anthropic.NotFoundError);
+    expect((error as InstanceType<typeof Anthropic.NotFoundError>).requestID).toMatch(/^gen_/);
+  });
+
   it('is a 404 before authentication: no key at all still learns the path is wrong', async () => {
     const response = await fetch(`${gateway.origin}/api/v1/Messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(MESSAGE) });
     expect(response.status).toBe(404);
