@@ -4806,10 +4806,15 @@ export interface components {
         SessionIdHeader: string;
         /** @description Sent by Claude Code. Used as the sticky routing key when no session id is given. */
         ClaudeCodeSessionIdHeader: string;
-        /** @description Sent by Anthropic SDKs. Forwarded to Anthropic-format upstreams (default `2023-06-01`). */
+        /**
+         * @description Sent by Anthropic SDKs. Forwarded to Anthropic-format upstreams (default `2023-06-01`, also when the value
+         *     is empty or only spaces).
+         */
         AnthropicVersionHeader: string;
         /**
-         * @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams. With
+         * @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams as the list of its flags:
+         *     each trimmed, empty ones dropped (`a,,b` and `a, b` go as `a,b`; two `anthropic-beta` headers as one
+         *     list; a value with no flag is not forwarded). With
          *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
          *     holds the prompt to Anthropic's 1M-token window instead of the model's context length.
          */
@@ -5077,10 +5082,15 @@ export interface operations {
                 "x-session-id"?: components["parameters"]["SessionIdHeader"];
                 /** @description Sent by Claude Code. Used as the sticky routing key when no session id is given. */
                 "x-claude-code-session-id"?: components["parameters"]["ClaudeCodeSessionIdHeader"];
-                /** @description Sent by Anthropic SDKs. Forwarded to Anthropic-format upstreams (default `2023-06-01`). */
+                /**
+                 * @description Sent by Anthropic SDKs. Forwarded to Anthropic-format upstreams (default `2023-06-01`, also when the value
+                 *     is empty or only spaces).
+                 */
                 "anthropic-version"?: components["parameters"]["AnthropicVersionHeader"];
                 /**
-                 * @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams. With
+                 * @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams as the list of its flags:
+                 *     each trimmed, empty ones dropped (`a,,b` and `a, b` go as `a,b`; two `anthropic-beta` headers as one
+                 *     list; a value with no flag is not forwarded). With
                  *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
                  *     holds the prompt to Anthropic's 1M-token window instead of the model's context length.
                  */
@@ -5160,10 +5170,15 @@ export interface operations {
                 beta?: components["parameters"]["BetaQuery"];
             };
             header?: {
-                /** @description Sent by Anthropic SDKs. Forwarded to Anthropic-format upstreams (default `2023-06-01`). */
+                /**
+                 * @description Sent by Anthropic SDKs. Forwarded to Anthropic-format upstreams (default `2023-06-01`, also when the value
+                 *     is empty or only spaces).
+                 */
                 "anthropic-version"?: components["parameters"]["AnthropicVersionHeader"];
                 /**
-                 * @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams. With
+                 * @description Comma-separated Anthropic beta flags. Forwarded to Anthropic-format upstreams as the list of its flags:
+                 *     each trimmed, empty ones dropped (`a,,b` and `a, b` go as `a,b`; two `anthropic-beta` headers as one
+                 *     list; a value with no flag is not forwarded). With
                  *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
                  *     holds the prompt to Anthropic's 1M-token window instead of the model's context length.
                  */

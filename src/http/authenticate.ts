@@ -9,7 +9,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { ForbiddenError, GatewayError, STANDARD_MESSAGES, UnauthorizedError } from '#src/errors.ts';
 import type { Caller, KeyAuthenticator } from '#src/http/caller.ts';
-import { presentedKeys } from '#src/http/presented-keys.ts';
+import { presentedKeys, type PresentedKeys } from '#src/http/presented-keys.ts';
 import type { SecurityModel } from '#src/http/security-model.ts';
 
 interface OperationWithKeyKind {
@@ -45,12 +45,26 @@ export function keyKindProblem(required: OperationWithKeyKind['x-switchboard-key
   return undefined;
 }
 
+/** The 401's message for a request that presents no key to look up (undefined: the standard message). */
+function presentedKeysProblem(presented: Exclude<PresentedKeys, { keys: string[] }>): string | undefined {
+  switch (presented.problem) {
+    case 'missing':
+      return undefined;
+    case 'malformed-authorization':
+      return 'Invalid Authorization header: expected `Bearer <key>`';
+    case 'repeated':
+      return `Invalid ${presented.header} header: it holds more than one value (was it sent twice?): send one key`;
+    default: {
+      const unreachable: never = presented;
+      throw new Error(`unknown problem ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
 async function authenticateRequest(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Promise<Outcome> {
   const operation = (req as Request & { openapi?: { schema?: OperationWithKeyKind } }).openapi?.schema;
   const presented = presentedKeys(req.headers, security.acceptedBy(operation));
-  if ('problem' in presented) {
-    return { error: new UnauthorizedError(presented.problem === 'missing' ? undefined : 'Invalid Authorization header: expected `Bearer <key>`') };
-  }
+  if ('problem' in presented) return { error: new UnauthorizedError(presentedKeysProblem(presented)) };
   for (const key of presented.keys) {
     const caller = await authenticate(key);
     if (!caller) continue;

@@ -25,8 +25,34 @@ export interface MessagesContextOptions {
 /** The parts of the context read from the headers (and the body's `session_id`, which wins over them). */
 export type HeaderContext = Pick<MessagesRequestContext, 'region' | 'wantsMetadata' | 'forwardHeaders' | 'session' | 'claudeCodeSessionId' | 'traceparent'>;
 
-// The headers an Anthropic-format upstream understands, forwarded as sent.
-const FORWARDED = ['anthropic-version', 'anthropic-beta'] as const;
+// A beta list as the Anthropic SDKs write it: flags joined by commas, no space, no empty flag.
+const CLEAN_BETAS = /^[^\s,]+(?:,[^\s,]+)*$/;
+
+/**
+ * `anthropic-beta` as an Anthropic-format upstream takes it: each flag trimmed, empty ones dropped (`a,,b`,
+ * a trailing comma, `, ` between two headers a proxy repeated), undefined when no flag is left. Anthropic
+ * answers an empty flag with a 400 about a beta the client never named. Pure.
+ */
+export function betaFlags(value: string): string | undefined {
+  if (CLEAN_BETAS.test(value)) return value;
+  const flags = value.split(',').map((flag) => flag.trim()).filter((flag) => flag !== '');
+  return flags.length > 0 ? flags.join(',') : undefined;
+}
+
+/**
+ * The headers an Anthropic-format upstream understands, as forwarded: `anthropic-version` as sent but an
+ * empty one left out (the adapter's default applies, as with none; forwarded empty it was a 400 upstream),
+ * `anthropic-beta` as {@link betaFlags} gives it. Pure.
+ */
+export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const forwarded: Record<string, string> = {};
+  const version = headers['anthropic-version'];
+  if (typeof version === 'string' && version.trim() !== '') forwarded['anthropic-version'] = version.trim();
+  const beta = headers['anthropic-beta'];
+  const flags = typeof beta === 'string' ? betaFlags(beta) : undefined;
+  if (flags !== undefined) forwarded['anthropic-beta'] = flags;
+  return forwarded;
+}
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -59,11 +85,7 @@ export function readHeaderContext(
   bodySessionId: string | undefined,
   regionalHosts: ReadonlyMap<string, ResidencyRegion>,
 ): HeaderContext {
-  const forwardHeaders: Record<string, string> = {};
-  for (const name of FORWARDED) {
-    const value = headers[name];
-    if (typeof value === 'string') forwardHeaders[name] = value;
-  }
+  const forwardHeaders = forwardedHeaders(headers);
   // The current header wins over the legacy one whenever it is present.
   const metadata = headers['x-gateway-metadata'] ?? headers['x-gateway-experimental-metadata'];
   return {

@@ -11,10 +11,17 @@ import { API_KEY_PREFIX } from '#src/keys/api-key.ts';
  */
 export type AcceptedScheme = { kind: 'bearer' } | { kind: 'header'; name: string };
 
-/** The keys to try, best first, or why the request presents none. */
-export type PresentedKeys = { keys: string[] } | { problem: 'missing' | 'malformed-authorization' };
+/**
+ * The keys to try, best first, or why the request presents none: no key header, an Authorization header
+ * that is not `Bearer <key>`, or a key header holding a list (`repeated`, naming the header).
+ */
+export type PresentedKeys = { keys: string[] } | { problem: 'missing' | 'malformed-authorization' } | { problem: 'repeated'; header: string };
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+// No key holds a comma (gateway keys are base64url, provider keys alike). A key header sent twice reaches the
+// gateway as one value joined with `, ` (Node joins a repeated `x-api-key`; fetch's Headers joins any
+// repeated name), which no key lookup would ever match: it is told apart to be named.
+const LIST_SEPARATOR = ',';
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name.toLowerCase()];
@@ -27,16 +34,22 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
  * The keys a request presents. Order: keys in the gateway's own format (`sb-…`) before others, then the
  * order of the operation's schemes (Authorization before x-api-key). So a provider key a client also sends
  * (`ANTHROPIC_API_KEY` next to `ANTHROPIC_AUTH_TOKEN`) is usually never even hashed, and the gateway key is
- * found with one lookup. A malformed Authorization header is a problem only when nothing else presents a key.
+ * found with one lookup. A malformed Authorization header, or a key header holding a list, is a problem only
+ * when nothing else presents a key.
  */
 export function presentedKeys(headers: IncomingHttpHeaders, schemes: readonly AcceptedScheme[]): PresentedKeys {
   const found: string[] = [];
   let malformedAuthorization = false;
+  let repeated: string | undefined;
   for (const scheme of schemes) {
     switch (scheme.kind) {
       case 'bearer': {
         const authorization = headerValue(headers, 'authorization');
         if (authorization === undefined) break;
+        if (authorization.includes(LIST_SEPARATOR)) {
+          repeated ??= 'Authorization';
+          break;
+        }
         const token = BEARER.exec(authorization)?.[1];
         if (token) found.push(token);
         else malformedAuthorization = true;
@@ -44,7 +57,8 @@ export function presentedKeys(headers: IncomingHttpHeaders, schemes: readonly Ac
       }
       case 'header': {
         const value = headerValue(headers, scheme.name);
-        if (value !== undefined) found.push(value);
+        if (value !== undefined && value.includes(LIST_SEPARATOR)) repeated ??= scheme.name;
+        else if (value !== undefined) found.push(value);
         break;
       }
       default: {
@@ -61,6 +75,7 @@ export function presentedKeys(headers: IncomingHttpHeaders, schemes: readonly Ac
     for (const key of found) if (!looksLikeGatewayKey(key) && !keys.includes(key)) keys.push(key);
   }
   if (keys.length > 0) return { keys };
+  if (repeated !== undefined) return { problem: 'repeated', header: repeated };
   return { problem: malformedAuthorization ? 'malformed-authorization' : 'missing' };
 }
 

@@ -61,3 +61,22 @@ describe('the headers forwarded to Anthropic-format upstreams', () => {
     expect(readHeaderContext(headers, undefined, HOSTS).forwardHeaders).toEqual({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'a,b' });
   });
 });
+
+describe('the Anthropic headers forwarded upstream', () => {
+  it.each<[IncomingHttpHeaders, Record<string, string>]>([
+    [{}, {}],
+    [{ 'anthropic-version': '2023-06-01' }, { 'anthropic-version': '2023-06-01' }],
+    [{ 'anthropic-version': '' }, {}],
+    [{ 'anthropic-version': '   ' }, {}],
+    [{ 'anthropic-version': ' 2023-06-01 ' }, { 'anthropic-version': '2023-06-01' }],
+    [{ 'anthropic-beta': 'a,b' }, { 'anthropic-beta': 'a,b' }],
+    [{ 'anthropic-beta': 'a, b' }, { 'anthropic-beta': 'a,b' }],
+    [{ 'anthropic-beta': 'a,,b' }, { 'anthropic-beta': 'a,b' }],
+    [{ 'anthropic-beta': ' , x ,' }, { 'anthropic-beta': 'x' }],
+    [{ 'anthropic-beta': ',' }, {}],
+    [{ 'anthropic-beta': '' }, {}],
+    [{ 'anthropic-beta': 'context-1m-2025-08-07' }, { 'anthropic-beta': 'context-1m-2025-08-07' }],
+  ])('headers %j -> %j', (headers, forwarded) => {
+    expect(readHeaderContext(headers, undefined, HOSTS).forwardHeaders).toEqual(forwarded);
+  });
+});

@@ -26,6 +26,12 @@ describe('presentedKeys', () => {
     ['an unprefixed key and a provider key: Authorization first', { authorization: `Bearer ${BOOTSTRAP}`, 'x-api-key': PROVIDER }, BOTH, { keys: [BOOTSTRAP, PROVIDER] }],
     ['the same key twice', { authorization: `Bearer ${GATEWAY}`, 'x-api-key': GATEWAY }, BOTH, { keys: [GATEWAY] }],
     ['nothing accepted (an operation without security)', { authorization: `Bearer ${GATEWAY}` }, [], { problem: 'missing' }],
+    ['x-api-key sent twice (joined by Node)', { 'x-api-key': `${GATEWAY}, ${GATEWAY}` }, BOTH, { problem: 'repeated', header: 'x-api-key' }],
+    ['two different keys in one x-api-key', { 'x-api-key': `${GATEWAY},${OTHER_GATEWAY}` }, BOTH, { problem: 'repeated', header: 'x-api-key' }],
+    ['Authorization sent twice (joined by fetch)', { authorization: `Bearer ${GATEWAY}, Bearer ${GATEWAY}` }, BOTH, { problem: 'repeated', header: 'Authorization' }],
+    ['a repeated x-api-key next to a Bearer key', { authorization: `Bearer ${GATEWAY}`, 'x-api-key': `${PROVIDER}, ${PROVIDER}` }, BOTH, { keys: [GATEWAY] }],
+    ['a repeated Authorization next to an x-api-key', { authorization: `Bearer ${PROVIDER}, Bearer ${PROVIDER}`, 'x-api-key': GATEWAY }, BOTH, { keys: [GATEWAY] }],
+    ['a repeated Authorization and a Basic one: the repeat is named', { authorization: 'Basic a, Basic b' }, BOTH, { problem: 'repeated', header: 'Authorization' }],
   ])('%s', (_case, headers, schemes, expected) => {
     expect(presentedKeys(headers, schemes)).toEqual(expected);
   });
