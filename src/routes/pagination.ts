@@ -10,8 +10,8 @@ export const DEFAULT_PAGE_LIMIT = 50;
 /**
  * An integer query parameter the validator has checked, or `fallback` when absent. The validator's type
  * coercion turns `Infinity`, `-Infinity` and `1e400` into numbers and then skips the schema's integer type and
- * bounds for them (ajv), so they reached the database as a 500: they are refused here as the validator refuses
- * any other non-integer.
+ * bounds for them (ajv), so they reached the database as a 500. src/http/strict-query.ts now refuses them (and
+ * every integer not written in decimal digits) before a route runs; this stays as the guard of last resort.
  */
 export function integerQuery(req: Request, name: string, fallback: number): number {
   const value = req.query[name];
