@@ -8,7 +8,7 @@
  */
 
 const JSON_MEDIA_TYPE = 'application/json';
-const READ_AS_UTF8 = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+const READ_AS_UTF8: ReadonlySet<string> = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
 
 /** What the charset of a `Content-Type` means for a JSON body. */
 export type JsonCharset =
@@ -19,19 +19,24 @@ export type JsonCharset =
   /** Any other charset: refused. */
   | { kind: 'refused'; charset: string };
 
-/** Reads the `charset` parameter of a JSON `Content-Type` header. Pure. */
+/**
+ * Reads the `charset` parameters of a JSON `Content-Type` header: any one that is not UTF-8-compatible
+ * refuses the body, so a header naming two (`charset=utf-8; charset=utf-16`) is not read by whichever a
+ * parser happens to take. Pure.
+ */
 export function jsonCharset(header: string | undefined): JsonCharset {
   if (header === undefined) return { kind: 'as-is' };
   const [mediaType, ...parameters] = header.split(';');
   if (mediaType?.trim().toLowerCase() !== JSON_MEDIA_TYPE) return { kind: 'as-is' };
+  let answer: JsonCharset = { kind: 'as-is' };
   for (const parameter of parameters) {
     const equals = parameter.indexOf('=');
     if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
     const charset = parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (charset === 'utf-8') return { kind: 'as-is' };
-    return READ_AS_UTF8.has(charset) ? { kind: 'utf-8' } : { kind: 'refused', charset };
+    if (!READ_AS_UTF8.has(charset)) return { kind: 'refused', charset };
+    if (charset !== 'utf-8') answer = { kind: 'utf-8' };
   }
-  return { kind: 'as-is' };
+  return answer;
 }
 
 /** The body parser's own failure for a charset it does not decode (src/http/body-errors.ts renders it). */

@@ -68,6 +68,12 @@ describe('any other charset is a 415 naming it', () => {
     expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'invalid_request_error', message: 'Unsupported Media Type: the body must be UTF-8, got charset utf-16' } });
   });
 
+  it('a header naming two charsets, one of them UTF-8, is refused for the other', async () => {
+    const result = await post('/messages', 'application/json; charset=utf-8; charset=utf-16', JSON.stringify(MESSAGE));
+    expect(result.status, result.text).toBe(415);
+    expect(result.body.error.message).toBe('Unsupported Media Type: the body must be UTF-8, got charset utf-16');
+  });
+
   it('a management operation answers it in its own shape', async () => {
     const result = await post('/keys', 'application/json; charset=utf-16', JSON.stringify({ kind: 'inference', name: 'x' }), gateway.management_key);
     expect(result.status, result.text).toBe(415);

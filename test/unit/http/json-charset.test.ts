@@ -17,6 +17,9 @@ describe('jsonCharset', () => {
     ['application/json; charset=UTF-16LE', { kind: 'refused', charset: 'utf-16le' }],
     ['application/json; x=1; charset=latin1', { kind: 'refused', charset: 'latin1' }],
     ['application/json; charset=', { kind: 'refused', charset: '' }],
+    ['application/json; charset=utf-8; charset=utf-16', { kind: 'refused', charset: 'utf-16' }],
+    ['application/json; charset=utf-16; charset=utf-8', { kind: 'refused', charset: 'utf-16' }],
+    ['application/json; charset=utf-8; charset=us-ascii', { kind: 'utf-8' }],
   ])('%j: %j', (header, expected) => {
     expect(jsonCharset(header)).toEqual(expected);
   });
