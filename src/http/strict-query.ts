@@ -28,6 +28,8 @@ const INTEGER = /^-?[0-9]+$/;
 // JSON's number grammar, leading zeros allowed as above.
 const NUMBER = /^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 const BOOLEAN = /^(true|false)$/;
+// `[` percent-encoded, which the query parser decodes.
+const BRACKET_ENCODED = /%5b/i;
 
 const WRITTEN: Record<QueryScalarType, { pattern: RegExp; problem: string }> = {
   integer: { pattern: INTEGER, problem: 'must be an integer written in decimal digits, such as 20 (no exponent, decimal point, hexadecimal, sign `+` or spaces)' },
@@ -116,19 +118,29 @@ function refusal(problem: ErrorDetail): BadRequestError {
  * own message. The operation's parameter list is read once per operation object (one per route).
  */
 export function withStrictQuery(validate: RequestHandler): RequestHandler {
-  const known = new WeakMap<object, QueryParameter[]>();
+  const known = new WeakMap<object, { parameters: QueryParameter[]; typed: boolean }>();
   return (req: OperationRequest, res, next) => {
     const operation = req.openapi?.schema;
+    const mark = req.url.indexOf('?');
     // A URL without a query string is the hot path's common case: nothing to read.
-    if (!operation || !req.url.includes('?')) {
+    if (!operation || mark < 0) {
       validate(req, res, next);
       return;
     }
-    let parameters = known.get(operation);
-    if (parameters === undefined) {
-      parameters = queryParametersOf(operation);
-      known.set(operation, parameters);
+    let entry = known.get(operation);
+    if (entry === undefined) {
+      const parameters = queryParametersOf(operation);
+      entry = { parameters, typed: parameters.some((parameter) => parameter.type !== undefined) };
+      known.set(operation, entry);
     }
+    // Claude Code's `?beta=true` on every request: no typed parameter, no bracket, so the query (which
+    // express parses again on each read) is not read here at all.
+    const raw = req.url.slice(mark + 1);
+    if (!entry.typed && !raw.includes('[') && !BRACKET_ENCODED.test(raw)) {
+      validate(req, res, next);
+      return;
+    }
+    const { parameters } = entry;
     // The values as sent: the validator converts them in place.
     const sent = { ...(req.query as Record<string, unknown>) };
     const bracketed = bracketForm(sent, parameters);
