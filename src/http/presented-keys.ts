@@ -18,10 +18,11 @@ export type AcceptedScheme = { kind: 'bearer' } | { kind: 'header'; name: string
 export type PresentedKeys = { keys: string[] } | { problem: 'missing' | 'malformed-authorization' } | { problem: 'repeated'; header: string };
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
-// No key holds a comma (gateway keys are base64url, provider keys alike). A key header sent twice reaches the
-// gateway as one value joined with `, ` (Node joins a repeated `x-api-key`; fetch's Headers joins any
-// repeated name), which no key lookup would ever match: it is told apart to be named.
-const LIST_SEPARATOR = ',';
+// A key header sent twice reaches the gateway as one value joined with `, ` (Node joins a repeated
+// `x-api-key`; fetch's Headers joins any repeated name), which no key lookup would ever match: it is told
+// apart to be named. No key holds a space (generated keys are base64url; a supplied bootstrap key may not
+// hold white space, src/keys/api-key.ts), so a key with a comma of its own is still read as one key.
+const LIST_SEPARATOR = ', ';
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name.toLowerCase()];
