@@ -2,8 +2,10 @@
  * A small structured logger: one JSON line per event. Anything that looks like key material is redacted
  * before it is written, as a last line of defence; callers should never pass secrets in the first place.
  * `withoutSecrets` removes known secrets by value from text a service sent back (a vendor's error, a
- * destination's refusal) before it is kept, shown or logged.
+ * destination's refusal) before it is kept, shown or logged. A database error is written by its codes, never
+ * its message (database-error-fields.ts).
  */
+import { databaseErrorFields } from '#src/store/database-error-fields.ts';
 
 /** Severity of a log line. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -114,7 +116,8 @@ function replaceRuns(text: string, runs: ReadonlySet<string>): string {
 function serialize(fields: Record<string, unknown>): string {
   return JSON.stringify(fields, (name, value: unknown) => {
     if (SECRET_FIELD.test(name) && value !== null && value !== undefined) return '[REDACTED]';
-    if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+    // A database error's message and stack quote the query's parameters (prompts, secrets): its codes instead.
+    if (value instanceof Error) return databaseErrorFields(value) ?? { name: value.name, message: value.message, stack: value.stack };
     return value;
   });
 }
