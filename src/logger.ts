@@ -81,18 +81,30 @@ function quotedForms(secret: string): string[] {
  */
 export function withoutSecrets(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0 || text.length === 0) return text;
+  return secretScrubber(secrets)(text);
+}
+
+/**
+ * `withoutSecrets` for many texts and the same secrets: the runs to look for are listed once (a tool result
+ * has many strings, each cleaned with the server's secrets).
+ */
+export function secretScrubber(secrets: readonly string[]): (text: string) => string {
   const runs = new Set<string>();
-  let result = text;
+  const whole: string[] = [];
   for (const secret of secrets) {
     for (const form of quotedForms(secret)) {
       if (form.length < RUN) {
-        if (form.length > 0) result = result.replaceAll(form, REDACTED);
+        if (form.length > 0) whole.push(form);
         continue;
       }
       for (let start = 0; start + RUN <= form.length; start += 1) runs.add(form.slice(start, start + RUN));
     }
   }
-  return runs.size === 0 ? result : replaceRuns(result, runs);
+  return (text) => {
+    let result = text;
+    for (const form of whole) result = result.replaceAll(form, REDACTED);
+    return runs.size === 0 ? result : replaceRuns(result, runs);
+  };
 }
 
 // Marks every position a known run covers, then replaces each covered stretch once.

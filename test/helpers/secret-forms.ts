@@ -24,3 +24,12 @@ export function secretForms(secret: string): string[] {
 export function secretFormsIn(text: string, secrets: readonly string[], where: string): string[] {
   return secrets.flatMap((secret) => secretForms(secret).filter((form) => text.includes(form)).map((form) => `${where} holds ${form}`));
 }
+
+/**
+ * `value` quoted as a careless service quotes what it was sent: whole, then base64, base64url, hex,
+ * percent-encoded and inside a Basic pair (what a leak test's fake backend writes back).
+ */
+export function quotedInEveryForm(value: string): string {
+  const bytes = Buffer.from(value);
+  return `${value} (base64 ${bytes.toString('base64')}, base64url ${bytes.toString('base64url')}, hex ${bytes.toString('hex')}, percent ${encodeURIComponent(value)}, basic ${Buffer.from(`user:${value}`).toString('base64')})`;
+}

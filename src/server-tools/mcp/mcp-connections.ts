@@ -9,13 +9,15 @@
  * it expired the session) gets a new session and the request once more, as the MCP spec asks of clients: the
  * server did not run the request it refused. A session given up or no longer needed (shutdown) is ended with
  * a DELETE, also as the spec asks: a server that keeps sessions would otherwise hold one per reconnect.
- * Nothing here throws for what a server does: every failure is a value the tools turn into an error result,
- * with the server's header secrets masked. The SDK (about 33 MB of RSS with its validators) is imported on
+ * Nothing here throws for what a server does: every failure is a value the tools turn into an error result.
+ * Everything a server says (tool lists, results, errors) leaves here without its header secrets, in any
+ * encoding (backend-secrets.ts). The SDK (about 33 MB of RSS with its validators) is imported on
  * the first use of an MCP tool.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from '#src/logger.ts';
 import type { McpServerConfig } from '../server-tools-config.ts';
+import { backendScrubber, backendSecrets, type BackendScrubber } from '../backend-secrets.ts';
 
 /** A tool as an MCP server lists it. */
 export interface McpToolInfo {
@@ -33,6 +35,8 @@ export type McpCallResult =
   | { ok: false; message: string };
 
 interface ServerState {
+  /** Removes the server's header secrets from what it says (built on first use). */
+  scrub?: BackendScrubber;
   client?: Promise<Client>;
   tools?: { list: McpToolInfo[]; fetchedAt: number; stale: boolean };
   listing?: Promise<McpToolInfo[] | undefined>;
@@ -81,25 +85,17 @@ async function release(client: Client): Promise<void> {
   await client.close();
 }
 
-// Shorter header values ("1", "yes") are not secrets, and masking them would garble the message.
-const MIN_SECRET_LENGTH = 6;
-
 /**
- * What went wrong, without the server's header secrets: an error page may quote the token it was sent, and
- * this text reaches the client, the model and the logs.
+ * What went wrong, without the server's secrets: an error page may quote the token it was sent, in any
+ * encoding, and this text reaches the client, the model and the logs.
  */
-function describe(error: unknown, config: McpServerConfig): string {
+function describe(error: unknown, scrub: BackendScrubber): string {
   let text = String(error);
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     text = typeof code === 'number' ? `MCP error ${code}: ${error.message.replace(/^MCP error -?\d+: /, '')}` : error.message;
   }
-  for (const secret of Object.values(config.headers)) {
-    const value = secret.reveal();
-    // The whole value, and the credential after its scheme ("Bearer <token>"), which is what pages quote.
-    for (const part of [value, value.replace(/^\S+\s+/, '')]) if (part.length >= MIN_SECRET_LENGTH) text = text.replaceAll(part, '[redacted]');
-  }
-  return text;
+  return scrub(text);
 }
 
 /** Connections to every configured MCP server. */
@@ -123,6 +119,11 @@ export class McpConnections {
     let state = this.#state.get(server);
     if (!state) this.#state.set(server, (state = {}));
     return state;
+  }
+
+  #scrubberOf(config: McpServerConfig, state: ServerState): BackendScrubber {
+    state.scrub ??= backendScrubber(backendSecrets(config.headers));
+    return state.scrub;
   }
 
   #connect(config: McpServerConfig, state: ServerState): Promise<Client> {
@@ -218,7 +219,9 @@ export class McpConnections {
         let cursor: string | undefined;
         do {
           const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: config.timeoutMs });
-          for (const tool of page.tools) listed.push({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema as Record<string, unknown> });
+          // Descriptions and schemas reach the model: a server may have written the token it was sent into them.
+          const scrub = this.#scrubberOf(config, state);
+          for (const tool of page.tools) listed.push({ name: tool.name, ...(tool.description ? { description: scrub(tool.description) } : {}), inputSchema: scrub(tool.inputSchema as Record<string, unknown>) });
           cursor = page.nextCursor;
         } while (cursor);
         return listed;
@@ -227,7 +230,7 @@ export class McpConnections {
       return tools;
     } catch (error) {
       this.#drop(config.name, state, used.client);
-      this.#logger.warn('mcp server tool list failed', { server: config.name, reason: describe(error, config), cached: state.tools !== undefined });
+      this.#logger.warn('mcp server tool list failed', { server: config.name, reason: describe(error, this.#scrubberOf(config, state)), cached: state.tools !== undefined });
       return state.tools?.list;
     }
   }
@@ -253,8 +256,11 @@ export class McpConnections {
     const used: { client?: Promise<Client> } = {};
     try {
       const result = await this.#withSession(config, state, (client) => client.callTool({ name: toolName, arguments: input }, undefined, { signal, timeout: config.timeoutMs }), used);
-      const content = Array.isArray(result.content) ? (result.content as McpContentItem[]) : [];
-      return { ok: true, isError: result.isError === true, content, ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
+      // A result reaches the model, the client, the record and its exports: a server quoting its token there
+      // (a `whoami`, a debug dump) leaks it as surely as an error page.
+      const scrub = this.#scrubberOf(config, state);
+      const content = Array.isArray(result.content) ? scrub(result.content as McpContentItem[]) : [];
+      return { ok: true, isError: result.isError === true, content, ...(result.structuredContent !== undefined ? { structuredContent: scrub(result.structuredContent) } : {}) };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const fromServer = typeof code === 'number' && !TRANSPORT_CODES.has(code);
@@ -262,7 +268,7 @@ export class McpConnections {
       if (fromServer && code === INVALID_PARAMS && state.tools) state.tools.stale = true;
       // A failed transport is suspect for later calls, not for the calls other requests have under way on it.
       if (!fromServer && !signal.aborted) this.#drop(server, state, used.client);
-      const reason = describe(error, config);
+      const reason = describe(error, this.#scrubberOf(config, state));
       this.#logger.warn('mcp tool call failed', { server, tool: toolName, reason });
       return { ok: false, message: signal.aborted ? 'the call was cancelled' : reason };
     }

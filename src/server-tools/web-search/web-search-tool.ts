@@ -13,6 +13,7 @@ import { toOpaque } from './opaque-content.ts';
 import { hitsWithinDomains, scopedQuery } from './anthropic-web-search.ts';
 import type { SearchAnswer, SearchHit } from './search-backend.ts';
 import type { SearchLocation } from './search-location.ts';
+import { backendScrubber, backendSecrets, type BackendScrubber } from '../backend-secrets.ts';
 
 /** What the model reads about the tool. */
 export const WEB_SEARCH_DESCRIPTION =
@@ -47,7 +48,25 @@ export function searchResultsText(query: string, hits: readonly SearchHit[]): st
   return `Search results for "${query}":\n\n${entries.join('\n\n')}`;
 }
 
-function search(query: string, count: number, location: SearchLocation | undefined, config: WebSearchConfig, context: ToolExecutionContext): Promise<SearchAnswer> {
+// One scrubber per configuration (built once, the configuration lives as long as the gateway).
+const scrubbers = new WeakMap<WebSearchConfig, BackendScrubber>();
+
+function scrubberOf(config: WebSearchConfig): BackendScrubber {
+  let scrub = scrubbers.get(config);
+  if (!scrub) scrubbers.set(config, (scrub = backendScrubber(backendSecrets(config.headers, config.apiKey))));
+  return scrub;
+}
+
+/**
+ * The backend's answer without the gateway's key and header secrets: its results (a page that shows the
+ * request's headers) and its error details (Brave's `detail`, SearXNG's engine messages) reach the model, the
+ * client, the record and the logs.
+ */
+async function search(query: string, count: number, location: SearchLocation | undefined, config: WebSearchConfig, context: ToolExecutionContext): Promise<SearchAnswer> {
+  return scrubberOf(config)(await searchBackend(query, count, location, config, context));
+}
+
+function searchBackend(query: string, count: number, location: SearchLocation | undefined, config: WebSearchConfig, context: ToolExecutionContext): Promise<SearchAnswer> {
   const options = { query, count, location, config, dispatcher: context.runtime.searchDispatcher(), signal: context.signal };
   switch (config.backend) {
     case 'searxng':

@@ -1,6 +1,6 @@
 /**
- * An HTTP server on 127.0.0.1 answering scripted replies in order, one per request, and recording each request
- * (path, query, headers). The search backend fakes build on it with their vendor's real wire format.
+ * An HTTP server on 127.0.0.1 answering scripted replies in order, one per request (a reply may be made from
+ * the request), and recording each request (path, query, headers). The search backend fakes build on it with their vendor's real wire format.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -21,23 +21,28 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
 }
 
+/** A reply, or one made from the request it answers (a backend that quotes what it was sent). */
+export type ScriptedAnswer = ScriptedReply | ((request: ReceivedRequest) => ScriptedReply);
+
 /** A running scripted server. */
 export interface ScriptedServer {
   readonly origin: string;
   readonly requests: ReceivedRequest[];
-  enqueue(...replies: ScriptedReply[]): void;
+  enqueue(...replies: ScriptedAnswer[]): void;
   close(): Promise<void>;
 }
 
 /** Starts the server; requests outside `paths`, or beyond the script, answer 404 and 501. */
 export async function startScriptedServer(paths: readonly string[]): Promise<ScriptedServer> {
-  const queue: ScriptedReply[] = [];
+  const queue: ScriptedAnswer[] = [];
   const requests: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers });
-    const reply: ScriptedReply | undefined = paths.includes(url.pathname) ? queue.shift() ?? { status: 501, body: 'no scripted reply left' } : { status: 404, body: 'no such path' };
+    const received: ReceivedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers };
+    requests.push(received);
+    const answer: ScriptedAnswer = paths.includes(url.pathname) ? queue.shift() ?? { status: 501, body: 'no scripted reply left' } : { status: 404, body: 'no such path' };
+    const reply = typeof answer === 'function' ? answer(received) : answer;
     const send = () => {
       if (res.destroyed) return;
       const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);

@@ -43,7 +43,7 @@ describe.each([false, true])('an MCP server whose refusal quotes the token it wa
     expect(message.content[1]).toMatchObject({ type: 'mcp_tool_result', is_error: true });
     const shown = JSON.stringify(message.content[1]);
     expect(shown).toContain('401');
-    expect(shown).toContain('[redacted]');
+    expect(shown).toContain('[REDACTED]');
     for (const text of [JSON.stringify(message), JSON.stringify(events), JSON.stringify(upstream.requests), gateway.logs.join('\n')]) {
       expect(text).not.toContain(TOKEN);
       expect(text).not.toContain(API_KEY);

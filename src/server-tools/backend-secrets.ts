@@ -1,0 +1,50 @@
+/**
+ * The secrets the gateway's tools send to their backends (an MCP server's configured headers, a search
+ * backend's API key and headers), and their removal from everything those backends answer. A backend's words
+ * go to the model (a tool result, a tool description), to the client (`mcp_tool_result`), into the generation
+ * record and its exports, and into log lines; a server that quotes the token it was sent (a debug page, a
+ * `whoami` tool, an OAuth error) must not carry it into any of them, whole or encoded. Pure.
+ */
+import { secretScrubber } from '#src/logger.ts';
+import type { SecretValue } from '#src/catalog/secret-value.ts';
+
+// Shorter header values ("1", "yes", a version) are not secrets, and removing them would garble the text.
+const SHORTEST_SECRET = 6;
+
+/** The credential inside a header value: the token after its scheme, and a Basic pair's decoded forms. */
+function credentialParts(value: string): string[] {
+  const match = /^(\S+)\s+(\S+)$/.exec(value.trim());
+  const scheme = match?.[1];
+  const credential = match?.[2];
+  if (scheme === undefined || credential === undefined) return [value];
+  const parts = [value, credential];
+  if (scheme.toLowerCase() === 'basic') {
+    const decoded = Buffer.from(credential, 'base64').toString('utf8');
+    // `user:password`, and the password alone, which a page may quote after decoding the header.
+    if (Buffer.from(decoded, 'utf8').toString('base64').replace(/=+$/, '') === credential.replace(/=+$/, '')) parts.push(decoded, decoded.slice(decoded.indexOf(':') + 1));
+  }
+  return parts;
+}
+
+/** Every secret a backend is called with: each configured header's value (and its parts), and its API key. */
+export function backendSecrets(headers: Readonly<Record<string, SecretValue>>, apiKey?: SecretValue | null): string[] {
+  const values = [...Object.values(headers).map((value) => value.reveal()), ...(apiKey ? [apiKey.reveal()] : [])];
+  const secrets = values.flatMap(credentialParts).filter((secret) => secret.length >= SHORTEST_SECRET);
+  return [...new Set(secrets)];
+}
+
+/** A function that removes `secrets` from every string in a value, object keys included, building new objects. */
+export type BackendScrubber = <T>(value: T) => T;
+
+/** The scrubber of a backend's secrets; the identity when it has none. */
+export function backendScrubber(secrets: readonly string[]): BackendScrubber {
+  if (secrets.length === 0) return (value) => value;
+  const scrub = secretScrubber(secrets);
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return scrub(value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([name, item]) => [scrub(name), walk(item)]));
+    return value;
+  };
+  return <T>(value: T) => walk(value) as T;
+}

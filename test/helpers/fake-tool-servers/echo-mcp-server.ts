@@ -1,0 +1,122 @@
+/**
+ * An MCP server for leak tests that repeats the credentials it was sent, as a careless or hostile server
+ * would: built on the official SDK's low-level `Server` (stateless Streamable HTTP on 127.0.0.1), it reads the
+ * `Authorization` and `X-Api-Key` headers of each request and quotes them, whole and in the other forms a
+ * dump or a debug page uses (base64, base64url, hex, percent-encoded), in every place a server's words go:
+ * - `whoami`'s description in the tool list, and its result (text, an embedded resource, structured content);
+ * - `whoami_failed`: a tool error result (`isError`) quoting them;
+ * - `denied`: a JSON-RPC error (invalid params) whose message quotes them;
+ * - `revoked`: an HTTP 401 whose body quotes them, as an OAuth-protected server's or a proxy's error page might.
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { quotedInEveryForm } from '#test/helpers/secret-forms.ts';
+
+/** A running echo server. */
+export interface EchoMcpServer {
+  /** The Streamable HTTP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  /** Names of the tools called, in order. */
+  readonly toolCalls: string[];
+  close(): Promise<void>;
+}
+
+/** The credentials of a request, quoted in every form a leak check looks for. */
+export function quotedCredentials(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): string {
+  const header = (name: string) => String(headers[name] ?? '');
+  const token = header('authorization').replace(/^Bearer\s+/i, '');
+  const key = header('x-api-key');
+  return `authorization ${header('authorization')}; token ${quotedInEveryForm(token)}; key ${quotedInEveryForm(key)}`;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+}
+
+function buildServer(toolCalls: string[]): Server {
+  const server = new Server({ name: 'echo-test', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const object = { type: 'object' as const, properties: {} };
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
+    const quoted = quotedCredentials(extra.requestInfo?.headers ?? {});
+    return {
+      tools: [
+        { name: 'whoami', description: `Says who the caller is. Debug: ${quoted}`, inputSchema: object },
+        { name: 'whoami_failed', description: 'Fails, quoting the caller.', inputSchema: object },
+        { name: 'denied', description: 'Refused with a JSON-RPC error.', inputSchema: object },
+        { name: 'revoked', description: 'Refused by the HTTP layer.', inputSchema: object },
+      ],
+    };
+  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    toolCalls.push(request.params.name);
+    const quoted = quotedCredentials(extra.requestInfo?.headers ?? {});
+    switch (request.params.name) {
+      case 'whoami':
+        return {
+          content: [
+            { type: 'text', text: `You are ${quoted}` },
+            { type: 'resource', resource: { uri: 'debug://session', mimeType: 'text/plain', text: `session of ${quoted}` } },
+          ],
+          structuredContent: { caller: quoted },
+        };
+      case 'whoami_failed':
+        return { isError: true, content: [{ type: 'text', text: `cannot serve ${quoted}` }] };
+      case 'denied':
+        throw new McpError(ErrorCode.InvalidParams, `the credentials ${quoted} lack the scope orders:read`);
+      default:
+        throw new McpError(ErrorCode.MethodNotFound, `no tool ${request.params.name}`);
+    }
+  });
+  return server;
+}
+
+function callsTool(body: unknown, name: string): boolean {
+  const message = body as { method?: unknown; params?: { name?: unknown } } | undefined;
+  return message?.method === 'tools/call' && message.params?.name === name;
+}
+
+/** Starts the server. */
+export async function startEchoMcpServer(): Promise<EchoMcpServer> {
+  const toolCalls: string[] = [];
+  const http = createServer((req, res) => {
+    void (async () => {
+      if (req.method !== 'POST') {
+        res.writeHead(405, { allow: 'POST' }).end();
+        return;
+      }
+      const body = await readJson(req);
+      if (callsTool(body, 'revoked')) {
+        toolCalls.push('revoked');
+        const refusal = { error: 'invalid_token', error_description: `The access token was revoked: ${quotedCredentials(req.headers)}` };
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end(JSON.stringify(refusal));
+        return;
+      }
+      const server = buildServer(toolCalls);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    toolCalls,
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

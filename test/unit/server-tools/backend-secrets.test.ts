@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { SecretValue } from '#src/catalog/secret-value.ts';
+import { backendScrubber, backendSecrets } from '#src/server-tools/backend-secrets.ts';
+
+const secret = (value: string) => new SecretValue(value);
+const BASIC = Buffer.from('gateway:pass-word-0042').toString('base64');
+
+describe('backendSecrets', () => {
+  it.each([
+    ['a bearer header: the value and the token', { Authorization: secret('Bearer tok-123456789') }, null, ['Bearer tok-123456789', 'tok-123456789']],
+    ['a Basic header: the value, the pair and the password', { Authorization: secret(`Basic ${BASIC}`) }, null, [`Basic ${BASIC}`, BASIC, 'gateway:pass-word-0042', 'pass-word-0042']],
+    ['a plain token header', { 'X-Api-Key': secret('key-abcdef') }, null, ['key-abcdef']],
+    ['short values (flags, versions) are not secrets', { 'X-Debug': secret('1'), 'X-Version': secret('2024') }, null, []],
+    ['an API key', {}, secret('brave-key-0001'), ['brave-key-0001']],
+  ])('%s', (_name, headers, apiKey, expected) => {
+    expect(backendSecrets(headers, apiKey)).toEqual(expected);
+  });
+});
+
+describe('backendScrubber', () => {
+  const scrub = backendScrubber(['tok-123456789']);
+
+  it('removes the secret from every string of a value, its keys too, keeping its shape and other values', () => {
+    const value = { content: [{ type: 'text', text: 'token tok-123456789' }], count: 2, ok: true, none: null, nested: { 'tok-123456789': ['x tok-123456789'] } };
+    expect(scrub(value)).toEqual({ content: [{ type: 'text', text: 'token [REDACTED]' }], count: 2, ok: true, none: null, nested: { '[REDACTED]': ['x [REDACTED]'] } });
+  });
+
+  it('removes it encoded', () => {
+    expect(scrub(`b64 ${Buffer.from('tok-123456789').toString('base64')}`)).not.toContain(Buffer.from('tok-123456789').toString('base64').slice(0, 12));
+  });
+
+  it('is the identity without secrets', () => {
+    const value = { text: 'anything' };
+    expect(backendScrubber([])(value)).toBe(value);
+  });
+});
