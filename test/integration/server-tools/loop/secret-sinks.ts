@@ -23,11 +23,11 @@ export interface SinkGateway {
   close(): Promise<void>;
 }
 
-/** Starts it with `serverTools` (lines of the configuration's `server_tools:` section) and `env`. */
+/** Starts it with `serverTools` (lines of the configuration's `server_tools:` section, none: no section) and `env`. */
 export async function startSinkGateway(serverTools: readonly string[], env: Record<string, string> = {}): Promise<SinkGateway> {
   const [upstream, webhook, receivers] = await Promise.all([startFakeAnthropic(), startCaptureServer({ status: 200, body: {} }), startTraceReceivers()]);
   const catalog = catalogYaml([anthropicProviderYaml('alpha', upstream)], [modelYaml('test/claude', [{ provider: 'alpha', model: 'up-claude', price: [3, 15] }])]);
-  const gateway = await startTestGateway({ catalogYaml: `${catalog}${['server_tools:', ...serverTools].join('\n')}\n`, env: { SWITCHBOARD_RECORD_FLUSH_MS: '50', ...env } });
+  const gateway = await startTestGateway({ catalogYaml: serverTools.length === 0 ? catalog : `${catalog}${['server_tools:', ...serverTools].join('\n')}\n`, env: { SWITCHBOARD_RECORD_FLUSH_MS: '50', ...env } });
   const settings = await callApi(gateway.baseUrl, 'PATCH', '/workspace/settings', { key: gateway.management_key, body: { store_content: true } });
   if (settings.status !== 200) throw new Error(`PATCH /workspace/settings answered ${settings.status}`);
   await createDestination(gateway, { name: 'hook', kind: 'webhook', endpoint: `${webhook.url}/hook`, signing_secret: 'whsec_sinks-signing-secret', include_content: true });
