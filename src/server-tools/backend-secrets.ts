@@ -26,10 +26,20 @@ function credentialParts(value: string): string[] {
   return parts;
 }
 
-/** Every secret a backend is called with: each configured header's value (and its parts), and its API key. */
-export function backendSecrets(headers: Readonly<Record<string, SecretValue>>, apiKey?: SecretValue | null): string[] {
-  const values = [...Object.values(headers).map((value) => value.reveal()), ...(apiKey ? [apiKey.reveal()] : [])];
-  const secrets = values.flatMap(credentialParts).filter((secret) => secret.length >= SHORTEST_SECRET);
+/**
+ * The values of a URL's query: servers that take their key in the URL (`?api_key=…`) are common, and as for a
+ * destination's endpoint every value is treated as a secret (a flag is as likely a token as not).
+ */
+function queryValues(url: string | undefined): string[] {
+  if (url === undefined || !URL.canParse(url)) return [];
+  return [...new URL(url).searchParams.values()];
+}
+
+/** Every secret a backend is called with: each configured header's value (and its parts), its API key and its URL's query values. */
+export function backendSecrets(options: { headers: Readonly<Record<string, SecretValue>>; apiKey?: SecretValue | null; url?: string }): string[] {
+  const headers = Object.values(options.headers).flatMap((value) => credentialParts(value.reveal()));
+  const values = [...headers, ...(options.apiKey ? [options.apiKey.reveal()] : []), ...queryValues(options.url)];
+  const secrets = values.filter((secret) => secret.length >= SHORTEST_SECRET);
   return [...new Set(secrets)];
 }
 

@@ -10,7 +10,8 @@
  * server did not run the request it refused. A session given up or no longer needed (shutdown) is ended with
  * a DELETE, also as the spec asks: a server that keeps sessions would otherwise hold one per reconnect.
  * Nothing here throws for what a server does: every failure is a value the tools turn into an error result.
- * Everything a server says (tool lists, results, errors) leaves here without its header secrets, in any
+ * Everything a server says (tool lists, results, errors) leaves here without its header secrets and its URL's
+ * query values, in any
  * encoding (backend-secrets.ts). The SDK (about 33 MB of RSS with its validators) is imported on
  * the first use of an MCP tool.
  */
@@ -122,7 +123,7 @@ export class McpConnections {
   }
 
   #scrubberOf(config: McpServerConfig, state: ServerState): BackendScrubber {
-    state.scrub ??= backendScrubber(backendSecrets(config.headers));
+    state.scrub ??= backendScrubber(backendSecrets({ headers: config.headers, url: config.url }));
     return state.scrub;
   }
 

@@ -1,7 +1,7 @@
 /**
  * An MCP server for leak tests that repeats the credentials it was sent, as a careless or hostile server
  * would: built on the official SDK's low-level `Server` (stateless Streamable HTTP on 127.0.0.1), it reads the
- * `Authorization` and `X-Api-Key` headers of each request and quotes them, whole and in the other forms a
+ * `Authorization` and `X-Api-Key` headers and the URL (an `api_key` in its query) of each request and quotes them, whole and in the other forms a
  * dump or a debug page uses (base64, base64url, hex, percent-encoded), in every place a server's words go:
  * - `whoami`'s description in the tool list, and its result (text, an embedded resource, structured content);
  * - `whoami_failed`: a tool error result (`isError`) quoting them;
@@ -24,12 +24,13 @@ export interface EchoMcpServer {
   close(): Promise<void>;
 }
 
-/** The credentials of a request, quoted in every form a leak check looks for. */
-export function quotedCredentials(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): string {
+/** The credentials of a request (its headers and the URL it was sent to), quoted in every form a leak check looks for. */
+export function quotedCredentials(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>, url: string | undefined): string {
   const header = (name: string) => String(headers[name] ?? '');
   const token = header('authorization').replace(/^Bearer\s+/i, '');
   const key = header('x-api-key');
-  return `authorization ${header('authorization')}; token ${quotedInEveryForm(token)}; key ${quotedInEveryForm(key)}`;
+  const query = new URL(url ?? '/', 'http://127.0.0.1').searchParams.get('api_key') ?? '';
+  return `authorization ${header('authorization')}; token ${quotedInEveryForm(token)}; key ${quotedInEveryForm(key)}; url ${url ?? ''}; query key ${quotedInEveryForm(query)}`;
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -43,7 +44,7 @@ function buildServer(toolCalls: string[]): Server {
   const server = new Server({ name: 'echo-test', version: '1.0.0' }, { capabilities: { tools: {} } });
   const object = { type: 'object' as const, properties: {} };
   server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
-    const quoted = quotedCredentials(extra.requestInfo?.headers ?? {});
+    const quoted = quotedCredentials(extra.requestInfo?.headers ?? {}, extra.requestInfo?.url?.toString());
     return {
       tools: [
         { name: 'whoami', description: `Says who the caller is. Debug: ${quoted}`, inputSchema: object },
@@ -55,7 +56,7 @@ function buildServer(toolCalls: string[]): Server {
   });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     toolCalls.push(request.params.name);
-    const quoted = quotedCredentials(extra.requestInfo?.headers ?? {});
+    const quoted = quotedCredentials(extra.requestInfo?.headers ?? {}, extra.requestInfo?.url?.toString());
     switch (request.params.name) {
       case 'whoami':
         return {
@@ -93,7 +94,7 @@ export async function startEchoMcpServer(): Promise<EchoMcpServer> {
       const body = await readJson(req);
       if (callsTool(body, 'revoked')) {
         toolCalls.push('revoked');
-        const refusal = { error: 'invalid_token', error_description: `The access token was revoked: ${quotedCredentials(req.headers)}` };
+        const refusal = { error: 'invalid_token', error_description: `The access token was revoked: ${quotedCredentials(req.headers, req.url)}` };
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end(JSON.stringify(refusal));
         return;
       }

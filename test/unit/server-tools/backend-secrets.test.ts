@@ -13,7 +13,15 @@ describe('backendSecrets', () => {
     ['short values (flags, versions) are not secrets', { 'X-Debug': secret('1'), 'X-Version': secret('2024') }, null, []],
     ['an API key', {}, secret('brave-key-0001'), ['brave-key-0001']],
   ])('%s', (_name, headers, apiKey, expected) => {
-    expect(backendSecrets(headers, apiKey)).toEqual(expected);
+    expect(backendSecrets({ headers, apiKey })).toEqual(expected);
+  });
+
+  it.each([
+    ['a key in the query', 'https://mcp.example.com/mcp?api_key=query-key-0001&x=1', ['query-key-0001']],
+    ['percent-encoded: the value as sent is decoded', 'https://mcp.example.com/mcp?token=a%2Bb-123456', ['a+b-123456']],
+    ['no query', 'https://mcp.example.com/mcp', []],
+  ])('the values of the URL\'s query: %s', (_name, url, expected) => {
+    expect(backendSecrets({ headers: {}, url })).toEqual(expected);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * An MCP server's configured credentials (a bearer token and an API key header) never leave the gateway
+ * An MCP server's configured credentials (a bearer token, an API key header and a key in its URL's query) never leave the gateway
  * through what the server says, whichever way it says it: quoted whole or base64-, hex- or percent-encoded,
  * in a tool's description, in a tool's result (text, an embedded resource, structured content), in a tool
  * error result, in a JSON-RPC error and in an HTTP 401's body. Driven with the Anthropic SDK, JSON and stream;
@@ -16,6 +16,8 @@ import { leaks, sinkTexts, startSinkGateway, type SinkGateway } from './secret-s
 
 const TOKEN = distinctiveKey('mcpbearer');
 const API_KEY = distinctiveKey('mcpapikey');
+// Servers that take their key in the URL (`?api_key=`): the query's values are secrets like the headers'.
+const QUERY_KEY = distinctiveKey('mcpquerykey');
 
 let echo: EchoMcpServer;
 let setup: SinkGateway;
@@ -23,7 +25,7 @@ const answers: unknown[] = [];
 
 beforeAll(async () => {
   echo = await startEchoMcpServer();
-  setup = await startSinkGateway(['  mcp_servers:', `    vault: { url: "${echo.url}", timeout_ms: 5000, headers: { Authorization: "Bearer \${VAULT_TOKEN}", X-Api-Key: "\${VAULT_KEY}" } }`], { VAULT_TOKEN: TOKEN, VAULT_KEY: API_KEY });
+  setup = await startSinkGateway(['  mcp_servers:', `    vault: { url: "${echo.url}?api_key=\${VAULT_QUERY_KEY}", timeout_ms: 5000, headers: { Authorization: "Bearer \${VAULT_TOKEN}", X-Api-Key: "\${VAULT_KEY}" } }`], { VAULT_TOKEN: TOKEN, VAULT_KEY: API_KEY, VAULT_QUERY_KEY: QUERY_KEY });
 });
 
 afterAll(async () => {
@@ -55,7 +57,7 @@ describe.each([false, true])('a server that quotes the credentials it was sent (
 
 it('no form of either credential is in the answers, the model\'s requests, the log, the records, the exports or /metrics', async () => {
   const texts = await sinkTexts(setup, answers, 2);
-  expect(leaks(texts, [TOKEN, API_KEY])).toEqual([]);
+  expect(leaks(texts, [TOKEN, API_KEY, QUERY_KEY])).toEqual([]);
   // The tool description reached the model, without the credentials in it.
   expect(texts['the model\'s requests'].includes('Says who the caller is. Debug: authorization [REDACTED];')).toBe(true);
 });
