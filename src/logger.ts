@@ -107,6 +107,22 @@ export function secretScrubber(secrets: readonly string[]): (text: string) => st
   };
 }
 
+/** A function that removes secrets from every string in a value, object keys included, building new objects. */
+export type ValueScrubber = <T>(value: T) => T;
+
+/** `secretScrubber` over every string of a value (a tool result, a completion); the identity without secrets. */
+export function valueScrubber(secrets: readonly string[]): ValueScrubber {
+  if (secrets.length === 0) return (value) => value;
+  const scrub = secretScrubber(secrets);
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return scrub(value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([name, item]) => [scrub(name), walk(item)]));
+    return value;
+  };
+  return <T>(value: T) => walk(value) as T;
+}
+
 // Marks every position a known run covers, then replaces each covered stretch once.
 function replaceRuns(text: string, runs: ReadonlySet<string>): string {
   const covered = new Uint8Array(text.length);

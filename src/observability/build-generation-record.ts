@@ -16,6 +16,8 @@ import { generationIdTime } from '#src/http/generation-id.ts';
 import { computeAnthropicCost, type AnthropicUsageFields } from '#src/catalog/pricing.ts';
 import { CHARACTERS_PER_TOKEN, estimateInputTokens } from '#src/request/estimate-input-tokens.ts';
 import { generationResponseModel } from '#src/observability/broadcast/response-model.ts';
+import { requestMcpTokens } from '#src/providers/call-secrets.ts';
+import { valueScrubber } from '#src/logger.ts';
 
 /** A generation record: exactly the stored row. */
 export type GenerationRecord = GenerationRow;
@@ -38,13 +40,20 @@ function count(value: number | null | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 }
 
-/** The request's prompt and the answer's content. */
+/**
+ * The request's prompt and the answer's content, as the record and every export keep them. The request's own
+ * MCP server tokens (`mcp_servers[].authorization_token`) are cut out: a server that quotes its token puts it in
+ * the `mcp_tool_result` the upstream's connector passes on (or a later turn passes back), and what the gateway
+ * keeps must not hold a credential. Without such tokens the content is kept as it is, without a copy.
+ */
 export function generationContent(outcome: GenerationOutcome): GenerationContent {
   const { system, messages } = outcome.request;
-  return {
+  const content: GenerationContent = {
     prompt: { ...(system !== undefined ? { system } : {}), messages: messages as unknown[] },
     completion: outcome.completion ? [...outcome.completion] : null,
   };
+  const tokens = requestMcpTokens(outcome.request);
+  return tokens.length === 0 ? content : valueScrubber(tokens)(content);
 }
 
 /** The custom and known trace keys of the request, with the `traceparent` header when there was one. */

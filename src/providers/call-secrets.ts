@@ -17,7 +17,7 @@ const SHORTEST_HEADER_SECRET = 8;
  * type): the vendor's error about that server may quote it, and the error reaches the record, its exports and
  * the logs, where the token must not.
  */
-function requestMcpTokens(request: AttemptCall['request'] | undefined): string[] {
+export function requestMcpTokens(request: AttemptCall['request'] | undefined): string[] {
   const servers = (request as { mcp_servers?: unknown } | undefined)?.mcp_servers;
   if (!Array.isArray(servers)) return [];
   return servers.flatMap((server: unknown) => {

@@ -5,7 +5,7 @@
  * record and its exports, and into log lines; a server that quotes the token it was sent (a debug page, a
  * `whoami` tool, an OAuth error) must not carry it into any of them, whole or encoded. Pure.
  */
-import { secretScrubber } from '#src/logger.ts';
+import { valueScrubber, type ValueScrubber } from '#src/logger.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
 
 // Shorter header values ("1", "yes", a version) are not secrets, and removing them would garble the text.
@@ -43,18 +43,10 @@ export function backendSecrets(options: { headers: Readonly<Record<string, Secre
   return [...new Set(secrets)];
 }
 
-/** A function that removes `secrets` from every string in a value, object keys included, building new objects. */
-export type BackendScrubber = <T>(value: T) => T;
+/** Removes a backend's secrets from every string of a value (`valueScrubber`). */
+export type BackendScrubber = ValueScrubber;
 
 /** The scrubber of a backend's secrets; the identity when it has none. */
 export function backendScrubber(secrets: readonly string[]): BackendScrubber {
-  if (secrets.length === 0) return (value) => value;
-  const scrub = secretScrubber(secrets);
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return scrub(value);
-    if (Array.isArray(value)) return value.map(walk);
-    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([name, item]) => [scrub(name), walk(item)]));
-    return value;
-  };
-  return <T>(value: T) => walk(value) as T;
+  return valueScrubber(secrets);
 }

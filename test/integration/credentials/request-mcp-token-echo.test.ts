@@ -3,7 +3,8 @@
  * Anthropic-format upstream) is a secret like a provider key: an upstream that refuses it and quotes it, whole
  * or encoded, in a JSON error or in an error event inside a stream, must not carry it into the answer, the
  * log, the generation record (whose error is visible to every management key of the workspace) or the
- * webhook, OTLP and Langfuse deliveries. Driven with the Anthropic SDK.
+ * webhook, OTLP and Langfuse deliveries. Nor may the record's completion (or those deliveries) keep it when the
+ * request's MCP server quoted it in a result the upstream's MCP connector passed on. Driven with the Anthropic SDK.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,8 +69,20 @@ it('inside a stream, as an error event: the client reads that the upstream faile
   expect(JSON.stringify(answer)).not.toContain(TOKEN);
 });
 
+it('in the MCP connector\'s result of a served answer (the server quoting it): the client gets the answer as sent', async () => {
+  const blocks = [
+    { type: 'mcp_tool_use', id: 'mcptoolu_01', name: 'whoami', server_name: 'crm', input: {} },
+    { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_01', is_error: false, content: [{ type: 'text', text: `Signed in with ${quotedInEveryForm(TOKEN)}` }] },
+    { type: 'text', text: 'You are signed in.' },
+  ];
+  setup.upstream.enqueue(reply.json({ id: 'msg_mcp_01', type: 'message', role: 'assistant', model: 'up-claude', content: blocks, stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 20, output_tokens: 9 } }));
+  const message = await anthropicClient(setup.gateway).messages.create({ ...messageBody('test/claude'), mcp_servers: MCP_SERVERS } as never);
+  // The client's own token, in its own server's words, reaches the client: only what the gateway keeps must not hold it.
+  expect(JSON.stringify(message.content)).toContain('Signed in with');
+});
+
 it('no form of the token is in the answers, the model\'s requests aside, the log, the records, the exports or /metrics', async () => {
-  const texts = await sinkTexts(setup, answers, 3);
+  const texts = await sinkTexts(setup, answers, 4);
   // The upstream was sent the token: that is the request's own doing.
   const { 'the model\'s requests': sent, ...kept } = texts;
   expect(sent.includes(TOKEN)).toBe(true);
