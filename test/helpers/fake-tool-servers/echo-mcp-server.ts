@@ -8,12 +8,11 @@
  * - `denied`: a JSON-RPC error (invalid params) whose message quotes them;
  * - `revoked`: an HTTP 401 whose body quotes them, as an OAuth-protected server's or a proxy's error page might.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { quotedInEveryForm } from '#test/helpers/secret-forms.ts';
+import { serveStatelessMcp } from './stateless-mcp-http.ts';
 
 /** A running echo server. */
 export interface EchoMcpServer {
@@ -31,13 +30,6 @@ export function quotedCredentials(headers: IncomingHttpHeaders | Record<string, 
   const key = header('x-api-key');
   const query = new URL(url ?? '/', 'http://127.0.0.1').searchParams.get('api_key') ?? '';
   return `authorization ${header('authorization')}; token ${quotedInEveryForm(token)}; key ${quotedInEveryForm(key)}; url ${url ?? ''}; query key ${quotedInEveryForm(query)}`;
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : (JSON.parse(text) as unknown);
 }
 
 function buildServer(toolCalls: string[]): Server {
@@ -85,39 +77,15 @@ function callsTool(body: unknown, name: string): boolean {
 /** Starts the server. */
 export async function startEchoMcpServer(): Promise<EchoMcpServer> {
   const toolCalls: string[] = [];
-  const http = createServer((req, res) => {
-    void (async () => {
-      if (req.method !== 'POST') {
-        res.writeHead(405, { allow: 'POST' }).end();
-        return;
-      }
-      const body = await readJson(req);
-      if (callsTool(body, 'revoked')) {
-        toolCalls.push('revoked');
-        const refusal = { error: 'invalid_token', error_description: `The access token was revoked: ${quotedCredentials(req.headers, req.url)}` };
-        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end(JSON.stringify(refusal));
-        return;
-      }
-      const server = buildServer(toolCalls);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    toolCalls,
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+  const http = await serveStatelessMcp(
+    () => buildServer(toolCalls),
+    (req, res, body) => {
+      if (!callsTool(body, 'revoked')) return false;
+      toolCalls.push('revoked');
+      const refusal = { error: 'invalid_token', error_description: `The access token was revoked: ${quotedCredentials(req.headers, req.url)}` };
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end(JSON.stringify(refusal));
+      return true;
     },
-  };
+  );
+  return { url: http.url, toolCalls, close: () => http.close() };
 }

@@ -5,11 +5,9 @@
  * HTTP on 127.0.0.1. Every call answers `<tool> done`, unless `refuseCalls` makes it answer `tools/call` with a
  * 401 whose body quotes the bearer token it was sent, as some servers' and proxies' error pages do.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { serveStatelessMcp } from './stateless-mcp-http.ts';
 
 /** A running raw MCP server. */
 export interface RawMcpServer {
@@ -18,13 +16,6 @@ export interface RawMcpServer {
   /** Names of the tools called, in order. */
   readonly toolCalls: string[];
   close(): Promise<void>;
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : (JSON.parse(text) as unknown);
 }
 
 function buildServer(tools: readonly Tool[], toolCalls: string[]): Server {
@@ -50,39 +41,15 @@ function isToolCall(body: unknown): boolean {
 /** Starts the server with this tool list. */
 export async function startRawMcpServer(tools: readonly Tool[], options: RawMcpServerOptions = {}): Promise<RawMcpServer> {
   const toolCalls: string[] = [];
-  const http = createServer((req, res) => {
-    void (async () => {
-      if (req.method !== 'POST') {
-        res.writeHead(405, { allow: 'POST' }).end();
-        return;
-      }
-      const body = await readJson(req);
-      if (options.refuseCalls && isToolCall(body)) {
-        const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
-        const refusal = { error: 'invalid_token', error_description: `The access token ${token} has been revoked.` };
-        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end(JSON.stringify(refusal));
-        return;
-      }
-      const server = buildServer(tools, toolCalls);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    toolCalls,
-    close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+  const http = await serveStatelessMcp(
+    () => buildServer(tools, toolCalls),
+    (req, res, body) => {
+      if (!options.refuseCalls || !isToolCall(body)) return false;
+      const token = String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+      const refusal = { error: 'invalid_token', error_description: `The access token ${token} has been revoked.` };
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' }).end(JSON.stringify(refusal));
+      return true;
     },
-  };
+  );
+  return { url: http.url, toolCalls, close: () => http.close() };
 }
