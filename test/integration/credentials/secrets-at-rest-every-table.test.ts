@@ -6,7 +6,6 @@
  * schema is read, and none holds a raw secret as text, hex or base64, nor a run of one longer than a label's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from '#src/store/drizzle.ts';
 import { reply, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { distinctiveKey } from '#test/helpers/credential-gateway.ts';
@@ -14,26 +13,9 @@ import { secretFormsIn } from '#test/helpers/secret-forms.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { testDrivers } from '#test/helpers/test-database.ts';
+import { tableDump } from '#test/helpers/table-dump.ts';
 import { waitForGeneration } from '#test/integration/observability/observability-support.ts';
 import { catalogYaml, messageBody, modelYaml, postMessage } from '#test/integration/routing/routing-support.ts';
-
-async function tableDump(gateway: TestGateway): Promise<Map<string, string>> {
-  const db = gateway.server.database.db;
-  const listed = (await db.execute(sql.raw(`select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`))) as unknown as { rows: { table_name: string }[] };
-  const dumps = new Map<string, string>();
-  for (const { table_name: table } of listed.rows) {
-    const result = (await db.execute(sql.raw(`select * from "${table}"`))) as unknown as { rows: Record<string, unknown>[] };
-    let dump = '';
-    for (const row of result.rows) {
-      for (const value of Object.values(row)) {
-        if (value instanceof Uint8Array) dump += `${Buffer.from(value).toString('hex')}\n${Buffer.from(value).toString('latin1')}\n`;
-        else dump += `${JSON.stringify(value)}\n`;
-      }
-    }
-    dumps.set(table, dump);
-  }
-  return dumps;
-}
 
 describe.each(testDrivers())('no secret in any table on %s', (driver) => {
   const operatorKey = `${distinctiveKey('operatorrest')}/+Q`;

@@ -3,12 +3,13 @@
  * fake Anthropic upstream whose workspace stores content, exporting to a webhook, an OTLP collector
  * (OTLP/JSON) and Langfuse, all with content; and, after a suite's loops ran, what each of them holds as text:
  * the answers the client read, what the model was sent, the log lines, the generation records as
- * `GET /generations/{id}` shows them, each destination's deliveries and `/metrics`.
+ * `GET /generations/{id}` shows them, every table of the database, each destination's deliveries and `/metrics`.
  */
 import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import { startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { secretFormsIn } from '#test/helpers/secret-forms.ts';
+import { tableDump } from '#test/helpers/table-dump.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration/routing/routing-support.ts';
 import { arrived, createDestination, INGESTION_PATH, startTraceReceivers, traceOf } from '#test/integration/observability/destination-receivers.ts';
@@ -53,7 +54,7 @@ async function generationIds(gateway: TestGateway): Promise<string[]> {
 }
 
 /** The places a backend's words may end up. */
-export type Sink = 'the answers' | 'the model\'s requests' | 'the log' | 'the records' | 'the webhook deliveries' | 'the OTLP exports' | 'the Langfuse batches' | '/metrics';
+export type Sink = 'the answers' | 'the model\'s requests' | 'the log' | 'the records' | 'the database' | 'the webhook deliveries' | 'the OTLP exports' | 'the Langfuse batches' | '/metrics';
 
 /**
  * What each place holds once every generation of `expected` count was recorded and delivered to each
@@ -75,6 +76,8 @@ export async function sinkTexts(setup: SinkGateway, answers: unknown, expected: 
     'the model\'s requests': JSON.stringify(setup.upstream.requests),
     'the log': setup.gateway.logs.join('\n'),
     'the records': JSON.stringify(records),
+    // Every row of every table: the backends' credentials are configuration, never stored.
+    'the database': [...(await tableDump(setup.gateway)).values()].join('\n'),
     'the webhook deliveries': bodies(setup.webhook),
     'the OTLP exports': bodies(setup.collector),
     'the Langfuse batches': bodies(setup.langfuse),
