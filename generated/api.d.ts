@@ -2478,11 +2478,12 @@ export interface components {
                  */
                 type: string;
                 /**
-                 * @description Anthropic's id of the model that ran the iteration, where it is not the requested one; in a tool
-                 *     loop's own entries, the gateway slug of the model that ran the call.
+                 * @description Anthropic's id of the model that ran the iteration, where it is not the requested one (Anthropic
+                 *     may send `null` or leave it out on a `message` entry of the requested model; passed on as sent);
+                 *     in a tool loop's own entries, the gateway slug of the model that ran the call.
                  * @example claude-opus-4-7
                  */
-                model?: string;
+                model?: string | null;
                 input_tokens?: number;
                 output_tokens?: number;
                 cache_creation_input_tokens?: number | null;
