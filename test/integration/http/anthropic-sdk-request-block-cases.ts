@@ -7,6 +7,7 @@
 import type { CaseParams, RequestCase, Translated } from '#test/integration/http/anthropic-sdk-request-cases.ts';
 
 const PNG = 'iVBORw0KGgo=';
+const PDF = 'JVBERi0xLjQK';
 const weather = { name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } };
 const user = (text: string) => ({ role: 'user' as const, content: text });
 const toolTurn = [user('Weather in Paris?'), { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } }] }];
@@ -15,6 +16,10 @@ const openAiToolTurn = [
   { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
 ];
 const refuses = (what: string): Translated => ({ refuses: `${what} is not supported by OpenAI Chat Completions` });
+/** Anthropic's web search on a model with no Anthropic-format endpoint, in a gateway without a search backend. */
+const noSearchBackend = (type: string): Translated => ({
+  refuses: `tools[0].type: ${type} cannot be served for audit/gpt: none of its endpoints is Anthropic-format (which runs the tool itself) and this gateway has no search backend configured (server_tools.web_search) to run it`,
+});
 /** An assistant turn passing back `blocks`, between two user turns. */
 const passedBack = (blocks: Extract<NonNullable<CaseParams['messages']>[number], { role: 'assistant' }>['content']): CaseParams => ({
   messages: [user('Hi'), { role: 'assistant', content: blocks }, user('Go')],
@@ -127,4 +132,73 @@ export const BLOCK_AND_TOOL_CASES: Record<string, RequestCase> = {
   tool_search_tool_regex_20251119: anthropicTool({ type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' }, true),
   web_fetch_20250910: anthropicTool({ type: 'web_fetch_20250910', name: 'web_fetch', citations: { enabled: true }, max_content_tokens: 5000 }, true),
   computer_20250124: anthropicTool({ type: 'computer_20250124', name: 'computer', display_width_px: 1280, display_height_px: 800, display_number: null }, false),
+  // The earlier versions of each Anthropic tool the SDK still types.
+  bash_20241022: anthropicTool({ type: 'bash_20241022', name: 'bash' }, false),
+  computer_20241022: anthropicTool({ type: 'computer_20241022', name: 'computer', display_width_px: 1024, display_height_px: 768 }, false),
+  text_editor_20241022: anthropicTool({ type: 'text_editor_20241022', name: 'str_replace_editor' }, false),
+  text_editor_20250124: anthropicTool({ type: 'text_editor_20250124', name: 'str_replace_editor' }, true),
+  text_editor_20250429: anthropicTool({ type: 'text_editor_20250429', name: 'str_replace_based_edit_tool' }, true),
+  code_execution_20250522: anthropicTool({ type: 'code_execution_20250522', name: 'code_execution' }, true),
+  code_execution_20260120: anthropicTool({ type: 'code_execution_20260120', name: 'code_execution' }, true),
+  web_fetch_20260209: anthropicTool({ type: 'web_fetch_20260209', name: 'web_fetch' }, true),
+  tool_search_tool_bm25_20251119: anthropicTool({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' }, true),
+  tool_search_tool_regex: anthropicTool({ type: 'tool_search_tool_regex', name: 'tool_search_tool_regex' }, true),
+  web_search_20250305: {
+    params: { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3, allowed_domains: ['example.com'], user_location: { type: 'approximate', city: 'Paris', country: 'FR', region: null, timezone: 'Europe/Paris' } }] },
+    translated: noSearchBackend('web_search_20250305'),
+    stable: true,
+  },
+  web_search_20260209: { params: { tools: [{ type: 'web_search_20260209', name: 'web_search' }] }, translated: noSearchBackend('web_search_20260209'), stable: true },
+  'thinking and redacted_thinking passed back (another vendor cannot verify them)': {
+    params: passedBack([{ type: 'thinking', thinking: 'Let me see.', signature: 'EqQBCgIYAhIM' }, { type: 'redacted_thinking', data: 'EmwKAhgBEgy3' }, { type: 'text', text: 'Hello' }]),
+    translated: { sends: { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }, { role: 'user', content: 'Go' }] } },
+    stable: true,
+  },
+  'web search, advisor, code execution and text editor results passed back': {
+    params: passedBack([
+      { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'Paris' } },
+      { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_01', content: [{ type: 'web_search_result', url: 'https://example.com', title: 'Paris', encrypted_content: 'ZW5j', page_age: null }] },
+      { type: 'server_tool_use', id: 'srvtoolu_02', name: 'advisor', input: {} },
+      { type: 'advisor_tool_result', tool_use_id: 'srvtoolu_02', content: { type: 'advisor_result', text: 'Check the units.' } },
+      { type: 'server_tool_use', id: 'srvtoolu_03', name: 'code_execution', input: { code: 'print(1)' } },
+      { type: 'code_execution_tool_result', tool_use_id: 'srvtoolu_03', content: { type: 'encrypted_code_execution_result', encrypted_stdout: 'ZW5j', stderr: '', return_code: 0, content: [] } },
+      { type: 'server_tool_use', id: 'srvtoolu_04', name: 'text_editor_code_execution', input: { command: 'view', path: 'a.py' } },
+      { type: 'text_editor_code_execution_tool_result', tool_use_id: 'srvtoolu_04', content: { type: 'text_editor_code_execution_view_result', content: 'print(1)', file_type: 'text', num_lines: null, start_line: null, total_lines: null } },
+      { type: 'text', text: 'Done.' },
+    ]),
+    translated: refuses('server_tool_use blocks in assistant messages (messages[1].content[0])'),
+  },
+  'a tool_use called from code passed back': {
+    params: { tools: [weather], messages: [user('Weather in Paris?'), { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' }, caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_00' } }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: 'Sunny' }] }] },
+    translated: { sends: { messages: [...openAiToolTurn, { role: 'tool', tool_call_id: 'toolu_01', content: 'Sunny' }] } },
+    stable: true,
+  },
+  'a PDF as base64 with a cache marker': {
+    params: { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF }, title: 'Atlas', cache_control: { type: 'ephemeral' } }] }] },
+    translated: { sends: { messages: [{ role: 'user', content: [{ type: 'file', file: { filename: 'Atlas', file_data: `data:application/pdf;base64,${PDF}` } }] }] } },
+    stable: true,
+  },
+  'an image by URL with a 1h cache marker': {
+    params: { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' }, cache_control: { type: 'ephemeral', ttl: '1h' } }] }] },
+    translated: { sends: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] } },
+    stable: true,
+  },
+  'a tool result with text and an image': {
+    params: { tools: [weather], messages: [...toolTurn, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: [{ type: 'text', text: 'Sunny' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }] }] }] },
+    translated: {
+      sends: {
+        messages: [
+          ...openAiToolTurn,
+          { role: 'tool', tool_call_id: 'toolu_01', content: 'Sunny\n[The tool returned an image, attached to the next user message.]' },
+          { role: 'user', content: [{ type: 'text', text: 'Attached: what the tool calls above returned as files.' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] },
+        ],
+      },
+    },
+    stable: true,
+  },
+  'a tool result without content': {
+    params: { tools: [weather], messages: [...toolTurn, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01' }] }] },
+    translated: { sends: { messages: [...openAiToolTurn, { role: 'tool', tool_call_id: 'toolu_01', content: '' }] } },
+    stable: true,
+  },
 };

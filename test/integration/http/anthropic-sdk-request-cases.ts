@@ -94,6 +94,16 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
     params: { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG }, transformations: null }, { type: 'text', text: 'What is it?' }] }] },
     translated: { sends: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }, { type: 'text', text: 'What is it?' }] }] } },
   },
+  'thinking disabled': { params: { thinking: { type: 'disabled' } }, translated: { sends: { reasoning_effort: 'none' } }, stable: true },
+  'output_format (deprecated for output_config.format)': {
+    params: { output_format: { type: 'json_schema', schema: { type: 'object', properties: { city: { type: 'string' } } } } },
+    translated: { sends: { response_format: { type: 'json_schema', json_schema: { schema: { type: 'object', properties: { city: { type: 'string' } } }, strict: false, name: 'response' } } } },
+  },
+  'system blocks with a 5m cache marker': {
+    params: { system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral', ttl: '5m' }, citations: null }] },
+    translated: { sends: { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }] } },
+    stable: true,
+  },
   'thinking adaptive': { params: { thinking: { type: 'adaptive', display: 'summarized' } }, translated: { sends: {}, notSent: ['reasoning_effort'] }, stable: true },
   'thinking adaptive with block_binding': { params: { thinking: { type: 'adaptive', block_binding: { prefix_mismatch_behavior: null } } }, translated: refuses('thinking.block_binding') },
   'thinking between_tools': { params: { thinking: { type: 'between_tools' } }, translated: refuses('thinking type between_tools'), stable: true },
