@@ -3,10 +3,11 @@
  * an environment built from scratch so nothing of the developer's shell (keys, proxies, config) leaks in, and
  * its home, temp and working directories fresh. Every connection it opens goes through a loopback proxy.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 
 /** The CLI binary npm installs for the devDependency `@anthropic-ai/claude-code`. */
 export const CLAUDE_BINARY = new URL('../../../node_modules/.bin/claude', import.meta.url).pathname;
@@ -16,7 +17,13 @@ export type ClaudeKeyVariable = 'ANTHROPIC_AUTH_TOKEN' | 'ANTHROPIC_API_KEY';
 
 /** What one CLI run needs. */
 export interface ClaudeCodeRun {
+  /** The prompt argument of `-p`; ignored when {@link ClaudeCodeRun.input} is given. */
   prompt: string;
+  /**
+   * User messages for `--input-format stream-json`, written to the CLI's stdin one JSON line each (then stdin
+   * closes): how an SDK host sends content blocks, an image among them, instead of a prompt argument.
+   */
+  input?: ReadonlyArray<Record<string, unknown>>;
   /** The `--model` argument; absent, the CLI picks its own default model. */
   model?: string;
   /** The gateway's origin; the CLI gets `<origin>/api` as `ANTHROPIC_BASE_URL`. */
@@ -81,7 +88,8 @@ export function claudeCodeEnvironment(run: ClaudeCodeRun, directories: { home: s
 export function claudeCodeArguments(run: ClaudeCodeRun): string[] {
   const tools = run.allowedTools ?? [];
   const model = run.model === undefined ? [] : ['--model', run.model];
-  return ['-p', run.prompt, ...model, '--output-format', 'stream-json', '--verbose', ...(tools.length > 0 ? ['--allowedTools', tools.join(',')] : []), ...(run.extraArgs ?? [])];
+  const prompt = run.input === undefined ? ['-p', run.prompt] : ['-p', '--input-format', 'stream-json'];
+  return [...prompt, ...model, '--output-format', 'stream-json', '--verbose', ...(tools.length > 0 ? ['--allowedTools', tools.join(',')] : []), ...(run.extraArgs ?? [])];
 }
 
 function parseLines(stdout: string): Array<Record<string, unknown>> {
@@ -98,6 +106,12 @@ function parseLines(stdout: string): Array<Record<string, unknown>> {
   return events;
 }
 
+/** Writes `input` to the child's stdin, one JSON line per message, and closes it. */
+function withInput<T extends ChildProcessByStdio<Writable, Readable, Readable>>(child: T, input: ReadonlyArray<Record<string, unknown>>): T {
+  child.stdin.end(input.map((message) => `${JSON.stringify(message)}\n`).join(''));
+  return child;
+}
+
 /** Runs the CLI once and resolves when it exits (or is killed after `timeoutMs`). */
 export async function runClaudeCode(run: ClaudeCodeRun): Promise<ClaudeCodeOutcome> {
   const root = mkdtempSync(join(tmpdir(), 'switchboard-claude-code-'));
@@ -106,11 +120,8 @@ export async function runClaudeCode(run: ClaudeCodeRun): Promise<ClaudeCodeOutco
   const cwd = run.cwd ?? join(root, 'work');
   for (const directory of [home, temp, cwd]) mkdirSync(directory, { recursive: true, mode: 0o700 });
   try {
-    const child = spawn(CLAUDE_BINARY, claudeCodeArguments(run), {
-      cwd,
-      env: claudeCodeEnvironment(run, { home, temp }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const options = { cwd, env: claudeCodeEnvironment(run, { home, temp }) };
+    const child = run.input === undefined ? spawn(CLAUDE_BINARY, claudeCodeArguments(run), { ...options, stdio: ['ignore', 'pipe', 'pipe'] }) : withInput(spawn(CLAUDE_BINARY, claudeCodeArguments(run), { ...options, stdio: ['pipe', 'pipe', 'pipe'] }), run.input);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
