@@ -1897,7 +1897,9 @@ export interface components {
          *     - a field or property set to `null` is the same as leaving it out, as Anthropic reads it (the Anthropic
          *       SDKs type most optional fields `| null`): `container: null`, `inference_geo: null`, `diagnostics: null`,
          *       `output_config.task_budget: null` or a system message's `clear_at: null` ask for nothing a translated
-         *       vendor lacks, so they are no 400.
+         *       vendor lacks, so they are no 400; nor does `inference_geo: "global"`, Anthropic's default (inference in
+         *       any geography), which such a vendor is sent without. Another geography (`us`) is a 400 naming the field:
+         *       where a translated vendor runs inference is not the request's to choose.
          *
          *     Claude Code works unchanged on translated vendors: deferred tools (`defer_loading`) are offered at once,
          *     and a `tool_reference` its ToolSearch returns inside a tool result says the tool is available. On Amazon

@@ -184,6 +184,12 @@ function checkBlocks(blocks: readonly unknown[], path: string, profile: AiSdkVen
   });
 }
 
+// Anthropic's default geography, any: explicit, it overrides only an Anthropic workspace's default, which a
+// translated vendor has none of. A geography (`us`) is a promise a translated vendor cannot be held to.
+function asksForNothing(name: string, value: unknown): boolean {
+  return name === 'inference_geo' && value === 'global';
+}
+
 /**
  * Checks every field and property of a request a translated vendor would receive; returns the warnings and
  * field paths of what it drops and throws `UnsupportedFeatureError` for the first thing it cannot express.
@@ -197,7 +203,7 @@ export function checkTranslatableFields(request: Omit<MessageRequest, 'max_token
   const fields = request as Record<string, unknown>;
   for (const name of Object.keys(request)) {
     // `container: null`, `inference_geo: null`: a null field asks for nothing, as Anthropic reads it.
-    if (TRANSLATED_FIELDS.has(name) || fields[name] === null) continue;
+    if (TRANSLATED_FIELDS.has(name) || fields[name] === null || asksForNothing(name, fields[name])) continue;
     const dropped = DROPPED_FIELDS.get(name);
     if (dropped === undefined) throw unsupportedFeature(`field ${name}`, profile);
     if (isSet(fields[name])) drop(drops, name, dropped);

@@ -124,6 +124,8 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
   // Diagnostics explain Anthropic's prompt-cache misses beside the answer, which they cannot change: dropped with a warning.
   diagnostics: { params: { diagnostics: { previous_message_id: 'msg_01Previous' } }, translated: { sends: {}, notSent: ['diagnostics'] }, stable: true },
   inference_geo: { params: { inference_geo: 'us' }, translated: refuses('field inference_geo'), stable: true },
+  // Anthropic's default (any geography) asks nothing of a translated vendor (it was the 400 above).
+  'inference_geo global': { params: { inference_geo: 'global' }, translated: { sends: {}, notSent: ['inference_geo'] }, stable: true },
   'a container id': { params: { container: 'container_011' }, translated: refuses('field container'), stable: true },
   'a container with skills': { params: { container: { id: null, skills: [{ type: 'anthropic', skill_id: 'pptx', version: 'latest' }] } }, translated: refuses('field container') },
   mcp_servers: { params: { mcp_servers: [{ type: 'url', name: 'atlas', url: 'https://mcp.example.com/sse' }] }, translated: refuses('field mcp_servers') },

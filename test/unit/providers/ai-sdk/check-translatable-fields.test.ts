@@ -38,6 +38,7 @@ describe('values the translators do not know', () => {
     ['a new top-level field', { future_parameter_20270101: { level: 3 } }, 'field future_parameter_20270101'],
     ['an Anthropic field no other vendor has', { mcp_servers: [{ type: 'url', url: 'https://mcp.example.com', name: 'docs' }] }, 'field mcp_servers'],
     ['a code execution container', { container: 'container_011' }, 'field container'],
+    ['an inference geography', { inference_geo: 'us' }, 'field inference_geo'],
     ['a message thread', { thread: { type: 'continue', previous_message_id: 'msg_011' } }, 'field thread'],
     ['a new thinking type', { thinking: { type: 'turbo_20270101' } }, 'thinking type turbo_20270101'],
     ['a new role', { messages: [hello, { role: 'critic_20270101', content: 'Be harsh.' }] }, 'role critic_20270101 (messages[1])'],
@@ -151,6 +152,7 @@ describe('hints whose loss cannot change the answer', () => {
   it.each([
     ['nothing dropped', 'openai-chat', {}, []],
     ['null fields ask for nothing', 'openai-chat', { diagnostics: null, context_management: null, metadata: { user_id: 'u-1', tenant: null } }, []],
+    ['nor does the default geography', 'openai-chat', { inference_geo: 'global' }, []],
     ['sorted and each path once', 'openai-chat', { tools: [{ ...tool, defer_loading: true }, { ...tool, name: 'write', defer_loading: true }], diagnostics: { previous_message_id: 'msg_011' } }, ['diagnostics', 'tools[].defer_loading']],
     ['a metadata key that is no plain name', 'openai-chat', { metadata: { 'a, b': 1, 'kéy': 2, plain: 3 } }, ['metadata.*', 'metadata.plain']],
     ['parallel tool use on Gemini, which has no such switch', 'google', { tools: [tool], tool_choice: { type: 'auto', disable_parallel_tool_use: true } }, ['tool_choice.disable_parallel_tool_use']],
