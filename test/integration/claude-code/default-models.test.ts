@@ -1,8 +1,8 @@
 /**
  * The real Claude Code CLI with the models it picks itself, through the gateway to an Anthropic-format
- * upstream: no `--model` (its default) and its `sonnet` and `haiku` aliases. This CLI version sends
- * `claude-opus-5-5`, `claude-sonnet-5-5` and `claude-haiku-5-5` (captured from it); the gateway must know
- * them as catalog models, or a user who sets only `ANTHROPIC_BASE_URL` gets a 404 on the first turn. With
+ * upstream: no `--model` (its default) and its `sonnet`, `haiku`, `opus`, `best`, `opusplan` and `sonnet[1m]`
+ * aliases. This CLI version sends `claude-opus-5-5`, `claude-sonnet-5-5` and `claude-haiku-5-5` (captured from
+ * it); the gateway must know them as catalog models, or a user who sets only `ANTHROPIC_BASE_URL` gets a 404 on the first turn. With
  * `--fallback-model haiku`, the gateway's 529 for an overloaded default model makes the CLI move to haiku.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,12 @@ describe.each([
   { flag: undefined, sent: 'claude-opus-5-5' },
   { flag: 'sonnet', sent: 'claude-sonnet-5-5' },
   { flag: 'haiku', sent: 'claude-haiku-5-5' },
+  { flag: 'opus', sent: 'claude-opus-5-5' },
+  { flag: 'best', sent: 'claude-opus-5-5' },
+  // Opus only in plan mode, which print mode is not.
+  { flag: 'opusplan', sent: 'claude-sonnet-5-5' },
+  // The 1M-token window of a model that has it by default: the same id, no beta.
+  { flag: 'sonnet[1m]', sent: 'claude-sonnet-5-5' },
 ])('Claude Code with --model $flag', ({ flag, sent }) => {
   it(`sends ${sent}, which the gateway serves from the Anthropic endpoint of its catalog model`, async () => {
     resetTarget(target);
