@@ -2,8 +2,9 @@
  * The real Claude Code CLI with the models it picks itself, through the gateway to an Anthropic-format
  * upstream: no `--model` (its default) and its `sonnet`, `haiku`, `opus`, `best`, `opusplan` and `sonnet[1m]`
  * aliases. This CLI version sends `claude-opus-5-5`, `claude-sonnet-5-5` and `claude-haiku-5-5` (captured from
- * it); the gateway must know them as catalog models, or a user who sets only `ANTHROPIC_BASE_URL` gets a 404 on the first turn. With
- * `--fallback-model haiku`, the gateway's 529 for an overloaded default model makes the CLI move to haiku.
+ * it); the gateway must know them as catalog models, or a user who sets only `ANTHROPIC_BASE_URL` gets a 404 on
+ * the first turn. With `--fallback-model haiku`, the gateway's 529 for an overloaded default model makes the
+ * CLI move to haiku.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicStep, reply, startFakeAnthropic } from '#test/helpers/fake-upstreams/index.ts';
