@@ -10,13 +10,15 @@
  * - thinking with a tool, streamed from Anthropic: the reasoning (signed and redacted) reaches the SDK, and the
  *   next step hands Anthropic both blocks back unchanged before the tool call, as Anthropic requires;
  * - adaptive thinking with an effort reaches Anthropic as the provider wrote them;
- * - `streamText` with a tool on OpenAI Chat: text and the call of one step, the tool's output in the next.
+ * - `streamText` with a tool on OpenAI Chat: text and the call of one step, the tool's output in the next;
+ * - Anthropic's server tools as the provider declares them (web search, code execution, web fetch), answered
+ *   as Anthropic recorded them: each call and result reaches the SDK, JSON and streamed, sources too.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { generateText, Output, stepCountIs, streamText, tool } from 'ai';
+import { anthropic as anthropicProvider, createAnthropic } from '@ai-sdk/anthropic';
+import { generateText, Output, stepCountIs, streamText, tool, type Tool } from 'ai';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anthropicStep, openAiChatStep, reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { anthropicStep, openAiChatStep, readFixture, reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
 import { builtInCatalogYaml } from '#test/integration/providers/vendor-gateway-support.ts';
 
@@ -168,5 +170,49 @@ describe('streamText with a tool on OpenAI Chat', () => {
       { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'call_Weather01', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
       { role: 'tool', tool_call_id: 'call_Weather01', content: 'sunny in Paris' },
     ]);
+  });
+});
+
+describe("Anthropic's server tools, answered as Anthropic recorded them", () => {
+  // The provider package types its tools with its own copy of provider-utils, which `ai` does not take as its own.
+  const asTool = (value: unknown) => value as Tool;
+  const cases = [
+    { name: 'web_search_20250305', fixture: 'anthropic-web-search-tool.1', tools: () => ({ web_search: asTool(anthropicProvider.tools.webSearch_20250305({ maxUses: 2 })) }) },
+    { name: 'code_execution_20250825', fixture: 'anthropic-code-execution-20250825.1', tools: () => ({ code_execution: asTool(anthropicProvider.tools.codeExecution_20250825()) }) },
+    { name: 'web_fetch_20250910', fixture: 'anthropic-web-fetch-tool.1', tools: () => ({ web_fetch: asTool(anthropicProvider.tools.webFetch_20250910({ maxUses: 2 })) }) },
+  ];
+  type Recorded = { content: Array<{ type: string; id?: string; tool_use_id?: string; text?: string }> };
+  /** What the SDK must show of the recording: every server call and result by id, and the text. */
+  function expected(fixture: string) {
+    const { content } = readFixture<Recorded>('anthropic', fixture);
+    return {
+      calls: content.filter((block) => block.type === 'server_tool_use').map((block) => block.id),
+      results: content.filter((block) => block.type.endsWith('_tool_result')).map((block) => block.tool_use_id),
+      text: content.filter((block) => block.type === 'text').map((block) => block.text).join(''),
+    };
+  }
+
+  it.each(cases)('$name, as JSON', async ({ name, fixture, tools }) => {
+    anthropic.enqueue(reply.fixture(fixture));
+    const result = await generateText({ model: gatewayModel('anthropic/claude-sonnet-4.5'), prompt: 'Go.', tools: tools(), maxOutputTokens: 1024, maxRetries: 0 });
+
+    const want = expected(fixture);
+    expect(result.content.filter((part) => part.type === 'tool-call').map((part) => part.toolCallId)).toEqual(want.calls);
+    expect(result.content.filter((part) => part.type === 'tool-result').map((part) => part.toolCallId)).toEqual(want.results);
+    expect(result.text).toBe(want.text);
+    expect(result.finishReason).toBe('stop');
+    expect(sentTo(anthropic).tools).toEqual([expect.objectContaining({ type: name })]);
+  });
+
+  it.each(cases)('$name, streamed', async ({ fixture, tools }) => {
+    anthropic.enqueue(reply.fixture(fixture));
+    const result = streamText({ model: gatewayModel('anthropic/claude-sonnet-4.5'), prompt: 'Go.', tools: tools(), maxOutputTokens: 1024, maxRetries: 0 });
+
+    const content = await result.content;
+    expect(await result.finishReason).toBe('stop');
+    expect(content.filter((part) => part.type === 'tool-call').length).toBeGreaterThan(0);
+    expect(content.filter((part) => part.type === 'tool-result').length).toBe(content.filter((part) => part.type === 'tool-call').length);
+    if (fixture === 'anthropic-web-search-tool.1') expect((await result.sources).length).toBeGreaterThan(0);
+    expect(await result.text).not.toBe('');
   });
 });
