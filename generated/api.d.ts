@@ -4819,7 +4819,11 @@ export interface components {
          *     each trimmed, empty ones dropped (`a,,b` and `a, b` go as `a,b`; two `anthropic-beta` headers as one
          *     list; a value with no flag is not forwarded). With
          *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
-         *     holds the prompt to Anthropic's 1M-token window instead of the model's context length.
+         *     holds the prompt to Anthropic's 1M-token window instead of the model's context length. This header and
+         *     `anthropic-version` are the only Anthropic headers forwarded: `anthropic-workspace-id` and
+         *     `anthropic-user-profile-id` (the Anthropic SDKs' `workspace_id` and `user_profile_id` params) name places
+         *     in the caller's own Anthropic organization, which the provider key the gateway calls with may not belong
+         *     to, and are ignored.
          */
         AnthropicBetaHeader: string;
         /**
@@ -5095,7 +5099,11 @@ export interface operations {
                  *     each trimmed, empty ones dropped (`a,,b` and `a, b` go as `a,b`; two `anthropic-beta` headers as one
                  *     list; a value with no flag is not forwarded). With
                  *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
-                 *     holds the prompt to Anthropic's 1M-token window instead of the model's context length.
+                 *     holds the prompt to Anthropic's 1M-token window instead of the model's context length. This header and
+                 *     `anthropic-version` are the only Anthropic headers forwarded: `anthropic-workspace-id` and
+                 *     `anthropic-user-profile-id` (the Anthropic SDKs' `workspace_id` and `user_profile_id` params) name places
+                 *     in the caller's own Anthropic organization, which the provider key the gateway calls with may not belong
+                 *     to, and are ignored.
                  */
                 "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
                 /**
@@ -5183,7 +5191,11 @@ export interface operations {
                  *     each trimmed, empty ones dropped (`a,,b` and `a, b` go as `a,b`; two `anthropic-beta` headers as one
                  *     list; a value with no flag is not forwarded). With
                  *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
-                 *     holds the prompt to Anthropic's 1M-token window instead of the model's context length.
+                 *     holds the prompt to Anthropic's 1M-token window instead of the model's context length. This header and
+                 *     `anthropic-version` are the only Anthropic headers forwarded: `anthropic-workspace-id` and
+                 *     `anthropic-user-profile-id` (the Anthropic SDKs' `workspace_id` and `user_profile_id` params) name places
+                 *     in the caller's own Anthropic organization, which the provider key the gateway calls with may not belong
+                 *     to, and are ignored.
                  */
                 "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
                 /**

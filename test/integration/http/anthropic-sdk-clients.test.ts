@@ -2,7 +2,9 @@
  * The official Anthropic SDK against the real gateway (and an Anthropic-format fake upstream), configured
  * the ways users configure it: `apiKey`, `authToken`, and the key in `x-api-key` as Claude Code's bundled
  * SDK and the Python SDK send `ANTHROPIC_API_KEY`. For a message, a stream, an upstream error and a refused
- * key, the SDK's `request_id` is filled in and equals the gateway's `X-Generation-Id`.
+ * key, the SDK's `request_id` is filled in and equals the gateway's `X-Generation-Id`. The SDK's header
+ * params reach an Anthropic-format upstream as documented: `betas` as `anthropic-beta`, while `workspace_id` and
+ * `user_profile_id`, which name places in the caller's own Anthropic organization, are not forwarded.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
@@ -118,5 +120,17 @@ describe('the Anthropic SDK on a request the gateway rejects before routing', ()
     const apiError = error as InstanceType<typeof Anthropic.BadRequestError>;
     expect(apiError.requestID).toMatch(GENERATION_ID);
     expect(apiError.requestID).toBe(apiError.headers?.get('x-generation-id'));
+  });
+});
+
+describe("the SDK's header params", () => {
+  it('betas reach the upstream; workspace_id and user_profile_id do not, and the request is served', async () => {
+    const message = await client('apiKey').beta.messages.create({ ...REQUEST, betas: ['context-management-2025-06-27'], workspace_id: 'wrkspc_01Caller', user_profile_id: 'uprof_01Caller' });
+    expect(message.content[0]?.type).toBe('text');
+    const sent = upstream.lastRequest();
+    expect(String(sent.headers['anthropic-beta']).split(',')).toContain('context-management-2025-06-27');
+    expect(sent.headers['anthropic-workspace-id']).toBeUndefined();
+    expect(sent.headers['anthropic-user-profile-id']).toBeUndefined();
+    expect(sent.headers['x-api-key']).toBe(SHARED_KEY);
   });
 });
