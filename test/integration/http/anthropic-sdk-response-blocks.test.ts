@@ -7,39 +7,15 @@
  * the gateway documents it amends (`model`, `provider`, `usage.cost`, `usage.is_byok`), and every event the
  * client gets is a `MessageStreamEvent` of the spec.
  */
-import Anthropic from '@anthropic-ai/sdk';
 import type { BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { describe, expect, it } from 'vitest';
+import { reply } from '#test/helpers/fake-upstreams/index.ts';
 import { checkComponentSchema } from '#test/helpers/spec-validator.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { AUDIT_MODEL, AUDIT_UPSTREAM_MODEL, useResponseAudit } from '#test/integration/http/anthropic-response-audit-support.ts';
 
-const MODEL = 'audit/claude';
-const UPSTREAM_MODEL = 'claude-sonnet-4-5';
-
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-let client: Anthropic;
-
-beforeAll(async () => {
-  upstream = await startFakeAnthropic();
-  const catalogYaml = [
-    'providers:',
-    '  ollama: { enabled: false }',
-    `  anthropic: { base_url: "${upstream.url}", api_key: "sk-ant-response-blocks-0001" }`,
-    'models:',
-    `  ${MODEL}:`,
-    '    endpoints:',
-    `      - { provider: anthropic, model: ${UPSTREAM_MODEL}, pricing: { input: 3, output: 15 } }`,
-    '',
-  ].join('\n');
-  gateway = await startTestGateway({ catalogYaml });
-  client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: gateway.api_key, apiKey: null, maxRetries: 0, timeout: 10_000 });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const MODEL = AUDIT_MODEL;
+const UPSTREAM_MODEL = AUDIT_UPSTREAM_MODEL;
+const audit = useResponseAudit('sk-ant-response-blocks-0001');
 
 const CITATION = { type: 'char_location', cited_text: 'Paris', document_index: 0, document_title: 'Atlas', start_char_index: 0, end_char_index: 5, file_id: null };
 
@@ -174,15 +150,15 @@ const REQUEST = { model: MODEL, max_tokens: 256, messages: [{ role: 'user' as co
 describe('each BetaContentBlock type from an Anthropic upstream reaches the SDK intact', () => {
   it.each(Object.entries(BLOCKS))('%s, as JSON', async (_name, entry) => {
     const body = upstreamMessage([entry.block]);
-    upstream.enqueue(reply.json(body));
-    const message = await client.beta.messages.create(REQUEST);
+    audit.upstream.enqueue(reply.json(body));
+    const message = await audit.client.beta.messages.create(REQUEST);
     expect(message).toEqual(expectedMessage(body));
   });
 
   it.each(Object.entries(BLOCKS))('%s, streamed', async (_name, entry) => {
     const body = upstreamMessage([entry.block]);
-    upstream.enqueue(reply.events(upstreamEvents(body, [entry])));
-    const stream = client.beta.messages.stream(REQUEST);
+    audit.upstream.enqueue(reply.events(upstreamEvents(body, [entry])));
+    const stream = audit.client.beta.messages.stream(REQUEST);
     const events: BetaRawMessageStreamEvent[] = [];
     stream.on('streamEvent', (event) => events.push(event));
     const message = await stream.finalMessage();
@@ -203,22 +179,22 @@ describe('a message holding every block type at once', () => {
 
   it('as JSON equals the upstream message', async () => {
     const body = upstreamMessage(all.map((entry) => entry.block));
-    upstream.enqueue(reply.json(body));
-    expect(await client.beta.messages.create(REQUEST)).toEqual(expectedMessage(body));
+    audit.upstream.enqueue(reply.json(body));
+    expect(await audit.client.beta.messages.create(REQUEST)).toEqual(expectedMessage(body));
   });
 
   it('streamed, finalMessage() equals the upstream message', async () => {
     const body = upstreamMessage(all.map((entry) => entry.block));
-    upstream.enqueue(reply.events(upstreamEvents(body, all)));
-    const message = await client.beta.messages.stream(REQUEST).finalMessage();
+    audit.upstream.enqueue(reply.events(upstreamEvents(body, all)));
+    const message = await audit.client.beta.messages.stream(REQUEST).finalMessage();
     expect(message.content).toEqual(body.content);
     expect(message.stop_reason).toBe('end_turn');
   });
 
-  it('through client.messages.create (the non-beta resource) as well', async () => {
+  it('through audit.client.messages.create (the non-beta resource) as well', async () => {
     const body = upstreamMessage(all.map((entry) => entry.block));
-    upstream.enqueue(reply.json(body));
-    expect(await client.messages.create(REQUEST)).toEqual(expectedMessage(body));
+    audit.upstream.enqueue(reply.json(body));
+    expect(await audit.client.messages.create(REQUEST)).toEqual(expectedMessage(body));
   });
 });
 
@@ -227,7 +203,7 @@ describe('a refusal with the stop_details SDK 1.14 reads', () => {
 
   it('reaches the SDK intact, as JSON', async () => {
     const body = { ...upstreamMessage([{ type: 'text', text: 'I can’t help with that.', citations: null }]), stop_reason: 'refusal', stop_details: stopDetails };
-    upstream.enqueue(reply.json(body));
-    expect(await client.beta.messages.create(REQUEST)).toEqual(expectedMessage(body));
+    audit.upstream.enqueue(reply.json(body));
+    expect(await audit.client.beta.messages.create(REQUEST)).toEqual(expectedMessage(body));
   });
 });

@@ -7,39 +7,15 @@
  * on programmatic calls. Each passes the gateway's response validation (on in tests) and reaches the real SDK
  * as sent, as JSON and streamed, with every event a `MessageStreamEvent` of the spec.
  */
-import Anthropic from '@anthropic-ai/sdk';
 import type { BetaRawMessageStreamEvent, BetaStopReason } from '@anthropic-ai/sdk/resources/beta/messages/messages';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
+import { describe, expect, it } from 'vitest';
+import { reply } from '#test/helpers/fake-upstreams/index.ts';
 import { checkComponentSchema } from '#test/helpers/spec-validator.ts';
-import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
+import { AUDIT_MODEL, AUDIT_UPSTREAM_MODEL, useResponseAudit } from '#test/integration/http/anthropic-response-audit-support.ts';
 
-const MODEL = 'audit/claude';
-const UPSTREAM_MODEL = 'claude-sonnet-4-5';
-
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-let client: Anthropic;
-
-beforeAll(async () => {
-  upstream = await startFakeAnthropic();
-  const catalogYaml = [
-    'providers:',
-    '  ollama: { enabled: false }',
-    `  anthropic: { base_url: "${upstream.url}", api_key: "sk-ant-response-shapes-0001" }`,
-    'models:',
-    `  ${MODEL}:`,
-    '    endpoints:',
-    `      - { provider: anthropic, model: ${UPSTREAM_MODEL}, pricing: { input: 3, output: 15 } }`,
-    '',
-  ].join('\n');
-  gateway = await startTestGateway({ catalogYaml });
-  client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: gateway.api_key, apiKey: null, maxRetries: 0, timeout: 10_000 });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const MODEL = AUDIT_MODEL;
+const UPSTREAM_MODEL = AUDIT_UPSTREAM_MODEL;
+const audit = useResponseAudit('sk-ant-response-shapes-0001');
 
 /** Usage with every field `BetaUsage` has, as Anthropic fills them after a compaction. */
 const USAGE = {
@@ -152,8 +128,8 @@ const REQUEST = { model: MODEL, max_tokens: 256, messages: [{ role: 'user' as co
 
 /** Streams `body` through the SDK; every event it got must be a spec `MessageStreamEvent`. */
 async function streamed(body: Record<string, unknown>) {
-  upstream.enqueue(reply.events(upstreamEvents(body)));
-  const stream = client.beta.messages.stream(REQUEST);
+  audit.upstream.enqueue(reply.events(upstreamEvents(body)));
+  const stream = audit.client.beta.messages.stream(REQUEST);
   const events: BetaRawMessageStreamEvent[] = [];
   stream.on('streamEvent', (event) => events.push(event));
   const message = await stream.finalMessage();
@@ -163,8 +139,8 @@ async function streamed(body: Record<string, unknown>) {
 
 describe('the usage BetaUsage types, an iteration with a null model among it', () => {
   it('reaches the SDK as sent, as JSON', async () => {
-    upstream.enqueue(reply.json(upstreamMessage([TEXT])));
-    const message = await client.beta.messages.create(REQUEST);
+    audit.upstream.enqueue(reply.json(upstreamMessage([TEXT])));
+    const message = await audit.client.beta.messages.create(REQUEST);
     expect(message.usage).toEqual({ ...USAGE, cost: expect.any(Number), is_byok: false });
   });
 
@@ -176,8 +152,8 @@ describe('the usage BetaUsage types, an iteration with a null model among it', (
 
 describe('each BetaStopReason from an Anthropic upstream', () => {
   it.each(STOP_REASONS)('%s, as JSON', async (stopReason) => {
-    upstream.enqueue(reply.json(upstreamMessage([TEXT], stopReason)));
-    const message = await client.beta.messages.create(REQUEST);
+    audit.upstream.enqueue(reply.json(upstreamMessage([TEXT], stopReason)));
+    const message = await audit.client.beta.messages.create(REQUEST);
     expect([message.stop_reason, message.stop_sequence]).toEqual([stopReason, stopReason === 'stop_sequence' ? 'END' : null]);
   });
 
@@ -189,8 +165,8 @@ describe('each BetaStopReason from an Anthropic upstream', () => {
 
 describe('server tool result shapes from an Anthropic upstream', () => {
   it.each(Object.entries(BLOCKS))('%s, as JSON', async (_name, block) => {
-    upstream.enqueue(reply.json(upstreamMessage([block, TEXT])));
-    expect((await client.beta.messages.create(REQUEST)).content).toEqual([block, TEXT]);
+    audit.upstream.enqueue(reply.json(upstreamMessage([block, TEXT])));
+    expect((await audit.client.beta.messages.create(REQUEST)).content).toEqual([block, TEXT]);
   });
 
   it.each(Object.entries(BLOCKS))('%s, streamed', async (_name, block) => {
