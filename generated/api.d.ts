@@ -1848,7 +1848,10 @@ export interface components {
          *       (a refusal's cache credit, redeemable on Anthropic only), which cannot change the answer; the answer's
          *       `X-Switchboard-Dropped-Fields` header names every field so dropped (this one and the hints below). Any other
          *       top-level field (`mcp_servers`, `container`, `inference_geo`, `output_format`, `compaction`,
-         *       `billing_policy`, one Anthropic adds tomorrow) is a 400 naming it; `thread` (Anthropic's message threads, which only Anthropic stores) is that 400 with
+         *       `billing_policy`, one Anthropic adds tomorrow) is a 400 naming it, as is a block type it cannot express
+         *       (tool changes mid-conversation, `tool_addition` and `tool_removal` blocks, with Anthropic's
+         *       `error.details.error_code` `mid_conversation_tool_changes_not_supported`, on which Claude Code stops
+         *       sending them to that model); `thread` (Anthropic's message threads, which only Anthropic stores) is that 400 with
          *       `error.details.error_code` `thread_unsupported_request`, the code on which Anthropic SDKs (the tool
          *       runner of `client.beta.messages.toolRunner()`, which threads by default) send the whole conversation
          *       again without `thread`. A thread lives in the Anthropic account that answered it: each answered turn
@@ -3116,14 +3119,31 @@ export interface components {
             error_code: "thread_unsupported_request" | "thread_not_found" | "thread_already_continued" | "thread_continue_in_flight" | "thread_fingerprint_mismatch";
         };
         /**
+         * @description A request that changes the tools mid-conversation (`tool_addition` or `tool_removal` blocks, Anthropic's
+         *     `mid-conversation-tool-changes` beta) for a model whose vendor, reached by translation, cannot take such
+         *     a change (400, from the gateway, without calling it): Anthropic's code for a model without the feature,
+         *     on which Claude Code stops sending tool changes to that model and announces late tools its other way.
+         * @example {
+         *       "error_code": "mid_conversation_tool_changes_not_supported"
+         *     }
+         */
+        ToolChangesErrorDetails: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            error_code: "mid_conversation_tool_changes_not_supported";
+        };
+        /**
          * @description Structured details of a `/messages` (or models) error, in Anthropic's shape: an object whose `error_code` names the
          *     kind of failure and whose other fields depend on it (Anthropic SDKs expose it as `APIError.details` and the
          *     code as `APIError.errorCode`). Present only when the gateway has something to say beyond the message. The
          *     gateway's own code is `invalid_request_parameters`, for a request some of whose parameters are wrong, with
          *     the list of them in `parameters`. Anthropic's codes name conditions of Anthropic's API and are not used,
-         *     but those of its message threads (`ThreadErrorDetails`), on which Anthropic SDKs recover by themselves.
+         *     but those of its message threads (`ThreadErrorDetails`), on which Anthropic SDKs recover by themselves, and
+         *     the one for tool changes mid-conversation (`ToolChangesErrorDetails`), on which Claude Code does.
          */
-        MessagesErrorDetails: components["schemas"]["InvalidRequestParametersDetails"] | components["schemas"]["ThreadErrorDetails"];
+        MessagesErrorDetails: components["schemas"]["InvalidRequestParametersDetails"] | components["schemas"]["ThreadErrorDetails"] | components["schemas"]["ToolChangesErrorDetails"];
         /**
          * @description The error body of `/messages`, `/messages/count_tokens`, `GET /models` and `GET /models/{model_id}` (the
          *     operations Anthropic's API has), in Anthropic's shape so that Anthropic SDKs parse it: `ErrorBody`'s `code` and `message`, plus Anthropic's `type` fields, and `details` as Anthropic's

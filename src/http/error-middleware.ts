@@ -8,6 +8,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { ErrorBody, MessagesErrorBody, MessagesErrorDetails } from '#src/api-types.ts';
 import { DatabaseUnavailableError, GatewayError, NotFoundError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.ts';
 import { threadErrorCodeOf, type ThreadErrorCode } from '#src/thread-errors.ts';
+import { toolChangesErrorCodeOf, type ToolChangesErrorCode } from '#src/tool-changes-error.ts';
 import { isDatabaseUnavailable } from '#src/store/database-availability.ts';
 import { anthropicErrorType } from '#src/error-vocabulary.ts';
 import type { Logger } from '#src/logger.ts';
@@ -27,7 +28,7 @@ export interface RenderedError {
   /** Response headers the status calls for (`Allow` on a 405). */
   headers?: Record<string, string>;
   /** Anthropic's code for a condition its SDKs recover from, shown as `details.error_code` in Anthropic's shape. */
-  errorCode?: ThreadErrorCode;
+  errorCode?: ThreadErrorCode | ToolChangesErrorCode;
 }
 
 /** The parts of the failed request a message may name (its method, its Content-Type, the matched operation). */
@@ -55,8 +56,8 @@ function isValidatorError(error: unknown): error is ValidatorError {
 /** Maps any thrown value to the status and safe message a client sees; `request` lets a message name what was sent. */
 export function toRenderedError(error: unknown, request?: FailedRequestContext): RenderedError {
   if (error instanceof GatewayError) {
-    const threadCode = threadErrorCodeOf(error);
-    const code = threadCode ? { errorCode: threadCode } : {};
+    const anthropicCode = threadErrorCodeOf(error) ?? toolChangesErrorCodeOf(error);
+    const code = anthropicCode ? { errorCode: anthropicCode } : {};
     return { status: error.status, message: error.publicMessage, ...(error.details ? { details: error.details } : {}), ...(error.headers ? { headers: { ...error.headers } } : {}), ...code };
   }
   if (isBodyParserError(error)) return fromBodyParserError(error);

@@ -10,6 +10,7 @@
 import type { MessageRequest } from '#src/api-types.ts';
 import { BadRequestError, UnsupportedFeatureError } from '#src/errors.ts';
 import { ThreadUnsupportedError } from '#src/thread-errors.ts';
+import { isToolChangeBlock, ToolChangesUnsupportedError } from '#src/tool-changes-error.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { GATEWAY_ONLY_FIELDS } from '#src/request/gateway-fields.ts';
 import { contentBlocks, isKnownRole } from '#src/request/message-content.ts';
@@ -17,6 +18,12 @@ import { contentBlocks, isKnownRole } from '#src/request/message-content.ts';
 /** The 400 a translator answers for something its vendor cannot express. */
 export function unsupportedFeature(what: string, profile: Pick<AiSdkVendorProfile, 'label'>): UnsupportedFeatureError {
   return new UnsupportedFeatureError(`${what} is not supported by ${profile.label}`);
+}
+
+/** The refusal of a content block of `type` (`where` names it), in Anthropic's code for tool changes when it is one. */
+export function unsupportedBlockType(type: string, where: string, profile: Pick<AiSdkVendorProfile, 'label'>): UnsupportedFeatureError {
+  const message = `${type} blocks in ${where} is not supported by ${profile.label}`;
+  return isToolChangeBlock(type) ? new ToolChangesUnsupportedError(message) : new UnsupportedFeatureError(message);
 }
 
 /** The properties of one Anthropic object a translator reads, and the hints it drops (with the reason). */

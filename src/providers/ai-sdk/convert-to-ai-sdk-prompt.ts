@@ -31,7 +31,7 @@ import type {
 } from '#src/api-types.ts';
 import { BadRequestError } from '#src/errors.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
+import { unsupportedBlockType, unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import type { CacheBreakpointPlan } from '#src/request/cache-breakpoints.ts';
 import { nearestKnownCacheLifetime } from '#src/request/cache-lifetime.ts';
 import { decodeReasoningSignature } from '#src/providers/ai-sdk/reasoning-signature.ts';
@@ -257,7 +257,7 @@ function inCallOrder(messages: LanguageModelV4Message[], callOrder: ReadonlyMap<
 }
 
 function unsupportedBlock(type: string, role: string, path: string, profile: AiSdkVendorProfile) {
-  return unsupportedFeature(`${type} blocks in ${role} messages (${path})`, profile);
+  return unsupportedBlockType(type, `${role} messages (${path})`, profile);
 }
 
 function noteOnce(warnings: string[], warning: string): void {

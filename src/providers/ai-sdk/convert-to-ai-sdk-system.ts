@@ -8,7 +8,7 @@
 import type { LanguageModelV4Message, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { SystemMessageParam, TextBlockParam } from '#src/api-types.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
-import { unsupportedFeature } from '#src/providers/ai-sdk/check-translatable-fields.ts';
+import { unsupportedBlockType } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 
 /** Where converted system text goes: the system prompt, or the vendor's form for a later system message. */
 export type SystemPlacement = 'leading' | 'later';
@@ -43,7 +43,7 @@ export function convertSystemContent({ content, anchor, placement, profile, with
     if (content !== '') pieces.push({ text: content, anchor });
   } else {
     (content ?? []).forEach((block, index) => {
-      if (block.type !== 'text') throw unsupportedFeature(`${block.type} blocks in system content (${path}[${index}])`, profile);
+      if (block.type !== 'text') throw unsupportedBlockType(block.type, `system content (${path}[${index}])`, profile);
       pieces.push({ text: (block as TextBlockParam).text, anchor: block });
     });
   }

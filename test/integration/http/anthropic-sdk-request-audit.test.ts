@@ -121,6 +121,9 @@ describe('an OpenAI Chat upstream receives the request expressed, or the gateway
       const apiError = error as InstanceType<typeof Anthropic.BadRequestError>;
       expect(apiError.status).toBe(400);
       expect(apiError.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: `Invalid request parameters: ${entry.translated.refuses}` } });
+      // Anthropic's code where a client recovers on it, no details where the message says it all.
+      const details = (apiError.error as { error?: { details?: unknown } }).error?.details;
+      if (entry.translated.code) expect(details).toEqual({ error_code: entry.translated.code });
       expect(openai.requests, 'nothing is sent to a vendor that cannot express the request').toHaveLength(before);
       return;
     }

@@ -11,7 +11,7 @@ import { BLOCK_AND_TOOL_CASES } from '#test/integration/http/anthropic-sdk-reque
 export type CaseParams = Partial<Omit<MessageCreateParamsNonStreaming, 'model' | 'stream'>>;
 
 /** What the translated vendor (OpenAI Chat) gets: a body containing `sends` (without `notSent`), or a 400. */
-export type Translated = { sends: Record<string, unknown>; notSent?: string[] } | { refuses: string };
+export type Translated = { sends: Record<string, unknown>; notSent?: string[] } | { refuses: string; code?: string };
 
 /** One request feature. */
 export interface RequestCase {
@@ -29,7 +29,9 @@ const openAiWeather = { type: 'function', function: { name: 'get_weather', descr
 const user = (text: string) => ({ role: 'user' as const, content: text });
 const toolTurn = [user('Weather in Paris?'), { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } }] }];
 const without = (name: string) => (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== name));
-const refuses = (what: string): Translated => ({ refuses: `${what} is not supported by OpenAI Chat Completions` });
+const refuses = (what: string) => ({ refuses: `${what} is not supported by OpenAI Chat Completions` });
+// Anthropic's code for a model without tool changes, on which Claude Code stops sending them there.
+const TOOL_CHANGES_CODE = 'mid_conversation_tool_changes_not_supported';
 
 export const REQUEST_CASES: Record<string, RequestCase> = {
   'a system message mid-conversation': {
@@ -56,11 +58,11 @@ export const REQUEST_CASES: Record<string, RequestCase> = {
   },
   'a tool_addition block': {
     params: { tools: [weather], messages: [user('Hi'), { role: 'system', content: [{ type: 'tool_addition', tool: { type: 'tool_definition', definition: { ...weather, name: 'get_time' } } }] }, user('Go')] },
-    translated: refuses('tool_addition blocks in system content (messages[1].content[0])'),
+    translated: { ...refuses('tool_addition blocks in system content (messages[1].content[0])'), code: TOOL_CHANGES_CODE },
   },
   'a tool_removal block': {
     params: { tools: [weather], messages: [user('Hi'), { role: 'system', content: [{ type: 'tool_removal', tool: { type: 'tool_reference', name: 'get_weather' } }] }, user('Go')] },
-    translated: refuses('tool_removal blocks in system content (messages[1].content[0])'),
+    translated: { ...refuses('tool_removal blocks in system content (messages[1].content[0])'), code: TOOL_CHANGES_CODE },
   },
   'an mcp_tool_listing block': {
     params: { messages: [user('Hi'), { role: 'assistant', content: [{ type: 'mcp_tool_listing', mcp_server_name: 'atlas', tools: [{ name: 'lookup', input_schema: { type: 'object' } }] }] }, user('Go')] },
