@@ -1,10 +1,12 @@
 /**
- * The measured side of bench/record-instructions.ts, run under valgrind: PGlite in a temporary data directory,
- * records like bench/observability-cost.ts's written by `insertGenerations` in batches. It tells its parent
+ * The measured side of bench/record-instructions.ts, run under valgrind: PGlite in a temporary data directory
+ * (or a fresh database on DATABASE_URL's server, dropped at the end), records like bench/observability-cost.ts's written by `insertGenerations` in batches. It tells its parent
  * when a round is about to start (the parent switches instrumentation on, then answers `go`) and how many
  * records the round wrote.
  */
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { openDatabase } from '#src/store/database.ts';
 import { insertGenerations } from '#src/observability/generation-store.ts';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
@@ -18,13 +20,32 @@ export interface ChildOptions {
   warmup: number;
   batch: number;
   rounds: number;
+  database: 'pglite' | 'postgres';
+}
+
+/** A new database on DATABASE_URL's server, and how to drop it. */
+async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) throw new Error('--database postgres needs DATABASE_URL');
+  const name = `switchboard_records_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    await client.query(statement);
+    await client.end();
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
 const nextMessage = () => new Promise<unknown>((resolve) => process.once('message', resolve));
 
-/** Opens PGlite, warms up, then writes `rounds` measured rounds of records. */
+/** Opens the database, warms up, then writes `rounds` measured rounds of records. */
 export async function runChild(options: ChildOptions): Promise<void> {
-  const database = await openDatabase({ dataDir: join(options.directory, 'data') });
+  const server = options.database === 'postgres' ? await freshPostgres() : undefined;
+  const database = await openDatabase(server ? { databaseUrl: server.url } : { dataDir: join(options.directory, 'data') });
   const account = await initAccount(database, { name: 'records' });
   const record = (): GenerationRecord => benchGeneration({ accountId: account.account_id, workspaceId: account.workspace_id, keyHash: account.api_key_hash }).record;
   // The batches are built before a round starts, so only their writing is counted.
@@ -45,5 +66,6 @@ export async function runChild(options: ChildOptions): Promise<void> {
     await next;
   }
   await database.close();
+  await server?.drop();
   process.disconnect?.();
 }

@@ -28,9 +28,14 @@ for (let digit = 0; digit < 16; digit += 1) {
 
 /** The batch being written: a buffer that grows by doubling, with one method per column type. */
 class CopyBuffer {
-  bytes = Buffer.allocUnsafe(1 << 16);
-  view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+  bytes: Buffer;
+  view: DataView;
   length = 0;
+
+  constructor(bytes: Buffer) {
+    this.bytes = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
 
   reserve(size: number): void {
     if (this.length + size <= this.bytes.length) return;
@@ -189,12 +194,32 @@ if (JSON.stringify(SCHEMA_COLUMNS.map(([field, type]) => [field, type])) !== JSO
 /** The `generations` columns in the order of the binary file's fields. */
 export const COPY_COLUMN_NAMES: readonly string[] = SCHEMA_COLUMNS.map(([, , name]) => name);
 
-/** The batch as a binary `COPY` file; throws on a value its column cannot hold. */
-export function generationsCopyFile(records: readonly GenerationRecord[]): Uint8Array {
-  const buffer = new CopyBuffer();
+// A batch of 500 records is about 200 kB: a new buffer per batch was a fresh allocation above glibc's mmap
+// threshold (pages mapped, faulted in and unmapped each time) grown twice by copying from 64 kB. The buffer of
+// the last batch is kept for the next one instead, up to this size (a batch carrying prompts may be far larger).
+const KEPT_BUFFER_LIMIT = 1 << 20;
+let spare: Buffer | undefined;
+
+/** Writes the batch's file into `bytes` (or a larger buffer when it does not fit); returns the buffer used. */
+function writeCopyFile(records: readonly GenerationRecord[], bytes: Buffer): { file: Uint8Array; bytes: Buffer } {
+  const buffer = new CopyBuffer(bytes);
   buffer.bytes.set(HEADER);
   buffer.length = HEADER.length;
   for (const record of records) writeRecord(buffer, record);
   buffer.int16(-1);
-  return buffer.bytes.subarray(0, buffer.length);
+  return { file: buffer.bytes.subarray(0, buffer.length), bytes: buffer.bytes };
+}
+
+/**
+ * Hands `load` the batch's binary `COPY` file, written into the buffer the last batch used when no other batch
+ * holds it. The buffer is kept for the next batch only once `load` has resolved (the database has read all of
+ * it); after a failure it is dropped, as a write of it may still be pending on a connection being torn down.
+ * Throws, without calling `load`, on a value a column cannot hold.
+ */
+export async function withGenerationsCopyFile(records: readonly GenerationRecord[], load: (file: Uint8Array) => Promise<void>): Promise<void> {
+  const taken = spare ?? Buffer.allocUnsafe(1 << 16);
+  spare = undefined;
+  const { file, bytes } = writeCopyFile(records, taken);
+  await load(file);
+  if (spare === undefined && bytes.length <= KEPT_BUFFER_LIMIT) spare = bytes;
 }

@@ -9,7 +9,7 @@ import { generations } from '#src/store/schema.ts';
 import { generationIdBound } from '#src/http/generation-id.ts';
 import type { GenerationRecord } from '#src/observability/build-generation-record.ts';
 import type { GenerationPosition } from '#src/http/list-cursor.ts';
-import { COPY_COLUMN_NAMES, generationsCopyFile } from '#src/observability/generation-copy.ts';
+import { COPY_COLUMN_NAMES, withGenerationsCopyFile } from '#src/observability/generation-copy.ts';
 
 /** The filters of `GET /generations` (and of `switchboard usage`). */
 export interface GenerationFilter {
@@ -63,19 +63,17 @@ function isRefusedBatch(error: unknown): boolean {
  */
 export async function insertGenerations(database: Database, records: readonly GenerationRecord[]): Promise<void> {
   if (records.length === 0) return;
-  let file: Uint8Array | undefined;
+  let loading = false;
   try {
-    file = generationsCopyFile(records);
-  } catch {
-    // A value the binary format cannot carry (a fraction for an integer): the INSERT reports it as PostgreSQL does.
-  }
-  if (file) {
-    try {
-      await database.copyBinary(TABLE_NAME, COPY_COLUMN_NAMES, file);
-      return;
-    } catch (error) {
-      if (!isRefusedBatch(error)) throw error;
-    }
+    await withGenerationsCopyFile(records, (file) => {
+      loading = true;
+      return database.copyBinary(TABLE_NAME, COPY_COLUMN_NAMES, file);
+    });
+    return;
+  } catch (error) {
+    // Not loading: a value the binary format cannot carry (a fraction for an integer), which the INSERT reports
+    // as PostgreSQL does.
+    if (loading && !isRefusedBatch(error)) throw error;
   }
   await database.db.execute(sql`insert into ${generations} (${COLUMN_LIST}) select ${FIELD_LIST} from json_to_recordset(${JSON.stringify(records)}::json) as record(${FIELD_TYPES}) on conflict (account_id, id) do nothing`);
 }

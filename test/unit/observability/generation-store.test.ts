@@ -102,6 +102,23 @@ describe.each(testDrivers())('insertGenerations (%s)', (driver) => {
     expect(await findGeneration(test.database, account.account_id, first.id)).toEqual(first);
     expect(await findGeneration(test.database, account.account_id, second.id)).toEqual(second);
   });
+  it('writes batches one after another and at once, large then small, each exactly (the COPY buffer is kept between batches, never shared)', async () => {
+    // Every batch must go in by COPY: a file overwritten by another batch would be refused and written again
+    // by the INSERT, which would hide it.
+    let copied = 0;
+    const { copyBinary } = test.database;
+    const database = { ...test.database, copyBinary: async (...args: Parameters<typeof copyBinary>) => void (await copyBinary(...args), (copied += 1)) };
+    // Over 64 kB: the kept buffer grows once, then serves the smaller batches after it.
+    const large = Array.from({ length: 200 }, (_unused, index) => record({ errorMessage: `large ${index} ${'x'.repeat(400)}` }));
+    await insertGenerations(database, large);
+    const small = [record({ errorMessage: 'small' })];
+    await insertGenerations(database, small);
+    const together = [Array.from({ length: 50 }, () => record({ errorMessage: 'one' })), Array.from({ length: 3 }, () => record({ errorMessage: 'two' }))];
+    await Promise.all(together.map((batch) => insertGenerations(database, batch)));
+    expect(copied).toBe(4);
+    for (const expected of [...large, ...small, ...together.flat()]) expect(await findGeneration(test.database, account.account_id, expected.id)).toEqual(expected);
+  });
+
   it("pages an account's records newest first from its key, bounded by time, without another account's", async () => {
     const other = await initAccount(test.database, { name: 'other' });
     const base = Date.UTC(2026, 10, 26, 21, 0, 0, 0);
