@@ -73,7 +73,8 @@ function hrTime(epochMs: number): [number, number] {
 
 /**
  * A finished span as plain data for the exporter. A class rather than an object literal so `spanContext` is
- * one shared method, not a closure per span.
+ * one shared method, not a closure per span; what every span says alike (no links, events or dropped counts)
+ * is read from the prototype rather than stored in each of a batch's spans.
  */
 class ExportedSpan implements ReadableSpan {
   readonly name: string;
@@ -83,15 +84,33 @@ class ExportedSpan implements ReadableSpan {
   readonly endTime: [number, number];
   readonly status: ReadableSpan['status'];
   readonly attributes: Attributes;
-  readonly links = NO_LINKS;
-  readonly events = NO_EVENTS;
-  readonly ended = true;
   readonly resource: Resource;
   readonly instrumentationScope: InstrumentationScope;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
   readonly #context: SpanContext;
+
+  get links(): ReadableSpan['links'] {
+    return NO_LINKS;
+  }
+
+  get events(): ReadableSpan['events'] {
+    return NO_EVENTS;
+  }
+
+  get ended(): boolean {
+    return true;
+  }
+
+  get droppedAttributesCount(): number {
+    return 0;
+  }
+
+  get droppedEventsCount(): number {
+    return 0;
+  }
+
+  get droppedLinksCount(): number {
+    return 0;
+  }
 
   constructor(traceId: string, input: SpanInput, environment: SpanEnvironment) {
     this.#context = { traceId, spanId: input.spanId, traceFlags: 1 };

@@ -34,21 +34,27 @@ export function generationTimeline(
 ): GenerationTimeline {
   const start = record.createdAt.getTime();
   const end = start + record.totalMs;
-  const durations = (record.attempts as { duration_ms: number }[]).map((attempt) => Math.max(0, attempt.duration_ms));
+  // Plain loops: this runs once per generation and destination batch, and a generation has one attempt or few.
+  const recorded = record.attempts as { duration_ms: number }[];
+  const count = recorded.length;
+  let total = 0;
+  for (let index = 0; index < count; index += 1) total += Math.max(0, (recorded[index] as { duration_ms: number }).duration_ms);
   // A stream's answering attempt is measured to its first event; everything after it is that attempt too.
-  const answered = record.stream && record.timeToFirstByteMs !== null && durations.length > 0;
+  const answered = record.stream && record.timeToFirstByteMs !== null && count > 0;
   const measuredEnd = answered ? start + (record.timeToFirstByteMs ?? 0) : end;
   const screening = screened ? { start: screened.startedAt, end: Math.max(screened.startedAt, screened.endedAt) } : null;
   // The attempts start no earlier than the screening ended, even where the two clocks put the request's
   // measured end a millisecond or two before it (a loaded machine): the model was called after the screening.
   const earliest = screening ? Math.max(start, screening.end) : start;
-  let cursor = Math.max(earliest, measuredEnd - durations.reduce((sum, duration) => sum + duration, 0));
-  const attempts = durations.map((duration, index) => {
+  let cursor = Math.max(earliest, measuredEnd - total);
+  const attempts: TimeWindow[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const duration = Math.max(0, (recorded[index] as { duration_ms: number }).duration_ms);
     const window = { start: cursor, end: Math.max(cursor, Math.min(end, cursor + duration)) };
     cursor = window.end;
-    if (answered && index === durations.length - 1) window.end = Math.max(window.start, end);
-    return window;
-  });
+    if (answered && index === count - 1) window.end = Math.max(window.start, end);
+    attempts.push(window);
+  }
   const generation = screening ? { start: Math.min(start, screening.start), end: Math.max(end, screening.end) } : { start, end };
   return { generation, firstByteAt: record.timeToFirstByteMs === null ? null : start + record.timeToFirstByteMs, screening, attempts };
 }
