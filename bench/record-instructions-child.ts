@@ -46,6 +46,10 @@ const nextMessage = () => new Promise<unknown>((resolve) => process.once('messag
 export async function runChild(options: ChildOptions): Promise<void> {
   const server = options.database === 'postgres' ? await freshPostgres() : undefined;
   const database = await openDatabase(server ? { databaseUrl: server.url } : { dataDir: join(options.directory, 'data') });
+  // Under valgrind on a busy machine a new connection can take longer than the pool's 5 s connection timeout:
+  // the pool keeps the connections it has (node-postgres closes one idle for 10 s, as it can be between rounds).
+  const pool = (database.db as unknown as { $client?: { options?: { idleTimeoutMillis?: number } } }).$client;
+  if (server && pool?.options) pool.options.idleTimeoutMillis = 0;
   const account = await initAccount(database, { name: 'records' });
   const record = (): GenerationRecord => benchGeneration({ accountId: account.account_id, workspaceId: account.workspace_id, keyHash: account.api_key_hash }).record;
   // The batches are built before a round starts, so only their writing is counted.
