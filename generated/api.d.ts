@@ -3869,9 +3869,10 @@ export interface components {
              */
             created_at: string;
             /**
-             * @description Largest context window, in tokens, that any endpoint of the model accepts; null when unknown (a model
-             *     added in the configuration file without `context_length`, e.g. one served by a local vLLM or Ollama).
-             *     No routing decision filters on an unknown context length.
+             * @description Largest context window, in tokens, that any endpoint still serving the model accepts (a `retired`
+             *     endpoint's does not count; a model whose endpoints have all retired keeps theirs); null when unknown (a
+             *     model added in the configuration file without `context_length`, e.g. one served by a local vLLM or
+             *     Ollama, or one of those endpoints gives none). No routing decision filters on an unknown context length.
              * @example 200000
              */
             context_length: number | null;
@@ -3882,8 +3883,9 @@ export interface components {
              */
             max_input_tokens: number | null;
             /**
-             * @description Anthropic's ModelInfo `max_tokens`: the largest output limit (`max_output_tokens`) of the model's
-             *     endpoints, the most `max_tokens` a request can ask of some endpoint; null when no endpoint's is known.
+             * @description Anthropic's ModelInfo `max_tokens`: the largest output limit (`max_output_tokens`) of the endpoints
+             *     still serving the model (as for `context_length`, a `retired` endpoint's does not count), the most
+             *     `max_tokens` a request can ask of some endpoint; null when no endpoint's is known.
              * @example 64000
              */
             max_tokens: number | null;

@@ -16,7 +16,7 @@ import type {
 import type { DataRegion, ResidencyRegion } from '#src/data-region.ts';
 import type { ProviderDraft } from './merge-config.ts';
 import { toModelList, type ModelListBody } from './models-view.ts';
-import { lifecycleChanges, lifecycleEpoch } from './lifecycle.ts';
+import { perLifecycleEpoch } from './lifecycle.ts';
 import { SecretValue } from './secret-value.ts';
 import { scalePricing } from './pricing.ts';
 import { DEFAULT_SERVER_TOOLS_CONFIG, type ServerToolsConfig } from '#src/server-tools/server-tools-config.ts';
@@ -134,14 +134,7 @@ function freezeEndpoint(model: ModelData, data: EndpointData, provider: CatalogP
 
 // The models list by lifecycle epoch: it changes only when an endpoint retires.
 function modelListCache(models: readonly CatalogModel[]): (now: number) => ModelListBody {
-  const changes = lifecycleChanges(models.flatMap((model) => model.endpoints));
-  const lists = new Map<number, ModelListBody>();
-  return (now) => {
-    const epoch = lifecycleEpoch(changes, now);
-    let list = lists.get(epoch);
-    if (list === undefined) lists.set(epoch, (list = deepFreeze(toModelList(models, now))));
-    return list;
-  };
+  return perLifecycleEpoch(models.flatMap((model) => model.endpoints), (now) => deepFreeze(toModelList(models, now)));
 }
 
 /** The configuration file's sections besides providers and models, each with its defaults when absent. */

@@ -64,3 +64,17 @@ export function lifecycleEpoch(changes: readonly number[], now: number): number 
   while (count < changes.length && now >= (changes[count] ?? Number.POSITIVE_INFINITY)) count += 1;
   return count;
 }
+
+/**
+ * `build` memoised per stretch of time between two of the endpoints' retirements: what it derives from the
+ * catalog's lifecycle at `now` is the same within one stretch, so each is built once and then shared by identity.
+ */
+export function perLifecycleEpoch<T>(endpoints: readonly Pick<CatalogEndpoint, 'retiresAt'>[], build: (now: number) => T): (now: number) => T {
+  const changes = lifecycleChanges(endpoints);
+  const built = new Map<number, T>();
+  return (now) => {
+    const epoch = lifecycleEpoch(changes, now);
+    if (!built.has(epoch)) built.set(epoch, build(now));
+    return built.get(epoch) as T;
+  };
+}

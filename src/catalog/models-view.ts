@@ -8,6 +8,7 @@ import type { CatalogEndpoint, CatalogModel, Pricing } from './catalog-types.ts'
 import type { ResidencyRegion } from '#src/data-region.ts';
 import { modelsEnvelope } from './models-page.ts';
 import { endpointLifecycle, modelLifecycle } from './lifecycle.ts';
+import { modelLimitsAt } from './serving-figures.ts';
 
 /** One endpoint in `GET /models`. */
 export type ModelEndpointView = ModelEndpoint;
@@ -35,12 +36,6 @@ function pricingView(pricing: Pricing): Pricing {
 
 // The catalog records no release dates: the epoch is what Anthropic's ModelInfo documents for an unknown one.
 const UNKNOWN_RELEASE = '1970-01-01T00:00:00Z';
-
-/** The largest output limit among the endpoints, or null when none is known. */
-function largestOutputLimit(model: CatalogModel): number | null {
-  const limits = model.endpoints.flatMap((endpoint) => (endpoint.maxOutputTokens === null ? [] : [endpoint.maxOutputTokens]));
-  return limits.length === 0 ? null : Math.max(...limits);
-}
 
 // Anthropic's ModelInfo `line` of a Claude model (its `ModelLine` values: haiku, sonnet, opus, fable, mythos),
 // read off the catalog's slug; other vendors' models have none.
@@ -78,6 +73,8 @@ export function toModelList(models: readonly CatalogModel[], now: number): Model
   return modelsEnvelope(
     models.map((model) => {
       const endpoints = model.endpoints.map((endpoint) => endpointView(endpoint, now));
+      // A retired endpoint's window and limit are nothing a request can get any more (src/catalog/serving-figures.ts).
+      const limits = modelLimitsAt(model, now);
       return {
         id: model.slug,
         type: 'model',
@@ -85,10 +82,10 @@ export function toModelList(models: readonly CatalogModel[], now: number): Model
         // Anthropic's ModelInfo name for it, which the Anthropic SDKs' `models.list()` types and applications read.
         display_name: model.name,
         created_at: UNKNOWN_RELEASE,
-        context_length: model.contextLength,
+        context_length: limits.contextLength,
         // Anthropic's ModelInfo names for the context window and the `max_tokens` ceiling.
-        max_input_tokens: model.contextLength,
-        max_tokens: largestOutputLimit(model),
+        max_input_tokens: limits.contextLength,
+        max_tokens: limits.maxOutputTokens,
         // Anthropic's capability matrix is not the catalog's to claim (see the spec); `features` is what it knows.
         capabilities: null,
         // The model lives while some endpoint serves it (src/catalog/lifecycle.ts).

@@ -10,6 +10,8 @@ import type { CatalogEndpoint, CatalogModel } from '#src/catalog/catalog-types.t
 import type { PricingByModel } from '#src/catalog/pricing.ts';
 import { locateEndpoint, type EndpointLocation } from '#src/catalog/locate-endpoint.ts';
 import { withoutDateSuffix } from '#src/catalog/model-id.ts';
+import { perLifecycleEpoch } from '#src/catalog/lifecycle.ts';
+import { cheapestPricingAt, modelLimitsAt } from '#src/catalog/serving-figures.ts';
 import { DATA_REGIONS, RESIDENCY_REGIONS, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
 import type { PlanEndpoint, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
 import type { AutoRouterCandidate } from '#src/routing/auto-router/auto-router.ts';
@@ -40,17 +42,24 @@ export interface CatalogPlanView {
   aliasesOf(slug: string): readonly string[];
   /** Providers holding a gateway-owned key. */
   sharedProviders: ReadonlySet<string>;
-  /** Every model as an auto-router candidate, priced at its cheapest endpoint. */
-  autoCandidates: readonly AutoRouterCandidate[];
+  /**
+   * Every model some endpoint still serves at `now` (epoch milliseconds) as an auto-router candidate, priced
+   * at its cheapest such endpoint, its context the largest of theirs. The same list (by identity) between two
+   * retirements of the catalog.
+   */
+  autoCandidatesAt(now: number): readonly AutoRouterCandidate[];
 }
 
-function cheapest(model: CatalogModel): { input: number; output: number } {
-  let best = { input: Number.POSITIVE_INFINITY, output: Number.POSITIVE_INFINITY };
-  for (const { pricing } of model.endpoints) {
-    if (pricing.input + pricing.output < best.input + best.output) best = { input: pricing.input, output: pricing.output };
-  }
-  return best;
+// The auto-router's candidates at a time: a retired endpoint's price or window would rank or admit a model by
+// what no request can get from it any more.
+function candidatesAt(models: readonly CatalogModel[], now: number): AutoRouterCandidate[] {
+  return models.flatMap((model) => {
+    const pricing = cheapestPricingAt(model, now);
+    if (pricing === null) return [];
+    return [{ slug: model.slug, pricing, capabilities: model.capabilities, contextLength: modelLimitsAt(model, now).contextLength }];
+  });
 }
+
 
 // Families whose APIs take top_k; OpenAI's do not.
 const TOP_K_FAMILIES = new Set(['anthropic', 'google', 'bedrock']);
@@ -146,11 +155,9 @@ export function createCatalogPlanView(catalog: Catalog): CatalogPlanView {
   const aliasesBySlug = new Map<string, string[]>();
   for (const [alias, slug] of aliases) aliasesBySlug.set(slug, [...(aliasesBySlug.get(slug) ?? []), alias]);
   const sharedProviders = new Set(catalog.providers.filter((provider) => provider.sharedKey !== null || provider.auth === 'none' || provider.aws?.accessKeyId).map((provider) => provider.slug));
-  const autoCandidates = catalog.models
-    .filter((model) => model.endpoints.length > 0)
-    .map((model) => ({ slug: model.slug, pricing: cheapest(model), capabilities: model.capabilities, contextLength: model.contextLength }));
   return {
-    autoCandidates,
+    // The candidates change only when an endpoint retires.
+    autoCandidatesAt: perLifecycleEpoch(catalog.models.flatMap((model) => model.endpoints), (now) => Object.freeze(candidatesAt(catalog.models, now))),
     model(slugOrAlias) {
       const direct = models.get(slugOrAlias);
       if (direct || slugOrAlias.includes('/')) return direct;

@@ -136,7 +136,7 @@ function autoRoute(
   return chooseModel({
     request,
     settings,
-    candidates: view.autoCandidates,
+    candidates: view.autoCandidatesAt(now),
     pinnedModel: settings.pin_model ? (pinnedModel ?? null) : null,
     isServable: (slug) => {
       const model = view.model(slug);

@@ -71,7 +71,7 @@ describe('the planner view of the built-in catalog', () => {
   });
 
   it('prices auto-router candidates at their cheapest endpoint', () => {
-    const candidate = view.autoCandidates.find((entry) => entry.slug === 'anthropic/claude-sonnet-4.5');
+    const candidate = view.autoCandidatesAt(Date.parse('2026-11-28T12:00:00Z')).find((entry) => entry.slug === 'anthropic/claude-sonnet-4.5');
     const cheapest = Math.min(...(catalog.getModel('anthropic/claude-sonnet-4.5')?.endpoints ?? []).map((endpoint) => endpoint.pricing.input + endpoint.pricing.output));
     expect(candidate && candidate.pricing.input + candidate.pricing.output).toBe(cheapest);
   });
