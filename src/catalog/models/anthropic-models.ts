@@ -69,6 +69,21 @@ function claudeLongContext(input: number, output: number): Pricing['long_context
   return { threshold_tokens: 200_000, ...claudePricing(input * 2, output * 1.5) };
 }
 
+/**
+ * Claude Sonnet 5.5's token prices: $2/$10, writes $2.50 and $4, and cache hits at 0.05x input ($0.10), not the
+ * usual 0.1x. Anthropic cut them from $0.20 on 2026-10-07: its pricing page's "Model pricing" row "Claude Sonnet
+ * 5.5 | $2 / MTok | $2.50 / MTok | $4 / MTok | $0.10 / MTok<sup>2</sup> | $10 / MTok" with the note "Cache hits
+ * and refreshes on Claude Opus 5.5 and Claude Sonnet 5.5 are priced at 0.05x the base input price", as quoted
+ * with access dates 2026-10-08 and 2026-10-09 in public price tables, and synaps 0.10.2's pricing module
+ * (docs.rs/synaps/0.10.2/synaps_cli/pricing, from platform.claude.com/docs/en/about-claude/pricing: "Sonnet 5.5 |
+ * $2.00 | $10.00 | 0.05x"). The stored copies of Anthropic's own Sonnet 5.5 overview page still say $0.20, but
+ * predate the cut (their lineup has Haiku 4.5, not Haiku 5.5 of 2026-10-07). Bedrock's global profile takes the
+ * list prices, as for Opus 5.5 (whose reads are 0.05x there too); Apify's Bedrock rate card agrees at the geo
+ * profile: Sonnet 5.5 "$2.20 ... $0.11" input and cache read (apify.com/apify/aws-bedrock-proxy).
+ * @see https://platform.claude.com/docs/en/about-claude/pricing
+ */
+const SONNET_5_5: Pricing = { ...claudePricing(2, 10), cache_read: 0.1 };
+
 // Claude Haiku 5.5's token prices: prompts over 100K tokens pay five times every rate, caches included.
 const HAIKU_5_5: Pricing = { ...claudePricing(0.1, 0.5), long_context: { threshold_tokens: 100_000, ...claudePricing(0.5, 2.5) } };
 
@@ -273,13 +288,8 @@ export const ANTHROPIC_MODELS: ModelData[] = [
     context_length: 1_000_000,
     capabilities: CLAUDE,
     endpoints: [
-      { provider: 'anthropic', model: 'claude-sonnet-5-5', pricing: { ...WEB_SEARCH_FEE, ...claudePricing(2, 10) }, max_output_tokens: 128_000 },
-      bedrockGlobal(
-        'global.anthropic.claude-sonnet-5-5',
-        { us: 'us.anthropic.claude-sonnet-5-5', europe: 'eu.anthropic.claude-sonnet-5-5' },
-        claudePricing(2, 10),
-        128_000,
-      ),
+      { provider: 'anthropic', model: 'claude-sonnet-5-5', pricing: { ...WEB_SEARCH_FEE, ...SONNET_5_5 }, max_output_tokens: 128_000 },
+      bedrockGlobal('global.anthropic.claude-sonnet-5-5', { us: 'us.anthropic.claude-sonnet-5-5', europe: 'eu.anthropic.claude-sonnet-5-5' }, SONNET_5_5, 128_000),
     ],
   },
   {

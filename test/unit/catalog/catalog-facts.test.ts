@@ -48,7 +48,7 @@ describe("Bedrock's inference profiles of the Claude models", () => {
 describe("Bedrock's prompt-cache prices", () => {
   it.each([
     { slug: 'anthropic/claude-opus-5.5', input: 4, read: 0.2, write: 5, write1h: 8 },
-    { slug: 'anthropic/claude-sonnet-5.5', input: 2, read: 0.2, write: 2.5, write1h: 4 },
+    { slug: 'anthropic/claude-sonnet-5.5', input: 2, read: 0.1, write: 2.5, write1h: 4 },
     { slug: 'anthropic/claude-haiku-5.5', input: 0.1, read: 0.01, write: 0.125, write1h: 0.2 },
     { slug: 'anthropic/claude-opus-4.6', input: 5, read: 0.5, write: 6.25, write1h: 10 },
     { slug: 'anthropic/claude-opus-4.5', input: 5, read: 0.5, write: 6.25, write1h: 10 },

@@ -199,7 +199,8 @@ describe('the 5.5 Claude models Claude Code picks by itself', () => {
   it.each([
     // 1M input at $4, 1M cache reads at $0.20 (0.05x), 1M 5-minute writes at $5, 1M output at $20.
     ['anthropic/claude-opus-5.5', usage({ inputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000, outputTokens: 1_000_000 }), 29.2],
-    ['anthropic/claude-sonnet-5.5', usage({ inputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000, cacheWrite1hTokens: 1_000_000, outputTokens: 1_000_000 }), 16.2],
+    // 1M input at $2, 1M cache reads at $0.10 (0.05x since 2026-10-07), 1M one-hour writes at $4, 1M output at $10.
+    ['anthropic/claude-sonnet-5.5', usage({ inputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000, cacheWrite1hTokens: 1_000_000, outputTokens: 1_000_000 }), 16.1],
     // Haiku 5.5: up to 100K prompt tokens $0.10 in, $0.50 out; over it, every rate five times.
     ['anthropic/claude-haiku-5.5', usage({ inputTokens: 100_000, outputTokens: 1_000_000 }), 0.51],
     ['anthropic/claude-haiku-5.5', usage({ inputTokens: 100_000, cacheReadTokens: 1, outputTokens: 1_000_000 }), 2.55000005],
