@@ -116,9 +116,13 @@ export const ANTHROPIC_MODELS: ModelData[] = [
         model: 'claude-sonnet-4-5',
         pricing: { ...WEB_SEARCH_FEE, ...claudePricing(3, 15), long_context: claudeLongContext(3, 15) },
         max_output_tokens: 64_000,
-        // Deprecated on Anthropic's API: "retires on November 30, 2026" (its overview page,
-        // platform.claude.com/docs/en/models/sonnet-4-5/overview, checked 2026-11-28). No stored copy gives the
-        // day the deprecation was announced, so `deprecated_at` stays unrecorded.
+        // Deprecated on Anthropic's API on 2026-09-30, retiring 2026-11-30: the deprecations page's row
+        // "claude-sonnet-4-5-20250929 | Deprecated | September 30, 2026 | November 30, 2026" and its section
+        // "2026-09-30: Claude Sonnet 4.5 model" (replacement `claude-sonnet-5-5`), as quoted from
+        // platform.claude.com/docs/en/about-claude/model-deprecations in public research notes of 2026-10; the
+        // overview page (checked 2026-11-28) says "retires on November 30, 2026", and the Anthropic SDK's
+        // `DEPRECATED_MODELS` gives both ids "November 30th, 2026".
+        deprecated_at: '2026-09-30T00:00:00Z',
         retires_at: '2026-11-30T00:00:00Z',
       },
       bedrockGlobal(

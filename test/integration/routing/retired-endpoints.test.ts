@@ -116,7 +116,12 @@ describe('a retirement the gateway reaches while running', () => {
 
   it('lists each endpoint’s lifecycle as of the gateway’s clock, the model active while Bedrock serves it', async () => {
     const dayBefore = await listModels();
-    expect(endpointOf(dayBefore, 'anthropic/claude-sonnet-4.5', 'anthropic')).toMatchObject({ lifecycle: 'deprecated', deprecated_at: null, retires_at: '2026-11-30T00:00:00Z' });
+    // Deprecated on 2026-09-30 (Anthropic's model deprecations page).
+    expect(endpointOf(dayBefore, 'anthropic/claude-sonnet-4.5', 'anthropic')).toMatchObject({
+      lifecycle: 'deprecated',
+      deprecated_at: '2026-09-30T00:00:00Z',
+      retires_at: '2026-11-30T00:00:00Z',
+    });
     expect(endpointOf(dayBefore, 'anthropic/claude-sonnet-4', 'anthropic')).toMatchObject({
       lifecycle: 'retired',
       deprecated_at: '2026-04-14T00:00:00Z',
@@ -127,7 +132,7 @@ describe('a retirement the gateway reaches while running', () => {
 
     clock = RETIREMENT_DAY;
     const retired = await listModels();
-    expect(endpointOf(retired, 'anthropic/claude-sonnet-4.5', 'anthropic')).toMatchObject({ lifecycle: 'retired', retires_at: '2026-11-30T00:00:00Z' });
+    expect(endpointOf(retired, 'anthropic/claude-sonnet-4.5', 'anthropic')).toMatchObject({ lifecycle: 'retired', deprecated_at: '2026-09-30T00:00:00Z', retires_at: '2026-11-30T00:00:00Z' });
     // The Anthropic SDK reads the same through `models.retrieve`.
     const sonnet = await anthropicClient(gateway).models.retrieve('claude-sonnet-4-5');
     expect(sonnet).toMatchObject({ id: 'anthropic/claude-sonnet-4.5', lifecycle: 'active', line: 'sonnet' });
