@@ -11,6 +11,15 @@
  */
 import type { ModelData } from '#src/catalog/catalog-types.ts';
 
+/**
+ * When xAI retired `grok-4-0709` and `grok-4-fast-reasoning` from its API: "Effective May 15, 2026 at 12:00pm PT
+ * ... After May 15, 2026 at 12:00pm PT, requests to the models listed above will no longer work", both replaced
+ * by `grok-4.3` (xAI's migration guide, docs.x.ai/developers/migration/may-15-retirement). 12:00 PDT is 19:00 UTC.
+ * The guide gives no announcement date, so `deprecated_at` stays unrecorded; the models stay listed as retired.
+ * @see https://docs.x.ai/developers/migration/may-15-retirement
+ */
+const XAI_MAY_15_RETIREMENT = '2026-05-15T19:00:00Z';
+
 /** The built-in Mistral, xAI and Perplexity models. */
 export const OTHER_MODELS: ModelData[] = [
   {
@@ -66,6 +75,7 @@ export const OTHER_MODELS: ModelData[] = [
           // (a second search the same day found $0.75 only in third-party guides, e.g. Apidog's Grok 4 API guide).
           long_context: { threshold_tokens: 128_000, input: 6, output: 30, cache_read: 1.5, cache_write: null },
         },
+        retires_at: XAI_MAY_15_RETIREMENT,
       },
     ],
   },
@@ -87,6 +97,7 @@ export const OTHER_MODELS: ModelData[] = [
           long_context: { threshold_tokens: 128_000, input: 0.4, output: 1, cache_read: 0.05, cache_write: null },
         },
         max_output_tokens: 30_000,
+        retires_at: XAI_MAY_15_RETIREMENT,
       },
     ],
   },
