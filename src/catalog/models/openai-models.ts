@@ -15,6 +15,16 @@ import type { Capabilities, ModelData } from '#src/catalog/catalog-types.ts';
 const REASONING: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
 const NON_REASONING: Capabilities = { ...REASONING, thinking: false };
 
+/**
+ * OpenAI's "2026-06-11: GPT-5 and o3 model deprecations": `gpt-5`, `gpt-5-mini`, `gpt-5-nano` and `o3` (with
+ * their snapshots) deprecated on 2026-06-11 and shut down on 2026-12-11. Its deprecations page's rows "Dec 11, 2026
+ * | gpt-5, gpt-5-2025-08-07 | Deprecated | ... | Jun 11, 2026" (and alike for gpt-5-mini and gpt-5-nano); o3's row
+ * is past the stored copy's excerpt and is from copies of the same section (aideprecations, 2026-10: "o3 | OpenAI |
+ * Dec 11, 2026"). The page gives days only: 00:00 UTC, as for Anthropic's dates.
+ * @see https://developers.openai.com/api/docs/deprecations
+ */
+const GPT_5_AND_O3_LIFECYCLE = { deprecated_at: '2026-06-11T00:00:00Z', retires_at: '2026-12-11T00:00:00Z' } as const;
+
 /** The built-in OpenAI models. */
 export const OPENAI_MODELS: ModelData[] = [
   {
@@ -29,6 +39,7 @@ export const OPENAI_MODELS: ModelData[] = [
         pricing: { input: 1.25, output: 10, cache_read: 0.125, cache_write: null },
         fast: { pricing: { input: 2.5, output: 20, cache_read: 0.25, cache_write: null } },
         max_output_tokens: 128_000,
+        ...GPT_5_AND_O3_LIFECYCLE,
       },
     ],
   },
@@ -44,6 +55,7 @@ export const OPENAI_MODELS: ModelData[] = [
         pricing: { input: 0.25, output: 2, cache_read: 0.025, cache_write: null },
         fast: { pricing: { input: 0.45, output: 3.6, cache_read: 0.045, cache_write: null } },
         max_output_tokens: 128_000,
+        ...GPT_5_AND_O3_LIFECYCLE,
       },
     ],
   },
@@ -58,6 +70,7 @@ export const OPENAI_MODELS: ModelData[] = [
         model: 'gpt-5-nano',
         pricing: { input: 0.05, output: 0.4, cache_read: 0.005, cache_write: null },
         max_output_tokens: 128_000,
+        ...GPT_5_AND_O3_LIFECYCLE,
       },
     ],
   },
@@ -103,6 +116,7 @@ export const OPENAI_MODELS: ModelData[] = [
         pricing: { input: 2, output: 8, cache_read: 0.5, cache_write: null },
         fast: { pricing: { input: 3.5, output: 14, cache_read: 0.875, cache_write: null } },
         max_output_tokens: 100_000,
+        ...GPT_5_AND_O3_LIFECYCLE,
       },
     ],
   },
@@ -118,6 +132,11 @@ export const OPENAI_MODELS: ModelData[] = [
         pricing: { input: 1.1, output: 4.4, cache_read: 0.275, cache_write: null },
         fast: { pricing: { input: 2, output: 8, cache_read: 0.5, cache_write: null } },
         max_output_tokens: 100_000,
+        // Shut down on 2026-10-23 with `o4-mini-2025-04-16` (replacement gpt-5.6-terra), as copies of OpenAI's
+        // deprecations page of 2026-10-15 give it (importstatic's shutdown list; Leigh Efford's checklist: "23 Oct
+        // 2026 Older OpenAI snapshots only: o1, o3-mini, o4-mini, ..."); no stored first-party copy reaches the row,
+        // nor gives the day it was announced.
+        retires_at: '2026-10-23T00:00:00Z',
       },
     ],
   },
