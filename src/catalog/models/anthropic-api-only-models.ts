@@ -53,9 +53,13 @@ function anthropicOnly(slug: string, name: string, model: string, pricing: Prici
  * caching multipliers on top, as for Opus 5.5. Opus 5 $10/$50: verified against a transcript of the pricing page
  * ("source: platform.claude.com/docs/en/about-claude/pricing / last verified: 2026-08-07", kept in a public
  * repository): "Fast mode pricing | Claude Opus 5 / Claude Opus 4.8 | $10 / MTok | $50 / MTok", which "stacks
- * with prompt caching" (so reads $1, writes $12.50 and $20). Fable 5.2 $16/$80 stays UNVERIFIED: no Anthropic
- * page stored in the corpora gives it (searched 2026-11-28); it is from a 2026-11-12 guide quoting Anthropic's
- * pages (qiita kai_kou: "標準 $8/$40・高速 $16/$80"). Opus 4.8's deprecated fast mode is left out: it ends in two days.
+ * with prompt caching" (so reads $1, writes $12.50 and $20). Fable 5.2 $16/$80: Google Cloud's Fable 5.2 model
+ * page prices its fast mode "at 2x the standard-speed token rates across all token types (input, output, 5-minute
+ * and 1-hour cache write, and cache hit tokens)" (documentation.s3ns.fr/gemini-enterprise-agent-platform/models/
+ * partner-models/claude/fable-5-2, Google's documentation), the rule Anthropic's own rates follow on Opus 5.5; a
+ * 2026-11-12 guide quoting Anthropic's pages says the same ($16/$80, qiita kai_kou). Anthropic's own fast-mode
+ * price table for it is not stored (searched again 2026-11-28), so the figure rests on that rule and on Fable 5.2's
+ * standard prices. Opus 4.8's deprecated fast mode is left out: it ends in two days.
  */
 export const ANTHROPIC_API_ONLY_MODELS: ModelData[] = [
   // Fable 5.2: $8/$40 (models overview, 2026-11 copy; "20% below Fable 5.1"). Its cache prices stay UNVERIFIED:

@@ -2,6 +2,12 @@
  * Gemini models on the Gemini API. Prices per million tokens (ai.google.dev/gemini-api/docs/pricing, paid tier,
  * text input). Cache reads are implicit-cache hits; cache storage is billed per hour and not modelled. Gemini
  * 2.5 Pro prompts over 200K tokens pay the long-context rates.
+ *
+ * No retirement is recorded for Gemini 2.5 Pro and Flash, though Google has deprecated them: the stored copies of
+ * its deprecations page (ai.google.dev/gemini-api/docs/deprecations) disagree (June 17, 2026, "Earliest June 2026",
+ * or rows cut before 2.5), Firebase's pages said "Gemini 2.5 models will shut down in October 2026", and only a
+ * third-party reading of the page (aideprecations, 2026-11-10) gives December 1, 2026, with requests then routed to
+ * Gemini 3.x models rather than refused. Checked 2026-11-28; Flash-Lite "is not deprecated" per the same reading.
  */
 import type { Capabilities, ModelData } from '#src/catalog/catalog-types.ts';
 

@@ -73,6 +73,7 @@ export const OTHER_MODELS: ModelData[] = [
           // Searched again 2026-11-28: xAI's model pages are stored for later models (docs.x.ai/developers/models/...)
           // but not for grok-4-0709, so neither cache-read rate is confirmed by xAI; they stay as they were, UNVERIFIED
           // (a second search the same day found $0.75 only in third-party guides, e.g. Apidog's Grok 4 API guide).
+          // Moot since xAI retired the model id on 2026-05-15 (below): the endpoint is never routed to.
           long_context: { threshold_tokens: 128_000, input: 6, output: 30, cache_read: 1.5, cache_write: null },
         },
         retires_at: XAI_MAY_15_RETIREMENT,
