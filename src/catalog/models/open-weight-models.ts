@@ -10,6 +10,15 @@ import type { Capabilities, ModelData } from '#src/catalog/catalog-types.ts';
 const TEXT_TOOLS: Capabilities = { tools: true, vision: false, pdf: false, thinking: false, caching: false, structured_output: true };
 const NO_JSON_SCHEMA = { structured_output: false };
 
+/**
+ * When Cerebras stopped serving `llama-3.3-70b` and `qwen-3-32b`: its deprecations page's entry "2026-02-16
+ * Deprecated `qwen-3-32b` and `llama-3.3-70b` ... We recommend migrating to GPT OSS 120B". The page dates each
+ * entry by the day a model went away (announced ones read "Deprecating ... fully deprecated on <date>"), so the
+ * entry's day is the retirement, at 00:00 UTC; the other providers of both models keep serving them.
+ * @see https://inference-docs.cerebras.ai/support/deprecation
+ */
+const CEREBRAS_FEBRUARY_2026_RETIREMENT = '2026-02-16T00:00:00Z';
+
 /** The built-in open-weight models. */
 export const OPEN_WEIGHT_MODELS: ModelData[] = [
   {
@@ -43,6 +52,7 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
         // model pages give 65K on the free tier and more on paid tiers).
         pricing: { input: 0.85, output: 1.2, cache_read: null, cache_write: null },
         context_length: 65_536,
+        retires_at: CEREBRAS_FEBRUARY_2026_RETIREMENT,
       },
     ],
   },
@@ -114,6 +124,7 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
         model: 'qwen-3-32b',
         // LiteLLM's price file (2026-07-24 copy) agrees.
         pricing: { input: 0.4, output: 0.8, cache_read: null, cache_write: null },
+        retires_at: CEREBRAS_FEBRUARY_2026_RETIREMENT,
       },
     ],
   },
