@@ -27,7 +27,10 @@ interface Attempt {
 
 type SecurityHandler = (req: Request) => Promise<true>;
 
-const attempts = new WeakMap<Request, Attempt>();
+// The request's attempt, on the request itself: a WeakMap entry per request is an ephemeron the garbage
+// collector traces at every scavenge while the request lives, and its insertion a hash-table write.
+const ATTEMPT = Symbol('authentication attempt');
+type AuthenticatingRequest = Request & { [ATTEMPT]?: Attempt };
 
 // What each inference operation does, so a management key refused there is told what it tried.
 const INFERENCE_ACTIONS: Readonly<Record<string, string>> = { createMessage: 'create messages', countMessageTokens: 'count tokens' };
@@ -79,11 +82,11 @@ async function authenticateRequest(req: Request, authenticate: KeyAuthenticator,
  * the validator, or the validated fast path of src/http/validated-fast-path.ts).
  */
 export function authenticationOutcome(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Promise<Outcome> {
-  let attempt = attempts.get(req);
+  let attempt = (req as AuthenticatingRequest)[ATTEMPT];
   if (!attempt) {
     const created: Attempt = { promise: undefined as unknown as Promise<Outcome> };
     created.promise = settleAuthentication(req, authenticate, security, created);
-    attempts.set(req, created);
+    (req as AuthenticatingRequest)[ATTEMPT] = created;
     attempt = created;
   }
   return attempt.promise;
@@ -121,6 +124,6 @@ export function createSecurityHandlers(authenticate: KeyAuthenticator, security:
  * only `x-api-key`, would be "Authorization header required").
  */
 export const preferAuthenticationFailure: ErrorRequestHandler = (error: unknown, req, _res, next) => {
-  const outcome = attempts.get(req)?.settled;
+  const outcome = (req as AuthenticatingRequest)[ATTEMPT]?.settled;
   next(outcome && 'error' in outcome ? outcome.error : error);
 };
