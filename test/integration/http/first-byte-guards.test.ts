@@ -3,10 +3,13 @@
  * (its status, headers and `message_start`) is in, the gateway hands the client its status line, headers and
  * first event in the same turn of the event loop, without waiting for a timer, an immediate, a store write or
  * the upstream's next packet. Anything that waits there shows as a delay of every stream's first byte at one
- * connection (issue 12's probe, bench/stream-timeline.ts), while the later events would not show it.
+ * connection (issue 12's probe, bench/stream-timeline.ts), while the later events would not show it. The
+ * same holds on the way in: once the client's request is whole, the gateway writes the upstream request in that
+ * turn (authentication, planning and the key answered from memory), so work added there shows as CPU, and
+ * a wait added there (a store read, a timer, an immediate) fails the guard below.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { OutgoingMessage } from 'node:http';
+import { OutgoingMessage, type IncomingMessage } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -77,6 +80,46 @@ function watchFirstWrite(): { turnPassed: boolean | undefined; firstWrite: strin
   return seen;
 }
 
+/**
+ * Watches the gateway's next request on the way in: whether a turn of the event loop passed between the client's
+ * request body having fully arrived at the gateway and the gateway writing the upstream request's headers. One
+ * check phase is allowed: undici (8.12) writes a request on a reused keep-alive connection only after an
+ * immediate of its own (its idle-socket validation: bytes or a FIN already pending on that socket are read
+ * first), as it does for the pass-through floor. So the mark is an immediate queued from an immediate: it runs
+ * a check phase later than undici's, unless the gateway waited for anything else (I/O, a timer, an immediate).
+ */
+function watchUpstreamWrite(): { turnPassed: boolean | undefined } {
+  const seen: { turnPassed: boolean | undefined } = { turnPassed: undefined };
+  let bodyArrived = false;
+  let turnPassed = false;
+  const gatewayPort = Number(new URL(gateway.baseUrl).port);
+  const onRequest = (message: unknown) => {
+    const { request } = message as { request: IncomingMessage };
+    if (request.socket.localPort !== gatewayPort || request.method !== 'POST') return;
+    // Published before the server's 'request' event: this listener runs before the gateway's own.
+    request.on('end', () => {
+      bodyArrived = true;
+      setImmediate(() => {
+        setImmediate(() => {
+          turnPassed = true;
+        });
+      });
+    });
+  };
+  const onSendHeaders = (message: unknown) => {
+    const { request } = message as { request: { origin?: unknown } };
+    if (!bodyArrived || seen.turnPassed !== undefined || String(request.origin) !== new URL(upstream.url).origin) return;
+    seen.turnPassed = turnPassed;
+  };
+  subscribe('http.server.request.start', onRequest);
+  subscribe('undici:client:sendHeaders', onSendHeaders);
+  cleanups.push(() => {
+    unsubscribe('http.server.request.start', onRequest);
+    unsubscribe('undici:client:sendHeaders', onSendHeaders);
+  });
+  return seen;
+}
+
 beforeAll(async () => {
   upstream = await startFakeAnthropic({ whenEmpty: reply.fixture('anthropic-text') });
   gateway = await startTestGateway({ catalogYaml: `providers:\n  anthropic: { base_url: "${upstream.url}", api_key: "sk-ant-shared-first-byte-0001" }\n` });
@@ -114,6 +157,27 @@ describe("a stream's first byte", () => {
       expect(seen.turnPassed).toBe(false);
       expect(seen.firstWrite).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
       expect(seen.firstWrite).toContain('event: message_start\n');
+      for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+    }
+  });
+});
+
+describe('the upstream request', () => {
+  it('is written in the turn the client request arrived whole, for a stream and for a JSON answer', async () => {
+    // Warm: the first request reads the key, the account's credentials and the catalog's views from the store.
+    upstream.enqueue(reply.sse(FRAMES));
+    await client.messages.stream({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+    for (const stream of [true, false, true]) {
+      const seen = watchUpstreamWrite();
+      if (stream) {
+        upstream.enqueue(reply.sse(FRAMES));
+        const message = await client.messages.stream({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+        expect(message.content).toEqual([{ type: 'text', text: 'Hello' }]);
+      } else {
+        const message = await client.messages.create({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] });
+        expect(message.model).toBe(MODEL);
+      }
+      expect(seen.turnPassed).toBe(false);
       for (const cleanup of cleanups.splice(0).reverse()) cleanup();
     }
   });
