@@ -76,9 +76,6 @@ export function exchangeUpstream(url: string, options: UpstreamExchangeOptions):
       : { origin: target.origin, path: target.path, method: options.method, headers: options.headers, body: options.body ?? null, headersTimeout: options.headersTimeout },
     exchange,
   );
-  // Only once the request is on its way: nothing aborts the signal within this turn, and the listener's
-  // registration (an EventTarget's validation and bookkeeping) is not what the upstream waits for.
-  exchange.listenForAbort();
   return started;
 }
 
@@ -122,11 +119,7 @@ class UpstreamExchange implements Dispatcher.DispatchHandler, UpstreamBody, Asyn
   constructor(signal: AbortSignal) {
     this.#signal = signal;
     if (signal.aborted) this.#abortBeforeStart = abortReason(signal);
-  }
-
-  /** Called right after the dispatch: the exchange listens for the signal's abort from now on, unless it is over already. */
-  listenForAbort(): void {
-    if (!this.#closed && this.#abortBeforeStart === null) this.#signal?.addEventListener('abort', this);
+    else signal.addEventListener('abort', this);
   }
 
   onRequestStart(controller: Controller): void {

@@ -26,11 +26,8 @@ function headersFor(call: Pick<AttemptCall, 'key' | 'forwardHeaders' | 'provider
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'anthropic-version': call.forwardHeaders['anthropic-version'] ?? DEFAULT_VERSION,
+    ...call.providerHeaders,
   };
-  // Copied one by one rather than spread into the literal: after a spread V8 defines every later property
-  // (`anthropic-beta`, `x-api-key`) with a runtime call, on every request (bench/JOURNAL.md, 2026-11-28 11:xx).
-  const { providerHeaders } = call;
-  if (providerHeaders !== undefined) for (const name in providerHeaders) headers[name] = providerHeaders[name] as string;
   const beta = call.forwardHeaders['anthropic-beta'];
   const betas = call.fast && !beta?.includes(FAST_MODE_BETA) ? [beta, FAST_MODE_BETA].filter(Boolean).join(',') : beta;
   if (betas) headers['anthropic-beta'] = betas;
