@@ -7,7 +7,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { WebSearchConfig } from '../server-tools-config.ts';
-import { getJson, isResponse, plainSnippet, type SearchAnswer, type SearchHit } from './search-backend.ts';
+import { backendUrl, getJson, isResponse, plainSnippet, type SearchAnswer, type SearchHit } from './search-backend.ts';
 import { braveLocation, type SearchLocation } from './search-location.ts';
 
 interface BraveResult {
@@ -52,7 +52,7 @@ function readHit(raw: BraveResult): SearchHit | undefined {
 
 /** Searches the web with the Brave Search API. */
 export async function searchBrave(options: { query: string; count: number; location?: SearchLocation | undefined; config: WebSearchConfig; dispatcher: Dispatcher; signal: AbortSignal }): Promise<SearchAnswer> {
-  const url = new URL('res/v1/web/search', `${options.config.baseUrl}/`);
+  const url = backendUrl(options.config.baseUrl, 'res/v1/web/search');
   url.searchParams.set('q', options.query);
   url.searchParams.set('count', String(options.count));
   const located = braveLocation(options.location);

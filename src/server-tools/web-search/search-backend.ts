@@ -28,6 +28,18 @@ export interface BackendResponse {
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
+/**
+ * The URL of a backend API path under the configured base URL. The base's own path and query are kept (an
+ * instance behind a reverse proxy at `/searx/`, a proxy's token in `?token=`), and a trailing slash on the base
+ * does not double: URL resolution against `${base}/` dropped the query and wrote `//search` for `…/searx/`.
+ */
+export function backendUrl(baseUrl: string, path: string): URL {
+  const url = new URL(baseUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${path}`;
+  url.hash = '';
+  return url;
+}
+
 /** GETs a backend URL; a network failure, timeout or oversized body resolves to an `unavailable` answer. */
 export async function getJson(options: {
   url: URL;

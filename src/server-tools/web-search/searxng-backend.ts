@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { WebSearchConfig } from '../server-tools-config.ts';
-import { getJson, isResponse, plainSnippet, type SearchAnswer, type SearchHit } from './search-backend.ts';
+import { backendUrl, getJson, isResponse, plainSnippet, type SearchAnswer, type SearchHit } from './search-backend.ts';
 import { searxngLanguage, type SearchLocation } from './search-location.ts';
 
 interface SearxngResult {
@@ -38,7 +38,7 @@ function readHit(raw: SearxngResult): SearchHit | undefined {
 
 /** Searches a SearXNG instance. */
 export async function searchSearxng(options: { query: string; count: number; location?: SearchLocation | undefined; config: WebSearchConfig; dispatcher: Dispatcher; signal: AbortSignal }): Promise<SearchAnswer> {
-  const url = new URL('search', `${options.config.baseUrl}/`);
+  const url = backendUrl(options.config.baseUrl, 'search');
   url.searchParams.set('q', options.query);
   url.searchParams.set('format', 'json');
   const language = searxngLanguage(options.location);

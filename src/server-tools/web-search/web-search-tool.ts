@@ -53,7 +53,7 @@ const scrubbers = new WeakMap<WebSearchConfig, BackendScrubber>();
 
 function scrubberOf(config: WebSearchConfig): BackendScrubber {
   let scrub = scrubbers.get(config);
-  if (!scrub) scrubbers.set(config, (scrub = backendScrubber(backendSecrets({ headers: config.headers, apiKey: config.apiKey }))));
+  if (!scrub) scrubbers.set(config, (scrub = backendScrubber(backendSecrets({ headers: config.headers, apiKey: config.apiKey, url: config.baseUrl }))));
   return scrub;
 }
 
