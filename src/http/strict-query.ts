@@ -10,7 +10,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { BadRequestError, type ErrorDetail } from '#src/errors.ts';
-import { specDocument } from '#src/http/spec-schemas.ts';
+import { deref } from '#src/http/spec-walk.ts';
 import { placeName } from '#src/http/validation-problem.ts';
 
 /** The scalar types a query value is converted to; a string parameter is taken as sent. */
@@ -78,14 +78,9 @@ function isNode(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Follows a bundle's local `$ref`s (`#/components/…`); the spec is trusted, so a broken one ends in undefined. */
+/** The node itself, or the schema its local `$ref`s name (spec-walk's `deref`, the one reader of the bundle's refs). */
 function resolved(node: unknown): Node | undefined {
-  let current = node;
-  for (let hops = 0; isNode(current) && typeof current.$ref === 'string' && hops < 16; hops++) {
-    const segments = current.$ref.replace(/^#\//, '').split('/').map((segment) => decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~'));
-    current = segments.reduce<unknown>((parent, segment) => (isNode(parent) ? parent[segment] : undefined), specDocument());
-  }
-  return isNode(current) ? current : undefined;
+  return isNode(node) ? deref({ segments: [], pointer: '', schema: node })?.schema : undefined;
 }
 
 function scalarType(schema: Node | undefined): QueryScalarType | undefined {
