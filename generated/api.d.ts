@@ -821,7 +821,15 @@ export interface components {
              *     e.g. `[The tool returned an image (image/png), which this model cannot read.]`.
              */
             content?: string | components["schemas"]["ContentBlockParam"][];
-            /** @description Whether the tool failed; the content then describes the failure. */
+            /**
+             * @description Whether the tool failed; the content then describes the failure. On translated vendors a text-only
+             *     error result keeps the vendor's own error marking as its AI SDK package writes it (Gemini's `error`
+             *     key in the function response, OpenAI Chat and Responses `{"error": "<text>"}`, plain text on Bedrock
+             *     and OpenAI-compatible servers). An error result holding images or PDFs keeps them, placed as any tool
+             *     result's files are (see `content`), with `[The tool reported an error.]` as its first text: no
+             *     vendor's tool result carries an error flag beside files there (Bedrock Converse's `status: error` is
+             *     not written by the AI SDK's Bedrock package, and Bedrock documents it for Nova and Claude models only).
+             */
             is_error?: boolean;
             cache_control?: components["schemas"]["CacheControlParam"];
         } & {

@@ -132,15 +132,23 @@ export function toolReferenceText(toolName: string): string {
 }
 
 /**
+ * The text that opens an `is_error` tool result holding files on a translated vendor, where the result cannot
+ * carry the error flag beside its files.
+ */
+export const TOOL_ERROR_NOTE = '[The tool reported an error.]';
+
+/**
  * A tool result's content as AI SDK tool output. Text-only results stay text (joined by newlines; search
  * results and content documents without images are text too); results with images or PDFs become `content`.
- * `is_error` maps to `error-text`, which has no room for files: those are dropped with a warning. A
- * `tool_reference` must name a tool of the request (`definedTools`).
+ * A text-only `is_error` result is `error-text`, which each vendor package writes with the vendor's own error
+ * marking (Gemini's `error` key, OpenAI's `{"error": …}`). An `is_error` result with files is `content`, as
+ * `error-text` has no room for them, with {@link TOOL_ERROR_NOTE} first: no vendor's tool result holds files
+ * and an error flag together through the AI SDK (its Bedrock package never writes Converse's `status`), so
+ * the text says it. A `tool_reference` must name a tool of the request (`definedTools`).
  */
 export function convertToolResultOutput(
   block: ToolResultBlockParam,
   profile: AiSdkVendorProfile,
-  warnings: string[],
   definedTools: ReadonlySet<string> = new Set(),
 ): LanguageModelV4ToolResultOutput {
   const content = block.content ?? '';
@@ -173,14 +181,14 @@ export function convertToolResultOutput(
     }
   }
   const texts = parts.flatMap((part) => (part.type === 'text' ? [part.text] : []));
-  if (texts.length === parts.length || block.is_error) {
-    if (texts.length !== parts.length) warnings.push('files in an is_error tool_result dropped: vendors take error results as text');
+  if (texts.length === parts.length) {
     const value = texts.join('\n');
     return block.is_error ? { type: 'error-text', value } : { type: 'text', value };
   }
+  const items: UserPart[] = block.is_error ? [{ type: 'text', text: TOOL_ERROR_NOTE }, ...parts] : parts;
   return {
     type: 'content',
-    value: parts.map((part) =>
+    value: items.map((part) =>
       part.type === 'text'
         ? { type: 'text' as const, text: part.text }
         : { type: 'file' as const, data: part.data, mediaType: part.mediaType, ...(part.filename ? { filename: part.filename } : {}) },

@@ -214,7 +214,7 @@ function convertUserMessage(message: UserMessageParam, path: string, context: Bl
       if (toolName === undefined) {
         throw new BadRequestError(`tool_result ${result.tool_use_id} does not answer a tool_use of an earlier assistant turn`);
       }
-      const output = convertToolResultOutput(result, profile, warnings, definedTools);
+      const output = convertToolResultOutput(result, profile, definedTools);
       toolParts.push({ type: 'tool-result', toolCallId: result.tool_use_id, toolName, output, ...withCache(block) });
       return;
     }

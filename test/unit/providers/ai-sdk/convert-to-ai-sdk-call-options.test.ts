@@ -169,6 +169,27 @@ describe('convertToAiSdkCallOptions', () => {
     );
   });
 
+  it('keeps the files of an is_error tool result, as content opened by the error note', () => {
+    const { value, warnings } = convert('openai-responses', {
+      messages: [
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'shot', input: {} as never }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] }] },
+      ],
+    });
+    expect(value.prompt[1]).toEqual({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 't1',
+          toolName: 'shot',
+          output: { type: 'content', value: [{ type: 'text', text: '[The tool reported an error.]' }, { type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'AAAA' } }] },
+        },
+      ],
+    });
+    expect(warnings).toEqual([]);
+  });
+
   it('turns is_error tool results into error text and rich results into content', () => {
     const { value } = convert('openai-responses', {
       messages: [
