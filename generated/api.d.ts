@@ -4850,12 +4850,25 @@ export interface components {
          *     list; a value with no flag is not forwarded). With
          *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
          *     holds the prompt to Anthropic's 1M-token window instead of the model's context length. This header and
-         *     `anthropic-version` are the only Anthropic headers forwarded: `anthropic-workspace-id` and
-         *     `anthropic-user-profile-id` (the Anthropic SDKs' `workspace_id` and `user_profile_id` params) name places
-         *     in the caller's own Anthropic organization, which the provider key the gateway calls with may not belong
-         *     to, and are ignored.
+         *     `anthropic-version` are forwarded on every Anthropic-format call; `anthropic-workspace-id` and
+         *     `anthropic-user-profile-id` only on calls with the caller's own key (see those headers).
          */
         AnthropicBetaHeader: string;
+        /**
+         * @description The Anthropic Workspace the request runs in (the Anthropic SDKs' `workspace_id` param), for a key that
+         *     can act on more than one Workspace. It names a place in the caller's own Anthropic organization, so it
+         *     is forwarded (trimmed; an empty one is not) only to an Anthropic-format upstream called with the
+         *     caller's own key (a BYOK credential of an Anthropic-format provider). An attempt with the gateway's own
+         *     key, which need not belong to that organization, and every translated vendor are not sent it; a request
+         *     falling back from a BYOK attempt to the gateway's key sends it on the first only.
+         */
+        AnthropicWorkspaceIdHeader: string;
+        /**
+         * @description The Anthropic user profile the request is attributed to (the Anthropic SDKs' `user_profile_id` param),
+         *     created in the caller's own Anthropic organization. Forwarded as `anthropic-workspace-id` is: only to an
+         *     Anthropic-format upstream called with the caller's own (BYOK) key.
+         */
+        AnthropicUserProfileIdHeader: string;
         /**
          * @description The data region the request must stay in: `global` (default), `europe` or `us`. A request for `europe` or
          *     `us` uses only endpoints and BYOK credentials valid for that region (a credential's `declared_region`, the
@@ -5130,12 +5143,25 @@ export interface operations {
                  *     list; a value with no flag is not forwarded). With
                  *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
                  *     holds the prompt to Anthropic's 1M-token window instead of the model's context length. This header and
-                 *     `anthropic-version` are the only Anthropic headers forwarded: `anthropic-workspace-id` and
-                 *     `anthropic-user-profile-id` (the Anthropic SDKs' `workspace_id` and `user_profile_id` params) name places
-                 *     in the caller's own Anthropic organization, which the provider key the gateway calls with may not belong
-                 *     to, and are ignored.
+                 *     `anthropic-version` are forwarded on every Anthropic-format call; `anthropic-workspace-id` and
+                 *     `anthropic-user-profile-id` only on calls with the caller's own key (see those headers).
                  */
                 "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
+                /**
+                 * @description The Anthropic Workspace the request runs in (the Anthropic SDKs' `workspace_id` param), for a key that
+                 *     can act on more than one Workspace. It names a place in the caller's own Anthropic organization, so it
+                 *     is forwarded (trimmed; an empty one is not) only to an Anthropic-format upstream called with the
+                 *     caller's own key (a BYOK credential of an Anthropic-format provider). An attempt with the gateway's own
+                 *     key, which need not belong to that organization, and every translated vendor are not sent it; a request
+                 *     falling back from a BYOK attempt to the gateway's key sends it on the first only.
+                 */
+                "anthropic-workspace-id"?: components["parameters"]["AnthropicWorkspaceIdHeader"];
+                /**
+                 * @description The Anthropic user profile the request is attributed to (the Anthropic SDKs' `user_profile_id` param),
+                 *     created in the caller's own Anthropic organization. Forwarded as `anthropic-workspace-id` is: only to an
+                 *     Anthropic-format upstream called with the caller's own (BYOK) key.
+                 */
+                "anthropic-user-profile-id"?: components["parameters"]["AnthropicUserProfileIdHeader"];
                 /**
                  * @description The data region the request must stay in: `global` (default), `europe` or `us`. A request for `europe` or
                  *     `us` uses only endpoints and BYOK credentials valid for that region (a credential's `declared_region`, the
@@ -5222,12 +5248,25 @@ export interface operations {
                  *     list; a value with no flag is not forwarded). With
                  *     `context-1m-2025-08-07`, an Anthropic-format endpoint priced for long context (`pricing.long_context`)
                  *     holds the prompt to Anthropic's 1M-token window instead of the model's context length. This header and
-                 *     `anthropic-version` are the only Anthropic headers forwarded: `anthropic-workspace-id` and
-                 *     `anthropic-user-profile-id` (the Anthropic SDKs' `workspace_id` and `user_profile_id` params) name places
-                 *     in the caller's own Anthropic organization, which the provider key the gateway calls with may not belong
-                 *     to, and are ignored.
+                 *     `anthropic-version` are forwarded on every Anthropic-format call; `anthropic-workspace-id` and
+                 *     `anthropic-user-profile-id` only on calls with the caller's own key (see those headers).
                  */
                 "anthropic-beta"?: components["parameters"]["AnthropicBetaHeader"];
+                /**
+                 * @description The Anthropic Workspace the request runs in (the Anthropic SDKs' `workspace_id` param), for a key that
+                 *     can act on more than one Workspace. It names a place in the caller's own Anthropic organization, so it
+                 *     is forwarded (trimmed; an empty one is not) only to an Anthropic-format upstream called with the
+                 *     caller's own key (a BYOK credential of an Anthropic-format provider). An attempt with the gateway's own
+                 *     key, which need not belong to that organization, and every translated vendor are not sent it; a request
+                 *     falling back from a BYOK attempt to the gateway's key sends it on the first only.
+                 */
+                "anthropic-workspace-id"?: components["parameters"]["AnthropicWorkspaceIdHeader"];
+                /**
+                 * @description The Anthropic user profile the request is attributed to (the Anthropic SDKs' `user_profile_id` param),
+                 *     created in the caller's own Anthropic organization. Forwarded as `anthropic-workspace-id` is: only to an
+                 *     Anthropic-format upstream called with the caller's own (BYOK) key.
+                 */
+                "anthropic-user-profile-id"?: components["parameters"]["AnthropicUserProfileIdHeader"];
                 /**
                  * @description The data region the request must stay in: `global` (default), `europe` or `us`. A request for `europe` or
                  *     `us` uses only endpoints and BYOK credentials valid for that region (a credential's `declared_region`, the

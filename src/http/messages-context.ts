@@ -23,7 +23,7 @@ export interface MessagesContextOptions {
 }
 
 /** The parts of the context read from the headers (and the body's `session_id`, which wins over them). */
-export type HeaderContext = Pick<MessagesRequestContext, 'region' | 'wantsMetadata' | 'forwardHeaders' | 'session' | 'claudeCodeSessionId' | 'traceparent'>;
+export type HeaderContext = Pick<MessagesRequestContext, 'region' | 'wantsMetadata' | 'forwardHeaders' | 'organizationHeaders' | 'session' | 'claudeCodeSessionId' | 'traceparent'>;
 
 // A beta list as the Anthropic SDKs write it: flags joined by commas, no space, no empty flag.
 const CLEAN_BETAS = /^[^\s,]+(?:,[^\s,]+)*$/;
@@ -52,6 +52,25 @@ export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, s
   const flags = typeof beta === 'string' ? betaFlags(beta) : undefined;
   if (flags !== undefined) forwarded['anthropic-beta'] = flags;
   return forwarded;
+}
+
+// Anthropic headers naming places in the caller's own organization (the SDKs' `workspace_id`, `user_profile_id`).
+const ORGANIZATION_HEADERS = ['anthropic-workspace-id', 'anthropic-user-profile-id'] as const;
+
+/**
+ * `anthropic-workspace-id` and `anthropic-user-profile-id` as sent (trimmed, empty ones left out), null without
+ * either: an Anthropic-format upstream gets them only with the caller's own key (src/messages/attempt-call.ts).
+ * Pure.
+ */
+export function organizationHeaders(headers: IncomingHttpHeaders): Record<string, string> | null {
+  let found: Record<string, string> | null = null;
+  for (const name of ORGANIZATION_HEADERS) {
+    const value = headers[name];
+    if (typeof value !== 'string' || value.trim() === '') continue;
+    found ??= {};
+    found[name] = value.trim();
+  }
+  return found;
 }
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -92,6 +111,7 @@ export function readHeaderContext(
     region: requestRegion(headers, regionalHosts),
     wantsMetadata: metadata === 'enabled',
     forwardHeaders,
+    organizationHeaders: organizationHeaders(headers),
     session: namedSession(bodySessionId, headers),
     claudeCodeSessionId: headerValue(headers, 'x-claude-code-session-id') ?? null,
     traceparent: headerValue(headers, 'traceparent') ?? null,
@@ -114,6 +134,7 @@ export function readMessagesContext(req: Request<Record<string, string>, unknown
     region: header.region,
     wantsMetadata: header.wantsMetadata,
     forwardHeaders: header.forwardHeaders,
+    organizationHeaders: header.organizationHeaders,
     session: header.session,
     claudeCodeSessionId: header.claudeCodeSessionId,
     traceparent: header.traceparent,

@@ -8,14 +8,14 @@ import type { AwsSettings } from '#src/catalog/catalog-types.ts';
 import type { AttemptCall, ProviderKey } from '#src/providers/provider-adapter.ts';
 import type { AwsSigningCredentials } from '#src/providers/ai-sdk/create-language-model.ts';
 import type { MessagesRequestContext } from '#src/messages/request-context.ts';
-import type { Attempt } from '#src/routing/attempt.ts';
+import { isByok, type Attempt } from '#src/routing/attempt.ts';
 import type { CredentialSource } from '#src/routing/plan-request.ts';
 
 /** An adapter call carrying a request of type `R` (a message request, or a count_tokens request). */
 export type AdapterCall<R> = Omit<AttemptCall, 'request'> & { request: R };
 
 /** What a call takes from the request context. */
-export type AttemptCallContext = Pick<MessagesRequestContext, 'forwardHeaders' | 'signal'>;
+export type AttemptCallContext = Pick<MessagesRequestContext, 'forwardHeaders' | 'organizationHeaders' | 'signal'>;
 
 /**
  * The key for an attempt: the caller's BYOK key, decrypted now (the vault throws `CredentialUnavailableError`
@@ -65,7 +65,19 @@ export function attemptCall<R>(request: R, attempt: Attempt, context: AttemptCal
   if (attempt.fast) call.fast = true;
   if (attempt.maxOutputTokens !== null) call.outputLimit = attempt.maxOutputTokens;
   if (awsCredentials) call.awsCredentials = awsCredentials;
+  if (context.organizationHeaders && sendsOrganizationHeaders(attempt)) call.forwardHeaders = { ...context.forwardHeaders, ...context.organizationHeaders };
   return call;
+}
+
+/**
+ * Whether the attempt may carry the client's `anthropic-workspace-id` and `anthropic-user-profile-id`: an
+ * Anthropic-format call with the caller's own key, whose organization holds the Workspace and user profile
+ * they name. The gateway's key may belong to another organization (a Workspace header sent with a key of one
+ * Workspace must match it), and translated vendors have no such headers.
+ * @see @anthropic-ai/sdk 1.14 `MessageCreateParams.workspace_id` and `user_profile_id` (resources/messages/messages.d.ts)
+ */
+function sendsOrganizationHeaders(attempt: Attempt): boolean {
+  return attempt.provider.family === 'anthropic' && isByok(attempt);
 }
 
 // Whether a headers record has a header, without the array `Object.keys` makes.

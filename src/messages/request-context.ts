@@ -36,6 +36,11 @@ export interface MessagesRequestContext {
   wantsMetadata: boolean;
   /** `anthropic-version` and `anthropic-beta` as sent, for Anthropic-format upstreams. */
   forwardHeaders: Readonly<Record<string, string>>;
+  /**
+   * `anthropic-workspace-id` and `anthropic-user-profile-id` as sent, null (or absent) without either: they name
+   * places in the caller's own Anthropic organization, so only an attempt with the caller's key forwards them.
+   */
+  organizationHeaders?: Readonly<Record<string, string>> | null;
   /** The session the client named; null when it named none (the sticky key then hashes the content). */
   session: NamedSession | null;
   /** Claude Code's `x-claude-code-session-id`, whether or not it named the session. */

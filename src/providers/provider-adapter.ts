@@ -41,7 +41,10 @@ export interface AttemptCall {
   upstreamModel: string;
   /** The decrypted key for this attempt (BYOK or the gateway's shared key); never logged. */
   key: ProviderKey | undefined;
-  /** Client headers an Anthropic-format upstream understands (`anthropic-version`, `anthropic-beta`). */
+  /**
+   * Client headers an Anthropic-format upstream understands (`anthropic-version`, `anthropic-beta`, and on a
+   * call with the caller's own key `anthropic-workspace-id` and `anthropic-user-profile-id`).
+   */
   forwardHeaders: Record<string, string>;
   /** Extra static headers the provider preset asks for. */
   providerHeaders?: Record<string, string>;

@@ -31,6 +31,11 @@ function headersFor(call: Pick<AttemptCall, 'key' | 'forwardHeaders' | 'provider
   const beta = call.forwardHeaders['anthropic-beta'];
   const betas = call.fast && !beta?.includes(FAST_MODE_BETA) ? [beta, FAST_MODE_BETA].filter(Boolean).join(',') : beta;
   if (betas) headers['anthropic-beta'] = betas;
+  // Present only on a call with the caller's own key (src/messages/attempt-call.ts).
+  const workspace = call.forwardHeaders['anthropic-workspace-id'];
+  if (workspace) headers['anthropic-workspace-id'] = workspace;
+  const userProfile = call.forwardHeaders['anthropic-user-profile-id'];
+  if (userProfile) headers['anthropic-user-profile-id'] = userProfile;
   const key = apiKeyOf(call.key);
   if (key) headers['x-api-key'] = key;
   return headers;

@@ -4,7 +4,8 @@
  * SDK and the Python SDK send `ANTHROPIC_API_KEY`. For a message, a stream, an upstream error and a refused
  * key, the SDK's `request_id` is filled in and equals the gateway's `X-Generation-Id`. The SDK's header
  * params reach an Anthropic-format upstream as documented: `betas` as `anthropic-beta`, while `workspace_id` and
- * `user_profile_id`, which name places in the caller's own Anthropic organization, are not forwarded.
+ * `user_profile_id`, which name places in the caller's own Anthropic organization, are not forwarded with the
+ * gateway's own key (with the caller's BYOK key they are: anthropic-sdk-organization-headers.test.ts).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
@@ -124,7 +125,7 @@ describe('the Anthropic SDK on a request the gateway rejects before routing', ()
 });
 
 describe("the SDK's header params", () => {
-  it('betas reach the upstream; workspace_id and user_profile_id do not, and the request is served', async () => {
+  it("betas reach the upstream; on the gateway's key, workspace_id and user_profile_id do not, and the request is served", async () => {
     const message = await client('apiKey').beta.messages.create({ ...REQUEST, betas: ['context-management-2025-06-27'], workspace_id: 'wrkspc_01Caller', user_profile_id: 'uprof_01Caller' });
     expect(message.content[0]?.type).toBe('text');
     const sent = upstream.lastRequest();

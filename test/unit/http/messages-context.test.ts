@@ -57,8 +57,22 @@ describe('the data region', () => {
 
 describe('the headers forwarded to Anthropic-format upstreams', () => {
   it('keeps anthropic-version and anthropic-beta as sent, and nothing else', () => {
-    const headers = { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'a,b', authorization: 'Bearer sb-x', 'x-api-key': 'sk-ant', 'x-session-id': 's' };
+    const headers = { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'a,b', authorization: 'Bearer sb-x', 'x-api-key': 'sk-ant', 'x-session-id': 's', 'anthropic-workspace-id': 'wrkspc_1' };
     expect(readHeaderContext(headers, undefined, HOSTS).forwardHeaders).toEqual({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'a,b' });
+  });
+});
+
+describe("the headers naming places in the caller's Anthropic organization", () => {
+  it.each<[IncomingHttpHeaders, Record<string, string> | null]>([
+    [{}, null],
+    [{ 'anthropic-version': '2023-06-01' }, null],
+    [{ 'anthropic-workspace-id': 'wrkspc_1' }, { 'anthropic-workspace-id': 'wrkspc_1' }],
+    [{ 'anthropic-workspace-id': ' wrkspc_1 ' }, { 'anthropic-workspace-id': 'wrkspc_1' }],
+    [{ 'anthropic-workspace-id': '  ' }, null],
+    [{ 'anthropic-user-profile-id': 'uprof_1' }, { 'anthropic-user-profile-id': 'uprof_1' }],
+    [{ 'anthropic-workspace-id': 'wrkspc_1', 'anthropic-user-profile-id': 'uprof_1' }, { 'anthropic-workspace-id': 'wrkspc_1', 'anthropic-user-profile-id': 'uprof_1' }],
+  ])('headers %j -> %j', (headers, found) => {
+    expect(readHeaderContext(headers, undefined, HOSTS).organizationHeaders).toEqual(found);
   });
 });
 

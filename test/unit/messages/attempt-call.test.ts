@@ -50,6 +50,17 @@ describe('attemptCall', () => {
     });
   });
 
+  it("adds the caller's workspace and user profile headers only to an Anthropic-format attempt with a BYOK key", () => {
+    const organizationHeaders = { 'anthropic-workspace-id': 'wrkspc_1', 'anthropic-user-profile-id': 'uprof_1' };
+    const withOrganization = { ...context, organizationHeaders };
+    const byok = { credential: { kind: 'byok' as const, credentialId: 'c1' } };
+    const forwarded = (on: Parameters<typeof attempt>[1], options = {}) => attemptCall(request, attempt('x/m', on, options), withOrganization, 'sk').forwardHeaders;
+    expect(forwarded('anthropic', byok)).toEqual({ 'anthropic-version': '2023-06-01', ...organizationHeaders });
+    expect(forwarded('anthropic')).toEqual({ 'anthropic-version': '2023-06-01' });
+    expect(forwarded(provider('openai', { family: 'openai-chat' }), byok)).toEqual({ 'anthropic-version': '2023-06-01' });
+    expect(attemptCall(request, attempt('x/m', 'anthropic', byok), context, 'sk').forwardHeaders).toBe(context.forwardHeaders);
+  });
+
   it('asks for the fast variant only when the attempt runs fast', () => {
     expect(attemptCall(request, attempt('x/m', 'p', { fast: true }), context, 'sk').fast).toBe(true);
     expect(attemptCall(request, attempt('x/m', 'p'), context, 'sk')).not.toHaveProperty('fast');
