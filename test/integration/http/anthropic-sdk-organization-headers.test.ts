@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openAiChatStep, reply, startFakeAnthropic, startFakeOpenAiChat, type FakeUpstream, type RecordedRequest } from '#test/helpers/fake-upstreams/index.ts';
 import { startTestGateway, type TestGateway } from '#test/helpers/start-gateway.ts';
-import { anthropicClient, anthropicProviderYaml, apiKeyOf, catalogYaml, createCredential, deleteCredential, modelYaml, SHARED_KEYS } from '#test/integration/routing/routing-support.ts';
+import { anthropicClient, anthropicProviderYaml, apiKeyOf, catalogYaml, createCredential, deleteCredential, modelYaml, postMessage, SHARED_KEYS } from '#test/integration/routing/routing-support.ts';
 
 const BYOK_KEY = 'sk-ant-caller-organization-key-0001';
 const WORKSPACE = 'wrkspc_011CZkZaBF1tNoB5wlCeusgy';
@@ -93,6 +93,13 @@ describe("the SDK's workspace_id and user_profile_id", () => {
       [BYOK_KEY, FORWARDED],
       [SHARED_KEYS.alpha, NOT_FORWARDED],
     ]);
+  });
+
+  it('are left out when sent empty, and the request is served', async () => {
+    await credential('alpha', BYOK_KEY);
+    const call = await postMessage(gateway, request(), { 'anthropic-workspace-id': '', 'anthropic-user-profile-id': '  ' });
+    expect(call.status, JSON.stringify(call.body)).toBe(200);
+    expect(organizationHeadersOf(alpha.lastRequest())).toEqual(NOT_FORWARDED);
   });
 
   it("never reach a translated vendor, even on the caller's BYOK key", async () => {
