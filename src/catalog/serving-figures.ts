@@ -1,11 +1,12 @@
 /**
- * A model's figures as its endpoints give them at a moment: the largest context window and output limit, and
- * the cheapest price. Only endpoints still serving the model count: once a provider retires its endpoint
- * (`retires_at`, src/catalog/lifecycle.ts), the gateway never routes to it, so its window, limit and price
- * describe nothing a request can get. `GET /models` and the auto-router read the same figures from here.
+ * A model's figures as its endpoints give them at a moment: the largest context window and output limit, the
+ * cheapest price, and what some endpoint can do. Only endpoints still serving the model count: once a provider
+ * retires its endpoint (`retires_at`, src/catalog/lifecycle.ts), the gateway never routes to it, so its window,
+ * limit, price and capabilities describe nothing a request can get. `GET /models` and the auto-router read the
+ * same figures from here.
  * @see Model in openapi/components/schemas/models.yaml (`context_length`, `max_tokens`)
  */
-import type { CatalogEndpoint, CatalogModel } from './catalog-types.ts';
+import type { Capabilities, CatalogEndpoint, CatalogModel } from './catalog-types.ts';
 import { isRetired } from './lifecycle.ts';
 
 type FigureEndpoint = Pick<CatalogEndpoint, 'contextLength' | 'maxOutputTokens' | 'pricing' | 'retiresAt'>;
@@ -46,4 +47,19 @@ export function cheapestPricingAt(model: Pick<CatalogModel, 'endpoints'>, now: n
     if (best === null || pricing.input + pricing.output < best.input + best.output) best = { input: pricing.input, output: pricing.output };
   }
   return best;
+}
+
+/**
+ * What the model can do at `now`: each capability some endpoint still serving it has (an endpoint narrows the
+ * model's own, `capabilities` in built-in data and configuration), so a request needing it can be served there;
+ * null when none is serving.
+ */
+export function servingCapabilitiesAt(model: Pick<CatalogModel, 'endpoints'>, now: number): Capabilities | null {
+  const serving = servingEndpoints(model.endpoints, now);
+  if (serving.length === 0) return null;
+  const found: Capabilities = { tools: false, vision: false, pdf: false, thinking: false, caching: false, structured_output: false };
+  for (const { capabilities } of serving) {
+    for (const key of Object.keys(found) as (keyof Capabilities)[]) if (capabilities[key]) found[key] = true;
+  }
+  return found;
 }

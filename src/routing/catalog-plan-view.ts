@@ -11,7 +11,7 @@ import type { PricingByModel } from '#src/catalog/pricing.ts';
 import { locateEndpoint, type EndpointLocation } from '#src/catalog/locate-endpoint.ts';
 import { withoutDateSuffix } from '#src/catalog/model-id.ts';
 import { perLifecycleEpoch } from '#src/catalog/lifecycle.ts';
-import { cheapestPricingAt, modelLimitsAt } from '#src/catalog/serving-figures.ts';
+import { cheapestPricingAt, modelLimitsAt, servingCapabilitiesAt } from '#src/catalog/serving-figures.ts';
 import { DATA_REGIONS, RESIDENCY_REGIONS, type DataRegion, type ResidencyRegion } from '#src/data-region.ts';
 import type { PlanEndpoint, PlanModel, RequestParameter } from '#src/routing/plan-types.ts';
 import type { AutoRouterCandidate } from '#src/routing/auto-router/auto-router.ts';
@@ -44,19 +44,20 @@ export interface CatalogPlanView {
   sharedProviders: ReadonlySet<string>;
   /**
    * Every model some endpoint still serves at `now` (epoch milliseconds) as an auto-router candidate, priced
-   * at its cheapest such endpoint, its context the largest of theirs. The same list (by identity) between two
-   * retirements of the catalog.
+   * at its cheapest such endpoint, its context the largest of theirs, able to do what one of them can. The same
+   * list (by identity) between two retirements of the catalog.
    */
   autoCandidatesAt(now: number): readonly AutoRouterCandidate[];
 }
 
-// The auto-router's candidates at a time: a retired endpoint's price or window would rank or admit a model by
-// what no request can get from it any more.
+// The auto-router's candidates at a time: a retired endpoint's price, window or capabilities would rank or admit
+// a model by what no request can get from it any more.
 function candidatesAt(models: readonly CatalogModel[], now: number): AutoRouterCandidate[] {
   return models.flatMap((model) => {
     const pricing = cheapestPricingAt(model, now);
-    if (pricing === null) return [];
-    return [{ slug: model.slug, pricing, capabilities: model.capabilities, contextLength: modelLimitsAt(model, now).contextLength }];
+    const capabilities = servingCapabilitiesAt(model, now);
+    if (pricing === null || capabilities === null) return [];
+    return [{ slug: model.slug, pricing, capabilities, contextLength: modelLimitsAt(model, now).contextLength }];
   });
 }
 

@@ -2,8 +2,9 @@
  * A retired endpoint no longer shapes its model's figures, over HTTP with the Anthropic SDK and the gateway's
  * clock moved across the retirement. `test/retiring` is served cheaply with a 1M window and 128K output by
  * Alpha until 2026-11-30, and dearly with 200K and 64K by Beta after; `test/steady` sits in between on Alpha.
- * From the retirement on, the auto-router prices `test/retiring` at Beta's rates (a trivial prompt, which goes
- * to the cheapest candidate, now goes to `test/steady`; `cost_tier: economy` no longer admits it), and
+ * Beta's endpoint reads no images (`capabilities: { vision: false }`). From the retirement on, the auto-router
+ * prices `test/retiring` at Beta's rates (a trivial prompt, which goes to the cheapest candidate, now goes to
+ * `test/steady`; `cost_tier: economy` no longer admits it), no longer offers it for a prompt with an image, and
  * `GET /models` gives its context window and `max_tokens` as Beta's.
  */
 import Anthropic from '@anthropic-ai/sdk';
@@ -26,7 +27,7 @@ const MODELS_YAML = [
     '    capabilities: { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true }',
     '    endpoints:',
     '      - { provider: alpha, model: up-retiring-alpha, pricing: { input: 0.2, output: 0.6 }, max_output_tokens: 128000, retires_at: "2026-11-30T00:00:00Z" }',
-    '      - { provider: beta, model: up-retiring-beta, pricing: { input: 5, output: 15 }, context_length: 200000, max_output_tokens: 64000 }',
+    '      - { provider: beta, model: up-retiring-beta, pricing: { input: 5, output: 15 }, context_length: 200000, max_output_tokens: 64000, capabilities: { vision: false } }',
   ].join('\n'),
 ];
 
@@ -59,6 +60,27 @@ function autoRouted(plugin: Record<string, unknown> = {}) {
     max_tokens: 64,
     messages: [{ role: 'user', content: 'Hello there' }],
     ...({ plugins: [{ id: 'auto-router', allowed_models: ['test/*'], ...plugin }] } as object),
+  });
+}
+
+// A 1x1 PNG: the smallest image the SDK sends as a base64 block.
+const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+
+/** An auto-routed prompt with an image among the models allowed. */
+function autoRoutedWithImage(allowed: string[]) {
+  return client.messages.create({
+    model: 'switchboard/auto',
+    max_tokens: 64,
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PIXEL } },
+          { type: 'text', text: 'What is this?' },
+        ],
+      },
+    ],
+    ...({ plugins: [{ id: 'auto-router', allowed_models: allowed }] } as object),
   });
 }
 
@@ -95,6 +117,24 @@ describe('the auto-router after an endpoint retires', () => {
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect(error.message).toContain('auto-router: no candidate model in cost_tier economy');
     expect(upstreamModels()).toEqual({ alpha: [], beta: [] });
+  });
+
+  it('no longer offers the model for an image once the only endpoint reading images has retired', async () => {
+    const before = await autoRoutedWithImage(['test/retiring']);
+    expect(before.model).toBe('test/retiring');
+    expect(upstreamModels()).toEqual({ alpha: ['up-retiring-alpha'], beta: [] });
+
+    resetFakes(alpha, beta);
+    clock = RETIREMENT_DAY;
+    const error = await rejection(autoRoutedWithImage(['test/retiring']));
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(error.message).toContain('auto-router: no candidate model supports images');
+    expect(upstreamModels()).toEqual({ alpha: [], beta: [] });
+
+    // Among both models, the image goes to the one whose serving endpoint still reads it.
+    const among = await autoRoutedWithImage(['test/*']);
+    expect(among.model).toBe('test/steady');
+    expect(upstreamModels()).toEqual({ alpha: ['up-steady'], beta: [] });
   });
 });
 

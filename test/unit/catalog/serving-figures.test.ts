@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogEndpoint } from '#src/catalog/catalog-types.ts';
 import { perLifecycleEpoch } from '#src/catalog/lifecycle.ts';
-import { cheapestPricingAt, modelLimitsAt } from '#src/catalog/serving-figures.ts';
+import { cheapestPricingAt, modelLimitsAt, servingCapabilitiesAt } from '#src/catalog/serving-figures.ts';
 
 type Endpoint = Pick<CatalogEndpoint, 'contextLength' | 'maxOutputTokens' | 'pricing' | 'retiresAt'>;
 
@@ -40,6 +40,24 @@ describe('cheapestPricingAt', () => {
     ['nothing serving: no price', [retiring], AFTER, null],
   ])('%s', (_name, endpoints, now, expected) => {
     expect(cheapestPricingAt({ endpoints: endpoints as CatalogEndpoint[] }, now)).toEqual(expected);
+  });
+});
+
+describe('servingCapabilitiesAt', () => {
+  type Able = Pick<CatalogEndpoint, 'capabilities' | 'retiresAt'>;
+  const ALL = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
+  const able = (lacks: Partial<typeof ALL>, retiresAt: string | null = null): Able => ({ capabilities: { ...ALL, ...lacks }, retiresAt });
+  const seeing = able({}, RETIRES);
+  const blind = able({ vision: false, pdf: false });
+
+  it.each<[string, Able[], number, typeof ALL | null]>([
+    ['what any serving endpoint can do', [blind, seeing], BEFORE, ALL],
+    ['a retired endpoint’s capabilities count no more', [blind, seeing], AFTER, { ...ALL, vision: false, pdf: false }],
+    ['each capability from whichever endpoint has it', [able({ tools: false }), able({ thinking: false })], AFTER, ALL],
+    ['what no endpoint can do', [able({ thinking: false }), able({ thinking: false, caching: false })], BEFORE, { ...ALL, thinking: false }],
+    ['nothing serving: no capabilities', [seeing], AFTER, null],
+  ])('%s', (_name, endpoints, now, expected) => {
+    expect(servingCapabilitiesAt({ endpoints: endpoints as CatalogEndpoint[] }, now)).toEqual(expected);
   });
 });
 
