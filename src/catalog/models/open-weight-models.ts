@@ -19,6 +19,28 @@ const NO_JSON_SCHEMA = { structured_output: false };
  */
 const CEREBRAS_FEBRUARY_2026_RETIREMENT = '2026-02-16T00:00:00Z';
 
+/**
+ * When Groq stopped serving its Llama and Qwen ids, as its deprecations page dates them: the page's sections
+ * "March 9, 2026: meta-llama/llama-4-maverick-17b-128e-instruct", "July 17, 2026: qwen/qwen3-32b and
+ * meta-llama/llama-4-scout-17b-16e-instruct" and "August 16, 2026: llama-3.1-8b-instant and llama-3.3-70b-versatile"
+ * (their anchors, console.groq.com/docs/deprecations#march-9-2026-metallamallama4maverick17b128einstruct,
+ * #july-17-2026-qwenqwen332b-and-metallamallama4scout17b16einstruct and
+ * #august-16-2026-llama318binstant-and-llama3370bversatile, as cited by langchain-ai/langchain#38363 (2026-06-22),
+ * MNeMoNiCuZ/ComfyUI-mnemic-nodes#39 and promptfoo/promptfoo#9933, which checked them against the page). Groq's
+ * notice for Llama 3.3 70B, quoted in karthink/gptel#1478: "decommissioning it on August 16, 2026. After the
+ * decommission date, requests to the model will no longer be served", for "free and developer-tier usage" (an
+ * enterprise committed-spend contract keeps it: such a deployment sets `retires_at: null` in its configuration);
+ * afterwards Groq answers 404 `model_not_found` (ITSpecialist111/ai_automation_suggester#187). No stored copy of
+ * the page itself reaches the sections (searched 2026-11-28), and the days they were announced are not recorded.
+ * The page gives days only: 00:00 UTC. The other providers of these models keep serving them.
+ * @see https://console.groq.com/docs/deprecations
+ */
+const GROQ_RETIREMENTS = {
+  llama4Maverick: '2026-03-09T00:00:00Z',
+  qwen3: '2026-07-17T00:00:00Z',
+  llama3: '2026-08-16T00:00:00Z',
+} as const;
+
 /** The built-in open-weight models. */
 export const OPEN_WEIGHT_MODELS: ModelData[] = [
   {
@@ -33,6 +55,7 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
         pricing: { input: 0.59, output: 0.79, cache_read: null, cache_write: null },
         max_output_tokens: 32_768,
         capabilities: NO_JSON_SCHEMA,
+        retires_at: GROQ_RETIREMENTS.llama3,
       },
       {
         provider: 'together',
@@ -68,6 +91,7 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
         pricing: { input: 0.05, output: 0.08, cache_read: null, cache_write: null },
         max_output_tokens: 131_072,
         capabilities: NO_JSON_SCHEMA,
+        retires_at: GROQ_RETIREMENTS.llama3,
       },
       {
         provider: 'together',
@@ -90,6 +114,7 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
         pricing: { input: 0.2, output: 0.6, cache_read: null, cache_write: null },
         context_length: 131_072,
         max_output_tokens: 8_192,
+        retires_at: GROQ_RETIREMENTS.llama4Maverick,
       },
       {
         provider: 'together',
@@ -118,6 +143,7 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
         pricing: { input: 0.29, output: 0.59, cache_read: null, cache_write: null },
         max_output_tokens: 40_960,
         capabilities: NO_JSON_SCHEMA,
+        retires_at: GROQ_RETIREMENTS.qwen3,
       },
       {
         provider: 'cerebras',

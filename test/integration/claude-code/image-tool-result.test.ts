@@ -12,6 +12,8 @@
  * - OpenAI-compatible vendors (Groq here) got the result as the JSON text of its parts, base64 included, on
  *   every model. A model with `vision` now gets it as OpenAI Chat does; one without gets a short note in the
  *   image's place (a vendor refuses an image to a text-only model, and its base64 text is of no use to it).
+ *   Groq has retired both models for most accounts (src/catalog/models/open-weight-models.ts): the configuration
+ *   keeps them, as a deployment whose contract still has them would (`retires_at: null`).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +50,13 @@ interface VendorCase {
   answer: FakeReply;
   /** Checks the second turn the upstream received carries `image` (the CLI's base64 PNG) as the model can read it. */
   expectImage: (sent: Body, image: string) => void;
+  /** Catalog sections after `providers:`, one line each. */
+  catalogLines?: readonly string[];
+}
+
+/** The configuration that keeps Groq serving a built-in model it has retired for most accounts. */
+function keptOnGroq(model: string): string[] {
+  return ['models:', `  ${model}:`, '    endpoints:', '      - { provider: groq, retires_at: null }'];
 }
 
 const VENDORS: VendorCase[] = [
@@ -92,6 +101,7 @@ const VENDORS: VendorCase[] = [
     model: 'meta-llama/llama-4-maverick',
     startUpstream: () => startFakeOpenAiChat(),
     providerYaml: (upstream) => `  groq: { base_url: "${upstream.baseURL}", api_key: "gsk-groq-shared-image-0001" }`,
+    catalogLines: keptOnGroq('meta-llama/llama-4-maverick'),
     readCall: (file) => openAiChatStep({ calls: [{ name: 'Read', input: { file_path: file }, id: CALL_ID }], usage: USAGE }),
     answer: openAiChatStep({ text: ANSWER, usage: USAGE }),
     expectImage(sent, image) {
@@ -109,6 +119,7 @@ const VENDORS: VendorCase[] = [
     model: 'qwen/qwen3-32b',
     startUpstream: () => startFakeOpenAiChat(),
     providerYaml: (upstream) => `  groq: { base_url: "${upstream.baseURL}", api_key: "gsk-groq-shared-image-0002" }`,
+    catalogLines: keptOnGroq('qwen/qwen3-32b'),
     readCall: (file) => openAiChatStep({ calls: [{ name: 'Read', input: { file_path: file }, id: CALL_ID }], usage: USAGE }),
     answer: openAiChatStep({ text: ANSWER, usage: USAGE }),
     expectImage(sent, image) {
@@ -151,7 +162,7 @@ describe.each(VENDORS)('Claude Code reads a PNG on $name', (vendor) => {
   let target: ClaudeCodeTarget;
   let cwd: string;
   beforeAll(async () => {
-    target = await startClaudeCodeTarget({ startUpstream: vendor.startUpstream, providerYaml: vendor.providerYaml });
+    target = await startClaudeCodeTarget({ startUpstream: vendor.startUpstream, providerYaml: vendor.providerYaml, extraCatalogLines: vendor.catalogLines });
     cwd = mkdtempSync(join(tmpdir(), 'switchboard-claude-code-image-'));
   });
   afterAll(async () => {

@@ -1,8 +1,8 @@
 /**
  * Cerebras stopped serving `llama-3.3-70b` and `qwen-3-32b` on 2026-02-16 (its deprecations page). On the built-in
  * catalog with Cerebras pointed at a fake, a request for Llama 3.3 70B that allows only Cerebras is a 404 naming
- * the retirement and the providers still serving the model, and Cerebras is never called; `GET /models` lists both
- * Cerebras endpoints as retired while the models stay active on their other providers.
+ * the retirement and the providers still serving the model (Groq retired its own on 2026-08-16), and Cerebras is
+ * never called; `GET /models` lists both Cerebras endpoints as retired.
  */
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAiChat } from '#test/helpers/fake-upstreams/index.ts';
@@ -19,7 +19,7 @@ describe('the Cerebras endpoints retired on 2026-02-16', () => {
   it('are never sent a request: only Cerebras allowed is a 404 naming the retirement', async () => {
     const call = await postMessage(setup.gateway, messageBody('meta-llama/llama-3.3-70b-instruct', { provider: { only: ['cerebras'] } }));
     expect(call.status).toBe(404);
-    expect(errorMessage(call)).toContain('meta-llama/llama-3.3-70b-instruct was retired on cerebras on 2026-02-16; still served by groq, together, fireworks');
+    expect(errorMessage(call)).toContain('meta-llama/llama-3.3-70b-instruct was retired on groq on 2026-08-16 and on cerebras on 2026-02-16; still served by together, fireworks');
     expect(setup.upstream.requests).toHaveLength(0);
   });
 
