@@ -8,6 +8,13 @@
  * or rows cut before 2.5), Firebase's pages said "Gemini 2.5 models will shut down in October 2026", and only a
  * third-party reading of the page (aideprecations, 2026-11-10) gives December 1, 2026, with requests then routed to
  * Gemini 3.x models rather than refused. Checked 2026-11-28; Flash-Lite "is not deprecated" per the same reading.
+ * Searched again the same day for Google's own page (Gemini API and Vertex): the stored copies of
+ * ai.google.dev/gemini-api/docs/deprecations still stop at "June 17, 2026" or "Earliest June 2026" for 2.5 Pro
+ * and Flash (the newest, listing gemini-3.8-flash, is cut before the 2.5 rows), and say the dates are "the earliest
+ * possible dates"; Vertex's model-versions page copies give June 17, 2026 too. Later dates are all second-hand
+ * and disagree: "no earlier than October 16, 2026" (Google's emails to Vertex users, per gcpstudyhub; the same date
+ * for the Gemini API in mozilla/sumo#2794 and crewAIInc/crewAI#7003, which also found 2.5 answering 404 to new
+ * users), October 20 (APIYI's notice, for AI Studio), December 1 (aideprecations). No retirement is recorded.
  */
 import type { Capabilities, ModelData } from '#src/catalog/catalog-types.ts';
 

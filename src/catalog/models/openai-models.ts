@@ -25,6 +25,14 @@ const NON_REASONING: Capabilities = { ...REASONING, thinking: false };
  */
 const GPT_5_AND_O3_LIFECYCLE = { deprecated_at: '2026-06-11T00:00:00Z', retires_at: '2026-12-11T00:00:00Z' } as const;
 
+/*
+ * GPT-4.1 and GPT-4.1 mini carry no retirement: second-hand readings of OpenAI's deprecations page (importstatic's
+ * of 2026-10-15, codersera, cometapi-dev's notice, max_bob's) agree that the snapshots `gpt-4.1-2025-04-14` and
+ * `gpt-4.1-mini-2025-04-14` shut down on 2027-01-14 (notice 2026-10-14, replacement gpt-6-luna), but disagree on
+ * whether the undated ids the catalog calls go with them, and no stored first-party copy reaches the rows (the
+ * page's copies end before them; searched again 2026-11-28, spybara's history of the page included).
+ */
+
 /** The built-in OpenAI models. */
 export const OPENAI_MODELS: ModelData[] = [
   {
