@@ -68,6 +68,8 @@ export const ANTHROPIC_API_ONLY_MODELS: ModelData[] = [
   // input, Fable 5.1's ratio), $10 5-minute and $16 one-hour writes are from price lists that say they match it
   // (rightsize v0.10.2 release notes reading "the Fable 5.2 row" of the pricing page; LaoZhang's Fable 5.2 note:
   // read $0.2, write $10), and follow the page's multipliers (1.25x and 2x input) with Fable 5.1's read ratio.
+  // A second search on 2026-11-28 found the stored pricing-page copy listing Fable 5.1 as the newest row and no
+  // Fable 5.2 overview page, so they stay unverified.
   anthropicOnly('anthropic/claude-fable-5.2', 'Claude Fable 5.2', 'claude-fable-5-2', { ...claudePricing(8, 40), cache_read: 0.2 }, { ...claudePricing(16, 80), cache_read: 0.4 }),
   // Fable 5.1: cache hits $0.25 (0.025x input, the pricing page's footnoted rate), writes $12.50 and $20.
   anthropicOnly('anthropic/claude-fable-5.1', 'Claude Fable 5.1', 'claude-fable-5-1', { ...claudePricing(10, 50), cache_read: 0.25 }),

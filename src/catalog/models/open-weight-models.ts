@@ -166,7 +166,8 @@ export const OPEN_WEIGHT_MODELS: ModelData[] = [
         // unverified: LiteLLM's price file (2026-07-24 copy) has $0.20 in and $6.00 out, likely a slip for $0.60.
         // Searched again 2026-11-28: no copy of Together's own page (together.ai/pricing or the model's page) is
         // stored; third-party tables citing that page say $0.20/$0.60, which the catalog keeps. `cache_read: null`
-        // (cached tokens billed as input) is UNVERIFIED: no Together page in the corpora prices cached input for it.
+        // (cached tokens billed as input) is UNVERIFIED: no Together page in the corpora prices cached input for it
+        // (searched a second time 2026-11-28: still no copy of Together's pricing or model page).
         pricing: { input: 0.2, output: 0.6, cache_read: null, cache_write: null },
         quantization: 'fp8',
       },

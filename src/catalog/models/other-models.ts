@@ -49,7 +49,8 @@ export const OTHER_MODELS: ModelData[] = [
         // again 2026-11-28 (docs.mistral.ai's model pages and model selection guide are stored, but not the rows
         // or the page that price Small 3.2), so the price stays as it was. `cache_read: null` (cached tokens billed
         // as input) is UNVERIFIED too: no first-party source in the corpora says whether or at what rate Mistral
-        // discounts cached input for Small 3.2 (searched again 2026-11-28).
+        // discounts cached input for Small 3.2 (searched again 2026-11-28, twice: Mistral's pricing page and the
+        // model's docs page are still not stored; only third-party tables, which disagree).
         pricing: { input: 0.1, output: 0.3, cache_read: null, cache_write: null },
       },
     ],
