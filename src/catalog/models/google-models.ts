@@ -18,6 +18,13 @@
  */
 import type { Capabilities, ModelData } from '#src/catalog/catalog-types.ts';
 
+/*
+ * No Gemini 3.x model is built in: the stored first-party pages give `gemini-3.8-flash`'s id (Google Cloud's model
+ * page) but its limits only through a reseller quoting Google's model page (1,048,576 in, 65,536 out), and its
+ * price ($0.75 in, Google's pricing page as transcribed by api-evangelist) as "$0.75 through December 31, 2026",
+ * a dated price the catalog cannot carry past that day. Searched 2026-11-28.
+ */
+
 const GEMINI: Capabilities = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
 
 /** The built-in Gemini models. */

@@ -33,6 +33,15 @@ const GPT_5_AND_O3_LIFECYCLE = { deprecated_at: '2026-06-11T00:00:00Z', retires_
  * page's copies end before them; searched again 2026-11-28, spybara's history of the page included).
  */
 
+/*
+ * Not built in: `gpt-5.6-sol`, the replacement OpenAI first named for o4-mini's family. Its model page
+ * (developers.openai.com/api/docs/models/gpt-5.6-sol, pt-BR and ja-JP copies) gives a 1,050,000-token window,
+ * 128,000 output tokens and $4 in, $0.40 cached, $20 out, but as a promotion "available at least until November 21,
+ * 2026" (the list price was $5/$0.50/$30, per resellers), so the price in force now is not known from a first-party
+ * copy; the page also bills cache writes at 1.25x input, and the 10% data-residency uplift for models released
+ * from March 2026 would apply to it on the regional hosts, neither of which this catalog's OpenAI endpoints model.
+ */
+
 /** The built-in OpenAI models. */
 export const OPENAI_MODELS: ModelData[] = [
   {

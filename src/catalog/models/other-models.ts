@@ -20,6 +20,13 @@ import type { ModelData } from '#src/catalog/catalog-types.ts';
  */
 const XAI_MAY_15_RETIREMENT = '2026-05-15T19:00:00Z';
 
+/*
+ * Their replacement, `grok-4.3`, is not built in: xAI's model page (docs.x.ai, stored 2026-11-28) gives the id, a
+ * 1,000,000-token window and $1.25 in, $0.20 cached, $2.50 out, but no output limit, and says "We charge different
+ * rates for requests which exceed the 200K context window" without the rates in the stored copy. Only resellers
+ * give those (APIYI: $2.50 in over 204,800 tokens; Venice: 32K output), which the catalog does not take.
+ */
+
 /** The built-in Mistral, xAI and Perplexity models. */
 export const OTHER_MODELS: ModelData[] = [
   {
