@@ -34,7 +34,8 @@ const GPT_5_AND_O3_LIFECYCLE = { deprecated_at: '2026-06-11T00:00:00Z', retires_
  */
 
 /*
- * Not built in: `gpt-5.6-sol`, the replacement OpenAI first named for o4-mini's family. Its model page
+ * Not built in: `gpt-5.6-sol`, which earlier copies of OpenAI's deprecations page name as GPT-5's and o3's
+ * replacement (the newest name gpt-6.1-sol, whose page is not stored). Its model page
  * (developers.openai.com/api/docs/models/gpt-5.6-sol, pt-BR and ja-JP copies) gives a 1,050,000-token window,
  * 128,000 output tokens and $4 in, $0.40 cached, $20 out, but as a promotion "available at least until November 21,
  * 2026" (the list price was $5/$0.50/$30, per resellers), so the price in force now is not known from a first-party
