@@ -10,15 +10,16 @@
  * server did not run the request it refused. A session given up or no longer needed (shutdown) is ended with
  * a DELETE, also as the spec asks: a server that keeps sessions would otherwise hold one per reconnect.
  * Nothing here throws for what a server does: every failure is a value the tools turn into an error result.
- * Everything a server says (tool lists, results, errors) leaves here without its header secrets and its URL's
- * query values, in any
- * encoding (backend-secrets.ts). The SDK (about 33 MB of RSS with its validators) is imported on
- * the first use of an MCP tool.
+ * Everything a server says (tool lists, results, errors) leaves here without its header secrets, its URL's
+ * query values and the token in its URL's path, in any encoding (backend-secrets.ts); a log line names the
+ * server's URL with those shown as `***` (backend-url.ts). The SDK (about 33 MB of RSS with its validators)
+ * is imported on the first use of an MCP tool.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Logger } from '#src/logger.ts';
 import type { McpServerConfig } from '../server-tools-config.ts';
 import { backendScrubber, backendSecrets, type BackendScrubber } from '../backend-secrets.ts';
+import { shownUrl } from '../backend-url.ts';
 
 /** A tool as an MCP server lists it. */
 export interface McpToolInfo {
@@ -95,6 +96,9 @@ function describe(error: unknown, scrub: BackendScrubber): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     text = typeof code === 'number' ? `MCP error ${code}: ${error.message.replace(/^MCP error -?\d+: /, '')}` : error.message;
+    // fetch's own words are only "fetch failed": the reason (ECONNREFUSED, ENOTFOUND) is its cause's code.
+    const cause = (error.cause as { code?: unknown } | undefined)?.code;
+    if (typeof cause === 'string') text = `${text} (${cause})`;
   }
   return scrub(text);
 }
@@ -231,7 +235,7 @@ export class McpConnections {
       return tools;
     } catch (error) {
       this.#drop(config.name, state, used.client);
-      this.#logger.warn('mcp server tool list failed', { server: config.name, reason: describe(error, this.#scrubberOf(config, state)), cached: state.tools !== undefined });
+      this.#logger.warn('mcp server tool list failed', { server: config.name, url: shownUrl(config.url), reason: describe(error, this.#scrubberOf(config, state)), cached: state.tools !== undefined });
       return state.tools?.list;
     }
   }
@@ -270,7 +274,7 @@ export class McpConnections {
       // A failed transport is suspect for later calls, not for the calls other requests have under way on it.
       if (!fromServer && !signal.aborted) this.#drop(server, state, used.client);
       const reason = describe(error, this.#scrubberOf(config, state));
-      this.#logger.warn('mcp tool call failed', { server, tool: toolName, reason });
+      this.#logger.warn('mcp tool call failed', { server, url: shownUrl(config.url), tool: toolName, reason });
       return { ok: false, message: signal.aborted ? 'the call was cancelled' : reason };
     }
   }

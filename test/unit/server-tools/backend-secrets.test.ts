@@ -23,6 +23,14 @@ describe('backendSecrets', () => {
   ])('the values of the URL\'s query: %s', (_name, url, expected) => {
     expect(backendSecrets({ headers: {}, url })).toEqual(expected);
   });
+
+  it.each([
+    ['Zapier\'s token in the path', 'https://mcp.zapier.com/api/mcp/s/NjI4ZmQ1YjctMDk3Yi00ZTEx/mcp', ['NjI4ZmQ1YjctMDk3Yi00ZTEx']],
+    ['path and query together', 'https://host.example/3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f/sse?key=query-key-0001', ['query-key-0001', '3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f']],
+    ['path words are not secrets', 'https://mcp.example.com/api/v1/mcp', []],
+  ])('the token segments of the URL\'s path: %s', (_name, url, expected) => {
+    expect(backendSecrets({ headers: {}, url })).toEqual(expected);
+  });
 });
 
 describe('backendScrubber', () => {
