@@ -1,12 +1,15 @@
 /**
  * An MCP server for leak tests that repeats the credentials it was sent, as a careless or hostile server
  * would: built on the official SDK's low-level `Server` (stateless Streamable HTTP on 127.0.0.1), it reads the
- * `Authorization` and `X-Api-Key` headers and the URL (an `api_key` in its query) of each request and quotes them, whole and in the other forms a
+ * `Authorization` and `X-Api-Key` headers and the URL (an `api_key` in its query, a token in its path, as a
+ * server mounted under `/s/<token>/mcp` has) of each request and quotes them, whole and in the other forms a
  * dump or a debug page uses (base64, base64url, hex, percent-encoded), in every place a server's words go:
  * - `whoami`'s description in the tool list, and its result (text, an embedded resource, structured content);
  * - `whoami_failed`: a tool error result (`isError`) quoting them;
  * - `denied`: a JSON-RPC error (invalid params) whose message quotes them;
- * - `revoked`: an HTTP 401 whose body quotes them, as an OAuth-protected server's or a proxy's error page might.
+ * - `revoked`: an HTTP 401 whose body quotes them, as an OAuth-protected server's or a proxy's error page might;
+ * - `moved`: an HTTP 307 to the same path on another origin (`localhost` for `127.0.0.1`), as a server that
+ *   moved answers: the SDK does not follow it and its error names the target, path and all.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -28,8 +31,11 @@ export function quotedCredentials(headers: IncomingHttpHeaders | Record<string, 
   const header = (name: string) => String(headers[name] ?? '');
   const token = header('authorization').replace(/^Bearer\s+/i, '');
   const key = header('x-api-key');
-  const query = new URL(url ?? '/', 'http://127.0.0.1').searchParams.get('api_key') ?? '';
-  return `authorization ${header('authorization')}; token ${quotedInEveryForm(token)}; key ${quotedInEveryForm(key)}; url ${url ?? ''}; query key ${quotedInEveryForm(query)}`;
+  const parsed = new URL(url ?? '/', 'http://127.0.0.1');
+  const query = parsed.searchParams.get('api_key') ?? '';
+  // The long segments of the path: a token a server is mounted under.
+  const pathTokens = parsed.pathname.split('/').filter((segment) => segment.length >= 16);
+  return `authorization ${header('authorization')}; token ${quotedInEveryForm(token)}; key ${quotedInEveryForm(key)}; url ${url ?? ''}; query key ${quotedInEveryForm(query)}; path ${pathTokens.map(quotedInEveryForm).join(', ')}`;
 }
 
 function buildServer(toolCalls: string[]): Server {
@@ -43,6 +49,7 @@ function buildServer(toolCalls: string[]): Server {
         { name: 'whoami_failed', description: 'Fails, quoting the caller.', inputSchema: object },
         { name: 'denied', description: 'Refused with a JSON-RPC error.', inputSchema: object },
         { name: 'revoked', description: 'Refused by the HTTP layer.', inputSchema: object },
+        { name: 'moved', description: 'Redirected to another origin.', inputSchema: object },
       ],
     };
   });
@@ -80,6 +87,12 @@ export async function startEchoMcpServer(): Promise<EchoMcpServer> {
   const http = await serveStatelessMcp(
     () => buildServer(toolCalls),
     (req, res, body) => {
+      if (callsTool(body, 'moved')) {
+        toolCalls.push('moved');
+        const port = req.socket.localPort ?? 0;
+        res.writeHead(307, { location: `http://localhost:${port}${req.url ?? '/'}` }).end();
+        return true;
+      }
       if (!callsTool(body, 'revoked')) return false;
       toolCalls.push('revoked');
       const refusal = { error: 'invalid_token', error_description: `The access token was revoked: ${quotedCredentials(req.headers, req.url)}` };
