@@ -2,8 +2,9 @@
  * A search backend's `base_url` as operators write it: behind a reverse proxy under a path, with or without a
  * trailing slash, and with a proxy's token in its query. Over HTTP with the Anthropic SDK as the client, the
  * gateway's tool loop calls fake SearXNG and Brave servers that answer only on the path the base URL names, so
- * a doubled slash or a dropped path or query is a failed search the test sees. A token in the query is a
- * secret like the backend's key: a backend that quotes it has it cut out of what the model and the client read.
+ * a doubled slash or a dropped path or query is a failed search the test sees. A token in the query, or a
+ * token-shaped segment of the path (a proxy at `/p/<token>/searx`), is a secret like the backend's key: a
+ * backend that quotes it has it cut out of what the model, the client and the log read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicStep, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -15,6 +16,7 @@ import { anthropicProviderYaml, catalogYaml, modelYaml } from '#test/integration
 import { loopBody, messagesOf, runLoop } from './loop/loop-support.ts';
 
 const TOKEN = 'proxytoken-8f3c2a91d7e64b05';
+const PATH_TOKEN = 'c3a1f09e7b2d4e6f8a9b0c1d2e3f4a5b';
 const FORECAST = 'https://meteo.example.org/paris';
 
 interface Setup {
@@ -71,6 +73,32 @@ describe.each([
     expect(sent).toContain('Sunny. Served for');
     expect(sent).not.toContain(TOKEN);
     expect(JSON.stringify(message)).not.toContain(TOKEN);
+  });
+});
+
+describe('SearXNG behind a proxy with its token in the path', () => {
+  let setup: Setup | undefined;
+  beforeAll(async () => {
+    setup = await start(`/p/${PATH_TOKEN}/searx/search`, (origin) => `{ backend: searxng, base_url: "${origin}/p/${PATH_TOKEN}/searx" }`);
+  });
+  afterAll(() => stop(setup));
+
+  it.each([false, true])('a result and an engine error quoting the URL reach the model, the client and the log without the token (stream: %s)', async (stream) => {
+    const s = setup!;
+    s.backend.requests.length = 0;
+    s.upstream.clear();
+    const served = `/p/${PATH_TOKEN}/searx/search?q=paris+weather`;
+    s.backend.enqueue(searxngAnswer('paris weather', [searxngResult({ url: FORECAST, title: 'Paris forecast', content: `Sunny. Served for ${served}` })]));
+    searchTurn(s, 'paris weather');
+    const { message } = await runLoop(s.gateway, loopBody('test/claude', [{ type: 'gateway:web_search' }]), stream);
+    s.backend.enqueue(searxngAnswer('fail', [], [['duckduckgo', `CAPTCHA for ${served} (${encodeURIComponent(PATH_TOKEN)})`]]));
+    searchTurn(s, 'fail');
+    const { message: failed } = await runLoop(s.gateway, loopBody('test/claude', [{ type: 'gateway:web_search' }]), stream);
+    expect(s.backend.requests.map((request) => request.path)).toEqual([`/p/${PATH_TOKEN}/searx/search`, `/p/${PATH_TOKEN}/searx/search`]);
+    const sent = JSON.stringify(s.upstream.requests.map(messagesOf));
+    expect(sent).toContain('Sunny. Served for /p/[REDACTED]/searx/search');
+    expect(sent).toContain('CAPTCHA for /p/[REDACTED]/searx/search');
+    for (const text of [sent, JSON.stringify([message, failed]), s.gateway.logs.join('\n')]) expect(text).not.toContain(PATH_TOKEN.slice(0, 12));
   });
 });
 
