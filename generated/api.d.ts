@@ -1106,8 +1106,11 @@ export interface components {
          *     listed and has no cached list offers no tools for that request. The gateway keeps one session per server
          *     (`Mcp-Session-Id`) across requests: a session the server no longer knows (404) is replaced and the request
          *     sent again, and a session the gateway gives up or no longer needs is ended (HTTP DELETE). A tool error (`isError`, a JSON-RPC error, a server that is down or stops
-         *     mid-call) is an error result the model sees; the values of the server's configured headers are masked
-         *     (`[redacted]`) in it, even when the server's error quotes them. Counted in `usage.server_tool_use.mcp_requests`.
+         *     mid-call) is an error result the model sees. The server's secrets are masked (`[REDACTED]`) in everything
+         *     it says (tool descriptions, results, errors, and the MCP SDK's errors, which may name a redirect's target),
+         *     even when it quotes them: its configured headers' values, its `url`'s query values, and every segment of its
+         *     `url`'s path that looks like a token (at least 16 characters holding both a letter and a digit, as in
+         *     `/api/mcp/s/<token>/mcp`). Counted in `usage.server_tool_use.mcp_requests`.
          */
         GatewayMcpTool: {
             /** @constant */
