@@ -14,6 +14,7 @@ import { hitsWithinDomains, scopedQuery } from './anthropic-web-search.ts';
 import type { SearchAnswer, SearchHit } from './search-backend.ts';
 import type { SearchLocation } from './search-location.ts';
 import { backendScrubber, backendSecrets, type BackendScrubber } from '../backend-secrets.ts';
+import { shownUrl } from '../backend-url.ts';
 
 /** What the model reads about the tool. */
 export const WEB_SEARCH_DESCRIPTION =
@@ -93,7 +94,8 @@ export async function runWebSearch(call: GatewayToolCall<WebSearchTool>, context
   const { maxResults, allowedDomains = null, blockedDomains = [], userLocation } = call.tool.settings;
   const answer = await search(scopedQuery(query, allowedDomains), maxResults, userLocation, config, context);
   if (!answer.ok) {
-    context.logger.warn('web_search failed', { backend: config.backend, error_code: answer.errorCode, reason: answer.message });
+    // The backend's URL with its tokens as `***`, for the operator to tell which one failed.
+    context.logger.warn('web_search failed', { backend: config.backend, url: shownUrl(config.baseUrl), error_code: answer.errorCode, reason: answer.message });
     return errorOutcome(call, answer.errorCode, answer.message);
   }
   const hits = hitsWithinDomains(answer.hits, allowedDomains, blockedDomains);

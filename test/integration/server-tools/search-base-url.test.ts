@@ -99,6 +99,9 @@ describe('SearXNG behind a proxy with its token in the path', () => {
     expect(sent).toContain('Sunny. Served for /p/[REDACTED]/searx/search');
     expect(sent).toContain('CAPTCHA for /p/[REDACTED]/searx/search');
     for (const text of [sent, JSON.stringify([message, failed]), s.gateway.logs.join('\n')]) expect(text).not.toContain(PATH_TOKEN.slice(0, 12));
+    // The failed search's log line names the backend by its URL, the token shown as in destinations' endpoints.
+    const logged = s.gateway.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.message === 'web_search failed');
+    expect(logged.at(-1)).toMatchObject({ url: `${s.backend.origin}/p/***/searx`, reason: expect.stringContaining('CAPTCHA for /p/[REDACTED]/searx/search') });
   });
 });
 
