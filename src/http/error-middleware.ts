@@ -8,7 +8,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { ErrorBody, MessagesErrorBody, MessagesErrorDetails } from '#src/api-types.ts';
 import { DatabaseUnavailableError, GatewayError, NotFoundError, STANDARD_MESSAGES, type ErrorDetail } from '#src/errors.ts';
 import { threadErrorCodeOf, type ThreadErrorCode } from '#src/thread-errors.ts';
-import { toolChangesErrorCodeOf, type ToolChangesErrorCode } from '#src/tool-changes-error.ts';
+import { toolChangesErrorCodeOf, type ToolChangesErrorCode } from '#src/providers/ai-sdk/check-translatable-fields.ts';
 import { isDatabaseUnavailable } from '#src/store/database-availability.ts';
 import { anthropicErrorType } from '#src/error-vocabulary.ts';
 import type { Logger } from '#src/logger.ts';

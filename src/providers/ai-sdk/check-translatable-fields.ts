@@ -10,10 +10,29 @@
 import type { MessageRequest } from '#src/api-types.ts';
 import { BadRequestError, UnsupportedFeatureError } from '#src/errors.ts';
 import { ThreadUnsupportedError } from '#src/thread-errors.ts';
-import { isToolChangeBlock, ToolChangesUnsupportedError } from '#src/tool-changes-error.ts';
 import type { AiSdkVendorProfile } from '#src/providers/ai-sdk/ai-sdk-vendor-profile.ts';
 import { GATEWAY_ONLY_FIELDS } from '#src/request/gateway-fields.ts';
 import { contentBlocks, isKnownRole } from '#src/request/message-content.ts';
+
+/** Anthropic's code for a model that cannot take tool changes mid-conversation. */
+export type ToolChangesErrorCode = 'mid_conversation_tool_changes_not_supported';
+
+// The block types of Anthropic's `mid-conversation-tool-changes` beta.
+const TOOL_CHANGE_BLOCKS: ReadonlySet<string> = new Set(['tool_addition', 'tool_removal']);
+
+/**
+ * 400: a tool change block (`tool_addition`, `tool_removal`) for a vendor that cannot express it, in Anthropic's
+ * code for a model without the feature (`error.details.error_code`): on it Claude Code stops sending tool changes
+ * to that model and announces late tools its other way, instead of trying again after every `/clear`.
+ */
+export class ToolChangesUnsupportedError extends UnsupportedFeatureError {
+  readonly errorCode: ToolChangesErrorCode = 'mid_conversation_tool_changes_not_supported';
+}
+
+/** The code to show for `error`, when it is a tool changes refusal. */
+export function toolChangesErrorCodeOf(error: unknown): ToolChangesErrorCode | undefined {
+  return error instanceof ToolChangesUnsupportedError ? error.errorCode : undefined;
+}
 
 /** The 400 a translator answers for something its vendor cannot express. */
 export function unsupportedFeature(what: string, profile: Pick<AiSdkVendorProfile, 'label'>): UnsupportedFeatureError {
@@ -23,7 +42,7 @@ export function unsupportedFeature(what: string, profile: Pick<AiSdkVendorProfil
 /** The refusal of a content block of `type` (`where` names it), in Anthropic's code for tool changes when it is one. */
 export function unsupportedBlockType(type: string, where: string, profile: Pick<AiSdkVendorProfile, 'label'>): UnsupportedFeatureError {
   const message = `${type} blocks in ${where} is not supported by ${profile.label}`;
-  return isToolChangeBlock(type) ? new ToolChangesUnsupportedError(message) : new UnsupportedFeatureError(message);
+  return TOOL_CHANGE_BLOCKS.has(type) ? new ToolChangesUnsupportedError(message) : new UnsupportedFeatureError(message);
 }
 
 /** The properties of one Anthropic object a translator reads, and the hints it drops (with the reason). */
