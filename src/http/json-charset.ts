@@ -9,6 +9,9 @@
 
 const JSON_MEDIA_TYPE = 'application/json';
 const READ_AS_UTF8: ReadonlySet<string> = new Set(['utf-8', 'utf8', 'us-ascii', 'ascii']);
+// What nearly every client sends (the Anthropic SDKs, fetch with a JSON body), answered without a split.
+const CANONICAL_JSON = 'application/json; charset=utf-8';
+const AS_IS: JsonCharset = Object.freeze({ kind: 'as-is' });
 
 /** What the charset of a `Content-Type` means for a JSON body. */
 export type JsonCharset =
@@ -25,10 +28,10 @@ export type JsonCharset =
  * parser happens to take. Pure.
  */
 export function jsonCharset(header: string | undefined): JsonCharset {
-  if (header === undefined) return { kind: 'as-is' };
+  if (header === undefined || header === JSON_MEDIA_TYPE || header === CANONICAL_JSON) return AS_IS;
   const [mediaType, ...parameters] = header.split(';');
-  if (mediaType?.trim().toLowerCase() !== JSON_MEDIA_TYPE) return { kind: 'as-is' };
-  let answer: JsonCharset = { kind: 'as-is' };
+  if (mediaType?.trim().toLowerCase() !== JSON_MEDIA_TYPE) return AS_IS;
+  let answer: JsonCharset = AS_IS;
   for (const parameter of parameters) {
     const equals = parameter.indexOf('=');
     if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
