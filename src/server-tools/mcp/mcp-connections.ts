@@ -87,6 +87,10 @@ async function release(client: Client): Promise<void> {
   await client.close();
 }
 
+// The SDK's `McpError` prefix. A server built on the SDK sends its own `McpError`'s message, prefix and all, and
+// the client's `McpError` adds one more: every leading one goes, and the code is named once.
+const MCP_ERROR_PREFIXES = /^(?:MCP error -?\d+: )+/;
+
 /**
  * What went wrong, without the server's secrets: an error page may quote the token it was sent, in any
  * encoding, and this text reaches the client, the model and the logs.
@@ -95,7 +99,7 @@ function describe(error: unknown, scrub: BackendScrubber): string {
   let text = String(error);
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    text = typeof code === 'number' ? `MCP error ${code}: ${error.message.replace(/^MCP error -?\d+: /, '')}` : error.message;
+    text = typeof code === 'number' ? `MCP error ${code}: ${error.message.replace(MCP_ERROR_PREFIXES, '')}` : error.message;
     // fetch's own words are only "fetch failed": the reason (ECONNREFUSED, ENOTFOUND) is its cause's code.
     const cause = (error.cause as { code?: unknown } | undefined)?.code;
     if (typeof cause === 'string') text = `${text} (${cause})`;
