@@ -3177,8 +3177,12 @@ export interface components {
                 details?: components["schemas"]["MessagesErrorDetails"];
             };
             /**
-             * @description The generation id of the failed request, also sent as the `X-Generation-Id` and `request-id` headers.
-             *     Absent on the models operations, which make no generation.
+             * @description The id of the failed request, also sent as the `request-id` header (the Anthropic SDKs'
+             *     `APIError.requestID`), on every error in this shape. On the `/messages` operations it is the
+             *     generation id, also in `X-Generation-Id`; on the models operations and on a path this document does
+             *     not have, which make no generation, it is an id of the same form naming only this answer (no
+             *     `X-Generation-Id`, no generation record), as Anthropic's API names every answer.
+             * @example gen_9fQm2vXc1LzA7dT0bKe4sHnR
              */
             request_id?: string;
         };
@@ -4784,6 +4788,7 @@ export interface components {
          */
         ModelsBadRequest: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4793,6 +4798,7 @@ export interface components {
         /** @description No key (as Bearer or in `x-api-key`), or a key the gateway does not know. */
         ModelsUnauthorized: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4802,6 +4808,7 @@ export interface components {
         /** @description A server failure. Nothing about its cause is disclosed; the gateway's log has it. */
         ModelsInternalError: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4814,6 +4821,7 @@ export interface components {
          */
         ModelsServiceUnavailable: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4823,6 +4831,7 @@ export interface components {
         /** @description The catalog lists no model of that slug (nor is it a bare Anthropic id of one). */
         ModelNotFound: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5109,6 +5118,13 @@ export interface components {
          * @example 11200
          */
         RetryAfterMs: string;
+        /**
+         * @description The id of this error answer, the same value as the body's `request_id`, under the name the Anthropic SDKs
+         *     read into `APIError.requestID`. The operation makes no generation, so no `X-Generation-Id` comes with it:
+         *     the id names only this answer (and the gateway's log line about it).
+         * @example gen_9fQm2vXc1LzA7dT0bKe4sHnR
+         */
+        ErrorRequestId: string;
     };
     pathItems: never;
 }

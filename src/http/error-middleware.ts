@@ -19,6 +19,7 @@ import { firstProblem } from '#src/http/validation-problem.ts';
 import { fromBodyParserError, isBodyParserError, unsupportedMediaTypeMessage, type BodyRequestContext } from '#src/http/body-errors.ts';
 import { withImpliedMethods } from '#src/http/method-semantics.ts';
 import { unknownPathMessage } from '#src/http/exact-paths.ts';
+import { requestIdOf } from '#src/http/generation-id.ts';
 
 /** What a client is shown for one failure. */
 export interface RenderedError {
@@ -144,9 +145,8 @@ export function sendError(res: Response, rendered: RenderedError): void {
   const listed = details && details.length > 0 ? details : undefined;
   for (const [name, value] of Object.entries(rendered.headers ?? {})) res.setHeader(name, value);
   if (res.locals.anthropicErrorShape === true) {
-    const requestId = typeof res.locals.generationId === 'string' ? { request_id: res.locals.generationId } : {};
     const extra = rendered.errorCode ? { details: { error_code: rendered.errorCode } } : listed ? { details: toMessagesErrorDetails(listed) } : {};
-    const body: MessagesErrorBody = { type: 'error', error: { type: anthropicErrorType(status), code: status, message, ...extra }, ...requestId };
+    const body: MessagesErrorBody = { type: 'error', error: { type: anthropicErrorType(status), code: status, message, ...extra }, request_id: requestIdOf(res) };
     res.status(status).json(body);
   } else {
     // The management API's own format keeps the plain list its generated clients read.
@@ -161,12 +161,14 @@ export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
     const rendered = toRenderedError(error, req);
     // The validator's 404 is a path the spec does not have, answered as `unknownPath` answers the others.
     if (isValidatorError(error) && error.status === 404) res.locals.anthropicErrorShape = true;
+    // The id the answer names, in the log line too, so a client's report of it finds the line.
+    const named = res.locals.anthropicErrorShape === true && !res.headersSent ? { request_id: requestIdOf(res) } : {};
     if (rendered.status === 503 || rendered.status === 504 || rendered.status === 529) {
-      logger.warn('request answered 503', { method: req.method, path: req.path, message: rendered.message, error });
+      logger.warn('request answered 503', { method: req.method, path: req.path, ...named, message: rendered.message, error });
     } else if (rendered.status >= 500) {
-      logger.error('request failed', { method: req.method, path: req.path, error });
+      logger.error('request failed', { method: req.method, path: req.path, ...named, error });
     } else {
-      logger.debug('request rejected', { method: req.method, path: req.path, status: rendered.status, message: rendered.message });
+      logger.debug('request rejected', { method: req.method, path: req.path, ...named, status: rendered.status, message: rendered.message });
     }
     if (res.headersSent) {
       // A body refused as too large was answered already; the parser's own complaint about it is expected.

@@ -78,6 +78,20 @@ export function giveGenerationId(res: Response): void {
   res.setHeader('request-id', id);
 }
 
+/**
+ * The id an error answer in Anthropic's shape names in `request_id`: the generation id where the request has
+ * one, else a new id of the same form, set in `request-id` alone (the models operations and an unknown path
+ * make no generation, so no `X-Generation-Id`), as Anthropic's API names every answer.
+ */
+export function requestIdOf(res: Response): string {
+  const known: unknown = res.locals.generationId ?? res.locals.requestId;
+  if (typeof known === 'string') return known;
+  const id = newGenerationId();
+  res.locals.requestId = id;
+  res.setHeader('request-id', id);
+  return id;
+}
+
 /** Middleware setting `X-Generation-Id`, `request-id` and `res.locals.generationId`. */
 export const assignGenerationId: RequestHandler = (_req, res, next) => {
   giveGenerationId(res);

@@ -153,6 +153,7 @@ describe('client.models.retrieve(id)', () => {
     expect(notFound.error).toEqual({
       type: 'error',
       error: { type: 'not_found_error', code: 404, message: 'The catalog has no model anthropic/claude-sonnet-9 (GET /models lists them)' },
+      request_id: notFound.requestID,
     });
   });
 });
@@ -169,7 +170,7 @@ describe('a key the gateway does not know', () => {
       const refused = error as InstanceType<typeof Anthropic.AuthenticationError>;
       expect({ type: refused.type, body: refused.error }).toEqual({
         type: 'authentication_error',
-        body: { type: 'error', error: { type: 'authentication_error', code: 401, message: 'Invalid API key' } },
+        body: { type: 'error', error: { type: 'authentication_error', code: 401, message: 'Invalid API key' }, request_id: refused.requestID },
       });
     }
   });

@@ -100,7 +100,7 @@ describe('GET /models/{model_id} with the slug’s slash written as is', () => {
   it('answers 404 naming the model for a slug the catalog does not list', async () => {
     const { status, body } = await get('/models/anthropic/claude-sonnet-9');
     expect(status).toBe(404);
-    expect(body).toEqual({ type: 'error', error: { type: 'not_found_error', code: 404, message: 'The catalog has no model anthropic/claude-sonnet-9 (GET /models lists them)' } });
+    expect(body).toEqual({ type: 'error', error: { type: 'not_found_error', code: 404, message: 'The catalog has no model anthropic/claude-sonnet-9 (GET /models lists them)' }, request_id: expect.stringMatching(/^gen_/) });
   });
 
   it('leaves paths deeper than a slug unknown', async () => {

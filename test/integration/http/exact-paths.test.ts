@@ -69,13 +69,16 @@ describe('a documented path in another case or with a trailing slash', () => {
     },
   );
 
+  // Every error in Anthropic's shape names its request; a path without generations gives no X-Generation-Id.
   it.each(NEAR_MISSES.filter(({ meant, method }) => !meant.startsWith('/api/v1/messages') && method !== 'HEAD'))(
-    '$method $path, like the other errors of its operation, has no request_id',
+    '$method $path carries a request_id, in its body and request-id, without X-Generation-Id',
     async ({ method, path }) => {
       const response = await fetch(`${gateway.origin}${path}`, { method, headers: { authorization: `Bearer ${gateway.management_key}` } });
       expect(response.status).toBe(404);
-      expect(await response.json()).not.toHaveProperty('request_id');
-      expect(response.headers.get('request-id')).toBeNull();
+      const body = (await response.json()) as { request_id?: string };
+      expect(body.request_id).toMatch(/^gen_[0-9a-z]{9}[A-Za-z0-9_-]{15}$/);
+      expect(response.headers.get('request-id')).toBe(body.request_id);
+      expect(response.headers.get('x-generation-id')).toBeNull();
     },
   );
 
@@ -98,7 +101,7 @@ describe('a documented path in another case or with a trailing slash', () => {
   it('a path the spec has nowhere names itself, without a guess', async () => {
     const response = await fetch(`${gateway.origin}/api/v1/nothing?x=1`, { headers: { authorization: `Bearer ${gateway.management_key}` } });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ type: 'error', error: { type: 'not_found_error', code: 404, message: 'Not found: GET /api/v1/nothing is not a path of this API' } });
+    expect(await response.json()).toEqual({ type: 'error', error: { type: 'not_found_error', code: 404, message: 'Not found: GET /api/v1/nothing is not a path of this API' }, request_id: response.headers.get('request-id') });
   });
 });
 
