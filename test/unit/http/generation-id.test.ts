@@ -3,7 +3,8 @@
  * and under a language collation (en-US), so the records' primary key takes new ids at its right edge.
  */
 import { describe, expect, it } from 'vitest';
-import { generationIdBound, generationIdTime, newGenerationId } from '#src/http/generation-id.ts';
+import type { Response } from 'express';
+import { generationIdBound, generationIdTime, newGenerationId, requestIdOf } from '#src/http/generation-id.ts';
 
 const FORMAT = /^gen_[A-Za-z0-9_-]{24}$/;
 
@@ -68,5 +69,27 @@ describe('generationIdTime and generationIdBound', () => {
       expect(compare(generationIdBound(time - 1), id)).toBe(-1);
     }
     for (const earlier of ids(time - 1)) for (const later of ids(time)) expect(compare(earlier, later)).toBe(-1);
+  });
+});
+
+describe('requestIdOf', () => {
+  function fakeResponse(locals: Record<string, unknown> = {}): { res: Response; headers: Record<string, string> } {
+    const headers: Record<string, string> = {};
+    const res = { locals, setHeader: (name: string, value: string) => (headers[name] = value) } as unknown as Response;
+    return { res, headers };
+  }
+
+  it('is the generation id where the answer has one, and sets no header of its own', () => {
+    const { res, headers } = fakeResponse({ generationId: 'gen_0mx0j47usD8Z4PnNbywFxBHH' });
+    expect(requestIdOf(res)).toBe('gen_0mx0j47usD8Z4PnNbywFxBHH');
+    expect(headers).toEqual({});
+  });
+
+  it('is otherwise a new id, in request-id alone, and the same one when asked again', () => {
+    const { res, headers } = fakeResponse();
+    const id = requestIdOf(res);
+    expect(id).toMatch(FORMAT);
+    expect(headers).toEqual({ 'request-id': id });
+    expect(requestIdOf(res)).toBe(id);
   });
 });
