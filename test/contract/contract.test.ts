@@ -162,6 +162,11 @@ function defineContractSuite(name: ContractTarget['name'], start: () => Promise<
       expectConforms(result, template, method.toLowerCase());
       const error = (result.body as { error: { code: number; message: string } }).error;
       expect(error).toMatchObject({ code: 401, message: 'Missing Authentication header' });
+      // Anthropic's shape names its request, as Anthropic's API does: in the body and in `request-id`.
+      if (template.startsWith('/messages') || template.startsWith('/models')) {
+        expect((result.body as { request_id?: string }).request_id).toMatch(/^gen_/);
+        expect(result.headers.get('request-id')).toBe((result.body as { request_id?: string }).request_id);
+      }
     });
 
     const tooMany = (count: number, make: (index: number) => string) => Array.from({ length: count }, (_, index) => make(index));
