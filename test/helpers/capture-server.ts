@@ -15,8 +15,11 @@ export interface CapturedRequest {
   receivedAt: number;
 }
 
-/** How the receiver answers: a status (with an optional JSON body and headers), or `hang` (never). */
-export type CaptureBehaviour = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang';
+/**
+ * How the receiver answers: a status (with an optional JSON body and headers, `delayMs` after the request
+ * arrived: a slow collector), or `hang` (never).
+ */
+export type CaptureBehaviour = { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 /** A running receiver. */
 export interface CaptureServer {
@@ -59,7 +62,9 @@ export async function startCaptureServer(behaviour: CaptureBehaviour = { status:
         return;
       }
       const body = answer.body === undefined ? '' : JSON.stringify(answer.body);
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(body);
+      const send = () => res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(body);
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

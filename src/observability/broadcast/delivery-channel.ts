@@ -1,8 +1,11 @@
 /**
- * One destination's delivery queue: bounded, drained by one worker in batches of the sender's size. A full
- * queue drops new items (counted); a failed delivery drops its batch, and items a destination refused
- * are dropped as `rejected` (both counted, and logged at most every ten seconds per destination). Closing
- * (the destination deleted, disabled or changed, or shutdown) stops the
+ * One destination's delivery queue: bounded, drained by one worker in batches of the sender's size. A batching
+ * sender's batch waits until it is full or its oldest item has waited `LINGER_MS`, before every export and not
+ * only the first: under a steady load the items that came in while an export was in flight would otherwise go
+ * out at once in an export of their own, a few generations paying each export's fixed cost (bench/JOURNAL.md,
+ * 2026-11-28 14:30). A full queue drops new items (counted); a failed delivery drops its batch, and items a
+ * destination refused are dropped as `rejected` (both counted, and logged at most every ten seconds per
+ * destination). Closing (the destination deleted, disabled or changed, or shutdown) stops the
  * sender's retries and counts every item once. Nothing here is ever awaited by a request.
  */
 import { withoutSecrets, type Logger } from '#src/logger.ts';
@@ -10,7 +13,8 @@ import { destinationSecretValues, type ActiveDestination } from '#src/observabil
 import type { BroadcastHooks, TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
 import type { Sender, SendResult } from '#src/observability/broadcast/sender.ts';
 
-// How long a batching sender waits for a batch to fill: under load a batch is full sooner; idle, a span is 0.2 s late.
+// How long a batching sender's oldest waiting item waits for its batch to fill (an export in flight aside):
+// under load a batch is full sooner; idle, a span is 0.2 s late.
 const LINGER_MS = 200;
 
 /** The channel of one destination revision. */
@@ -26,6 +30,12 @@ export class DeliveryChannel {
   // Aborted on close: the sender starts no attempt after it, so a removed destination gets nothing more.
   private readonly stop = new AbortController();
   private lastFailureLog = 0;
+  // The items at the queue's head that are the batch in flight; the rest wait for the next batch.
+  private taken = 0;
+  // When the oldest item waiting for the next batch arrived (performance.now()).
+  private waitingSince = 0;
+  // Ends the worker's wait for a batch to fill: the batch filled, or the channel closed.
+  private lingerEnd: (() => void) | undefined;
 
   constructor(options: { destination: ActiveDestination; sender: Sender; limit: number; hooks: BroadcastHooks; logger: Logger }) {
     this.destination = options.destination;
@@ -47,7 +57,9 @@ export class DeliveryChannel {
       this.hooks.dropped(this.destination.kind, 'queue_full', 1);
       return;
     }
+    if (this.queue.length === this.taken) this.waitingSince = performance.now();
     this.queue.push(item);
+    if (this.lingerEnd && this.queue.length >= this.sender.batchSize) this.lingerEnd();
     this.worker ??= this.run().finally(() => {
       this.worker = undefined;
     });
@@ -60,6 +72,7 @@ export class DeliveryChannel {
   async close(graceMs = 2_000): Promise<void> {
     this.closed = true;
     this.stop.abort();
+    this.lingerEnd?.();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.worker, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
@@ -70,11 +83,14 @@ export class DeliveryChannel {
   }
 
   private async run(): Promise<void> {
-    // A batching sender waits a moment for company: one export per generation would cost an HTTP request each.
-    if (this.sender.batchSize > 1 && this.queue.length < this.sender.batchSize) await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
     while (this.queue.length > 0 && !this.closed) {
+      await this.linger();
+      if (this.closed) return;
       const { queue } = this;
       const batch = queue.slice(0, this.sender.batchSize);
+      this.taken = batch.length;
+      // Items left behind a full batch have waited already: the next batch goes without lingering.
+      if (queue.length > batch.length) this.waitingSince = -Infinity;
       let failure: unknown;
       let result: SendResult | void = undefined;
       try {
@@ -96,7 +112,27 @@ export class DeliveryChannel {
         this.logFailure('broadcast delivery failed; generations dropped', batch.length, (failure as Error).message);
       }
       queue.splice(0, batch.length);
+      this.taken = 0;
     }
+  }
+
+  /**
+   * A batching sender waits a moment for company, one export per generation costing an HTTP request each:
+   * until the next batch is full, or its oldest item has waited `LINGER_MS`. Nothing to wait for otherwise.
+   */
+  private linger(): Promise<void> | undefined {
+    const size = this.sender.batchSize;
+    if (size <= 1 || this.queue.length >= size) return undefined;
+    const wait = LINGER_MS - (performance.now() - this.waitingSince);
+    if (wait <= 0) return undefined;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.lingerEnd?.(), wait);
+      this.lingerEnd = () => {
+        clearTimeout(timer);
+        this.lingerEnd = undefined;
+        resolve();
+      };
+    });
   }
 
   // At most one line every ten seconds per destination: a dead or refusing destination must not flood the log.
