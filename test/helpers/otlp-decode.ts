@@ -16,6 +16,8 @@ export interface DecodedSpan {
   parentSpanId: string;
   name: string;
   kind: number;
+  /** OTLP span flags: the W3C trace flags, and bits 8-9 saying whether the parent is known local or remote. */
+  flags: number;
   startTimeUnixNano: bigint;
   endTimeUnixNano: bigint;
   attributes: Record<string, unknown>;
@@ -75,6 +77,7 @@ export function decodeTraceExport(body: Buffer, contentType: string | undefined)
         parentSpanId: hex(span.parentSpanId),
         name: String(span.name),
         kind: Number(span.kind ?? 0),
+        flags: Number(span.flags ?? 0),
         startTimeUnixNano: BigInt(span.startTimeUnixNano ?? 0),
         endTimeUnixNano: BigInt(span.endTimeUnixNano ?? 0),
         attributes: attributes(span.attributes),

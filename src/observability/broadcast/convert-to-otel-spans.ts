@@ -49,6 +49,8 @@ interface SpanInput {
   name: string;
   spanId: string;
   parentSpanId: string | null;
+  /** The parent is the caller's span (`trace.parentSpanId`), not one of this generation's own. */
+  remoteParent?: boolean;
   kind: SpanKind;
   window: TimeWindow;
   attributes: Attributes;
@@ -116,7 +118,7 @@ class ExportedSpan implements ReadableSpan {
     this.#context = { traceId, spanId: input.spanId, traceFlags: 1 };
     this.name = input.name;
     this.kind = input.kind;
-    this.parentSpanContext = input.parentSpanId ? { traceId, spanId: input.parentSpanId, traceFlags: 1, isRemote: true } : undefined;
+    this.parentSpanContext = input.parentSpanId ? { traceId, spanId: input.parentSpanId, traceFlags: 1, isRemote: input.remoteParent === true } : undefined;
     const { start, end } = input.window;
     this.startTime = hrTime(start);
     this.endTime = hrTime(Math.max(start, end));
@@ -244,7 +246,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
   let parent = trace.parentSpanId;
   const wrap = (role: 'trace' | 'span', name: string) => {
     const spanId = ownSpanId(trace.own, SPAN_ROLE[role]);
-    spans.push(toSpan(trace.traceId, { name, spanId, parentSpanId: parent, kind: SpanKind.INTERNAL, window: timeline.generation, attributes: {}, failed }, environment));
+    spans.push(toSpan(trace.traceId, { name, spanId, parentSpanId: parent, remoteParent: parent === trace.parentSpanId, kind: SpanKind.INTERNAL, window: timeline.generation, attributes: {}, failed }, environment));
     parent = spanId;
   };
   // Only a trace of the generation's own gets a root: in a caller's trace (a `trace_id` without a parent) each
@@ -261,6 +263,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
         name: trace.generationName ?? chatSpanName(record.requestedModel),
         spanId: generationSpanId,
         parentSpanId: parent,
+        remoteParent: parent === trace.parentSpanId,
         // The gateway serving the caller's request; its attempts are the CLIENT inference calls.
         kind: SpanKind.SERVER,
         window: timeline.generation,

@@ -22,6 +22,8 @@ let collector: CaptureServer;
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 const SPAN_KIND_SERVER = 2;
+// OTLP span flags: SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE (0x100) and SPAN_FLAGS_CONTEXT_IS_REMOTE (0x200).
+const REMOTE_PARENT_FLAGS = 0x300;
 const SPAN_KIND_CLIENT = 3;
 // The model the Anthropic fixture's answer names: a dated snapshot, not what the gateway asked for.
 const FIXTURE_MODEL = 'claude-sonnet-4-5-20250929';
@@ -93,6 +95,9 @@ describe('OTLP/HTTP trace export', () => {
       const { generation, attempts, parent } = treeOf(spans, id);
       expect(generation.traceId).toBe(CALLER_TRACE);
       expect(parent).toMatchObject({ name: 'agent-step', parentSpanId: CALLER_SPAN, traceId: CALLER_TRACE });
+      // Only the span under the caller's has a remote parent (OTLP flags: 0x100 says known, 0x200 remote).
+      expect(parent!.flags & REMOTE_PARENT_FLAGS).toBe(REMOTE_PARENT_FLAGS);
+      for (const local of [generation, ...attempts]) expect(local.flags & REMOTE_PARENT_FLAGS).toBe(0x100);
       // The caller's trace already has a root: trace_name names no span of ours.
       expect(spans.some((span) => span.name === 'support-bot')).toBe(false);
       // The gateway's handling of the caller's request; its attempts are the CLIENT inference calls.
@@ -151,6 +156,10 @@ describe('OTLP/HTTP trace export', () => {
     const id = call.headers.get('x-generation-id') ?? '';
     const { generation } = treeOf(await spansOf('/proto/v1/traces', id), id);
     expect(generation).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331', name: 'chat test/primary', kind: SPAN_KIND_SERVER });
+    expect(generation.flags & REMOTE_PARENT_FLAGS).toBe(REMOTE_PARENT_FLAGS);
+    const { attempts } = treeOf(await spansOf('/proto/v1/traces', id), id);
+    expect(attempts.length).toBeGreaterThan(0);
+    for (const attempt of attempts) expect(attempt.flags & REMOTE_PARENT_FLAGS).toBe(0x100);
     const started = eventPayload(call, 'message_start') as { message: { id: string; model: string } };
     // The client sees the slug; the span names the model the vendor's message_start named.
     expect(started.message.model).toBe('test/primary');
