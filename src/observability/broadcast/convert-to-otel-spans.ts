@@ -7,7 +7,7 @@
  * are the step's children; attempts of a step that did not finish stay under the generation. A screening by
  * the `moderation` plugin's catalog model is a child span of the generation too (screening-observation.ts), in
  * its own window, which the generation's holds. The caller's `parent_span_id` (or `traceparent`) is the parent
- * of the topmost span.
+ * of the topmost span, the only parent marked remote in the OTLP span flags.
  * Span kinds: the generation span is SERVER, the gateway's handling of the caller's request (its parent is
  * the caller's span); each attempt and the screening are CLIENT, the inference calls the GenAI conventions
  * describe (`chat <vendor model id>`, `server.address`, and the call's own usage, finish reason and response
@@ -49,8 +49,7 @@ interface SpanInput {
   name: string;
   spanId: string;
   parentSpanId: string | null;
-  /** The parent is the caller's span (`trace.parentSpanId`), not one of this generation's own. */
-  remoteParent?: boolean;
+  remoteParent?: boolean; // the parent is the caller's span (`trace.parentSpanId`), not one of ours
   kind: SpanKind;
   window: TimeWindow;
   attributes: Attributes;
@@ -239,8 +238,7 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
  * array, without one array per generation to flatten).
  */
 export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironment, spans: ReadableSpan[] = []): ReadableSpan[] {
-  const { record } = item;
-  const { trace } = item;
+  const { record, trace } = item;
   const timeline = generationTimeline(record, item.outcome.screening);
   const failed = record.status === 'error' || record.status === 'cancelled';
   let parent = trace.parentSpanId;
@@ -262,8 +260,7 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
       {
         name: trace.generationName ?? chatSpanName(record.requestedModel),
         spanId: generationSpanId,
-        parentSpanId: parent,
-        remoteParent: parent === trace.parentSpanId,
+        parentSpanId: parent, remoteParent: parent === trace.parentSpanId,
         // The gateway serving the caller's request; its attempts are the CLIENT inference calls.
         kind: SpanKind.SERVER,
         window: timeline.generation,
