@@ -8,6 +8,7 @@
  * DATABASE_URL is set.
  */
 import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 /** The prefix of the line observability-cost.ts prints its figures on. */
@@ -63,4 +64,26 @@ export function renderObservabilityCost(costs: readonly ObservabilityCost[]): st
     '|---|--:|--:|--:|',
     ...costs.map((cost) => `| ${cost.driver === 'pglite' ? 'PGlite (embedded)' : 'PostgreSQL'} | ${cost.generations} | ${cost.microsPerGeneration.map((figure) => figure.toFixed(1)).join(', ')} | ${medianOf(cost.microsPerGeneration).toFixed(1)} |`),
   ];
+}
+
+/** An OTLP/HTTP receiver on 127.0.0.1 that answers every export with an empty 200 and counts them. */
+export interface ExportCounter {
+  port: number;
+  /** Exports received so far. */
+  exports(): number;
+  close(): void;
+}
+
+/** Starts an {@link ExportCounter} on a free port (the benches that feed one destination export to it). */
+export async function startExportCounter(): Promise<ExportCounter> {
+  let exports = 0;
+  const receiver: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      exports += 1;
+      response.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  return { port: (receiver.address() as { port: number }).port, exports: () => exports, close: () => receiver.close() };
 }

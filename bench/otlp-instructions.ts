@@ -22,7 +22,6 @@
  * by looking its addresses up in /tmp/perf-<pid>.map (the flag makes the collector itself costlier).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { GATEWAY_NODE_FLAGS } from '#src/serve/runtime-settings.ts';
 import { callgrindControl, readNewDumps } from './callgrind.ts';
+import { startExportCounter } from './observability-run.ts';
 
 const WINDOWS = ['build', 'serialize', 'broadcast'] as const;
 type Window = (typeof WINDOWS)[number];
@@ -57,16 +57,8 @@ async function runParent(): Promise<void> {
   // valgrind names its gdbserver pipes after $HOST: the child and callgrind_control must see the same value.
   process.env.HOST = '127.0.0.1';
   const directory = mkdtempSync(join(tmpdir(), 'switchboard-otlp-instructions-'));
-  let exports = 0;
-  const receiver = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      exports += 1;
-      response.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = (receiver.address() as { port: number }).port;
+  const receiver = await startExportCounter();
+  const port = receiver.port;
   const generations = Number(values.generations);
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '', '--port', String(port), '--generations', String(generations), '--warmup', String(values.warmup), '--rounds', String(values.rounds)], {
     execPath: 'valgrind',
@@ -104,7 +96,7 @@ async function runParent(): Promise<void> {
       console.log(`| ${message.window} | ${per(counts.total)} | ${per(counts.gc)} | ${per(counts.compiler)} | ${per(counts.total - counts.gc - counts.compiler)} |`);
       child.send({ type: 'continue' });
     }
-    console.error(`(${exports} exports received)`);
+    console.error(`(${receiver.exports()} exports received)`);
   } finally {
     child.kill();
     receiver.close();

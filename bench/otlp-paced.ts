@@ -8,28 +8,20 @@
  * CPU time on a shared machine moves with its load: alternate runs of two commits and compare the export counts,
  * which the load moves less.
  */
-import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import { createBroadcaster } from '#src/observability/broadcast/broadcaster.ts';
 import { createDestinationNetwork } from '#src/observability/destinations/destination-address.ts';
 import { createLogger } from '#src/logger.ts';
 import { benchGeneration } from './bench-generation.ts';
+import { startExportCounter } from './observability-run.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '3' } } });
 const rates = (positionals[0] ?? '1000,500,1000,2000').split(',').map(Number);
 const seconds = Number(values.seconds);
 
-let exports = 0;
-const receiver = createServer((request, response) => {
-  request.resume();
-  request.on('end', () => {
-    exports += 1;
-    response.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
-  });
-});
-await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const port = (receiver.address() as { port: number }).port;
+const receiver = await startExportCounter();
+const port = receiver.port;
 
 let sent = 0;
 let dropped = 0;
@@ -49,7 +41,7 @@ const generation = () => benchGeneration({ accountId: 'account', workspaceId: 'w
 /** CPU µs per generation at `rate` a second for `seconds`; offered to the destination or only built. */
 async function run(rate: number, offer: boolean): Promise<{ micros: number; exports: number; dropped: number; total: number }> {
   const total = Math.round(rate * seconds);
-  const [exportsBefore, sentBefore, droppedBefore] = [exports, sent, dropped];
+  const [exportsBefore, sentBefore, droppedBefore] = [receiver.exports(), sent, dropped];
   const before = process.cpuUsage();
   const start = performance.now();
   let offered = 0;
@@ -68,7 +60,7 @@ async function run(rate: number, offer: boolean): Promise<{ micros: number; expo
   });
   while (offer && sent + dropped < sentBefore + droppedBefore + total) await new Promise((resolve) => setTimeout(resolve, 20));
   const cpu = process.cpuUsage(before);
-  return { micros: (cpu.user + cpu.system) / total, exports: exports - exportsBefore, dropped: dropped - droppedBefore, total };
+  return { micros: (cpu.user + cpu.system) / total, exports: receiver.exports() - exportsBefore, dropped: dropped - droppedBefore, total };
 }
 
 try {
