@@ -3850,8 +3850,10 @@ export interface components {
          * @description One model and every provider endpoint that serves it, with the fields of Anthropic's ModelInfo (`id`,
          *     `type`, `display_name`, `created_at`, `max_input_tokens`, `max_tokens`, `capabilities`, `lifecycle`,
          *     `line`, `deprecated_at`, `retires_at`) so the Anthropic SDKs' types hold, and the gateway's own. `features`
-         *     are the model's; an endpoint may support less (see the endpoint's own `features`), which is what
-         *     `provider.require_parameters` checks. In the catalog file both are written `capabilities:`.
+         *     are those some endpoint still serving the model has, as the auto-router reads them (a `retired` endpoint's
+         *     do not count; a model whose endpoints have all retired keeps theirs); an endpoint may support less than
+         *     the model (see the endpoint's own `features`), which is what `provider.require_parameters` checks. In the
+         *     catalog file both are written `capabilities:`.
          */
         Model: {
             /**

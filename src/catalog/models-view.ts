@@ -8,7 +8,7 @@ import type { CatalogEndpoint, CatalogModel, Pricing } from './catalog-types.ts'
 import type { ResidencyRegion } from '#src/data-region.ts';
 import { modelsEnvelope } from './models-page.ts';
 import { endpointLifecycle, modelLifecycle } from './lifecycle.ts';
-import { modelLimitsAt } from './serving-figures.ts';
+import { modelFeaturesAt, modelLimitsAt } from './serving-figures.ts';
 
 /** One endpoint in `GET /models`. */
 export type ModelEndpointView = ModelEndpoint;
@@ -91,7 +91,8 @@ export function toModelList(models: readonly CatalogModel[], now: number): Model
         // The model lives while some endpoint serves it (src/catalog/lifecycle.ts).
         ...modelLifecycle(endpoints),
         line: claudeLine(model.slug),
-        features: { ...model.capabilities },
+        // As the auto-router reads them: what some endpoint still serving the model can do.
+        features: modelFeaturesAt(model, now),
         endpoints,
       };
     }),

@@ -2,9 +2,9 @@
  * A model's figures as its endpoints give them at a moment: the largest context window and output limit, the
  * cheapest price, and what some endpoint can do. Only endpoints still serving the model count: once a provider
  * retires its endpoint (`retires_at`, src/catalog/lifecycle.ts), the gateway never routes to it, so its window,
- * limit, price and capabilities describe nothing a request can get. `GET /models` and the auto-router read the
- * same figures from here.
- * @see Model in openapi/components/schemas/models.yaml (`context_length`, `max_tokens`)
+ * limit, price and capabilities describe nothing a request can get. `GET /models` (its window, limit and
+ * `features`) and the auto-router read the same figures from here.
+ * @see Model in openapi/components/schemas/models.yaml (`context_length`, `max_tokens`, `features`)
  */
 import type { Capabilities, CatalogEndpoint, CatalogModel } from './catalog-types.ts';
 import { isRetired } from './lifecycle.ts';
@@ -49,6 +49,15 @@ export function cheapestPricingAt(model: Pick<CatalogModel, 'endpoints'>, now: n
   return best;
 }
 
+// Each capability some of the endpoints has.
+function unitedCapabilities(endpoints: readonly Pick<CatalogEndpoint, 'capabilities'>[]): Capabilities {
+  const found: Capabilities = { tools: false, vision: false, pdf: false, thinking: false, caching: false, structured_output: false };
+  for (const { capabilities } of endpoints) {
+    for (const key of Object.keys(found) as (keyof Capabilities)[]) if (capabilities[key]) found[key] = true;
+  }
+  return found;
+}
+
 /**
  * What the model can do at `now`: each capability some endpoint still serving it has (an endpoint narrows the
  * model's own, `capabilities` in built-in data and configuration), so a request needing it can be served there;
@@ -56,10 +65,15 @@ export function cheapestPricingAt(model: Pick<CatalogModel, 'endpoints'>, now: n
  */
 export function servingCapabilitiesAt(model: Pick<CatalogModel, 'endpoints'>, now: number): Capabilities | null {
   const serving = servingEndpoints(model.endpoints, now);
-  if (serving.length === 0) return null;
-  const found: Capabilities = { tools: false, vision: false, pdf: false, thinking: false, caching: false, structured_output: false };
-  for (const { capabilities } of serving) {
-    for (const key of Object.keys(found) as (keyof Capabilities)[]) if (capabilities[key]) found[key] = true;
-  }
-  return found;
+  return serving.length === 0 ? null : unitedCapabilities(serving);
+}
+
+/**
+ * The model's `features` in `GET /models` at `now`: those of the endpoints still serving it, as the
+ * auto-router reads them (`servingCapabilitiesAt`). A model every endpoint of which has retired keeps what they
+ * had, as its window and limit do (`modelLimitsAt`); one without endpoints, its own.
+ */
+export function modelFeaturesAt(model: Pick<CatalogModel, 'endpoints' | 'capabilities'>, now: number): Capabilities {
+  if (model.endpoints.length === 0) return { ...model.capabilities };
+  return servingCapabilitiesAt(model, now) ?? unitedCapabilities(model.endpoints);
 }

@@ -5,7 +5,7 @@
  * Beta's endpoint reads no images (`capabilities: { vision: false }`). From the retirement on, the auto-router
  * prices `test/retiring` at Beta's rates (a trivial prompt, which goes to the cheapest candidate, now goes to
  * `test/steady`; `cost_tier: economy` no longer admits it), no longer offers it for a prompt with an image, and
- * `GET /models` gives its context window and `max_tokens` as Beta's.
+ * `GET /models` gives its context window, `max_tokens` and `features` as Beta's.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -150,5 +150,21 @@ describe('GET /models after an endpoint retires', () => {
       expect.objectContaining({ provider: 'alpha', context_length: 1_000_000, max_output_tokens: 128_000, lifecycle: 'retired' }),
       expect.objectContaining({ provider: 'beta', context_length: 200_000, max_output_tokens: 64_000, lifecycle: 'active' }),
     ]);
+  });
+
+  it('gives the features of the endpoints still serving the model, as the auto-router reads them', async () => {
+    const ALL = { tools: true, vision: true, pdf: true, thinking: true, caching: true, structured_output: true };
+    expect((await listedModel('test/retiring')).features).toEqual(ALL);
+
+    clock = RETIREMENT_DAY;
+    const after = await listedModel('test/retiring');
+    // Only Beta serves it now, and Beta reads no images: the auto-router no longer offers it for one (above).
+    expect(after.features).toEqual({ ...ALL, vision: false });
+    expect(after.endpoints).toEqual([
+      expect.objectContaining({ provider: 'alpha', features: ALL, lifecycle: 'retired' }),
+      expect.objectContaining({ provider: 'beta', features: { ...ALL, vision: false }, lifecycle: 'active' }),
+    ]);
+    const retrieved = (await client.models.retrieve('test/retiring')) as Anthropic.Models.ModelInfo & Record<string, unknown>;
+    expect(retrieved.features).toEqual({ ...ALL, vision: false });
   });
 });

@@ -1,11 +1,11 @@
 /**
- * A model's figures from the endpoints still serving it (`GET /models`' `context_length` and `max_tokens`,
+ * A model's figures from the endpoints still serving it (`GET /models`' `context_length`, `max_tokens` and `features`,
  * the auto-router's price and context), as pure functions of the endpoints and the time asked about.
  */
 import { describe, expect, it } from 'vitest';
 import type { CatalogEndpoint } from '#src/catalog/catalog-types.ts';
 import { perLifecycleEpoch } from '#src/catalog/lifecycle.ts';
-import { cheapestPricingAt, modelLimitsAt, servingCapabilitiesAt } from '#src/catalog/serving-figures.ts';
+import { cheapestPricingAt, modelFeaturesAt, modelLimitsAt, servingCapabilitiesAt } from '#src/catalog/serving-figures.ts';
 
 type Endpoint = Pick<CatalogEndpoint, 'contextLength' | 'maxOutputTokens' | 'pricing' | 'retiresAt'>;
 
@@ -58,6 +58,19 @@ describe('servingCapabilitiesAt', () => {
     ['nothing serving: no capabilities', [seeing], AFTER, null],
   ])('%s', (_name, endpoints, now, expected) => {
     expect(servingCapabilitiesAt({ endpoints: endpoints as CatalogEndpoint[] }, now)).toEqual(expected);
+  });
+
+  describe('modelFeaturesAt', () => {
+    const OWN = { ...ALL, caching: false };
+    it.each<[string, Able[], number, typeof ALL]>([
+      ['what any serving endpoint can do', [blind, seeing], BEFORE, ALL],
+      ['a retired endpoint’s features count no more', [blind, seeing], AFTER, { ...ALL, vision: false, pdf: false }],
+      ['every endpoint retired: the features they had, not the model’s', [able({ vision: false, pdf: false }, RETIRES)], AFTER, { ...ALL, vision: false, pdf: false }],
+      ['every endpoint retired, each capability from whichever had it', [seeing, able({ tools: false }, RETIRES)], AFTER, ALL],
+      ['no endpoints: the model’s own', [], AFTER, OWN],
+    ])('%s', (_name, endpoints, now, expected) => {
+      expect(modelFeaturesAt({ endpoints: endpoints as CatalogEndpoint[], capabilities: OWN }, now)).toEqual(expected);
+    });
   });
 });
 
