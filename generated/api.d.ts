@@ -4695,6 +4695,7 @@ export interface components {
          */
         BadRequest: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4707,6 +4708,7 @@ export interface components {
          */
         Unauthorized: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4716,6 +4718,7 @@ export interface components {
         /** @description The key is not a management key. */
         Forbidden: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4725,6 +4728,7 @@ export interface components {
         /** @description A server failure. Nothing about its cause is disclosed; the gateway's log has it. */
         InternalError: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4738,6 +4742,7 @@ export interface components {
          */
         ServiceUnavailable: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4747,6 +4752,7 @@ export interface components {
         /** @description The request body is larger than the gateway accepts. */
         PayloadTooLarge: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4759,6 +4765,7 @@ export interface components {
          */
         UnsupportedMediaType: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4768,6 +4775,7 @@ export interface components {
         /** @description No such resource in the caller's account. A resource of another account answers exactly like a missing one. */
         NotFound: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -4777,6 +4785,7 @@ export interface components {
         /** @description A concurrent change to the same resource won. Nothing was written; retry later. */
         Conflict: {
             headers: {
+                "request-id": components["headers"]["ErrorRequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -5121,9 +5130,11 @@ export interface components {
          */
         RetryAfterMs: string;
         /**
-         * @description The id of this error answer, the same value as the body's `request_id`, under the name the Anthropic SDKs
-         *     read into `APIError.requestID`. The operation makes no generation, so no `X-Generation-Id` comes with it:
-         *     the id names only this answer (and the gateway's log line about it).
+         * @description The id of this error answer, named in the gateway's log line about it too. On an error in Anthropic's
+         *     shape it is the body's `request_id`, under the name the Anthropic SDKs read into `APIError.requestID`; on
+         *     an error in the management shape (`ErrorBody`), whose body keeps the fields its generated clients read,
+         *     the header alone carries it. The operation makes no generation, so no `X-Generation-Id` comes with it: the
+         *     id names only this answer.
          * @example gen_9fQm2vXc1LzA7dT0bKe4sHnR
          */
         ErrorRequestId: string;
@@ -5419,6 +5430,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "request-id": components["headers"]["ErrorRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5530,6 +5542,7 @@ export interface operations {
              */
             400: {
                 headers: {
+                    "request-id": components["headers"]["ErrorRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5650,6 +5663,7 @@ export interface operations {
             /** @description An invalid hash. */
             400: {
                 headers: {
+                    "request-id": components["headers"]["ErrorRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5662,6 +5676,7 @@ export interface operations {
             /** @description The key is the account's last live management key; nothing was revoked. */
             409: {
                 headers: {
+                    "request-id": components["headers"]["ErrorRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5703,6 +5718,7 @@ export interface operations {
             /** @description An invalid hash or body, or a limit on a management key. */
             400: {
                 headers: {
+                    "request-id": components["headers"]["ErrorRequestId"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -14,7 +14,7 @@ import { createOpenApiValidator } from '#src/http/openapi-validator.ts';
 import { createMethodSemantics } from '#src/http/method-semantics.ts';
 import { createExactPaths } from '#src/http/exact-paths.ts';
 import { createErrorMiddleware, unknownPath, useAnthropicErrorShape, useMessagesErrorShape } from '#src/http/error-middleware.ts';
-import { assignGenerationId } from '#src/http/generation-id.ts';
+import { assignGenerationId, assignGenerationIdOn } from '#src/http/generation-id.ts';
 import { canonicalJsonContentType } from '#src/http/canonical-content-type.ts';
 import { bindAllRoutes, type RouteDeps } from '#src/routes/index.ts';
 import { createBodyLimit } from '#src/http/body-limit.ts';
@@ -67,7 +67,10 @@ export function createApp(deps: AppDeps): GatewayApp {
     res.status(200).end();
   });
 
-  use(assignGenerationId, { mountPath: MESSAGES_PATH, messages: true });
+  // Every answer of the /messages operations carries its generation id; a near miss or an unknown path under
+  // the prefix makes no generation (express's mount matches them all). `POST /messages` always makes one.
+  app.use(MESSAGES_PATH, assignGenerationIdOn([MESSAGES_PATH, `${MESSAGES_PATH}/count_tokens`]));
+  messagesChain.push({ handle: assignGenerationId, mountPath: MESSAGES_PATH });
   use(useMessagesErrorShape, { mountPath: MESSAGES_PATH, messages: true });
   // The Anthropic SDKs' models.list() and retrieve() read Anthropic's error body (its type, its details).
   use(useAnthropicErrorShape, { mountPath: MODELS_PATH, messages: false });
@@ -79,7 +82,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   // Before everything that matches paths: a model slug's `/` may come unencoded. Never `POST /messages`.
   use(createModelSlugPath(API_PREFIX), { messages: false });
   // Before authentication: a documented path in another case or with a trailing slash is a 404 naming it.
-  use(createExactPaths(BUNDLED_SPEC_PATH, API_PREFIX, MESSAGES_PATH), { messages: false });
+  use(createExactPaths(BUNDLED_SPEC_PATH, API_PREFIX), { messages: false });
   // HEAD where GET is, OPTIONS answered with Allow: before the validator, which knows neither. It passes
   // any other method on untouched, so `POST /messages` skips it.
   use(createMethodSemantics(BUNDLED_SPEC_PATH, API_PREFIX), { messages: false });

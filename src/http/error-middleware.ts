@@ -139,7 +139,10 @@ export function toMessagesErrorDetails(details: ErrorDetail[]): MessagesErrorDet
   return { error_code: 'invalid_request_parameters', parameters: details };
 }
 
-/** Writes a rendered error in the shape of the operation the request was made on. */
+/**
+ * Writes a rendered error in the shape of the operation the request was made on, named by its `request-id`
+ * header (and, in Anthropic's shape, its `request_id`).
+ */
 export function sendError(res: Response, rendered: RenderedError): void {
   const { status, message, details } = rendered;
   const listed = details && details.length > 0 ? details : undefined;
@@ -149,7 +152,9 @@ export function sendError(res: Response, rendered: RenderedError): void {
     const body: MessagesErrorBody = { type: 'error', error: { type: anthropicErrorType(status), code: status, message, ...extra }, request_id: requestIdOf(res) };
     res.status(status).json(body);
   } else {
-    // The management API's own format keeps the plain list its generated clients read.
+    // The management API's own format keeps the plain list its generated clients read; the answer's id, set in
+    // `request-id` by `requestIdOf`, stays out of a body whose shape those clients fix.
+    requestIdOf(res);
     const body: ErrorBody = { error: { code: status, message, ...(listed ? { details: listed } : {}) } };
     res.status(status).json(body);
   }
@@ -162,7 +167,7 @@ export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
     // The validator's 404 is a path the spec does not have, answered as `unknownPath` answers the others.
     if (isValidatorError(error) && error.status === 404) res.locals.anthropicErrorShape = true;
     // The id the answer names, in the log line too, so a client's report of it finds the line.
-    const named = res.locals.anthropicErrorShape === true && !res.headersSent ? { request_id: requestIdOf(res) } : {};
+    const named = res.headersSent ? {} : { request_id: requestIdOf(res) };
     if (rendered.status === 503 || rendered.status === 504 || rendered.status === 529) {
       logger.warn('request answered 503', { method: req.method, path: req.path, ...named, message: rendered.message, error });
     } else if (rendered.status >= 500) {

@@ -11,7 +11,6 @@
 import type { RequestHandler } from 'express';
 import { NotFoundError } from '#src/errors.ts';
 import { readPathTable, type PathEntry } from '#src/http/method-semantics.ts';
-import { giveGenerationId } from '#src/http/generation-id.ts';
 
 // A path is named in a message; an absurdly long one is cut rather than echoed whole.
 const SHOWN_PATH_LENGTH = 200;
@@ -32,10 +31,6 @@ export function intendedPath(path: string, entry: Pick<PathEntry, 'template'>): 
     .join('/');
 }
 
-function isUnder(template: string, path: string): boolean {
-  return template === path || template.startsWith(`${path}/`);
-}
-
 /** The message of a 404 for a path the spec does not have; `intended` is the documented path it resembles. */
 export function unknownPathMessage(method: string, path: string, intended?: string): string {
   const base = `Not found: ${method} ${shown(path)} is not a path of this API`;
@@ -45,11 +40,10 @@ export function unknownPathMessage(method: string, path: string, intended?: stri
 
 /**
  * The middleware: a near miss of a documented path is a 404 naming it; every other request goes on. A near
- * miss of a path under `identifiedPath` (`/api/v1/messages`, whose every answer carries a generation id) gets
- * one too, whatever its case: `/api/v1/messages/` had one only because the id's middleware is mounted on that
- * prefix, and `/api/v1/Messages` had none.
+ * miss makes no generation, even of a `/messages` path: its answer names itself in `request-id` alone, as
+ * every other unknown path's does.
  */
-export function createExactPaths(specPath: string, prefix: string, identifiedPath?: string): RequestHandler {
+export function createExactPaths(specPath: string, prefix: string): RequestHandler {
   const table = readPathTable(specPath, prefix);
   return (req, res, next) => {
     const path = req.path;
@@ -64,7 +58,6 @@ export function createExactPaths(specPath: string, prefix: string, identifiedPat
     }
     // In Anthropic's shape, as every unknown path (`unknownPath`): an Anthropic SDK reads its type.
     res.locals.anthropicErrorShape = true;
-    if (identifiedPath !== undefined && isUnder(nearMiss.template, identifiedPath)) giveGenerationId(res);
     next(new NotFoundError(unknownPathMessage(req.method, path, intendedPath(path, nearMiss))));
   };
 }

@@ -79,9 +79,10 @@ export function giveGenerationId(res: Response): void {
 }
 
 /**
- * The id an error answer in Anthropic's shape names in `request_id`: the generation id where the request has
- * one, else a new id of the same form, set in `request-id` alone (the models operations and an unknown path
- * make no generation, so no `X-Generation-Id`), as Anthropic's API names every answer.
+ * The id an error answer names (in `request-id`, and in `request_id` of Anthropic's shape): the generation id
+ * where the request has one, else a new id of the same form, set in `request-id` alone (the models and
+ * management operations and an unknown path make no generation, so no `X-Generation-Id`), as Anthropic's API
+ * names every answer.
  */
 export function requestIdOf(res: Response): string {
   const known: unknown = res.locals.generationId ?? res.locals.requestId;
@@ -97,3 +98,18 @@ export const assignGenerationId: RequestHandler = (_req, res, next) => {
   giveGenerationId(res);
   next();
 };
+
+/**
+ * The same for express's prefix mount: only a request for one of `paths` exactly (the operations that make a
+ * generation) gets one. A near miss (`/api/v1/messages/`) or an unknown path under the prefix
+ * (`/api/v1/messages/batches`) makes none, so its error names itself in `request-id` alone (`requestIdOf`).
+ */
+export function assignGenerationIdOn(paths: readonly string[]): RequestHandler {
+  const exact = new Set(paths);
+  return (req, res, next) => {
+    const url = req.originalUrl;
+    const query = url.indexOf('?');
+    if (exact.has(query === -1 ? url : url.slice(0, query))) giveGenerationId(res);
+    next();
+  };
+}

@@ -4,13 +4,15 @@
  * 408 and is closed (neither timeout touches a response: a long stream is never cut by them); idle
  * keep-alive connections close after the keep-alive timeout; a request with more header fields than the limit
  * (or a header section over node's size limit) answers 431. These failures are found before a request
- * exists, so they are written in the `ErrorBody` shape, whatever the path.
+ * exists, so they are written in the `ErrorBody` shape, whatever the path, named as every error is by a
+ * `request-id` header that the log line about them repeats.
  */
 import type { Server, ServerOptions } from 'node:http';
 import { maxHeaderSize } from '#src/http/node-http.ts';
 import type { Duplex } from 'node:stream';
 import { STANDARD_MESSAGES } from '#src/errors.ts';
 import type { Logger } from '#src/logger.ts';
+import { newGenerationId } from '#src/http/generation-id.ts';
 
 /** The limits, from the configuration. */
 export interface ServerLimits {
@@ -41,18 +43,27 @@ export function applyServerLimits(server: Server, limits: ServerLimits): void {
   server.maxHeadersCount = limits.maxHeaderCount;
 }
 
-function rawAnswer(status: number, reason: string, message: string): string {
+function rawAnswer(requestId: string, status: number, reason: string, message: string): string {
   const body = JSON.stringify({ error: { code: status, message } });
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nrequest-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** What a connection-level failure is answered with; undefined: just close the connection. */
-export function clientErrorAnswer(error: Error & { code?: string }, limits: ServerLimits): string | undefined {
+/**
+ * What a connection-level failure is answered with, named by `requestId` in its `request-id` header;
+ * undefined: just close the connection.
+ */
+export function clientErrorAnswer(error: Error & { code?: string }, limits: ServerLimits, requestId: string): string | undefined {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return rawAnswer(408, 'Request Timeout', `Request Timeout: the request did not arrive in time (headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.bodyTimeoutMs} ms)`);
+      return rawAnswer(
+        requestId,
+        408,
+        'Request Timeout',
+        `Request Timeout: the request did not arrive in time (headers within ${limits.headersTimeoutMs} ms, the whole request within ${limits.bodyTimeoutMs} ms)`,
+      );
     case 'HPE_HEADER_OVERFLOW':
       return rawAnswer(
+        requestId,
         431,
         'Request Header Fields Too Large',
         `${STANDARD_MESSAGES[431]}: at most ${limits.maxHeaderCount} header fields and ${maxHeaderSize} bytes of headers are accepted`,
@@ -61,18 +72,21 @@ export function clientErrorAnswer(error: Error & { code?: string }, limits: Serv
     case 'EPIPE':
       return undefined;
     default:
-      return rawAnswer(400, 'Bad Request', `${STANDARD_MESSAGES[400]}: the request is not valid HTTP`);
+      return rawAnswer(requestId, 400, 'Bad Request', `${STANDARD_MESSAGES[400]}: the request is not valid HTTP`);
   }
 }
 
 /** Answers connection-level failures (timeouts, malformed requests) in the error shape, then closes. */
 export function installClientErrorHandler(server: Server, limits: ServerLimits, logger: Logger): void {
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
-    const answer = clientErrorAnswer(error, limits);
+    const requestId = newGenerationId();
+    const answer = clientErrorAnswer(error, limits, requestId);
     // A response already under way on this socket cannot take another status line.
     const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-    logger.debug('connection-level client error', { code: error.code, message: error.message });
-    if (answer && socket.writable && !busy) socket.end(answer);
+    const answered = answer !== undefined && socket.writable && !busy;
+    // The id the answer names, so a client's report of it finds this line.
+    logger.debug('connection-level client error', { code: error.code, message: error.message, ...(answered ? { request_id: requestId } : {}) });
+    if (answered) socket.end(answer);
     else socket.destroy();
   });
 }

@@ -3,7 +3,8 @@
  * answers 413 in the operation's error shape as soon as its Content-Length (or the chunks received) say so,
  * and the connection is closed without reading the rest; a client trickling its headers (slowloris) or its
  * body is cut off with a 408 within the timeout; a long streamed answer is not; idle keep-alive connections
- * close; too many header fields answer 431.
+ * close; too many header fields answer 431. Each of these answers names itself in `request-id`, as the log
+ * line about it does, though the management error shape it is written in has no body field for it.
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +42,18 @@ function parseResponse(text: string): { status: number; headers: string; body: a
   const rest = text.slice(end + 4);
   const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? rest.length);
   return { status, headers: head, body: JSON.parse(rest.slice(0, length)) };
+}
+
+const REQUEST_ID = /^gen_[0-9a-z]{9}[A-Za-z0-9_-]{15}$/;
+
+/** The `request-id` header of a raw response head. */
+function requestIdOf(head: string): string | undefined {
+  return /\r\nrequest-id: ([^\r]+)/i.exec(`\r\n${head}`)?.[1];
+}
+
+/** The gateway's log lines naming `id` as their request_id. */
+function loggedWith(gateway: TestGateway, id: string): { message?: string; code?: string }[] {
+  return gateway.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.request_id === id);
 }
 
 /** Writes body bytes as fast as the connection takes them, until it closes; returns how many it took. */
@@ -109,6 +122,7 @@ describe('connection limits on the wire', () => {
     const response = parseResponse(connection.received());
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ error: { code: 413, message: `Request body too large: at most ${BODY_LIMIT} bytes are accepted` } });
+    expect(requestIdOf(response.headers)).toMatch(REQUEST_ID);
     expect(written).toBeLessThan(32 * 1024 * 1024);
   });
 
@@ -135,6 +149,11 @@ describe('connection limits on the wire', () => {
     expect(response.status).toBe(408);
     expect(response.body.error.code).toBe(408);
     expect(response.body.error.message).toMatch(/^Request Timeout: /);
+    // Named as every answer is, in the header alone (the ErrorBody shape keeps its fields), and in the log line.
+    expect(Object.keys(response.body)).toEqual(['error']);
+    const id = requestIdOf(response.headers);
+    expect(id).toMatch(REQUEST_ID);
+    expect(loggedWith(gateway, id!)).toEqual([expect.objectContaining({ code: 'ERR_HTTP_REQUEST_TIMEOUT' })]);
   });
 
   it('cuts a client trickling its body with 408 within the body timeout', async () => {
@@ -146,7 +165,11 @@ describe('connection limits on the wire', () => {
     clearInterval(trickle);
     expect(closedAt - started).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 50);
     expect(closedAt - started).toBeLessThan(BODY_TIMEOUT_MS + 1_000);
-    expect(parseResponse(connection.received()).status).toBe(408);
+    const response = parseResponse(connection.received());
+    expect(response.status).toBe(408);
+    const id = requestIdOf(response.headers);
+    expect(id).toMatch(REQUEST_ID);
+    expect(loggedWith(gateway, id!)).toEqual([expect.objectContaining({ code: 'ERR_HTTP_REQUEST_TIMEOUT' })]);
   });
 
   it('lets a streamed answer run longer than both timeouts', async () => {
@@ -173,7 +196,16 @@ describe('connection limits on the wire', () => {
       const response = await fetch(`${gateway.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${gateway.api_key}`, 'content-type': 'application/json', ...many }, body: '{}' });
       expect(response.status).toBe(431);
       expect(await response.json()).toEqual({ error: { code: 431, message: 'Request Header Fields Too Large: at most 40 header fields and 16384 bytes of headers are accepted' } });
+      const id = response.headers.get('request-id');
+      expect(id).toMatch(REQUEST_ID);
+      expect(response.headers.get('x-generation-id')).toBeNull();
+      expect(loggedWith(gateway, id!)).toEqual([expect.objectContaining({ code: 'HPE_HEADER_OVERFLOW' })]);
     }
+    // Headers too large in bytes (node's own limit) answer the same way.
+    const huge = await fetch(`${gateway.baseUrl}/keys`, { headers: { authorization: `Bearer ${gateway.management_key}`, 'x-huge': 'h'.repeat(20_000) } });
+    expect(huge.status).toBe(431);
+    expect(huge.headers.get('request-id')).toMatch(REQUEST_ID);
+    expect(loggedWith(gateway, huge.headers.get('request-id')!)).toEqual([expect.objectContaining({ code: 'HPE_HEADER_OVERFLOW' })]);
     const within = Object.fromEntries(Array.from({ length: 30 }, (_, index) => [`x-extra-${index}`, 'value']));
     const fewer = await fetch(`${gateway.baseUrl}/keys`, { headers: { authorization: `Bearer ${gateway.management_key}`, ...within } });
     expect(fewer.status).toBe(200);
