@@ -13,8 +13,9 @@ import { createWebhookSender } from '#src/observability/broadcast/webhook-sender
 import { isSampled, resolveTraceContext } from '#src/observability/broadcast/trace-context.ts';
 
 /**
- * The OTLP sender and the OpenTelemetry packages behind it load on its first batch, so a gateway with only
- * webhook or Langfuse destinations never loads them.
+ * The OTLP sender and the OpenTelemetry packages behind it load when an OTLP destination's channel opens
+ * (`warm`, called by the channel), so a gateway with only webhook or Langfuse destinations never loads them,
+ * and one with an OTLP destination has them loaded before its traffic, not while its first batch waits.
  */
 function lazyOtlpSender(destination: ActiveDestination, settings: BroadcastSettings): Sender {
   let sender: Promise<Sender> | undefined;
@@ -22,8 +23,13 @@ function lazyOtlpSender(destination: ActiveDestination, settings: BroadcastSetti
   return {
     batchSize: OTLP_BATCH_SIZE,
     send: async (items, stop) => (await load()).send(items, stop),
+    warm: () => load().then(
+      (loaded) => loaded.warm?.(),
+      () => {},
+    ),
     close: async () => {
-      if (sender) await (await sender).close();
+      const loaded = await sender?.catch(() => undefined);
+      if (loaded) await loaded.close();
     },
   };
 }

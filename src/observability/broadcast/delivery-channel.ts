@@ -3,10 +3,14 @@
  * sender's batch waits until it is full or its oldest item has waited `LINGER_MS`, before every export and not
  * only the first: under a steady load the items that came in while an export was in flight would otherwise go
  * out at once in an export of their own, a few generations paying each export's fixed cost (bench/JOURNAL.md,
- * 2026-11-28 14:30). A full queue drops new items (counted); a failed delivery drops its batch, and items a
- * destination refused are dropped as `rejected` (both counted, and logged at most every ten seconds per
- * destination). Closing (the destination deleted, disabled or changed, or shutdown) stops the
- * sender's retries and counts every item once. Nothing here is ever awaited by a request.
+ * 2026-11-28 14:30). The sender starts warming (loading its exporter) when the channel opens, and until its
+ * first delivery ends the queue holds one full batch more than its limit: a cold first export (code loading, a
+ * serializer not yet compiled, a new connection) filled the queue under load and dropped what followed
+ * (bench/JOURNAL.md, 2026-11-28 16:00). Still bounded: by the limit, plus while cold one batch of at most the
+ * limit. A full queue drops new items (counted); a failed delivery drops its batch, and items a destination
+ * refused are dropped as `rejected` (both counted, and logged at most every ten seconds per destination).
+ * Closing (the destination deleted, disabled or changed, or shutdown) stops the sender's retries and counts
+ * every item once. Nothing here is ever awaited by a request.
  */
 import { withoutSecrets, type Logger } from '#src/logger.ts';
 import { destinationSecretValues, type ActiveDestination } from '#src/observability/destinations/active-destination.ts';
@@ -36,6 +40,8 @@ export class DeliveryChannel {
   private waitingSince = 0;
   // Ends the worker's wait for a batch to fill: the batch filled, or the channel closed.
   private lingerEnd: (() => void) | undefined;
+  // Until the sender's first delivery ends: the queue then holds one full batch more than its limit.
+  private cold = true;
 
   constructor(options: { destination: ActiveDestination; sender: Sender; limit: number; hooks: BroadcastHooks; logger: Logger }) {
     this.destination = options.destination;
@@ -43,6 +49,7 @@ export class DeliveryChannel {
     this.limit = options.limit;
     this.hooks = options.hooks;
     this.logger = options.logger;
+    void this.sender.warm?.();
   }
 
   /** Items waiting (the batch in flight included). */
@@ -53,13 +60,13 @@ export class DeliveryChannel {
   /** Queues an item; drops it when the queue is full. */
   enqueue(item: TracedItem): void {
     if (this.closed) return;
-    if (this.queue.length >= this.limit) {
+    if (this.queue.length >= (this.cold ? this.limit + this.fullBatch() : this.limit)) {
       this.hooks.dropped(this.destination.kind, 'queue_full', 1);
       return;
     }
     if (this.queue.length === this.taken) this.waitingSince = performance.now();
     this.queue.push(item);
-    if (this.lingerEnd && this.queue.length >= this.sender.batchSize) this.lingerEnd();
+    if (this.lingerEnd && this.queue.length >= this.fullBatch()) this.lingerEnd();
     this.worker ??= this.run().finally(() => {
       this.worker = undefined;
     });
@@ -113,6 +120,7 @@ export class DeliveryChannel {
       }
       queue.splice(0, batch.length);
       this.taken = 0;
+      this.cold = false;
     }
   }
 
@@ -121,7 +129,7 @@ export class DeliveryChannel {
    * until the next batch is full, or its oldest item has waited `LINGER_MS`. Nothing to wait for otherwise.
    */
   private linger(): Promise<void> | undefined {
-    const size = this.sender.batchSize;
+    const size = this.fullBatch();
     if (size <= 1 || this.queue.length >= size) return undefined;
     const wait = LINGER_MS - (performance.now() - this.waitingSince);
     if (wait <= 0) return undefined;
@@ -133,6 +141,14 @@ export class DeliveryChannel {
         resolve();
       };
     });
+  }
+
+  /**
+   * A batch is full at the sender's size, or sooner when the queue limit is smaller: a queue that cannot grow
+   * must not wait for a batch it cannot hold while it drops what comes in.
+   */
+  private fullBatch(): number {
+    return Math.min(this.sender.batchSize, this.limit);
   }
 
   // At most one line every ten seconds per destination: a dead or refusing destination must not flood the log.

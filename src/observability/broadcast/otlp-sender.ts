@@ -6,8 +6,8 @@
  * `-http` assemble, put together here with an explicit configuration instead: those exporters merge the
  * process's `OTEL_EXPORTER_OTLP_*` variables into every instance, so an operator's collector headers (a
  * token), compression or timeout would reach every workspace's destination. A destination gets exactly its
- * own endpoint and headers. Loaded the first time an OTLP destination is used, so a gateway without one never
- * loads them.
+ * own endpoint and headers. Loaded when an OTLP destination's channel opens (`warm`), so a gateway without one
+ * never loads them.
  */
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { SpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -76,6 +76,13 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
   };
   return {
     batchSize: OTLP_BATCH_SIZE,
+    async warm() {
+      ready ??= setup();
+      await ready.then(
+        () => {},
+        () => {},
+      );
+    },
     async send(items, signal) {
       stop = signal;
       try {
@@ -92,8 +99,10 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
       if (result.code !== 0) throw new DeliveryFailedError(`OTLP export failed (${result.error?.message ?? 'no detail'})`);
     },
     async close() {
-      if (!ready) return;
-      const { exporter } = await ready;
+      // A setup that failed (its failure already reported by `send`) has no exporter to shut down.
+      const loaded = await ready?.catch(() => undefined);
+      if (!loaded) return;
+      const { exporter } = loaded;
       // An export hanging on a dead collector must not hold up shutdown for its whole timeout.
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([exporter.shutdown().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, 1_000)))]);

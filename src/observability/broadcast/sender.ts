@@ -10,6 +10,11 @@ export interface Sender {
    * `stop` aborts when the destination is deleted, disabled, changed or shut down: no attempt starts after it.
    */
   send(items: readonly TracedItem[], stop: AbortSignal): Promise<SendResult | void>;
+  /**
+   * Starts loading what the first `send` needs (exporter code), as soon as the destination exists rather than
+   * on its first batch; never rejects (a failure shows in `send`). Absent when there is nothing to load.
+   */
+  warm?(): Promise<void>;
   close(): Promise<void>;
 }
 
