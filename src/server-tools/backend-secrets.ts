@@ -1,12 +1,14 @@
 /**
  * The secrets the gateway's tools send to their backends (an MCP server's configured headers, a search
- * backend's API key and headers, a token in either's URL), and their removal from everything those backends answer. A backend's words
+ * backend's API key and headers, a token or a user's password in either's URL), and their removal from
+ * everything those backends answer. A backend's words
  * go to the model (a tool result, a tool description), to the client (`mcp_tool_result`), into the generation
  * record and its exports, and into log lines; a server that quotes the token it was sent (a debug page, a
  * `whoami` tool, an OAuth error) must not carry it into any of them, whole or encoded. Pure.
  */
 import { valueScrubber, type ValueScrubber } from '#src/logger.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
+import { userInfoSecrets } from '#src/observability/destinations/endpoint-credentials.ts';
 import { pathSecrets } from './backend-url.ts';
 
 // Shorter header values ("1", "yes", a version) are not secrets, and removing them would garble the text.
@@ -38,11 +40,12 @@ function queryValues(url: string | undefined): string[] {
 
 /**
  * Every secret a backend is called with: each configured header's value (and its parts), its API key, its
- * URL's query values and the token segments of its URL's path (backend-url.ts).
+ * URL's query values, the token segments of its URL's path (backend-url.ts) and the password of its URL's
+ * user-info (endpoint-credentials.ts).
  */
 export function backendSecrets(options: { headers: Readonly<Record<string, SecretValue>>; apiKey?: SecretValue | null; url?: string }): string[] {
   const headers = Object.values(options.headers).flatMap((value) => credentialParts(value.reveal()));
-  const values = [...headers, ...(options.apiKey ? [options.apiKey.reveal()] : []), ...queryValues(options.url), ...pathSecrets(options.url)];
+  const values = [...headers, ...(options.apiKey ? [options.apiKey.reveal()] : []), ...queryValues(options.url), ...pathSecrets(options.url), ...userInfoSecrets(options.url)];
   const secrets = values.filter((secret) => secret.length >= SHORTEST_SECRET);
   return [...new Set(secrets)];
 }

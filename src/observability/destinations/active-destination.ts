@@ -4,6 +4,7 @@
  */
 import type { DestinationKind, OtlpProtocol } from '#src/api-types.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
+import { userInfoSecrets } from '#src/observability/destinations/endpoint-credentials.ts';
 
 /** The secrets of a destination, by kind. */
 export interface DestinationSecrets {
@@ -36,12 +37,14 @@ const SHORTEST_QUERY_SECRET = 8;
 
 /**
  * Every secret a destination's deliveries carry, revealed, for removal by value (`withoutSecrets`) from what
- * a refusing destination says back: its headers' values, its secret key or signing secret, and the values
- * of its endpoint's query (a token a collector takes there is a secret).
+ * a refusing destination says back: its headers' values, its secret key or signing secret, the values of its
+ * endpoint's query (a token a collector takes there is a secret) and the password in its endpoint's user-info
+ * (a file's destination may carry one; the API refuses it).
  */
 export function destinationSecretValues(destination: Pick<ActiveDestination, 'endpoint' | 'secrets'>): string[] {
   const { headers, secretKey, signingSecret } = destination.secrets;
   const values = [...Object.values(headers), secretKey, signingSecret].flatMap((secret) => (secret ? [secret.reveal()] : []));
   for (const value of new URL(destination.endpoint).searchParams.values()) if (value.length >= SHORTEST_QUERY_SECRET) values.push(value);
+  for (const value of userInfoSecrets(destination.endpoint)) if (value.length >= SHORTEST_QUERY_SECRET) values.push(value);
   return values.filter((value) => value.length > 0);
 }
