@@ -1,0 +1,81 @@
+/**
+ * A delivery channel while its sender is cold: the sender warms when the channel opens, the queue holds one
+ * full batch more than its limit until the first delivery ends, and its limit again after. A fake sender whose
+ * deliveries end when the test says; items are opaque to the channel.
+ */
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '#src/logger.ts';
+import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
+import type { TracedItem } from '#src/observability/broadcast/broadcast-types.ts';
+import { DeliveryChannel } from '#src/observability/broadcast/delivery-channel.ts';
+import type { Sender } from '#src/observability/broadcast/sender.ts';
+
+const destination = { id: 'd1', kind: 'otlp', endpoint: 'http://127.0.0.1:4318/v1/traces', secrets: { headers: {}, secretKey: null, signingSecret: null } } as unknown as ActiveDestination;
+const item = {} as TracedItem;
+
+/** A channel on a sender of `batchSize` whose every delivery waits for `release`. */
+function channelOf(limit: number, batchSize: number) {
+  const counts = { warmed: 0, sent: 0, dropped: 0, batches: [] as number[] };
+  const pending: (() => void)[] = [];
+  const sender: Sender = {
+    batchSize,
+    warm: async () => void (counts.warmed += 1),
+    send: (items) => {
+      counts.batches.push(items.length);
+      return new Promise<void>((resolve) => pending.push(resolve));
+    },
+    close: async () => {},
+  };
+  const channel = new DeliveryChannel({
+    destination,
+    sender,
+    limit,
+    hooks: { sent: (_kind, count) => void (counts.sent += count), dropped: (_kind, _reason, count) => void (counts.dropped += count) },
+    logger: createLogger({ level: 'error' }),
+  });
+  const release = async () => {
+    pending.shift()?.();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+  return { channel, counts, release };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('DeliveryChannel when cold', () => {
+  it('warms its sender when it opens, before any item', () => {
+    const { counts } = channelOf(10, 4);
+    expect(counts.warmed).toBe(1);
+  });
+
+  it.each([
+    // limit, batch size, items offered while the first delivery is pending, dropped
+    ['a batch smaller than the limit: the limit plus a batch', 10, 4, 14, 0],
+    ['one more than that', 10, 4, 15, 1],
+    ['a batch larger than the limit: twice the limit', 5, 512, 10, 0],
+    ['one more than that', 5, 512, 11, 1],
+  ])('%s', async (_name, limit, batchSize, offered, dropped) => {
+    const { channel, counts } = channelOf(limit, batchSize);
+    for (let index = 0; index < offered; index += 1) {
+      channel.enqueue(item);
+      // The first batch leaves once full (at the batch size, or at the limit when that is smaller).
+      await tick();
+    }
+    expect(counts.batches[0]).toBe(Math.min(limit, batchSize));
+    expect(counts.dropped).toBe(dropped);
+    await channel.close(0);
+  });
+
+  it('holds its limit again once the first delivery ended', async () => {
+    const { channel, counts, release } = channelOf(10, 4);
+    for (let index = 0; index < 4; index += 1) channel.enqueue(item);
+    await tick();
+    expect(counts.batches).toEqual([4]);
+    await release();
+    expect(counts.sent).toBe(4);
+    for (let index = 0; index < 11; index += 1) channel.enqueue(item);
+    expect(channel.depth).toBe(10);
+    expect(counts.dropped).toBe(1);
+    await channel.close(0);
+  });
+});
