@@ -1,10 +1,10 @@
 /**
  * The secrets the gateway's tools send to their backends (an MCP server's configured headers, a search
  * backend's API key and headers, a token or a user's password in either's URL), and their removal from
- * everything those backends answer. A backend's words
- * go to the model (a tool result, a tool description), to the client (`mcp_tool_result`), into the generation
- * record and its exports, and into log lines; a server that quotes the token it was sent (a debug page, a
- * `whoami` tool, an OAuth error) must not carry it into any of them, whole or encoded. Pure.
+ * everything those backends answer. A backend's words go to the model (a tool result, a tool description), to
+ * the client (`mcp_tool_result`), into the generation record and its exports, and into log lines; a server
+ * that quotes the token it was sent (a debug page, a `whoami` tool, an OAuth error) must not carry it into any
+ * of them, whole or encoded. Pure.
  */
 import { valueScrubber, type ValueScrubber } from '#src/logger.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';

@@ -23,10 +23,8 @@ function lazyOtlpSender(destination: ActiveDestination, settings: BroadcastSetti
   return {
     batchSize: OTLP_BATCH_SIZE,
     send: async (items, stop) => (await load()).send(items, stop),
-    warm: () => load().then(
-      (loaded) => loaded.warm?.(),
-      () => {},
-    ),
+    // A module that fails to load fails each `send` instead, which counts and logs it.
+    warm: () => load().then((loaded) => loaded.warm?.(), () => {}),
     close: async () => {
       const loaded = await sender?.catch(() => undefined);
       if (loaded) await loaded.close();

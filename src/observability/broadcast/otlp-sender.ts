@@ -78,10 +78,8 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
     batchSize: OTLP_BATCH_SIZE,
     async warm() {
       ready ??= setup();
-      await ready.then(
-        () => {},
-        () => {},
-      );
+      // A failed setup fails each `send` instead, which counts and logs it.
+      await ready.then(() => {}, () => {});
     },
     async send(items, signal) {
       stop = signal;
