@@ -71,6 +71,31 @@ class CopyBuffer {
     this.length += 4 + written;
   }
 
+  /**
+   * A text from a small set (a model, a provider, a status, a key's hash): its UTF-8 bytes are encoded once and
+   * copied after, which skips `Buffer#write`'s per-call cost (bench/copy-encode-instructions.ts).
+   */
+  label(value: string | null | undefined): void {
+    // A requested model is the client's text: a long one is written as any text, so the cache stays small.
+    if (typeof value !== 'string' || value.length > LABEL_LIMIT) return this.text(value);
+    let encoded = labelCache.get(value);
+    if (encoded === undefined) {
+      encoded = Buffer.from(value, 'utf8');
+      if (labelCache.size >= 1024) labelCache.clear();
+      labelCache.set(value, encoded);
+    }
+    const size = encoded.length;
+    this.reserve(4 + size);
+    const bytes = this.bytes;
+    this.view.setInt32(this.length, size);
+    const start = this.length + 4;
+    // A loop copies a few bytes for less than `TypedArray#set`'s call (about 160 instructions); a long label
+    // (a key's 64-character hash) is cheaper by the call.
+    if (size > 16) bytes.set(encoded, start);
+    else for (let index = 0; index < size; index += 1) bytes[start + index] = encoded[index]!;
+    this.length = start + size;
+  }
+
   json(value: unknown): void {
     this.text(value === null || value === undefined ? value : JSON.stringify(value));
   }
@@ -113,6 +138,11 @@ class CopyBuffer {
   }
 }
 
+// The encoded labels, bounded as the uuid cache below is (a batch holds few distinct models and providers), and
+// each at most LABEL_LIMIT UTF-16 units: at most about 1024 × 512 bytes held.
+const labelCache = new Map<string, Buffer>();
+const LABEL_LIMIT = 128;
+
 const invalid = (type: string, value: unknown) => new TypeError(`not a ${type} for a binary COPY: ${String(value)}`);
 
 // A batch holds few distinct accounts and workspaces: their uuids are parsed once.
@@ -152,19 +182,19 @@ function writeRecord(out: CopyBuffer, record: GenerationRecord): void {
   out.text(record.id);
   out.uuid(record.accountId);
   out.uuid(record.workspaceId);
-  out.text(record.keyHash);
+  out.label(record.keyHash);
   out.timestamp(record.createdAt);
-  out.text(record.requestedModel);
-  out.text(record.model);
-  out.text(record.responseModel);
-  out.text(record.provider);
-  out.text(record.providerName);
+  out.label(record.requestedModel);
+  out.label(record.model);
+  out.label(record.responseModel);
+  out.label(record.provider);
+  out.label(record.providerName);
   out.boolean(record.isByok);
   out.boolean(record.stream);
-  out.text(record.status);
+  out.label(record.status);
   out.integer(record.httpStatus);
-  out.text(record.stopReason);
-  out.text(record.errorType);
+  out.label(record.stopReason);
+  out.label(record.errorType);
   out.text(record.errorMessage);
   out.integer(record.inputTokens);
   out.integer(record.outputTokens);
