@@ -106,7 +106,9 @@ class CopyBuffer {
   }
 
   integer(value: number | null | undefined): void {
-    if (value !== null && value !== undefined && (!Number.isInteger(value) || value < -(2 ** 31) || value >= 2 ** 31)) throw invalid('integer', value);
+    // `| 0` keeps exactly the integers of int32's range (-0 as 0, which setInt32 writes alike); anything else,
+    // a fraction, NaN, a larger number or not a number, differs from it.
+    if (value !== null && value !== undefined && (value | 0) !== value) throw invalid('integer', value);
     if (!this.field(value, 4)) return;
     this.view.setInt32(this.length, value as number);
     this.length += 4;

@@ -71,4 +71,20 @@ describe('the generations binary COPY file', () => {
     for (const name of ['model', 'provider', 'stopReason', 'errorType', 'sessionId'] as const) expect(rows[0]![column(name)]).toBeNull();
     expect(rows[0]![column('providerName')]!.toString()).toBe('anthropic');
   });
+
+  it('takes an integer column exactly when it is an integer in int32 range (-0 as 0), as before', async () => {
+    const values: unknown[] = [0, -0, 1, -1, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, -(2 ** 31) - 1, 1.5, -0.5, Number.NaN, Infinity, -Infinity, 2 ** 53, '5', true, {}];
+    for (const value of values) {
+      const accepted = Number.isInteger(value) && (value as number) >= -(2 ** 31) && (value as number) < 2 ** 31;
+      const written = { ...record('x', 0), totalMs: value as number };
+      let rows: (Buffer | null)[][] = [];
+      const writing = withGenerationsCopyFile([written], async (file) => void (rows = tuples(file)));
+      if (!accepted) {
+        await expect(writing, String(value)).rejects.toThrow(/not a integer/);
+        continue;
+      }
+      await writing;
+      expect(rows[0]![column('totalMs')]!.readInt32BE(0), String(value)).toBe((value as number) | 0);
+    }
+  });
 });
