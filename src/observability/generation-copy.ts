@@ -80,7 +80,8 @@ class CopyBuffer {
     if (typeof value !== 'string' || value.length > LABEL_LIMIT) return this.text(value);
     let encoded = labelCache.get(value);
     if (encoded === undefined) {
-      encoded = Buffer.from(value, 'utf8');
+      // Its own small ArrayBuffer: a pooled Buffer's slice would keep its 8 kB pool alive while cached.
+      encoded = new Uint8Array(Buffer.from(value, 'utf8'));
       if (labelCache.size >= 1024) labelCache.clear();
       labelCache.set(value, encoded);
     }
@@ -142,7 +143,7 @@ class CopyBuffer {
 
 // The encoded labels, bounded as the uuid cache below is (a batch holds few distinct models and providers), and
 // each at most LABEL_LIMIT UTF-16 units: at most about 1024 × 512 bytes held.
-const labelCache = new Map<string, Buffer>();
+const labelCache = new Map<string, Uint8Array>();
 const LABEL_LIMIT = 128;
 
 const invalid = (type: string, value: unknown) => new TypeError(`not a ${type} for a binary COPY: ${String(value)}`);
