@@ -8,7 +8,7 @@
  */
 import { valueScrubber, type ValueScrubber } from '#src/logger.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
-import { userInfoSecrets } from '#src/observability/destinations/endpoint-credentials.ts';
+import { userInfoSecrets } from '#src/observability/destinations/endpoint-query.ts';
 import { pathSecrets } from './backend-url.ts';
 
 // Shorter header values ("1", "yes", a version) are not secrets, and removing them would garble the text.
@@ -41,7 +41,7 @@ function queryValues(url: string | undefined): string[] {
 /**
  * Every secret a backend is called with: each configured header's value (and its parts), its API key, its
  * URL's query values, the token segments of its URL's path (backend-url.ts) and the password of its URL's
- * user-info (endpoint-credentials.ts).
+ * user-info (endpoint-query.ts).
  */
 export function backendSecrets(options: { headers: Readonly<Record<string, SecretValue>>; apiKey?: SecretValue | null; url?: string }): string[] {
   const headers = Object.values(options.headers).flatMap((value) => credentialParts(value.reveal()));

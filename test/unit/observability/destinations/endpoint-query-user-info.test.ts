@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { userInfoSecrets } from '#src/observability/destinations/endpoint-credentials.ts';
+import { userInfoSecrets } from '#src/observability/destinations/endpoint-query.ts';
 
 describe('userInfoSecrets', () => {
   it.each([
