@@ -8,7 +8,7 @@
  */
 import { valueScrubber, type ValueScrubber } from '#src/logger.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
-import { userInfoSecrets } from '#src/observability/destinations/endpoint-query.ts';
+import { userInfoSecrets } from '#src/http/url-user-info.ts';
 import { pathSecrets } from './backend-url.ts';
 
 // Shorter header values ("1", "yes", a version) are not secrets, and removing them would garble the text.

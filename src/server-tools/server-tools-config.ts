@@ -7,6 +7,7 @@ import type { ConfigProblem } from '#src/catalog/config-readers.ts';
 import { SecretValue } from '#src/catalog/secret-value.ts';
 import { parseAllowlistEntry, type AllowlistEntry } from './web-fetch/address-policy.ts';
 import type { ServerToolsSection } from './server-tools-config-schema.ts';
+import { userInfoConflict } from '#src/http/url-user-info.ts';
 
 /** Which search API `gateway:web_search` calls. */
 export type SearchBackendKind = 'searxng' | 'brave';
@@ -77,6 +78,15 @@ function secrets(headers: Readonly<Record<string, string>> | undefined): Readonl
   return Object.freeze(Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name, new SecretValue(value)])));
 }
 
+/**
+ * A URL's user-info is sent as `Authorization: Basic` (src/http/url-user-info.ts): an `authorization` header
+ * configured beside it (any case) is a second credential for the same backend, named without its value.
+ */
+function checkUserInfoConflict(url: string | undefined, headers: Readonly<Record<string, string>> | undefined, path: string, urlField: string, problems: ConfigProblem[]): void {
+  const conflict = userInfoConflict(url, Object.keys(headers ?? {}));
+  if (conflict !== null) problems.push({ path: `${path}.headers.${conflict}`, message: `conflicts with the user name and password in ${urlField}, which are sent as Authorization: Basic; give one or the other` });
+}
+
 function resolveWebSearch(section: NonNullable<ServerToolsSection['web_search']>, problems: ConfigProblem[]): WebSearchConfig {
   const path = 'server_tools.web_search';
   const defaults = SERVER_TOOL_DEFAULTS.webSearch;
@@ -86,6 +96,7 @@ function resolveWebSearch(section: NonNullable<ServerToolsSection['web_search']>
   if (section.backend === 'brave' && section.api_key === undefined) problems.push({ path: `${path}.api_key`, message: 'is required for the brave backend (its X-Subscription-Token)' });
   if (section.backend === 'searxng' && section.api_key !== undefined) problems.push({ path: `${path}.api_key`, message: 'is not used by the searxng backend (give credentials in headers)' });
   if (section.backend === 'brave' && maxResults > BRAVE_MAX_COUNT) problems.push({ path: `${path}.max_results`, message: `must be at most ${BRAVE_MAX_COUNT}: Brave answers at most ${BRAVE_MAX_COUNT} results per search` });
+  checkUserInfoConflict(section.base_url, section.headers, path, 'base_url', problems);
   if (defaultMaxResults > maxResults) problems.push({ path: `${path}.default_max_results`, message: `must not exceed max_results (${maxResults})` });
   return Object.freeze({
     backend: section.backend,
@@ -121,17 +132,18 @@ function resolveWebFetch(section: ServerToolsSection['web_fetch'], problems: Con
 
 /** Fills in defaults and checks rules across fields; problems are reported with their path in the file. */
 export function resolveServerToolsConfig(section: ServerToolsSection | undefined, problems: ConfigProblem[]): ServerToolsConfig {
-  const servers = Object.entries(section?.mcp_servers ?? {}).map(([name, server]): [string, McpServerConfig] => [
-    name,
-    Object.freeze({
+  const servers = Object.entries(section?.mcp_servers ?? {}).map(([name, server]): [string, McpServerConfig] => {
+    checkUserInfoConflict(server.url, server.headers, `server_tools.mcp_servers.${name}`, 'url', problems);
+    const config: McpServerConfig = {
       name,
       url: server.url,
       headers: secrets(server.headers),
       timeoutMs: server.timeout_ms ?? SERVER_TOOL_DEFAULTS.mcp.timeoutMs,
       toolListTtlMs: server.tool_list_ttl_ms ?? SERVER_TOOL_DEFAULTS.mcp.toolListTtlMs,
       maxOutputChars: server.max_output_chars ?? SERVER_TOOL_DEFAULTS.mcp.maxOutputChars,
-    }),
-  ]);
+    };
+    return [name, Object.freeze(config)];
+  });
   return Object.freeze({
     webSearch: section?.web_search ? resolveWebSearch(section.web_search, problems) : null,
     webFetch: resolveWebFetch(section?.web_fetch, problems),

@@ -4,6 +4,7 @@
  * per-event errors for events it refused: a generation with a refused event is counted as dropped
  * (`rejected`) and logged with Langfuse's message, not resent (the same events would be refused again).
  */
+import { withoutUserInfo } from '#src/http/url-user-info.ts';
 import { withoutSecrets, type Logger } from '#src/logger.ts';
 import { destinationSecretValues, type ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import type { BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
@@ -48,7 +49,8 @@ function refusedEvents(answer: string, secrets: readonly string[]): RefusedEvent
 export function createLangfuseSender(destination: ActiveDestination, settings: BroadcastSettings, logger: Logger): Sender {
   const secret = destination.secrets.secretKey;
   if (!secret || !destination.publicKey) throw new Error(`langfuse destination ${destination.id} has no keys`);
-  const url = ingestionUrl(destination.endpoint);
+  // Langfuse's Basic authentication is its keys': an endpoint with user-info is refused at start.
+  const url = ingestionUrl(withoutUserInfo(destination.endpoint));
   const authorization = () => `Basic ${Buffer.from(`${destination.publicKey}:${secret.reveal()}`).toString('base64')}`;
   return {
     batchSize: 50,

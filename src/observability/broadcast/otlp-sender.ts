@@ -12,6 +12,7 @@
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { SpanExporter, ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { AgentOptions } from 'node:http';
+import { userInfoAsBasic } from '#src/http/url-user-info.ts';
 import { checkLiteralEndpoint } from '#src/observability/destinations/destination-address.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import { OTLP_BATCH_SIZE, type BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
@@ -38,11 +39,14 @@ async function createExporter(destination: ActiveDestination, headers: Record<st
     import('@opentelemetry/otlp-transformer'),
   ]);
   const serializer = destination.protocol === 'http/json' ? transformer.JsonTraceSerializer : transformer.ProtobufTraceSerializer;
-  // The exporters put their required Content-Type over whatever the configured headers say; so does this.
-  const requestHeaders = { ...headers, 'Content-Type': CONTENT_TYPES[destination.protocol] };
+  // The endpoint's user-info goes as an explicit Basic header (node:http would derive one from the URL too),
+  // so every kind of backend treats it alike. The exporters put their required Content-Type over whatever the
+  // configured headers say; so does this.
+  const call = userInfoAsBasic(destination.endpoint, headers);
+  const requestHeaders = { ...call.headers, 'Content-Type': CONTENT_TYPES[destination.protocol] };
   const delegate = createOtlpHttpExportDelegate(
     {
-      url: destination.endpoint,
+      url: call.url,
       headers: async () => {
         if (stopped()) throw new DeliveryFailedError('OTLP export stopped: the destination was removed or changed');
         return { ...requestHeaders };

@@ -1,7 +1,9 @@
 /**
  * Delivers generations to a webhook: one signed JSON POST per generation, retried with backoff until a 2xx
- * while the answer may change (post-json.ts, isRetryableStatus).
+ * while the answer may change (post-json.ts, isRetryableStatus). A password in the endpoint (a receiver
+ * behind a proxy asking for one) goes as Basic authentication (src/http/url-user-info.ts).
  */
+import { userInfoAsBasic } from '#src/http/url-user-info.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import type { BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
 import { convertToWebhookEvent } from '#src/observability/broadcast/convert-to-webhook-event.ts';
@@ -19,7 +21,10 @@ export function createWebhookSender(destination: ActiveDestination, settings: Br
       for (const item of items) {
         const body = JSON.stringify(convertToWebhookEvent(item, { includeContent: destination.includeContent, now: new Date() }));
         const result = await deliverWithRetries(
-          () => postJson(destination.endpoint, body, { [SIGNATURE_HEADER]: signWebhookBody(secret.reveal(), body, Math.floor(Date.now() / 1000)) }, settings.timeoutMs, settings.network.dispatcher()),
+          () => {
+            const call = userInfoAsBasic(destination.endpoint, { [SIGNATURE_HEADER]: signWebhookBody(secret.reveal(), body, Math.floor(Date.now() / 1000)) });
+            return postJson(call.url, body, call.headers, settings.timeoutMs, settings.network.dispatcher());
+          },
           settings,
           stop,
         );

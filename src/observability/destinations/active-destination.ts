@@ -4,7 +4,7 @@
  */
 import type { DestinationKind, OtlpProtocol } from '#src/api-types.ts';
 import type { SecretValue } from '#src/catalog/secret-value.ts';
-import { userInfoSecrets } from '#src/observability/destinations/endpoint-query.ts';
+import { userInfoSecrets } from '#src/http/url-user-info.ts';
 
 /** The secrets of a destination, by kind. */
 export interface DestinationSecrets {

@@ -6,7 +6,7 @@
 import { boolean, dictionary, INVALID, list, number, oneOf, record, string, url, type ConfigProblem, type Reader, type ReadType } from '#src/catalog/config-readers.ts';
 import { SecretValue } from '#src/catalog/secret-value.ts';
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
-import { checkFieldsOfKind, checkRequiredSecrets, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
+import { checkFieldsOfKind, checkRequiredSecrets, checkUserInfo, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -45,6 +45,7 @@ const destination: Reader<ReadType<typeof fields>> = (value, path, problems) => 
   try {
     checkFieldsOfKind(read.kind, read);
     checkRequiredSecrets(read.kind, read);
+    checkUserInfo(read.kind, read.endpoint, read.headers);
   } catch (error) {
     if (!(error instanceof DestinationRuleViolation)) throw error;
     problems.push({ path, message: error.reason });

@@ -4,6 +4,7 @@
  * destination as it would be after a change; a violation names the field.
  */
 import type { DestinationKind } from '#src/api-types.ts';
+import { hasUserInfo, userInfoConflict } from '#src/http/url-user-info.ts';
 
 /** A rule broken by a create or update; `reason` is shown to the client. */
 export class DestinationRuleViolation extends Error {
@@ -68,6 +69,19 @@ export function checkHeaderNames(headers: Record<string, string> | undefined): v
     if (seen.has(lower)) throw new DestinationRuleViolation(`headers names ${name} twice`);
     seen.add(lower);
   }
+}
+
+/**
+ * A user name or password in the endpoint is sent as `Authorization: Basic` (src/http/url-user-info.ts): a
+ * configured `authorization` header beside it, or a Langfuse destination (whose Basic authentication is its
+ * keys'), would give the receiver two credentials. Names the fields, never the password.
+ */
+export function checkUserInfo(kind: DestinationKind, endpoint: string, headers: Record<string, string> | undefined): void {
+  if (kind === 'langfuse' && hasUserInfo(endpoint)) {
+    throw new DestinationRuleViolation('endpoint must not carry a user name or password for a langfuse destination: it authenticates with public_key and secret_key (sent as Basic authentication)');
+  }
+  const conflict = userInfoConflict(endpoint, Object.keys(headers ?? {}));
+  if (conflict !== null) throw new DestinationRuleViolation(`headers.${conflict} conflicts with the user name and password in endpoint, which are sent as Authorization: Basic; give one or the other`);
 }
 
 // The stored secret each kind sends to its endpoint with every delivery. A webhook's signing secret is not

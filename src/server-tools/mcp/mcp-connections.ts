@@ -11,7 +11,8 @@
  * a DELETE, also as the spec asks: a server that keeps sessions would otherwise hold one per reconnect.
  * Nothing here throws for what a server does: every failure is a value the tools turn into an error result.
  * Everything a server says (tool lists, results, errors) leaves here without its header secrets, its URL's
- * query values and the token in its URL's path, in any encoding (backend-secrets.ts); a log line names the
+ * query values, the token in its URL's path and its user-info (sent as Basic authentication, src/http/
+ * url-user-info.ts), in any encoding (backend-secrets.ts); a log line names the
  * server's URL with those shown as `***` (backend-url.ts). The SDK (about 33 MB of RSS with its validators)
  * is imported on the first use of an MCP tool.
  */
@@ -20,6 +21,7 @@ import type { Logger } from '#src/logger.ts';
 import type { McpServerConfig } from '../server-tools-config.ts';
 import { backendScrubber, backendSecrets, type BackendScrubber } from '../backend-secrets.ts';
 import { shownUrl } from '../backend-url.ts';
+import { userInfoAsBasic } from '#src/http/url-user-info.ts';
 
 /** A tool as an MCP server lists it. */
 export interface McpToolInfo {
@@ -138,8 +140,10 @@ export class McpConnections {
   #connect(config: McpServerConfig, state: ServerState): Promise<Client> {
     state.client ??= (async () => {
       const { Client, Transport } = await loadSdk();
-      const headers = Object.fromEntries(Object.entries(config.headers).map(([name, value]) => [name, value.reveal()]));
-      const transport = new Transport(new URL(config.url), {
+      // A password in the URL goes as Basic authentication: the SDK's fetch refuses a URL holding one.
+      const call = userInfoAsBasic(config.url, Object.fromEntries(Object.entries(config.headers).map(([name, value]) => [name, value.reveal()])));
+      const headers = call.headers;
+      const transport = new Transport(new URL(call.url), {
         requestInit: { headers },
         // A stream cut mid-call fails the call at once instead of waiting to resume it.
         reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },

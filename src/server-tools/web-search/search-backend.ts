@@ -1,9 +1,11 @@
 /**
  * What every search backend answers, and the one HTTP call they share: a GET of the backend's JSON API
  * through the runtime's search client, under the configured time cap and the request's abort signal. Each
- * backend (searxng-backend.ts, brave-backend.ts) builds its request and reads its own wire format.
+ * backend (searxng-backend.ts, brave-backend.ts) builds its request and reads its own wire format; a base
+ * URL's user-info is sent as Basic authentication (src/http/url-user-info.ts).
  */
 import { request, type Dispatcher } from 'undici';
+import { userInfoAsBasic } from '#src/http/url-user-info.ts';
 
 /** One search result, backend-neutral. */
 export interface SearchHit {
@@ -51,9 +53,11 @@ export async function getJson(options: {
 }): Promise<BackendResponse | Extract<SearchAnswer, { ok: false }>> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
   try {
-    const response = await request(options.url, {
+    // A password in the base URL goes as Basic authentication: undici would send none of it.
+    const call = userInfoAsBasic(options.url.href, options.headers);
+    const response = await request(call.url, {
       method: 'GET',
-      headers: { accept: 'application/json', ...options.headers },
+      headers: { accept: 'application/json', ...call.headers },
       dispatcher: options.dispatcher,
       signal: AbortSignal.any([options.signal, timeout]),
     });

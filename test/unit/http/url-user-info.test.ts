@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { basicToken, userInfoAsBasic, userInfoConflict, userInfoSecrets, withoutUserInfo } from '#src/http/url-user-info.ts';
+
+const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+const tokenForms = (pair: string) => [base64(pair), base64(pair).replace(/=+$/, '')];
+
+describe('userInfoSecrets', () => {
+  it.each([
+    ['a user and a password: the password, the pair and the Basic token, not the user alone', 'https://gateway:pass-word-0042@mcp.example.com/mcp', ['pass-word-0042', 'gateway:pass-word-0042', ...tokenForms('gateway:pass-word-0042')]],
+    [
+      'percent-encoded: as written and decoded; the token of the decoded pair',
+      'https://gateway:p%40ss%2Fword-0042@host.example/mcp',
+      ['p%40ss%2Fword-0042', 'p@ss/word-0042', 'gateway:p%40ss%2Fword-0042', 'gateway:p@ss/word-0042', ...tokenForms('gateway:p@ss/word-0042')],
+    ],
+    [
+      'left raw where the parser encodes: as written, as the parser writes it, and decoded',
+      'http://us%65r:p@ss w;rd-1@host.example/x',
+      ['p@ss w;rd-1', 'us%65r:p@ss w;rd-1', 'user:p@ss w;rd-1', 'p%40ss%20w%3Brd-1', 'us%65r:p%40ss%20w%3Brd-1', ...tokenForms('user:p@ss w;rd-1')],
+    ],
+    ['a user name alone is the credential (a token given as the user)', 'https://ghp_token1234567890abcdef@host.example/mcp', ['ghp_token1234567890abcdef', 'ghp_token1234567890abcdef:', ...tokenForms('ghp_token1234567890abcdef:')]],
+    ['a password alone', 'https://:secret-only-9@host.example/', ['secret-only-9', ':secret-only-9', ...tokenForms(':secret-only-9')]],
+    ['no user-info', 'https://mcp.example.com/mcp?api_key=query-key-0001', []],
+    ['not a URL', 'not a url', []],
+    ['no URL', undefined, []],
+  ])('%s', (_name, url, expected) => {
+    expect(userInfoSecrets(url)).toEqual(expected);
+  });
+});
+
+describe('the user-info as Basic authentication', () => {
+  it.each([
+    ['user and password, percent-decoded', 'http://u:p%40ss@127.0.0.1:8080/mcp', 'u:p@ss', 'http://127.0.0.1:8080/mcp'],
+    ['a raw @ in the password (the last @ ends the user-info)', 'https://u:p@ss@host.example/x?q=1', 'u:p@ss', 'https://host.example/x?q=1'],
+    ['a user name alone: user and an empty password, as curl sends it', 'https://tok-123@host.example/', 'tok-123:', 'https://host.example/'],
+    ['a malformed escape is taken as written', 'https://u:100%zz@host.example/', 'u:100%zz', 'https://host.example/'],
+    ['the query stays exactly as written', 'https://u:pw@host.example/a?b=%7e&c', 'u:pw', 'https://host.example/a?b=%7e&c'],
+  ])('%s', (_name, url, pair, called) => {
+    expect(basicToken(url)).toBe(base64(pair));
+    expect(withoutUserInfo(url)).toBe(called);
+    expect(userInfoAsBasic(url, { 'x-other': '1' })).toEqual({ url: called, headers: { 'x-other': '1', authorization: `Basic ${base64(pair)}` } });
+  });
+
+  it('a URL without user-info is called as given, its headers unchanged', () => {
+    expect(basicToken('https://host.example/x')).toBeNull();
+    expect(userInfoAsBasic('https://host.example/x', { Authorization: 'Bearer t' })).toEqual({ url: 'https://host.example/x', headers: { Authorization: 'Bearer t' } });
+  });
+
+  it('an authorization header in any case beside user-info is the conflict; without user-info there is none', () => {
+    expect(userInfoConflict('https://u:p@host.example/', ['X-Key', 'AUTHORIZATION'])).toBe('AUTHORIZATION');
+    expect(userInfoConflict('https://u:p@host.example/', ['X-Key'])).toBeNull();
+    expect(userInfoConflict('https://host.example/', ['Authorization'])).toBeNull();
+  });
+});
