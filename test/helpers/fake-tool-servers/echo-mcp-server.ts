@@ -10,6 +10,8 @@
  * - `revoked`: an HTTP 401 whose body quotes them, as an OAuth-protected server's or a proxy's error page might;
  * - `moved`: an HTTP 307 to the same path on another origin (`localhost` for `127.0.0.1`), as a server that
  *   moved answers: the SDK does not follow it and its error names the target, path and all.
+ * Given `requireAuthorization`, it answers any request without exactly that `Authorization` header with a
+ * 401 (as a server behind nginx's `auth_basic` does), and lists the `Authorization` headers it received.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -23,6 +25,8 @@ export interface EchoMcpServer {
   readonly url: string;
   /** Names of the tools called, in order. */
   readonly toolCalls: string[];
+  /** The `Authorization` header of each request, as received (undefined: none). */
+  readonly authorizations: (string | undefined)[];
   close(): Promise<void>;
 }
 
@@ -82,11 +86,17 @@ function callsTool(body: unknown, name: string): boolean {
 }
 
 /** Starts the server. */
-export async function startEchoMcpServer(): Promise<EchoMcpServer> {
+export async function startEchoMcpServer(options: { requireAuthorization?: string } = {}): Promise<EchoMcpServer> {
   const toolCalls: string[] = [];
+  const authorizations: (string | undefined)[] = [];
   const http = await serveStatelessMcp(
     () => buildServer(toolCalls),
     (req, res, body) => {
+      authorizations.push(req.headers.authorization);
+      if (options.requireAuthorization !== undefined && req.headers.authorization !== options.requireAuthorization) {
+        res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Basic realm="mcp"' }).end('401 Authorization Required');
+        return true;
+      }
       if (callsTool(body, 'moved')) {
         toolCalls.push('moved');
         const port = req.socket.localPort ?? 0;
@@ -100,5 +110,5 @@ export async function startEchoMcpServer(): Promise<EchoMcpServer> {
       return true;
     },
   );
-  return { url: http.url, toolCalls, close: () => http.close() };
+  return { url: http.url, toolCalls, authorizations, close: () => http.close() };
 }
