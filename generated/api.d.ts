@@ -4296,9 +4296,11 @@ export interface components {
             /**
              * Format: uri
              * @description Where generations are sent, with the value of every query parameter, a bare query component and a
-             *     fragment shown as `***` (`https://collector.example.com/v1/traces?api_key=***`): a token a collector
-             *     or webhook receiver takes in the query is a secret, stored encrypted with the destination's other
-             *     secrets and never returned. Deliveries use the endpoint as it was given.
+             *     fragment shown as `***` (`https://collector.example.com/v1/traces?api_key=***`), and a user name and
+             *     password as `***` (`https://***@collector.example.com/v1/traces`): a token a collector or webhook
+             *     receiver takes in the query, and the credentials of the URL's user-info (sent as HTTP Basic
+             *     authentication), are secrets, stored encrypted with the destination's other secrets and never returned.
+             *     Deliveries use the endpoint as it was given, its user-info as an `Authorization: Basic` header.
              * @example https://collector.example.com/v1/traces?api_key=***
              */
             endpoint: string;
@@ -4357,11 +4359,14 @@ export interface components {
              *     400 naming the reason, and a host name is resolved on every connection, each of its addresses judged
              *     before a socket opens (a name that resolves to such an address is never reached; the delivery is
              *     dropped and counted). The gateway's `SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS` (`true`, or a list of
-             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly. A URL carrying a user
-             *     name or password (`https://user:secret@…`) is refused with a 400: the endpoint is stored and returned as
-             *     it is, so credentials go in the fields that are stored encrypted (`headers`, `secret_key`,
-             *     `signing_secret`). The values of its query (`?api_key=…`) and a fragment are secrets: stored encrypted,
-             *     returned as `***`, and sent as given. A query value of `***` is refused with a 400 (it is how a stored
+             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly. A user name and
+             *     password in the URL (`https://user:secret@…`, percent-encoded as URLs are) are HTTP Basic authentication,
+             *     as every HTTP client reads them: deliveries go to the URL without them, with `Authorization: Basic`
+             *     (base64 of `user:password`, both percent-decoded). They are stored encrypted and returned as `***`
+             *     (`https://***@host/…`). An OTLP destination that also gives an `authorization` header (any case), and a
+             *     Langfuse destination (authenticated by `public_key` and `secret_key`), are refused with a 400 naming the
+             *     field. The values of its query (`?api_key=…`) and a fragment are secrets: stored encrypted, returned as
+             *     `***`, and sent as given. A query value or user-info of `***` is refused with a 400 (it is how a stored
              *     value is shown, not a value).
              */
             endpoint: string;
@@ -4397,13 +4402,15 @@ export interface components {
              *     400 naming the reason, and a host name is resolved on every connection, each of its addresses judged
              *     before a socket opens (a name that resolves to such an address is never reached; the delivery is
              *     dropped and counted). The gateway's `SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS` (`true`, or a list of
-             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly. A URL carrying a user
-             *     name or password (`https://user:secret@…`) is refused with a 400: the endpoint is stored and returned as
-             *     it is, so credentials go in the fields that are stored encrypted (`headers`, `secret_key`,
-             *     `signing_secret`). The values of its query (`?api_key=…`) and a fragment are secrets: stored encrypted,
-             *     returned as `***`, and sent as given. A new endpoint replaces the stored one whole, its query included;
-             *     the endpoint exactly as a read returned it (query values as `***`) is no change, so the stored values
-             *     stay; any other query value of `***` is a 400. Moving a destination to another origin (scheme, host or port) needs the credential
+             *     addresses, CIDR ranges and host names) allows non-public destinations explicitly. A user name and
+             *     password in the URL (`https://user:secret@…`) are HTTP Basic authentication: deliveries go to the URL
+             *     without them, with `Authorization: Basic` (base64 of `user:password`, both percent-decoded); stored
+             *     encrypted and returned as `***` (`https://***@host/…`). Beside an `authorization` header of an OTLP
+             *     destination (given in the change or stored), or on a Langfuse destination, they are a 400 naming the
+             *     field. The values of its query (`?api_key=…`) and a fragment are secrets: stored encrypted, returned as
+             *     `***`, and sent as given. A new endpoint replaces the stored one whole, its user-info and query
+             *     included; the endpoint exactly as a read returned it (user-info and query values as `***`) is no
+             *     change, so the stored values stay; any other query value or user-info of `***` is a 400. Moving a destination to another origin (scheme, host or port) needs the credential
              *     its deliveries carry given again in the same change (`headers` of an OTLP destination that has any,
              *     `secret_key` of a Langfuse one), else a 400: stored credentials are never sent to an origin other than
              *     the one they were given for. A webhook's `signing_secret` signs and is not sent; it is kept.

@@ -48,6 +48,18 @@ export function withoutUserInfo(url: string): string {
   return hasUserInfo(url) ? url.replace(USER_INFO, '$1') : url;
 }
 
+/** The user-info exactly as written (`user:p%40ss`), or null for a URL without one. */
+export function writtenUserInfo(url: string): string | null {
+  return hasUserInfo(url) ? (USER_INFO.exec(url)?.[2] ?? null) : null;
+}
+
+/** The URL with `userInfo` in place of the user-info it has or lacks, otherwise exactly as written. */
+export function replaceUserInfo(url: string, userInfo: string): string {
+  const bare = withoutUserInfo(url);
+  const start = /^[a-z][a-z0-9+.-]*:\/\//i.exec(bare)?.[0].length ?? 0;
+  return `${bare.slice(0, start)}${userInfo}@${bare.slice(start)}`;
+}
+
 /**
  * The URL to call and the headers to call it with: without user-info, the URL and headers as given; with it,
  * the URL without it and the headers plus `authorization: Basic …`. A configured `authorization` header

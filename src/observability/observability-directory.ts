@@ -106,7 +106,7 @@ export class ObservabilityDirectory {
         id: row.id,
         name: row.name,
         kind: row.kind,
-        endpoint: joinEndpoint(row.endpoint, plain.endpoint_tail),
+        endpoint: joinEndpoint(row.endpoint, plain.endpoint_tail, plain.endpoint_user_info),
         protocol: row.protocol ?? 'http/protobuf',
         publicKey: row.publicKey,
         secrets: wrapSecrets(plain),

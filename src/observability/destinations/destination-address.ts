@@ -24,8 +24,6 @@ export interface DestinationNetwork {
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
 const CONNECT_TIMEOUT_MS = 10_000;
-const CREDENTIALS_IN_URL =
-  'endpoint must not carry a user name or password; give credentials as headers (otlp), secret_key (langfuse) or signing_secret (webhook), which are stored encrypted';
 
 /** Builds the network of destinations from the operator's allowance. */
 export function createDestinationNetwork(entries: readonly AllowlistEntry[], resolve: LookupAll = systemLookup): DestinationNetwork {
@@ -40,9 +38,9 @@ export function createDestinationNetwork(entries: readonly AllowlistEntry[], res
 }
 
 /**
- * Why a destination URL is refused before anything is stored, or null: not http(s), credentials in the URL,
- * or an address that is not allowed. A host name other than `localhost` is judged on every connection
- * instead (resolving it here would prove nothing about later).
+ * Why a destination URL is refused before anything is stored, or null: not http(s), or an address that is
+ * not allowed. A host name other than `localhost` is judged on every connection instead (resolving it here
+ * would prove nothing about later). User-info is allowed: it is sealed and sent as Basic authentication.
  */
 export function destinationUrlProblem(endpoint: string, allowlist: CompiledAllowlist): string | null {
   let url: URL;
@@ -52,8 +50,6 @@ export function destinationUrlProblem(endpoint: string, allowlist: CompiledAllow
     return 'endpoint is not a valid URL';
   }
   if (!ALLOWED_SCHEMES.has(url.protocol)) return `endpoint must be an http or https URL, got ${url.protocol.replace(/:$/, '')}`;
-  // The OTLP exporter would send them as Basic authentication, yet the endpoint is stored and returned in clear.
-  if (url.username !== '' || url.password !== '') return CREDENTIALS_IN_URL;
   const host = normalizeHost(url.hostname);
   const hint = '; destinations on non-public addresses need SWITCHBOARD_ALLOW_PRIVATE_DESTINATIONS on the gateway';
   if (isIP(host) !== 0) {

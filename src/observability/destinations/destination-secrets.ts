@@ -1,6 +1,6 @@
 /**
  * A destination's secrets at rest: one JSON object (OTLP headers, the Langfuse secret key, the webhook signing
- * secret, the query of its endpoint) sealed with the BYOK key vault's envelope encryption, bound to the destination's id.
+ * secret, the query and user-info of its endpoint) sealed with the BYOK key vault's envelope encryption, bound to the destination's id.
  */
 import type { KeyVault, SealedKey } from '#src/byok/key-vault.ts';
 import { SecretValue } from '#src/catalog/secret-value.ts';
@@ -16,6 +16,8 @@ export interface PlainDestinationSecrets {
   signing_secret?: string;
   /** The endpoint's query and fragment as given, when they carry values (endpoint-query.ts). */
   endpoint_tail?: string;
+  /** The endpoint's user-info as written, sent as Basic authentication (endpoint-query.ts). */
+  endpoint_user_info?: string;
 }
 
 /** Seals the secrets of destination `id`. */

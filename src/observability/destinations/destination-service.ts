@@ -21,10 +21,10 @@ import type {
   ObservabilityDestinationPage,
   ObservabilityDestinationPatch,
 } from '#src/api-types.ts';
-import { checkCredentialFollowsEndpoint, checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
+import { checkCredentialFollowsEndpoint, checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, checkUserInfo, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
 import { openPlainDestinationSecrets, sealDestinationSecrets, type PlainDestinationSecrets } from '#src/observability/destinations/destination-secrets.ts';
 import { toDestinationView } from '#src/observability/destinations/destination-view.ts';
-import { carriesRedactedValue, redactEndpoint, splitEndpoint } from '#src/observability/destinations/endpoint-query.ts';
+import { carriesRedactedValue, joinEndpoint, redactEndpoint, splitEndpoint } from '#src/observability/destinations/endpoint-query.ts';
 
 /** The operations behind `/observability/destinations`. */
 export interface DestinationService {
@@ -50,7 +50,7 @@ export interface DestinationServiceDeps {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const REDACTED_IN_ENDPOINT = 'endpoint carries *** as a query value, the form responses show a stored value in; give the real value, or leave endpoint out to keep the stored one';
+const REDACTED_IN_ENDPOINT = 'endpoint carries *** as a query value, user name or password, the form responses show a stored value in; give the real value, or leave endpoint out to keep the stored one';
 
 function enforce(rules: () => void): void {
   try {
@@ -77,6 +77,11 @@ async function sealedColumns(vault: KeyVault, id: string, secrets: PlainDestinat
     headerNames: Object.keys(secrets.headers ?? {}).map((name) => name.toLowerCase()).sort(),
     secretLabel: secretLabelOf(secrets),
   };
+}
+
+/** The sealed parts of an endpoint, each only when it has one. */
+function endpointSecrets(tail: string | undefined, userInfo: string | undefined): Pick<PlainDestinationSecrets, 'endpoint_tail' | 'endpoint_user_info'> {
+  return { ...(tail === undefined ? {} : { endpoint_tail: tail }), ...(userInfo === undefined ? {} : { endpoint_user_info: userInfo }) };
 }
 
 function secretsOf(input: ObservabilityDestinationCreate | ObservabilityDestinationPatch): PlainDestinationSecrets {
@@ -121,6 +126,7 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
         checkRequiredSecrets(input.kind, input);
         checkHeaderNames(input.headers);
         checkEndpoint(input.endpoint);
+        checkUserInfo(input.kind, input.endpoint, input.headers);
       });
       const id = randomUUID();
       const workspaceId = await workspaceOf(caller, input.workspace_id);
@@ -136,7 +142,7 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
           endpoint: endpoint.shown,
           protocol: input.kind === 'otlp' ? (input.protocol ?? 'http/protobuf') : null,
           publicKey: input.public_key ?? null,
-          ...(await sealedColumns(vault, id, { ...secretsOf(input), ...(endpoint.tail === null ? {} : { endpoint_tail: endpoint.tail }) })),
+          ...(await sealedColumns(vault, id, { ...secretsOf(input), ...endpointSecrets(endpoint.tail ?? undefined, endpoint.userInfo ?? undefined) })),
           samplingRate: input.sampling_rate ?? 1,
           includeContent: input.include_content ?? false,
           disabled: input.disabled ?? false,
@@ -184,9 +190,11 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       enforce(() => {
         checkFieldsOfKind(row.kind, patch);
         checkHeaderNames(patch.headers);
-        if (patch.endpoint === undefined) return;
-        checkEndpoint(patch.endpoint);
+        if (patch.endpoint === undefined && patch.headers === undefined) return;
+        if (patch.endpoint !== undefined) checkEndpoint(patch.endpoint);
         const stored = openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
+        // The destination as it would be: a new endpoint's user-info beside the stored headers, or new headers beside the stored user-info.
+        checkUserInfo(row.kind, patch.endpoint ?? joinEndpoint(row.endpoint, stored.endpoint_tail, stored.endpoint_user_info), patch.headers ?? stored.headers);
         const hasSentCredential = Object.keys(stored.headers ?? {}).length > 0 || stored.secret_key !== undefined;
         checkCredentialFollowsEndpoint(row.kind, row.endpoint, patch, hasSentCredential);
       });
@@ -195,10 +203,10 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       const endpoint = patch.endpoint === undefined ? undefined : splitEndpoint(patch.endpoint);
       let resealed = {};
       if (Object.keys(changedSecrets).length > 0 || endpoint !== undefined) {
-        const { endpoint_tail: storedTail, ...stored } = openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
-        // A new endpoint replaces the stored one whole, its query included.
-        const tail = endpoint === undefined ? storedTail : (endpoint.tail ?? undefined);
-        resealed = await sealedColumns(vault, row.id, { ...stored, ...changedSecrets, ...(tail === undefined ? {} : { endpoint_tail: tail }) });
+        const { endpoint_tail: storedTail, endpoint_user_info: storedUserInfo, ...stored } = openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
+        // A new endpoint replaces the stored one whole, its user-info and query included.
+        const kept = endpoint === undefined ? endpointSecrets(storedTail, storedUserInfo) : endpointSecrets(endpoint.tail ?? undefined, endpoint.userInfo ?? undefined);
+        resealed = await sealedColumns(vault, row.id, { ...stored, ...changedSecrets, ...kept });
       }
       const [updated] = await database.db
         .update(observabilityDestinations)
