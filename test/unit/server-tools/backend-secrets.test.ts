@@ -32,11 +32,13 @@ describe('backendSecrets', () => {
     expect(backendSecrets({ headers: {}, url })).toEqual(expected);
   });
 
+  // The Basic token the user-info is sent as (src/http/url-user-info.ts), with and without its padding.
+  const token = (pair: string) => [Buffer.from(pair).toString('base64'), Buffer.from(pair).toString('base64').replace(/=+$/, '')];
   it.each([
-    ['a password', 'https://gateway:pass-word-0042@mcp.example.com/mcp', ['pass-word-0042', 'gateway:pass-word-0042']],
-    ['percent-encoded: as written and decoded', 'https://gateway:p%40ss-0042@mcp.example.com/mcp', ['p%40ss-0042', 'p@ss-0042', 'gateway:p%40ss-0042', 'gateway:p@ss-0042']],
-    ['a short password: only the pair is long enough to cut', 'https://gateway:pw12@mcp.example.com/mcp', ['gateway:pw12']],
-    ['with a token in the query', 'https://gateway:pass-word-0042@mcp.example.com/mcp?key=query-key-0001', ['query-key-0001', 'pass-word-0042', 'gateway:pass-word-0042']],
+    ['a password', 'https://gateway:pass-word-0042@mcp.example.com/mcp', ['pass-word-0042', 'gateway:pass-word-0042', ...token('gateway:pass-word-0042')]],
+    ['percent-encoded: as written and decoded', 'https://gateway:p%40ss-0042@mcp.example.com/mcp', ['p%40ss-0042', 'p@ss-0042', 'gateway:p%40ss-0042', 'gateway:p@ss-0042', ...token('gateway:p@ss-0042')]],
+    ['a short password: the pair and the token are long enough to cut', 'https://gateway:pw12@mcp.example.com/mcp', ['gateway:pw12', ...new Set(token('gateway:pw12'))]],
+    ['with a token in the query', 'https://gateway:pass-word-0042@mcp.example.com/mcp?key=query-key-0001', ['query-key-0001', 'pass-word-0042', 'gateway:pass-word-0042', ...token('gateway:pass-word-0042')]],
   ])('the password of the URL\'s user-info: %s', (_name, url, expected) => {
     expect(backendSecrets({ headers: {}, url })).toEqual(expected);
   });

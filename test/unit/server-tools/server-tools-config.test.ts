@@ -35,6 +35,17 @@ describe('the server_tools section of SWITCHBOARD_CONFIG', () => {
     expect(inspect(config.webSearch, { depth: 5 })).not.toContain('BSA-secret-key-123');
   });
 
+  it('an authorization header beside a URL\'s user-info is a problem naming the header, never the password', () => {
+    const found = problems(
+      'server_tools:\n  web_search: { backend: searxng, base_url: "https://s:${P}@searx.example.org", headers: { AUTHORIZATION: "Bearer x" } }\n  mcp_servers:\n    docs: { url: "https://d:${P}@mcp.example.org/mcp", headers: { authorization: "Bearer y" } }\n    ok: { url: "https://d:${P}@mcp.example.org/mcp" }\n',
+      { P: 'pw-never-shown-1' },
+    );
+    expect(found).toEqual([
+      'server_tools.mcp_servers.docs.headers.authorization: conflicts with the user name and password in url, which are sent as Authorization: Basic; give one or the other',
+      'server_tools.web_search.headers.AUTHORIZATION: conflicts with the user name and password in base_url, which are sent as Authorization: Basic; give one or the other',
+    ]);
+  });
+
   it('MCP servers with their headers and limits', () => {
     const config = load('server_tools:\n  mcp_servers:\n    docs: { url: "http://127.0.0.1:8931/mcp/", headers: { X-Api-Key: "${T}" }, tool_list_ttl_ms: 0 }\n', { T: 'tok' });
     const docs = config.mcpServers.get('docs');

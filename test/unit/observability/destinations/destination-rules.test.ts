@@ -1,6 +1,6 @@
 /** The rules of a destination its schema cannot say: fields of its kind, required secrets, header names, moves. */
 import { describe, expect, it } from 'vitest';
-import { checkCredentialFollowsEndpoint, checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
+import { checkCredentialFollowsEndpoint, checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, checkUserInfo, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
 
 const violation = (rule: () => void) => {
   try {
@@ -58,5 +58,18 @@ describe('destination rules', () => {
     ['webhook', { endpoint: 'https://elsewhere.example.net/hook' }, true, undefined],
   ] as const)('moving a %s destination: %j (credential stored: %s)', (kind, change, stored, reason) => {
     expect(violation(() => checkCredentialFollowsEndpoint(kind, HERE, change, stored))).toBe(reason);
+  });
+
+  const CONFLICT = 'headers.Authorization conflicts with the user name and password in endpoint, which are sent as Authorization: Basic; give one or the other';
+  const LANGFUSE = 'endpoint must not carry a user name or password for a langfuse destination: it authenticates with public_key and secret_key (sent as Basic authentication)';
+  it.each([
+    ['otlp', 'https://u:p@collector.example.com/v1/traces', { Authorization: 'Bearer t' }, CONFLICT],
+    ['otlp', 'https://u:p@collector.example.com/v1/traces', { 'x-scope': 'a' }, undefined],
+    ['otlp', 'https://collector.example.com/v1/traces', { Authorization: 'Bearer t' }, undefined],
+    ['langfuse', 'https://u:p@langfuse.example.com', undefined, LANGFUSE],
+    ['langfuse', 'https://langfuse.example.com', undefined, undefined],
+    ['webhook', 'https://token@hooks.example.com/in', undefined, undefined],
+  ] as const)('user-info on a %s endpoint %s with headers %j', (kind, endpoint, headers, reason) => {
+    expect(violation(() => checkUserInfo(kind, endpoint, headers))).toBe(reason);
   });
 });
