@@ -108,7 +108,7 @@ describe('a destination endpoint with a token in its query', () => {
   });
 
   it('refuses *** as a query value on create and on a change of endpoint, and a new endpoint replaces the query', async () => {
-    const message = 'Invalid request parameters: endpoint carries *** as a query value, the form responses show a stored value in; give the real value, or leave endpoint out to keep the stored one';
+    const message = 'Invalid request parameters: endpoint carries *** as a query value, user name or password, the form responses show a stored value in; give the real value, or leave endpoint out to keep the stored one';
     expect(await api('POST', '/observability/destinations', { name: 'x', kind: 'otlp', endpoint: `${collector.url}/v1/traces?token=***` })).toEqual({ status: 400, body: { error: { code: 400, message } } });
     expect(await api('PATCH', `/observability/destinations/${hookId}`, { endpoint: `${hooks.url}/other?api_key=***` })).toEqual({ status: 400, body: { error: { code: 400, message } } });
     const moved = await api('PATCH', `/observability/destinations/${hookId}`, { endpoint: `${hooks.url}/plain` });
