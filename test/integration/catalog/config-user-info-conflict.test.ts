@@ -23,6 +23,7 @@ afterAll(() => {
   rmSync(directory, { recursive: true, force: true });
 });
 
+/** The exit code and output of `switchboard serve` with this configuration file. */
 function serveUntilExit(yaml: string): Promise<{ code: number | null; output: string }> {
   const file = join(directory, 'switchboard.yaml');
   writeFileSync(file, yaml);
@@ -33,7 +34,14 @@ function serveUntilExit(yaml: string): Promise<{ code: number | null; output: st
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+  // A gateway that accepts the file runs on: stopped, so the test fails instead of leaving it behind.
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    }),
+  );
 }
 
 const token = (user: string) => Buffer.from(`${user}:${PASSWORD}`).toString('base64');
