@@ -1,6 +1,7 @@
 /**
  * The secrets the gateway's tools send to their backends (an MCP server's configured headers, a search
- * backend's API key and headers, a token or a user's password in either's URL), and their removal from
+ * backend's API key and headers, a token or a user's password in either's URL, and the Basic token that
+ * password is sent as), and their removal from
  * everything those backends answer. A backend's words go to the model (a tool result, a tool description), to
  * the client (`mcp_tool_result`), into the generation record and its exports, and into log lines; a server
  * that quotes the token it was sent (a debug page, a `whoami` tool, an OAuth error) must not carry it into any
@@ -23,8 +24,13 @@ function credentialParts(value: string): string[] {
   const parts = [value, credential];
   if (scheme.toLowerCase() === 'basic') {
     const decoded = Buffer.from(credential, 'base64').toString('utf8');
-    // `user:password`, and the password alone, which a page may quote after decoding the header.
-    if (Buffer.from(decoded, 'utf8').toString('base64').replace(/=+$/, '') === credential.replace(/=+$/, '')) parts.push(decoded, decoded.slice(decoded.indexOf(':') + 1));
+    // `user:password`, and the password alone, which a page may quote after decoding the header; with no
+    // password (`token:`, a token given as the user name) the user name is the credential.
+    if (Buffer.from(decoded, 'utf8').toString('base64').replace(/=+$/, '') === credential.replace(/=+$/, '')) {
+      const colon = decoded.indexOf(':');
+      const password = decoded.slice(colon + 1);
+      parts.push(decoded, password === '' && colon !== -1 ? decoded.slice(0, colon) : password);
+    }
   }
   return parts;
 }

@@ -9,6 +9,7 @@ describe('backendSecrets', () => {
   it.each([
     ['a bearer header: the value and the token', { Authorization: secret('Bearer tok-123456789') }, null, ['Bearer tok-123456789', 'tok-123456789']],
     ['a Basic header: the value, the pair and the password', { Authorization: secret(`Basic ${BASIC}`) }, null, [`Basic ${BASIC}`, BASIC, 'gateway:pass-word-0042', 'pass-word-0042']],
+    ['a Basic header of a user name alone: the user name is the credential', { Authorization: secret(`Basic ${Buffer.from('ghp_usertoken1234:').toString('base64')}`) }, null, [`Basic ${Buffer.from('ghp_usertoken1234:').toString('base64')}`, Buffer.from('ghp_usertoken1234:').toString('base64'), 'ghp_usertoken1234:', 'ghp_usertoken1234']],
     ['a plain token header', { 'X-Api-Key': secret('key-abcdef') }, null, ['key-abcdef']],
     ['short values (flags, versions) are not secrets', { 'X-Debug': secret('1'), 'X-Version': secret('2024') }, null, []],
     ['an API key', {}, secret('brave-key-0001'), ['brave-key-0001']],
