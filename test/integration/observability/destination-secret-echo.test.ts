@@ -1,8 +1,8 @@
 /**
  * A destination that refuses a delivery may quote what it was sent: Langfuse's per-event errors, an OTLP
  * collector's or a webhook receiver's error body can repeat the `Authorization` header (Langfuse's Basic
- * header is the base64 of `public_key:secret_key`), a configured header's token, the token in the endpoint's
- * query, or the webhook's signature. The gateway logs why a delivery failed; that line (and `/metrics`, and the
+ * header is the base64 of `public_key:secret_key`; an OTLP endpoint's user-info is sent as one too, and the
+ * destination list shows it as `***@`), a configured header's token, the token in the endpoint's query, or the webhook's signature. The gateway logs why a delivery failed; that line (and `/metrics`, and the
  * destinations' own reads) must hold none of the destination's secrets, in any form.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -19,7 +19,9 @@ const LANGFUSE_SECRET = `sk-lf-${distinctiveKey('lfsecret')}`;
 const OTLP_TOKEN = distinctiveKey('otlpheadertoken');
 const QUERY_TOKEN = distinctiveKey('querytoken');
 const SIGNING_SECRET = `whsec_${distinctiveKey('signing')}`;
-const SECRETS = [LANGFUSE_SECRET, OTLP_TOKEN, QUERY_TOKEN, SIGNING_SECRET];
+const USER_INFO_PASSWORD = `p@ss/${distinctiveKey('userinfopassword')}`;
+const USER_INFO_TOKEN = Buffer.from(`otel:${USER_INFO_PASSWORD}`).toString('base64');
+const SECRETS = [LANGFUSE_SECRET, OTLP_TOKEN, QUERY_TOKEN, SIGNING_SECRET, USER_INFO_PASSWORD, encodeURIComponent(USER_INFO_PASSWORD), USER_INFO_TOKEN];
 
 let setup: RecordsGateway;
 let receiver: Server;
@@ -57,7 +59,7 @@ beforeAll(async () => {
   setup = await startRecordsGateway({ env: { SWITCHBOARD_BROADCAST_RETRY_MS: '20' } });
   for (const body of [
     { name: 'lf', kind: 'langfuse', endpoint: `${origin}/lf`, public_key: 'pk-lf-echo', secret_key: LANGFUSE_SECRET },
-    { name: 'otlp', kind: 'otlp', endpoint: `${origin}/otlp/v1/traces?api_key=${QUERY_TOKEN}`, protocol: 'http/json', headers: { 'X-Token': OTLP_TOKEN } },
+    { name: 'otlp', kind: 'otlp', endpoint: `${origin.replace('http://', `http://otel:${encodeURIComponent(USER_INFO_PASSWORD)}@`)}/otlp/v1/traces?api_key=${QUERY_TOKEN}`, protocol: 'http/json', headers: { 'X-Token': OTLP_TOKEN } },
     { name: 'hook', kind: 'webhook', endpoint: `${origin}/hook`, signing_secret: SIGNING_SECRET },
   ]) {
     const created = await callApi(setup.gateway.baseUrl, 'POST', '/observability/destinations', { key: setup.gateway.management_key, body });
@@ -85,5 +87,6 @@ it('logs why each destination refused a delivery without any of its secrets', as
   expect(logs).toContain('refused: authorization=');
   const metrics = await (await fetch(`${setup.gateway.baseUrl}/metrics`, { headers: { authorization: `Bearer ${setup.gateway.management_key}` } })).text();
   const listed = JSON.stringify((await callApi(setup.gateway.baseUrl, 'GET', '/observability/destinations', { key: setup.gateway.management_key })).body);
+  expect(listed).toContain('http://***@127.0.0.1:');
   expect([...secretFormsIn(logs, SECRETS, 'a log line'), ...secretFormsIn(metrics, SECRETS, '/metrics'), ...secretFormsIn(listed, SECRETS, 'the destination list')]).toEqual([]);
 });
