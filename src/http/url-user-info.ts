@@ -1,7 +1,7 @@
 /**
  * The credentials in a URL's user-info (`https://user:password@host/…`), as every HTTP client reads them:
  * HTTP Basic authentication. The gateway's backends (an MCP server's `url`, a search backend's `base_url`, a
- * broadcast destination's endpoint from the configuration file) are called without the user-info and with
+ * broadcast destination's endpoint, from the configuration file or the API) are called without the user-info and with
  * `Authorization: Basic base64(user:password)` instead, the user name and password percent-decoded as curl and
  * node:http do: Node's fetch (the MCP SDK's transport) refuses a URL holding credentials, and undici (search
  * backends, webhook and Langfuse deliveries) sends none of it. The password, the pair and the derived token are

@@ -39,7 +39,7 @@ const SHORTEST_QUERY_SECRET = 8;
  * Every secret a destination's deliveries carry, revealed, for removal by value (`withoutSecrets`) from what
  * a refusing destination says back: its headers' values, its secret key or signing secret, the values of its
  * endpoint's query (a token a collector takes there is a secret) and the password in its endpoint's user-info
- * (a file's destination may carry one; the API refuses it).
+ * with the Basic token it is sent as.
  */
 export function destinationSecretValues(destination: Pick<ActiveDestination, 'endpoint' | 'secrets'>): string[] {
   const { headers, secretKey, signingSecret } = destination.secrets;
