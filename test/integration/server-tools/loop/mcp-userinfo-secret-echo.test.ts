@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { anthropicStep } from '#test/helpers/fake-upstreams/index.ts';
 import { distinctiveKey } from '#test/helpers/credential-gateway.ts';
 import { startEchoMcpServer, type EchoMcpServer } from '#test/helpers/fake-tool-servers/echo-mcp-server.ts';
+import { startMcpTestServer } from '#test/helpers/fake-tool-servers/mcp-test-server.ts';
 import { loopBody, runLoop } from './loop-support.ts';
 import { leaks, sinkTexts, startSinkGateway, type SinkGateway } from './secret-sinks.ts';
 
@@ -23,9 +24,14 @@ const TOKEN = basic(`gateway:${PASSWORD}`).slice('Basic '.length);
 let short: EchoMcpServer;
 let echo: EchoMcpServer;
 let setup: SinkGateway;
+let gonePort: string;
 const answers: unknown[] = [];
 
 beforeAll(async () => {
+  // A server that was there and is gone: its port refuses connections.
+  const gone = await startMcpTestServer();
+  await gone.close();
+  gonePort = new URL(gone.url).port;
   [short, echo] = await Promise.all([startEchoMcpServer({ requireAuthorization: basic('u:p@ss') }), startEchoMcpServer({ requireAuthorization: basic(`gateway:${PASSWORD}`) })]);
   setup = await startSinkGateway(
     [
@@ -33,6 +39,7 @@ beforeAll(async () => {
       `    short: { url: "http://u:p%40ss@127.0.0.1:${new URL(short.url).port}/mcp", timeout_ms: 5000 }`,
       // The whole URL from the environment, as an operator keeps a URL with a password in it.
       '    echo: { url: "${ECHO_MCP_URL}", timeout_ms: 5000 }',
+      `    gone: { url: "http://gateway:${encodeURIComponent(PASSWORD)}@127.0.0.1:${gonePort}/mcp", timeout_ms: 2000 }`,
     ],
     { ECHO_MCP_URL: `http://gateway:${encodeURIComponent(PASSWORD)}@127.0.0.1:${new URL(echo.url).port}/mcp` },
   );
@@ -78,8 +85,16 @@ it('a server that quotes the Basic header it was sent: every result and error ar
   expect(results[3]?.content[0]?.text).not.toContain(TOKEN.slice(0, 12));
 });
 
+it('a server with user-info that refuses connections: not offered, its log line names the URL with the user-info as ***', async () => {
+  setup.upstream.enqueue(anthropicStep({ text: 'The server is not reachable.', usage: { input: 20, output: 6 } }));
+  const { message } = await runLoop(setup.gateway, loopBody('test/claude', [{ type: 'gateway:mcp', server: 'gone' }]), false);
+  answers.push(message);
+  const failed = setup.gateway.logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.message === 'mcp server tool list failed' && line.server === 'gone');
+  expect(failed).toMatchObject({ url: `http://***@127.0.0.1:${gonePort}/mcp`, reason: 'fetch failed (ECONNREFUSED)' });
+});
+
 it('no form of the password or the Basic token is in the answers, the model\'s requests, the log, the records, the exports or /metrics', async () => {
-  const texts = await sinkTexts(setup, answers, 2);
+  const texts = await sinkTexts(setup, answers, 3);
   expect(leaks(texts, [PASSWORD, encodeURIComponent(PASSWORD), `gateway:${PASSWORD}`, TOKEN])).toEqual([]);
   // The tool description reached the model, the header in it cut.
   expect(texts['the model\'s requests']).toContain('authorization Basic [REDACTED]');
