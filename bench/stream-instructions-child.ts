@@ -9,6 +9,8 @@
  * socket read would. It tells its parent when a round is about to start and how many streams it ran.
  */
 import { EventEmitter } from 'node:events';
+import { Agent, createServer, request as httpRequest, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Response } from 'express';
 import { streamToClient } from '#src/http/stream-to-client.ts';
 import { createSseWriter } from '#src/http/sse-writer.ts';
@@ -31,21 +33,31 @@ export interface ChildOptions {
   streams: number;
   warmup: number;
   rounds: number;
+  /** Each event its own chunk, a turn after the one before (as a paced upstream's arrive), not one packet. */
+  paced: boolean;
+  /** The writer writes to a real `node:http` response on a loopback connection, read by a client in this process. */
+  http: boolean;
 }
 
 const PACKET = Buffer.from(streamEvents('claude-sonnet-4-5').join(''));
+const PACED = streamEvents('claude-sonnet-4-5').map((event) => Buffer.from(event));
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
-/** An upstream body that hands out the packet on the next turn, then its end. */
+/** An upstream body that hands out its chunks (the packet, or the paced events) a turn apart, then its end. */
 class PacketBody implements UpstreamBody, AsyncIterator<Buffer> {
-  #sent = false;
+  readonly #chunks: readonly Buffer[];
+  #next = 0;
+  constructor(chunks: readonly Buffer[]) {
+    this.#chunks = chunks;
+  }
   [Symbol.asyncIterator](): AsyncIterator<Buffer> {
     return this;
   }
   next(): Promise<IteratorResult<Buffer>> {
-    if (this.#sent) return Promise.resolve(DONE);
-    this.#sent = true;
-    return new Promise((resolve) => setImmediate(resolve, { done: false, value: PACKET }));
+    const chunk = this.#chunks[this.#next];
+    if (chunk === undefined) return Promise.resolve(DONE);
+    this.#next += 1;
+    return new Promise((resolve) => setImmediate(resolve, { done: false, value: chunk }));
   }
   text(): Promise<string> {
     return Promise.reject(new Error('read as chunks'));
@@ -91,7 +103,7 @@ const noNextModel = () => Promise.resolve(null);
 const additions = { model: 'anthropic/claude-sonnet-4.5', providerName: 'Anthropic', isByok: true, priceUsage: () => 0.000186 };
 
 /** One streamed answer, from the passthrough to the response's end. */
-async function streamOnce(): Promise<number> {
+async function streamOnce(chunks: readonly Buffer[], response?: Response): Promise<number> {
   const context = {
     generationId: 'gen_bench',
     caller: { accountId: 'account', workspaceId: 'workspace', keyHash: 'key' },
@@ -100,27 +112,53 @@ async function streamOnce(): Promise<number> {
     signal: new AbortController().signal,
   } as unknown as MessagesRequestContext;
   const observed = observer.begin(request, context);
-  const started = await startStream(attempt, { events: new PassedEvents('anthropic', new PacketBody()), warnings: [] });
-  const res = new CountingResponse();
-  const writer = createSseWriter(res as unknown as Response);
+  const started = await startStream(attempt, { events: new PassedEvents('anthropic', new PacketBody(chunks)), warnings: [] });
+  const res = response ?? (new CountingResponse() as unknown as Response);
+  const writer = createSseWriter(res);
   writer.open({});
   const amended = amendStream(staged(startedEvents(started), outcomeStage()), additions);
   const events = spliceRefusalFallbacks(amended, 'anthropic/claude-sonnet-4.5', noNextModel);
   await streamToClient(writer, observer.observeStream(observed, drain.guardStream(events)), logger);
-  return res.bytes;
+  return 0;
+}
+
+/** Streams over `node:http`: a server whose handler runs `streamOnce`, and a keep-alive client reading each answer whole. */
+async function httpStreams(chunks: readonly Buffer[]): Promise<() => Promise<number>> {
+  // The SSE writer sets the status through express's `status`; a plain response gets the same one-liner.
+  (ServerResponse.prototype as unknown as { status(code: number): ServerResponse }).status = function status(this: ServerResponse, code: number) {
+    this.statusCode = code;
+    return this;
+  };
+  const server = createServer((_req, res) => void streamOnce(chunks, res as unknown as Response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  const { port } = server.address() as AddressInfo;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  return () =>
+    new Promise<number>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/', method: 'GET', agent }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => resolve(bytes));
+      });
+      req.on('error', reject);
+      req.end();
+    });
 }
 
 const nextMessage = () => new Promise<unknown>((resolve) => process.once('message', resolve));
 
 /** Warms up, then runs `rounds` measured rounds of streams. */
 export async function runChild(options: ChildOptions): Promise<void> {
-  for (let index = 0; index < options.warmup; index += 1) await streamOnce();
+  const chunks = options.paced ? PACED : [PACKET];
+  const once = options.http ? await httpStreams(chunks) : () => streamOnce(chunks);
+  for (let index = 0; index < options.warmup; index += 1) await once();
   const expected = outcomes;
   for (let round = 0; round < options.rounds; round += 1) {
     const go = nextMessage();
     process.send?.({ ready: true });
     await go;
-    for (let index = 0; index < options.streams; index += 1) await streamOnce();
+    for (let index = 0; index < options.streams; index += 1) await once();
     const next = nextMessage();
     process.send?.({ measured: options.streams });
     await next;

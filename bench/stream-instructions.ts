@@ -21,6 +21,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     'node-flags': { type: 'string' },
     'keep-dumps': { type: 'boolean', default: false },
+    paced: { type: 'boolean', default: false },
+    http: { type: 'boolean', default: false },
     child: { type: 'boolean', default: false },
   },
 });
@@ -29,11 +31,11 @@ const thousands = (count: number) => `${(count / 1e3).toFixed(1)} k`;
 
 if (values.child) {
   const { runChild } = await import('./stream-instructions-child.ts');
-  await runChild({ streams: Number(values.streams), warmup: Number(values.warmup), rounds: Number(values.rounds) });
+  await runChild({ streams: Number(values.streams), warmup: Number(values.warmup), rounds: Number(values.rounds), paced: values.paced, http: values.http });
 } else {
   const rounds = await countChildRounds({
     script: new URL(import.meta.url).pathname,
-    args: ['--child', '--streams', values.streams, '--warmup', values.warmup, '--rounds', values.rounds],
+    args: ['--child', '--streams', values.streams, '--warmup', values.warmup, '--rounds', values.rounds, ...(values.paced ? ['--paced'] : []), ...(values.http ? ['--http'] : [])],
     nodeFlags: values['node-flags']?.split(',') ?? [...GATEWAY_NODE_FLAGS],
     rounds: Number(values.rounds),
     name: 'streams',
