@@ -110,7 +110,15 @@ class ResponseSseWriter implements SseWriter {
   flush(): void {
     this.#flushQueued = false;
     const body = this.#take();
-    if (body && !this.#closed && !this.#res.writableEnded) this.#res.write(body);
+    const res = this.#res;
+    if (!body || this.#closed || res.writableEnded) return;
+    // Node corks the socket for a chunked write and uncorks it a `process.nextTick` later; corked here, the
+    // same one writev (head, chunk size, chunk, CRLF) leaves now, without that tick.
+    const socket = res.socket;
+    if (!socket || socket.writableCorked) return void res.write(body);
+    socket.cork();
+    res.write(body);
+    socket.uncork();
   }
 
   #flushAtEndOfTurn(): void {

@@ -8,8 +8,10 @@
  * turn (authentication, planning and the key answered from memory), so work added there shows as CPU, and
  * a wait added there (a store read, a timer, an immediate) fails the guard below.
  */
+import { createHook } from 'node:async_hooks';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { OutgoingMessage, type IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startFakeAnthropic, type FakeUpstream } from '#test/helpers/fake-upstreams/index.ts';
@@ -76,6 +78,48 @@ function watchFirstWrite(): { turnPassed: boolean | undefined; firstWrite: strin
   cleanups.push(() => {
     prototype._writeRaw = writeRaw;
     unsubscribe('undici:request:bodyChunkReceived', onChunk);
+  });
+  return seen;
+}
+
+type WriteGeneric = (this: Socket, ...args: unknown[]) => unknown;
+
+/**
+ * Watches the gateway's next stream: how many `process.nextTick` callbacks were queued in the gateway's process
+ * between the upstream's first body chunk reaching it and the answer's first bytes reaching the gateway's
+ * socket. The SSE writer queues one (its batch leaves at the end of the turn); a chunked `res.write` on an
+ * uncorked socket would queue one more (Node corks the socket and uncorks it a tick later), which the writer
+ * avoids by corking the socket around its write itself.
+ */
+function watchTicksToFirstSocketWrite(): { ticks: number | undefined } {
+  const seen: { ticks: number | undefined } = { ticks: undefined };
+  let counting = false;
+  let ticks = 0;
+  const hook = createHook({
+    init(_id, type) {
+      if (counting && type === 'TickObject') ticks += 1;
+    },
+  }).enable();
+  const onChunk = (message: unknown) => {
+    const { request } = message as { request: { origin?: unknown } };
+    if (seen.ticks !== undefined || counting || String(request.origin) !== new URL(upstream.url).origin) return;
+    counting = true;
+  };
+  subscribe('undici:request:bodyChunkReceived', onChunk);
+  const prototype = Socket.prototype as unknown as { _writeGeneric: WriteGeneric };
+  const writeGeneric = prototype._writeGeneric;
+  const gatewayPort = Number(new URL(gateway.baseUrl).port);
+  prototype._writeGeneric = function (this: Socket, ...args: unknown[]): unknown {
+    if (counting && this.localPort === gatewayPort) {
+      counting = false;
+      seen.ticks = ticks;
+    }
+    return writeGeneric.apply(this, args);
+  };
+  cleanups.push(() => {
+    prototype._writeGeneric = writeGeneric;
+    unsubscribe('undici:request:bodyChunkReceived', onChunk);
+    hook.disable();
   });
   return seen;
 }
@@ -157,6 +201,19 @@ describe("a stream's first byte", () => {
       expect(seen.turnPassed).toBe(false);
       expect(seen.firstWrite).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
       expect(seen.firstWrite).toContain('event: message_start\n');
+      for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+    }
+  });
+
+  it('reaches the socket without a tick of its own after the writer releases its batch', async () => {
+    upstream.enqueue(reply.sse(FRAMES));
+    await client.messages.stream({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+    for (let index = 0; index < 3; index += 1) {
+      const seen = watchTicksToFirstSocketWrite();
+      upstream.enqueue(reply.sse(FRAMES, { chunkDelayMs: 20 }));
+      const message = await client.messages.stream({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }).finalMessage();
+      expect(message.content).toEqual([{ type: 'text', text: 'Hello' }]);
+      expect(seen.ticks).toBe(1);
       for (const cleanup of cleanups.splice(0).reverse()) cleanup();
     }
   });
