@@ -6,7 +6,11 @@
  * stage, and streamToClient with the SSE writer. The writer writes to a minimal response object, so node's
  * HTTP layer and the upstream exchange are not counted, nor is the record the observer's outcome becomes
  * (the sink only counts outcomes). The packet reaches the passthrough a turn after it is asked for, as a
- * socket read would. It tells its parent when a round is about to start and how many streams it ran.
+ * socket read would. With `paced`, each event is a chunk of its own, a turn after the one before, so each
+ * leaves in a write of its own (as the probe's paced upstream makes the gateway write); with `http`, the writer
+ * writes to a real `node:http` response on a loopback connection whose client (in this process, counted too)
+ * reads every answer whole, so Node's head, chunked framing and socket writes are in the count. It tells its
+ * parent when a round is about to start and how many streams it ran.
  */
 import { EventEmitter } from 'node:events';
 import { Agent, createServer, request as httpRequest, ServerResponse } from 'node:http';

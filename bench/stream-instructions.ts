@@ -1,6 +1,6 @@
 /**
  * `node bench/stream-instructions.ts [--streams 5000] [--warmup 20000] [--rounds 2] [--node-flags a,b]
- * [--keep-dumps]`: the instructions one streamed answer costs on the gateway's stream path, from the
+ * [--keep-dumps] [--paced] [--http]`: the instructions one streamed answer costs on the gateway's stream path, from the
  * passthrough's events to the SSE writer's last write, counted by valgrind's callgrind in one process (see
  * bench/stream-instructions-child.ts for what is and is not in the path). A child process under valgrind
  * (with the gateway's `--liftoff-only`) runs the bench's seven-event answer through it; instrumentation is on
