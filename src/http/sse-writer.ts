@@ -117,8 +117,11 @@ class ResponseSseWriter implements SseWriter {
     const socket = res.socket;
     if (!socket || socket.writableCorked) return void res.write(body);
     socket.cork();
-    res.write(body);
-    socket.uncork();
+    try {
+      res.write(body);
+    } finally {
+      socket.uncork();
+    }
   }
 
   #flushAtEndOfTurn(): void {
