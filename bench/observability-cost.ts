@@ -122,7 +122,7 @@ try {
   // The line `npm run bench` reads (bench/observability-run.ts).
   console.log(`${RESULT_PREFIX}${JSON.stringify({ mode, driver, generations: count, microsPerGeneration: figures })}`);
 } finally {
-  await broadcaster.close();
+  await broadcaster.close(1_000);
   await queue.close(1000);
   await database.close();
   await dropDatabase();

@@ -98,7 +98,7 @@ export async function runChild(options: { port: number; generations: number; war
       }
     }
     console.error(`(serialized ${(bytes / (options.warmup + options.rounds * options.generations)).toFixed(0)} bytes per generation)`);
-    await broadcaster.close();
+    await broadcaster.close(1_000);
     process.send?.({ type: 'finished' });
   } catch (error) {
     process.send?.({ type: 'failed', message: String((error as Error).stack ?? error) });

@@ -71,6 +71,6 @@ try {
     console.log(index === 0 ? `(warm-up) ${line}` : line);
   }
 } finally {
-  await broadcaster.close();
+  await broadcaster.close(1_000);
   receiver.close();
 }

@@ -115,7 +115,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const planView = createCatalogPlanView(catalog);
     const modelSlug = (name: string) => planView.model(name)?.slug;
     const observability = await createObservability({ config: config.observability, database, vault: stack.vault, cursors: stack.cursors, catalog, modelSlug, logger, version: VERSION, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
-    closers.push(() => observability.close());
+    // Set when the shutdown starts: the broadcast flush gets what is left of the grace period (within bounds).
+    let graceEndsAt = 0;
+    closers.push(() => observability.close(graceEndsAt - Date.now()));
     const registry = observability.metrics.registry;
     const scrapeMetrics: ScrapeMetrics = options.clusterWorker ? await reportToPrimary(registry) : async () => ({ text: await registry.metrics(), contentType: registry.contentType });
     if (config.observability.metricsPort !== undefined && !options.clusterWorker) {
@@ -232,8 +234,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         await observability.flush();
         await ledger.flush();
       },
-      close: () =>
-        (closing ??= shutDownGracefully({
+      close: () => {
+        if (!closing) graceEndsAt = Date.now() + config.shutdownGraceMs;
+        return (closing ??= shutDownGracefully({
           server,
           tracker: drainTracker,
           graceMs: config.shutdownGraceMs,
@@ -243,7 +246,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
             await closeUpstreamHttp();
             if (ownsDatabase) await database.close();
           },
-        })),
+        }));
+      },
       hurry: () => drainTracker.passDeadline(),
     };
   } catch (error) {

@@ -19,7 +19,7 @@ import { ObservabilityDirectory } from '#src/observability/observability-directo
 import { startContentRetention } from '#src/observability/content-retention.ts';
 import { createWorkspaceSettingsService, type WorkspaceSettingsService } from '#src/observability/workspace-settings-service.ts';
 import { createDestinationService, type DestinationService } from '#src/observability/destinations/destination-service.ts';
-import type { Broadcaster } from '#src/observability/broadcast/broadcast-types.ts';
+import { shutdownFlushBudgetMs, type Broadcaster } from '#src/observability/broadcast/broadcast-types.ts';
 import { createDestinationNetwork, destinationUrlProblem } from '#src/observability/destinations/destination-address.ts';
 import type { LookupAll } from '#src/server-tools/web-fetch/guarded-dispatcher.ts';
 
@@ -37,7 +37,12 @@ export interface Observability {
   addOutcomeListener(listener: (outcome: GenerationOutcome) => void): void;
   /** Writes what is queued (tests, shutdown). */
   flush(): Promise<void>;
-  close(): Promise<void>;
+  /**
+   * Closes at shutdown, once no request is in flight: the last outcomes become records and broadcasts, then
+   * the records are written while the destinations flush (for what is left of `remainingGraceMs`, see
+   * shutdownFlushBudgetMs).
+   */
+  close(remainingGraceMs?: number): Promise<void>;
 }
 
 /** What observability is built from. */
@@ -131,13 +136,13 @@ export async function createObservability(options: ObservabilityOptions): Promis
       pipeline.drain();
       await queue?.flush();
     },
-    async close() {
+    async close(remainingGraceMs = 0) {
       unsubscribe();
       stopRetention();
       directory.stop();
+      // The outcomes not yet handled go to the record queue and the destinations' channels before either closes.
       pipeline.drain();
-      await queue?.close(5_000);
-      await broadcaster?.close();
+      await Promise.all([queue?.close(5_000), broadcaster?.close(shutdownFlushBudgetMs(remainingGraceMs))]);
     },
   };
 }

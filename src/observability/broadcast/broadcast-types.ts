@@ -51,7 +51,25 @@ export interface Broadcaster {
   sync(destinations: readonly ActiveDestination[]): void;
   /** Items waiting, by destination kind. */
   depths(): Record<string, number>;
-  close(): Promise<void>;
+  /**
+   * At shutdown, once no generation is offered any more: every destination sends what it holds, at once and
+   * without retries, for up to `flushBudgetMs` (shutdownFlushBudgetMs); what is left then is dropped.
+   */
+  close(flushBudgetMs: number): Promise<void>;
+}
+
+/** The shortest and longest time the broadcast flush at shutdown may take. */
+const FLUSH_BUDGET_MS = { min: 1_000, max: 5_000 } as const;
+
+/**
+ * How long the destinations may take to send what they hold at shutdown: what is left of the shutdown grace
+ * period, between 1 and 5 s. A few seconds send a full queue to a healthy destination many times over (an
+ * export of 512 generations takes well under a second); capped because the grace period is usually set just under
+ * the orchestrator's (Kubernetes kills at 30 s, the default grace is 25 s), at least 1 s so that a drain that
+ * used the whole grace still sends the last generations to a destination that answers.
+ */
+export function shutdownFlushBudgetMs(remainingGraceMs: number): number {
+  return Math.min(FLUSH_BUDGET_MS.max, Math.max(FLUSH_BUDGET_MS.min, remainingGraceMs));
 }
 
 /**

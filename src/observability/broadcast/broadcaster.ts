@@ -22,7 +22,7 @@ function lazyOtlpSender(destination: ActiveDestination, settings: BroadcastSetti
   const load = () => (sender ??= import('#src/observability/broadcast/otlp-sender.ts').then((module) => module.createOtlpSender(destination, settings)));
   return {
     batchSize: OTLP_BATCH_SIZE,
-    send: async (items, stop) => (await load()).send(items, stop),
+    send: async (items, signals) => (await load()).send(items, signals),
     // A module that fails to load fails each `send` instead, which counts and logs it.
     warm: () => load().then((loaded) => loaded.warm?.(), () => {}),
     close: async () => {
@@ -90,8 +90,8 @@ export function createBroadcaster(settings: BroadcastSettings, hooks: BroadcastH
       for (const channel of channels.values()) depths[channel.destination.kind] = (depths[channel.destination.kind] ?? 0) + channel.depth;
       return depths;
     },
-    async close() {
-      await Promise.all([...channels.values()].map((channel) => channel.close()));
+    async close(flushBudgetMs) {
+      await Promise.all([...channels.values()].map((channel) => channel.flushAndClose(flushBudgetMs)));
       channels.clear();
     },
   };

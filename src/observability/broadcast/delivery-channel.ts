@@ -9,8 +9,10 @@
  * (bench/JOURNAL.md, 2026-11-28 16:00). Still bounded: by the limit, plus while cold one batch of at most the
  * limit. A full queue drops new items (counted); a failed delivery drops its batch, and items a destination
  * refused are dropped as `rejected` (both counted, and logged at most every ten seconds per destination).
- * Closing (the destination deleted, disabled or changed, or shutdown) stops the sender's retries and counts
- * every item once. Nothing here is ever awaited by a request.
+ * Closing (the destination deleted, disabled or changed) stops the sender at once and counts every item once.
+ * At the gateway's shutdown the channel flushes instead (`flushAndClose`): what it holds leaves at once in full
+ * batches, one try each, until its budget is spent; only what is left then is dropped. Nothing here is ever
+ * awaited by a request.
  */
 import { withoutSecrets, type Logger } from '#src/logger.ts';
 import { destinationSecretValues, type ActiveDestination } from '#src/observability/destinations/active-destination.ts';
@@ -31,8 +33,11 @@ export class DeliveryChannel {
   private queue: TracedItem[] = [];
   private worker: Promise<void> | undefined;
   private closed = false;
-  // Aborted on close: the sender starts no attempt after it, so a removed destination gets nothing more.
+  // Aborted on close, or when the shutdown's flush budget is spent: the sender starts no attempt after it.
   private readonly stop = new AbortController();
+  // Aborted when the shutdown's flush begins: no retry, and no batch lingers.
+  private readonly lastTry = new AbortController();
+  private readonly signals = { stop: this.stop.signal, lastTry: this.lastTry.signal };
   private lastFailureLog = 0;
   // The items at the queue's head that are the batch in flight; the rest wait for the next batch.
   private taken = 0;
@@ -80,19 +85,43 @@ export class DeliveryChannel {
     this.closed = true;
     this.stop.abort();
     this.lingerEnd?.();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.worker, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(timer);
-    if (this.queue.length > 0) this.hooks.dropped(this.destination.kind, 'failed', this.queue.length);
-    // A new array: a batch still in flight sees that its items were counted here (run).
-    this.queue = [];
+    await within(this.worker, graceMs);
+    this.dropRest();
     await this.sender.close();
   }
 
+  /**
+   * Closes at the gateway's shutdown, after the last generation was offered: takes no new item, and sends
+   * everything it holds at once (no linger), in full batches, one try each (the sender's `lastTry`: a batch
+   * waiting to be retried gives up, later ones get no retry), for up to `budgetMs` in all. What is still
+   * unsent then (a slow or dead destination) is dropped, counted as `failed` and logged, and the sender gets
+   * what is left of the budget to close.
+   */
+  async flushAndClose(budgetMs: number): Promise<void> {
+    const deadline = performance.now() + budgetMs;
+    this.closed = true;
+    this.lastTry.abort();
+    this.lingerEnd?.();
+    if (!(await within(this.worker, budgetMs))) {
+      this.stop.abort();
+      const left = this.queue.length;
+      this.logger.warn('broadcast flush at shutdown ran out of time; generations dropped', { destination_id: this.destination.id, kind: this.destination.kind, items: left, budget_ms: budgetMs });
+      this.dropRest();
+    }
+    await within(this.sender.close(), Math.max(0, deadline - performance.now()));
+  }
+
+  // Counts what the queue holds as dropped; a new array, so a batch still in flight sees that its items were
+  // counted here (run).
+  private dropRest(): void {
+    if (this.queue.length > 0) this.hooks.dropped(this.destination.kind, 'failed', this.queue.length);
+    this.queue = [];
+  }
+
   private async run(): Promise<void> {
-    while (this.queue.length > 0 && !this.closed) {
+    while (this.queue.length > 0 && !this.stop.signal.aborted) {
       await this.linger();
-      if (this.closed) return;
+      if (this.stop.signal.aborted) return;
       const { queue } = this;
       const batch = queue.slice(0, this.sender.batchSize);
       this.taken = batch.length;
@@ -101,7 +130,7 @@ export class DeliveryChannel {
       let failure: unknown;
       let result: SendResult | void = undefined;
       try {
-        result = await this.sender.send(batch, this.stop.signal);
+        result = await this.sender.send(batch, this.signals);
       } catch (error) {
         failure = error ?? new Error('failed');
       }
@@ -130,7 +159,7 @@ export class DeliveryChannel {
    */
   private linger(): Promise<void> | undefined {
     const size = this.fullBatch();
-    if (size <= 1 || this.queue.length >= size) return undefined;
+    if (size <= 1 || this.queue.length >= size || this.lastTry.signal.aborted) return undefined;
     const wait = LINGER_MS - (performance.now() - this.waitingSince);
     if (wait <= 0) return undefined;
     return new Promise<void>((resolve) => {
@@ -154,10 +183,19 @@ export class DeliveryChannel {
   // At most one line every ten seconds per destination: a dead or refusing destination must not flood the log.
   private logFailure(message: string, items: number, reason: string): void {
     const now = Date.now();
-    if (this.closed || now - this.lastFailureLog < 10_000) return;
+    if (this.stop.signal.aborted || now - this.lastFailureLog < 10_000) return;
     this.lastFailureLog = now;
     // A refusal's words may quote what the destination was sent (a header, the endpoint's query token).
     const said = withoutSecrets(reason, destinationSecretValues(this.destination));
     this.logger.warn(message, { destination_id: this.destination.id, kind: this.destination.kind, items, reason: said });
   }
+}
+
+/** Waits for `work` up to `ms`; whether it ended in time (a rejection counts as ended). */
+async function within(work: Promise<unknown> | undefined, ms: number): Promise<boolean> {
+  if (!work) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([work.then(() => true, () => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  clearTimeout(timer);
+  return ended;
 }

@@ -54,7 +54,7 @@ export function createLangfuseSender(destination: ActiveDestination, settings: B
   const authorization = () => `Basic ${Buffer.from(`${destination.publicKey}:${secret.reveal()}`).toString('base64')}`;
   return {
     batchSize: 50,
-    async send(items, stop) {
+    async send(items, signals) {
       const batch: LangfuseEvent[] = [];
       // Which item each event came from, to count the generations whose events Langfuse refused.
       const itemOfEvent = new Map<string, number>();
@@ -73,7 +73,7 @@ export function createLangfuseSender(destination: ActiveDestination, settings: B
           return response;
         },
         settings,
-        stop,
+        signals,
       );
       if (!result.ok) throw new DeliveryFailedError(`langfuse delivery failed after ${result.attempts} attempts (${result.last})`);
       const refused = refusedEvents(answer, destinationSecretValues(destination));

@@ -17,7 +17,7 @@ import { checkLiteralEndpoint } from '#src/observability/destinations/destinatio
 import type { ActiveDestination } from '#src/observability/destinations/active-destination.ts';
 import { OTLP_BATCH_SIZE, type BroadcastSettings } from '#src/observability/broadcast/broadcast-types.ts';
 import { convertToOtelSpans, type SpanEnvironment } from '#src/observability/broadcast/convert-to-otel-spans.ts';
-import { DeliveryFailedError, type Sender } from '#src/observability/broadcast/sender.ts';
+import { DeliveryFailedError, type DeliverySignals, type Sender } from '#src/observability/broadcast/sender.ts';
 
 /** What the OpenTelemetry trace exporters send as Content-Type for each protocol. */
 const CONTENT_TYPES: Record<ActiveDestination['protocol'], string> = { 'http/json': 'application/json', 'http/protobuf': 'application/x-protobuf' };
@@ -27,12 +27,12 @@ const COMPONENT_TYPE = 'otlp_http_span_exporter';
 const CONCURRENCY_LIMIT = 30;
 
 /**
- * A trace exporter for one destination, configured only by the destination and the gateway's settings. Once
- * `stopped` says so, no request starts: the delegate's transport retries on its own (within the export's time
- * limit) and reads the headers before every attempt, so refusing them there ends the retries of a destination
- * that was deleted, disabled or changed.
+ * A trace exporter for one destination, configured only by the destination and the gateway's settings. The
+ * delegate's transport retries on its own (within the export's time limit) and reads the headers before every
+ * attempt: refusing them there is how `refused` ends an export's attempts (a destination deleted, disabled or
+ * changed; a shutdown that allows no retry).
  */
-async function createExporter(destination: ActiveDestination, headers: Record<string, string>, timeoutMillis: number, agentOptions: AgentOptions, stopped: () => boolean): Promise<SpanExporter> {
+async function createExporter(destination: ActiveDestination, headers: Record<string, string>, timeoutMillis: number, agentOptions: AgentOptions, refused: () => boolean): Promise<SpanExporter> {
   const [{ OTLPExporterBase }, { createOtlpHttpExportDelegate, httpAgentFactoryFromOptions }, transformer] = await Promise.all([
     import('@opentelemetry/otlp-exporter-base'),
     import('@opentelemetry/otlp-exporter-base/node-http'),
@@ -48,7 +48,7 @@ async function createExporter(destination: ActiveDestination, headers: Record<st
     {
       url: call.url,
       headers: async () => {
-        if (stopped()) throw new DeliveryFailedError('OTLP export stopped: the destination was removed or changed');
+        if (refused()) throw new DeliveryFailedError('OTLP export stopped: the destination was removed or changed, or the gateway is shutting down');
         return { ...requestHeaders };
       },
       timeoutMillis,
@@ -68,12 +68,21 @@ async function createExporter(destination: ActiveDestination, headers: Record<st
 /** Creates the sender of an OTLP destination. */
 export function createOtlpSender(destination: ActiveDestination, settings: BroadcastSettings): Sender {
   let ready: Promise<{ exporter: SpanExporter; environment: SpanEnvironment }> | undefined;
-  // The channel's one stop signal, from its first batch.
-  let stop: AbortSignal | undefined;
+  // The channel's signals (the same for every batch), from its first batch.
+  let signals: DeliverySignals | undefined;
+  // Exports whose first attempt has not read the headers yet. An export's first attempt reads them within the
+  // turn of the event loop that `export` was called in (the transport awaits only its cached agent first);
+  // its retries come after a backoff timer. So the attempt that finds none left is a retry, which `lastTry` refuses.
+  let firstAttempts = 0;
+  const refused = () => {
+    const first = firstAttempts > 0;
+    if (first) firstAttempts -= 1;
+    return signals?.stop.aborted === true || (!first && signals?.lastTry.aborted === true);
+  };
   const setup = async () => {
     const headers = Object.fromEntries(Object.entries(destination.secrets.headers).map(([name, value]) => [name, value.reveal()]));
     // The agent resolves names through the guarded lookup: a name whose address is not allowed never connects.
-    const [exporter, { resourceFromAttributes }] = await Promise.all([createExporter(destination, headers, settings.timeoutMs, settings.network.agentOptions(), () => stop?.aborted === true), import('@opentelemetry/resources')]);
+    const [exporter, { resourceFromAttributes }] = await Promise.all([createExporter(destination, headers, settings.timeoutMs, settings.network.agentOptions(), refused), import('@opentelemetry/resources')]);
     const scope: InstrumentationScope = { name: 'switchboard-gateway', version: settings.version };
     const resource = resourceFromAttributes({ 'service.name': 'switchboard', 'service.version': settings.version });
     return { exporter, environment: { resource, scope, includeContent: destination.includeContent } };
@@ -85,8 +94,8 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
       // A failed setup fails each `send` instead, which counts and logs it.
       await ready.then(() => {}, () => {});
     },
-    async send(items, signal) {
-      stop = signal;
+    async send(items, given) {
+      signals = given;
       try {
         checkLiteralEndpoint(destination.endpoint, settings.network.allowlist);
       } catch (error) {
@@ -96,6 +105,7 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
       const { exporter, environment } = await ready;
       const spans: ReadableSpan[] = [];
       for (const item of items) convertToOtelSpans(item, environment, spans);
+      firstAttempts += 1;
       const result = await new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(spans, resolve));
       // ExportResultCode.SUCCESS is 0.
       if (result.code !== 0) throw new DeliveryFailedError(`OTLP export failed (${result.error?.message ?? 'no detail'})`);

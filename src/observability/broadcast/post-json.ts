@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import { retryAfterSeconds } from '#src/providers/map-upstream-failure.ts';
+import type { DeliverySignals } from '#src/observability/broadcast/sender.ts';
 
 /** A destination's answer to one attempt: its status and, when it sent one, its `Retry-After` header. */
 export interface DestinationAnswer {
@@ -98,16 +99,18 @@ export function retryDelayMs(index: number, retryBaseMs: number, retryAfter: str
 
 /**
  * Runs `attempt` (which builds and posts a fresh request) until it gets a 2xx or a final answer
- * (isRetryableStatus), the retries are spent or `stop` aborts: a destination that was deleted, disabled or changed while its delivery waited to be retried gets
- * no further request (an attempt already sent finishes). A retryable answer's `Retry-After` sets the wait
- * before the next attempt (retryDelayMs).
+ * (isRetryableStatus), the retries are spent or the signals end it: after `stop` (a destination deleted,
+ * disabled or changed, or the shutdown's flush budget spent) no request starts, after `lastTry` (the shutdown)
+ * no retry; an attempt already sent finishes. A retryable answer's `Retry-After` sets the wait before the next
+ * attempt (retryDelayMs).
  */
-export async function deliverWithRetries(attempt: () => Promise<DestinationAnswer>, options: { retries: number; retryBaseMs: number }, stop: AbortSignal): Promise<DeliveryResult> {
+export async function deliverWithRetries(attempt: () => Promise<DestinationAnswer>, options: { retries: number; retryBaseMs: number }, signals: DeliverySignals): Promise<DeliveryResult> {
+  const { stop, lastTry } = signals;
   let last = '';
   let retryAfter: string | undefined;
   for (let index = 0; index <= options.retries; index += 1) {
-    if (index > 0) await sleep(retryDelayMs(index, options.retryBaseMs, retryAfter), undefined, { signal: stop }).catch(() => undefined);
-    if (stop.aborted) return { ok: false, attempts: index, last: last === '' ? 'stopped' : `${last}, then stopped` };
+    if (index > 0 && !lastTry.aborted) await sleep(retryDelayMs(index, options.retryBaseMs, retryAfter), undefined, { signal: AbortSignal.any([stop, lastTry]) }).catch(() => undefined);
+    if (stop.aborted || (index > 0 && lastTry.aborted)) return { ok: false, attempts: index, last: last === '' ? 'stopped' : `${last}, then stopped` };
     retryAfter = undefined;
     try {
       const answer = await attempt();

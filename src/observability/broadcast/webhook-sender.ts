@@ -17,7 +17,7 @@ export function createWebhookSender(destination: ActiveDestination, settings: Br
   if (!secret) throw new Error(`webhook destination ${destination.id} has no signing secret`);
   return {
     batchSize: 1,
-    async send(items, stop) {
+    async send(items, signals) {
       for (const item of items) {
         const body = JSON.stringify(convertToWebhookEvent(item, { includeContent: destination.includeContent, now: new Date() }));
         const result = await deliverWithRetries(
@@ -26,7 +26,7 @@ export function createWebhookSender(destination: ActiveDestination, settings: Br
             return postJson(call.url, body, call.headers, settings.timeoutMs, settings.network.dispatcher());
           },
           settings,
-          stop,
+          signals,
         );
         if (!result.ok) throw new DeliveryFailedError(`webhook delivery failed after ${result.attempts} attempts (${result.last})`);
       }

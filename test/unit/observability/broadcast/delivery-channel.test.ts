@@ -1,6 +1,7 @@
 /**
  * A delivery channel while its sender is cold: the sender warms when the channel opens, the queue holds one
- * full batch more than its limit until the first delivery ends, and its limit again after. A fake sender whose
+ * full batch more than its limit until the first delivery ends, and its limit again after. And at shutdown:
+ * what it holds leaves at once without retries, and what is left at the budget is dropped, counted once. A fake sender whose
  * deliveries end when the test says; items are opaque to the channel.
  */
 import { describe, expect, it } from 'vitest';
@@ -15,13 +16,15 @@ const item = {} as TracedItem;
 
 /** A channel on a sender of `batchSize` whose every delivery waits for `release`. */
 function channelOf(limit: number, batchSize: number) {
-  const counts = { warmed: 0, sent: 0, dropped: 0, batches: [] as number[] };
+  // `lastTry`: whether each batch was sent with retries ruled out (the shutdown's flush).
+  const counts = { warmed: 0, sent: 0, dropped: 0, batches: [] as number[], lastTry: [] as boolean[] };
   const pending: (() => void)[] = [];
   const sender: Sender = {
     batchSize,
     warm: async () => void (counts.warmed += 1),
-    send: (items) => {
+    send: (items, signals) => {
       counts.batches.push(items.length);
+      counts.lastTry.push(signals.lastTry.aborted);
       return new Promise<void>((resolve) => pending.push(resolve));
     },
     close: async () => {},
@@ -77,5 +80,35 @@ describe('DeliveryChannel when cold', () => {
     expect(channel.depth).toBe(10);
     expect(counts.dropped).toBe(1);
     await channel.close(0);
+  });
+});
+
+describe('DeliveryChannel flushing at shutdown', () => {
+  it('sends a lingering batch at once, with no retry, and closes once it is sent', async () => {
+    const { channel, counts, release } = channelOf(100, 4);
+    for (let index = 0; index < 6; index += 1) channel.enqueue(item);
+    await tick();
+    // A full batch left; two wait for company (0.2 s).
+    expect(counts.batches).toEqual([4]);
+    const closed = channel.flushAndClose(5_000);
+    await release();
+    expect(counts.batches).toEqual([4, 2]);
+    await release();
+    await closed;
+    expect(counts).toMatchObject({ sent: 6, dropped: 0 });
+    expect(counts.lastTry).toEqual([false, true]);
+  });
+
+  it('drops what is left at the budget, each item counted once', async () => {
+    const { channel, counts, release } = channelOf(100, 4);
+    for (let index = 0; index < 10; index += 1) channel.enqueue(item);
+    await tick();
+    const startedAt = performance.now();
+    await channel.flushAndClose(100);
+    expect(performance.now() - startedAt).toBeLessThan(1_000);
+    expect(counts).toMatchObject({ sent: 0, dropped: 10 });
+    // The batch in flight ends after the budget: it was counted already.
+    await release();
+    expect(counts).toMatchObject({ sent: 0, dropped: 10 });
   });
 });
