@@ -5837,9 +5837,13 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description The instance is shutting down and finishing the requests in flight. */
+            /**
+             * @description The instance is shutting down and finishing the requests in flight. Like every other answer that is
+             *     not a success, it names itself in `request-id`.
+             */
             503: {
                 headers: {
+                    "request-id": components["headers"]["ErrorRequestId"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,9 +1,9 @@
 /**
  * SIGTERM on a real gateway process with 20 streams and 2 JSON requests in flight: new connections are
- * refused at once, `GET /health` on a connection already open answers 503 `draining`, the streams that finish
- * within `SWITCHBOARD_SHUTDOWN_GRACE_MS` finish, the others end at the deadline with an in-band
- * `overloaded_error` event, every stream is well-formed, all 22 generation records are in the database, and
- * the process exits 0. On PGlite and (with DATABASE_URL) PostgreSQL.
+ * refused at once, `GET /health` on a connection already open answers 503 `draining` (named in `request-id`),
+ * the streams that finish within `SWITCHBOARD_SHUTDOWN_GRACE_MS` finish, the others end at the deadline with an
+ * in-band `overloaded_error` event, every stream is well-formed, all 22 generation records are in the database,
+ * and the process exits 0. On PGlite and (with DATABASE_URL) PostgreSQL.
  */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -138,6 +138,8 @@ describe.each(testDrivers())('graceful shutdown of a gateway process on %s', (dr
     const health = await pending.finish('/api/v1/health');
     expect(health).toMatch(/^HTTP\/1\.1 503 /);
     expect(health).toMatch(/connection: close/i);
+    // The 503 names itself, as every answer that is not a success does.
+    expect(health).toMatch(/\r\nrequest-id: gen_[A-Za-z0-9_-]{24}\r\n/i);
     expect(JSON.parse(health.slice(health.indexOf('\r\n\r\n') + 4))).toEqual({ status: 'draining', version: expect.any(String) });
 
     const ended = await Promise.all(streams.map((stream) => stream.ended));
