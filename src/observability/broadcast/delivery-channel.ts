@@ -1,13 +1,15 @@
 /**
- * One destination's delivery queue: bounded, drained by one worker in batches of the sender's size. A batching
- * sender's batch waits until it is full or its oldest item has waited `LINGER_MS`, before every export and not
+ * One destination's delivery queue: bounded, drained in batches of the sender's size, at most two at once
+ * (MAX_IN_FLIGHT). A batching sender's batch waits until it is full or its oldest item has waited `LINGER_MS`, before every export and not
  * only the first: under a steady load the items that came in while an export was in flight would otherwise go
  * out at once in an export of their own, a few generations paying each export's fixed cost (bench/JOURNAL.md,
- * 2026-11-28 14:30). The sender starts warming (loading its exporter) when the channel opens, and until its
- * first delivery ends the queue holds one full batch more than its limit: a cold first export (code loading, a
- * serializer not yet compiled, a new connection) filled the queue under load and dropped what followed
- * (bench/JOURNAL.md, 2026-11-28 16:00). Still bounded: by the limit, plus while cold one batch of at most the
- * limit. A full queue drops new items (counted); a failed delivery drops its batch, and items a destination
+ * 2026-11-28 14:30). The sender starts warming (loading its exporter) when the channel opens. The queue holds
+ * one full batch more than its limit: the batch in flight is not counted against it, so that a full batch can
+ * wait behind it and go beside it (MAX_IN_FLIGHT; with the default limit of 1,000 and batches of 512 a
+ * second batch could never fill otherwise), and a cold first export (code loading, a serializer not yet
+ * compiled, a new connection) does not fill the queue under load (bench/JOURNAL.md, 2026-11-28 16:00; until
+ * then that extra batch was held only until the first delivery ended). Still bounded: by the limit plus one
+ * batch of at most the limit. A full queue drops new items (counted); a failed delivery drops its batch, and items a destination
  * refused are dropped as `rejected` (both counted, and logged at most every ten seconds per destination).
  * Closing (the destination deleted, disabled or changed) stops the sender at once and counts every item once.
  * At the gateway's shutdown the channel flushes instead (`flushAndClose`): what it holds leaves at once in full
@@ -23,6 +25,14 @@ import type { Sender, SendResult } from '#src/observability/broadcast/sender.ts'
 // under load a batch is full sooner; idle, a span is 0.2 s late.
 const LINGER_MS = 200;
 
+// Deliveries in flight at once. A second starts only when a full batch waits behind the first: one export at a
+// time fell behind at about 2,000 generations a second on a loaded machine, where an export (serializing 512
+// generations, then the collector's answer) took over 0.25 s (bench/JOURNAL.md, 2026-11-28 15:33). Two let one
+// batch be serialized, on this thread, while the other waits on the network and the collector. More would not
+// serialize faster (one thread does it all), would hold more batches' memory, and would press harder on a
+// collector that is already slow to answer.
+const MAX_IN_FLIGHT = 2;
+
 /** The channel of one destination revision. */
 export class DeliveryChannel {
   readonly destination: ActiveDestination;
@@ -30,8 +40,11 @@ export class DeliveryChannel {
   private readonly limit: number;
   private readonly hooks: BroadcastHooks;
   private readonly logger: Logger;
-  private queue: TracedItem[] = [];
-  private worker: Promise<void> | undefined;
+  // Items not yet in a batch, oldest first.
+  private waiting: TracedItem[] = [];
+  // The batches being delivered and not yet counted; close() counts those it gives up on and removes them.
+  private readonly inFlight = new Set<readonly TracedItem[]>();
+  private inFlightItems = 0;
   private closed = false;
   // Aborted on close, or when the shutdown's flush budget is spent: the sender starts no attempt after it.
   private readonly stop = new AbortController();
@@ -39,14 +52,12 @@ export class DeliveryChannel {
   private readonly lastTry = new AbortController();
   private readonly signals = { stop: this.stop.signal, lastTry: this.lastTry.signal };
   private lastFailureLog = 0;
-  // The items at the queue's head that are the batch in flight; the rest wait for the next batch.
-  private taken = 0;
-  // When the oldest item waiting for the next batch arrived (performance.now()).
+  // When the oldest waiting item arrived (performance.now()); -Infinity for items left behind a full batch.
   private waitingSince = 0;
-  // Ends the worker's wait for a batch to fill: the batch filled, or the channel closed.
-  private lingerEnd: (() => void) | undefined;
-  // Until the sender's first delivery ends: the queue then holds one full batch more than its limit.
-  private cold = true;
+  // Starts the waiting batch once its oldest item has lingered long enough.
+  private lingerTimer: NodeJS.Timeout | undefined;
+  // Whoever waits for the deliveries to end (close and flushAndClose).
+  private idleWaiters: (() => void)[] = [];
 
   constructor(options: { destination: ActiveDestination; sender: Sender; limit: number; hooks: BroadcastHooks; logger: Logger }) {
     this.destination = options.destination;
@@ -57,35 +68,33 @@ export class DeliveryChannel {
     void this.sender.warm?.();
   }
 
-  /** Items waiting (the batch in flight included). */
+  /** Items held (the batches in flight included). */
   get depth(): number {
-    return this.queue.length;
+    return this.waiting.length + this.inFlightItems;
   }
 
   /** Queues an item; drops it when the queue is full. */
   enqueue(item: TracedItem): void {
     if (this.closed) return;
-    if (this.queue.length >= (this.cold ? this.limit + this.fullBatch() : this.limit)) {
+    if (this.depth >= this.limit + this.fullBatch()) {
       this.hooks.dropped(this.destination.kind, 'queue_full', 1);
       return;
     }
-    if (this.queue.length === this.taken) this.waitingSince = performance.now();
-    this.queue.push(item);
-    if (this.lingerEnd && this.queue.length >= this.fullBatch()) this.lingerEnd();
-    this.worker ??= this.run().finally(() => {
-      this.worker = undefined;
-    });
+    if (this.waiting.length === 0) this.waitingSince = performance.now();
+    this.waiting.push(item);
+    // Only these can start a batch: a first waiting item (alone, it goes or lingers) and a batch just full.
+    if (this.waiting.length === 1 || this.waiting.length === this.fullBatch()) this.pump();
   }
 
   /**
-   * Stops taking items and retrying, gives the attempt in flight up to `graceMs` to finish, then counts what
+   * Stops taking items and retrying, gives the attempts in flight up to `graceMs` to finish, then counts what
    * is left as dropped and closes the sender.
    */
   async close(graceMs = 2_000): Promise<void> {
     this.closed = true;
     this.stop.abort();
-    this.lingerEnd?.();
-    await within(this.worker, graceMs);
+    clearTimeout(this.lingerTimer);
+    await within(this.whenIdle(), graceMs);
     this.dropRest();
     await this.sender.close();
   }
@@ -101,75 +110,89 @@ export class DeliveryChannel {
     const deadline = performance.now() + budgetMs;
     this.closed = true;
     this.lastTry.abort();
-    this.lingerEnd?.();
-    if (!(await within(this.worker, budgetMs))) {
+    this.pump();
+    if (!(await within(this.whenIdle(), budgetMs))) {
       this.stop.abort();
-      const left = this.queue.length;
-      this.logger.warn('broadcast flush at shutdown ran out of time; generations dropped', { destination_id: this.destination.id, kind: this.destination.kind, items: left, budget_ms: budgetMs });
+      this.logger.warn('broadcast flush at shutdown ran out of time; generations dropped', { destination_id: this.destination.id, kind: this.destination.kind, items: this.depth, budget_ms: budgetMs });
       this.dropRest();
     }
     await within(this.sender.close(), Math.max(0, deadline - performance.now()));
   }
 
-  // Counts what the queue holds as dropped; a new array, so a batch still in flight sees that its items were
-  // counted here (run).
-  private dropRest(): void {
-    if (this.queue.length > 0) this.hooks.dropped(this.destination.kind, 'failed', this.queue.length);
-    this.queue = [];
-  }
-
-  private async run(): Promise<void> {
-    while (this.queue.length > 0 && !this.stop.signal.aborted) {
-      await this.linger();
-      if (this.stop.signal.aborted) return;
-      const { queue } = this;
-      const batch = queue.slice(0, this.sender.batchSize);
-      this.taken = batch.length;
-      // Items left behind a full batch have waited already: the next batch goes without lingering.
-      if (queue.length > batch.length) this.waitingSince = -Infinity;
-      let failure: unknown;
-      let result: SendResult | void = undefined;
-      try {
-        result = await this.sender.send(batch, this.signals);
-      } catch (error) {
-        failure = error ?? new Error('failed');
-      }
-      // close() stopped waiting for this batch and counted it with the rest of the queue.
-      if (this.queue !== queue) return;
-      if (failure === undefined) {
-        const rejected = Math.min(result?.rejected ?? 0, batch.length);
-        if (rejected < batch.length) this.hooks.sent(this.destination.kind, batch.length - rejected);
-        if (rejected > 0) {
-          this.hooks.dropped(this.destination.kind, 'rejected', rejected);
-          this.logFailure('broadcast destination refused generations; dropped', rejected, result?.reason ?? 'refused');
+  /**
+   * Starts what may start: a full batch, while fewer than MAX_IN_FLIGHT are in flight; a batch not full only
+   * when nothing is in flight and its oldest item has lingered `LINGER_MS` (a batching sender waits a moment
+   * for company, each export costing an HTTP request), or at once when flushing.
+   */
+  private pump(): void {
+    while (this.waiting.length > 0 && this.inFlight.size < MAX_IN_FLIGHT && !this.stop.signal.aborted) {
+      const size = this.fullBatch();
+      if (this.waiting.length < size && !this.lastTry.signal.aborted) {
+        if (this.inFlight.size > 0) return;
+        const wait = LINGER_MS - (performance.now() - this.waitingSince);
+        if (size > 1 && wait > 0) {
+          this.lingerTimer ??= setTimeout(() => {
+            this.lingerTimer = undefined;
+            this.pump();
+          }, wait);
+          return;
         }
-      } else {
-        this.hooks.dropped(this.destination.kind, 'failed', batch.length);
-        this.logFailure('broadcast delivery failed; generations dropped', batch.length, (failure as Error).message);
       }
-      queue.splice(0, batch.length);
-      this.taken = 0;
-      this.cold = false;
+      clearTimeout(this.lingerTimer);
+      this.lingerTimer = undefined;
+      const batch = this.waiting.splice(0, this.sender.batchSize);
+      // Items left behind a full batch have waited already: their batch goes without lingering.
+      if (this.waiting.length > 0) this.waitingSince = -Infinity;
+      void this.deliver(batch);
     }
   }
 
-  /**
-   * A batching sender waits a moment for company, one export per generation costing an HTTP request each:
-   * until the next batch is full, or its oldest item has waited `LINGER_MS`. Nothing to wait for otherwise.
-   */
-  private linger(): Promise<void> | undefined {
-    const size = this.fullBatch();
-    if (size <= 1 || this.queue.length >= size || this.lastTry.signal.aborted) return undefined;
-    const wait = LINGER_MS - (performance.now() - this.waitingSince);
-    if (wait <= 0) return undefined;
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.lingerEnd?.(), wait);
-      this.lingerEnd = () => {
-        clearTimeout(timer);
-        this.lingerEnd = undefined;
-        resolve();
-      };
-    });
+  private async deliver(batch: readonly TracedItem[]): Promise<void> {
+    this.inFlight.add(batch);
+    this.inFlightItems += batch.length;
+    let failure: unknown;
+    let result: SendResult | void = undefined;
+    try {
+      result = await this.sender.send(batch, this.signals);
+    } catch (error) {
+      failure = error ?? new Error('failed');
+    }
+    // close() stopped waiting for this batch and counted it with the rest.
+    if (!this.inFlight.delete(batch)) return;
+    this.inFlightItems -= batch.length;
+    if (failure === undefined) {
+      const rejected = Math.min(result?.rejected ?? 0, batch.length);
+      if (rejected < batch.length) this.hooks.sent(this.destination.kind, batch.length - rejected);
+      if (rejected > 0) {
+        this.hooks.dropped(this.destination.kind, 'rejected', rejected);
+        this.logFailure('broadcast destination refused generations; dropped', rejected, result?.reason ?? 'refused');
+      }
+    } else {
+      this.hooks.dropped(this.destination.kind, 'failed', batch.length);
+      this.logFailure('broadcast delivery failed; generations dropped', batch.length, (failure as Error).message);
+    }
+    this.pump();
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  // Nothing in flight, and nothing waiting that may still go.
+  private isIdle(): boolean {
+    return this.inFlight.size === 0 && (this.waiting.length === 0 || this.stop.signal.aborted);
+  }
+
+  private whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  // Counts what the channel holds, waiting or in flight, as dropped; a batch in flight finds itself gone from
+  // `inFlight` when it ends, and is not counted again (deliver).
+  private dropRest(): void {
+    const left = this.depth;
+    if (left > 0) this.hooks.dropped(this.destination.kind, 'failed', left);
+    this.waiting = [];
+    this.inFlight.clear();
+    this.inFlightItems = 0;
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
- * A delivery channel while its sender is cold: the sender warms when the channel opens, the queue holds one
- * full batch more than its limit until the first delivery ends, and its limit again after. And at shutdown:
+ * A delivery channel: the sender warms when the channel opens, the queue holds one full batch more than its
+ * limit (from the start, while the first export is cold, and after), at most two batches go at once. And at shutdown:
  * what it holds leaves at once without retries, and what is left at the budget is dropped, counted once. A fake sender whose
  * deliveries end when the test says; items are opaque to the channel.
  */
@@ -45,7 +45,7 @@ function channelOf(limit: number, batchSize: number) {
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-describe('DeliveryChannel when cold', () => {
+describe('DeliveryChannel, its limit and its deliveries in flight', () => {
   it('warms its sender when it opens, before any item', () => {
     const { counts } = channelOf(10, 4);
     expect(counts.warmed).toBe(1);
@@ -69,17 +69,25 @@ describe('DeliveryChannel when cold', () => {
     await channel.close(0);
   });
 
-  it('holds its limit again once the first delivery ended', async () => {
+  it('holds the limit plus a batch after the first delivery too, with a second batch in flight beside the first', async () => {
     const { channel, counts, release } = channelOf(10, 4);
     for (let index = 0; index < 4; index += 1) channel.enqueue(item);
     await tick();
     expect(counts.batches).toEqual([4]);
     await release();
     expect(counts.sent).toBe(4);
-    for (let index = 0; index < 11; index += 1) channel.enqueue(item);
-    expect(channel.depth).toBe(10);
+    for (let index = 0; index < 15; index += 1) channel.enqueue(item);
+    // Two full batches in flight (never a third), six waiting: the limit plus a batch.
+    expect(counts.batches).toEqual([4, 4, 4]);
+    expect(channel.depth).toBe(14);
     expect(counts.dropped).toBe(1);
+    await release();
+    // One delivery ended: the next full batch takes its place.
+    expect(counts.batches).toEqual([4, 4, 4, 4]);
+    expect(counts.sent).toBe(8);
     await channel.close(0);
+    // Counted once: sent, or dropped at close (the two batches in flight and the two waiting).
+    expect(counts).toMatchObject({ sent: 8, dropped: 1 + 10 });
   });
 });
 
