@@ -74,14 +74,19 @@ export interface ExportCounter {
   close(): void;
 }
 
-/** Starts an {@link ExportCounter} on a free port (the benches that feed one destination export to it). */
-export async function startExportCounter(): Promise<ExportCounter> {
+/**
+ * Starts an {@link ExportCounter} on a free port (the benches that feed one destination export to it); with
+ * `answerMs`, each answer comes that long after its export arrived, as from a collector across a network.
+ */
+export async function startExportCounter(answerMs = 0): Promise<ExportCounter> {
   let exports = 0;
   const receiver: Server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
       exports += 1;
-      response.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
+      const answer = () => response.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
+      if (answerMs > 0) setTimeout(answer, answerMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));

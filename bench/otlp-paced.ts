@@ -1,10 +1,11 @@
 /**
- * `node bench/otlp-paced.ts [rates, default 1000,500,1000,2000] [--seconds 3]`: one OTLP/protobuf destination
+ * `node bench/otlp-paced.ts [rates, default 1000,500,1000,2000] [--seconds 3] [--answer-ms 0]`: one OTLP/protobuf destination
  * fed at a steady rate, as a gateway under load feeds it, instead of `bench/observability-cost.ts`'s 100
  * generations a tick: how many generations each export carries, and the process's CPU per generation. Each
  * rate runs twice, generations offered to the real broadcaster (sampling 1, the official exporter, a receiver
  * in this process on 127.0.0.1) and, as its baseline, built and paced the same way but not offered; the
  * difference is the destination's cost. A 1 ms interval timer paces the offers. The first rate is a warm-up.
+ * `--answer-ms` delays each of the receiver's answers, as a collector across a network or a busy one would.
  * CPU time on a shared machine moves with its load: alternate runs of two commits and compare the export counts,
  * which the load moves less.
  */
@@ -16,11 +17,11 @@ import { createLogger } from '#src/logger.ts';
 import { benchGeneration } from './bench-generation.ts';
 import { startExportCounter } from './observability-run.ts';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '3' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '3' }, 'answer-ms': { type: 'string', default: '0' } } });
 const rates = (positionals[0] ?? '1000,500,1000,2000').split(',').map(Number);
 const seconds = Number(values.seconds);
 
-const receiver = await startExportCounter();
+const receiver = await startExportCounter(Number(values['answer-ms']));
 const port = receiver.port;
 
 let sent = 0;

@@ -29,7 +29,7 @@ export interface BroadcastHooks {
 
 /** Sizes and timings of delivery. */
 export interface BroadcastSettings {
-  /** Items one destination may hold waiting; beyond it new ones are dropped. */
+  /** Items one destination may hold waiting, besides one batch in flight; beyond it new ones are dropped. */
   queueLimit: number;
   /** Time allowed for one delivery attempt. */
   timeoutMs: number;

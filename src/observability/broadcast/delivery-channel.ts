@@ -1,20 +1,20 @@
 /**
  * One destination's delivery queue: bounded, drained in batches of the sender's size, at most two at once
- * (MAX_IN_FLIGHT). A batching sender's batch waits until it is full or its oldest item has waited `LINGER_MS`, before every export and not
- * only the first: under a steady load the items that came in while an export was in flight would otherwise go
- * out at once in an export of their own, a few generations paying each export's fixed cost (bench/JOURNAL.md,
- * 2026-11-28 14:30). The sender starts warming (loading its exporter) when the channel opens. The queue holds
- * one full batch more than its limit: the batch in flight is not counted against it, so that a full batch can
- * wait behind it and go beside it (MAX_IN_FLIGHT; with the default limit of 1,000 and batches of 512 a
- * second batch could never fill otherwise), and a cold first export (code loading, a serializer not yet
- * compiled, a new connection) does not fill the queue under load (bench/JOURNAL.md, 2026-11-28 16:00; until
- * then that extra batch was held only until the first delivery ended). Still bounded: by the limit plus one
- * batch of at most the limit. A full queue drops new items (counted); a failed delivery drops its batch, and items a destination
- * refused are dropped as `rejected` (both counted, and logged at most every ten seconds per destination).
- * Closing (the destination deleted, disabled or changed) stops the sender at once and counts every item once.
- * At the gateway's shutdown the channel flushes instead (`flushAndClose`): what it holds leaves at once in full
- * batches, one try each, until its budget is spent; only what is left then is dropped. Nothing here is ever
- * awaited by a request.
+ * (MAX_IN_FLIGHT). A batching sender's batch waits until it is full or its oldest item has waited `LINGER_MS`,
+ * before every export and not only the first: under a steady load the items that came in while an export was
+ * in flight would otherwise go out at once in an export of their own, a few generations paying each export's
+ * fixed cost (bench/JOURNAL.md, 2026-11-28 14:30). The sender starts warming (loading its exporter) when the
+ * channel opens. The queue holds one full batch more than its limit: the batch in flight does not count against
+ * it, so that a full batch can wait behind it and go beside it (with the default limit of 1,000 and batches of
+ * 512 a second batch could never fill otherwise), and so that a cold first export (code loading, a serializer
+ * not yet compiled, a new connection) does not fill the queue under load (bench/JOURNAL.md, 2026-11-28 16:00;
+ * until 2026-11-28 18:20 that extra batch was held only until the first delivery ended). Still bounded: by the
+ * limit plus one batch of at most the limit. A full queue drops new items (counted); a failed delivery drops
+ * its batch, and items a destination refused are dropped as `rejected` (both counted, and logged at most every
+ * ten seconds per destination). Closing (the destination deleted, disabled or changed) stops the sender at once
+ * and counts every item once. At the gateway's shutdown the channel flushes instead (`flushAndClose`): what it
+ * holds leaves at once in full batches, one try each, until its budget is spent; only what is left then is
+ * dropped. Nothing here is ever awaited by a request.
  */
 import { withoutSecrets, type Logger } from '#src/logger.ts';
 import { destinationSecretValues, type ActiveDestination } from '#src/observability/destinations/active-destination.ts';
