@@ -1,7 +1,8 @@
 /**
  * SIGTERM on a real gateway process with an OTLP destination still holding generations: the last requests'
  * spans are sent before the process exits, within the flush budget (what is left of the shutdown grace, 1 to
- * 5 s), and a destination that hangs holds the shutdown no longer than that budget, its drop logged. The client
+ * 5 s); a webhook's deliveries get one try each, none retried; and a destination that hangs holds the shutdown
+ * no longer than that budget, its drop logged. The client
  * is the Anthropic SDK against a fake Anthropic upstream; the collector on 127.0.0.1 decodes each export
  * (OTLP/protobuf) to find which generations it carried.
  */
@@ -35,8 +36,11 @@ afterEach(async () => {
   cleanup = undefined;
 });
 
-/** A gateway process exporting to a collector configured in its file, and an SDK client on its inference key. */
-async function start(): Promise<Running> {
+/**
+ * A gateway process sending to a receiver configured in its file (an OTLP collector, or a webhook), and an SDK
+ * client on its inference key.
+ */
+async function start(kind: 'otlp' | 'webhook' = 'otlp', env: Record<string, string> = {}): Promise<Running> {
   const upstream: FakeUpstream = await startAnsweringUpstream();
   const collector = await startCaptureServer({ status: 200, body: {} });
   const store: ProcessStore = await processStore('pglite');
@@ -45,8 +49,12 @@ async function start(): Promise<Running> {
     await gateway?.stop('SIGKILL');
     await Promise.all([store.drop(), upstream.close(), collector.close()]);
   };
-  const destinations = ['observability:', '  destinations:', `    - { name: flush, kind: otlp, endpoint: "${collector.url}${TRACES_PATH}", protocol: http/protobuf }`, ''].join('\n');
-  gateway = await startGatewayProcess({ env: { ...store.env, SWITCHBOARD_SHUTDOWN_GRACE_MS: String(GRACE_MS) }, catalogYaml: `${limitsCatalog(upstream)}${destinations}` });
+  const destination =
+    kind === 'otlp'
+      ? `{ name: flush, kind: otlp, endpoint: "${collector.url}${TRACES_PATH}", protocol: http/protobuf }`
+      : `{ name: flush, kind: webhook, endpoint: "${collector.url}/hook", signing_secret: "a-signing-secret-of-some-length" }`;
+  const destinations = ['observability:', '  destinations:', `    - ${destination}`, ''].join('\n');
+  gateway = await startGatewayProcess({ env: { ...store.env, SWITCHBOARD_SHUTDOWN_GRACE_MS: String(GRACE_MS), ...env }, catalogYaml: `${limitsCatalog(upstream)}${destinations}` });
   const { key } = await issueInferenceKey(gateway);
   const client = new Anthropic({ baseURL: `${gateway.origin}/api`, authToken: key, apiKey: null, maxRetries: 0 });
   return { gateway, collector, client };
@@ -92,6 +100,29 @@ describe('the broadcast flush at shutdown', () => {
     expect(gateway.logs.join('\n')).not.toContain('generations dropped');
     // The held export's answer, then one export of the rest: well within the budget.
     expect(stoppedIn).toBeLessThan(GRACE_MS + 2_000);
+  }, 90_000);
+
+  it('gives each webhook delivery still held one try, and retries none', async () => {
+    // A retry would wait 5-10 s: the flush must not.
+    const running = await start('webhook', { SWITCHBOARD_BROADCAST_RETRY_MS: '10000' });
+    const { gateway, collector, client } = running;
+    // The two deliveries in flight at the signal succeed late; every later one is refused with a retryable 503.
+    collector.answers.push({ status: 200, delayMs: HOLD_MS }, { status: 200, delayMs: HOLD_MS });
+    collector.behaviour = { status: 503 };
+    const ids = await Promise.all(Array.from({ length: 6 }, () => call(client)));
+    await collector.waitFor(2);
+
+    const signalledAt = Date.now();
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+    const stoppedIn = Date.now() - signalledAt;
+
+    // Every generation was posted once: the four behind the held ones at the flush, none of them again.
+    const posted = collector.requests.map((request) => (JSON.parse(request.body.toString('utf8')) as { id: string }).id);
+    expect(posted.toSorted()).toEqual(ids.toSorted());
+    // Done once the held deliveries were answered (1.5 s): a delivery waiting to be retried would have held
+    // the flush to its budget (about 3 s).
+    expect(stoppedIn).toBeLessThan(GRACE_MS - 300);
   }, 90_000);
 
   it('gives a destination that hangs no more than the budget, and logs what it dropped', async () => {
