@@ -1,10 +1,10 @@
 /**
  * SIGTERM on a real gateway process with an OTLP destination still holding generations: the last requests'
  * spans are sent before the process exits, within the flush budget (what is left of the shutdown grace, 1 to
- * 5 s); a webhook's deliveries get one try each, none retried; and a destination that hangs holds the shutdown
- * no longer than that budget, its drop logged. The client
- * is the Anthropic SDK against a fake Anthropic upstream; the collector on 127.0.0.1 decodes each export
- * (OTLP/protobuf) to find which generations it carried.
+ * 5 s); an export or a webhook's delivery gets one try, none is retried; and a destination that hangs holds
+ * the shutdown no longer than that budget, its drop logged. The client is the Anthropic SDK against a fake
+ * Anthropic upstream; the collector on 127.0.0.1 decodes each export (OTLP/protobuf) to find which generations
+ * it carried.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -100,6 +100,27 @@ describe('the broadcast flush at shutdown', () => {
     expect(gateway.logs.join('\n')).not.toContain('generations dropped');
     // The held export's answer, then one export of the rest: well within the budget.
     expect(stoppedIn).toBeLessThan(GRACE_MS + 2_000);
+  }, 90_000);
+
+  it('gives an OTLP export at the flush one try: the exporter does not retry a 503', async () => {
+    const running = await start();
+    const { gateway, collector, client } = running;
+    await warmUp(running);
+    collector.answers.push({ status: 200, body: {}, delayMs: HOLD_MS });
+    collector.behaviour = { status: 503, body: {} };
+    await Promise.all(Array.from({ length: 5 }, () => call(client)));
+    await collector.waitFor(2);
+    await Promise.all(Array.from({ length: LAST_REQUESTS }, () => call(client)));
+
+    const signalledAt = Date.now();
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+    const stoppedIn = Date.now() - signalledAt;
+
+    // The warm-up, the held export, and the last requests' export refused once: OpenTelemetry's exporter
+    // retries a 503 after about a second, which the flush does not let it.
+    expect(collector.requests).toHaveLength(3);
+    expect(stoppedIn).toBeLessThan(GRACE_MS - 300);
   }, 90_000);
 
   it('gives each webhook delivery still held one try, and retries none', async () => {
