@@ -70,9 +70,10 @@ export function createOtlpSender(destination: ActiveDestination, settings: Broad
   let ready: Promise<{ exporter: SpanExporter; environment: SpanEnvironment }> | undefined;
   // The channel's signals (the same for every batch), from its first batch.
   let signals: DeliverySignals | undefined;
-  // Exports whose first attempt has not read the headers yet. An export's first attempt reads them within the
-  // turn of the event loop that `export` was called in (the transport awaits only its cached agent first);
-  // its retries come after a backoff timer. So the attempt that finds none left is a retry, which `lastTry` refuses.
+  // Exports whose first attempt has not read the headers yet. An export's first attempt reads them before any
+  // timer can fire (the transport awaits only its agent and request function first), its retries only after a
+  // backoff timer: so an attempt that finds none left is a retry, which `lastTry` refuses. (An export failing
+  // before its first attempt, at the delegate's concurrency limit of 30, would leave one retry allowed.)
   let firstAttempts = 0;
   const refused = () => {
     const first = firstAttempts > 0;
