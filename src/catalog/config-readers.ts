@@ -3,6 +3,7 @@
  * with its path inside the file (`models.anthropic/claude-sonnet-4.5.endpoints[0].pricing.input`), and return
  * the typed value or `INVALID`. Secret values are never echoed in a message.
  */
+import { userInfoShown } from '#src/http/url-user-info.ts';
 
 /** One thing wrong with the configuration file: where, and what. */
 export interface ConfigProblem {
@@ -66,7 +67,7 @@ export function url(): Reader<string> {
     const text = string()(value, path, problems);
     if (text === INVALID) return INVALID;
     if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
-      problems.push({ path, message: `must be an http or https URL, got ${describeValue(text)}` });
+      problems.push({ path, message: `must be an http or https URL, got ${describeValue(userInfoShown(text))}` });
       return INVALID;
     }
     return text.replace(/\/+$/, '');

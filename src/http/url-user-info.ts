@@ -48,6 +48,14 @@ export function withoutUserInfo(url: string): string {
   return hasUserInfo(url) ? url.replace(USER_INFO, '$1') : url;
 }
 
+/**
+ * The URL with any user-info shown as `***` (`ftp://***@host/…`), for a message quoting a URL that was refused:
+ * by the text as written, so a URL that does not parse (a bad IPv6 host, a scheme not allowed) is covered too.
+ */
+export function userInfoShown(url: string): string {
+  return url.replace(USER_INFO, '$1***@');
+}
+
 /** The user-info exactly as written (`user:p%40ss`), or null for a URL without one. */
 export function writtenUserInfo(url: string): string | null {
   return hasUserInfo(url) ? (USER_INFO.exec(url)?.[2] ?? null) : null;

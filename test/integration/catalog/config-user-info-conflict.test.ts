@@ -85,3 +85,19 @@ it('names a destination\'s authorization header beside its endpoint\'s user-info
   expect(output).not.toContain('observability.destinations[2]');
   expectNoSecret(output);
 });
+
+it('quotes a refused backend URL with its user-info as ***, a password written in the file included', async () => {
+  // Written out in the file, not through ${VAR}: the loader names a variable's value, nothing names this one.
+  const yaml = [
+    'server_tools:',
+    `  web_search: { backend: searxng, base_url: "ftp://searx:${PASSWORD}@searx.example.org" }`,
+    '  mcp_servers:',
+    `    tickets: { url: "http://mcp:p%40${PASSWORD}@[::1/mcp" }`,
+    '',
+  ].join('\n');
+  const { code, output } = await serveUntilExit(yaml);
+  expect(code).toBe(1);
+  expect(output).toContain('server_tools.web_search.base_url: must be an http or https URL, got "ftp://***@searx.example.org"');
+  expect(output).toContain('server_tools.mcp_servers.tickets.url: must be an http or https URL, got "http://***@[::1/mcp"');
+  expectNoSecret(output);
+});

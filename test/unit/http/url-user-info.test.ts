@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { basicToken, userInfoAsBasic, userInfoConflict, userInfoSecrets, withoutUserInfo } from '#src/http/url-user-info.ts';
+import { basicToken, userInfoAsBasic, userInfoConflict, userInfoSecrets, userInfoShown, withoutUserInfo } from '#src/http/url-user-info.ts';
 
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const tokenForms = (pair: string) => [base64(pair), base64(pair).replace(/=+$/, '')];
@@ -49,5 +49,18 @@ describe('the user-info as Basic authentication', () => {
     expect(userInfoConflict('https://u:p@host.example/', ['X-Key', 'AUTHORIZATION'])).toBe('AUTHORIZATION');
     expect(userInfoConflict('https://u:p@host.example/', ['X-Key'])).toBeNull();
     expect(userInfoConflict('https://host.example/', ['Authorization'])).toBeNull();
+  });
+});
+
+describe('userInfoShown', () => {
+  it.each([
+    ['ftp://u:s3cret@host/x', 'ftp://***@host/x'],
+    ['http://u:p@ss@[::1]:8080/x?k=v', 'http://***@[::1]:8080/x?k=v'],
+    ['http://u:p%40ss@[::1/x', 'http://***@[::1/x'],
+    ['https://token@host', 'https://***@host'],
+    ['https://host/a@b', 'https://host/a@b'],
+    ['https://host/x', 'https://host/x'],
+  ])('%s as %s', (url, shown) => {
+    expect(userInfoShown(url)).toBe(shown);
   });
 });
