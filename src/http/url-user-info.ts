@@ -11,8 +11,10 @@
  */
 
 // The user-info as written: everything between `//` and the authority's last `@` (WHATWG URL: the last `@`
-// ends the user-info, so a raw `@` in a password stays in it).
-const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i;
+// ends the user-info, so a raw `@` in a password stays in it). The authority ends where the URL parser ends it,
+// at `/`, `?`, `#` or, in an http(s) URL, `\`: an `@` after a backslash is the path's, and cutting there would
+// send the credentials to a host no parser or guard saw (`http://u:p@a\x@b/` is host a, path `/x@b/`).
+const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\\]*)@/i;
 
 function decoded(text: string): string {
   try {

@@ -64,3 +64,13 @@ describe('userInfoShown', () => {
     expect(userInfoShown(url)).toBe(shown);
   });
 });
+
+describe('an authority ended by a backslash, as the URL parser ends it', () => {
+  const url = 'http://u:p@a.example\\x@b.example/in';
+  it('keeps the host the parser reads, the user-info before it', () => {
+    expect(new URL(url).host).toBe('a.example');
+    expect(withoutUserInfo(url)).toBe('http://a.example\\x@b.example/in');
+    expect(userInfoAsBasic(url, {}).headers.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
+    expect(userInfoShown(url)).toBe('http://***@a.example\\x@b.example/in');
+  });
+});
