@@ -10,11 +10,15 @@
  * the rest of it (the query a receiver checks a token in) reaches the server exactly as given.
  */
 
-// The user-info as written: everything between `//` and the authority's last `@` (WHATWG URL: the last `@`
-// ends the user-info, so a raw `@` in a password stays in it). The authority ends where the URL parser ends it,
-// at `/`, `?`, `#` or, in an http(s) URL, `\`: an `@` after a backslash is the path's, and cutting there would
-// send the credentials to a host no parser or guard saw (`http://u:p@a\x@b/` is host a, path `/x@b/`).
-const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\\]*)@/i;
+// What comes before the authority, as the URL parser reads it: leading spaces and controls (trimmed), the
+// scheme, and any run of slashes and backslashes (`http:///u:p@h` and `http://\u:p@h` are user u at host h).
+const PREFIX = /^[\x00-\x20]*[a-z][a-z0-9+.-]*:[/\\]*/i;
+
+// The user-info as written: everything after the prefix up to the authority's last `@` (WHATWG URL: the last
+// `@` ends the user-info, so a raw `@` in a password stays in it). The authority ends where the URL parser
+// ends it, at `/`, `?`, `#` or, in an http(s) URL, `\`: an `@` after a backslash is the path's, and cutting
+// there would send the credentials to a host no parser or guard saw (`http://u:p@a\x@b/` is host a).
+const USER_INFO = new RegExp(`(${PREFIX.source})([^/?#\\\\]*)@`, 'i');
 
 function decoded(text: string): string {
   try {
@@ -45,9 +49,18 @@ export function basicToken(url: string | undefined): string | null {
   return Buffer.from(`${decoded(info.user)}:${decoded(info.password)}`, 'utf8').toString('base64');
 }
 
-/** The URL without its user-info, otherwise exactly as written. */
+/**
+ * The URL without its user-info, otherwise exactly as written. A URL whose user-info the text does not show
+ * where the parser finds it (a tab or newline in the scheme, which the parser drops) is written again by the
+ * parser instead: never does user-info survive.
+ */
 export function withoutUserInfo(url: string): string {
-  return hasUserInfo(url) ? url.replace(USER_INFO, '$1') : url;
+  if (!hasUserInfo(url)) return url;
+  if (USER_INFO.test(url)) return url.replace(USER_INFO, '$1');
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href;
 }
 
 /**
@@ -60,13 +73,15 @@ export function userInfoShown(url: string): string {
 
 /** The user-info exactly as written (`user:p%40ss`), or null for a URL without one. */
 export function writtenUserInfo(url: string): string | null {
-  return hasUserInfo(url) ? (USER_INFO.exec(url)?.[2] ?? null) : null;
+  const info = parsedUserInfo(url);
+  if (info === null) return null;
+  return USER_INFO.exec(url)?.[2] ?? (info.password === '' ? info.user : `${info.user}:${info.password}`);
 }
 
 /** The URL with `userInfo` in place of the user-info it has or lacks, otherwise exactly as written. */
 export function replaceUserInfo(url: string, userInfo: string): string {
   const bare = withoutUserInfo(url);
-  const start = /^[a-z][a-z0-9+.-]*:\/\//i.exec(bare)?.[0].length ?? 0;
+  const start = PREFIX.exec(bare)?.[0].length ?? 0;
   return `${bare.slice(0, start)}${userInfo}@${bare.slice(start)}`;
 }
 

@@ -92,6 +92,24 @@ describe('a destination endpoint carrying credentials', () => {
     expect(leaked(JSON.stringify(listed.body))).toEqual([]);
   });
 
+  it('written with more slashes or backslashes after the scheme, as the URL parser also reads it, is sealed and shown as ***@ alike', async () => {
+    const rest = collector.url.slice('http://'.length);
+    const userInfo = `tenant:${encodeURIComponent(secret)}`;
+    for (const [written, path] of [[`http:///${userInfo}@${rest}/one`, '/one'], [`http://\\${userInfo}@${rest}/two`, '/two'], [`http://\\/\\${userInfo}@${rest}/three`, '/three']] as const) {
+      const created = await api('POST', '/observability/destinations', { name: 'slashes', kind: 'webhook', endpoint: written, signing_secret: 'whsec_0123456789abcdef0123' });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const id = created.body.data.id as string;
+      expect(leaked(JSON.stringify(created.body)), written).toEqual([]);
+      expect(created.body.data.endpoint).toContain('***@');
+      expect(await deliveredTo(collector, path)).toEqual({ authorization: basic });
+      const read = await api('GET', `/observability/destinations/${id}`);
+      expect(leaked(JSON.stringify(read.body) + setup.gateway.logs.join('\n'))).toEqual([]);
+      const tables = [...(await tableDump(setup.gateway)).values()].join('\n');
+      expect(leaked(tables)).toEqual([]);
+      await api('DELETE', `/observability/destinations/${id}`);
+    }
+  });
+
   it('on change: an authorization header beside the stored user-info, and *** given as the user-info, are refused', async () => {
     const created = await api('POST', '/observability/destinations', { name: 'otlp-basic', kind: 'otlp', endpoint: `${withCredentials(collector.url)}/v1/traces` });
     expect(created.status, JSON.stringify(created.body)).toBe(201);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { basicToken, userInfoAsBasic, userInfoConflict, userInfoSecrets, userInfoShown, withoutUserInfo } from '#src/http/url-user-info.ts';
+import { basicToken, replaceUserInfo, writtenUserInfo, userInfoAsBasic, userInfoConflict, userInfoSecrets, userInfoShown, withoutUserInfo } from '#src/http/url-user-info.ts';
 
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const tokenForms = (pair: string) => [base64(pair), base64(pair).replace(/=+$/, '')];
@@ -72,5 +72,16 @@ describe('an authority ended by a backslash, as the URL parser ends it', () => {
     expect(withoutUserInfo(url)).toBe('http://a.example\\x@b.example/in');
     expect(userInfoAsBasic(url, {}).headers.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
     expect(userInfoShown(url)).toBe('http://***@a.example\\x@b.example/in');
+  });
+});
+
+describe('the slashes and backslashes the URL parser takes after the scheme', () => {
+  it.each(['http:///u:p%40ss@h.example/x', 'http://\\u:p%40ss@h.example/x', 'http://\\/\\u:p%40ss@h.example/x', ' http://u:p%40ss@h.example/x', 'ht\ttp://u:p%40ss@h.example/x'])('%j: user-info found, cut and shown as ***', (url) => {
+    expect(new URL(url).host).toBe('h.example');
+    expect(writtenUserInfo(url)).toBe('u:p%40ss');
+    expect(new URL(withoutUserInfo(url)).href).toBe('http://h.example/x');
+    expect(withoutUserInfo(url)).not.toContain('p%40ss');
+    expect(userInfoSecrets(url)).toContain('p@ss');
+    expect(new URL(replaceUserInfo(url, '***')).username).toBe('***');
   });
 });
