@@ -102,7 +102,7 @@ export async function createObservability(options: ObservabilityOptions): Promis
     await database.changes.publish({ kind: 'observability' });
   };
   const destinations = createDestinationService({ database, vault: options.vault, cursors: options.cursors, changed, endpointProblem: (endpoint) => destinationUrlProblem(endpoint, network.allowlist) });
-  // Rows written before query values were secrets hold them in clear; sealed once, before anything reads them.
+  // Rows written before query values (or user-info after extra slashes) were sealed hold them in clear; sealed once, before anything reads them.
   await destinations
     .sealClearEndpoints()
     .then((sealed) => sealed > 0 && logger.info('sealed the query of destination endpoints stored in clear', { destinations: sealed }))

@@ -24,7 +24,7 @@ import type {
 import { checkCredentialFollowsEndpoint, checkFieldsOfKind, checkHeaderNames, checkRequiredSecrets, checkUserInfo, DestinationRuleViolation } from '#src/observability/destinations/destination-rules.ts';
 import { openPlainDestinationSecrets, sealDestinationSecrets, type PlainDestinationSecrets } from '#src/observability/destinations/destination-secrets.ts';
 import { toDestinationView } from '#src/observability/destinations/destination-view.ts';
-import { carriesRedactedValue, joinEndpoint, redactEndpoint, splitEndpoint } from '#src/observability/destinations/endpoint-query.ts';
+import { carriesRedactedValue, joinEndpoint, REDACTED_VALUE, redactEndpoint, splitEndpoint, type SplitEndpoint } from '#src/observability/destinations/endpoint-query.ts';
 
 /** The operations behind `/observability/destinations`. */
 export interface DestinationService {
@@ -33,7 +33,7 @@ export interface DestinationService {
   get(caller: Caller, id: string): Promise<ObservabilityDestination>;
   update(caller: Caller, id: string, patch: ObservabilityDestinationPatch): Promise<ObservabilityDestination>;
   remove(caller: Caller, id: string): Promise<void>;
-  /** Seals the query of every endpoint stored in clear (written before query values were secrets); how many. */
+  /** Seals the query and user-info of every endpoint stored in clear (written before they were sealed); how many. */
   sealClearEndpoints(): Promise<number>;
 }
 
@@ -82,6 +82,16 @@ async function sealedColumns(vault: KeyVault, id: string, secrets: PlainDestinat
 /** The sealed parts of an endpoint, each only when it has one. */
 function endpointSecrets(tail: string | undefined, userInfo: string | undefined): Pick<PlainDestinationSecrets, 'endpoint_tail' | 'endpoint_user_info'> {
   return { ...(tail === undefined ? {} : { endpoint_tail: tail }), ...(userInfo === undefined ? {} : { endpoint_user_info: userInfo }) };
+}
+
+// The user-info of a stored endpoint when it is in clear: `***` is how a sealed one is shown.
+function clearUserInfo(endpoint: SplitEndpoint): string | null {
+  return endpoint.userInfo === REDACTED_VALUE ? null : endpoint.userInfo;
+}
+
+// Whether a stored endpoint holds a secret part in clear (written before that part was sealed).
+function inClear(endpoint: SplitEndpoint): boolean {
+  return endpoint.tail !== null || clearUserInfo(endpoint) !== null;
 }
 
 function secretsOf(input: ObservabilityDestinationCreate | ObservabilityDestinationPatch): PlainDestinationSecrets {
@@ -236,10 +246,10 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       const candidates = await database.db.select({ id: observabilityDestinations.id, endpoint: observabilityDestinations.endpoint }).from(observabilityDestinations);
       let sealed = 0;
       for (const candidate of candidates) {
-        if (splitEndpoint(candidate.endpoint).tail === null) continue;
+        if (!inClear(splitEndpoint(candidate.endpoint))) continue;
         const [row] = await database.db.select().from(observabilityDestinations).where(eq(observabilityDestinations.id, candidate.id));
         const endpoint = row && splitEndpoint(row.endpoint);
-        if (!row || !endpoint || endpoint.tail === null) continue;
+        if (!row || !endpoint || !inClear(endpoint)) continue;
         let stored: PlainDestinationSecrets;
         try {
           stored = openPlainDestinationSecrets(vault, row.id, { keyCiphertext: row.secretCiphertext, wrappedDataKey: row.wrappedDataKey, masterKeyId: row.masterKeyId });
@@ -250,7 +260,8 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
         // The version guard: another instance sealing (or a client changing) the row at the same time wins.
         const updated = await database.db
           .update(observabilityDestinations)
-          .set({ ...(await sealedColumns(vault, row.id, { ...stored, endpoint_tail: endpoint.tail })), endpoint: endpoint.shown, version: row.version + 1 })
+          // Each part found in clear is sealed; a part already sealed (the tail of a row whose user-info was not) stays.
+          .set({ ...(await sealedColumns(vault, row.id, { ...stored, ...endpointSecrets(endpoint.tail ?? stored.endpoint_tail, clearUserInfo(endpoint) ?? stored.endpoint_user_info) })), endpoint: endpoint.shown, version: row.version + 1 })
           .where(and(eq(observabilityDestinations.id, row.id), eq(observabilityDestinations.version, row.version)))
           .returning({ id: observabilityDestinations.id });
         sealed += updated.length;

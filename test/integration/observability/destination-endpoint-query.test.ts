@@ -16,6 +16,7 @@ import { TEST_GATEWAY_ENV } from '#test/helpers/test-gateway-env.ts';
 import { callApi } from '#test/helpers/management-api.ts';
 import { startCaptureServer, type CaptureServer } from '#test/helpers/capture-server.ts';
 import { ALPHA_FIRST, messageBody, postMessage } from '#test/integration/routing/routing-support.ts';
+import { arrived } from './destination-receivers.ts';
 import { startRecordsGateway, type RecordsGateway } from './observability-support.ts';
 
 const SIGNING_SECRET = 'whsec_0123456789abcdef0123';
@@ -155,5 +156,32 @@ describe('a destination endpoint with a token in its query', () => {
     const requests = await hooks.waitFor(1);
     expect(requests.find((request) => JSON.parse(request.body.toString()).id === generationId)?.path).toBe(`/legacy?api_key=${TOKEN}`);
     expect(logs.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('with user-info in clear too (as stored before user-info after extra slashes was recognised) has both sealed at start, and delivers with Basic', async () => {
+    const password = `pw${randomBytes(12).toString('hex')}`;
+    const created = await api('POST', '/observability/destinations', { name: 'legacy-user-info', kind: 'webhook', endpoint: `${hooks.url}/legacy-ui`, signing_secret: SIGNING_SECRET });
+    const id = created.body.data.id as string;
+    const { database } = setup.gateway.server;
+    const clear = `${hooks.url.replace('http://', `http:///tenant:${password}@`)}/legacy-ui?api_key=${TOKEN}`;
+    await database.db.execute(sql`update observability_destinations set endpoint = ${clear} where id = ${id}`);
+
+    const logs: string[] = [];
+    const env = { ...TEST_GATEWAY_ENV, SWITCHBOARD_MASTER_KEY: 'zZ8xQm3r5kq7b1vY2n0cL4sW6tH9uJ3eA5dF7gK1pR8=' };
+    // Twice: the second start finds the user-info sealed (shown as ***@) and leaves it so.
+    for (const _ of [1, 2]) await (await startServer({ config: loadConfig(env), logger: createLogger({ level: 'debug', sink: (line) => logs.push(line) }), database, env })).close();
+    const row = await storedRow(id);
+    expect(row).not.toContain(password);
+    expect(row).not.toContain(TOKEN);
+    expect((await api('GET', `/observability/destinations/${id}`)).body.data.endpoint).toBe(`${hooks.url.replace('http://', 'http:///***@')}/legacy-ui?api_key=***`);
+
+    expect((await api('PATCH', `/observability/destinations/${id}`, { name: 'legacy-user-info, sealed' })).status).toBe(200);
+    hooks.requests.length = 0;
+    const generationId = await generation();
+    // The destination of the test before delivers the generation to the same receiver.
+    const request = await arrived('the delivery to /legacy-ui', () => hooks.requests.find((candidate) => candidate.path.startsWith('/legacy-ui') && JSON.parse(candidate.body.toString()).id === generationId));
+    expect(request.path).toBe(`/legacy-ui?api_key=${TOKEN}`);
+    expect(request.headers.authorization).toBe(`Basic ${Buffer.from(`tenant:${password}`).toString('base64')}`);
+    expect(logs.join('\n')).not.toContain(password);
   });
 });
