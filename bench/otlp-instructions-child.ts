@@ -34,7 +34,7 @@ const generations = (count: number): BroadcastItem[] => Array.from({ length: cou
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Runs the windows; the parent counts each one's instructions. */
-export async function runChild(options: { port: number; generations: number; warmup: number; rounds: number }): Promise<void> {
+export async function runChild(options: { port: number; generations: number; warmup: number; rounds: number; windows: readonly string[] }): Promise<void> {
   try {
     // The environment the OTLP sender builds for a destination (otlp-sender.ts).
     const environment: SpanEnvironment = {
@@ -82,6 +82,7 @@ export async function runChild(options: { port: number; generations: number; war
       broadcast,
     };
     for (const [name, run] of Object.entries(windows)) {
+      if (!options.windows.includes(name)) continue;
       // Each round's generations are made before the warm-up, whose collections move them out of the young
       // generation as a gateway's would be by the time they are broadcast: copying them is no round's cost.
       const rounds = Array.from({ length: options.rounds }, () => generations(options.generations));

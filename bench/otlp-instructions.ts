@@ -1,8 +1,8 @@
 /**
  * `node bench/otlp-instructions.ts [--generations 10000] [--warmup 20000] [--rounds 2] [--node-flags a,b]
- * [--keep-dumps]`: the instructions one OTLP/protobuf destination costs per generation, counted by valgrind's
- * callgrind (which a busy machine does not move, unlike `bench/observability-cost.ts otlp`'s CPU time), in
- * three windows:
+ * [--keep-dumps] [--windows build,serialize,broadcast]`: the instructions one OTLP/protobuf destination costs
+ * per generation, counted by valgrind's callgrind (which a busy machine does not move, unlike
+ * `bench/observability-cost.ts otlp`'s CPU time), in three windows:
  *
  * - `build`: the trace context (`resolveTraceContext`, done once per generation for every destination) and the
  *   spans (`convertToOtelSpans`);
@@ -43,12 +43,14 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     'node-flags': { type: 'string' },
     'keep-dumps': { type: 'boolean', default: false },
+    // Some of the windows only (a comma list), e.g. `build` alone, which takes a minute where all three take five.
+    windows: { type: 'string', default: WINDOWS.join(',') },
   },
 });
 
 if (values.child !== undefined) {
   const { runChild } = await import('./otlp-instructions-child.ts');
-  await runChild({ port: Number(values.port), generations: Number(values.generations), warmup: Number(values.warmup), rounds: Number(values.rounds) });
+  await runChild({ port: Number(values.port), generations: Number(values.generations), warmup: Number(values.warmup), rounds: Number(values.rounds), windows: values.windows.split(',') });
 } else {
   await runParent();
 }
@@ -60,7 +62,7 @@ async function runParent(): Promise<void> {
   const receiver = await startExportCounter();
   const port = receiver.port;
   const generations = Number(values.generations);
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '', '--port', String(port), '--generations', String(generations), '--warmup', String(values.warmup), '--rounds', String(values.rounds)], {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child', '', '--port', String(port), '--generations', String(generations), '--warmup', String(values.warmup), '--rounds', String(values.rounds), '--windows', values.windows], {
     execPath: 'valgrind',
     execArgv: ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${join(directory, 'otlp.%p')}`, process.execPath, ...GATEWAY_NODE_FLAGS, ...(values['node-flags']?.split(',') ?? [])],
     env: { ...process.env, SWITCHBOARD_NODE_FLAGS: 'off' },
