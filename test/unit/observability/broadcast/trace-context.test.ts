@@ -63,6 +63,26 @@ describe('resolveTraceContext', () => {
     expect(resolveTraceContext({ id, trace: null }).traceId).toBe(bytes.subarray(0, 16).toString('hex'));
   });
 
+  it('cuts the same ids from any id as the base64url decoding of what follows its underscore', () => {
+    // The ids as Node's decoder gives them, hashed when fewer than sixteen bytes come out.
+    const reference = (id: string) => {
+      const decodedBytes = Buffer.from(id.slice(id.indexOf('_') + 1), 'base64url');
+      const bytes = decodedBytes.length >= 16 ? decodedBytes : createHash('sha256').update(id).digest();
+      const at = bytes.length - 8;
+      return { traceId: bytes.subarray(0, 16).toString('hex'), span: Buffer.from([(bytes[at]! ^ SPAN_ROLE.attempt) & 0xff, ...bytes.subarray(at + 1, at + 8)]).toString('hex') };
+    };
+    const ids = [
+      ...Array.from({ length: 200 }, () => newGenerationId()),
+      `gen_${'_'.repeat(24)}`, `gen_${'-'.repeat(24)}`, `gen_${'A'.repeat(24)}`, `gen_${'9'.repeat(24)}`,
+      // Not 24 base64url characters: another character, another length, no prefix.
+      `gen_${'a'.repeat(23)}=`, `gen_${'a'.repeat(23)}.`, `gen_${'a'.repeat(23)}é`, `gen_${'a'.repeat(23)}\u0141`, `gen_${'a'.repeat(25)}`,
+      `gen_${'a'.repeat(32)}`, 'a'.repeat(24), `x_y_${'b'.repeat(24)}`, `gen_${'a'.repeat(12)} ${'a'.repeat(11)}`,
+    ];
+    for (const id of ids) {
+      expect({ traceId: resolveTraceContext({ id, trace: null }).traceId, span: spanIdFor(id, SPAN_ROLE.attempt) }, id).toEqual(reference(id));
+    }
+  });
+
   it('hashes a generation id too short to cut ids from', () => {
     const digest = createHash('sha256').update('gen_short').digest();
     expect(resolveTraceContext({ id: 'gen_short', trace: null }).traceId).toBe(digest.subarray(0, 16).toString('hex'));
