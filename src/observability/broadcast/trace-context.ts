@@ -145,9 +145,15 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** The context of a generation without trace keys: a trace of its own, which most requests are. */
+function ownTraceContext(own: OwnIds): TraceContext {
+  return { traceId: own.traceId, parentSpanId: null, externalTraceId: own.traceId, externalParentId: null, traceName: undefined, spanName: undefined, generationName: undefined, metadata: {}, own };
+}
+
 /** Resolves the trace context of a record. */
 export function resolveTraceContext(record: Pick<GenerationRecord, 'id' | 'trace'>): TraceContext {
-  const trace = (record.trace ?? {}) as Record<string, unknown>;
+  if (record.trace === null || record.trace === undefined) return ownTraceContext(decodeOwnIds(record.id));
+  const trace = record.trace as Record<string, unknown>;
   const metadata: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(trace)) {
     if (!(KNOWN_TRACE_KEYS as readonly string[]).includes(key) && key !== 'traceparent') metadata[key] = value;
