@@ -233,6 +233,13 @@ function stepSpans(item: TracedItem, timeline: GenerationTimeline, generationSpa
   return parents;
 }
 
+/** Appends the `trace_name` or `span_name` span under `parent`; returns its id, the parent of what follows. */
+function pushNamingSpan(spans: ReadableSpan[], trace: TracedItem['trace'], role: 'trace' | 'span', name: string, parent: string | null, window: TimeWindow, failed: boolean, environment: SpanEnvironment): string {
+  const spanId = ownSpanId(trace.own, SPAN_ROLE[role]);
+  spans.push(toSpan(trace.traceId, { name, spanId, parentSpanId: parent, remoteParent: parent === trace.parentSpanId, kind: SpanKind.INTERNAL, window, attributes: {}, failed }, environment));
+  return spanId;
+}
+
 /**
  * The spans of one generation, topmost first, appended to `spans` when given (a batch's spans go in one
  * array, without one array per generation to flatten).
@@ -242,15 +249,10 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
   const timeline = generationTimeline(record, item.outcome.screening);
   const failed = record.status === 'error' || record.status === 'cancelled';
   let parent = trace.parentSpanId;
-  const wrap = (role: 'trace' | 'span', name: string) => {
-    const spanId = ownSpanId(trace.own, SPAN_ROLE[role]);
-    spans.push(toSpan(trace.traceId, { name, spanId, parentSpanId: parent, remoteParent: parent === trace.parentSpanId, kind: SpanKind.INTERNAL, window: timeline.generation, attributes: {}, failed }, environment));
-    parent = spanId;
-  };
   // Only a trace of the generation's own gets a root: in a caller's trace (a `trace_id` without a parent) each
   // request sharing it would add one more root of the same name.
-  if (trace.traceName && !parent && trace.traceId === trace.own.traceId) wrap('trace', trace.traceName);
-  if (trace.spanName) wrap('span', trace.spanName);
+  if (trace.traceName && !parent && trace.traceId === trace.own.traceId) parent = pushNamingSpan(spans, trace, 'trace', trace.traceName, parent, timeline.generation, failed, environment);
+  if (trace.spanName) parent = pushNamingSpan(spans, trace, 'span', trace.spanName, parent, timeline.generation, failed, environment);
   const generationSpanId = ownSpanId(trace.own, SPAN_ROLE.generation);
   // Read once: the generation span and every attempt's carry it.
   const shared = inferenceRequest(item.outcome.request, record.stream, record.sessionId);
@@ -285,7 +287,8 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
   const servedRecord = outcome.steps === null ? lastRecordOf(outcome.attempts, outcome.served) : undefined;
   const served: AttemptAnswer | undefined = servedRecord ? { usage: outcome.usage, finishReason: outcome.stopReason, responseId: outcome.responseId } : undefined;
   const underWay = outcome.stepUnderWay;
-  outcome.attempts.forEach((tried, index) => {
+  for (let index = 0; index < outcome.attempts.length; index += 1) {
+    const tried = outcome.attempts[index]!;
     const step = parentOfAttempt?.get(tried);
     let answer: AttemptAnswer | undefined;
     if (tried === servedRecord) answer = served;
@@ -295,6 +298,6 @@ export function convertToOtelSpans(item: TracedItem, environment: SpanEnvironmen
     const input = { name: chatSpanName(tried.attempt.upstreamModel), spanId: ownSpanId(trace.own, SPAN_ROLE.attempt + index), parentSpanId: step?.spanId ?? generationSpanId, kind: SpanKind.CLIENT, window, attributes: attemptSpanAttributes(tried, index, answer, shared), failed: isFailedAttempt(tried) };
     // `{operation} {gen_ai.request.model}`, as the conventions name an inference call.
     spans.push(toSpan(trace.traceId, input, environment));
-  });
+  }
   return spans;
 }
