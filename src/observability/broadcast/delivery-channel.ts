@@ -101,8 +101,9 @@ export class DeliveryChannel {
 
   /**
    * Closes at the gateway's shutdown, after the last generation was offered: takes no new item, and sends
-   * everything it holds at once (no linger), in full batches, one try each (the sender's `lastTry`: a batch
-   * waiting to be retried gives up, later ones get no retry), for up to `budgetMs` in all. What is still
+   * everything it holds at once (no linger, beside the deliveries in flight however many), in full batches,
+   * one try each (the sender's `lastTry`: a batch waiting to be retried gives up when its wait ends, later
+   * ones get no retry), for up to `budgetMs` in all. What is still
    * unsent then (a slow or dead destination) is dropped, counted as `failed` and logged, and the sender gets
    * what is left of the budget to close.
    */
@@ -122,10 +123,14 @@ export class DeliveryChannel {
   /**
    * Starts what may start: a full batch, while fewer than MAX_IN_FLIGHT are in flight; a batch not full only
    * when nothing is in flight and its oldest item has lingered `LINGER_MS` (a batching sender waits a moment
-   * for company, each export costing an HTTP request), or at once when flushing.
+   * for company, each export costing an HTTP request). When flushing, everything held, at once.
    */
   private pump(): void {
-    while (this.waiting.length > 0 && this.inFlight.size < MAX_IN_FLIGHT && !this.stop.signal.aborted) {
+    // Flushing, every batch held starts at once: a delivery in flight may be stuck in its sender's retry delay
+    // (OpenTelemetry's exporter waits out a Retry-After on a timer of its own), and what waits behind it must
+    // not wait for that. The queue's bound (the limit plus a batch) bounds these deliveries too.
+    const flushing = this.lastTry.signal.aborted;
+    while (this.waiting.length > 0 && (this.inFlight.size < MAX_IN_FLIGHT || flushing) && !this.stop.signal.aborted) {
       const size = this.fullBatch();
       if (this.waiting.length < size && !this.lastTry.signal.aborted) {
         if (this.inFlight.size > 0) return;

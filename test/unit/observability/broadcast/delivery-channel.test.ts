@@ -40,7 +40,7 @@ function channelOf(limit: number, batchSize: number) {
     pending.shift()?.();
     await new Promise((resolve) => setTimeout(resolve, 0));
   };
-  return { channel, counts, release };
+  return { channel, counts, release, pending };
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -105,6 +105,21 @@ describe('DeliveryChannel flushing at shutdown', () => {
     await closed;
     expect(counts).toMatchObject({ sent: 6, dropped: 0 });
     expect(counts.lastTry).toEqual([false, true]);
+  });
+
+  it('sends what waits behind two deliveries stuck in flight (an exporter waiting out a retry delay) beside them', async () => {
+    const { channel, counts, pending } = channelOf(100, 4);
+    for (let index = 0; index < 10; index += 1) channel.enqueue(item);
+    await tick();
+    // Two full batches in flight, never a third while running: the two left wait.
+    expect(counts.batches).toEqual([4, 4]);
+    const closed = channel.flushAndClose(300);
+    expect(counts.batches).toEqual([4, 4, 2]);
+    expect(counts.lastTry).toEqual([false, false, true]);
+    // The flush's own delivery ends; the two stuck ones never do before the budget.
+    pending[2]!();
+    await closed;
+    expect(counts).toMatchObject({ sent: 2, dropped: 8 });
   });
 
   it('drops what is left at the budget, each item counted once', async () => {
