@@ -21,8 +21,10 @@ interface OperationWithKeyKind {
 export type Outcome = { caller: Caller } | { error: GatewayError };
 
 interface Attempt {
-  promise: Promise<Outcome>;
+  /** Set once the outcome is known: at once for a key the authenticator knows, else when its lookup ends. */
   settled?: Outcome;
+  /** The lookup in flight, for a key the authenticator had to look up. */
+  promise?: Promise<Outcome>;
 }
 
 type SecurityHandler = (req: Request) => Promise<true>;
@@ -64,47 +66,67 @@ function presentedKeysProblem(presented: Exclude<PresentedKeys, { keys: string[]
   }
 }
 
-async function authenticateRequest(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Promise<Outcome> {
-  const operation = (req as Request & { openapi?: { schema?: OperationWithKeyKind } }).openapi?.schema;
-  const presented = presentedKeys(req.headers, security.acceptedBy(operation));
-  if ('problem' in presented) return { error: new UnauthorizedError(presentedKeysProblem(presented)) };
-  for (const key of presented.keys) {
-    const caller = await authenticate(key);
-    if (!caller) continue;
-    const problem = keyKindProblem(operation?.['x-switchboard-key-kind'], caller.kind, operation?.operationId);
-    return problem ? { error: problem } : { caller };
+function callerOutcome(caller: Caller, operation: OperationWithKeyKind | undefined): Outcome {
+  const problem = keyKindProblem(operation?.['x-switchboard-key-kind'], caller.kind, operation?.operationId);
+  return problem ? { error: problem } : { caller };
+}
+
+/** The first of `keys` (from `from`) that names a caller decides; synchronous while the authenticator answers so. */
+function keysOutcome(keys: readonly string[], from: number, operation: OperationWithKeyKind | undefined, authenticate: KeyAuthenticator): Outcome | Promise<Outcome> {
+  for (let index = from; index < keys.length; index += 1) {
+    const found = authenticate(keys[index] as string);
+    if (found instanceof Promise) {
+      return found.then((caller) => (caller ? callerOutcome(caller, operation) : keysOutcome(keys, index + 1, operation, authenticate)));
+    }
+    if (found) return callerOutcome(found, operation);
   }
   return { error: new UnauthorizedError('Invalid API key') };
 }
 
-/**
- * The request's authentication outcome, computed once per request whoever asks first (a security handler of
- * the validator, or the validated fast path of src/http/validated-fast-path.ts).
- */
-export function authenticationOutcome(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Promise<Outcome> {
-  let attempt = (req as AuthenticatingRequest)[ATTEMPT];
-  if (!attempt) {
-    const created: Attempt = { promise: undefined as unknown as Promise<Outcome> };
-    created.promise = settleAuthentication(req, authenticate, security, created);
-    (req as AuthenticatingRequest)[ATTEMPT] = created;
-    attempt = created;
-  }
-  return attempt.promise;
+function authenticateRequest(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Outcome | Promise<Outcome> {
+  const operation = (req as Request & { openapi?: { schema?: OperationWithKeyKind } }).openapi?.schema;
+  const presented = presentedKeys(req.headers, security.acceptedBy(operation));
+  if ('problem' in presented) return { error: new UnauthorizedError(presentedKeysProblem(presented)) };
+  return keysOutcome(presented.keys, 0, operation, authenticate);
 }
 
-// One async function rather than a `.catch().then()` chain: two promises and two closures fewer per request.
-async function settleAuthentication(req: Request, authenticate: KeyAuthenticator, security: SecurityModel, attempt: Attempt): Promise<Outcome> {
-  let outcome: Outcome;
-  try {
-    outcome = await authenticateRequest(req, authenticate, security);
-  } catch (cause) {
-    // A failed key lookup is the gateway's failure, not a 401 for the client: a 503 when the database is
-    // unreachable (and the key is not in the cache), else a 500.
-    outcome = { error: cause instanceof GatewayError ? cause : new GatewayError(500, STANDARD_MESSAGES[500], { cause }) };
-  }
+/**
+ * A failed key lookup is the gateway's failure, not a 401 for the client: a 503 when the database is
+ * unreachable (and the key is not in the cache), else a 500.
+ */
+function lookupFailure(cause: unknown): Outcome {
+  return { error: cause instanceof GatewayError ? cause : new GatewayError(500, STANDARD_MESSAGES[500], { cause }) };
+}
+
+function settled(attempt: Attempt, outcome: Outcome): Outcome {
   // Set before anyone awaiting the promise resumes, so the error handler below can read it.
   attempt.settled = outcome;
   return outcome;
+}
+
+/**
+ * The request's authentication outcome, computed once per request whoever asks first (a security handler of
+ * the validator, or the validated fast path of src/http/validated-fast-path.ts). It is the outcome itself,
+ * not a promise, when the authenticator answered from memory: a warm request goes on in the same turn, with
+ * no async function, promise or microtask spent on it.
+ */
+export function authenticationOutcome(req: Request, authenticate: KeyAuthenticator, security: SecurityModel): Outcome | Promise<Outcome> {
+  const known = (req as AuthenticatingRequest)[ATTEMPT];
+  if (known) return known.settled ?? (known.promise as Promise<Outcome>);
+  const attempt: Attempt = {};
+  (req as AuthenticatingRequest)[ATTEMPT] = attempt;
+  let outcome: Outcome | Promise<Outcome>;
+  try {
+    outcome = authenticateRequest(req, authenticate, security);
+  } catch (cause) {
+    outcome = lookupFailure(cause);
+  }
+  if (!(outcome instanceof Promise)) return settled(attempt, outcome);
+  attempt.promise = outcome.then(
+    (done) => settled(attempt, done),
+    (cause: unknown) => settled(attempt, lookupFailure(cause)),
+  );
+  return attempt.promise;
 }
 
 /** The validator's security handlers: the same handler under every scheme name the spec defines. */

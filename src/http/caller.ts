@@ -11,8 +11,12 @@ export interface Caller {
   limits: KeyLimits | null;
 }
 
-/** Resolves a raw bearer key to its caller, or undefined for an unknown or revoked key. Must be cheap: it runs per request. */
-export type KeyAuthenticator = (rawKey: string) => Promise<Caller | undefined>;
+/**
+ * Resolves a raw bearer key to its caller, or undefined for an unknown or revoked key. Must be cheap: it runs
+ * per request. A key it can answer from memory is answered at once, without a promise, so a warm request's
+ * authentication takes no asynchronous step (src/http/authenticate.ts).
+ */
+export type KeyAuthenticator = (rawKey: string) => Caller | undefined | Promise<Caller | undefined>;
 
 /** The authenticated caller of this request; set by the bearer security handler before any route runs. */
 export function callerOf(res: { locals: Record<string, unknown> }): Caller {

@@ -72,13 +72,18 @@ export function createKeyAuthenticator(database: Database, options: KeyCacheOpti
     entries.set(hash, entry);
   };
 
-  const authenticate: KeyAuthenticator = async (rawKey) => {
+  // A key the cache answers is answered without a promise: the request goes on in the same turn.
+  const authenticate: KeyAuthenticator = (rawKey) => {
     const hash = hashApiKey(rawKey);
     const cached = entries.get(hash);
     const fresh = cached !== undefined && cached.epoch === epoch && database.changes.reliable();
     if (cached && fresh && (cached.caller || cached.expiresAt > now())) return cached.caller;
     // The database was unreachable a moment ago: a known key is served as last read.
     if (cached?.caller && availability.isDown()) return cached.caller;
+    return lookUp(hash, cached);
+  };
+
+  const lookUp = async (hash: string, cached: Entry | undefined): Promise<Caller | undefined> => {
     const startedAt = generation;
     lookups += 1;
     let row: Awaited<ReturnType<typeof findLiveKey>>;

@@ -48,12 +48,14 @@ export class StickySessions {
   }
 
   /** The session pin for a key, or null. */
-  async lookup(key: string): Promise<StickyPin | null> {
+  lookup(key: string): Promise<StickyPin | null> {
+    // #read's own promise, passed on: an async function returning a promise resolves its own through a thenable
+    // job (two more microtask turns and two more promises per request).
     return this.#read(this.#store, key);
   }
 
   /** The thread pin for a key (from `threadPinKey`), or null. */
-  async lookupThread(key: string): Promise<StickyPin | null> {
+  lookupThread(key: string): Promise<StickyPin | null> {
     return this.#read(this.#threadStore, key);
   }
 

@@ -5,7 +5,7 @@
  * their JSON body exactly once; a streamed pass-through answer's message_start and message_delta are parsed
  * once each and serialised once each, and no other event of it is serialised, and the events of one upstream
  * packet reach the client without a promise per event. A refused request still goes through the whole chain,
- * and still compiles nothing.
+ * and still compiles nothing. A warm key is authenticated without a promise.
  */
 import { createHook } from 'node:async_hooks';
 import { createRequire } from 'node:module';
@@ -174,6 +174,29 @@ describe('the /messages hot path', () => {
     const few = await promisesPerStream(1, 8);
     const many = await promisesPerStream(21, 8);
     expect(many - few).toBeLessThan(20);
+  });
+
+  it('authenticates a warm key without a promise, Bearer or x-api-key', async () => {
+    // A key the cache knows is answered at once (src/keys/key-authenticator.ts), and the request goes on in the
+    // same turn: no async function, promise or microtask of the authentication (three async layers and a
+    // `then` per request before). A promise's creation runs the hook in its creator's frame.
+    const creators: string[] = [];
+    const hook = createHook({
+      init(_id, type) {
+        if (type !== 'PROMISE') return;
+        const stack = new Error().stack ?? '';
+        if (/src\/(?:http\/authenticate|keys\/key-authenticator)\.ts/.test(stack)) creators.push(stack);
+      },
+    }).enable();
+    try {
+      for (let index = 0; index < REQUESTS; index += 1) {
+        const headers: Record<string, string> = index % 2 === 0 ? { authorization: `Bearer ${gateway.api_key}` } : { 'x-api-key': gateway.api_key };
+        expect(await post(MESSAGE, headers)).toBe(200);
+      }
+    } finally {
+      hook.disable();
+    }
+    expect(creators).toEqual([]);
   });
 
   it('sends refusals through the whole validator chain, without compiling anything', async () => {

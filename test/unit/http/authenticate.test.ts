@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '#src/errors.ts';
-import { createSecurityHandlers, keyKindProblem, preferAuthenticationFailure } from '#src/http/authenticate.ts';
+import { authenticationOutcome, createSecurityHandlers, keyKindProblem, preferAuthenticationFailure } from '#src/http/authenticate.ts';
 import type { Caller, KeyAuthenticator } from '#src/http/caller.ts';
 import { BUNDLED_SPEC_PATH } from '#src/http/bundled-spec.ts';
 import { loadSecurityModel } from '#src/http/security-model.ts';
@@ -55,6 +55,46 @@ describe('security handlers', () => {
     const handlers = createSecurityHandlers(async () => Promise.reject(new Error('database down')), security);
     const [result] = await runAll(handlers, request({ 'x-api-key': INFERENCE }));
     expect((result as PromiseRejectedResult).reason).toMatchObject({ status: 500, publicMessage: 'Internal Server Error' });
+  });
+});
+
+describe('authenticationOutcome', () => {
+  const security = loadSecurityModel(BUNDLED_SPEC_PATH);
+  const known = (key: string): Caller | undefined => callers[key];
+
+  it('is the outcome itself, not a promise, when the authenticator answers at once', () => {
+    const outcome = authenticationOutcome(request({ authorization: `Bearer ${INFERENCE}` }), known, security);
+    expect(outcome).not.toBeInstanceOf(Promise);
+    expect(outcome).toEqual({ caller: callers[INFERENCE] });
+    const refused = authenticationOutcome(request({ 'x-api-key': MANAGEMENT }), known, security);
+    expect(refused).toMatchObject({ error: { status: 403 } });
+  });
+
+  it('gives every asker of one request the same outcome, looked up once', async () => {
+    const { authenticate, lookups } = counting();
+    const req = request({ 'x-api-key': INFERENCE });
+    const first = authenticationOutcome(req, authenticate, security);
+    expect(first).toBeInstanceOf(Promise);
+    expect(authenticationOutcome(req, authenticate, security)).toBe(first);
+    expect(await first).toEqual({ caller: callers[INFERENCE] });
+    // Once settled, later askers get the outcome itself.
+    expect(authenticationOutcome(req, authenticate, security)).toEqual({ caller: callers[INFERENCE] });
+    expect(lookups).toEqual([INFERENCE]);
+  });
+
+  it('goes on to the next presented key after one the authenticator does not know, at once or looked up', async () => {
+    const unknown = 'sb-unknown-key-000000000000000000000000000000';
+    const mixed: KeyAuthenticator = (key) => (key === unknown ? Promise.resolve(undefined) : callers[key]);
+    const outcome = authenticationOutcome(request({ authorization: `Bearer ${unknown}`, 'x-api-key': INFERENCE }), mixed, security);
+    expect(await outcome).toEqual({ caller: callers[INFERENCE] });
+    expect(authenticationOutcome(request({ 'x-api-key': unknown }), () => undefined, security)).toMatchObject({ error: { status: 401, publicMessage: 'Invalid API key' } });
+  });
+
+  it('turns an authenticator that throws at once into a 500, as a failed lookup', () => {
+    const throwing: KeyAuthenticator = () => {
+      throw new Error('cache broken');
+    };
+    expect(authenticationOutcome(request({ 'x-api-key': INFERENCE }), throwing, security)).toMatchObject({ error: { status: 500, publicMessage: 'Internal Server Error' } });
   });
 });
 
