@@ -3,9 +3,10 @@
  * [--node-flags a,b] [--keep-dumps]`: the instructions one sequential JSON request costs the gateway, counted by
  * valgrind's callgrind with the gateway and its client in one process (bench/request-instructions-child.ts).
  * Unlike bench/instructions.ts, whose gateway runs its timers and the store's background reads over a window
- * that lasts four times longer on a loaded machine, nothing here depends on the window's length but the
- * collector's timing: on a shared VM the "rest" (without the collector and the compilers) of two commits
- * compares within about 1%. The client's share (undici sending and reading) is in every count alike. Read a
+ * that lasts four times longer on a loaded machine, nothing here depends on the window's length. Its "rest"
+ * (without the collector and the compilers) still scatters by 10-20 k of about 600 k between runs of one
+ * commit on a shared VM (bench/JOURNAL.md 2026-11-28 17:55): compare several rounds, and count a smaller change
+ * on its own path. The client's share (undici sending and reading) is in every count alike. Read a
  * kept dump with `callgrind_annotate` (`--node-flags --liftoff-only,--perf-basic-prof` names JIT code in
  * /tmp/perf-<pid>.map).
  */
