@@ -4,6 +4,8 @@
  * gateway API keys directly in the database (the data directory of PGlite, or DATABASE_URL). PGlite serves one
  * process per data directory: while a gateway runs on it these commands refuse and point at the HTTP API.
  */
+// First: it must run before the first full garbage collection (see the module).
+import '#src/serve/tick-object-maps.ts';
 import { parseArgs } from 'node:util';
 import type { Database } from '#src/store/database.ts';
 import type { ListPosition } from '#src/http/list-cursor.ts';

@@ -4,6 +4,8 @@
  * gives its free heap back once it listens and whenever it goes idle (compact-heap.ts). The gateway itself is loaded only where it serves, so
  * a cluster primary stays a small process.
  */
+// First: it must run before the first full garbage collection (see the module).
+import '#src/serve/tick-object-maps.ts';
 import cluster from 'node:cluster';
 import type { Config } from '#src/config.ts';
 import type { Logger } from '#src/logger.ts';
