@@ -4,7 +4,7 @@
  * gateway API keys directly in the database (the data directory of PGlite, or DATABASE_URL). PGlite serves one
  * process per data directory: while a gateway runs on it these commands refuse and point at the HTTP API.
  */
-// First: it must run before the first full garbage collection (see the module).
+// First: it must run before a full garbage collection frees nextTick's maps (see the module).
 import '#src/serve/tick-object-maps.ts';
 import { parseArgs } from 'node:util';
 import type { Database } from '#src/store/database.ts';

@@ -4,7 +4,7 @@
  * gives its free heap back once it listens and whenever it goes idle (compact-heap.ts). The gateway itself is loaded only where it serves, so
  * a cluster primary stays a small process.
  */
-// First: it must run before the first full garbage collection (see the module).
+// First: it must run before a full garbage collection frees nextTick's maps (see the module).
 import '#src/serve/tick-object-maps.ts';
 import cluster from 'node:cluster';
 import type { Config } from '#src/config.ts';

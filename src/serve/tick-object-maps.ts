@@ -1,7 +1,7 @@
 /**
  * Keeps one of Node's `process.nextTick` queue entries alive for the life of the process, so that the hidden
  * classes (V8 maps) of those entries are never collected. Imported first by the modules that start a gateway
- * (src/cli.ts, src/serve/start-gateway.ts): it must run before the first full garbage collection.
+ * (src/cli.ts, src/serve/start-gateway.ts): it must run before a full garbage collection has freed those maps.
  *
  * Why (bench/JOURNAL.md 2026-11-28, 19:05): Node 24's `nextTick` builds each entry as an object literal whose
  * first three keys are computed symbols (async id, trigger id, async context frame). V8 defines such keys
