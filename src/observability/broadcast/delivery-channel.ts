@@ -1,6 +1,6 @@
 /**
  * One destination's delivery queue: bounded, drained in batches of the sender's size, at most two at once
- * (MAX_IN_FLIGHT). A batching sender's batch waits until it is full or its oldest item has waited `LINGER_MS`,
+ * while running (MAX_IN_FLIGHT; the shutdown's flush starts everything it holds). A batching sender's batch waits until it is full or its oldest item has waited `LINGER_MS`,
  * before every export and not only the first: under a steady load the items that came in while an export was
  * in flight would otherwise go out at once in an export of their own, a few generations paying each export's
  * fixed cost (bench/JOURNAL.md, 2026-11-28 14:30). The sender starts warming (loading its exporter) when the

@@ -15,16 +15,15 @@ import { DeliveryFailedError, type Sender } from '#src/observability/broadcast/s
 export function createWebhookSender(destination: ActiveDestination, settings: BroadcastSettings): Sender {
   const secret = destination.secrets.signingSecret;
   if (!secret) throw new Error(`webhook destination ${destination.id} has no signing secret`);
+  // The URL to post to and its Basic header, read from the endpoint once rather than per delivery.
+  const call = userInfoAsBasic(destination.endpoint, {});
   return {
     batchSize: 1,
     async send(items, signals) {
       for (const item of items) {
         const body = JSON.stringify(convertToWebhookEvent(item, { includeContent: destination.includeContent, now: new Date() }));
         const result = await deliverWithRetries(
-          () => {
-            const call = userInfoAsBasic(destination.endpoint, { [SIGNATURE_HEADER]: signWebhookBody(secret.reveal(), body, Math.floor(Date.now() / 1000)) });
-            return postJson(call.url, body, call.headers, settings.timeoutMs, settings.network.dispatcher());
-          },
+          () => postJson(call.url, body, { ...call.headers, [SIGNATURE_HEADER]: signWebhookBody(secret.reveal(), body, Math.floor(Date.now() / 1000)) }, settings.timeoutMs, settings.network.dispatcher()),
           settings,
           signals,
         );
